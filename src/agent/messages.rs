@@ -1,0 +1,203 @@
+//! Messages in the Anthropic Messages API shape.
+//!
+//! The first user message carries the task as a plain string; every other
+//! message carries a list of content blocks. Serialized with serde exactly as
+//! `replay --format json` prints them:
+//!
+//! ```json
+//! {"role": "user", "content": "task"}
+//! {"role": "assistant", "content": [{"type": "text", "text": "..."},
+//!   {"type": "tool_use", "id": "toolu_1_1", "name": "bash", "input": {"command": "ls"}}]}
+//! {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1_1", "content": "..."}]}
+//! ```
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// One content block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    Text {
+        text: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    ToolResult {
+        tool_use_id: String,
+        content: String,
+    },
+}
+
+impl ContentBlock {
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::Text { text: text.into() }
+    }
+}
+
+/// A message's content: the task string or a list of blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Content {
+    Text(String),
+    Blocks(Vec<ContentBlock>),
+}
+
+/// One message of the conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: Content,
+}
+
+impl Message {
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Self {
+            role: Role::User,
+            content: Content::Text(text.into()),
+        }
+    }
+
+    pub fn blocks(role: Role, blocks: Vec<ContentBlock>) -> Self {
+        Self {
+            role,
+            content: Content::Blocks(blocks),
+        }
+    }
+
+    /// The blocks of the message (empty for plain-string content).
+    pub fn content_blocks(&self) -> &[ContentBlock] {
+        match &self.content {
+            Content::Blocks(blocks) => blocks,
+            Content::Text(_) => &[],
+        }
+    }
+
+    /// Every piece of text a reader sees in this message, in order: plain
+    /// content, text blocks and tool results.
+    pub fn texts(&self) -> impl Iterator<Item = &str> {
+        let plain = match &self.content {
+            Content::Text(text) => Some(text.as_str()),
+            Content::Blocks(_) => None,
+        };
+        plain
+            .into_iter()
+            .chain(self.content_blocks().iter().filter_map(|b| match b {
+                ContentBlock::Text { text } => Some(text.as_str()),
+                ContentBlock::ToolResult { content, .. } => Some(content.as_str()),
+                ContentBlock::ToolUse { .. } => None,
+            }))
+    }
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    EndTurn,
+    ToolUse,
+}
+
+/// A tool offered to the model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolSchema {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub input_schema: Value,
+}
+
+/// What the loop sends the model on each turn.
+#[derive(Debug, Clone, Copy)]
+pub struct ModelRequest<'a> {
+    pub system: &'a str,
+    pub messages: &'a [Message],
+    pub tools: &'a [ToolSchema],
+}
+
+/// What the model answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelResponse {
+    pub content: Vec<ContentBlock>,
+    pub stop_reason: StopReason,
+}
+
+impl ModelResponse {
+    /// A response whose stop reason follows from its content: `tool_use`
+    /// when it holds at least one call, else `end_turn`.
+    pub fn from_blocks(content: Vec<ContentBlock>) -> Self {
+        let has_call = content
+            .iter()
+            .any(|b| matches!(b, ContentBlock::ToolUse { .. }));
+        Self {
+            content,
+            stop_reason: if has_call {
+                StopReason::ToolUse
+            } else {
+                StopReason::EndTurn
+            },
+        }
+    }
+}
+
+/// The id of the `k`-th call (1-based) in the response to turn `turn`.
+pub fn tool_use_id(turn: usize, k: usize) -> String {
+    format!("toolu_{turn}_{k}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn serializes_in_the_messages_api_shape() {
+        let messages = vec![
+            Message::user_text("task"),
+            Message::blocks(
+                Role::Assistant,
+                vec![
+                    ContentBlock::text("hi"),
+                    ContentBlock::ToolUse {
+                        id: tool_use_id(1, 1),
+                        name: "bash".into(),
+                        input: json!({"command": "ls"}),
+                    },
+                ],
+            ),
+            Message::blocks(
+                Role::User,
+                vec![ContentBlock::ToolResult {
+                    tool_use_id: tool_use_id(1, 1),
+                    content: "(no output)".into(),
+                }],
+            ),
+        ];
+        let value = serde_json::to_value(&messages).unwrap();
+        assert_eq!(
+            value,
+            json!([
+                {"role": "user", "content": "task"},
+                {"role": "assistant", "content": [
+                    {"type": "text", "text": "hi"},
+                    {"type": "tool_use", "id": "toolu_1_1", "name": "bash", "input": {"command": "ls"}}
+                ]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_1_1", "content": "(no output)"}
+                ]}
+            ])
+        );
+        let back: Vec<Message> = serde_json::from_value(value).unwrap();
+        assert_eq!(back, messages);
+    }
+}

@@ -1,0 +1,476 @@
+//! The `TodoManager` of the s03 design: a validated, rendered plan.
+//!
+//! The model sends the whole list on every call; a call is either accepted
+//! (the list is replaced and rendered back) or rejected with a message and
+//! no change at all. Validation order and every message are fixed by SPEC
+//! section 3, and so is the render, because the simulated model reads its
+//! plan back from exactly this text.
+//!
+//! Values are turned into text the way the Python reference does (`str()`):
+//! `5` → `5`, `true` → `True`, `null` → `None`, `1.0` → `1.0`. Model input is
+//! untrusted: nothing here panics on any JSON value.
+
+use serde_json::Value;
+use std::fmt;
+
+/// The most items one list may hold.
+pub const MAX_TODOS: usize = 20;
+
+/// A todo item's status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TodoStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+impl TodoStatus {
+    /// Parses an already lower-cased status word.
+    pub fn parse(word: &str) -> Option<Self> {
+        match word {
+            "pending" => Some(Self::Pending),
+            "in_progress" => Some(Self::InProgress),
+            "completed" => Some(Self::Completed),
+            _ => None,
+        }
+    }
+
+    /// The status word as the model writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::InProgress => "in_progress",
+            Self::Completed => "completed",
+        }
+    }
+
+    /// The three-character marker used in the render.
+    pub fn marker(self) -> &'static str {
+        match self {
+            Self::Pending => "[ ]",
+            Self::InProgress => "[>]",
+            Self::Completed => "[x]",
+        }
+    }
+
+    /// The inverse of [`TodoStatus::marker`].
+    pub fn from_marker(marker: &str) -> Option<Self> {
+        match marker {
+            "[ ]" => Some(Self::Pending),
+            "[>]" => Some(Self::InProgress),
+            "[x]" => Some(Self::Completed),
+            _ => None,
+        }
+    }
+}
+
+/// One accepted todo item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TodoItem {
+    pub id: String,
+    pub text: String,
+    pub status: TodoStatus,
+}
+
+/// Why an update was rejected. The `Display` text is what the model sees
+/// after `Error: `.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TodoError {
+    #[error("Max 20 todos allowed")]
+    TooMany,
+    #[error("Item {id}: text required")]
+    TextRequired { id: String },
+    #[error("Item {id}: invalid status '{status}'")]
+    InvalidStatus { id: String, status: String },
+    #[error("Only one task can be in_progress at a time")]
+    SeveralInProgress,
+    #[error("items must be an array of todo objects, got {found}")]
+    ItemsNotArray { found: &'static str },
+    #[error("items is required: an array of {{id, text, status}} objects")]
+    ItemsMissing,
+    #[error("Item {index}: must be an object with id, text and status, got {found}")]
+    ItemNotObject { index: usize, found: &'static str },
+    #[error("todo input must be an object with an items array, got {found}")]
+    InputNotObject { found: &'static str },
+    #[error("unknown field `{field}` in todo input, expected `items`")]
+    UnknownField { field: String },
+}
+
+/// Holds the current plan. Usable on its own, outside any loop.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TodoManager {
+    items: Vec<TodoItem>,
+}
+
+impl TodoManager {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The accepted items, in order.
+    pub fn items(&self) -> &[TodoItem] {
+        &self.items
+    }
+
+    /// Handles the `todo` tool's whole input (`{"items": [...]}`).
+    pub fn handle_input(&mut self, input: &Value) -> Result<String, TodoError> {
+        let object = input.as_object().ok_or(TodoError::InputNotObject {
+            found: json_kind(input),
+        })?;
+        if let Some(field) = object.keys().find(|k| k.as_str() != "items") {
+            return Err(TodoError::UnknownField {
+                field: field.clone(),
+            });
+        }
+        let items = object.get("items").ok_or(TodoError::ItemsMissing)?;
+        self.update(items)
+    }
+
+    /// Validates `items` (a JSON array) and, when every rule holds, replaces
+    /// the list and returns the render. On error nothing changes.
+    pub fn update(&mut self, items: &Value) -> Result<String, TodoError> {
+        let items = items.as_array().ok_or(TodoError::ItemsNotArray {
+            found: json_kind(items),
+        })?;
+        self.items = validate(items)?;
+        Ok(self.render())
+    }
+
+    /// The render of SPEC section 3.
+    pub fn render(&self) -> String {
+        render_items(&self.items)
+    }
+}
+
+/// Validates a list in the reference's order without touching any state.
+pub fn validate(items: &[Value]) -> Result<Vec<TodoItem>, TodoError> {
+    if items.len() > MAX_TODOS {
+        return Err(TodoError::TooMany);
+    }
+    let mut validated = Vec::with_capacity(items.len());
+    let mut in_progress = 0usize;
+    for (index, item) in items.iter().enumerate() {
+        let fields = item.as_object().ok_or(TodoError::ItemNotObject {
+            index,
+            found: json_kind(item),
+        })?;
+        let text = fields
+            .get("text")
+            .map(python_str)
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        let status_word = fields
+            .get("status")
+            .map(python_str)
+            .unwrap_or_else(|| "pending".to_string())
+            .to_lowercase();
+        let id = fields
+            .get("id")
+            .map(python_str)
+            .unwrap_or_else(|| (index + 1).to_string());
+        if text.is_empty() {
+            return Err(TodoError::TextRequired { id });
+        }
+        let status = TodoStatus::parse(&status_word).ok_or_else(|| TodoError::InvalidStatus {
+            id: id.clone(),
+            status: status_word.clone(),
+        })?;
+        if status == TodoStatus::InProgress {
+            in_progress += 1;
+        }
+        validated.push(TodoItem { id, text, status });
+    }
+    if in_progress > 1 {
+        return Err(TodoError::SeveralInProgress);
+    }
+    Ok(validated)
+}
+
+/// Renders items: one line each, a blank line, then the counter.
+pub fn render_items(items: &[TodoItem]) -> String {
+    if items.is_empty() {
+        return "No todos.".to_string();
+    }
+    let mut out = String::new();
+    for item in items {
+        out.push_str(item.status.marker());
+        out.push_str(" #");
+        out.push_str(&item.id);
+        out.push_str(": ");
+        out.push_str(&item.text);
+        out.push('\n');
+    }
+    let done = items
+        .iter()
+        .filter(|item| item.status == TodoStatus::Completed)
+        .count();
+    out.push_str(&format!("\n({done}/{} completed)", items.len()));
+    out
+}
+
+/// Parses a render back into items: the inverse of [`render_items`] for
+/// items whose id and text hold no line break. Returns `None` for text that
+/// is not a render. The simulated model uses this to read its plan.
+pub fn parse_render(text: &str) -> Option<Vec<TodoItem>> {
+    if text == "No todos." {
+        return Some(Vec::new());
+    }
+    let (body, counter) = text.rsplit_once("\n\n")?;
+    let counter = counter.strip_prefix('(')?.strip_suffix(" completed)")?;
+    let (done, total) = counter.split_once('/')?;
+    let (done, total): (usize, usize) = (done.parse().ok()?, total.parse().ok()?);
+    let mut items = Vec::new();
+    for line in body.split('\n') {
+        let status = TodoStatus::from_marker(line.get(..3)?)?;
+        let rest = line.get(3..)?.strip_prefix(" #")?;
+        let (id, text) = rest.split_once(": ")?;
+        items.push(TodoItem {
+            id: id.to_string(),
+            text: text.to_string(),
+            status,
+        });
+    }
+    let completed = items
+        .iter()
+        .filter(|i| i.status == TodoStatus::Completed)
+        .count();
+    (items.len() == total && completed == done).then_some(items)
+}
+
+/// A JSON value's kind, for error messages.
+pub fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The value as text, the way Python's `str()` shows the decoded JSON value.
+pub fn python_str(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => PythonRepr(other).to_string(),
+    }
+}
+
+/// Python's `repr()` of a decoded JSON value (strings quoted).
+struct PythonRepr<'a>(&'a Value);
+
+impl fmt::Display for PythonRepr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Value::Null => f.write_str("None"),
+            Value::Bool(true) => f.write_str("True"),
+            Value::Bool(false) => f.write_str("False"),
+            Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+                (Some(i), _, _) => write!(f, "{i}"),
+                (None, Some(u), _) => write!(f, "{u}"),
+                (_, _, Some(x)) => f.write_str(&python_float(x)),
+                _ => write!(f, "{n}"),
+            },
+            Value::String(s) => write_python_string(f, s),
+            Value::Array(values) => {
+                f.write_str("[")?;
+                for (i, v) in values.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{}", PythonRepr(v))?;
+                }
+                f.write_str("]")
+            }
+            Value::Object(map) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in map.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write_python_string(f, k)?;
+                    write!(f, ": {}", PythonRepr(v))?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}
+
+fn write_python_string(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    write!(f, "{quote}")?;
+    for c in s.chars() {
+        match c {
+            '\\' => f.write_str("\\\\")?,
+            '\n' => f.write_str("\\n")?,
+            '\r' => f.write_str("\\r")?,
+            '\t' => f.write_str("\\t")?,
+            c if c == quote => write!(f, "\\{c}")?,
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => write!(f, "\\x{:02x}", c as u32)?,
+            c => write!(f, "{c}")?,
+        }
+    }
+    write!(f, "{quote}")
+}
+
+/// Python's `repr(float)`: shortest round-trip digits, scientific notation
+/// when the exponent is below -4 or at least 16.
+fn python_float(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0.0" } else { "0.0" }.into();
+    }
+    let sci = format!("{x:e}");
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    if (-4..16).contains(&exponent) {
+        let plain = format!("{x}");
+        if plain.contains('.') {
+            plain
+        } else {
+            format!("{plain}.0")
+        }
+    } else {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", exponent.abs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn update(manager: &mut TodoManager, items: Value) -> Result<String, String> {
+        manager.update(&items).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn renders_markers_and_counter() {
+        let mut m = TodoManager::new();
+        let out = update(
+            &mut m,
+            json!([
+                {"id": "1", "text": "Read hello.py", "status": "completed"},
+                {"id": "2", "text": "Add type hints", "status": "in_progress"},
+                {"id": "3", "text": "Add docstrings", "status": "pending"},
+            ]),
+        );
+        assert_eq!(
+            out.as_deref(),
+            Ok("[x] #1: Read hello.py\n[>] #2: Add type hints\n[ ] #3: Add docstrings\n\n(1/3 completed)")
+        );
+    }
+
+    #[test]
+    fn empty_list_renders_no_todos() {
+        let mut m = TodoManager::new();
+        assert_eq!(update(&mut m, json!([])).as_deref(), Ok("No todos."));
+        assert_eq!(m.render(), "No todos.");
+    }
+
+    #[test]
+    fn defaults_follow_the_reference() {
+        let mut m = TodoManager::new();
+        let out = update(&mut m, json!([{"text": "  a  "}, {"text": "b", "status": "COMPLETED"}]));
+        assert_eq!(out.as_deref(), Ok("[ ] #1: a\n[x] #2: b\n\n(1/2 completed)"));
+    }
+
+    #[test]
+    fn values_become_text_like_python_str() {
+        let mut m = TodoManager::new();
+        let out = update(
+            &mut m,
+            json!([{"id": 7, "text": 1.0}, {"id": true, "text": null}, {"id": null, "text": [1, "a"]}]),
+        );
+        assert_eq!(
+            out.as_deref(),
+            Ok("[ ] #7: 1.0\n[ ] #True: None\n[ ] #None: [1, 'a']\n\n(0/3 completed)")
+        );
+        assert_eq!(python_float(1e16), "1e+16");
+        assert_eq!(python_float(1.5e-5), "1.5e-05");
+        assert_eq!(python_float(0.0001), "0.0001");
+        assert_eq!(python_float(123.25), "123.25");
+    }
+
+    #[test]
+    fn every_rejection_message() {
+        let mut m = TodoManager::new();
+        let many: Vec<Value> = (0..21).map(|i| json!({"text": format!("t{i}")})).collect();
+        assert_eq!(update(&mut m, Value::Array(many)), Err("Max 20 todos allowed".into()));
+        assert_eq!(
+            update(&mut m, json!([{"id": "a", "text": "   "}])),
+            Err("Item a: text required".into())
+        );
+        assert_eq!(
+            update(&mut m, json!([{"text": "x", "status": "Done"}])),
+            Err("Item 1: invalid status 'done'".into())
+        );
+        assert_eq!(
+            update(
+                &mut m,
+                json!([{"text": "x", "status": "in_progress"}, {"text": "y", "status": "in_progress"}])
+            ),
+            Err("Only one task can be in_progress at a time".into())
+        );
+        // Per item, text is checked before status; items are checked in order.
+        assert_eq!(
+            update(&mut m, json!([{"text": "x", "status": "bad"}, {"text": ""}])),
+            Err("Item 1: invalid status 'bad'".into())
+        );
+        assert!(m.items().is_empty());
+    }
+
+    #[test]
+    fn malformed_input_is_an_error_not_a_panic() {
+        let mut m = TodoManager::new();
+        for input in [
+            json!(null),
+            json!("items"),
+            json!({}),
+            json!({"items": "x"}),
+            json!({"items": [1]}),
+            json!({"items": [], "extra": 1}),
+        ] {
+            assert!(m.handle_input(&input).is_err(), "{input}");
+        }
+        assert_eq!(
+            m.handle_input(&json!({"items": [1]})).unwrap_err().to_string(),
+            "Item 0: must be an object with id, text and status, got a number"
+        );
+    }
+
+    #[test]
+    fn rejection_keeps_the_previous_list() {
+        let mut m = TodoManager::new();
+        update(&mut m, json!([{"text": "keep"}])).unwrap();
+        let before = m.clone();
+        update(&mut m, json!([{"text": ""}])).unwrap_err();
+        assert_eq!(m, before);
+    }
+
+    #[test]
+    fn render_parses_back() {
+        let mut m = TodoManager::new();
+        let out = update(
+            &mut m,
+            json!([{"id": "x", "text": "a: b", "status": "in_progress"}, {"text": "c"}]),
+        )
+        .unwrap();
+        assert_eq!(parse_render(&out).as_deref(), Some(m.items()));
+        assert_eq!(parse_render("No todos."), Some(vec![]));
+        assert_eq!(parse_render("Wrote 3 bytes"), None);
+    }
+}

@@ -1,0 +1,163 @@
+//! `read_file`, `write_file` and `edit_file`, guarded to the workspace.
+
+use std::fs;
+use std::path::Path;
+
+use super::path::resolve_in_workspace;
+use super::{EditFileArgs, MAX_OUTPUT_CHARS, ReadFileArgs, ToolError, WriteFileArgs, cut_chars};
+
+/// The file's lines joined by `\n`; with `0 < limit < lines`, the first
+/// `limit` lines and a `... (<rest> more)` line. Cut at 50000 characters.
+pub fn read_file(root: &Path, args: &ReadFileArgs) -> Result<String, ToolError> {
+    let path = resolve_in_workspace(root, &args.path)?;
+    let text = fs::read_to_string(path)?;
+    let mut lines = split_lines(&text);
+    let rest_line;
+    if let Some(limit) = args.limit.and_then(|l| usize::try_from(l).ok())
+        && limit > 0
+        && limit < lines.len()
+    {
+        rest_line = format!("... ({} more)", lines.len() - limit);
+        lines.truncate(limit);
+        lines.push(&rest_line);
+    }
+    Ok(cut_chars(&lines.join("\n"), MAX_OUTPUT_CHARS).to_string())
+}
+
+/// Creates parent folders and writes `content`: `Wrote <chars> bytes`.
+pub fn write_file(root: &Path, args: &WriteFileArgs) -> Result<String, ToolError> {
+    let path = resolve_in_workspace(root, &args.path)?;
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    fs::write(&path, &args.content)?;
+    Ok(format!("Wrote {} bytes", args.content.chars().count()))
+}
+
+/// Replaces the first occurrence of `old_text`.
+pub fn edit_file(root: &Path, args: &EditFileArgs) -> Result<String, ToolError> {
+    let path = resolve_in_workspace(root, &args.path)?;
+    let content = fs::read_to_string(&path)?;
+    if !content.contains(&args.old_text) {
+        return Err(ToolError::TextNotFound {
+            path: args.path.clone(),
+        });
+    }
+    fs::write(&path, content.replacen(&args.old_text, &args.new_text, 1))?;
+    Ok(format!("Edited {}", args.path))
+}
+
+/// Python's `str.splitlines()`: splits on every line boundary it knows and
+/// drops the boundaries; no empty last line for a trailing newline.
+pub fn split_lines(text: &str) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let is_break = matches!(
+            c,
+            '\n' | '\r'
+                | '\x0b'
+                | '\x0c'
+                | '\x1c'
+                | '\x1d'
+                | '\x1e'
+                | '\u{85}'
+                | '\u{2028}'
+                | '\u{2029}'
+        );
+        if !is_break {
+            continue;
+        }
+        lines.push(&text[start..i]);
+        let mut end = i + c.len_utf8();
+        if c == '\r'
+            && let Some(&(j, '\n')) = chars.peek()
+        {
+            chars.next();
+            end = j + 1;
+        }
+        start = end;
+    }
+    if start < text.len() {
+        lines.push(&text[start..]);
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        (dir, root)
+    }
+
+    fn read(root: &Path, path: &str, limit: Option<i64>) -> Result<String, String> {
+        read_file(
+            root,
+            &ReadFileArgs {
+                path: path.into(),
+                limit,
+            },
+        )
+        .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn splitlines_matches_python() {
+        assert_eq!(split_lines("a\nb\n"), ["a", "b"]);
+        assert_eq!(split_lines("a\r\nb\rc"), ["a", "b", "c"]);
+        assert_eq!(split_lines("a\n\nb"), ["a", "", "b"]);
+        assert!(split_lines("").is_empty());
+    }
+
+    #[test]
+    fn read_with_and_without_limit() {
+        let (_d, root) = setup();
+        fs::write(root.join("f.txt"), "1\n2\n3\n4\n").unwrap();
+        assert_eq!(read(&root, "f.txt", None).unwrap(), "1\n2\n3\n4");
+        assert_eq!(read(&root, "f.txt", Some(2)).unwrap(), "1\n2\n... (2 more)");
+        assert_eq!(read(&root, "f.txt", Some(4)).unwrap(), "1\n2\n3\n4");
+        assert_eq!(read(&root, "f.txt", Some(0)).unwrap(), "1\n2\n3\n4");
+        assert_eq!(read(&root, "f.txt", Some(-1)).unwrap(), "1\n2\n3\n4");
+        assert!(read(&root, "missing.txt", None).is_err());
+        assert_eq!(
+            read(&root, "../f.txt", None).unwrap_err(),
+            "Path escapes workspace: ../f.txt"
+        );
+    }
+
+    #[test]
+    fn write_creates_parents_and_counts_characters() {
+        let (_d, root) = setup();
+        let args = WriteFileArgs {
+            path: "deep/er/é.txt".into(),
+            content: "héllo".into(),
+        };
+        assert_eq!(write_file(&root, &args).unwrap(), "Wrote 5 bytes");
+        assert_eq!(fs::read_to_string(root.join("deep/er/é.txt")).unwrap(), "héllo");
+    }
+
+    #[test]
+    fn edit_replaces_first_occurrence_only() {
+        let (_d, root) = setup();
+        fs::write(root.join("f"), "a a a").unwrap();
+        let edit = |old: &str| {
+            edit_file(
+                &root,
+                &EditFileArgs {
+                    path: "f".into(),
+                    old_text: old.into(),
+                    new_text: "b".into(),
+                },
+            )
+            .map_err(|e| e.to_string())
+        };
+        assert_eq!(edit("a").unwrap(), "Edited f");
+        assert_eq!(fs::read_to_string(root.join("f")).unwrap(), "b a a");
+        assert_eq!(edit("zzz").unwrap_err(), "Text not found in f");
+    }
+}

@@ -1,0 +1,188 @@
+//! The s03 tools: `bash`, `read_file`, `write_file`, `edit_file`.
+//!
+//! Each tool takes typed arguments (unknown fields are an error) and returns
+//! its result text, or a [`ToolError`] whose `Display` is what the model sees
+//! after `Error: `. The `todo` tool lives in [`crate::agent::todo`] because
+//! it holds state. Schemas are those of the s03 reference.
+
+mod bash;
+mod files;
+pub mod path;
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use bash::{BashOutcome, run_bash, run_command};
+pub use files::{edit_file, read_file, write_file};
+
+use super::messages::ToolSchema;
+
+/// Results are cut to this many characters.
+pub const MAX_OUTPUT_CHARS: usize = 50_000;
+
+/// The reference's bash timeout.
+pub const BASH_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Why a tool call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    #[error("Path escapes workspace: {path}")]
+    PathEscapes { path: String },
+    #[error("Text not found in {path}")]
+    TextNotFound { path: String },
+    #[error("Dangerous command blocked")]
+    DangerousCommand,
+    #[error("Timeout ({}s)", .0.as_secs())]
+    Timeout(Duration),
+    #[error("{0}")]
+    BadArguments(String),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BashArgs {
+    pub command: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadFileArgs {
+    pub path: String,
+    #[serde(default)]
+    pub limit: Option<i64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WriteFileArgs {
+    pub path: String,
+    pub content: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EditFileArgs {
+    pub path: String,
+    pub old_text: String,
+    pub new_text: String,
+}
+
+/// The names of the workspace tools, in schema order.
+pub const WORKSPACE_TOOLS: [&str; 4] = ["bash", "read_file", "write_file", "edit_file"];
+
+/// The tools one run offers, bound to its workspace.
+#[derive(Debug, Clone)]
+pub struct Toolbox {
+    root: PathBuf,
+    bash_timeout: Duration,
+}
+
+impl Toolbox {
+    /// `root` must exist; it is canonicalized so the path guard compares
+    /// like with like.
+    pub fn new(root: &Path) -> std::io::Result<Self> {
+        Ok(Self {
+            root: root.canonicalize()?,
+            bash_timeout: BASH_TIMEOUT,
+        })
+    }
+
+    /// Overrides the bash timeout (tests use a short one).
+    pub fn with_bash_timeout(mut self, timeout: Duration) -> Self {
+        self.bash_timeout = timeout;
+        self
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Runs workspace tool `name`; `None` when there is no such tool.
+    pub fn call(&self, name: &str, input: &Value) -> Option<Result<String, ToolError>> {
+        let result = match name {
+            "bash" => args::<BashArgs>(input)
+                .and_then(|a| run_bash(&self.root, &a.command, self.bash_timeout)),
+            "read_file" => args::<ReadFileArgs>(input).and_then(|a| read_file(&self.root, &a)),
+            "write_file" => args::<WriteFileArgs>(input).and_then(|a| write_file(&self.root, &a)),
+            "edit_file" => args::<EditFileArgs>(input).and_then(|a| edit_file(&self.root, &a)),
+            _ => return None,
+        };
+        Some(result)
+    }
+}
+
+fn args<T: DeserializeOwned>(input: &Value) -> Result<T, ToolError> {
+    T::deserialize(input).map_err(|e| ToolError::BadArguments(e.to_string()))
+}
+
+/// Cuts `text` to at most `max` characters.
+pub fn cut_chars(text: &str, max: usize) -> &str {
+    match text.char_indices().nth(max) {
+        Some((byte, _)) => &text[..byte],
+        None => text,
+    }
+}
+
+/// The tool schemas of the s03 reference, `todo` last and only when offered.
+pub fn schemas(with_todo: bool) -> Vec<ToolSchema> {
+    let mut tools = vec![
+        ToolSchema {
+            name: "bash",
+            description: "Run a shell command.",
+            input_schema: json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}),
+        },
+        ToolSchema {
+            name: "read_file",
+            description: "Read file contents.",
+            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["path"]}),
+        },
+        ToolSchema {
+            name: "write_file",
+            description: "Write content to file.",
+            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}, "required": ["path", "content"]}),
+        },
+        ToolSchema {
+            name: "edit_file",
+            description: "Replace exact text in file.",
+            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}, "old_text": {"type": "string"}, "new_text": {"type": "string"}}, "required": ["path", "old_text", "new_text"]}),
+        },
+    ];
+    if with_todo {
+        tools.push(ToolSchema {
+            name: "todo",
+            description: "Update task list. Track progress on multi-step tasks.",
+            input_schema: json!({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}, "text": {"type": "string"}, "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}}, "required": ["id", "text", "status"]}}}, "required": ["items"]}),
+        });
+    }
+    tools
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_and_missing_arguments_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let tools = Toolbox::new(dir.path()).unwrap();
+        let err = tools
+            .call("bash", &json!({"command": "true", "cwd": "/"}))
+            .unwrap()
+            .unwrap_err();
+        assert!(err.to_string().contains("unknown field `cwd`"), "{err}");
+        let err = tools.call("write_file", &json!({"path": "a"})).unwrap().unwrap_err();
+        assert!(err.to_string().contains("missing field `content`"), "{err}");
+        assert!(tools.call("todo", &json!({})).is_none());
+    }
+
+    #[test]
+    fn cut_counts_characters() {
+        assert_eq!(cut_chars("héllo", 2), "hé");
+        assert_eq!(cut_chars("hi", 5), "hi");
+    }
+}

@@ -1,0 +1,131 @@
+//! The workspace path guard.
+//!
+//! A path from the model is joined to the workspace root and resolved the
+//! way Python's `Path.resolve()` does: components in order, `..` applied to
+//! what is resolved so far, symlinks followed as they are met (non-existent
+//! tails are kept as written). If the result is not inside the (canonical)
+//! root, the path escapes and nothing may be read or written.
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+use super::ToolError;
+
+/// How many symlinks one resolution may follow before giving up, as the OS does.
+const MAX_SYMLINKS: usize = 40;
+
+/// Resolves `requested` against `root` (which must be canonical) and checks
+/// it stays inside.
+pub fn resolve_in_workspace(root: &Path, requested: &str) -> Result<PathBuf, ToolError> {
+    let escapes = || ToolError::PathEscapes {
+        path: requested.to_string(),
+    };
+    let joined = root.join(requested);
+    let resolved = resolve(&joined).ok_or_else(escapes)?;
+    if resolved.starts_with(root) {
+        Ok(resolved)
+    } else {
+        Err(escapes())
+    }
+}
+
+/// `realpath` without requiring existence. `None` on a symlink loop.
+fn resolve(path: &Path) -> Option<PathBuf> {
+    let mut pending: VecDeque<OsString> = VecDeque::new();
+    let mut current = PathBuf::from("/");
+    push_components(path, &mut pending, &mut current);
+    let mut followed = 0;
+    while let Some(part) = pending.pop_front() {
+        if part == ".." {
+            current.pop();
+            continue;
+        }
+        let candidate = current.join(&part);
+        match fs::symlink_metadata(&candidate) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                followed += 1;
+                if followed > MAX_SYMLINKS {
+                    return None;
+                }
+                let target = fs::read_link(&candidate).ok()?;
+                let mut target_parts = VecDeque::new();
+                if target.is_absolute() {
+                    current = PathBuf::from("/");
+                }
+                push_components(&target, &mut target_parts, &mut current);
+                while let Some(p) = target_parts.pop_back() {
+                    pending.push_front(p);
+                }
+            }
+            _ => current = candidate,
+        }
+    }
+    Some(current)
+}
+
+/// Queues the normal and `..` components of `path`; a root resets `current`.
+fn push_components(path: &Path, queue: &mut VecDeque<OsString>, current: &mut PathBuf) {
+    for component in path.components() {
+        match component {
+            Component::RootDir | Component::Prefix(_) => {
+                queue.clear();
+                *current = PathBuf::from("/");
+            }
+            Component::CurDir => {}
+            Component::ParentDir => queue.push_back(OsString::from("..")),
+            Component::Normal(part) => queue.push_back(part.to_os_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let canonical = dir.path().canonicalize().unwrap();
+        (dir, canonical)
+    }
+
+    #[test]
+    fn inside_paths_resolve() {
+        let (_dir, root) = root();
+        assert_eq!(
+            resolve_in_workspace(&root, "a/b/../c.txt").unwrap(),
+            root.join("a/c.txt")
+        );
+        let absolute_inside = root.join("x").to_string_lossy().into_owned();
+        assert_eq!(
+            resolve_in_workspace(&root, &absolute_inside).unwrap(),
+            root.join("x")
+        );
+    }
+
+    #[test]
+    fn escapes_are_refused() {
+        let (_dir, root) = root();
+        for bad in ["../x", "a/../../x", "/etc/passwd", ".."] {
+            let err = resolve_in_workspace(&root, bad).unwrap_err();
+            assert_eq!(err.to_string(), format!("Path escapes workspace: {bad}"));
+        }
+    }
+
+    #[test]
+    fn symlinks_that_lead_out_are_refused() {
+        let (_dir, root) = root();
+        let (_other, outside) = super::tests::root();
+        std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
+        std::os::unix::fs::symlink("sub", root.join("in")).unwrap();
+        fs::create_dir(root.join("sub")).unwrap();
+        assert!(resolve_in_workspace(&root, "out/secret").is_err());
+        assert_eq!(
+            resolve_in_workspace(&root, "in/f").unwrap(),
+            root.join("sub/f")
+        );
+        std::os::unix::fs::symlink("loop", root.join("loop")).unwrap();
+        assert!(resolve_in_workspace(&root, "loop").is_err());
+    }
+}

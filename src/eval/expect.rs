@@ -1,0 +1,256 @@
+//! Checking `expect:` entries against a scenario's cells.
+//!
+//! Exact expectations must hold for every run of every cell. Bounds apply
+//! to the runs of the selected cells pooled together. Comparisons compute
+//! the metric on each side's pooled runs (ratio or difference) and, for the
+//! statistics, pair runs that share a seed and every setting neither
+//! selector fixes.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::run::RunMetrics;
+use super::stats::{self, McNemar, PairedComparison};
+use super::summary::{CellSummary, round6};
+use crate::scenario::{AggregateMetric, CellSelector, CellSettings, Comparison, ExactExpectation, Expectation};
+
+/// The outcome of one expectation (an `expectations` entry of the report).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExpectationOutcome {
+    /// What was expected, e.g. `completion_rate_ratio >= 2`.
+    pub text: String,
+    pub ok: bool,
+    /// What was measured (a number, a list, a word; `null` if nothing was).
+    pub measured: Value,
+    /// Where the measurement came from, and why it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// For comparisons: the paired statistics.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired: Option<PairedStats>,
+}
+
+/// The paired statistics of a comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairedStats {
+    pub completion: PairedComparison,
+    pub full_completion: McNemar,
+}
+
+/// Evaluates one expectation.
+pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> ExpectationOutcome {
+    match expectation {
+        Expectation::Exact(exact) => evaluate_exact(exact, cells),
+        Expectation::Bound {
+            selector,
+            metric,
+            bound,
+        } => {
+            let text = format!("{} {bound} where {selector}", metric.name());
+            let runs = select(selector, cells);
+            if runs.is_empty() {
+                return failed_without_runs(text, selector);
+            }
+            let measured = aggregate(*metric, &runs.iter().map(|(_, r)| *r).collect::<Vec<_>>());
+            ExpectationOutcome {
+                ok: bound.holds(measured),
+                measured: number(measured),
+                detail: Some(format!("{} runs", runs.len())),
+                text,
+                paired: None,
+            }
+        }
+        Expectation::Compare {
+            a,
+            b,
+            comparison,
+            bound,
+        } => evaluate_compare(a, b, *comparison, bound, cells),
+    }
+}
+
+fn failed_without_runs(text: String, selector: &CellSelector) -> ExpectationOutcome {
+    ExpectationOutcome {
+        text,
+        ok: false,
+        measured: Value::Null,
+        detail: Some(format!("no cell matches {selector}")),
+        paired: None,
+    }
+}
+
+fn number(x: f64) -> Value {
+    if x.is_finite() {
+        json!(round6(x))
+    } else {
+        json!(x.to_string())
+    }
+}
+
+/// The runs of the matching cells, with their cell's settings.
+fn select<'a>(selector: &CellSelector, cells: &'a [CellSummary]) -> Vec<(CellSettings, &'a RunMetrics)> {
+    cells
+        .iter()
+        .filter(|c| selector.matches(&c.settings))
+        .flat_map(|c| c.results.iter().map(move |r| (c.settings, r)))
+        .collect()
+}
+
+/// An aggregate metric over pooled runs.
+pub fn aggregate(metric: AggregateMetric, runs: &[&RunMetrics]) -> f64 {
+    let values: Vec<f64> = runs
+        .iter()
+        .map(|r| match metric {
+            AggregateMetric::CompletionRate => r.completion(),
+            AggregateMetric::FullCompletionRate => f64::from(u8::from(r.fully_completed())),
+            AggregateMetric::MeanStepsCompleted => r.steps_completed as f64,
+            AggregateMetric::MeanReminders => r.reminders_at.len() as f64,
+            AggregateMetric::MeanRejectedTodoUpdates => r.rejected_todo_updates as f64,
+            AggregateMetric::MeanTurns => r.turns as f64,
+            AggregateMetric::MeanProtocolViolations => r.protocol_violations as f64,
+        })
+        .collect();
+    stats::mean(&values)
+}
+
+fn evaluate_exact(exact: &ExactExpectation, cells: &[CellSummary]) -> ExpectationOutcome {
+    let (name, expected): (&str, Value) = match exact {
+        ExactExpectation::RemindersAt(v) => ("reminders_at", json!(v)),
+        ExactExpectation::StepsCompleted(v) => ("steps_completed", json!(v)),
+        ExactExpectation::RejectedTodoUpdates(v) => ("rejected_todo_updates", json!(v)),
+        ExactExpectation::TodoCalls(v) => ("todo_calls", json!(v)),
+        ExactExpectation::Stop(v) => ("stop", json!(v)),
+        ExactExpectation::Turns(v) => ("turns", json!(v)),
+        ExactExpectation::ProtocolViolations(v) => ("protocol_violations", json!(v)),
+    };
+    let measure = |r: &RunMetrics| -> Value {
+        match exact {
+            ExactExpectation::RemindersAt(_) => json!(r.reminders_at),
+            ExactExpectation::StepsCompleted(_) => json!(r.steps_completed),
+            ExactExpectation::RejectedTodoUpdates(_) => json!(r.rejected_todo_updates),
+            ExactExpectation::TodoCalls(_) => json!(r.todo_calls),
+            ExactExpectation::Stop(_) => json!(r.stop),
+            ExactExpectation::Turns(_) => json!(r.turns),
+            ExactExpectation::ProtocolViolations(_) => json!(r.protocol_violations),
+        }
+    };
+    let text = format!("{name} == {expected}");
+    let runs = select(&CellSelector::default(), cells);
+    let Some((_, first)) = runs.first() else {
+        return failed_without_runs(text, &CellSelector::default());
+    };
+    let mismatch = runs.iter().find(|(_, r)| measure(r) != expected);
+    match mismatch {
+        None => ExpectationOutcome {
+            text,
+            ok: true,
+            measured: measure(first),
+            detail: None,
+            paired: None,
+        },
+        Some((settings, run)) => ExpectationOutcome {
+            text,
+            ok: false,
+            measured: measure(run),
+            detail: Some(format!(
+                "expected {expected}, measured {} (seed {}, {settings})",
+                measure(run),
+                run.seed
+            )),
+            paired: None,
+        },
+    }
+}
+
+fn evaluate_compare(
+    a: &CellSelector,
+    b: &CellSelector,
+    comparison: Comparison,
+    bound: &crate::scenario::Bound,
+    cells: &[CellSummary],
+) -> ExpectationOutcome {
+    let text = format!("{} {bound} ({a} vs {b})", comparison.name());
+    let runs_a = select(a, cells);
+    let runs_b = select(b, cells);
+    if runs_a.is_empty() {
+        return failed_without_runs(text, a);
+    }
+    if runs_b.is_empty() {
+        return failed_without_runs(text, b);
+    }
+    let pairs = pair_runs(a, b, &runs_a, &runs_b);
+    let completion = stats::paired(
+        &pairs
+            .iter()
+            .map(|(x, y)| (x.completion(), y.completion()))
+            .collect::<Vec<_>>(),
+    );
+    let full = stats::mcnemar(
+        &pairs
+            .iter()
+            .map(|(x, y)| (x.fully_completed(), y.fully_completed()))
+            .collect::<Vec<_>>(),
+    );
+    let side_a: Vec<&RunMetrics> = runs_a.iter().map(|(_, r)| *r).collect();
+    let side_b: Vec<&RunMetrics> = runs_b.iter().map(|(_, r)| *r).collect();
+    let measured = match comparison {
+        Comparison::Ratio(m) => aggregate(m, &side_a) / aggregate(m, &side_b),
+        Comparison::Diff(m) => aggregate(m, &side_a) - aggregate(m, &side_b),
+        Comparison::PValue(AggregateMetric::FullCompletionRate) => full.p_value,
+        Comparison::PValue(_) => completion.p_value,
+    };
+    ExpectationOutcome {
+        ok: bound.holds(measured),
+        measured: number(measured),
+        detail: Some(format!(
+            "{} vs {} runs, {} pairs; completion diff {:+.3} [{:.3}, {:.3}], sign test p={:.3}; full completion only-a {} only-b {}, McNemar p={:.3}",
+            side_a.len(),
+            side_b.len(),
+            completion.pairs,
+            completion.mean_diff,
+            completion.diff_ci95[0],
+            completion.diff_ci95[1],
+            completion.p_value,
+            full.only_a,
+            full.only_b,
+            full.p_value
+        )),
+        text,
+        paired: Some(PairedStats {
+            completion,
+            full_completion: full,
+        }),
+    }
+}
+
+/// Pairs each run of `a` with the run of `b` that has the same seed and
+/// agrees on the settings neither selector fixes; among several, the one
+/// agreeing on most settings, then the first in cell order.
+fn pair_runs<'a>(
+    a: &CellSelector,
+    b: &CellSelector,
+    runs_a: &[(CellSettings, &'a RunMetrics)],
+    runs_b: &[(CellSettings, &'a RunMetrics)],
+) -> Vec<(&'a RunMetrics, &'a RunMetrics)> {
+    let free_todo = a.todo.is_none() && b.todo.is_none();
+    let free_nag = a.nag_threshold.is_none() && b.nag_threshold.is_none();
+    runs_a
+        .iter()
+        .filter_map(|(sa, ra)| {
+            // `max_by_key` keeps the last maximum: iterate in reverse so
+            // ties go to the first run in cell order.
+            runs_b
+                .iter()
+                .rev()
+                .filter(|(sb, rb)| {
+                    rb.seed == ra.seed
+                        && (!free_todo || sb.todo == sa.todo)
+                        && (!free_nag || sb.nag_threshold == sa.nag_threshold)
+                })
+                .max_by_key(|(sb, _)| {
+                    usize::from(sb.todo == sa.todo) + usize::from(sb.nag_threshold == sa.nag_threshold)
+                })
+                .map(|(_, rb)| (*ra, *rb))
+        })
+        .collect()
+}

@@ -1,0 +1,17 @@
+//! Evaluation: expand each scenario's matrix into runs, execute them (in
+//! parallel, results in a fixed order), summarise each cell and check the
+//! expectations. The engine emits [`EvalEvent`]s as it goes; reporters
+//! consume the finished [`ScenarioResult`]s.
+
+pub mod checks;
+pub mod expect;
+pub mod matrix;
+pub mod run;
+pub mod stats;
+pub mod summary;
+pub mod workspace;
+
+pub use expect::ExpectationOutcome;
+pub use matrix::{EvalEvent, EvalOptions, Unit, evaluate, evaluate_scenario, plan_units};
+pub use run::{RunError, RunMetrics, RunRecord, run_once};
+pub use summary::{CellSummary, ScenarioResult};

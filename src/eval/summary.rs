@@ -1,0 +1,89 @@
+//! Per-cell aggregates, in the shape of the JSON report's `cells` entries.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+use super::expect::ExpectationOutcome;
+use super::run::RunMetrics;
+use super::stats;
+use crate::scenario::CellSettings;
+
+/// The k values pass^k is reported for (those up to the run count).
+pub const PASS_K: [usize; 4] = [1, 2, 4, 8];
+
+/// One matrix cell's aggregate over its runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CellSummary {
+    pub settings: CellSettings,
+    pub runs: usize,
+    pub steps_total: usize,
+    /// Mean over runs of steps_completed / steps_total.
+    pub completion_rate: f64,
+    pub completion_ci95: [f64; 2],
+    /// Share of runs that completed every step.
+    pub full_completion_rate: f64,
+    pub full_completion_ci95: [f64; 2],
+    /// pass^k (tau-bench) for k = 1, 2, 4, 8 up to the run count.
+    pub pass_hat_k: BTreeMap<String, f64>,
+    pub mean_steps_completed: f64,
+    pub mean_reminders: f64,
+    pub mean_rejected_todo_updates: f64,
+    pub mean_todo_calls: f64,
+    pub mean_turns: f64,
+    pub mean_protocol_violations: f64,
+    pub results: Vec<RunMetrics>,
+}
+
+/// Rounds to 6 decimals so reports read well and stay byte-stable.
+pub fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+impl CellSummary {
+    pub fn new(settings: CellSettings, steps_total: usize, results: Vec<RunMetrics>) -> Self {
+        let completion: Vec<f64> = results.iter().map(RunMetrics::completion).collect();
+        let (completion_rate, ci) = stats::mean_ci95(&completion, 0.0, 1.0);
+        let full = results.iter().filter(|r| r.fully_completed()).count();
+        let n = results.len();
+        let mean_of = |f: &dyn Fn(&RunMetrics) -> f64| {
+            round6(stats::mean(&results.iter().map(f).collect::<Vec<_>>()))
+        };
+        let pass_hat_k = PASS_K
+            .iter()
+            .filter_map(|&k| stats::pass_hat_k(full, n, k).map(|p| (k.to_string(), round6(p))))
+            .collect();
+        let wilson = stats::wilson_ci95(full, n);
+        Self {
+            settings,
+            runs: n,
+            steps_total,
+            completion_rate: round6(completion_rate),
+            completion_ci95: [round6(ci[0]), round6(ci[1])],
+            full_completion_rate: round6(if n == 0 { 0.0 } else { full as f64 / n as f64 }),
+            full_completion_ci95: [round6(wilson[0]), round6(wilson[1])],
+            pass_hat_k,
+            mean_steps_completed: mean_of(&|r| r.steps_completed as f64),
+            mean_reminders: mean_of(&|r| r.reminders_at.len() as f64),
+            mean_rejected_todo_updates: mean_of(&|r| r.rejected_todo_updates as f64),
+            mean_todo_calls: mean_of(&|r| r.todo_calls as f64),
+            mean_turns: mean_of(&|r| r.turns as f64),
+            mean_protocol_violations: mean_of(&|r| r.protocol_violations as f64),
+            results,
+        }
+    }
+}
+
+/// A scenario's cells and expectation outcomes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScenarioResult {
+    pub name: String,
+    pub file: String,
+    pub cells: Vec<CellSummary>,
+    pub expectations: Vec<ExpectationOutcome>,
+}
+
+impl ScenarioResult {
+    pub fn ok(&self) -> bool {
+        self.expectations.iter().all(|e| e.ok)
+    }
+}

@@ -1,0 +1,186 @@
+//! Reading scenario files: discovery, parsing with position-carrying
+//! errors, and the checks that need the file system (the fixture folder).
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::types::{RawScenario, Scenario, Step};
+
+/// Scenario files larger than this are refused before parsing.
+pub const MAX_SCENARIO_BYTES: u64 = 8 << 20;
+
+/// A scenario that could not be read or is invalid. Displays as
+/// `FILE:LINE:COLUMN: message` when a position is known, else `FILE: message`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.headline())]
+pub struct LoadError {
+    pub file: PathBuf,
+    /// 1-based line and column.
+    pub position: Option<(u64, u64)>,
+    pub message: String,
+}
+
+impl LoadError {
+    fn new(file: &Path, position: Option<(u64, u64)>, message: impl Into<String>) -> Self {
+        Self {
+            file: file.to_path_buf(),
+            position,
+            message: message.into(),
+        }
+    }
+
+    fn headline(&self) -> String {
+        match self.position {
+            Some((line, column)) => {
+                format!("{}:{line}:{column}: {}", self.file.display(), self.message)
+            }
+            None => format!("{}: {}", self.file.display(), self.message),
+        }
+    }
+}
+
+/// Expands files and folders into scenario files: a file is taken as it
+/// is; a folder gives every `*.yaml` / `*.yml` below it, in sorted path order.
+pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
+    let mut files = Vec::new();
+    for path in paths {
+        let meta = fs::metadata(path)
+            .map_err(|e| LoadError::new(path, None, format!("cannot read: {e}")))?;
+        if meta.is_dir() {
+            let mut found = Vec::new();
+            walk(path, &mut found)?;
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    Ok(files)
+}
+
+fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), LoadError> {
+    let entries =
+        fs::read_dir(dir).map_err(|e| LoadError::new(dir, None, format!("cannot read folder: {e}")))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| LoadError::new(dir, None, format!("cannot read folder: {e}")))?;
+        let path = entry.path();
+        let file_type = entry
+            .file_type()
+            .map_err(|e| LoadError::new(&path, None, format!("cannot read: {e}")))?;
+        if file_type.is_dir() {
+            walk(&path, found)?;
+        } else if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("yaml" | "yml")
+        ) {
+            found.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Reads and validates one scenario file.
+pub fn load(file: &Path) -> Result<Scenario, LoadError> {
+    let handle =
+        fs::File::open(file).map_err(|e| LoadError::new(file, None, format!("cannot read: {e}")))?;
+    let mut bytes = Vec::new();
+    handle
+        .take(MAX_SCENARIO_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| LoadError::new(file, None, format!("cannot read: {e}")))?;
+    if bytes.len() as u64 > MAX_SCENARIO_BYTES {
+        return Err(LoadError::new(
+            file,
+            None,
+            format!("file is larger than {MAX_SCENARIO_BYTES} bytes"),
+        ));
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|e| LoadError::new(file, None, format!("not UTF-8 text: {e}")))?;
+    load_str(file, &text)
+}
+
+/// Validates scenario text as if read from `file` (which names it in errors
+/// and anchors the fixture path).
+pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
+    let raw: RawScenario = serde_saphyr::from_str(text).map_err(|e| {
+        let position = e
+            .location()
+            .filter(|l| l.line() > 0)
+            .map(|l| (l.line(), l.column()));
+        LoadError::new(file, position, first_line(&e.without_snippet().to_string()))
+    })?;
+    let mut workspace = raw.workspace;
+    if let Some(fixture) = workspace.fixture.as_mut() {
+        let base = file.parent().unwrap_or(Path::new("."));
+        let resolved = base.join(&fixture.value);
+        if !resolved.is_dir() {
+            let at = &fixture.referenced;
+            return Err(LoadError::new(
+                file,
+                Some((at.line(), at.column())),
+                format!(
+                    "fixture `{}` is not a folder (looked for {})",
+                    fixture.value.display(),
+                    resolved.display()
+                ),
+            ));
+        }
+        fixture.value = resolved;
+    }
+    let steps = raw
+        .steps
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| Step {
+            id: s.id.map(|id| id.0).unwrap_or_else(|| (i + 1).to_string()),
+            text: s.text,
+            check: s.check,
+            actions: s.actions,
+        })
+        .collect::<Vec<_>>();
+    let mut ids: Vec<&str> = steps.iter().map(|s| s.id.as_str()).collect();
+    ids.sort_unstable();
+    if let Some(pair) = ids.windows(2).find(|w| w[0] == w[1]) {
+        return Err(LoadError::new(
+            file,
+            None,
+            format!("steps: id `{}` is used twice", pair[0]),
+        ));
+    }
+    if let super::types::ModelSpec::Simulate(params) = &raw.model {
+        params
+            .validate()
+            .map_err(|message| LoadError::new(file, None, format!("model: {message}")))?;
+        if steps.iter().all(|s| s.actions.is_empty()) {
+            return Err(LoadError::new(
+                file,
+                None,
+                "model.simulate needs steps with `do` calls: they are how the simulated model performs a step",
+            ));
+        }
+    }
+    let name = raw.name.unwrap_or_else(|| {
+        file.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "scenario".to_string())
+    });
+    Ok(Scenario {
+        name,
+        description: raw.description,
+        file: file.to_path_buf(),
+        task: raw.task,
+        workspace,
+        steps,
+        agent: raw.agent,
+        model: raw.model,
+        runs: raw.runs,
+        expect: raw.expect,
+    })
+}
+
+/// The message without the position prefix saphyr may add, on one line.
+fn first_line(message: &str) -> String {
+    message.lines().next().unwrap_or("invalid scenario").trim().to_string()
+}
