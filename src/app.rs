@@ -77,7 +77,11 @@ pub fn load_all(paths: &[PathBuf]) -> (Vec<Scenario>, Vec<LoadError>) {
 
 /// Runs every scenario, prints the tables and failed expectations to `out`,
 /// load errors to `err`, and writes the reports asked for.
-pub fn run(config: &RunConfig, out: &mut dyn Write, err: &mut dyn Write) -> Result<Status, AppError> {
+pub fn run(
+    config: &RunConfig,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Status, AppError> {
     let (mut scenarios, errors) = load_all(&config.paths);
     if let Some(filter) = &config.filter {
         scenarios.retain(|s| s.name.contains(filter.as_str()));
@@ -139,7 +143,10 @@ fn print_failures(out: &mut dyn Write, results: &[ScenarioResult]) {
             result.file,
             e.text,
             e.measured,
-            e.detail.as_deref().map(|d| format!(" — {d}")).unwrap_or_default()
+            e.detail
+                .as_deref()
+                .map(|d| format!(" — {d}"))
+                .unwrap_or_default()
         );
     }
     let _ = writeln!(
@@ -203,7 +210,11 @@ pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppE
 }
 
 /// `agent-eval check`: validates scenarios; lists each with its matrix.
-pub fn check(paths: &[PathBuf], out: &mut dyn Write, err: &mut dyn Write) -> Result<Status, AppError> {
+pub fn check(
+    paths: &[PathBuf],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Status, AppError> {
     let (scenarios, errors) = load_all(paths);
     for s in &scenarios {
         let cells = eval::matrix::cells(s);

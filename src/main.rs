@@ -11,7 +11,11 @@ use agent_eval::scenario::NagThreshold;
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
-#[command(name = "agent-eval", version, about = "Measure the s03 TodoWrite design of coding agents against a mock LLM")]
+#[command(
+    name = "agent-eval",
+    version,
+    about = "Measure the s03 TodoWrite design of coding agents against a mock LLM"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

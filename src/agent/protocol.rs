@@ -36,7 +36,11 @@ pub fn check(messages: &[Message]) -> Vec<Violation> {
             turn += 1;
         }
         let mut flag = |rule: String| violations.push(Violation { turn, rule });
-        let expected = if index % 2 == 0 { Role::User } else { Role::Assistant };
+        let expected = if index % 2 == 0 {
+            Role::User
+        } else {
+            Role::Assistant
+        };
         if message.role != expected {
             flag(format!(
                 "message {} has role {:?} where {:?} was due (roles must alternate, starting with user)",
@@ -103,10 +107,14 @@ fn check_answer(answer: &Message, calls: &[&str], flag: &mut impl FnMut(String))
     for id in calls {
         let answers = blocks
             .iter()
-            .filter(|b| matches!(b, ContentBlock::ToolResult { tool_use_id, .. } if tool_use_id == id))
+            .filter(
+                |b| matches!(b, ContentBlock::ToolResult { tool_use_id, .. } if tool_use_id == id),
+            )
             .count();
         if answers != 1 {
-            flag(format!("tool_use {id} is answered by {answers} tool_result blocks, not 1"));
+            flag(format!(
+                "tool_use {id} is answered by {answers} tool_result blocks, not 1"
+            ));
         }
     }
     for block in blocks {
@@ -143,7 +151,10 @@ mod tests {
         let messages = vec![
             Message::user_text("task"),
             Message::blocks(Role::Assistant, vec![call("a"), call("b")]),
-            Message::blocks(Role::User, vec![result("a"), result("b"), ContentBlock::text("note")]),
+            Message::blocks(
+                Role::User,
+                vec![result("a"), result("b"), ContentBlock::text("note")],
+            ),
             Message::blocks(Role::Assistant, vec![ContentBlock::text("done")]),
         ];
         assert!(check(&messages).is_empty());
@@ -154,7 +165,10 @@ mod tests {
         let messages = vec![
             Message::user_text("task"),
             Message::blocks(Role::Assistant, vec![call("a")]),
-            Message::blocks(Role::User, vec![ContentBlock::text("<reminder>"), result("a")]),
+            Message::blocks(
+                Role::User,
+                vec![ContentBlock::text("<reminder>"), result("a")],
+            ),
         ];
         let found = check(&messages);
         assert_eq!(found.len(), 1);
@@ -166,12 +180,18 @@ mod tests {
     fn every_other_rule_is_checked() {
         let messages = vec![
             Message::user_text("task"),
-            Message::blocks(Role::Assistant, vec![ContentBlock::text(""), call("a"), call("b")]),
+            Message::blocks(
+                Role::Assistant,
+                vec![ContentBlock::text(""), call("a"), call("b")],
+            ),
             Message::blocks(Role::User, vec![result("a"), result("a"), result("z")]),
             Message::blocks(Role::Assistant, vec![call("a")]),
             Message::blocks(Role::Assistant, vec![ContentBlock::text("x")]),
         ];
-        let rules: Vec<String> = check(&messages).into_iter().map(|v| v.to_string()).collect();
+        let rules: Vec<String> = check(&messages)
+            .into_iter()
+            .map(|v| v.to_string())
+            .collect();
         assert_eq!(
             rules,
             [

@@ -370,7 +370,9 @@ mod tests {
         );
         assert_eq!(
             out.as_deref(),
-            Ok("[x] #1: Read hello.py\n[>] #2: Add type hints\n[ ] #3: Add docstrings\n\n(1/3 completed)")
+            Ok(
+                "[x] #1: Read hello.py\n[>] #2: Add type hints\n[ ] #3: Add docstrings\n\n(1/3 completed)"
+            )
         );
     }
 
@@ -384,8 +386,14 @@ mod tests {
     #[test]
     fn defaults_follow_the_reference() {
         let mut m = TodoManager::new();
-        let out = update(&mut m, json!([{"text": "  a  "}, {"text": "b", "status": "COMPLETED"}]));
-        assert_eq!(out.as_deref(), Ok("[ ] #1: a\n[x] #2: b\n\n(1/2 completed)"));
+        let out = update(
+            &mut m,
+            json!([{"text": "  a  "}, {"text": "b", "status": "COMPLETED"}]),
+        );
+        assert_eq!(
+            out.as_deref(),
+            Ok("[ ] #1: a\n[x] #2: b\n\n(1/2 completed)")
+        );
     }
 
     #[test]
@@ -409,7 +417,10 @@ mod tests {
     fn every_rejection_message() {
         let mut m = TodoManager::new();
         let many: Vec<Value> = (0..21).map(|i| json!({"text": format!("t{i}")})).collect();
-        assert_eq!(update(&mut m, Value::Array(many)), Err("Max 20 todos allowed".into()));
+        assert_eq!(
+            update(&mut m, Value::Array(many)),
+            Err("Max 20 todos allowed".into())
+        );
         assert_eq!(
             update(&mut m, json!([{"id": "a", "text": "   "}])),
             Err("Item a: text required".into())
@@ -427,7 +438,10 @@ mod tests {
         );
         // Per item, text is checked before status; items are checked in order.
         assert_eq!(
-            update(&mut m, json!([{"text": "x", "status": "bad"}, {"text": ""}])),
+            update(
+                &mut m,
+                json!([{"text": "x", "status": "bad"}, {"text": ""}])
+            ),
             Err("Item 1: invalid status 'bad'".into())
         );
         assert!(m.items().is_empty());
@@ -447,7 +461,9 @@ mod tests {
             assert!(m.handle_input(&input).is_err(), "{input}");
         }
         assert_eq!(
-            m.handle_input(&json!({"items": [1]})).unwrap_err().to_string(),
+            m.handle_input(&json!({"items": [1]}))
+                .unwrap_err()
+                .to_string(),
             "Item 0: must be an object with id, text and status, got a number"
         );
     }

@@ -51,17 +51,83 @@ mod tests {
         let root = dir.path().canonicalize().unwrap();
         fs::write(root.join("a.txt"), "hello world").unwrap();
         let cases = [
-            (Check::Contains { file: file("a.txt"), contains: "world".into() }, true),
-            (Check::Contains { file: file("missing"), contains: "".into() }, false),
-            (Check::NotContains { file: file("a.txt"), not_contains: "bye".into() }, true),
-            (Check::NotContains { file: file("missing"), not_contains: "bye".into() }, false),
-            (Check::Equals { file: file("a.txt"), equals: "hello world".into() }, true),
-            (Check::Equals { file: file("a.txt"), equals: "hello".into() }, false),
-            (Check::Exists { file: file("a.txt"), exists: true }, true),
-            (Check::Exists { file: file("b.txt"), exists: false }, true),
-            (Check::Command { command: "grep -q hello a.txt".into(), exit_code: 0 }, true),
-            (Check::Command { command: "exit 3".into(), exit_code: 3 }, true),
-            (Check::Command { command: "exit 3".into(), exit_code: 0 }, false),
+            (
+                Check::Contains {
+                    file: file("a.txt"),
+                    contains: "world".into(),
+                },
+                true,
+            ),
+            (
+                Check::Contains {
+                    file: file("missing"),
+                    contains: "".into(),
+                },
+                false,
+            ),
+            (
+                Check::NotContains {
+                    file: file("a.txt"),
+                    not_contains: "bye".into(),
+                },
+                true,
+            ),
+            (
+                Check::NotContains {
+                    file: file("missing"),
+                    not_contains: "bye".into(),
+                },
+                false,
+            ),
+            (
+                Check::Equals {
+                    file: file("a.txt"),
+                    equals: "hello world".into(),
+                },
+                true,
+            ),
+            (
+                Check::Equals {
+                    file: file("a.txt"),
+                    equals: "hello".into(),
+                },
+                false,
+            ),
+            (
+                Check::Exists {
+                    file: file("a.txt"),
+                    exists: true,
+                },
+                true,
+            ),
+            (
+                Check::Exists {
+                    file: file("b.txt"),
+                    exists: false,
+                },
+                true,
+            ),
+            (
+                Check::Command {
+                    command: "grep -q hello a.txt".into(),
+                    exit_code: 0,
+                },
+                true,
+            ),
+            (
+                Check::Command {
+                    command: "exit 3".into(),
+                    exit_code: 3,
+                },
+                true,
+            ),
+            (
+                Check::Command {
+                    command: "exit 3".into(),
+                    exit_code: 0,
+                },
+                false,
+            ),
         ];
         for (check, expected) in cases {
             assert_eq!(holds(&check, &root), expected, "{check}");

@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 use super::run::RunMetrics;
 use super::stats::{self, McNemar, PairedComparison};
 use super::summary::{CellSummary, round6};
-use crate::scenario::{AggregateMetric, CellSelector, CellSettings, Comparison, ExactExpectation, Expectation};
+use crate::scenario::{
+    AggregateMetric, CellSelector, CellSettings, Comparison, ExactExpectation, Expectation,
+};
 
 /// The outcome of one expectation (an `expectations` entry of the report).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -88,7 +90,10 @@ fn number(x: f64) -> Value {
 }
 
 /// The runs of the matching cells, with their cell's settings.
-fn select<'a>(selector: &CellSelector, cells: &'a [CellSummary]) -> Vec<(CellSettings, &'a RunMetrics)> {
+fn select<'a>(
+    selector: &CellSelector,
+    cells: &'a [CellSummary],
+) -> Vec<(CellSettings, &'a RunMetrics)> {
     cells
         .iter()
         .filter(|c| selector.matches(&c.settings))
@@ -248,7 +253,8 @@ fn pair_runs<'a>(
                         && (!free_nag || sb.nag_threshold == sa.nag_threshold)
                 })
                 .max_by_key(|(sb, _)| {
-                    usize::from(sb.todo == sa.todo) + usize::from(sb.nag_threshold == sa.nag_threshold)
+                    usize::from(sb.todo == sa.todo)
+                        + usize::from(sb.nag_threshold == sa.nag_threshold)
                 })
                 .map(|(_, rb)| (*ra, *rb))
         })

@@ -33,9 +33,17 @@ pub struct Unit {
 /// What the engine reports while it works (for progress displays).
 #[derive(Debug)]
 pub enum EvalEvent<'a> {
-    Started { runs: usize },
-    RunFinished { scenario: &'a str, settings: CellSettings, metrics: &'a RunMetrics },
-    ScenarioFinished { result: &'a ScenarioResult },
+    Started {
+        runs: usize,
+    },
+    RunFinished {
+        scenario: &'a str,
+        settings: CellSettings,
+        metrics: &'a RunMetrics,
+    },
+    ScenarioFinished {
+        result: &'a ScenarioResult,
+    },
 }
 
 /// A scenario's cells, in axis order (todo values, then thresholds).
@@ -53,7 +61,10 @@ pub fn cells(scenario: &Scenario) -> Vec<CellSettings> {
     let mut cells = Vec::new();
     for &todo in &todos {
         for &nag_threshold in &thresholds {
-            let cell = CellSettings { todo, nag_threshold };
+            let cell = CellSettings {
+                todo,
+                nag_threshold,
+            };
             if !cells.contains(&cell) {
                 cells.push(cell);
             }

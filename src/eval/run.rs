@@ -6,8 +6,8 @@ use serde::Serialize;
 use super::{checks, workspace};
 use crate::agent::messages::Message;
 use crate::agent::protocol::{self, Violation};
-use crate::agent::tools::Toolbox;
 use crate::agent::todo::TodoManager;
+use crate::agent::tools::Toolbox;
 use crate::agent::{LoopSettings, StopKind, run_loop};
 use crate::model::Model;
 use crate::model::scripted::ScriptedModel;
@@ -90,7 +90,11 @@ pub fn run_once(scenario: &Scenario, cell: CellSettings, seed: u64) -> Result<Ru
     let step_results: Vec<Option<bool>> = scenario
         .steps
         .iter()
-        .map(|step| step.check.as_ref().map(|c| checks::holds(c, toolbox.root())))
+        .map(|step| {
+            step.check
+                .as_ref()
+                .map(|c| checks::holds(c, toolbox.root()))
+        })
         .collect();
     let violations = protocol::check(&outcome.messages);
     let metrics = RunMetrics {

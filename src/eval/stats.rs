@@ -170,7 +170,10 @@ pub fn bootstrap_mean_ci95(values: &[f64]) -> [f64; 2] {
         })
         .collect();
     means.sort_by(f64::total_cmp);
-    let at = |q: f64| means[((q * (BOOTSTRAP_RESAMPLES - 1) as f64).round() as usize).min(BOOTSTRAP_RESAMPLES - 1)];
+    let at = |q: f64| {
+        means
+            [((q * (BOOTSTRAP_RESAMPLES - 1) as f64).round() as usize).min(BOOTSTRAP_RESAMPLES - 1)]
+    };
     [at(0.025), at(0.975)]
 }
 

@@ -64,10 +64,13 @@ impl Model for ScriptedModel {
             });
         }
         let turn = turn_of(request);
-        let entry = self.script.get(self.next).ok_or(ModelError::ScriptExhausted {
-            turn,
-            responses: self.script.len(),
-        })?;
+        let entry = self
+            .script
+            .get(self.next)
+            .ok_or(ModelError::ScriptExhausted {
+                turn,
+                responses: self.script.len(),
+            })?;
         self.next += 1;
         let mut content = Vec::with_capacity(entry.calls.len() + 1);
         if let Some(text) = &entry.text {

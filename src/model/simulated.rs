@@ -109,7 +109,9 @@ impl SimulateParams {
             ("chars_per_token", self.chars_per_token),
         ] {
             if !(v.is_finite() && v > 0.0) {
-                return Err(format!("simulate.{name} must be a positive number, got {v}"));
+                return Err(format!(
+                    "simulate.{name} must be a positive number, got {v}"
+                ));
             }
         }
         let weights = [
@@ -261,7 +263,10 @@ impl SimulatedModel {
         } else {
             mentioned
         };
-        (0, plan.into_iter().map(|i| (i, TodoStatus::Pending)).collect())
+        (
+            0,
+            plan.into_iter().map(|i| (i, TodoStatus::Pending)).collect(),
+        )
     }
 
     /// Steps the model said were done in its own text.
@@ -304,9 +309,11 @@ impl SimulatedModel {
             .filter(|&i| {
                 let actions = &self.steps[i].actions;
                 !actions.is_empty()
-                    && actions
-                        .iter()
-                        .all(|a| succeeded.iter().any(|(n, inp)| *n == a.tool && **inp == a.input))
+                    && actions.iter().all(|a| {
+                        succeeded
+                            .iter()
+                            .any(|(n, inp)| *n == a.tool && **inp == a.input)
+                    })
             })
             .collect()
     }
@@ -336,7 +343,9 @@ impl SimulatedModel {
                     item["status"] = json!("in_progress");
                 }
                 if items.len() < 2 {
-                    items.push(json!({"id": "extra", "text": "Double-check", "status": "in_progress"}));
+                    items.push(
+                        json!({"id": "extra", "text": "Double-check", "status": "in_progress"}),
+                    );
                     items[0]["status"] = json!("in_progress");
                 }
             }
@@ -358,12 +367,7 @@ impl SimulatedModel {
         items
     }
 
-    fn wants_todo_update(
-        &self,
-        messages: &[Message],
-        turn: usize,
-        rng: &mut ChaCha8Rng,
-    ) -> bool {
+    fn wants_todo_update(&self, messages: &[Message], turn: usize, rng: &mut ChaCha8Rng) -> bool {
         let latest = messages.last().filter(|m| m.role == Role::User);
         let last_todo_failed = messages
             .iter()
@@ -371,9 +375,7 @@ impl SimulatedModel {
             .find(|m| m.role == Role::Assistant)
             .zip(latest)
             .is_some_and(|(asked, answered)| last_todo_rejected(asked, answered));
-        let reminded = latest.is_some_and(|m| {
-            m.texts().any(|t| t.contains("<reminder>"))
-        });
+        let reminded = latest.is_some_and(|m| m.texts().any(|t| t.contains("<reminder>")));
         let chance = if last_todo_failed {
             1.0
         } else if turn == 1 {
@@ -422,7 +424,12 @@ impl Model for SimulatedModel {
             None
         } else {
             let p = &self.params;
-            let weights = [p.skip_weight, p.repeat_weight, p.improvise_weight, p.stop_weight];
+            let weights = [
+                p.skip_weight,
+                p.repeat_weight,
+                p.improvise_weight,
+                p.stop_weight,
+            ];
             Some(match pick(&mut rng, &weights) {
                 0 => Drift::Skip,
                 1 => Drift::Repeat,
@@ -437,7 +444,10 @@ impl Model for SimulatedModel {
                 let later = &pending[1..];
                 if later.is_empty() {
                     // Nothing to skip to: it believes it is done.
-                    content.push(ContentBlock::text(format!("{} All steps are complete.", claim_text(&self.steps[next]))));
+                    content.push(ContentBlock::text(format!(
+                        "{} All steps are complete.",
+                        claim_text(&self.steps[next])
+                    )));
                     return Ok(ModelResponse::from_blocks(content));
                 }
                 let target = later[(rng.next_u64() % later.len().min(2) as u64) as usize];
@@ -518,7 +528,11 @@ impl SimulatedModel {
     }
 }
 
-fn respond_with(turn: usize, mut content: Vec<ContentBlock>, calls: Vec<ToolCall>) -> ModelResponse {
+fn respond_with(
+    turn: usize,
+    mut content: Vec<ContentBlock>,
+    calls: Vec<ToolCall>,
+) -> ModelResponse {
     for (k, call) in calls.into_iter().enumerate() {
         content.push(ContentBlock::ToolUse {
             id: tool_use_id(turn, k + 1),

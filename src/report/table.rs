@@ -31,8 +31,16 @@ pub fn render(result: &ScenarioResult) -> String {
 pub fn cells_table(cells: &[CellSummary]) -> String {
     let mut builder = Builder::default();
     builder.push_record([
-        "todo", "nag", "runs", "steps done (95% CI)", "completion", "full", "reminders", "rejected",
-        "turns", "violations",
+        "todo",
+        "nag",
+        "runs",
+        "steps done (95% CI)",
+        "completion",
+        "full",
+        "reminders",
+        "rejected",
+        "turns",
+        "violations",
     ]);
     for cell in cells {
         let scale = cell.steps_total as f64;

@@ -33,7 +33,7 @@ pub fn render(scenario: &Scenario, record: &RunRecord) -> String {
                         }
                         ContentBlock::ToolUse { id, name, input } => {
                             calls.push((id.clone(), name.clone()));
-                            let _ = writeln!(out, "  → {name} {input}");
+                            let _ = writeln!(out, "  → {name} {}", describe_call(name, input));
                         }
                         ContentBlock::ToolResult { .. } => {}
                     }
@@ -72,9 +72,37 @@ fn render_results(out: &mut String, blocks: &[ContentBlock], calls: &[(String, S
     }
 }
 
+/// A call's input; a todo list is summarised as `#id status` pairs (its
+/// accepted form shows up in the panel).
+fn describe_call(name: &str, input: &serde_json::Value) -> String {
+    let items = input.get("items").and_then(|v| v.as_array());
+    match items {
+        Some(items) if name == "todo" => {
+            let parts: Vec<String> = items
+                .iter()
+                .map(|item| {
+                    let field = |key: &str| {
+                        item.get(key)
+                            .map(crate::agent::todo::python_str)
+                            .unwrap_or_else(|| "-".into())
+                    };
+                    format!("#{} {}", field("id"), field("status"))
+                })
+                .collect();
+            format!("[{}]", parts.join(", "))
+        }
+        _ => input.to_string(),
+    }
+}
+
 fn todo_panel(out: &mut String, render: &str) {
-    let width = render.lines().map(|l| l.chars().count()).max().unwrap_or(0).max(10);
-    let _ = writeln!(out, "  ┌─ todo {}┐", "─".repeat(width.saturating_sub(6)));
+    let width = render
+        .lines()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(10);
+    let _ = writeln!(out, "  ┌─ todo {}┐", "─".repeat(width + 2 - 7));
     for line in render.lines() {
         let pad = width - line.chars().count();
         let _ = writeln!(out, "  │ {line}{} │", " ".repeat(pad));

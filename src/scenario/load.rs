@@ -60,10 +60,11 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
 }
 
 fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), LoadError> {
-    let entries =
-        fs::read_dir(dir).map_err(|e| LoadError::new(dir, None, format!("cannot read folder: {e}")))?;
+    let entries = fs::read_dir(dir)
+        .map_err(|e| LoadError::new(dir, None, format!("cannot read folder: {e}")))?;
     for entry in entries {
-        let entry = entry.map_err(|e| LoadError::new(dir, None, format!("cannot read folder: {e}")))?;
+        let entry =
+            entry.map_err(|e| LoadError::new(dir, None, format!("cannot read folder: {e}")))?;
         let path = entry.path();
         let file_type = entry
             .file_type()
@@ -82,8 +83,8 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), LoadError> {
 
 /// Reads and validates one scenario file.
 pub fn load(file: &Path) -> Result<Scenario, LoadError> {
-    let handle =
-        fs::File::open(file).map_err(|e| LoadError::new(file, None, format!("cannot read: {e}")))?;
+    let handle = fs::File::open(file)
+        .map_err(|e| LoadError::new(file, None, format!("cannot read: {e}")))?;
     let mut bytes = Vec::new();
     handle
         .take(MAX_SCENARIO_BYTES + 1)
@@ -180,7 +181,17 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
     })
 }
 
-/// The message without the position prefix saphyr may add, on one line.
+/// The message's first line, without the ` at line L, column C` suffix
+/// saphyr adds (the position is already in front).
 fn first_line(message: &str) -> String {
-    message.lines().next().unwrap_or("invalid scenario").trim().to_string()
+    let line = message.lines().next().unwrap_or("invalid scenario").trim();
+    let without_position = line
+        .rfind(" at line ")
+        .filter(|&at| {
+            line[at + " at line ".len()..]
+                .split(", column ")
+                .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .map_or(line, |at| &line[..at]);
+    without_position.to_string()
 }

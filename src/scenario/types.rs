@@ -296,6 +296,8 @@ impl<'de> Deserialize<'de> for NagThreshold {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = match Value::deserialize(d)? {
             Value::String(s) => s,
+            // YAML 1.1 reads a bare `off` as false: take it as meant.
+            Value::Bool(false) => return Ok(Self::Off),
             other => other.to_string(),
         };
         Self::parse(&text).map_err(de::Error::custom)
@@ -419,7 +421,9 @@ impl<'de> Deserialize<'de> for ScriptedResponse {
             (None, None, Some(tools)) => tools,
             (None, None, None) => Vec::new(),
             (None, Some(_), _) => {
-                return Err(de::Error::custom("`input` needs a `tool` in the same response"));
+                return Err(de::Error::custom(
+                    "`input` needs a `tool` in the same response",
+                ));
             }
             (Some(_), _, Some(_)) => {
                 return Err(de::Error::custom(
@@ -550,7 +554,8 @@ pub struct Bound {
 
 impl Bound {
     pub fn holds(&self, measured: f64) -> bool {
-        self.at_least.is_none_or(|lo| measured >= lo) && self.at_most.is_none_or(|hi| measured <= hi)
+        self.at_least.is_none_or(|lo| measured >= lo)
+            && self.at_most.is_none_or(|hi| measured <= hi)
     }
 }
 
@@ -721,12 +726,30 @@ impl<'de> Deserialize<'de> for Expectation {
         .filter_map(|(m, b)| b.map(|b| (m, b)))
         .collect();
         let comparisons: Vec<(Comparison, Bound)> = [
-            (Comparison::Ratio(M::CompletionRate), raw.completion_rate_ratio),
-            (Comparison::Diff(M::CompletionRate), raw.completion_rate_diff),
-            (Comparison::PValue(M::CompletionRate), raw.completion_rate_p_value),
-            (Comparison::Ratio(M::FullCompletionRate), raw.full_completion_rate_ratio),
-            (Comparison::Diff(M::FullCompletionRate), raw.full_completion_rate_diff),
-            (Comparison::PValue(M::FullCompletionRate), raw.full_completion_rate_p_value),
+            (
+                Comparison::Ratio(M::CompletionRate),
+                raw.completion_rate_ratio,
+            ),
+            (
+                Comparison::Diff(M::CompletionRate),
+                raw.completion_rate_diff,
+            ),
+            (
+                Comparison::PValue(M::CompletionRate),
+                raw.completion_rate_p_value,
+            ),
+            (
+                Comparison::Ratio(M::FullCompletionRate),
+                raw.full_completion_rate_ratio,
+            ),
+            (
+                Comparison::Diff(M::FullCompletionRate),
+                raw.full_completion_rate_diff,
+            ),
+            (
+                Comparison::PValue(M::FullCompletionRate),
+                raw.full_completion_rate_p_value,
+            ),
             (Comparison::Diff(M::MeanReminders), raw.mean_reminders_diff),
             (Comparison::Diff(M::MeanTurns), raw.mean_turns_diff),
         ]
@@ -737,7 +760,9 @@ impl<'de> Deserialize<'de> for Expectation {
         let bounds = aggregates.iter().map(|(_, b)| b);
         for bound in bounds.chain(comparisons.iter().map(|(_, b)| b)) {
             if bound.at_least.is_none() && bound.at_most.is_none() {
-                return Err(de::Error::custom("a bound needs `at_least` and/or `at_most`"));
+                return Err(de::Error::custom(
+                    "a bound needs `at_least` and/or `at_most`",
+                ));
             }
         }
         let kinds = usize::from(!exact.is_empty())
@@ -761,9 +786,9 @@ impl<'de> Deserialize<'de> for Expectation {
                 bound,
             });
         }
-        let pair = raw
-            .compare
-            .ok_or_else(|| de::Error::custom("a comparison bound needs `compare: {a: ..., b: ...}`"))?;
+        let pair = raw.compare.ok_or_else(|| {
+            de::Error::custom("a comparison bound needs `compare: {a: ..., b: ...}`")
+        })?;
         let (comparison, bound) = comparisons
             .into_iter()
             .next()

@@ -52,7 +52,11 @@ pub fn run_bash(root: &Path, command: &str, timeout: Duration) -> Result<String,
 
 /// Runs `sh -c command` in `root` with no command filter (checks use this
 /// for the scenario author's own commands), capturing capped output.
-pub fn run_command(root: &Path, command: &str, timeout: Duration) -> Result<BashOutcome, ToolError> {
+pub fn run_command(
+    root: &Path,
+    command: &str,
+    timeout: Duration,
+) -> Result<BashOutcome, ToolError> {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(command)
@@ -142,12 +146,21 @@ mod tests {
     fn runs_in_the_workspace() {
         let dir = tempfile::tempdir().unwrap();
         let out = run_bash(dir.path(), "pwd", Duration::from_secs(30)).unwrap();
-        assert_eq!(Path::new(&out).canonicalize().unwrap(), dir.path().canonicalize().unwrap());
+        assert_eq!(
+            Path::new(&out).canonicalize().unwrap(),
+            dir.path().canonicalize().unwrap()
+        );
     }
 
     #[test]
     fn dangerous_commands_are_blocked() {
-        for cmd in ["sudo ls", "rm -rf /", "echo x > /dev/null", "reboot", "shutdown now"] {
+        for cmd in [
+            "sudo ls",
+            "rm -rf /",
+            "echo x > /dev/null",
+            "reboot",
+            "shutdown now",
+        ] {
             assert_eq!(bash(cmd).unwrap_err(), "Dangerous command blocked");
         }
     }
@@ -162,7 +175,10 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.to_string(), "Timeout (0s)");
-        assert_eq!(ToolError::Timeout(Duration::from_secs(120)).to_string(), "Timeout (120s)");
+        assert_eq!(
+            ToolError::Timeout(Duration::from_secs(120)).to_string(),
+            "Timeout (120s)"
+        );
     }
 
     #[test]

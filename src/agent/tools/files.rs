@@ -6,11 +6,46 @@ use std::path::Path;
 use super::path::resolve_in_workspace;
 use super::{EditFileArgs, MAX_OUTPUT_CHARS, ReadFileArgs, ToolError, WriteFileArgs, cut_chars};
 
+/// An I/O error worded as Python words it (`[Errno 2] No such file or
+/// directory: '/ws/x'`), so transcripts match the reference's.
+fn os_error(error: std::io::Error, path: &Path) -> ToolError {
+    let message = match error.raw_os_error() {
+        Some(code) => {
+            let text = error.to_string();
+            let reason = text
+                .strip_suffix(&format!(" (os error {code})"))
+                .unwrap_or(&text)
+                .to_string();
+            format!("[Errno {code}] {reason}: '{}'", path.display())
+        }
+        None => error.to_string(),
+    };
+    ToolError::File(message)
+}
+
+/// Reads a file as UTF-8 text; a decoding error is worded as Python's.
+fn read_text(path: &Path) -> Result<String, ToolError> {
+    let bytes = fs::read(path).map_err(|e| os_error(e, path))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let utf8 = e.utf8_error();
+        let at = utf8.valid_up_to();
+        let byte = e.as_bytes().get(at).copied().unwrap_or(0);
+        let reason = match utf8.error_len() {
+            None => "unexpected end of data",
+            Some(_) if (0x80..0xc0).contains(&byte) || byte >= 0xf5 => "invalid start byte",
+            Some(_) => "invalid continuation byte",
+        };
+        ToolError::File(format!(
+            "'utf-8' codec can't decode byte 0x{byte:02x} in position {at}: {reason}"
+        ))
+    })
+}
+
 /// The file's lines joined by `\n`; with `0 < limit < lines`, the first
 /// `limit` lines and a `... (<rest> more)` line. Cut at 50000 characters.
 pub fn read_file(root: &Path, args: &ReadFileArgs) -> Result<String, ToolError> {
     let path = resolve_in_workspace(root, &args.path)?;
-    let text = fs::read_to_string(path)?;
+    let text = read_text(&path)?;
     let mut lines = split_lines(&text);
     let rest_line;
     if let Some(limit) = args.limit.and_then(|l| usize::try_from(l).ok())
@@ -28,22 +63,23 @@ pub fn read_file(root: &Path, args: &ReadFileArgs) -> Result<String, ToolError> 
 pub fn write_file(root: &Path, args: &WriteFileArgs) -> Result<String, ToolError> {
     let path = resolve_in_workspace(root, &args.path)?;
     if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)?;
+        fs::create_dir_all(parent).map_err(|e| os_error(e, parent))?;
     }
-    fs::write(&path, &args.content)?;
+    fs::write(&path, &args.content).map_err(|e| os_error(e, &path))?;
     Ok(format!("Wrote {} bytes", args.content.chars().count()))
 }
 
 /// Replaces the first occurrence of `old_text`.
 pub fn edit_file(root: &Path, args: &EditFileArgs) -> Result<String, ToolError> {
     let path = resolve_in_workspace(root, &args.path)?;
-    let content = fs::read_to_string(&path)?;
+    let content = read_text(&path)?;
     if !content.contains(&args.old_text) {
         return Err(ToolError::TextNotFound {
             path: args.path.clone(),
         });
     }
-    fs::write(&path, content.replacen(&args.old_text, &args.new_text, 1))?;
+    fs::write(&path, content.replacen(&args.old_text, &args.new_text, 1))
+        .map_err(|e| os_error(e, &path))?;
     Ok(format!("Edited {}", args.path))
 }
 
@@ -123,7 +159,18 @@ mod tests {
         assert_eq!(read(&root, "f.txt", Some(4)).unwrap(), "1\n2\n3\n4");
         assert_eq!(read(&root, "f.txt", Some(0)).unwrap(), "1\n2\n3\n4");
         assert_eq!(read(&root, "f.txt", Some(-1)).unwrap(), "1\n2\n3\n4");
-        assert!(read(&root, "missing.txt", None).is_err());
+        assert_eq!(
+            read(&root, "missing.txt", None).unwrap_err(),
+            format!(
+                "[Errno 2] No such file or directory: '{}'",
+                root.join("missing.txt").display()
+            )
+        );
+        fs::write(root.join("bad.txt"), b"ok\xff").unwrap();
+        assert_eq!(
+            read(&root, "bad.txt", None).unwrap_err(),
+            "'utf-8' codec can't decode byte 0xff in position 2: invalid start byte"
+        );
         assert_eq!(
             read(&root, "../f.txt", None).unwrap_err(),
             "Path escapes workspace: ../f.txt"
@@ -138,7 +185,10 @@ mod tests {
             content: "héllo".into(),
         };
         assert_eq!(write_file(&root, &args).unwrap(), "Wrote 5 bytes");
-        assert_eq!(fs::read_to_string(root.join("deep/er/é.txt")).unwrap(), "héllo");
+        assert_eq!(
+            fs::read_to_string(root.join("deep/er/é.txt")).unwrap(),
+            "héllo"
+        );
     }
 
     #[test]

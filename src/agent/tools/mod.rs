@@ -39,6 +39,9 @@ pub enum ToolError {
     Timeout(Duration),
     #[error("{0}")]
     BadArguments(String),
+    /// A file operation failed; worded like Python's OSError.
+    #[error("{0}")]
+    File(String),
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }
@@ -175,7 +178,10 @@ mod tests {
             .unwrap()
             .unwrap_err();
         assert!(err.to_string().contains("unknown field `cwd`"), "{err}");
-        let err = tools.call("write_file", &json!({"path": "a"})).unwrap().unwrap_err();
+        let err = tools
+            .call("write_file", &json!({"path": "a"}))
+            .unwrap()
+            .unwrap_err();
         assert!(err.to_string().contains("missing field `content`"), "{err}");
         assert!(tools.call("todo", &json!({})).is_none());
     }
