@@ -160,7 +160,7 @@ pub fn bootstrap_mean_ci95(values: &[f64]) -> [f64; 2] {
     if n == 1 {
         return [values[0], values[0]];
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(0x5eed_0f_b007);
+    let mut rng = ChaCha8Rng::seed_from_u64(0x005e_ed0f_b007);
     let mut means: Vec<f64> = (0..BOOTSTRAP_RESAMPLES)
         .map(|_| {
             let total: f64 = (0..n)

@@ -514,7 +514,7 @@ impl SimulatedModel {
             .flat_map(|s| s.actions.iter())
             .filter_map(|a| a.input.get("path").and_then(Value::as_str))
             .collect();
-        if paths.is_empty() || rng.next_u64() % 3 == 0 {
+        if paths.is_empty() || rng.next_u64().is_multiple_of(3) {
             return ToolCall {
                 tool: "bash".into(),
                 input: json!({"command": "ls -R"}),

@@ -72,23 +72,31 @@ fn render_results(out: &mut String, blocks: &[ContentBlock], calls: &[(String, S
     }
 }
 
-/// A call's input; a todo list is summarised as `#id status` pairs (its
-/// accepted form shows up in the panel).
+/// A call's input; a todo list is summarised as `status "text"` per item
+/// (an accepted list shows up whole in the panel that follows).
 fn describe_call(name: &str, input: &serde_json::Value) -> String {
+    const SHOWN: usize = 4;
     let items = input.get("items").and_then(|v| v.as_array());
     match items {
         Some(items) if name == "todo" => {
-            let parts: Vec<String> = items
+            let field = |item: &serde_json::Value, key: &str| {
+                item.get(key).map(crate::agent::todo::python_str)
+            };
+            let mut parts: Vec<String> = items
                 .iter()
-                .map(|item| {
-                    let field = |key: &str| {
-                        item.get(key)
-                            .map(crate::agent::todo::python_str)
-                            .unwrap_or_else(|| "-".into())
-                    };
-                    format!("#{} {}", field("id"), field("status"))
+                .take(SHOWN)
+                .map(|item| match item.as_object() {
+                    Some(_) => format!(
+                        "{} {:?}",
+                        field(item, "status").unwrap_or_else(|| "(no status)".into()),
+                        field(item, "text").unwrap_or_default()
+                    ),
+                    None => item.to_string(),
                 })
                 .collect();
+            if items.len() > SHOWN {
+                parts.push(format!("… {} items in all", items.len()));
+            }
             format!("[{}]", parts.join(", "))
         }
         _ => input.to_string(),

@@ -105,13 +105,14 @@ pub fn load(file: &Path) -> Result<Scenario, LoadError> {
 /// Validates scenario text as if read from `file` (which names it in errors
 /// and anchors the fixture path).
 pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
-    let raw: RawScenario = serde_saphyr::from_str(text).map_err(|e| {
-        let position = e
-            .location()
-            .filter(|l| l.line() > 0)
-            .map(|l| (l.line(), l.column()));
-        LoadError::new(file, position, first_line(&e.without_snippet().to_string()))
-    })?;
+    let raw: RawScenario =
+        serde_saphyr::from_str_with_options(text, parse_options()).map_err(|e| {
+            let position = e
+                .location()
+                .filter(|l| l.line() > 0)
+                .map(|l| (l.line(), l.column()));
+            LoadError::new(file, position, first_line(&e.without_snippet().to_string()))
+        })?;
     let mut workspace = raw.workspace;
     if let Some(fixture) = workspace.fixture.as_mut() {
         let base = file.parent().unwrap_or(Path::new("."));
@@ -179,6 +180,19 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         runs: raw.runs,
         expect: raw.expect,
     })
+}
+
+/// Parsing budgets: a scenario is small, so the caps are far below
+/// saphyr's defaults; an alias bomb stops at the node cap, long before
+/// it could use real memory or time.
+fn parse_options() -> serde_saphyr::Options {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_nodes = 100_000;
+    budget.max_aliases = 10_000;
+    budget.max_total_scalar_bytes = MAX_SCENARIO_BYTES as usize;
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(budget);
+    options
 }
 
 /// The message's first line, without the ` at line L, column C` suffix

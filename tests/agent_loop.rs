@@ -1,0 +1,224 @@
+//! The loop against scripted models: every tool_use is answered, requests
+//! are what the reference sends, the nag counts rounds as s03 does.
+
+use agent_eval::agent::messages::{Content, ContentBlock, Role};
+use agent_eval::agent::tools::Toolbox;
+use agent_eval::agent::{LoopSettings, REMINDER, StopKind, run_loop, system_prompt};
+use agent_eval::model::scripted::ScriptedModel;
+use agent_eval::scenario::{NagThreshold, Placement, ScriptedResponse, ToolCall};
+use serde_json::json;
+
+fn call(tool: &str, input: serde_json::Value) -> ScriptedResponse {
+    ScriptedResponse {
+        text: None,
+        calls: vec![ToolCall {
+            tool: tool.into(),
+            input,
+        }],
+    }
+}
+
+fn settings(nag: NagThreshold, placement: Placement) -> LoopSettings {
+    LoopSettings {
+        todo: true,
+        nag,
+        placement,
+        max_turns: 50,
+    }
+}
+
+fn bash_turns(n: usize) -> Vec<ScriptedResponse> {
+    (0..n)
+        .map(|_| call("bash", json!({"command": "true"})))
+        .collect()
+}
+
+#[test]
+fn every_tool_use_is_answered_once_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let toolbox = Toolbox::new(dir.path()).unwrap();
+    let script = vec![
+        ScriptedResponse {
+            text: Some("two at once".into()),
+            calls: vec![
+                ToolCall {
+                    tool: "write_file".into(),
+                    input: json!({"path": "a", "content": "x"}),
+                },
+                ToolCall {
+                    tool: "nope".into(),
+                    input: json!({}),
+                },
+                ToolCall {
+                    tool: "todo".into(),
+                    input: json!({"items": []}),
+                },
+            ],
+        },
+        ScriptedResponse {
+            text: Some("done".into()),
+            calls: vec![],
+        },
+    ];
+    let mut model = ScriptedModel::new(script);
+    let out = run_loop(
+        &mut model,
+        &toolbox,
+        "task",
+        &settings(NagThreshold::After(3), Placement::Prepend),
+    );
+    assert_eq!(out.stop, StopKind::EndTurn);
+    assert_eq!(out.turns, 2);
+    let results = out.messages[2].content_blocks();
+    let expected = [
+        ("toolu_1_1", "Wrote 1 bytes"),
+        ("toolu_1_2", "Unknown tool: nope"),
+        ("toolu_1_3", "No todos."),
+    ];
+    assert_eq!(results.len(), expected.len());
+    for (block, (id, content)) in results.iter().zip(expected) {
+        assert_eq!(
+            block,
+            &ContentBlock::ToolResult {
+                tool_use_id: id.into(),
+                content: content.into()
+            }
+        );
+    }
+    assert!(agent_eval::agent::protocol::check(&out.messages).is_empty());
+}
+
+#[test]
+fn requests_carry_the_reference_system_prompt_and_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let toolbox = Toolbox::new(dir.path()).unwrap();
+    let mut model = ScriptedModel::new(bash_turns(1)).recording();
+    let mut no_todo = settings(NagThreshold::After(3), Placement::Prepend);
+    no_todo.todo = false;
+    let out = run_loop(&mut model, &toolbox, "the task", &no_todo);
+    assert_eq!(out.stop, StopKind::ScriptExhausted);
+    assert_eq!(out.turns, 1);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2, "the exhausted request is recorded too");
+    assert_eq!(
+        requests[0].system,
+        system_prompt(&toolbox.root().to_string_lossy())
+    );
+    assert!(
+        requests[0]
+            .system
+            .starts_with("You are a coding agent at /")
+    );
+    assert_eq!(
+        requests[0].tool_names,
+        ["bash", "read_file", "write_file", "edit_file"]
+    );
+    assert_eq!(requests[0].messages.len(), 1);
+    assert_eq!(
+        requests[0].messages[0].content,
+        Content::Text("the task".into())
+    );
+    assert_eq!(requests[1].messages.len(), 3);
+}
+
+#[test]
+fn threshold_three_nags_every_turn_from_the_third() {
+    let dir = tempfile::tempdir().unwrap();
+    let toolbox = Toolbox::new(dir.path()).unwrap();
+    let mut script = bash_turns(5);
+    script.push(call("todo", json!({"items": [{"text": "x"}]})));
+    script.extend(bash_turns(3));
+    let mut model = ScriptedModel::new(script);
+    let out = run_loop(
+        &mut model,
+        &toolbox,
+        "t",
+        &settings(NagThreshold::After(3), Placement::Prepend),
+    );
+    assert_eq!(out.reminders_at, [3, 4, 5, 9]);
+    // Prepended: the reminder is the first block of the results.
+    let after_turn_3 = out.messages[6].content_blocks();
+    assert_eq!(after_turn_3[0], ContentBlock::text(REMINDER));
+    assert!(matches!(after_turn_3[1], ContentBlock::ToolResult { .. }));
+    assert_eq!(agent_eval::agent::protocol::check(&out.messages).len(), 4);
+}
+
+#[test]
+fn append_placement_and_off_threshold() {
+    let dir = tempfile::tempdir().unwrap();
+    let toolbox = Toolbox::new(dir.path()).unwrap();
+    let mut model = ScriptedModel::new(bash_turns(2));
+    let out = run_loop(
+        &mut model,
+        &toolbox,
+        "t",
+        &settings(NagThreshold::After(1), Placement::Append),
+    );
+    assert_eq!(out.reminders_at, [1, 2]);
+    assert_eq!(
+        out.messages[2].content_blocks().last(),
+        Some(&ContentBlock::text(REMINDER))
+    );
+    assert!(agent_eval::agent::protocol::check(&out.messages).is_empty());
+
+    let mut model = ScriptedModel::new(bash_turns(6));
+    let out = run_loop(
+        &mut model,
+        &toolbox,
+        "t",
+        &settings(NagThreshold::Off, Placement::Prepend),
+    );
+    assert!(out.reminders_at.is_empty());
+}
+
+#[test]
+fn no_reminders_without_the_todo_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let toolbox = Toolbox::new(dir.path()).unwrap();
+    let mut model = ScriptedModel::new(bash_turns(5));
+    let mut s = settings(NagThreshold::After(1), Placement::Prepend);
+    s.todo = false;
+    let out = run_loop(&mut model, &toolbox, "t", &s);
+    assert!(out.reminders_at.is_empty());
+}
+
+#[test]
+fn max_turns_stops_after_the_results_of_the_last_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let toolbox = Toolbox::new(dir.path()).unwrap();
+    let mut model = ScriptedModel::new(bash_turns(10));
+    let mut s = settings(NagThreshold::After(3), Placement::Prepend);
+    s.max_turns = 2;
+    let out = run_loop(&mut model, &toolbox, "t", &s);
+    assert_eq!((out.stop, out.turns), (StopKind::MaxTurns, 2));
+    assert_eq!(out.messages.len(), 5);
+    assert_eq!(out.messages[4].role, Role::User);
+    assert_eq!(model.remaining(), 8);
+}
+
+#[test]
+fn rejected_updates_count_and_reset_the_nag() {
+    let dir = tempfile::tempdir().unwrap();
+    let toolbox = Toolbox::new(dir.path()).unwrap();
+    let mut script = bash_turns(2);
+    script.push(call("todo", json!({"items": [{"text": ""}]})));
+    script.extend(bash_turns(2));
+    let mut model = ScriptedModel::new(script);
+    let out = run_loop(
+        &mut model,
+        &toolbox,
+        "t",
+        &settings(NagThreshold::After(3), Placement::Prepend),
+    );
+    assert_eq!(out.rejected_todo_updates, 1);
+    assert_eq!(out.todo_calls, 1);
+    assert!(out.reminders_at.is_empty());
+    let result = &out.messages[6].content_blocks()[0];
+    assert_eq!(
+        result,
+        &ContentBlock::ToolResult {
+            tool_use_id: "toolu_3_1".into(),
+            content: "Error: Item 1: text required".into()
+        }
+    );
+}

@@ -1,0 +1,65 @@
+//! Snapshots of the transcripts that matter: the scripted ten-step refactor
+//! (JSON, as compared with the s03 reference) and the readable replay.
+
+use agent_eval::eval::run_once;
+use agent_eval::report::transcript;
+use agent_eval::scenario::{self, CellSettings, NagThreshold};
+use std::path::Path;
+
+fn replay(
+    file: &str,
+    todo: bool,
+    nag: NagThreshold,
+) -> (scenario::Scenario, agent_eval::eval::RunRecord) {
+    let scenario = scenario::load(Path::new(file)).unwrap();
+    let record = run_once(
+        &scenario,
+        CellSettings {
+            todo,
+            nag_threshold: nag,
+        },
+        0,
+    )
+    .unwrap();
+    (scenario, record)
+}
+
+#[test]
+fn ten_step_refactor_json() {
+    let (_, record) = replay(
+        "scenarios/scripted/ten_step_refactor.yaml",
+        true,
+        NagThreshold::After(3),
+    );
+    insta::assert_snapshot!(transcript::to_json(&record));
+}
+
+#[test]
+fn ten_step_refactor_without_todo_json() {
+    let (_, record) = replay(
+        "scenarios/scripted/ten_step_refactor.yaml",
+        false,
+        NagThreshold::After(3),
+    );
+    insta::assert_snapshot!(transcript::to_json(&record));
+}
+
+#[test]
+fn todo_rejections_text() {
+    let (scenario, record) = replay(
+        "scenarios/scripted/todo_rejections.yaml",
+        true,
+        NagThreshold::After(3),
+    );
+    insta::assert_snapshot!(transcript::render(&scenario, &record));
+}
+
+#[test]
+fn reminder_prepend_text() {
+    let (scenario, record) = replay(
+        "scenarios/scripted/reminder_prepend.yaml",
+        true,
+        NagThreshold::After(1),
+    );
+    insta::assert_snapshot!(transcript::render(&scenario, &record));
+}
