@@ -10,7 +10,8 @@
 //!    task text (the steps whose text the task mentions, or all of them);
 //! 2. measures **tokens since the plan** (characters / `chars_per_token` of
 //!    every message after the one holding the plan) and its **recall**
-//!    `recall_floor + (1 - recall_floor) * exp(-tokens / attention_span)`;
+//!    `floor + (1 - floor) / (1 + (tokens / attention_span)^sharpness)`:
+//!    near 1 while the plan is fresh, falling steeply past the span;
 //! 3. works out what it **believes is done**: plan items marked completed,
 //!    steps it claimed done in its own text since the plan ("Step 3 done."),
 //!    and steps whose `do` calls succeeded since the plan;
@@ -48,9 +49,12 @@ use crate::scenario::{Step, ToolCall};
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SimulateParams {
-    /// Tokens after which recall of the plan has fallen to about 37%
-    /// (1/e) of the way from 1 to the floor.
+    /// Tokens since the plan at which recall is halfway between 1 and the
+    /// floor.
     pub attention_span: f64,
+    /// How sharply recall falls around the attention span (the exponent of
+    /// the Hill curve `1 / (1 + (tokens / span)^sharpness)`).
+    pub sharpness: f64,
     /// Recall never falls below this; 1.0 turns drift off.
     pub recall_floor: f64,
     /// Characters per token when measuring the context.
@@ -74,17 +78,18 @@ pub struct SimulateParams {
 impl Default for SimulateParams {
     fn default() -> Self {
         Self {
-            attention_span: 1500.0,
+            attention_span: 300.0,
+            sharpness: 3.0,
             recall_floor: 0.05,
             chars_per_token: 4.0,
             plan_first: 0.9,
-            todo_update_rate: 0.25,
+            todo_update_rate: 0.15,
             reminder_compliance: 0.9,
             invalid_todo_rate: 0.05,
-            skip_weight: 0.35,
-            repeat_weight: 0.2,
-            improvise_weight: 0.3,
-            stop_weight: 0.15,
+            skip_weight: 0.4,
+            repeat_weight: 0.1,
+            improvise_weight: 0.15,
+            stop_weight: 0.35,
         }
     }
 }
@@ -107,6 +112,7 @@ impl SimulateParams {
         for (name, v) in [
             ("attention_span", self.attention_span),
             ("chars_per_token", self.chars_per_token),
+            ("sharpness", self.sharpness),
         ] {
             if !(v.is_finite() && v > 0.0) {
                 return Err(format!(
@@ -204,7 +210,9 @@ impl SimulatedModel {
         let chars: usize = after.iter().map(message_chars).sum();
         let tokens = chars as f64 / self.params.chars_per_token;
         let floor = self.params.recall_floor;
-        let recall = floor + (1.0 - floor) * (-tokens / self.params.attention_span).exp();
+        let recall = floor
+            + (1.0 - floor)
+                / (1.0 + (tokens / self.params.attention_span).powf(self.params.sharpness));
 
         let mut done: BTreeSet<usize> = plan
             .iter()
@@ -420,7 +428,10 @@ impl Model for SimulatedModel {
             return Ok(ModelResponse::from_blocks(content));
         };
 
-        let drift = if uniform(&mut rng) < reading.recall {
+        // Writing the todo list means reading the plan: a turn with a valid
+        // update does not drift.
+        let recalled = uniform(&mut rng) < reading.recall;
+        let drift = if recalled || update {
             None
         } else {
             let p = &self.params;
@@ -438,6 +449,8 @@ impl Model for SimulatedModel {
             })
         };
 
+        // A false claim made while skipping, said before the work.
+        let mut prefix = String::new();
         let working_on = match drift {
             None => Some(next),
             Some(Drift::Skip) => {
@@ -451,7 +464,7 @@ impl Model for SimulatedModel {
                     return Ok(ModelResponse::from_blocks(content));
                 }
                 let target = later[(rng.next_u64() % later.len().min(2) as u64) as usize];
-                content.push(ContentBlock::text(claim_text(&self.steps[next])));
+                prefix = format!("{} ", claim_text(&self.steps[next]));
                 reading.done.insert(next);
                 Some(target)
             }
@@ -472,7 +485,7 @@ impl Model for SimulatedModel {
             (Some(step), _) => {
                 let step = &self.steps[step];
                 content.push(ContentBlock::text(format!(
-                    "Working on step {}: {}",
+                    "{prefix}Working on step {}: {}",
                     step.id, step.text
                 )));
                 calls.extend(step.actions.iter().cloned());
