@@ -209,6 +209,34 @@ pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppE
     Ok(Status::Passed)
 }
 
+/// `agent-eval sweep`.
+#[derive(Debug, Clone)]
+pub struct SweepConfig {
+    pub scenario: PathBuf,
+    pub thresholds: Vec<NagThreshold>,
+    pub seeds: Option<u64>,
+    pub jobs: Option<usize>,
+}
+
+/// Runs a threshold sweep and prints its table and recommendation.
+pub fn sweep(config: &SweepConfig, out: &mut dyn Write) -> Result<Status, AppError> {
+    let scenario = scenario::load(&config.scenario)?;
+    if config.thresholds.is_empty() {
+        return Err(AppError::Usage(
+            "--thresholds needs at least one value".into(),
+        ));
+    }
+    let options = EvalOptions {
+        seeds: config.seeds,
+        jobs: config.jobs,
+    };
+    let result = eval::sweep::sweep(&scenario, &config.thresholds, &options, &|_: &EvalEvent<
+        '_,
+    >| {})?;
+    let _ = out.write_all(table::sweep(&result).as_bytes());
+    Ok(Status::Passed)
+}
+
 /// `agent-eval check`: validates scenarios; lists each with its matrix.
 pub fn check(
     paths: &[PathBuf],

@@ -58,6 +58,19 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Compare nag thresholds, with and without the todo tool, on one scenario.
+    Sweep {
+        scenario: PathBuf,
+        /// Comma-separated thresholds: integers >= 1 and/or "off".
+        #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_threshold, default_value = "1,2,3,5,8,off")]
+        thresholds: Vec<NagThreshold>,
+        /// Seeds per cell (overrides the scenario).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        seeds: Option<u64>,
+        /// Worker threads (default: every core).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+        jobs: Option<u32>,
+    },
     /// Validate scenarios without running them.
     Check {
         #[arg(default_value = "scenarios/")]
@@ -121,6 +134,20 @@ fn main() -> ExitCode {
                     Format::Text => ReplayFormat::Text,
                     Format::Json => ReplayFormat::Json,
                 },
+            },
+            &mut out,
+        ),
+        Command::Sweep {
+            scenario,
+            thresholds,
+            seeds,
+            jobs,
+        } => app::sweep(
+            &app::SweepConfig {
+                scenario,
+                thresholds,
+                seeds,
+                jobs: jobs.map(|j| j as usize),
             },
             &mut out,
         ),

@@ -9,6 +9,7 @@ pub mod matrix;
 pub mod run;
 pub mod stats;
 pub mod summary;
+pub mod sweep;
 pub mod workspace;
 
 pub use expect::ExpectationOutcome;

@@ -7,6 +7,7 @@ use std::fmt::Write;
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
+use crate::eval::sweep::{ALPHA, SweepResult};
 use crate::eval::{CellSummary, ScenarioResult};
 
 /// Formats a scenario's table and expectations.
@@ -68,4 +69,55 @@ pub fn cells_table(cells: &[CellSummary]) -> String {
     let mut text = table.to_string();
     text.push('\n');
     text
+}
+
+/// The sweep table: one row per threshold with the todo tool, one baseline
+/// row without it, then the recommendation and why.
+pub fn sweep(result: &SweepResult) -> String {
+    let mut builder = Builder::default();
+    builder.push_record([
+        "todo",
+        "nag",
+        "runs",
+        "completion (95% CI)",
+        "full",
+        "reminders/run",
+        "turns",
+        "p vs leader",
+    ]);
+    let row = |cell: &CellSummary, nag: String, p: String| {
+        [
+            cell.settings.todo.to_string(),
+            nag,
+            cell.runs.to_string(),
+            format!(
+                "{:.1}% [{:.1}, {:.1}]",
+                cell.completion_rate * 100.0,
+                cell.completion_ci95[0] * 100.0,
+                cell.completion_ci95[1] * 100.0
+            ),
+            format!("{:.0}%", cell.full_completion_rate * 100.0),
+            format!("{:.2}", cell.mean_reminders),
+            format!("{:.1}", cell.mean_turns),
+            p,
+        ]
+    };
+    for (cell, p) in result.with_todo.iter().zip(&result.p_vs_leader) {
+        let p = if cell.settings.nag_threshold == result.leader {
+            "leader".to_string()
+        } else {
+            format!("{p:.3}")
+        };
+        builder.push_record(row(cell, cell.settings.nag_threshold.to_string(), p));
+    }
+    builder.push_record(row(&result.without_todo, "-".into(), String::new()));
+    let mut table = builder.build();
+    table.with(Style::rounded());
+    let mut out = format!("{} — nag threshold sweep\n{table}\n", result.scenario);
+    let _ = writeln!(
+        out,
+        "best threshold: {} (fewest reminders per run among thresholds whose completion is not significantly below the leader's, nag {}; paired sign test, p >= {ALPHA})",
+        result.best, result.leader
+    );
+    out
 }

@@ -26,6 +26,14 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The cell the `agent:` settings describe.
+    pub fn agent_cell(&self) -> CellSettings {
+        CellSettings {
+            todo: self.agent.todo,
+            nag_threshold: self.agent.nag.threshold,
+        }
+    }
+
     /// Steps that are scored (have a check).
     pub fn steps_total(&self) -> usize {
         self.steps.iter().filter(|s| s.check.is_some()).count()

@@ -1,0 +1,301 @@
+//! The simulated model: it decides from its input alone, it is
+//! deterministic, and its parameters move results the way they claim to.
+
+use agent_eval::agent::messages::{ContentBlock, Message, ModelRequest, Role};
+use agent_eval::agent::todo::TodoManager;
+use agent_eval::agent::tools::schemas;
+use agent_eval::eval::{EvalOptions, evaluate_scenario, run_once};
+use agent_eval::model::Model;
+use agent_eval::model::simulated::{SimulateParams, SimulatedModel, run_seed};
+use agent_eval::scenario::{self, CellSettings, ModelSpec, NagThreshold, Scenario};
+use serde_json::json;
+use std::path::Path;
+
+fn ten_step() -> Scenario {
+    scenario::load(Path::new("scenarios/ten_step_refactor.yaml")).unwrap()
+}
+
+fn with_params(mut scenario: Scenario, params: SimulateParams) -> Scenario {
+    scenario.model = ModelSpec::Simulate(params);
+    scenario
+}
+
+fn params(scenario: &Scenario) -> SimulateParams {
+    match scenario.model {
+        ModelSpec::Simulate(p) => p,
+        ModelSpec::Script(_) => panic!("simulated scenario expected"),
+    }
+}
+
+fn mean_completion(scenario: &Scenario, todo: bool, seeds: u64) -> f64 {
+    let cell = CellSettings {
+        todo,
+        nag_threshold: NagThreshold::After(3),
+    };
+    let total: f64 = (0..seeds)
+        .map(|seed| run_once(scenario, cell, seed).unwrap().metrics.completion())
+        .sum();
+    total / seeds as f64
+}
+
+/// A conversation in which the model has planned and done step 1.
+fn history(scenario: &Scenario, render: &str, reminder: bool) -> Vec<Message> {
+    let step1 = &scenario.steps[0];
+    let mut calls = vec![ContentBlock::ToolUse {
+        id: "toolu_1_1".into(),
+        name: "todo".into(),
+        input: json!({"items": []}),
+    }];
+    let mut results = vec![ContentBlock::ToolResult {
+        tool_use_id: "toolu_1_1".into(),
+        content: render.into(),
+    }];
+    for (k, action) in step1.actions.iter().enumerate() {
+        let id = format!("toolu_1_{}", k + 2);
+        calls.push(ContentBlock::ToolUse {
+            id: id.clone(),
+            name: action.tool.clone(),
+            input: action.input.clone(),
+        });
+        results.push(ContentBlock::ToolResult {
+            tool_use_id: id,
+            content: "ok".into(),
+        });
+    }
+    if reminder {
+        results.push(ContentBlock::text(
+            "<reminder>Update your todos.</reminder>",
+        ));
+    }
+    vec![
+        Message::user_text(scenario.task.clone()),
+        Message::blocks(Role::Assistant, calls),
+        Message::blocks(Role::User, results),
+    ]
+}
+
+fn plan_render(scenario: &Scenario, completed: usize) -> String {
+    let mut manager = TodoManager::new();
+    let items: Vec<_> = scenario
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let status = if i < completed {
+                "completed"
+            } else if i == completed {
+                "in_progress"
+            } else {
+                "pending"
+            };
+            json!({"id": s.id, "text": s.text, "status": status})
+        })
+        .collect();
+    manager.update(&json!(items)).unwrap()
+}
+
+fn respond(scenario: &Scenario, seed: u64, messages: &[Message]) -> Vec<ContentBlock> {
+    let mut model = SimulatedModel::new(params(scenario), scenario.steps.clone(), seed);
+    let tools = schemas(true);
+    let request = ModelRequest {
+        system: "s",
+        messages,
+        tools: &tools,
+    };
+    model.respond(&request).unwrap().content
+}
+
+fn works_on(content: &[ContentBlock]) -> Option<String> {
+    content.iter().find_map(|b| match b {
+        ContentBlock::Text { text } => text
+            .split("Working on step ")
+            .nth(1)
+            .and_then(|r| r.split(':').next())
+            .map(str::to_string),
+        _ => None,
+    })
+}
+
+#[test]
+fn the_same_request_gives_the_same_response() {
+    let s = ten_step();
+    let messages = history(&s, &plan_render(&s, 0), false);
+    for seed in 0..20 {
+        assert_eq!(respond(&s, seed, &messages), respond(&s, seed, &messages));
+    }
+}
+
+#[test]
+fn it_follows_the_render_it_reads() {
+    let s = ten_step();
+    // The render says steps 1-5 are done: a model reading it works on 6.
+    let ahead = history(&s, &plan_render(&s, 5), false);
+    let normal = history(&s, &plan_render(&s, 1), false);
+    let mut differed = 0;
+    for seed in 0..30 {
+        let a = works_on(&respond(&s, seed, &ahead));
+        let b = works_on(&respond(&s, seed, &normal));
+        if a != b {
+            differed += 1;
+        }
+        if let Some(step) = a {
+            assert!(
+                step.parse::<usize>().unwrap() >= 6,
+                "seed {seed}: step {step}"
+            );
+        }
+    }
+    assert!(differed >= 25, "{differed}");
+}
+
+#[test]
+fn a_render_it_cannot_parse_is_not_a_plan() {
+    let s = ten_step();
+    // A different format (no counter line): the model falls back to the
+    // task and believes only what it did — step 1 — is done.
+    let mangled = plan_render(&s, 5).replace("completed)", "done)");
+    let messages = history(&s, &mangled, false);
+    for seed in 0..30 {
+        if let Some(step) = works_on(&respond(&s, seed, &messages)) {
+            // Step 2, or a skip ahead to 3 or 4 — never 6 as the plan said.
+            assert!(
+                step.parse::<usize>().unwrap() <= 4,
+                "seed {seed}: step {step}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_reminder_makes_an_update_likely() {
+    let s = ten_step();
+    let updates = |reminder: bool| {
+        let messages = history(&s, &plan_render(&s, 0), reminder);
+        // A later turn: pad the history so the first-turn rule does not apply.
+        (0..100)
+            .filter(|&seed| {
+                respond(&s, seed, &messages)
+                    .iter()
+                    .any(|b| matches!(b, ContentBlock::ToolUse { name, .. } if name == "todo"))
+            })
+            .count()
+    };
+    let (with, without) = (updates(true), updates(false));
+    assert!(with >= 80, "with reminder: {with}");
+    assert!(without <= 30, "without reminder: {without}");
+}
+
+#[test]
+fn it_never_calls_todo_when_not_offered() {
+    let s = ten_step();
+    let messages = vec![Message::user_text(s.task.clone())];
+    let tools = schemas(false);
+    for seed in 0..50 {
+        let mut model = SimulatedModel::new(params(&s), s.steps.clone(), seed);
+        let content = model
+            .respond(&ModelRequest {
+                system: "s",
+                messages: &messages,
+                tools: &tools,
+            })
+            .unwrap()
+            .content;
+        assert!(
+            !content
+                .iter()
+                .any(|b| matches!(b, ContentBlock::ToolUse { name, .. } if name == "todo"))
+        );
+    }
+}
+
+#[test]
+fn without_drift_every_step_completes_in_both_modes() {
+    let s = ten_step();
+    let p = SimulateParams {
+        recall_floor: 1.0,
+        invalid_todo_rate: 0.0,
+        ..params(&s)
+    };
+    let s = with_params(s, p);
+    for todo in [true, false] {
+        assert_eq!(mean_completion(&s, todo, 15), 1.0, "todo={todo}");
+    }
+}
+
+#[test]
+fn a_longer_attention_span_never_lowers_mean_completion() {
+    let s = ten_step();
+    let base = params(&s);
+    for todo in [false, true] {
+        let mut last = 0.0;
+        for span in [100.0, 300.0, 1000.0, 5000.0] {
+            let scenario = with_params(
+                s.clone(),
+                SimulateParams {
+                    attention_span: span,
+                    ..base
+                },
+            );
+            let completion = mean_completion(&scenario, todo, 40);
+            assert!(
+                completion + 0.02 >= last,
+                "todo={todo} span {span}: {completion} < {last}"
+            );
+            last = completion;
+        }
+    }
+}
+
+#[test]
+fn results_do_not_depend_on_jobs() {
+    let mut s = ten_step();
+    s.runs.nag_threshold = Some(vec![NagThreshold::After(3), NagThreshold::Off]);
+    let run = |jobs| {
+        evaluate_scenario(
+            &s,
+            &EvalOptions {
+                seeds: Some(12),
+                jobs: Some(jobs),
+            },
+            &|_| {},
+        )
+        .unwrap()
+    };
+    let one = run(1);
+    assert_eq!(one, run(3));
+    assert_eq!(one.cells.len(), 4);
+}
+
+#[test]
+fn seeds_are_a_fixed_function_of_name_and_index() {
+    // Pinned values: a change here changes every simulated transcript.
+    assert_eq!(
+        run_seed("ten-step-refactor", 0),
+        run_seed("ten-step-refactor", 0)
+    );
+    assert_ne!(
+        run_seed("ten-step-refactor", 0),
+        run_seed("ten-step-refactor", 1)
+    );
+    assert_ne!(run_seed("ten-step-refactor", 0), run_seed("other", 0));
+    insta::assert_snapshot!(format!(
+        "{:016x} {:016x}",
+        run_seed("ten-step-refactor", 0),
+        run_seed("api-migration", 7)
+    ));
+}
+
+#[test]
+fn a_simulated_transcript_is_stable() {
+    let s = ten_step();
+    let record = run_once(
+        &s,
+        CellSettings {
+            todo: true,
+            nag_threshold: NagThreshold::After(3),
+        },
+        4,
+    )
+    .unwrap();
+    insta::assert_snapshot!(agent_eval::report::transcript::to_json(&record));
+}
