@@ -1,0 +1,63 @@
+//! Speed of the pieces that bound a big evaluation: the TodoManager on
+//! every todo call, one scripted episode, one simulated episode, a sweep.
+
+use std::hint::black_box;
+use std::path::Path;
+
+use agent_eval::agent::todo::TodoManager;
+use agent_eval::eval::sweep::sweep;
+use agent_eval::eval::{EvalOptions, run_once};
+use agent_eval::scenario::{self, CellSettings, NagThreshold};
+use criterion::{Criterion, criterion_group, criterion_main};
+use serde_json::json;
+
+fn todo_update_render(c: &mut Criterion) {
+    let items: Vec<_> = (0..10)
+        .map(|i| {
+            let status = match i {
+                0..4 => "completed",
+                4 => "in_progress",
+                _ => "pending",
+            };
+            json!({"id": (i + 1).to_string(), "text": format!("Step number {i} of the refactor"), "status": status})
+        })
+        .collect();
+    let items = json!(items);
+    c.bench_function("todo update+render (10 items)", |b| {
+        let mut manager = TodoManager::new();
+        b.iter(|| black_box(manager.update(black_box(&items)).is_ok()))
+    });
+}
+
+fn episodes(c: &mut Criterion) {
+    let cell = CellSettings { todo: true, nag_threshold: NagThreshold::After(3) };
+    let scripted = scenario::load(Path::new("scenarios/scripted/ten_step_refactor.yaml")).unwrap();
+    c.bench_function("scripted episode: ten-step refactor", |b| {
+        b.iter(|| black_box(run_once(&scripted, cell, 0).unwrap().metrics.steps_completed))
+    });
+    let simulated = scenario::load(Path::new("scenarios/ten_step_refactor.yaml")).unwrap();
+    let mut seed = 0;
+    c.bench_function("simulated episode: ten-step refactor", |b| {
+        b.iter(|| {
+            seed += 1;
+            black_box(run_once(&simulated, cell, seed % 200).unwrap().metrics.steps_completed)
+        })
+    });
+}
+
+fn full_sweep(c: &mut Criterion) {
+    let simulated = scenario::load(Path::new("scenarios/ten_step_refactor.yaml")).unwrap();
+    let thresholds = [1, 2, 3, 5, 8].map(NagThreshold::After);
+    let mut thresholds = thresholds.to_vec();
+    thresholds.push(NagThreshold::Off);
+    let options = EvalOptions { seeds: Some(20), jobs: None };
+    let mut group = c.benchmark_group("sweep");
+    group.sample_size(10);
+    group.bench_function("ten-step refactor, 6 thresholds + no todo, 20 seeds", |b| {
+        b.iter(|| black_box(sweep(&simulated, &thresholds, &options, &|_| {}).unwrap().best))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, todo_update_render, episodes, full_sweep);
+criterion_main!(benches);
