@@ -30,17 +30,32 @@ fn todo_update_render(c: &mut Criterion) {
 }
 
 fn episodes(c: &mut Criterion) {
-    let cell = CellSettings { todo: true, nag_threshold: NagThreshold::After(3) };
+    let cell = CellSettings {
+        todo: true,
+        nag_threshold: NagThreshold::After(3),
+    };
     let scripted = scenario::load(Path::new("scenarios/scripted/ten_step_refactor.yaml")).unwrap();
     c.bench_function("scripted episode: ten-step refactor", |b| {
-        b.iter(|| black_box(run_once(&scripted, cell, 0).unwrap().metrics.steps_completed))
+        b.iter(|| {
+            black_box(
+                run_once(&scripted, cell, 0)
+                    .unwrap()
+                    .metrics
+                    .steps_completed,
+            )
+        })
     });
     let simulated = scenario::load(Path::new("scenarios/ten_step_refactor.yaml")).unwrap();
     let mut seed = 0;
     c.bench_function("simulated episode: ten-step refactor", |b| {
         b.iter(|| {
             seed += 1;
-            black_box(run_once(&simulated, cell, seed % 200).unwrap().metrics.steps_completed)
+            black_box(
+                run_once(&simulated, cell, seed % 200)
+                    .unwrap()
+                    .metrics
+                    .steps_completed,
+            )
         })
     });
 }
@@ -50,11 +65,21 @@ fn full_sweep(c: &mut Criterion) {
     let thresholds = [1, 2, 3, 5, 8].map(NagThreshold::After);
     let mut thresholds = thresholds.to_vec();
     thresholds.push(NagThreshold::Off);
-    let options = EvalOptions { seeds: Some(20), jobs: None };
+    let options = EvalOptions {
+        seeds: Some(20),
+        jobs: None,
+        shard: None,
+    };
     let mut group = c.benchmark_group("sweep");
     group.sample_size(10);
     group.bench_function("ten-step refactor, 6 thresholds + no todo, 20 seeds", |b| {
-        b.iter(|| black_box(sweep(&simulated, &thresholds, &options, &|_| {}).unwrap().best))
+        b.iter(|| {
+            black_box(
+                sweep(&simulated, &thresholds, &options, &|_| {})
+                    .unwrap()
+                    .best,
+            )
+        })
     });
     group.finish();
 }

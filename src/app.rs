@@ -1,13 +1,14 @@
 //! The commands behind the CLI, as library functions over validated
 //! configs. `main` parses arguments into these configs, calls one function
-//! and maps the outcome to an exit status: [`Status`] for 0 and 1,
-//! [`AppError`] for 2.
+//! and maps the outcome to an exit status: [`Status`] for what ran,
+//! [`AppError`] (exit 2) for what could not.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use crate::eval::{self, EvalEvent, EvalOptions, ScenarioResult};
-use crate::report::{json::Report, table, transcript};
+use crate::eval::{self, EvalError, EvalEvent, EvalOptions, ScenarioResult, Shard};
+use crate::report::json::{self, Report, ReportFile, ReportFileError};
+use crate::report::{baseline, junit, markdown, svg, table, transcript};
 use crate::scenario::{self, CellSettings, LoadError, NagThreshold, Scenario};
 
 /// How a command ended when it ran.
@@ -15,10 +16,12 @@ use crate::scenario::{self, CellSettings, LoadError, NagThreshold, Scenario};
 pub enum Status {
     /// Everything ran and every expectation held (exit 0).
     Passed,
-    /// An expectation failed (exit 1).
+    /// An expectation failed or a baseline cell regressed (exit 1).
     ExpectationsFailed,
     /// Some input was bad, but what could run ran (exit 2).
     BadInput,
+    /// Stopped by Ctrl-C; nothing was written (exit 130).
+    Interrupted,
 }
 
 impl Status {
@@ -27,6 +30,7 @@ impl Status {
             Status::Passed => 0,
             Status::ExpectationsFailed => 1,
             Status::BadInput => 2,
+            Status::Interrupted => 130,
         }
     }
 }
@@ -38,21 +42,61 @@ pub enum AppError {
     Load(#[from] LoadError),
     #[error("{0}")]
     Run(#[from] eval::RunError),
+    #[error("{0}")]
+    Report(#[from] ReportFileError),
     #[error("{path}: {source}")]
     Write { path: PathBuf, source: io::Error },
     #[error("{0}")]
     Usage(String),
+    #[error("interrupted")]
+    Interrupted,
+}
+
+impl From<EvalError> for AppError {
+    fn from(e: EvalError) -> Self {
+        match e {
+            EvalError::Run(e) => AppError::Run(e),
+            EvalError::Interrupted => AppError::Interrupted,
+        }
+    }
+}
+
+/// Where `run` writes its reports.
+#[derive(Debug, Clone, Default)]
+pub struct ReportPaths {
+    pub json: Option<PathBuf>,
+    pub junit: Option<PathBuf>,
+    pub markdown: Option<PathBuf>,
 }
 
 /// `agent-eval run`.
 #[derive(Debug, Clone, Default)]
 pub struct RunConfig {
     pub paths: Vec<PathBuf>,
-    pub json: Option<PathBuf>,
+    pub reports: ReportPaths,
     pub seeds: Option<u64>,
     pub jobs: Option<usize>,
     pub filter: Option<String>,
+    pub shard: Option<Shard>,
+    /// Compare with this report and fail on regressions.
+    pub baseline: Option<PathBuf>,
+    pub tolerance: f64,
     pub quiet: bool,
+    /// Colour the terminal output.
+    pub color: bool,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+}
+
+/// Whether to colour output written to stdout: only on a terminal, never
+/// with `NO_COLOR` set.
+pub fn stdout_wants_color() -> bool {
+    io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// Whether stderr can show a progress bar.
+pub fn stderr_is_terminal() -> bool {
+    io::stderr().is_terminal()
 }
 
 /// Loads every scenario it can; returns them with the errors of the rest.
@@ -75,13 +119,43 @@ pub fn load_all(paths: &[PathBuf]) -> (Vec<Scenario>, Vec<LoadError>) {
     (scenarios, errors)
 }
 
+/// A progress bar fed by engine events (hidden unless asked for).
+fn progress_bar(show: bool) -> indicatif::ProgressBar {
+    if !show {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar =
+        indicatif::ProgressBar::with_draw_target(Some(0), indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} runs {elapsed} (eta {eta})")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn on_progress(bar: &indicatif::ProgressBar) -> impl Fn(&EvalEvent<'_>) + Sync + '_ {
+    move |event| match event {
+        EvalEvent::Started { runs } => bar.set_length(*runs as u64),
+        EvalEvent::RunFinished { .. } => bar.inc(1),
+        EvalEvent::ScenarioFinished { .. } => {}
+    }
+}
+
 /// Runs every scenario, prints the tables and failed expectations to `out`,
-/// load errors to `err`, and writes the reports asked for.
+/// load errors to `err`, writes the reports asked for, and gates on the
+/// baseline if one is given.
 pub fn run(
     config: &RunConfig,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
+    let baseline = config
+        .baseline
+        .as_deref()
+        .map(ReportFile::read)
+        .transpose()?
+        .map(|report| report.rates());
     let (mut scenarios, errors) = load_all(&config.paths);
     if let Some(filter) = &config.filter {
         scenarios.retain(|s| s.name.contains(filter.as_str()));
@@ -98,26 +172,84 @@ pub fn run(
     let options = EvalOptions {
         seeds: config.seeds,
         jobs: config.jobs,
+        shard: config.shard,
     };
-    let results = eval::evaluate(&scenarios, &options, &|_: &EvalEvent<'_>| {})?;
-    let quiet = config.quiet;
+    let bar = progress_bar(config.progress && !config.quiet);
+    let outcome = eval::evaluate(&scenarios, &options, &on_progress(&bar));
+    bar.finish_and_clear();
+    let results = match outcome {
+        Ok(results) => results,
+        Err(EvalError::Interrupted) => {
+            let _ = writeln!(
+                err,
+                "interrupted: runs stopped early; no report was written"
+            );
+            return Ok(Status::Interrupted);
+        }
+        Err(EvalError::Run(e)) => return Err(e.into()),
+    };
+    let error_texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
     for result in &results {
-        if !quiet || !result.ok() {
-            let _ = writeln!(out, "{}", table::render(result));
+        if !config.quiet || !result.ok() {
+            let _ = writeln!(out, "{}", table::render(result, config.color));
         }
     }
-    print_failures(out, &results);
-    let report = Report::new(&results, errors.iter().map(ToString::to_string).collect());
-    if let Some(path) = &config.json {
-        write_atomic(path, report.to_json().as_bytes())?;
+    let report = match config.shard {
+        Some(shard) => {
+            let _ = writeln!(
+                out,
+                "shard {shard}: {} runs; expectations are checked when the shards are merged",
+                results
+                    .iter()
+                    .flat_map(|r| &r.cells)
+                    .map(|c| c.runs)
+                    .sum::<usize>()
+            );
+            Report::for_shard(&results, error_texts.clone(), shard)
+        }
+        None => {
+            print_failures(out, &results);
+            Report::new(&results, error_texts.clone())
+        }
+    };
+    write_reports(&config.reports, &report, &results, &error_texts)?;
+    let mut regressed = false;
+    if let Some(old) = &baseline {
+        let diffs = baseline::compare(old, &baseline::rates(&results), config.tolerance);
+        let _ = write!(out, "{}", baseline::render(&diffs, config.tolerance));
+        regressed = baseline::regressed(&diffs);
     }
     Ok(if !errors.is_empty() {
         Status::BadInput
-    } else if report.ok {
+    } else if config.shard.is_some() {
+        if regressed {
+            Status::ExpectationsFailed
+        } else {
+            Status::Passed
+        }
+    } else if report.ok && !regressed {
         Status::Passed
     } else {
         Status::ExpectationsFailed
     })
+}
+
+fn write_reports(
+    paths: &ReportPaths,
+    report: &Report<'_>,
+    results: &[ScenarioResult],
+    errors: &[String],
+) -> Result<(), AppError> {
+    if let Some(path) = &paths.json {
+        write_atomic(path, report.to_json().as_bytes())?;
+    }
+    if let Some(path) = &paths.junit {
+        write_atomic(path, junit::render(results, errors).as_bytes())?;
+    }
+    if let Some(path) = &paths.markdown {
+        write_atomic(path, markdown::render(results, errors).as_bytes())?;
+    }
+    Ok(())
 }
 
 fn print_failures(out: &mut dyn Write, results: &[ScenarioResult]) {
@@ -170,8 +302,60 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AppError> {
     };
     let mut file = tempfile::NamedTempFile::new_in(dir).map_err(wrap)?;
     file.write_all(bytes).map_err(wrap)?;
+    // A report is for others to read: not the temporary file's 0600.
+    let mut perms = perms_of(&file).map_err(wrap)?;
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o644);
+    file.as_file().set_permissions(perms).map_err(wrap)?;
     file.persist(path).map_err(|e| wrap(e.error))?;
     Ok(())
+}
+
+fn perms_of(file: &tempfile::NamedTempFile) -> io::Result<std::fs::Permissions> {
+    Ok(file.as_file().metadata()?.permissions())
+}
+
+/// `agent-eval merge`: shard reports into the full report.
+pub fn merge(
+    parts: &[PathBuf],
+    json_out: Option<&Path>,
+    out: &mut dyn Write,
+) -> Result<Status, AppError> {
+    let reports = parts
+        .iter()
+        .map(|p| ReportFile::read(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (results, errors) = json::merge(reports)?;
+    let report = Report::new(&results, errors);
+    let text = report.to_json();
+    match json_out {
+        Some(path) => write_atomic(path, text.as_bytes())?,
+        None => {
+            let _ = out.write_all(text.as_bytes());
+        }
+    }
+    Ok(if report.ok {
+        Status::Passed
+    } else {
+        Status::ExpectationsFailed
+    })
+}
+
+/// `agent-eval diff OLD NEW`: what moved between two reports.
+pub fn diff(
+    old: &Path,
+    new: &Path,
+    tolerance: f64,
+    out: &mut dyn Write,
+) -> Result<Status, AppError> {
+    let old = ReportFile::read(old)?.rates();
+    let new = ReportFile::read(new)?.rates();
+    let diffs = baseline::compare(&old, &new, tolerance);
+    let _ = write!(out, "{}", baseline::render(&diffs, tolerance));
+    Ok(if baseline::regressed(&diffs) {
+        Status::ExpectationsFailed
+    } else {
+        Status::Passed
+    })
 }
 
 /// Output format of `replay`.
@@ -196,11 +380,15 @@ pub struct ReplayConfig {
 /// Runs one replay and prints it.
 pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppError> {
     let scenario = scenario::load(&config.scenario)?;
+    let agent = scenario.agent_cell();
     let cell = CellSettings {
-        todo: config.todo.unwrap_or(scenario.agent.todo),
-        nag_threshold: config.threshold.unwrap_or(scenario.agent.nag.threshold),
+        todo: config.todo.unwrap_or(agent.todo),
+        nag_threshold: config.threshold.unwrap_or(agent.nag_threshold),
     };
     let record = eval::run_once(&scenario, cell, config.seed)?;
+    if crate::cancel::requested() {
+        return Ok(Status::Interrupted);
+    }
     let text = match config.format {
         ReplayFormat::Text => transcript::render(&scenario, &record),
         ReplayFormat::Json => transcript::to_json(&record),
@@ -216,6 +404,8 @@ pub struct SweepConfig {
     pub thresholds: Vec<NagThreshold>,
     pub seeds: Option<u64>,
     pub jobs: Option<usize>,
+    pub svg: Option<PathBuf>,
+    pub progress: bool,
 }
 
 /// Runs a threshold sweep and prints its table and recommendation.
@@ -229,11 +419,21 @@ pub fn sweep(config: &SweepConfig, out: &mut dyn Write) -> Result<Status, AppErr
     let options = EvalOptions {
         seeds: config.seeds,
         jobs: config.jobs,
+        shard: None,
     };
-    let result = eval::sweep::sweep(&scenario, &config.thresholds, &options, &|_: &EvalEvent<
-        '_,
-    >| {})?;
+    let bar = progress_bar(config.progress);
+    let outcome = eval::sweep::sweep(&scenario, &config.thresholds, &options, &on_progress(&bar));
+    bar.finish_and_clear();
+    let result = match outcome {
+        Ok(result) => result,
+        Err(EvalError::Interrupted) => return Ok(Status::Interrupted),
+        Err(e) => return Err(e.into()),
+    };
     let _ = out.write_all(table::sweep(&result).as_bytes());
+    if let Some(path) = &config.svg {
+        let chart = svg::render(&result).map_err(AppError::Usage)?;
+        write_atomic(path, chart.as_bytes())?;
+    }
     Ok(Status::Passed)
 }
 

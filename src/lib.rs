@@ -8,6 +8,7 @@
 
 pub mod agent;
 pub mod app;
+pub mod cancel;
 pub mod eval;
 pub mod model;
 pub mod report;

@@ -1,12 +1,17 @@
 //! The `agent-eval` binary: parses arguments into the library's configs,
 //! runs one command and maps the outcome to an exit status (0 passed,
-//! 1 an expectation failed, 2 bad input). All the work is in the library.
+//! 1 an expectation failed or a baseline regressed, 2 bad input, 130
+//! interrupted). All the work is in the library.
 
 use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use agent_eval::app::{self, ReplayConfig, ReplayFormat, RunConfig, Status};
+use agent_eval::app::{
+    self, ReplayConfig, ReplayFormat, ReportPaths, RunConfig, Status, SweepConfig,
+};
+use agent_eval::eval::Shard;
+use agent_eval::report::baseline::DEFAULT_TOLERANCE;
 use agent_eval::scenario::NagThreshold;
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -31,6 +36,12 @@ enum Command {
         /// Write the JSON report here.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Write a JUnit XML report here.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        /// Write a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY).
+        #[arg(long, value_name = "FILE")]
+        markdown: Option<PathBuf>,
         /// Seeds per cell for simulated scenarios (overrides the scenario).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
         seeds: Option<u64>,
@@ -40,7 +51,17 @@ enum Command {
         /// Only scenarios whose name contains TEXT.
         #[arg(long, value_name = "TEXT")]
         filter: Option<String>,
-        /// Print only failing scenarios and the summary.
+        /// Run only shard K of N of all (scenario, cell, seed) units.
+        #[arg(long, value_name = "K/N", value_parser = Shard::parse)]
+        shard: Option<Shard>,
+        /// Fail (exit 1) when a cell's completion or full completion fell
+        /// below this earlier JSON report by more than --tolerance.
+        #[arg(long, value_name = "OLD.json")]
+        baseline: Option<PathBuf>,
+        /// Largest drop (absolute, 0..1) tolerated against --baseline.
+        #[arg(long, value_name = "T", default_value_t = DEFAULT_TOLERANCE, value_parser = parse_tolerance)]
+        tolerance: f64,
+        /// Print only failing scenarios and the summary; no progress bar.
         #[arg(long, short)]
         quiet: bool,
     },
@@ -53,7 +74,7 @@ enum Command {
         #[arg(long)]
         no_todo: bool,
         /// Nag threshold: an integer >= 1 or "off".
-        #[arg(long, value_name = "N|off", value_parser = parse_threshold)]
+        #[arg(long, value_name = "N|off", value_parser = NagThreshold::parse)]
         threshold: Option<NagThreshold>,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -62,7 +83,7 @@ enum Command {
     Sweep {
         scenario: PathBuf,
         /// Comma-separated thresholds: integers >= 1 and/or "off".
-        #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_threshold, default_value = "1,2,3,5,8,off")]
+        #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = NagThreshold::parse, default_value = "1,2,3,5,8,off")]
         thresholds: Vec<NagThreshold>,
         /// Seeds per cell (overrides the scenario).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
@@ -70,6 +91,24 @@ enum Command {
         /// Worker threads (default: every core).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
         jobs: Option<u32>,
+        /// Draw completion and reminder cost against threshold as SVG.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
+    },
+    /// Merge shard reports (from `run --shard K/N --json`) into one report.
+    Merge {
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        /// Write the merged report here instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+    },
+    /// Compare two JSON reports cell by cell; exit 1 on a regression.
+    Diff {
+        old: PathBuf,
+        new: PathBuf,
+        #[arg(long, value_name = "T", default_value_t = DEFAULT_TOLERANCE, value_parser = parse_tolerance)]
+        tolerance: f64,
     },
     /// Validate scenarios without running them.
     Check {
@@ -84,8 +123,13 @@ enum Format {
     Json,
 }
 
-fn parse_threshold(raw: &str) -> Result<NagThreshold, String> {
-    NagThreshold::parse(raw)
+fn parse_tolerance(raw: &str) -> Result<f64, String> {
+    match raw.parse::<f64>() {
+        Ok(t) if (0.0..=1.0).contains(&t) => Ok(t),
+        _ => Err(format!(
+            "tolerance must be a number from 0 to 1, got `{raw}`"
+        )),
+    }
 }
 
 fn main() -> ExitCode {
@@ -96,24 +140,41 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    // Ctrl-C: stop starting runs, kill running commands, write nothing.
+    let _ = ctrlc::set_handler(agent_eval::cancel::request);
     let mut out = io::stdout().lock();
     let mut err = io::stderr();
+    let progress = app::stderr_is_terminal();
     let outcome = match cli.command {
         Command::Run {
             paths,
             json,
+            junit,
+            markdown,
             seeds,
             jobs,
             filter,
+            shard,
+            baseline,
+            tolerance,
             quiet,
         } => app::run(
             &RunConfig {
                 paths,
-                json,
+                reports: ReportPaths {
+                    json,
+                    junit,
+                    markdown,
+                },
                 seeds,
                 jobs: jobs.map(|j| j as usize),
                 filter,
+                shard,
+                baseline,
+                tolerance,
                 quiet,
+                color: app::stdout_wants_color(),
+                progress,
             },
             &mut out,
             &mut err,
@@ -142,19 +203,32 @@ fn main() -> ExitCode {
             thresholds,
             seeds,
             jobs,
+            svg,
         } => app::sweep(
-            &app::SweepConfig {
+            &SweepConfig {
                 scenario,
                 thresholds,
                 seeds,
                 jobs: jobs.map(|j| j as usize),
+                svg,
+                progress,
             },
             &mut out,
         ),
+        Command::Merge { reports, json } => app::merge(&reports, json.as_deref(), &mut out),
+        Command::Diff {
+            old,
+            new,
+            tolerance,
+        } => app::diff(&old, &new, tolerance, &mut out),
         Command::Check { paths } => app::check(&paths, &mut out, &mut err),
     };
     match outcome {
         Ok(status) => ExitCode::from(status.exit_code()),
+        Err(app::AppError::Interrupted) => {
+            eprintln!("interrupted: no report was written");
+            ExitCode::from(Status::Interrupted.exit_code())
+        }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(Status::BadInput.exit_code())

@@ -256,6 +256,7 @@ fn results_do_not_depend_on_jobs() {
             &EvalOptions {
                 seeds: Some(12),
                 jobs: Some(jobs),
+                shard: None,
             },
             &|_| {},
         )

@@ -5,7 +5,6 @@
 
 use rayon::prelude::*;
 
-use super::expect;
 use super::run::{RunError, RunMetrics, run_once};
 use super::summary::{CellSummary, ScenarioResult};
 use crate::scenario::{CellSettings, ModelSpec, Scenario};
@@ -20,6 +19,52 @@ pub struct EvalOptions {
     pub seeds: Option<u64>,
     /// Worker threads; `None` uses every core.
     pub jobs: Option<usize>,
+    /// Run only this share of the units (`--shard K/N`).
+    pub shard: Option<Shard>,
+}
+
+/// Shard `index` (1-based) of `count`: every unit whose position in the
+/// full unit list is congruent to `index - 1` modulo `count`. Round-robin
+/// keeps shards balanced in size and mixes scenarios and cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// Parses `K/N` with 1 <= K <= N.
+    pub fn parse(raw: &str) -> Result<Self, String> {
+        let bad = || format!("shard must be K/N with 1 <= K <= N, got `{raw}`");
+        let (k, n) = raw.split_once('/').ok_or_else(bad)?;
+        let (index, count): (usize, usize) = (
+            k.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if index == 0 || count == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Self { index, count })
+    }
+
+    pub fn owns(&self, position: usize) -> bool {
+        position % self.count == self.index - 1
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// Why the runs did not all finish.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    #[error(transparent)]
+    Run(#[from] RunError),
+    #[error("interrupted: runs were stopped before they all finished; no report was written")]
+    Interrupted,
 }
 
 /// One run to do.
@@ -85,8 +130,21 @@ pub fn seeds(scenario: &Scenario, options: &EvalOptions) -> Vec<u64> {
     }
 }
 
-/// Every unit of an evaluation, in report order.
+/// Every unit of an evaluation (or of its shard), in report order.
 pub fn plan_units(scenarios: &[Scenario], options: &EvalOptions) -> Vec<Unit> {
+    let all = all_units(scenarios, options);
+    match options.shard {
+        Some(shard) => all
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| shard.owns(*i))
+            .map(|(_, u)| u)
+            .collect(),
+        None => all,
+    }
+}
+
+fn all_units(scenarios: &[Scenario], options: &EvalOptions) -> Vec<Unit> {
     let mut units = Vec::new();
     for (s, scenario) in scenarios.iter().enumerate() {
         let seeds = seeds(scenario, options);
@@ -107,15 +165,22 @@ pub fn run_units(
     units: &[Unit],
     options: &EvalOptions,
     on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
-) -> Result<Vec<RunMetrics>, RunError> {
+) -> Result<Vec<RunMetrics>, EvalError> {
     let all_cells: Vec<Vec<CellSettings>> = scenarios.iter().map(cells).collect();
     let work = || {
         units
             .par_iter()
             .map(|unit| {
+                if crate::cancel::requested() {
+                    return Err(EvalError::Interrupted);
+                }
                 let scenario = &scenarios[unit.scenario];
                 let settings = all_cells[unit.scenario][unit.cell];
                 let metrics = run_once(scenario, settings, unit.seed)?.metrics;
+                // A run cut short by Ctrl-C measured nothing meaningful.
+                if crate::cancel::requested() {
+                    return Err(EvalError::Interrupted);
+                }
                 on_event(&EvalEvent::RunFinished {
                     scenario: &scenario.name,
                     settings,
@@ -123,7 +188,7 @@ pub fn run_units(
                 });
                 Ok(metrics)
             })
-            .collect::<Result<Vec<_>, RunError>>()
+            .collect::<Result<Vec<_>, EvalError>>()
     };
     match options.jobs {
         Some(jobs) => rayon::ThreadPoolBuilder::new()
@@ -135,12 +200,14 @@ pub fn run_units(
     }
 }
 
-/// Groups unit results into cell summaries and checks the expectations.
+/// Groups unit results into cell summaries and, unless `shard` (a part of
+/// the runs only), checks the expectations.
 pub fn summarise(
     scenario: &Scenario,
     scenario_index: usize,
     units: &[Unit],
     results: &[RunMetrics],
+    options: &EvalOptions,
 ) -> ScenarioResult {
     let cell_settings = cells(scenario);
     let steps_total = scenario.steps_total();
@@ -157,17 +224,14 @@ pub fn summarise(
             CellSummary::new(settings, steps_total, runs)
         })
         .collect();
-    let expectations = scenario
-        .expect
-        .iter()
-        .map(|e| expect::evaluate(e, &summaries))
-        .collect();
-    ScenarioResult {
-        name: scenario.name.clone(),
-        file: scenario.file.display().to_string(),
-        cells: summaries,
-        expectations,
-    }
+    ScenarioResult::build(
+        scenario.name.clone(),
+        scenario.file.display().to_string(),
+        seeds(scenario, options),
+        summaries,
+        scenario.expect.clone(),
+        options.shard.is_none(),
+    )
 }
 
 /// Plans, runs and summarises one scenario on its own.
@@ -175,11 +239,11 @@ pub fn evaluate_scenario(
     scenario: &Scenario,
     options: &EvalOptions,
     on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
-) -> Result<ScenarioResult, RunError> {
+) -> Result<ScenarioResult, EvalError> {
     let scenarios = std::slice::from_ref(scenario);
     let units = plan_units(scenarios, options);
     let results = run_units(scenarios, &units, options, on_event)?;
-    Ok(summarise(scenario, 0, &units, &results))
+    Ok(summarise(scenario, 0, &units, &results, options))
 }
 
 /// Plans, runs and summarises several scenarios in one pool.
@@ -187,7 +251,7 @@ pub fn evaluate(
     scenarios: &[Scenario],
     options: &EvalOptions,
     on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
-) -> Result<Vec<ScenarioResult>, RunError> {
+) -> Result<Vec<ScenarioResult>, EvalError> {
     let units = plan_units(scenarios, options);
     on_event(&EvalEvent::Started { runs: units.len() });
     let results = run_units(scenarios, &units, options, on_event)?;
@@ -195,7 +259,7 @@ pub fn evaluate(
         .iter()
         .enumerate()
         .map(|(i, scenario)| {
-            let result = summarise(scenario, i, &units, &results);
+            let result = summarise(scenario, i, &units, &results, options);
             on_event(&EvalEvent::ScenarioFinished { result: &result });
             result
         })

@@ -13,6 +13,8 @@ pub mod sweep;
 pub mod workspace;
 
 pub use expect::ExpectationOutcome;
-pub use matrix::{EvalEvent, EvalOptions, Unit, evaluate, evaluate_scenario, plan_units};
+pub use matrix::{
+    EvalError, EvalEvent, EvalOptions, Shard, Unit, evaluate, evaluate_scenario, plan_units,
+};
 pub use run::{RunError, RunMetrics, RunRecord, run_once};
 pub use summary::{CellSummary, ScenarioResult};

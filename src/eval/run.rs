@@ -15,7 +15,7 @@ use crate::model::simulated::{SimulatedModel, run_seed};
 use crate::scenario::{CellSettings, ModelSpec, Scenario};
 
 /// A run's measured results (one element of `results` in the JSON report).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct RunMetrics {
     pub seed: u64,
     pub turns: usize,

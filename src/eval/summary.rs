@@ -78,11 +78,44 @@ impl CellSummary {
 pub struct ScenarioResult {
     pub name: String,
     pub file: String,
+    /// The seeds every cell runs, in order (results follow this order).
+    pub seeds: Vec<u64>,
     pub cells: Vec<CellSummary>,
     pub expectations: Vec<ExpectationOutcome>,
+    /// The scenario's `expect:` entries, so `merge` can check them again.
+    pub expect_spec: Vec<crate::scenario::Expectation>,
 }
 
 impl ScenarioResult {
+    /// Assembles a result and, when `check` (not for a shard's partial
+    /// runs), evaluates the expectations. Both `run` and `merge` build
+    /// results here, so a merged report equals an unsharded one.
+    pub fn build(
+        name: String,
+        file: String,
+        seeds: Vec<u64>,
+        cells: Vec<CellSummary>,
+        expect_spec: Vec<crate::scenario::Expectation>,
+        check: bool,
+    ) -> Self {
+        let expectations = if check {
+            expect_spec
+                .iter()
+                .map(|e| super::expect::evaluate(e, &cells))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Self {
+            name,
+            file,
+            seeds,
+            cells,
+            expectations,
+            expect_spec,
+        }
+    }
+
     pub fn ok(&self) -> bool {
         self.expectations.iter().all(|e| e.ok)
     }

@@ -10,8 +10,8 @@
 
 use serde::Serialize;
 
-use super::matrix::{EvalEvent, EvalOptions, evaluate_scenario};
-use super::run::{RunError, RunMetrics};
+use super::matrix::{EvalError, EvalEvent, EvalOptions, evaluate_scenario};
+use super::run::RunMetrics;
 use super::stats;
 use super::summary::CellSummary;
 use crate::scenario::{NagThreshold, RunsSpec, Scenario};
@@ -40,7 +40,7 @@ pub fn sweep(
     thresholds: &[NagThreshold],
     options: &EvalOptions,
     on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
-) -> Result<SweepResult, RunError> {
+) -> Result<SweepResult, EvalError> {
     let mut swept = scenario.clone();
     swept.expect.clear();
     swept.runs = RunsSpec {

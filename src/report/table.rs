@@ -10,14 +10,24 @@ use tabled::settings::Style;
 use crate::eval::sweep::{ALPHA, SweepResult};
 use crate::eval::{CellSummary, ScenarioResult};
 
-/// Formats a scenario's table and expectations.
-pub fn render(result: &ScenarioResult) -> String {
+const GREEN: &str = "\x1b[32m";
+const RED: &str = "\x1b[31m";
+const RESET: &str = "\x1b[0m";
+
+/// Formats a scenario's table and expectations; `color` marks the verdicts
+/// with ANSI colours.
+pub fn render(result: &ScenarioResult, color: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} ({})", result.name, result.file);
     out.push_str(&cells_table(&result.cells));
     out.push('\n');
     for e in &result.expectations {
-        let mark = if e.ok { "ok  " } else { "FAIL" };
+        let mark = match (e.ok, color) {
+            (true, false) => "ok  ".to_string(),
+            (false, false) => "FAIL".to_string(),
+            (true, true) => format!("{GREEN}ok{RESET}  "),
+            (false, true) => format!("{RED}FAIL{RESET}"),
+        };
         let _ = writeln!(out, "  {mark} {}: measured {}", e.text, e.measured);
         if !e.ok
             && let Some(detail) = &e.detail

@@ -528,7 +528,7 @@ pub struct RunsSpec {
 }
 
 /// A cell's settings, as reported (`settings` in the JSON report).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct CellSettings {
     pub todo: bool,
     pub nag_threshold: NagThreshold,
@@ -712,11 +712,59 @@ struct RawExpectation {
     mean_turns_diff: Option<Bound>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct ComparePair {
     a: CellSelector,
     b: CellSelector,
+}
+
+/// Written back in the shape it is read in, so a report can carry its
+/// scenario's expectations and `merge` can check them again.
+impl Serialize for Expectation {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(None)?;
+        match self {
+            Expectation::Exact(exact) => match exact {
+                ExactExpectation::RemindersAt(v) => map.serialize_entry("reminders_at", v)?,
+                ExactExpectation::StepsCompleted(v) => map.serialize_entry("steps_completed", v)?,
+                ExactExpectation::RejectedTodoUpdates(v) => {
+                    map.serialize_entry("rejected_todo_updates", v)?
+                }
+                ExactExpectation::TodoCalls(v) => map.serialize_entry("todo_calls", v)?,
+                ExactExpectation::Stop(v) => map.serialize_entry("stop", v)?,
+                ExactExpectation::Turns(v) => map.serialize_entry("turns", v)?,
+                ExactExpectation::ProtocolViolations(v) => {
+                    map.serialize_entry("protocol_violations", v)?
+                }
+            },
+            Expectation::Bound {
+                selector,
+                metric,
+                bound,
+            } => {
+                map.serialize_entry("where", selector)?;
+                map.serialize_entry(metric.name(), bound)?;
+            }
+            Expectation::Compare {
+                a,
+                b,
+                comparison,
+                bound,
+            } => {
+                map.serialize_entry(
+                    "compare",
+                    &ComparePair {
+                        a: a.clone(),
+                        b: b.clone(),
+                    },
+                )?;
+                map.serialize_entry(&comparison.name(), bound)?;
+            }
+        }
+        map.end()
+    }
 }
 
 impl<'de> Deserialize<'de> for Expectation {

@@ -76,7 +76,7 @@ pub fn run_command(
         let _ = done_tx.send(());
         status
     });
-    let timed_out = done_rx.recv_timeout(timeout).is_err();
+    let timed_out = wait_or_cancel(&done_rx, timeout);
     // Kill the whole group either way: on timeout to stop the command, on a
     // normal exit to stop background jobs that would hold the pipes open.
     kill_group(group);
@@ -95,6 +95,23 @@ pub fn run_command(
         stdout,
         stderr,
     })
+}
+
+/// Waits for the command to finish; `true` when the timeout passed or a
+/// cancellation was requested first.
+fn wait_or_cancel(done: &mpsc::Receiver<()>, timeout: Duration) -> bool {
+    const SLICE: Duration = Duration::from_millis(100);
+    let deadline = std::time::Instant::now() + timeout;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() || crate::cancel::requested() {
+            return true;
+        }
+        match done.recv_timeout(left.min(SLICE)) {
+            Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => return false,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+    }
 }
 
 fn kill_group(group: libc::pid_t) {
