@@ -1,0 +1,291 @@
+//! What CI relies on: JUnit that parses, byte-identical shard merges, a
+//! baseline gate that catches a doctored baseline, atomic reports, clean
+//! Ctrl-C, no progress or colour when not on a terminal.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+    command.current_dir(env!("CARGO_MANIFEST_DIR"));
+    command
+}
+
+fn agent_eval(args: &[&str]) -> Output {
+    bin().args(args).output().expect("the binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn path(dir: &Path, name: &str) -> String {
+    dir.join(name).to_string_lossy().into_owned()
+}
+
+/// A small matrix: every scripted scenario and one simulated one.
+const SCENARIOS: [&str; 2] = ["scenarios/scripted", "scenarios/simulated/docs_fixes.yaml"];
+
+fn run_with(extra: &[&str]) -> Output {
+    let mut args = vec!["run"];
+    args.extend(SCENARIOS);
+    args.extend(["--seeds", "5", "--quiet"]);
+    args.extend(extra);
+    agent_eval(&args)
+}
+
+#[test]
+fn junit_parses_and_carries_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let failing = dir.path().join("failing.yaml");
+    std::fs::write(
+        &failing,
+        "task: t\nmodel:\n  script:\n    - text: done\nexpect:\n  - turns: 2\n  - stop: end_turn\n",
+    )
+    .unwrap();
+    let xml = path(dir.path(), "report.xml");
+    let out = agent_eval(&[
+        "run",
+        "scenarios/scripted/max_turns.yaml",
+        &failing.to_string_lossy(),
+        "--junit",
+        &xml,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let doc_text = std::fs::read_to_string(&xml).unwrap();
+    let doc = roxmltree::Document::parse(&doc_text).unwrap();
+    let suites: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .collect();
+    assert_eq!(suites.len(), 2);
+    let cases: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    assert_eq!(
+        cases.len(),
+        5 + 3,
+        "one case per expectation plus one per scenario"
+    );
+    let failures: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("failure"))
+        .collect();
+    assert_eq!(failures.len(), 1);
+    let message = failures[0].attribute("message").unwrap();
+    assert!(
+        message.contains("expected turns == 2, measured 1"),
+        "{message}"
+    );
+    assert!(!doc_text.contains("timestamp"));
+    // Byte-stable: the same run gives the same file.
+    let again = path(dir.path(), "again.xml");
+    agent_eval(&[
+        "run",
+        "scenarios/scripted/max_turns.yaml",
+        &failing.to_string_lossy(),
+        "--junit",
+        &again,
+    ]);
+    assert_eq!(doc_text, std::fs::read_to_string(&again).unwrap());
+}
+
+#[test]
+fn merged_shards_equal_the_single_run_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = path(dir.path(), "full.json");
+    assert_eq!(run_with(&["--json", &full]).status.code(), Some(0));
+    let mut shards = Vec::new();
+    for k in 1..=3 {
+        let shard = path(dir.path(), &format!("shard{k}.json"));
+        let out = run_with(&[
+            "--shard",
+            &format!("{k}/3"),
+            "--json",
+            &shard,
+            "--jobs",
+            "1",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&shard).unwrap()).unwrap();
+        assert_eq!(report["ok"], false, "a shard is never a complete report");
+        assert_eq!(report["shard"], format!("{k}/3"));
+        shards.push(shard);
+    }
+    // Shard order on the command line does not matter.
+    let merged = agent_eval(&["merge", &shards[2], &shards[0], &shards[1]]);
+    assert_eq!(merged.status.code(), Some(0), "{}", text(&merged.stderr));
+    assert_eq!(
+        text(&merged.stdout),
+        std::fs::read_to_string(&full).unwrap()
+    );
+
+    for bad in [
+        vec![&shards[0], &shards[1]],
+        vec![&shards[0], &shards[0], &shards[1], &shards[2]],
+        vec![&full],
+    ] {
+        let mut args = vec!["merge"];
+        args.extend(bad.iter().map(|s| s.as_str()));
+        let out = agent_eval(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            text(&out.stderr).contains("cannot merge"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn shards_are_balanced_and_disjoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut counts = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for k in 1..=4 {
+        let shard = path(dir.path(), &format!("s{k}.json"));
+        run_with(&["--shard", &format!("{k}/4"), "--json", &shard]);
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&shard).unwrap()).unwrap();
+        let mut count = 0;
+        for scenario in report["scenarios"].as_array().unwrap() {
+            for (c, cell) in scenario["cells"].as_array().unwrap().iter().enumerate() {
+                for run in cell["results"].as_array().unwrap() {
+                    count += 1;
+                    let key = (
+                        scenario["name"].to_string(),
+                        c,
+                        run["seed"].as_u64().unwrap(),
+                    );
+                    assert!(seen.insert(key), "a unit ran in two shards");
+                }
+            }
+        }
+        counts.push(count);
+    }
+    let (min, max) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
+    assert!(max - min <= 1, "{counts:?}");
+}
+
+#[test]
+fn a_doctored_baseline_fails_the_gate_and_a_true_one_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = path(dir.path(), "base.json");
+    assert_eq!(run_with(&["--json", &base]).status.code(), Some(0));
+    let out = run_with(&["--baseline", &base]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("0 regressed"));
+
+    let mut report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    let cell = &mut report["scenarios"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|s| s["name"] == "docs-fixes")
+        .unwrap()["cells"][2];
+    cell["completion_rate"] = serde_json::json!(0.99);
+    cell["full_completion_rate"] = serde_json::json!(0.99);
+    let doctored = path(dir.path(), "doctored.json");
+    std::fs::write(&doctored, serde_json::to_string(&report).unwrap()).unwrap();
+    let out = run_with(&["--baseline", &doctored]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("REGRESSED") && stdout.contains("docs-fixes"),
+        "{stdout}"
+    );
+    // A huge tolerance forgives it; diff reports the same.
+    assert_eq!(
+        run_with(&["--baseline", &doctored, "--tolerance", "1"])
+            .status
+            .code(),
+        Some(0)
+    );
+    let diff = agent_eval(&["diff", &doctored, &base]);
+    assert_eq!(diff.status.code(), Some(1));
+    assert!(text(&diff.stdout).contains("REGRESSED"));
+    assert_eq!(
+        agent_eval(&["diff", &base, &doctored]).status.code(),
+        Some(0),
+        "improvements do not fail"
+    );
+    assert_eq!(
+        agent_eval(&["diff", &base, "no/such.json"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn reports_are_written_whole_and_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, md) = (path(dir.path(), "r.json"), path(dir.path(), "summary.md"));
+    let out = agent_eval(&[
+        "run",
+        "scenarios/scripted",
+        "--json",
+        &json,
+        "--markdown",
+        &md,
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let names: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(names.len(), 2, "no temporary files left: {names:?}");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&json).unwrap().permissions().mode() & 0o777,
+        0o644
+    );
+    let summary = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        summary.starts_with("# agent-eval\n\n**✅ passed**"),
+        "{summary}"
+    );
+    assert!(summary.contains("## ten-step-refactor-scripted"));
+    // Not a terminal: no progress bar on stderr, no colour on stdout.
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains('\x1b'));
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_without_a_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let json = path(dir.path(), "r.json");
+    let mut child = bin()
+        .args(["run", "tests/data/slow/sleepy.yaml", "--json", &json])
+        .env("TMPDIR", &tmp)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the run's workspace exists, then interrupt.
+    let start = Instant::now();
+    while std::fs::read_dir(&tmp).unwrap().next().is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the run never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "Ctrl-C did not stop the run promptly"
+    );
+    assert_eq!(status.code(), Some(130));
+    assert!(!Path::new(&json).exists(), "no report after an interrupt");
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "workspaces left behind: {left:?}");
+}
