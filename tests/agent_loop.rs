@@ -2,8 +2,9 @@
 //! are what the reference sends, the nag counts rounds as s03 does.
 
 use agent_eval::agent::messages::{Content, ContentBlock, Role};
+use agent_eval::agent::protocol;
 use agent_eval::agent::tools::Toolbox;
-use agent_eval::agent::{LoopSettings, REMINDER, StopKind, run_loop, system_prompt};
+use agent_eval::agent::{LoopOutcome, LoopSettings, REMINDER, StopKind, run_loop, system_prompt};
 use agent_eval::model::scripted::ScriptedModel;
 use agent_eval::scenario::{NagThreshold, Placement, ScriptedResponse, ToolCall};
 use serde_json::json;
@@ -33,13 +34,21 @@ fn bash_turns(n: usize) -> Vec<ScriptedResponse> {
         .collect()
 }
 
-#[test]
-fn every_tool_use_is_answered_once_in_order() {
+/// Runs `script` through the loop in a fresh workspace; returns the outcome
+/// and the model (for what it recorded and what it has left).
+fn run(script: Vec<ScriptedResponse>, settings: &LoopSettings) -> (LoopOutcome, ScriptedModel) {
     let dir = tempfile::tempdir().unwrap();
     let toolbox = Toolbox::new(dir.path()).unwrap();
+    let mut model = ScriptedModel::new(script).recording();
+    let outcome = run_loop(&mut model, &toolbox, "the task", settings);
+    (outcome, model)
+}
+
+#[test]
+fn every_tool_use_is_answered_once_in_order() {
     let script = vec![
         ScriptedResponse {
-            text: Some("two at once".into()),
+            text: Some("three at once".into()),
             calls: vec![
                 ToolCall {
                     tool: "write_file".into(),
@@ -60,15 +69,11 @@ fn every_tool_use_is_answered_once_in_order() {
             calls: vec![],
         },
     ];
-    let mut model = ScriptedModel::new(script);
-    let out = run_loop(
-        &mut model,
-        &toolbox,
-        "task",
+    let (out, _) = run(
+        script,
         &settings(NagThreshold::After(3), Placement::Prepend),
     );
-    assert_eq!(out.stop, StopKind::EndTurn);
-    assert_eq!(out.turns, 2);
+    assert_eq!((out.stop, out.turns), (StopKind::EndTurn, 2));
     let results = out.messages[2].content_blocks();
     let expected = [
         ("toolu_1_1", "Wrote 1 bytes"),
@@ -85,7 +90,7 @@ fn every_tool_use_is_answered_once_in_order() {
             }
         );
     }
-    assert!(agent_eval::agent::protocol::check(&out.messages).is_empty());
+    assert!(protocol::check(&out.messages).is_empty());
 }
 
 #[test]
@@ -96,8 +101,7 @@ fn requests_carry_the_reference_system_prompt_and_tools() {
     let mut no_todo = settings(NagThreshold::After(3), Placement::Prepend);
     no_todo.todo = false;
     let out = run_loop(&mut model, &toolbox, "the task", &no_todo);
-    assert_eq!(out.stop, StopKind::ScriptExhausted);
-    assert_eq!(out.turns, 1);
+    assert_eq!((out.stop, out.turns), (StopKind::ScriptExhausted, 1));
     let requests = model.requests();
     assert_eq!(requests.len(), 2, "the exhausted request is recorded too");
     assert_eq!(
@@ -122,17 +126,24 @@ fn requests_carry_the_reference_system_prompt_and_tools() {
 }
 
 #[test]
+fn the_todo_tool_is_offered_last() {
+    let (_, model) = run(
+        bash_turns(1),
+        &settings(NagThreshold::After(3), Placement::Prepend),
+    );
+    assert_eq!(
+        model.requests()[0].tool_names,
+        ["bash", "read_file", "write_file", "edit_file", "todo"]
+    );
+}
+
+#[test]
 fn threshold_three_nags_every_turn_from_the_third() {
-    let dir = tempfile::tempdir().unwrap();
-    let toolbox = Toolbox::new(dir.path()).unwrap();
     let mut script = bash_turns(5);
     script.push(call("todo", json!({"items": [{"text": "x"}]})));
     script.extend(bash_turns(3));
-    let mut model = ScriptedModel::new(script);
-    let out = run_loop(
-        &mut model,
-        &toolbox,
-        "t",
+    let (out, _) = run(
+        script,
         &settings(NagThreshold::After(3), Placement::Prepend),
     );
     assert_eq!(out.reminders_at, [3, 4, 5, 9]);
@@ -140,18 +151,13 @@ fn threshold_three_nags_every_turn_from_the_third() {
     let after_turn_3 = out.messages[6].content_blocks();
     assert_eq!(after_turn_3[0], ContentBlock::text(REMINDER));
     assert!(matches!(after_turn_3[1], ContentBlock::ToolResult { .. }));
-    assert_eq!(agent_eval::agent::protocol::check(&out.messages).len(), 4);
+    assert_eq!(protocol::check(&out.messages).len(), 4);
 }
 
 #[test]
 fn append_placement_and_off_threshold() {
-    let dir = tempfile::tempdir().unwrap();
-    let toolbox = Toolbox::new(dir.path()).unwrap();
-    let mut model = ScriptedModel::new(bash_turns(2));
-    let out = run_loop(
-        &mut model,
-        &toolbox,
-        "t",
+    let (out, _) = run(
+        bash_turns(2),
         &settings(NagThreshold::After(1), Placement::Append),
     );
     assert_eq!(out.reminders_at, [1, 2]);
@@ -159,13 +165,10 @@ fn append_placement_and_off_threshold() {
         out.messages[2].content_blocks().last(),
         Some(&ContentBlock::text(REMINDER))
     );
-    assert!(agent_eval::agent::protocol::check(&out.messages).is_empty());
+    assert!(protocol::check(&out.messages).is_empty());
 
-    let mut model = ScriptedModel::new(bash_turns(6));
-    let out = run_loop(
-        &mut model,
-        &toolbox,
-        "t",
+    let (out, _) = run(
+        bash_turns(6),
         &settings(NagThreshold::Off, Placement::Prepend),
     );
     assert!(out.reminders_at.is_empty());
@@ -173,23 +176,17 @@ fn append_placement_and_off_threshold() {
 
 #[test]
 fn no_reminders_without_the_todo_tool() {
-    let dir = tempfile::tempdir().unwrap();
-    let toolbox = Toolbox::new(dir.path()).unwrap();
-    let mut model = ScriptedModel::new(bash_turns(5));
     let mut s = settings(NagThreshold::After(1), Placement::Prepend);
     s.todo = false;
-    let out = run_loop(&mut model, &toolbox, "t", &s);
+    let (out, _) = run(bash_turns(5), &s);
     assert!(out.reminders_at.is_empty());
 }
 
 #[test]
 fn max_turns_stops_after_the_results_of_the_last_turn() {
-    let dir = tempfile::tempdir().unwrap();
-    let toolbox = Toolbox::new(dir.path()).unwrap();
-    let mut model = ScriptedModel::new(bash_turns(10));
     let mut s = settings(NagThreshold::After(3), Placement::Prepend);
     s.max_turns = 2;
-    let out = run_loop(&mut model, &toolbox, "t", &s);
+    let (out, model) = run(bash_turns(10), &s);
     assert_eq!((out.stop, out.turns), (StopKind::MaxTurns, 2));
     assert_eq!(out.messages.len(), 5);
     assert_eq!(out.messages[4].role, Role::User);
@@ -198,24 +195,17 @@ fn max_turns_stops_after_the_results_of_the_last_turn() {
 
 #[test]
 fn rejected_updates_count_and_reset_the_nag() {
-    let dir = tempfile::tempdir().unwrap();
-    let toolbox = Toolbox::new(dir.path()).unwrap();
     let mut script = bash_turns(2);
     script.push(call("todo", json!({"items": [{"text": ""}]})));
     script.extend(bash_turns(2));
-    let mut model = ScriptedModel::new(script);
-    let out = run_loop(
-        &mut model,
-        &toolbox,
-        "t",
+    let (out, _) = run(
+        script,
         &settings(NagThreshold::After(3), Placement::Prepend),
     );
-    assert_eq!(out.rejected_todo_updates, 1);
-    assert_eq!(out.todo_calls, 1);
+    assert_eq!((out.rejected_todo_updates, out.todo_calls), (1, 1));
     assert!(out.reminders_at.is_empty());
-    let result = &out.messages[6].content_blocks()[0];
     assert_eq!(
-        result,
+        &out.messages[6].content_blocks()[0],
         &ContentBlock::ToolResult {
             tool_use_id: "toolu_3_1".into(),
             content: "Error: Item 1: text required".into()
