@@ -39,6 +39,25 @@ pub struct PairedStats {
     pub full_completion: McNemar,
 }
 
+impl PairedStats {
+    /// Per-seed completion (sign test, bootstrap interval) and full
+    /// completion (McNemar) over paired runs (a, b).
+    pub fn of(pairs: &[(&RunMetrics, &RunMetrics)]) -> Self {
+        let completion: Vec<(f64, f64)> = pairs
+            .iter()
+            .map(|(x, y)| (x.completion(), y.completion()))
+            .collect();
+        let full: Vec<(bool, bool)> = pairs
+            .iter()
+            .map(|(x, y)| (x.fully_completed(), y.fully_completed()))
+            .collect();
+        Self {
+            completion: stats::paired(&completion),
+            full_completion: stats::mcnemar(&full),
+        }
+    }
+}
+
 /// Evaluates one expectation.
 pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> ExpectationOutcome {
     match expectation {
@@ -183,19 +202,10 @@ fn evaluate_compare(
     if runs_b.is_empty() {
         return failed_without_runs(text, b);
     }
-    let pairs = pair_runs(a, b, &runs_a, &runs_b);
-    let completion = stats::paired(
-        &pairs
-            .iter()
-            .map(|(x, y)| (x.completion(), y.completion()))
-            .collect::<Vec<_>>(),
-    );
-    let full = stats::mcnemar(
-        &pairs
-            .iter()
-            .map(|(x, y)| (x.fully_completed(), y.fully_completed()))
-            .collect::<Vec<_>>(),
-    );
+    let PairedStats {
+        completion,
+        full_completion: full,
+    } = PairedStats::of(&pair_runs(a, b, &runs_a, &runs_b));
     let side_a: Vec<&RunMetrics> = runs_a.iter().map(|(_, r)| *r).collect();
     let side_b: Vec<&RunMetrics> = runs_b.iter().map(|(_, r)| *r).collect();
     let measured = match comparison {

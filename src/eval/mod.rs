@@ -4,6 +4,7 @@
 //! consume the finished [`ScenarioResult`]s.
 
 pub mod checks;
+pub mod compare;
 pub mod expect;
 pub mod matrix;
 pub mod run;

@@ -81,6 +81,9 @@ pub struct ScenarioResult {
     /// The seeds every cell runs, in order (results follow this order).
     pub seeds: Vec<u64>,
     pub cells: Vec<CellSummary>,
+    /// Paired comparisons: the todo tool at each threshold, each threshold
+    /// against nag off.
+    pub comparisons: Vec<super::compare::CellComparison>,
     pub expectations: Vec<ExpectationOutcome>,
     /// The scenario's `expect:` entries, so `merge` can check them again.
     pub expect_spec: Vec<crate::scenario::Expectation>,
@@ -106,11 +109,17 @@ impl ScenarioResult {
         } else {
             Vec::new()
         };
+        let comparisons = if check {
+            super::compare::standard(&cells)
+        } else {
+            Vec::new()
+        };
         Self {
             name,
             file,
             seeds,
             cells,
+            comparisons,
             expectations,
             expect_spec,
         }

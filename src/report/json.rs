@@ -13,6 +13,10 @@
 //!               "results": [{"seed": 0, "turns": 24, "stop": "end_turn", "steps_completed": 9,
 //!                            "steps_total": 10, "reminders_at": [7], "rejected_todo_updates": 0,
 //!                            "todo_calls": 6, "protocol_violations": 0}]}],
+//!    "comparisons": [{"what": "todo tool (nag 3)", "a": {...}, "b": {...},
+//!                     "completion": {"pairs": 200, "mean_diff": 0.47, "diff_ci95": [0.43, 0.51],
+//!                                    "a_better": 180, "b_better": 4, "p_value": 0.0},
+//!                     "full_completion": {"only_a": 120, "only_b": 6, "p_value": 0.0}}],
 //!    "expectations": [{"text": "...", "ok": true, "measured": 2.4, "detail": "..."}]}],
 //!  "errors": ["FILE:LINE:COLUMN: message"]}
 //! ```

@@ -69,6 +69,7 @@ fn draw<'a>(
             .x_desc("nag threshold (rounds without a todo update before a reminder)")
             .y_desc("steps completed (%), 95% interval")
             .disable_x_mesh()
+            .light_line_style(WHITE)
             .draw()?;
         chart
             .configure_secondary_axes()

@@ -20,6 +20,21 @@ pub fn render(result: &ScenarioResult, color: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} ({})", result.name, result.file);
     out.push_str(&cells_table(&result.cells));
+    for c in &result.comparisons {
+        let (p, m) = (&c.stats.completion, &c.stats.full_completion);
+        let _ = writeln!(
+            out,
+            "  {}: completion {:+.1} pts [{:+.1}, {:+.1}], sign test p{}; full completion {}/{} discordant pairs, McNemar p{}",
+            c.what,
+            p.mean_diff * 100.0,
+            p.diff_ci95[0] * 100.0,
+            p.diff_ci95[1] * 100.0,
+            p_value(p.p_value),
+            m.only_a,
+            m.only_b,
+            p_value(m.p_value)
+        );
+    }
     out.push('\n');
     for e in &result.expectations {
         let mark = match (e.ok, color) {
@@ -36,6 +51,15 @@ pub fn render(result: &ScenarioResult, color: bool) -> String {
         }
     }
     out
+}
+
+/// A p-value's relation as people read it: `<0.001`, else `=0.123`.
+fn p_value(p: f64) -> String {
+    if p < 0.001 {
+        "<0.001".to_string()
+    } else {
+        format!("={p:.3}")
+    }
 }
 
 /// The cells as a table.
