@@ -115,18 +115,24 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         })?;
     let mut workspace = raw.workspace;
     if let Some(fixture) = workspace.fixture.as_mut() {
+        let at = Some((fixture.referenced.line(), fixture.referenced.column()));
         let base = file.parent().unwrap_or(Path::new("."));
         let resolved = base.join(&fixture.value);
-        if !resolved.is_dir() {
-            let at = &fixture.referenced;
+        let problem = if fixture.value.is_absolute() {
+            Some("must be a path relative to the scenario file".to_string())
+        } else if !resolved.is_dir() {
+            Some(format!(
+                "is not a folder (looked for {})",
+                resolved.display()
+            ))
+        } else {
+            fixture_too_big(&resolved)
+        };
+        if let Some(problem) = problem {
             return Err(LoadError::new(
                 file,
-                Some((at.line(), at.column())),
-                format!(
-                    "fixture `{}` is not a folder (looked for {})",
-                    fixture.value.display(),
-                    resolved.display()
-                ),
+                at,
+                format!("fixture `{}` {problem}", fixture.value.display()),
             ));
         }
         fixture.value = resolved;
@@ -180,6 +186,42 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         runs: raw.runs,
         expect: raw.expect,
     })
+}
+
+/// The most entries and bytes a fixture may hold: it is copied into every
+/// run's workspace, so a typo like `fixture: ../..` must not copy a disk.
+pub const MAX_FIXTURE_ENTRIES: usize = 10_000;
+pub const MAX_FIXTURE_BYTES: u64 = 64 << 20;
+
+/// Walks a fixture (not following symlinks) and says why it is too big.
+fn fixture_too_big(root: &Path) -> Option<String> {
+    let mut entries = 0usize;
+    let mut bytes = 0u64;
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(listing) = fs::read_dir(&dir) else {
+            return Some(format!("cannot be read ({})", dir.display()));
+        };
+        for entry in listing.flatten() {
+            entries += 1;
+            if entries > MAX_FIXTURE_ENTRIES {
+                return Some(format!(
+                    "holds more than {MAX_FIXTURE_ENTRIES} files and folders"
+                ));
+            }
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => pending.push(entry.path()),
+                Ok(kind) if kind.is_file() => {
+                    bytes += entry.metadata().map(|m| m.len()).unwrap_or(0);
+                    if bytes > MAX_FIXTURE_BYTES {
+                        return Some(format!("holds more than {MAX_FIXTURE_BYTES} bytes"));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    None
 }
 
 /// Parsing budgets: a scenario is small, so the caps are far below
