@@ -119,6 +119,14 @@ pub fn load_all(paths: &[PathBuf]) -> (Vec<Scenario>, Vec<LoadError>) {
     (scenarios, errors)
 }
 
+fn no_scenarios(paths: &[PathBuf]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    format!(
+        "{}: no scenario files found (looked for *.yaml / *.yml)",
+        names.join(", ")
+    )
+}
+
 /// A progress bar fed by engine events (hidden unless asked for).
 fn progress_bar(show: bool) -> indicatif::ProgressBar {
     if !show {
@@ -166,7 +174,7 @@ pub fn run(
     if scenarios.is_empty() && errors.is_empty() {
         return Err(AppError::Usage(match &config.filter {
             Some(f) => format!("no scenario matches --filter {f:?}"),
-            None => "no scenario files found (looked for *.yaml / *.yml)".into(),
+            None => no_scenarios(&config.paths),
         }));
     }
     let options = EvalOptions {
@@ -460,9 +468,7 @@ pub fn check(
         let _ = writeln!(err, "error: {e}");
     }
     if scenarios.is_empty() && errors.is_empty() {
-        return Err(AppError::Usage(
-            "no scenario files found (looked for *.yaml / *.yml)".into(),
-        ));
+        return Err(AppError::Usage(no_scenarios(paths)));
     }
     Ok(if errors.is_empty() {
         Status::Passed

@@ -270,3 +270,109 @@ fn pair_runs<'a>(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::StopKind;
+    use crate::scenario::{Bound, NagThreshold};
+
+    fn cell(todo: bool, completed: &[usize]) -> CellSummary {
+        let results = completed
+            .iter()
+            .enumerate()
+            .map(|(seed, &steps_completed)| RunMetrics {
+                seed: seed as u64,
+                turns: 5,
+                stop: StopKind::EndTurn,
+                steps_completed,
+                steps_total: 4,
+                reminders_at: vec![],
+                rejected_todo_updates: 0,
+                todo_calls: 0,
+                protocol_violations: 0,
+            })
+            .collect();
+        CellSummary::new(
+            CellSettings {
+                todo,
+                nag_threshold: NagThreshold::After(3),
+            },
+            4,
+            results,
+        )
+    }
+
+    #[test]
+    fn exact_expectations_name_the_first_run_that_differs() {
+        let cells = [cell(true, &[4, 3])];
+        let outcome = evaluate(
+            &Expectation::Exact(ExactExpectation::StepsCompleted(4)),
+            &cells,
+        );
+        assert!(!outcome.ok);
+        assert_eq!(outcome.text, "steps_completed == 4");
+        assert_eq!(outcome.measured, json!(3));
+        assert_eq!(
+            outcome.detail.as_deref(),
+            Some("expected 4, measured 3 (seed 1, todo=true nag=3)")
+        );
+    }
+
+    #[test]
+    fn bounds_and_comparisons_pool_the_selected_runs() {
+        let cells = [cell(true, &[4, 4, 2, 4]), cell(false, &[2, 1, 2, 1])];
+        let on = CellSelector {
+            todo: Some(true),
+            nag_threshold: None,
+        };
+        let off = CellSelector {
+            todo: Some(false),
+            nag_threshold: None,
+        };
+        let bound = |at_least| Bound {
+            at_least: Some(at_least),
+            at_most: None,
+        };
+        let rate = evaluate(
+            &Expectation::Bound {
+                selector: on.clone(),
+                metric: AggregateMetric::CompletionRate,
+                bound: bound(0.8),
+            },
+            &cells,
+        );
+        assert!(rate.ok);
+        assert_eq!(rate.measured, json!(0.875));
+        let ratio = evaluate(
+            &Expectation::Compare {
+                a: on.clone(),
+                b: off.clone(),
+                comparison: Comparison::Ratio(AggregateMetric::CompletionRate),
+                bound: bound(2.0),
+            },
+            &cells,
+        );
+        assert_eq!(ratio.measured, json!(2.333333));
+        assert!(ratio.ok);
+        let paired = ratio.paired.unwrap();
+        assert_eq!(
+            (paired.completion.pairs, paired.completion.a_better),
+            (4, 4)
+        );
+        let none = CellSelector {
+            todo: None,
+            nag_threshold: Some(NagThreshold::Off),
+        };
+        let missing = evaluate(
+            &Expectation::Bound {
+                selector: none,
+                metric: AggregateMetric::MeanTurns,
+                bound: bound(1.0),
+            },
+            &cells,
+        );
+        assert!(!missing.ok);
+        assert_eq!(missing.detail.as_deref(), Some("no cell matches nag=off"));
+    }
+}

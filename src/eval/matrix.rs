@@ -265,3 +265,20 @@ pub fn evaluate(
         })
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_parse_and_partition() {
+        assert_eq!(Shard::parse("2/3"), Ok(Shard { index: 2, count: 3 }));
+        for bad in ["0/3", "4/3", "1/0", "x/2", "2", "1/2/3"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+        let shards: Vec<Shard> = (1..=3).map(|index| Shard { index, count: 3 }).collect();
+        for position in 0..30 {
+            assert_eq!(shards.iter().filter(|s| s.owns(position)).count(), 1);
+        }
+    }
+}

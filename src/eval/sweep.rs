@@ -115,3 +115,49 @@ fn paired_completion(a: &[RunMetrics], b: &[RunMetrics]) -> Vec<(f64, f64)> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::StopKind;
+    use crate::scenario::CellSettings;
+
+    fn cell(nag: NagThreshold, completed: &[usize], reminders: usize) -> CellSummary {
+        let results = completed
+            .iter()
+            .enumerate()
+            .map(|(seed, &steps_completed)| RunMetrics {
+                seed: seed as u64,
+                turns: 10,
+                stop: StopKind::EndTurn,
+                steps_completed,
+                steps_total: 10,
+                reminders_at: (0..reminders).collect(),
+                rejected_todo_updates: 0,
+                todo_calls: 1,
+                protocol_violations: 0,
+            })
+            .collect();
+        CellSummary::new(
+            CellSettings {
+                todo: true,
+                nag_threshold: nag,
+            },
+            10,
+            results,
+        )
+    }
+
+    #[test]
+    fn the_cheapest_threshold_not_significantly_worse_wins() {
+        let cells = [
+            cell(NagThreshold::After(1), &[10, 10, 10, 10, 9, 10], 5),
+            cell(NagThreshold::After(3), &[10, 9, 10, 10, 10, 9], 2),
+            cell(NagThreshold::Off, &[3, 4, 2, 5, 3, 4], 0),
+        ];
+        let (leader, best, p) = recommend(&cells);
+        assert_eq!(leader, NagThreshold::After(1));
+        assert_eq!(best, NagThreshold::After(3));
+        assert!(p[1] >= ALPHA && p[2] < ALPHA, "{p:?}");
+    }
+}

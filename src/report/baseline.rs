@@ -191,3 +191,58 @@ pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
     );
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::NagThreshold;
+
+    fn rates(name: &str, nag: u32, completion: f64, full: f64) -> CellRates {
+        CellRates {
+            scenario: name.into(),
+            settings: CellSettings {
+                todo: true,
+                nag_threshold: NagThreshold::After(nag),
+            },
+            completion,
+            full_completion: full,
+        }
+    }
+
+    #[test]
+    fn movements() {
+        let old = [
+            rates("s", 1, 0.9, 0.5),
+            rates("s", 2, 0.9, 0.5),
+            rates("s", 3, 0.9, 0.5),
+            rates("gone", 1, 1.0, 1.0),
+        ];
+        let new = [
+            rates("s", 1, 0.84, 0.5),
+            rates("s", 2, 0.9, 0.56),
+            rates("s", 3, 0.86, 0.46),
+            rates("fresh", 1, 0.0, 0.0),
+        ];
+        let moves: Vec<Movement> = compare(&old, &new, 0.05)
+            .iter()
+            .map(|d| d.movement)
+            .collect();
+        assert_eq!(
+            moves,
+            [
+                Movement::Regressed,
+                Movement::Improved,
+                Movement::Unchanged,
+                Movement::New,
+                Movement::Removed
+            ]
+        );
+        assert!(regressed(&compare(&old, &new, 0.05)));
+        assert!(!regressed(&compare(&old, &new, 0.2)));
+        let table = render(&compare(&old, &new, 0.05), 0.05);
+        assert!(
+            table.contains("REGRESSED") && table.contains("1 unchanged"),
+            "{table}"
+        );
+    }
+}

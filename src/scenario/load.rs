@@ -251,3 +251,81 @@ fn first_line(message: &str) -> String {
         .map_or(line, |at| &line[..at]);
     without_position.to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{CellSelector, Expectation, ModelSpec, NagThreshold, Placement};
+
+    fn load(text: &str) -> Result<Scenario, LoadError> {
+        load_str(Path::new("dir/my_scenario.yaml"), text)
+    }
+
+    #[test]
+    fn defaults_fill_what_is_left_out() {
+        let s = load(
+            "task: t\nsteps:\n  - text: a\n  - {id: x, text: b}\nmodel:\n  script: [{text: hi}]\n",
+        )
+        .unwrap();
+        assert_eq!(s.name, "my_scenario");
+        assert_eq!(
+            s.steps.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
+            ["1", "x"]
+        );
+        assert_eq!(s.steps_total(), 0);
+        assert!(s.agent.todo);
+        assert_eq!(s.agent.nag.threshold, NagThreshold::After(3));
+        assert_eq!(s.agent.nag.placement, Placement::Prepend);
+        assert_eq!(s.agent.max_turns, 50);
+        assert!(matches!(s.model, ModelSpec::Script(ref r) if r.len() == 1));
+    }
+
+    #[test]
+    fn off_may_be_written_bare_or_quoted() {
+        for off in ["off", "\"off\""] {
+            let s = load(&format!(
+                "task: t\nagent: {{nag: {{threshold: {off}}}}}\nmodel:\n  script: [{{text: hi}}]\n"
+            ))
+            .unwrap();
+            assert_eq!(s.agent.nag.threshold, NagThreshold::Off);
+        }
+        assert!(
+            load("task: t\nagent: {nag: {threshold: true}}\nmodel:\n  script: [{text: hi}]\n")
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn expectations_round_trip_through_json() {
+        let s = load(
+            "task: t\nmodel:\n  script: [{text: hi}]\nexpect:\n  - reminders_at: [4, 5]\n  - stop: max_turns\n  - where: {todo: true, nag_threshold: off}\n    completion_rate: {at_least: 0.8}\n  - compare: {a: {todo: true}, b: {todo: false}}\n    full_completion_rate_p_value: {at_most: 0.05}\n",
+        )
+        .unwrap();
+        assert_eq!(s.expect.len(), 4);
+        let json = serde_json::to_string(&s.expect).unwrap();
+        let back: Vec<Expectation> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, s.expect);
+        assert!(matches!(
+            &s.expect[2],
+            Expectation::Bound {
+                selector: CellSelector {
+                    todo: Some(true),
+                    nag_threshold: Some(NagThreshold::Off)
+                },
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn errors_name_file_line_and_column() {
+        let e = load("task: t\nmodel:\n  script: [{text: hi}]\nsteps:\n  - text: a\n    chek: {file: x, exists: true}\n").unwrap_err();
+        assert_eq!(e.file, Path::new("dir/my_scenario.yaml"));
+        assert_eq!(e.position, Some((6, 5)));
+        assert!(
+            e.to_string()
+                .starts_with("dir/my_scenario.yaml:6:5: unknown field `chek`"),
+            "{e}"
+        );
+    }
+}
