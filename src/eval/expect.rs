@@ -357,8 +357,12 @@ mod tests {
         assert!(ratio.ok);
         let paired = ratio.paired.unwrap();
         assert_eq!(
-            (paired.completion.pairs, paired.completion.a_better),
-            (4, 4)
+            (
+                paired.completion.pairs,
+                paired.completion.a_better,
+                paired.completion.b_better
+            ),
+            (4, 3, 0)
         );
         let none = CellSelector {
             todo: None,
