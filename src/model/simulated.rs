@@ -9,7 +9,8 @@
 //!    result (parsed with [`crate::agent::todo::parse_render`]), else the
 //!    task text (the steps whose text the task mentions, or all of them);
 //! 2. measures **tokens since the plan** (characters / `chars_per_token` of
-//!    every message after the one holding the plan) and its **recall**
+//!    every message after the one holding the plan, plus `tokens_per_turn`
+//!    for each of its own turns since) and its **recall**
 //!    `floor + (1 - floor) / (1 + (tokens / attention_span)^sharpness)`:
 //!    near 1 while the plan is fresh, falling steeply past the span;
 //! 3. works out what it **believes is done**: plan items marked completed,
@@ -59,6 +60,10 @@ pub struct SimulateParams {
     pub recall_floor: f64,
     /// Characters per token when measuring the context.
     pub chars_per_token: f64,
+    /// Tokens each of its own turns adds beyond the text it shows: its
+    /// reasoning and the message framing. Keeps attention falling with the
+    /// number of turns even when tool output is tiny.
+    pub tokens_per_turn: f64,
     /// Chance of writing the plan with the todo tool on the first turn.
     pub plan_first: f64,
     /// Chance of updating the todo list on an ordinary turn.
@@ -78,10 +83,11 @@ pub struct SimulateParams {
 impl Default for SimulateParams {
     fn default() -> Self {
         Self {
-            attention_span: 300.0,
-            sharpness: 3.0,
+            attention_span: 420.0,
+            sharpness: 4.0,
             recall_floor: 0.05,
             chars_per_token: 4.0,
+            tokens_per_turn: 50.0,
             plan_first: 0.9,
             todo_update_rate: 0.15,
             reminder_compliance: 0.9,
@@ -108,6 +114,12 @@ impl SimulateParams {
             if !(0.0..=1.0).contains(&p) {
                 return Err(format!("simulate.{name} must be in [0, 1], got {p}"));
             }
+        }
+        if !(self.tokens_per_turn.is_finite() && self.tokens_per_turn >= 0.0) {
+            return Err(format!(
+                "simulate.tokens_per_turn must be >= 0, got {}",
+                self.tokens_per_turn
+            ));
         }
         for (name, v) in [
             ("attention_span", self.attention_span),
@@ -208,7 +220,9 @@ impl SimulatedModel {
         let (plan_at, plan) = self.find_plan(messages);
         let after = messages.get(plan_at + 1..).unwrap_or(&[]);
         let chars: usize = after.iter().map(message_chars).sum();
-        let tokens = chars as f64 / self.params.chars_per_token;
+        let own_turns = after.iter().filter(|m| m.role == Role::Assistant).count();
+        let tokens = chars as f64 / self.params.chars_per_token
+            + own_turns as f64 * self.params.tokens_per_turn;
         let floor = self.params.recall_floor;
         let recall = floor
             + (1.0 - floor)
