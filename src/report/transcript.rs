@@ -157,16 +157,33 @@ fn render_summary(out: &mut String, scenario: &Scenario, record: &RunRecord) {
     }
 }
 
-/// The messages as `replay --format json` prints them, with the metrics.
+/// The messages as `replay --format json` prints them, with the metrics
+/// and each protocol violation with its turn:
+/// `{"messages": [...], "metrics": {...}, "violations": [{"turn": 4, "rule": "..."}]}`.
 pub fn to_json(record: &RunRecord) -> String {
+    #[derive(serde::Serialize)]
+    struct Violation<'a> {
+        turn: usize,
+        rule: &'a str,
+    }
     #[derive(serde::Serialize)]
     struct Replay<'a> {
         messages: &'a [Message],
         metrics: &'a crate::eval::RunMetrics,
+        violations: Vec<Violation<'a>>,
     }
+    let violations = record
+        .violations
+        .iter()
+        .map(|v| Violation {
+            turn: v.turn,
+            rule: &v.rule,
+        })
+        .collect();
     let mut text = serde_json::to_string_pretty(&Replay {
         messages: &record.messages,
         metrics: &record.metrics,
+        violations,
     })
     .unwrap_or_default();
     text.push('\n');
