@@ -42,7 +42,10 @@ pub fn run_bash(root: &Path, command: &str, timeout: Duration) -> Result<String,
     let outcome = run_command(root, command, timeout)?;
     let mut text = String::from_utf8_lossy(&outcome.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&outcome.stderr));
-    let trimmed = text.trim();
+    // As the reference reads them: text mode (universal newlines), then
+    // Python's `strip()`, whose white space also covers \x1c-\x1f.
+    let text = super::files::universal_newlines(text);
+    let trimmed = text.trim_matches(|c: char| c.is_whitespace() || ('\x1c'..='\x1f').contains(&c));
     if trimmed.is_empty() {
         Ok("(no output)".to_string())
     } else {
@@ -157,6 +160,11 @@ mod tests {
         assert_eq!(bash("echo err >&2; echo out").unwrap(), "out\nerr");
         assert_eq!(bash("true").unwrap(), "(no output)");
         assert_eq!(bash("printf '  x  \\n\\n'").unwrap(), "x");
+    }
+
+    #[test]
+    fn output_is_read_in_text_mode() {
+        assert_eq!(bash("printf 'a\\r\\nb\\rc\\n\\034'").unwrap(), "a\nb\nc");
     }
 
     #[test]

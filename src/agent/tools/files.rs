@@ -23,10 +23,12 @@ fn os_error(error: std::io::Error, path: &Path) -> ToolError {
     ToolError::File(message)
 }
 
-/// Reads a file as UTF-8 text; a decoding error is worded as Python's.
+/// Reads a file as UTF-8 text with universal newlines (`\r\n` and `\r`
+/// become `\n`), as Python's `read_text()` does; a decoding error is worded
+/// as Python's.
 fn read_text(path: &Path) -> Result<String, ToolError> {
     let bytes = fs::read(path).map_err(|e| os_error(e, path))?;
-    String::from_utf8(bytes).map_err(|e| {
+    let text = String::from_utf8(bytes).map_err(|e| {
         let utf8 = e.utf8_error();
         let at = utf8.valid_up_to();
         let byte = e.as_bytes().get(at).copied().unwrap_or(0);
@@ -38,7 +40,17 @@ fn read_text(path: &Path) -> Result<String, ToolError> {
         ToolError::File(format!(
             "'utf-8' codec can't decode byte 0x{byte:02x} in position {at}: {reason}"
         ))
-    })
+    })?;
+    Ok(universal_newlines(text))
+}
+
+/// `\r\n` and lone `\r` become `\n` (Python's text-mode reading).
+pub fn universal_newlines(text: String) -> String {
+    if text.contains('\r') {
+        text.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        text
+    }
 }
 
 /// The file's lines joined by `\n`; with `0 < limit < lines`, the first
@@ -189,6 +201,19 @@ mod tests {
             fs::read_to_string(root.join("deep/er/é.txt")).unwrap(),
             "héllo"
         );
+    }
+
+    #[test]
+    fn edits_see_universal_newlines_like_python() {
+        let (_d, root) = setup();
+        fs::write(root.join("crlf"), "a\r\nb\r\n").unwrap();
+        let args = EditFileArgs {
+            path: "crlf".into(),
+            old_text: "a\nb".into(),
+            new_text: "c\nd".into(),
+        };
+        assert_eq!(edit_file(&root, &args).unwrap(), "Edited crlf");
+        assert_eq!(fs::read_to_string(root.join("crlf")).unwrap(), "c\nd\n");
     }
 
     #[test]
