@@ -119,8 +119,20 @@ impl Toolbox {
     }
 }
 
+/// Typed arguments. A missing argument is worded as the reference's
+/// `KeyError` (`'path'`), so transcripts match; other problems (unknown
+/// fields, wrong types) keep serde's clear message.
 fn args<T: DeserializeOwned>(input: &Value) -> Result<T, ToolError> {
-    T::deserialize(input).map_err(|e| ToolError::BadArguments(e.to_string()))
+    T::deserialize(input).map_err(|e| {
+        let message = e.to_string();
+        let missing = message
+            .strip_prefix("missing field `")
+            .and_then(|rest| rest.strip_suffix('`'));
+        ToolError::BadArguments(match missing {
+            Some(field) => format!("'{field}'"),
+            None => message,
+        })
+    })
 }
 
 /// Cuts `text` to at most `max` characters.
@@ -182,7 +194,11 @@ mod tests {
             .call("write_file", &json!({"path": "a"}))
             .unwrap()
             .unwrap_err();
-        assert!(err.to_string().contains("missing field `content`"), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "'content'",
+            "the reference's KeyError wording"
+        );
         assert!(tools.call("todo", &json!({})).is_none());
     }
 
