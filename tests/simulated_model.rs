@@ -300,3 +300,32 @@ fn a_simulated_transcript_is_stable() {
     .unwrap();
     insta::assert_snapshot!(agent_eval::report::transcript::to_json(&record));
 }
+
+#[test]
+fn steps_without_do_calls_are_claimed_not_looped_on() {
+    let s = scenario::load_str(
+        Path::new("tests/inline.yaml"),
+        "task: t\nsteps:\n  - text: Think about it\n  - text: Write it\n    check: {file: a.txt, exists: true}\n    do: [{tool: write_file, input: {path: a.txt, content: x}}]\n  - text: Reflect\nmodel:\n  simulate: {recall_floor: 1.0, invalid_todo_rate: 0.0}\n",
+    )
+    .unwrap();
+    for todo in [true, false] {
+        for seed in 0..10 {
+            let record = run_once(
+                &s,
+                CellSettings {
+                    todo,
+                    nag_threshold: NagThreshold::After(3),
+                },
+                seed,
+            )
+            .unwrap();
+            assert_eq!(record.metrics.steps_completed, 1);
+            assert_eq!(record.metrics.stop, agent_eval::agent::StopKind::EndTurn);
+            assert!(
+                record.metrics.turns <= 5,
+                "todo={todo} seed {seed}: {} turns",
+                record.metrics.turns
+            );
+        }
+    }
+}

@@ -498,11 +498,16 @@ impl Model for SimulatedModel {
         match (working_on, drift) {
             (Some(step), _) => {
                 let step = &self.steps[step];
-                content.push(ContentBlock::text(format!(
-                    "{prefix}Working on step {}: {}",
-                    step.id, step.text
-                )));
-                calls.extend(step.actions.iter().cloned());
+                if step.actions.is_empty() {
+                    // No tool does this step: performing it is saying so.
+                    content.push(ContentBlock::text(format!("{prefix}{}", claim_text(step))));
+                } else {
+                    content.push(ContentBlock::text(format!(
+                        "{prefix}Working on step {}: {}",
+                        step.id, step.text
+                    )));
+                    calls.extend(step.actions.iter().cloned());
+                }
             }
             (None, Some(Drift::Repeat)) if !reading.done.is_empty() => {
                 let done: Vec<usize> = reading.done.iter().copied().collect();
@@ -520,8 +525,8 @@ impl Model for SimulatedModel {
             }
         }
         if calls.is_empty() {
-            // A step with no `do` calls: performing it is saying so.
-            content.push(ContentBlock::text(claim_text(&self.steps[next])));
+            // Only a claimed step and no call: look around so the turn goes
+            // on (a response without calls would end the run).
             calls.push(ToolCall {
                 tool: "bash".into(),
                 input: json!({"command": "ls"}),
