@@ -413,6 +413,7 @@ pub struct SweepConfig {
     pub seeds: Option<u64>,
     pub jobs: Option<usize>,
     pub svg: Option<PathBuf>,
+    pub json: Option<PathBuf>,
     pub progress: bool,
 }
 
@@ -441,6 +442,12 @@ pub fn sweep(config: &SweepConfig, out: &mut dyn Write) -> Result<Status, AppErr
     if let Some(path) = &config.svg {
         let chart = svg::render(&result).map_err(AppError::Usage)?;
         write_atomic(path, chart.as_bytes())?;
+    }
+    if let Some(path) = &config.json {
+        let mut text = serde_json::to_string_pretty(&result)
+            .map_err(|e| AppError::Usage(format!("cannot write the sweep as JSON: {e}")))?;
+        text.push('\n');
+        write_atomic(path, text.as_bytes())?;
     }
     Ok(Status::Passed)
 }

@@ -94,6 +94,9 @@ enum Command {
         /// Draw completion and reminder cost against threshold as SVG.
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
+        /// Write the sweep's cells, p-values and pick as JSON.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
     },
     /// Merge shard reports (from `run --shard K/N --json`) into one report.
     Merge {
@@ -204,6 +207,7 @@ fn main() -> ExitCode {
             seeds,
             jobs,
             svg,
+            json,
         } => app::sweep(
             &SweepConfig {
                 scenario,
@@ -211,6 +215,7 @@ fn main() -> ExitCode {
                 seeds,
                 jobs: jobs.map(|j| j as usize),
                 svg,
+                json,
                 progress,
             },
             &mut out,

@@ -289,3 +289,57 @@ fn ctrl_c_stops_cleanly_without_a_report() {
     let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
     assert!(left.is_empty(), "workspaces left behind: {left:?}");
 }
+
+#[test]
+fn sweep_writes_a_table_json_and_an_svg_chart() {
+    let dir = tempfile::tempdir().unwrap();
+    let (svg, json) = (
+        path(dir.path(), "sweep.svg"),
+        path(dir.path(), "sweep.json"),
+    );
+    let out = agent_eval(&[
+        "sweep",
+        "scenarios/simulated/docs_fixes.yaml",
+        "--thresholds",
+        "1,3,off",
+        "--seeds",
+        "8",
+        "--svg",
+        &svg,
+        "--json",
+        &json,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("best threshold: "), "{stdout}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["with_todo"].as_array().unwrap().len(), 3);
+    assert_eq!(report["without_todo"]["settings"]["todo"], false);
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    let doc = roxmltree::Document::parse(&chart).unwrap();
+    let texts: Vec<&str> = doc
+        .descendants()
+        .filter_map(|n| n.text())
+        .map(str::trim)
+        .collect();
+    for label in [
+        "docs-fixes: completion vs nag threshold",
+        "with todo tool",
+        "reminders per run (right axis)",
+        "off",
+    ] {
+        assert!(texts.contains(&label), "missing {label:?}");
+    }
+    for bad in [
+        vec![
+            "sweep",
+            "scenarios/simulated/docs_fixes.yaml",
+            "--thresholds",
+            "0",
+        ],
+        vec!["sweep", "tests/data/bad/no_task.yaml"],
+    ] {
+        assert_eq!(agent_eval(&bad).status.code(), Some(2), "{bad:?}");
+    }
+}
