@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::expect::PairedStats;
-use super::summary::CellSummary;
+use super::summary::{CellSummary, pair_by_seed};
 use crate::scenario::{CellSettings, NagThreshold};
 
 /// One paired comparison of two cells.
@@ -57,20 +57,10 @@ pub fn standard(cells: &[CellSummary]) -> Vec<CellComparison> {
 }
 
 fn compare(what: String, a: &CellSummary, b: &CellSummary) -> CellComparison {
-    let pairs: Vec<_> = a
-        .results
-        .iter()
-        .filter_map(|ra| {
-            b.results
-                .iter()
-                .find(|rb| rb.seed == ra.seed)
-                .map(|rb| (ra, rb))
-        })
-        .collect();
     CellComparison {
         what,
         a: a.settings,
         b: b.settings,
-        stats: PairedStats::of(&pairs),
+        stats: PairedStats::of(&pair_by_seed(&a.results, &b.results)),
     }
 }

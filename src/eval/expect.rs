@@ -274,33 +274,14 @@ fn pair_runs<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::StopKind;
     use crate::scenario::{Bound, NagThreshold};
 
     fn cell(todo: bool, completed: &[usize]) -> CellSummary {
-        let results = completed
-            .iter()
-            .enumerate()
-            .map(|(seed, &steps_completed)| RunMetrics {
-                seed: seed as u64,
-                turns: 5,
-                stop: StopKind::EndTurn,
-                steps_completed,
-                steps_total: 4,
-                reminders_at: vec![],
-                rejected_todo_updates: 0,
-                todo_calls: 0,
-                protocol_violations: 0,
-            })
-            .collect();
-        CellSummary::new(
-            CellSettings {
-                todo,
-                nag_threshold: NagThreshold::After(3),
-            },
-            4,
-            results,
-        )
+        let settings = CellSettings {
+            todo,
+            nag_threshold: NagThreshold::After(3),
+        };
+        crate::eval::summary::test_cell(settings, 4, completed, 0)
     }
 
     #[test]

@@ -34,6 +34,42 @@ pub struct CellSummary {
     pub results: Vec<RunMetrics>,
 }
 
+/// Pairs each run of `a` with the run of `b` that has the same seed.
+pub fn pair_by_seed<'a>(
+    a: &'a [RunMetrics],
+    b: &'a [RunMetrics],
+) -> Vec<(&'a RunMetrics, &'a RunMetrics)> {
+    a.iter()
+        .filter_map(|ra| b.iter().find(|rb| rb.seed == ra.seed).map(|rb| (ra, rb)))
+        .collect()
+}
+
+/// A cell of fake runs for tests: run i has seed i and `completed[i]` steps.
+#[cfg(test)]
+pub(crate) fn test_cell(
+    settings: CellSettings,
+    steps_total: usize,
+    completed: &[usize],
+    reminders: usize,
+) -> CellSummary {
+    let results = completed
+        .iter()
+        .enumerate()
+        .map(|(seed, &steps_completed)| RunMetrics {
+            seed: seed as u64,
+            turns: 10,
+            stop: crate::agent::StopKind::EndTurn,
+            steps_completed,
+            steps_total,
+            reminders_at: (0..reminders).collect(),
+            rejected_todo_updates: 0,
+            todo_calls: 0,
+            protocol_violations: 0,
+        })
+        .collect();
+    CellSummary::new(settings, steps_total, results)
+}
+
 /// Rounds to 6 decimals so reports read well and stay byte-stable.
 pub fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6

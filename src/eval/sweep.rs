@@ -11,9 +11,8 @@
 use serde::Serialize;
 
 use super::matrix::{EvalError, EvalEvent, EvalOptions, evaluate_scenario};
-use super::run::RunMetrics;
 use super::stats;
-use super::summary::CellSummary;
+use super::summary::{CellSummary, pair_by_seed};
 use crate::scenario::{NagThreshold, RunsSpec, Scenario};
 
 /// Significance level below which a threshold counts as worse than the leader.
@@ -82,7 +81,10 @@ pub fn recommend(cells: &[CellSummary]) -> (NagThreshold, NagThreshold, Vec<f64>
     let p_values: Vec<f64> = cells
         .iter()
         .map(|c| {
-            let pairs = paired_completion(&c.results, &leader.results);
+            let pairs: Vec<(f64, f64)> = pair_by_seed(&c.results, &leader.results)
+                .into_iter()
+                .map(|(a, b)| (a.completion(), b.completion()))
+                .collect();
             stats::paired(&pairs).p_value
         })
         .collect();
@@ -105,47 +107,17 @@ pub fn recommend(cells: &[CellSummary]) -> (NagThreshold, NagThreshold, Vec<f64>
     )
 }
 
-/// Per-seed completion pairs of two cells (matched by seed).
-fn paired_completion(a: &[RunMetrics], b: &[RunMetrics]) -> Vec<(f64, f64)> {
-    a.iter()
-        .filter_map(|ra| {
-            b.iter()
-                .find(|rb| rb.seed == ra.seed)
-                .map(|rb| (ra.completion(), rb.completion()))
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::StopKind;
     use crate::scenario::CellSettings;
 
     fn cell(nag: NagThreshold, completed: &[usize], reminders: usize) -> CellSummary {
-        let results = completed
-            .iter()
-            .enumerate()
-            .map(|(seed, &steps_completed)| RunMetrics {
-                seed: seed as u64,
-                turns: 10,
-                stop: StopKind::EndTurn,
-                steps_completed,
-                steps_total: 10,
-                reminders_at: (0..reminders).collect(),
-                rejected_todo_updates: 0,
-                todo_calls: 1,
-                protocol_violations: 0,
-            })
-            .collect();
-        CellSummary::new(
-            CellSettings {
-                todo: true,
-                nag_threshold: nag,
-            },
-            10,
-            results,
-        )
+        let settings = CellSettings {
+            todo: true,
+            nag_threshold: nag,
+        };
+        crate::eval::summary::test_cell(settings, 10, completed, reminders)
     }
 
     #[test]
