@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::eval::{self, EvalError, EvalEvent, EvalOptions, ScenarioResult, Shard};
 use crate::report::json::{self, Report, ReportFile, ReportFileError};
 use crate::report::{baseline, junit, markdown, svg, table, transcript};
-use crate::scenario::{self, CellSettings, LoadError, NagThreshold, Scenario};
+use crate::scenario::{self, CellSettings, LoadError, NagThreshold};
 
 /// How a command ended when it ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,26 +99,6 @@ pub fn stderr_is_terminal() -> bool {
     io::stderr().is_terminal()
 }
 
-/// Loads every scenario it can; returns them with the errors of the rest.
-pub fn load_all(paths: &[PathBuf]) -> (Vec<Scenario>, Vec<LoadError>) {
-    let mut scenarios = Vec::new();
-    let mut errors = Vec::new();
-    for path in paths {
-        match scenario::discover(std::slice::from_ref(path)) {
-            Ok(files) => {
-                for file in files {
-                    match scenario::load(&file) {
-                        Ok(s) => scenarios.push(s),
-                        Err(e) => errors.push(e),
-                    }
-                }
-            }
-            Err(e) => errors.push(e),
-        }
-    }
-    (scenarios, errors)
-}
-
 fn no_scenarios(paths: &[PathBuf]) -> String {
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     format!(
@@ -164,7 +144,7 @@ pub fn run(
         .map(ReportFile::read)
         .transpose()?
         .map(|report| report.rates());
-    let (mut scenarios, errors) = load_all(&config.paths);
+    let (mut scenarios, errors) = scenario::load_all(&config.paths);
     if let Some(filter) = &config.filter {
         scenarios.retain(|s| s.name.contains(filter.as_str()));
     }
@@ -458,7 +438,7 @@ pub fn check(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
-    let (scenarios, errors) = load_all(paths);
+    let (scenarios, errors) = scenario::load_all(paths);
     for s in &scenarios {
         let cells = eval::matrix::cells(s);
         let _ = writeln!(

@@ -81,6 +81,47 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), LoadError> {
     Ok(())
 }
 
+/// Loads every scenario the paths name (files, or folders via [`discover`]),
+/// and returns them with the errors of the rest: a bad file costs only
+/// itself. A file named twice is loaded once; a scenario whose name another
+/// file already uses is an error (reports, baselines and shards key on it).
+pub fn load_all(paths: &[PathBuf]) -> (Vec<Scenario>, Vec<LoadError>) {
+    let mut scenarios: Vec<Scenario> = Vec::new();
+    let mut errors = Vec::new();
+    let mut seen_files: Vec<PathBuf> = Vec::new();
+    for path in paths {
+        let files = match discover(std::slice::from_ref(path)) {
+            Ok(files) => files,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        for file in files {
+            if seen_files.contains(&file) {
+                continue;
+            }
+            seen_files.push(file.clone());
+            match load(&file) {
+                Ok(s) => match scenarios.iter().find(|other| other.name == s.name) {
+                    Some(other) => errors.push(LoadError::new(
+                        &file,
+                        None,
+                        format!(
+                            "scenario name `{}` is already used by {}",
+                            s.name,
+                            other.file.display()
+                        ),
+                    )),
+                    None => scenarios.push(s),
+                },
+                Err(e) => errors.push(e),
+            }
+        }
+    }
+    (scenarios, errors)
+}
+
 /// Reads and validates one scenario file.
 pub fn load(file: &Path) -> Result<Scenario, LoadError> {
     let handle = fs::File::open(file)

@@ -10,5 +10,5 @@
 mod load;
 mod types;
 
-pub use load::{LoadError, discover, load, load_str};
+pub use load::{LoadError, discover, load, load_all, load_str};
 pub use types::*;
