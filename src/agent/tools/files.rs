@@ -6,6 +6,9 @@ use std::path::Path;
 use super::path::resolve_in_workspace;
 use super::{EditFileArgs, MAX_OUTPUT_CHARS, ReadFileArgs, ToolError, WriteFileArgs, cut_chars};
 
+/// The largest file `read_file` and `edit_file` will read (256 MiB).
+pub const MAX_READ_BYTES: u64 = 256 << 20;
+
 /// An I/O error worded as Python words it (`[Errno 2] No such file or
 /// directory: '/ws/x'`), so transcripts match the reference's.
 fn os_error(error: std::io::Error, path: &Path) -> ToolError {
@@ -27,6 +30,17 @@ fn os_error(error: std::io::Error, path: &Path) -> ToolError {
 /// become `\n`), as Python's `read_text()` does; a decoding error is worded
 /// as Python's.
 fn read_text(path: &Path) -> Result<String, ToolError> {
+    // A model can make a huge file with one bash call; reading it whole
+    // must not take the harness's memory with it.
+    if let Ok(meta) = fs::metadata(path)
+        && meta.is_file()
+        && meta.len() > MAX_READ_BYTES
+    {
+        return Err(ToolError::File(format!(
+            "File too large: {} bytes (the limit is {MAX_READ_BYTES})",
+            meta.len()
+        )));
+    }
     let bytes = fs::read(path).map_err(|e| os_error(e, path))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let utf8 = e.utf8_error();
