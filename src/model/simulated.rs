@@ -7,7 +7,7 @@
 //!
 //! 1. finds its **plan**: the most recent rendered todo list in a tool
 //!    result (parsed with [`crate::agent::todo::parse_render`]), else the
-//!    task text (the steps whose text the task mentions, or all of them);
+//!    task message, which sets every step;
 //! 2. measures **tokens since the plan** (characters / `chars_per_token` of
 //!    every message after the one holding the plan, plus `tokens_per_turn`
 //!    for each of its own turns since) and its **recall**
@@ -246,7 +246,7 @@ impl SimulatedModel {
     }
 
     /// The latest rendered todo list (message index, items mapped to steps),
-    /// else the task message with the steps it mentions.
+    /// else the task message (index 0) with every step to do.
     fn find_plan(&self, messages: &[Message]) -> (usize, Vec<(usize, TodoStatus)>) {
         for (index, message) in messages.iter().enumerate().rev() {
             if message.role != Role::User {
@@ -256,38 +256,31 @@ impl SimulatedModel {
                 let ContentBlock::ToolResult { content, .. } = block else {
                     continue;
                 };
-                if let Some(items) = parse_render(content)
-                    && !items.is_empty()
-                {
-                    let plan = items
-                        .iter()
-                        .filter_map(|item| {
-                            self.steps
-                                .iter()
-                                .position(|s| s.id == item.id && s.text == item.text)
-                                .map(|i| (i, item.status))
-                        })
-                        .collect();
+                let Some(items) = parse_render(content) else {
+                    continue;
+                };
+                let plan: Vec<(usize, TodoStatus)> = items
+                    .iter()
+                    .filter_map(|item| {
+                        self.steps
+                            .iter()
+                            .position(|s| s.id == item.id && s.text == item.text)
+                            .map(|i| (i, item.status))
+                    })
+                    .collect();
+                // A list that names none of the task's steps is not its plan.
+                if !plan.is_empty() {
                     return (index, plan);
                 }
             }
         }
-        let task = messages
-            .first()
-            .and_then(|m| m.texts().next())
-            .unwrap_or("")
-            .to_lowercase();
-        let mentioned: Vec<usize> = (0..self.steps.len())
-            .filter(|&i| task.contains(&self.steps[i].text.to_lowercase()))
-            .collect();
-        let plan = if mentioned.is_empty() {
-            (0..self.steps.len()).collect()
-        } else {
-            mentioned
-        };
+        // No list: the plan is the task as given, every step still to do
+        // (what was done since is read from the conversation).
         (
             0,
-            plan.into_iter().map(|i| (i, TodoStatus::Pending)).collect(),
+            (0..self.steps.len())
+                .map(|i| (i, TodoStatus::Pending))
+                .collect(),
         )
     }
 
