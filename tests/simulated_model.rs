@@ -329,3 +329,29 @@ fn steps_without_do_calls_are_claimed_not_looped_on() {
         }
     }
 }
+
+#[test]
+fn a_step_that_cannot_be_done_is_given_up_after_three_attempts() {
+    let s = scenario::load_str(
+        Path::new("tests/inline.yaml"),
+        "task: t\nsteps:\n  - text: Broken\n    check: {file: b, exists: true}\n    do: [{tool: edit_file, input: {path: missing, old_text: a, new_text: b}}]\n  - text: Fine\n    check: {file: f, exists: true}\n    do: [{tool: write_file, input: {path: f, content: x}}]\nmodel:\n  simulate: {recall_floor: 1.0, invalid_todo_rate: 0.0}\n",
+    )
+    .unwrap();
+    for todo in [true, false] {
+        let record = run_once(
+            &s,
+            CellSettings {
+                todo,
+                nag_threshold: NagThreshold::After(3),
+            },
+            0,
+        )
+        .unwrap();
+        assert_eq!(record.metrics.steps_completed, 1, "todo={todo}");
+        assert_eq!(record.metrics.stop, agent_eval::agent::StopKind::EndTurn);
+        assert_eq!(
+            record.metrics.turns, 5,
+            "three tries, the other step, then done"
+        );
+    }
+}

@@ -238,6 +238,7 @@ impl SimulatedModel {
         let since = messages.get(plan_at.saturating_sub(1)..).unwrap_or(&[]);
         done.extend(self.claimed_done(since));
         done.extend(self.performed(since));
+        done.extend(self.given_up(messages));
         Reading {
             plan: plan.into_iter().map(|(i, _)| i).collect(),
             done,
@@ -297,6 +298,23 @@ impl SimulatedModel {
             }
         }
         claimed
+    }
+
+    /// Steps it has set out to do [`MAX_ATTEMPTS`] times without success:
+    /// like a real model, it stops retrying and takes them as done.
+    fn given_up(&self, messages: &[Message]) -> Vec<usize> {
+        (0..self.steps.len())
+            .filter(|&i| {
+                let opening = work_text(&self.steps[i]);
+                let attempts = messages
+                    .iter()
+                    .filter(|m| m.role == Role::Assistant)
+                    .flat_map(Message::texts)
+                    .filter(|t| t.contains(&opening))
+                    .count();
+                attempts >= MAX_ATTEMPTS
+            })
+            .collect()
     }
 
     /// Steps whose every `do` call was made, and answered without an error.
@@ -495,10 +513,7 @@ impl Model for SimulatedModel {
                     // No tool does this step: performing it is saying so.
                     content.push(ContentBlock::text(format!("{prefix}{}", claim_text(step))));
                 } else {
-                    content.push(ContentBlock::text(format!(
-                        "{prefix}Working on step {}: {}",
-                        step.id, step.text
-                    )));
+                    content.push(ContentBlock::text(format!("{prefix}{}", work_text(step))));
                     calls.extend(step.actions.iter().cloned());
                 }
             }
@@ -566,6 +581,14 @@ fn respond_with(
         });
     }
     ModelResponse::from_blocks(content)
+}
+
+/// Attempts at a step after which the model gives up and moves on.
+pub const MAX_ATTEMPTS: usize = 3;
+
+/// How the model announces work on a step.
+fn work_text(step: &Step) -> String {
+    format!("Working on step {}: {}", step.id, step.text)
 }
 
 /// How the model states that a step is finished.
