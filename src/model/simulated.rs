@@ -27,7 +27,8 @@
 //!    skip ahead (claims the next step done and does a later one), repeat a
 //!    finished step, improvise an unplanned look around, or stop early
 //!    claiming to be done;
-//! 6. when it believes every step is done, ends its turn.
+//! 6. when it believes every step is done, ends its turn; a step it has
+//!    set out to do [`MAX_ATTEMPTS`] times without success counts as done.
 //!
 //! Randomness: one ChaCha8 stream per turn, seeded from (run seed, turn),
 //! so a turn's choices depend on nothing but its input.
