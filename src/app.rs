@@ -138,6 +138,11 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
+    if config.shard.is_some() && config.baseline.is_some() {
+        return Err(AppError::Usage(
+            "--baseline compares whole cells; with --shard, merge the shards first, then use `agent-eval diff`".into(),
+        ));
+    }
     let baseline = config
         .baseline
         .as_deref()
@@ -177,7 +182,9 @@ pub fn run(
         Err(EvalError::Run(e)) => return Err(e.into()),
     };
     let error_texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
-    for result in &results {
+    // A shard's cells hold a part of their runs: tables of them would
+    // mislead, so a shard prints only its summary line.
+    for result in results.iter().filter(|_| config.shard.is_none()) {
         if !config.quiet || !result.ok() {
             let _ = writeln!(out, "{}", table::render(result, config.color));
         }
@@ -209,13 +216,7 @@ pub fn run(
     }
     Ok(if !errors.is_empty() {
         Status::BadInput
-    } else if config.shard.is_some() {
-        if regressed {
-            Status::ExpectationsFailed
-        } else {
-            Status::Passed
-        }
-    } else if report.ok && !regressed {
+    } else if config.shard.is_some() || (report.ok && !regressed) {
         Status::Passed
     } else {
         Status::ExpectationsFailed
