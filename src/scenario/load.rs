@@ -265,9 +265,9 @@ fn fixture_too_big(root: &Path) -> Option<String> {
     None
 }
 
-/// Parsing budgets: a scenario is small, so the caps are far below
-/// saphyr's defaults; an alias bomb stops at the node cap, long before
-/// it could use real memory or time.
+/// Parsing options. Budgets: a scenario is small, so the caps are far below
+/// saphyr's defaults; an alias bomb stops at the node cap, long before it
+/// could use real memory or time.
 fn parse_options() -> serde_saphyr::Options {
     let mut budget = serde_saphyr::Budget::default();
     budget.max_nodes = 100_000;
@@ -275,6 +275,9 @@ fn parse_options() -> serde_saphyr::Options {
     budget.max_total_scalar_bytes = MAX_SCENARIO_BYTES as usize;
     let mut options = serde_saphyr::Options::default();
     options.budget = Some(budget);
+    // YAML 1.2 core booleans only: `n`, `no`, `off`, `yes`, `on` stay text
+    // (a todo item `{text: n}` means the letter, not false).
+    options.strict_booleans = true;
     options
 }
 

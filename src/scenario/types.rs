@@ -304,8 +304,6 @@ impl<'de> Deserialize<'de> for NagThreshold {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = match Value::deserialize(d)? {
             Value::String(s) => s,
-            // YAML 1.1 reads a bare `off` as false: take it as meant.
-            Value::Bool(false) => return Ok(Self::Off),
             other => other.to_string(),
         };
         Self::parse(&text).map_err(de::Error::custom)

@@ -108,31 +108,32 @@ impl Toolbox {
     /// Runs workspace tool `name`; `None` when there is no such tool.
     pub fn call(&self, name: &str, input: &Value) -> Option<Result<String, ToolError>> {
         let result = match name {
-            "bash" => args::<BashArgs>(input)
+            "bash" => args::<BashArgs>(input, &["command"])
                 .and_then(|a| run_bash(&self.root, &a.command, self.bash_timeout)),
-            "read_file" => args::<ReadFileArgs>(input).and_then(|a| read_file(&self.root, &a)),
-            "write_file" => args::<WriteFileArgs>(input).and_then(|a| write_file(&self.root, &a)),
-            "edit_file" => args::<EditFileArgs>(input).and_then(|a| edit_file(&self.root, &a)),
+            "read_file" => {
+                args::<ReadFileArgs>(input, &["path"]).and_then(|a| read_file(&self.root, &a))
+            }
+            "write_file" => args::<WriteFileArgs>(input, &["path", "content"])
+                .and_then(|a| write_file(&self.root, &a)),
+            "edit_file" => args::<EditFileArgs>(input, &["path", "old_text", "new_text"])
+                .and_then(|a| edit_file(&self.root, &a)),
             _ => return None,
         };
         Some(result)
     }
 }
 
-/// Typed arguments. A missing argument is worded as the reference's
+/// Typed arguments. The first missing one of `required` (in the order the
+/// reference reads them) is reported first and worded as the reference's
 /// `KeyError` (`'path'`), so transcripts match; other problems (unknown
 /// fields, wrong types) keep serde's clear message.
-fn args<T: DeserializeOwned>(input: &Value) -> Result<T, ToolError> {
-    T::deserialize(input).map_err(|e| {
-        let message = e.to_string();
-        let missing = message
-            .strip_prefix("missing field `")
-            .and_then(|rest| rest.strip_suffix('`'));
-        ToolError::BadArguments(match missing {
-            Some(field) => format!("'{field}'"),
-            None => message,
-        })
-    })
+fn args<T: DeserializeOwned>(input: &Value, required: &[&str]) -> Result<T, ToolError> {
+    if let Some(fields) = input.as_object()
+        && let Some(missing) = required.iter().find(|key| !fields.contains_key(**key))
+    {
+        return Err(ToolError::BadArguments(format!("'{missing}'")));
+    }
+    T::deserialize(input).map_err(|e| ToolError::BadArguments(e.to_string()))
 }
 
 /// Cuts `text` to at most `max` characters.
@@ -190,6 +191,18 @@ mod tests {
             .unwrap()
             .unwrap_err();
         assert!(err.to_string().contains("unknown field `cwd`"), "{err}");
+        // A missing argument is reported before an unknown one, as the
+        // reference (which ignores extra keys) would.
+        let err = tools
+            .call("read_file", &json!({"file": "a"}))
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(err.to_string(), "'path'");
+        let err = tools
+            .call("edit_file", &json!({"path": "a", "new_text": "b"}))
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(err.to_string(), "'old_text'");
         let err = tools
             .call("write_file", &json!({"path": "a"}))
             .unwrap()
