@@ -143,7 +143,8 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    // Ctrl-C: stop starting runs, kill running commands, write nothing.
+    // Ctrl-C / SIGTERM: stop starting runs, kill running commands, write
+    // nothing.
     let _ = ctrlc::set_handler(agent_eval::cancel::request);
     let mut out = io::stdout().lock();
     let mut err = io::stderr();
