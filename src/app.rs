@@ -138,6 +138,19 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
+    let stdout_reports = [
+        &config.reports.json,
+        &config.reports.junit,
+        &config.reports.markdown,
+    ]
+    .iter()
+    .filter(|p| p.as_deref() == Some(Path::new(STDOUT)))
+    .count();
+    if stdout_reports > 1 {
+        return Err(AppError::Usage(
+            "only one report can go to stdout (`-`)".into(),
+        ));
+    }
     if config.shard.is_some() && config.baseline.is_some() {
         return Err(AppError::Usage(
             "--baseline compares whole cells; with --shard, merge the shards first, then use `agent-eval diff`".into(),
@@ -182,17 +195,19 @@ pub fn run(
         Err(EvalError::Run(e)) => return Err(e.into()),
     };
     let error_texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    // The human summary; it goes to stderr when a report takes stdout.
+    let mut human: Vec<u8> = Vec::new();
     // A shard's cells hold a part of their runs: tables of them would
     // mislead, so a shard prints only its summary line.
     for result in results.iter().filter(|_| config.shard.is_none()) {
         if !config.quiet || !result.ok() {
-            let _ = writeln!(out, "{}", table::render(result, config.color));
+            let _ = writeln!(human, "{}", table::render(result, config.color));
         }
     }
     let report = match config.shard {
         Some(shard) => {
             let _ = writeln!(
-                out,
+                human,
                 "shard {shard}: {} runs; expectations are checked when the shards are merged",
                 results
                     .iter()
@@ -203,17 +218,22 @@ pub fn run(
             Report::for_shard(&results, error_texts.clone(), shard)
         }
         None => {
-            print_failures(out, &results);
+            print_failures(&mut human, &results);
             Report::new(&results, error_texts.clone())
         }
     };
-    write_reports(&config.reports, &report, &results, &error_texts)?;
     let mut regressed = false;
     if let Some(old) = &baseline {
         let diffs = baseline::compare(old, &baseline::rates(&results), config.tolerance);
-        let _ = write!(out, "{}", baseline::render(&diffs, config.tolerance));
+        let _ = write!(human, "{}", baseline::render(&diffs, config.tolerance));
         regressed = baseline::regressed(&diffs);
     }
+    let _ = if stdout_reports == 1 {
+        err.write_all(&human)
+    } else {
+        out.write_all(&human)
+    };
+    write_reports(&config.reports, &report, &results, &error_texts, out)?;
     Ok(if !errors.is_empty() {
         Status::BadInput
     } else if config.shard.is_some() || (report.ok && !regressed) {
@@ -228,17 +248,32 @@ fn write_reports(
     report: &Report<'_>,
     results: &[ScenarioResult],
     errors: &[String],
+    stdout: &mut dyn Write,
 ) -> Result<(), AppError> {
     if let Some(path) = &paths.json {
-        write_atomic(path, report.to_json().as_bytes())?;
+        write_report(path, report.to_json().as_bytes(), stdout)?;
     }
     if let Some(path) = &paths.junit {
-        write_atomic(path, junit::render(results, errors).as_bytes())?;
+        write_report(path, junit::render(results, errors).as_bytes(), stdout)?;
     }
     if let Some(path) = &paths.markdown {
-        write_atomic(path, markdown::render(results, errors).as_bytes())?;
+        write_report(path, markdown::render(results, errors).as_bytes(), stdout)?;
     }
     Ok(())
+}
+
+/// The report path that means stdout.
+pub const STDOUT: &str = "-";
+
+/// Writes a report: `-` to `stdout`, anything else via [`write_atomic`].
+pub fn write_report(path: &Path, bytes: &[u8], stdout: &mut dyn Write) -> Result<(), AppError> {
+    if path == Path::new(STDOUT) {
+        return stdout.write_all(bytes).map_err(|source| AppError::Write {
+            path: path.to_path_buf(),
+            source,
+        });
+    }
+    write_atomic(path, bytes)
 }
 
 fn print_failures(out: &mut dyn Write, results: &[ScenarioResult]) {
@@ -279,12 +314,21 @@ fn print_failures(out: &mut dyn Write, results: &[ScenarioResult]) {
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and
-/// a rename, so readers never see a half-written report.
+/// a rename, so readers never see a half-written report. A path that exists
+/// and is not a regular file (`/dev/stdout`, a pipe) is written in place:
+/// renaming over it would replace the device, not feed it.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AppError> {
     let wrap = |source| AppError::Write {
         path: path.to_path_buf(),
         source,
     };
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) && !path.is_dir() {
+        let mut target = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(wrap)?;
+        return target.write_all(bytes).map_err(wrap);
+    }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

@@ -33,7 +33,7 @@ enum Command {
         /// Scenario files or folders (every *.yaml / *.yml below).
         #[arg(default_value = "scenarios/")]
         paths: Vec<PathBuf>,
-        /// Write the JSON report here.
+        /// Write the JSON report here (`-`: stdout; the tables then go to stderr).
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
         /// Write a JUnit XML report here.

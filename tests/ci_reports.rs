@@ -343,3 +343,22 @@ fn sweep_writes_a_table_json_and_an_svg_chart() {
         assert_eq!(agent_eval(&bad).status.code(), Some(2), "{bad:?}");
     }
 }
+
+#[test]
+fn a_report_on_stdout_keeps_stdout_machine_readable() {
+    let out = agent_eval(&["run", "scenarios/scripted/max_turns.yaml", "--json", "-"]);
+    assert_eq!(out.status.code(), Some(0));
+    let report: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("stdout is the JSON report alone");
+    assert_eq!(report["ok"], true);
+    assert!(
+        text(&out.stderr).contains("max-turns-cutoff"),
+        "the tables moved to stderr"
+    );
+    assert_eq!(
+        agent_eval(&["run", "scenarios/scripted", "--json", "-", "--junit", "-"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
