@@ -138,15 +138,7 @@ pub fn aggregate(metric: AggregateMetric, runs: &[&RunMetrics]) -> f64 {
 }
 
 fn evaluate_exact(exact: &ExactExpectation, cells: &[CellSummary]) -> ExpectationOutcome {
-    let (name, expected): (&str, Value) = match exact {
-        ExactExpectation::RemindersAt(v) => ("reminders_at", json!(v)),
-        ExactExpectation::StepsCompleted(v) => ("steps_completed", json!(v)),
-        ExactExpectation::RejectedTodoUpdates(v) => ("rejected_todo_updates", json!(v)),
-        ExactExpectation::TodoCalls(v) => ("todo_calls", json!(v)),
-        ExactExpectation::Stop(v) => ("stop", json!(v)),
-        ExactExpectation::Turns(v) => ("turns", json!(v)),
-        ExactExpectation::ProtocolViolations(v) => ("protocol_violations", json!(v)),
-    };
+    let (name, expected) = (exact.name(), exact.expected());
     let measure = |r: &RunMetrics| -> Value {
         match exact {
             ExactExpectation::RemindersAt(_) => json!(r.reminders_at),

@@ -612,6 +612,34 @@ pub enum ExactExpectation {
     ProtocolViolations(usize),
 }
 
+impl ExactExpectation {
+    /// The key it is written under.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::RemindersAt(_) => "reminders_at",
+            Self::StepsCompleted(_) => "steps_completed",
+            Self::RejectedTodoUpdates(_) => "rejected_todo_updates",
+            Self::TodoCalls(_) => "todo_calls",
+            Self::Stop(_) => "stop",
+            Self::Turns(_) => "turns",
+            Self::ProtocolViolations(_) => "protocol_violations",
+        }
+    }
+
+    /// The expected value, as JSON.
+    pub fn expected(&self) -> Value {
+        match self {
+            Self::RemindersAt(v) => serde_json::json!(v),
+            Self::StepsCompleted(v)
+            | Self::RejectedTodoUpdates(v)
+            | Self::TodoCalls(v)
+            | Self::Turns(v)
+            | Self::ProtocolViolations(v) => serde_json::json!(v),
+            Self::Stop(v) => serde_json::json!(v),
+        }
+    }
+}
+
 /// An aggregate over the runs of the selected cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -724,19 +752,9 @@ impl Serialize for Expectation {
         use serde::ser::SerializeMap;
         let mut map = s.serialize_map(None)?;
         match self {
-            Expectation::Exact(exact) => match exact {
-                ExactExpectation::RemindersAt(v) => map.serialize_entry("reminders_at", v)?,
-                ExactExpectation::StepsCompleted(v) => map.serialize_entry("steps_completed", v)?,
-                ExactExpectation::RejectedTodoUpdates(v) => {
-                    map.serialize_entry("rejected_todo_updates", v)?
-                }
-                ExactExpectation::TodoCalls(v) => map.serialize_entry("todo_calls", v)?,
-                ExactExpectation::Stop(v) => map.serialize_entry("stop", v)?,
-                ExactExpectation::Turns(v) => map.serialize_entry("turns", v)?,
-                ExactExpectation::ProtocolViolations(v) => {
-                    map.serialize_entry("protocol_violations", v)?
-                }
-            },
+            Expectation::Exact(exact) => {
+                map.serialize_entry(exact.name(), &exact.expected())?;
+            }
             Expectation::Bound {
                 selector,
                 metric,
