@@ -12,7 +12,7 @@ use agent_eval::app::{
 };
 use agent_eval::eval::Shard;
 use agent_eval::report::baseline::DEFAULT_TOLERANCE;
-use agent_eval::scenario::NagThreshold;
+use agent_eval::scenario::{MAX_SEEDS, NagThreshold};
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
@@ -43,7 +43,7 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         markdown: Option<PathBuf>,
         /// Seeds per cell for simulated scenarios (overrides the scenario).
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_SEEDS))]
         seeds: Option<u64>,
         /// Worker threads (default: every core).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -86,7 +86,7 @@ enum Command {
         #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = NagThreshold::parse, default_value = "1,2,3,5,8,off")]
         thresholds: Vec<NagThreshold>,
         /// Seeds per cell (overrides the scenario).
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_SEEDS))]
         seeds: Option<u64>,
         /// Worker threads (default: every core).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]

@@ -490,7 +490,7 @@ impl Seeds {
 }
 
 /// The most seeds a cell may run, a guard against a typo'd `seeds: 2000000000`.
-pub const MAX_SEEDS: u64 = 1_000_000;
+pub const MAX_SEEDS: u64 = 100_000;
 
 impl<'de> Deserialize<'de> for Seeds {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
