@@ -322,7 +322,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AppError> {
         path: path.to_path_buf(),
         source,
     };
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) && !path.is_dir() {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
         let mut target = std::fs::OpenOptions::new()
             .write(true)
             .open(path)
@@ -424,7 +424,8 @@ pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppE
     }
     let text = match config.format {
         ReplayFormat::Text => transcript::render(&scenario, &record),
-        ReplayFormat::Json => transcript::to_json(&record),
+        ReplayFormat::Json => transcript::to_json(&record)
+            .map_err(|e| AppError::Usage(format!("cannot write the replay as JSON: {e}")))?,
     };
     let _ = out.write_all(text.as_bytes());
     Ok(Status::Passed)
@@ -469,9 +470,8 @@ pub fn sweep(config: &SweepConfig, out: &mut dyn Write) -> Result<Status, AppErr
         write_atomic(path, chart.as_bytes())?;
     }
     if let Some(path) = &config.json {
-        let mut text = serde_json::to_string_pretty(&result)
+        let text = json::pretty(&result)
             .map_err(|e| AppError::Usage(format!("cannot write the sweep as JSON: {e}")))?;
-        text.push('\n');
         write_atomic(path, text.as_bytes())?;
     }
     Ok(Status::Passed)

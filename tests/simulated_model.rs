@@ -298,7 +298,7 @@ fn a_simulated_transcript_is_stable() {
         4,
     )
     .unwrap();
-    insta::assert_snapshot!(agent_eval::report::transcript::to_json(&record));
+    insta::assert_snapshot!(agent_eval::report::transcript::to_json(&record).unwrap());
 }
 
 #[test]

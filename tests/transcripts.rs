@@ -31,7 +31,7 @@ fn ten_step_refactor_json() {
         true,
         NagThreshold::After(3),
     );
-    insta::assert_snapshot!(transcript::to_json(&record));
+    insta::assert_snapshot!(transcript::to_json(&record).unwrap());
 }
 
 #[test]
@@ -41,7 +41,7 @@ fn ten_step_refactor_without_todo_json() {
         false,
         NagThreshold::After(3),
     );
-    insta::assert_snapshot!(transcript::to_json(&record));
+    insta::assert_snapshot!(transcript::to_json(&record).unwrap());
 }
 
 #[test]

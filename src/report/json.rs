@@ -72,13 +72,19 @@ impl<'a> Report<'a> {
 
     /// Pretty JSON with a trailing newline.
     pub fn to_json(&self) -> String {
-        let mut text = serde_json::to_string_pretty(self).unwrap_or_else(|e| {
+        pretty(self).unwrap_or_else(|e| {
             // Serializing plain data to a string cannot fail; say so if it does.
-            format!("{{\"version\": {VERSION}, \"ok\": false, \"errors\": [\"{e}\"]}}")
-        });
-        text.push('\n');
-        text
+            format!("{{\"version\": {VERSION}, \"ok\": false, \"errors\": [\"{e}\"]}}\n")
+        })
     }
+}
+
+/// Pretty JSON with a trailing newline: how every JSON file and stdout
+/// document of agent-eval is written.
+pub fn pretty(value: &impl Serialize) -> Result<String, serde_json::Error> {
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    Ok(text)
 }
 
 /// A report read back from a file: only what the results are rebuilt from.

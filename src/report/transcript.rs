@@ -160,7 +160,7 @@ fn render_summary(out: &mut String, scenario: &Scenario, record: &RunRecord) {
 /// The messages as `replay --format json` prints them, with the metrics
 /// and each protocol violation with its turn:
 /// `{"messages": [...], "metrics": {...}, "violations": [{"turn": 4, "rule": "..."}]}`.
-pub fn to_json(record: &RunRecord) -> String {
+pub fn to_json(record: &RunRecord) -> Result<String, serde_json::Error> {
     #[derive(serde::Serialize)]
     struct Violation<'a> {
         turn: usize,
@@ -180,12 +180,9 @@ pub fn to_json(record: &RunRecord) -> String {
             rule: &v.rule,
         })
         .collect();
-    let mut text = serde_json::to_string_pretty(&Replay {
+    super::json::pretty(&Replay {
         messages: &record.messages,
         metrics: &record.metrics,
         violations,
     })
-    .unwrap_or_default();
-    text.push('\n');
-    text
 }
