@@ -10,6 +10,7 @@ pub mod agent;
 pub mod app;
 pub mod cancel;
 pub mod eval;
+pub mod llm;
 pub mod model;
 pub mod report;
 pub mod scenario;

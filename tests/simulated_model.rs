@@ -1,11 +1,11 @@
 //! The simulated model: it decides from its input alone, it is
 //! deterministic, and its parameters move results the way they claim to.
 
-use agent_eval::agent::messages::{ContentBlock, Message, ModelRequest, Role};
 use agent_eval::agent::todo::TodoManager;
 use agent_eval::agent::tools::schemas;
 use agent_eval::eval::{EvalOptions, evaluate_scenario, run_once};
-use agent_eval::model::Model;
+use agent_eval::llm::Model;
+use agent_eval::llm::{ContentBlock, Message, ModelRequest, Role};
 use agent_eval::model::simulated::{SimulateParams, SimulatedModel, run_seed};
 use agent_eval::scenario::{self, CellSettings, ModelSpec, NagThreshold, Scenario};
 use serde_json::json;

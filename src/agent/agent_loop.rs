@@ -10,10 +10,10 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-use super::messages::{ContentBlock, Message, ModelRequest, Role, StopReason};
 use super::todo::TodoManager;
 use super::tools::{Toolbox, schemas};
-use crate::model::{Model, ModelError};
+use crate::llm::{ContentBlock, Message, ModelRequest, Role, StopReason};
+use crate::llm::{Model, ModelError};
 use crate::scenario::{NagThreshold, Placement};
 
 /// The reminder text block.
@@ -44,6 +44,9 @@ pub enum StopKind {
     EndTurn,
     MaxTurns,
     ScriptExhausted,
+    /// A backend could not answer (a real model failing after its retries,
+    /// or a script asking for something the backend cannot express).
+    ModelError,
 }
 
 impl fmt::Display for StopKind {
@@ -52,6 +55,7 @@ impl fmt::Display for StopKind {
             Self::EndTurn => "end_turn",
             Self::MaxTurns => "max_turns",
             Self::ScriptExhausted => "script_exhausted",
+            Self::ModelError => "model_error",
         })
     }
 }
@@ -99,6 +103,9 @@ pub fn run_loop(
         let response = match model.respond(&request) {
             Ok(response) => response,
             Err(ModelError::ScriptExhausted { .. }) => break StopKind::ScriptExhausted,
+            Err(ModelError::Unsupported { .. } | ModelError::Backend(_)) => {
+                break StopKind::ModelError;
+            }
         };
         turns = turn;
         let stop_reason = response.stop_reason;

@@ -2,7 +2,7 @@
 //! the workspace tools, the nag reminder and the protocol check.
 
 pub mod agent_loop;
-pub mod messages;
+pub mod dialect;
 pub mod protocol;
 pub mod todo;
 pub mod tools;

@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use super::messages::{Content, ContentBlock, Message, Role};
+use crate::llm::{Content, ContentBlock, Message, Role};
 
 /// One broken rule, at the turn of the message that breaks it (0 = the
 /// task message; the user message after turn t's response counts as t).

@@ -4,12 +4,12 @@
 use serde::Serialize;
 
 use super::{checks, workspace};
-use crate::agent::messages::Message;
 use crate::agent::protocol::{self, Violation};
 use crate::agent::todo::TodoManager;
 use crate::agent::tools::Toolbox;
 use crate::agent::{LoopSettings, StopKind, run_loop};
-use crate::model::Model;
+use crate::llm::Message;
+use crate::llm::Model;
 use crate::model::scripted::ScriptedModel;
 use crate::model::simulated::{SimulatedModel, run_seed};
 use crate::scenario::{CellSettings, ModelSpec, Scenario};

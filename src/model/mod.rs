@@ -1,4 +1,4 @@
-//! The mock LLMs: a [`Model`] answers a [`ModelRequest`] with content blocks
+//! The mock LLMs: a [`Model`] answers a [`crate::llm::ModelRequest`] with content blocks
 //! and a stop reason, like the Messages API does.
 //!
 //! [`scripted::ScriptedModel`] replays fixed responses and errors when it
@@ -8,26 +8,4 @@
 pub mod scripted;
 pub mod simulated;
 
-use crate::agent::messages::{ModelRequest, ModelResponse, Role};
-
-/// Why a model could not answer.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ModelError {
-    #[error("the script has no response left for turn {turn} (it holds {responses})")]
-    ScriptExhausted { turn: usize, responses: usize },
-}
-
-/// A mock LLM.
-pub trait Model {
-    fn respond(&mut self, request: &ModelRequest<'_>) -> Result<ModelResponse, ModelError>;
-}
-
-/// The turn a request asks for: one more than the assistant messages in it.
-pub fn turn_of(request: &ModelRequest<'_>) -> usize {
-    request
-        .messages
-        .iter()
-        .filter(|m| m.role == Role::Assistant)
-        .count()
-        + 1
-}
+pub use crate::llm::{Model, ModelError, turn_of};

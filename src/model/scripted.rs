@@ -7,7 +7,7 @@
 //! can check what the loop sent.
 
 use super::{Model, ModelError, turn_of};
-use crate::agent::messages::{ContentBlock, Message, ModelRequest, ModelResponse, tool_use_id};
+use crate::llm::{ContentBlock, Message, ModelRequest, ModelResponse, tool_use_id};
 use crate::scenario::ScriptedResponse;
 
 /// What the loop sent on one call.

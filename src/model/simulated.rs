@@ -40,10 +40,8 @@ use serde_json::{Value, json};
 use std::collections::BTreeSet;
 
 use super::{Model, ModelError, turn_of};
-use crate::agent::messages::{
-    Content, ContentBlock, Message, ModelRequest, ModelResponse, Role, tool_use_id,
-};
 use crate::agent::todo::{TodoStatus, parse_render};
+use crate::llm::{Content, ContentBlock, Message, ModelRequest, ModelResponse, Role, tool_use_id};
 use crate::scenario::{Step, ToolCall};
 
 /// The simulated model's parameters (`model.simulate`); every one has a

@@ -5,9 +5,9 @@
 
 use std::fmt::Write;
 
-use crate::agent::messages::{Content, ContentBlock, Message, Role};
 use crate::agent::todo::parse_render;
 use crate::eval::RunRecord;
+use crate::llm::{Content, ContentBlock, Message, Role};
 use crate::scenario::Scenario;
 
 /// Result lines shown per tool call before eliding.

@@ -18,7 +18,7 @@ use std::time::Duration;
 pub use bash::{BashOutcome, run_bash, run_command};
 pub use files::{edit_file, read_file, write_file};
 
-use super::messages::ToolSchema;
+use crate::llm::ToolSchema;
 
 /// Results are cut to this many characters.
 pub const MAX_OUTPUT_CHARS: usize = 50_000;
