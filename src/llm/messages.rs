@@ -13,6 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -112,9 +113,22 @@ pub enum StopReason {
 /// A tool offered to the model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolSchema {
-    pub name: &'static str,
-    pub description: &'static str,
+    /// Static for the built-in tools; owned when a schema arrives over the
+    /// wire from an external agent.
+    pub name: Cow<'static, str>,
+    pub description: Cow<'static, str>,
     pub input_schema: Value,
+}
+
+impl ToolSchema {
+    /// A built-in tool's schema.
+    pub fn new(name: &'static str, description: &'static str, input_schema: Value) -> Self {
+        Self {
+            name: Cow::Borrowed(name),
+            description: Cow::Borrowed(description),
+            input_schema,
+        }
+    }
 }
 
 /// What the loop sends the model on each turn.

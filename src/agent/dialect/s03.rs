@@ -63,11 +63,11 @@ impl PlanDialect for S03 {
     }
 
     fn tools(&self) -> Vec<ToolSchema> {
-        vec![ToolSchema {
-            name: TOOL,
-            description: "Update task list. Track progress on multi-step tasks.",
-            input_schema: json!({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}, "text": {"type": "string"}, "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}}, "required": ["id", "text", "status"]}}}, "required": ["items"]}),
-        }]
+        vec![ToolSchema::new(
+            TOOL,
+            "Update task list. Track progress on multi-step tasks.",
+            json!({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}, "text": {"type": "string"}, "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}}, "required": ["id", "text", "status"]}}}, "required": ["items"]}),
+        )]
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {

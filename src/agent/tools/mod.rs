@@ -147,33 +147,29 @@ pub fn cut_chars(text: &str, max: usize) -> &str {
 /// The tool schemas of the s03 reference, `todo` last and only when offered.
 pub fn schemas(with_todo: bool) -> Vec<ToolSchema> {
     let mut tools = vec![
-        ToolSchema {
-            name: "bash",
-            description: "Run a shell command.",
-            input_schema: json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}),
-        },
-        ToolSchema {
-            name: "read_file",
-            description: "Read file contents.",
-            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["path"]}),
-        },
-        ToolSchema {
-            name: "write_file",
-            description: "Write content to file.",
-            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}, "required": ["path", "content"]}),
-        },
-        ToolSchema {
-            name: "edit_file",
-            description: "Replace exact text in file.",
-            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}, "old_text": {"type": "string"}, "new_text": {"type": "string"}}, "required": ["path", "old_text", "new_text"]}),
-        },
+        ToolSchema::new(
+            "bash",
+            "Run a shell command.",
+            json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}),
+        ),
+        ToolSchema::new(
+            "read_file",
+            "Read file contents.",
+            json!({"type": "object", "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["path"]}),
+        ),
+        ToolSchema::new(
+            "write_file",
+            "Write content to file.",
+            json!({"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}, "required": ["path", "content"]}),
+        ),
+        ToolSchema::new(
+            "edit_file",
+            "Replace exact text in file.",
+            json!({"type": "object", "properties": {"path": {"type": "string"}, "old_text": {"type": "string"}, "new_text": {"type": "string"}}, "required": ["path", "old_text", "new_text"]}),
+        ),
     ];
     if with_todo {
-        tools.push(ToolSchema {
-            name: "todo",
-            description: "Update task list. Track progress on multi-step tasks.",
-            input_schema: json!({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}, "text": {"type": "string"}, "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}}, "required": ["id", "text", "status"]}}}, "required": ["items"]}),
-        });
+        tools.push(ToolSchema::new("todo", "Update task list. Track progress on multi-step tasks.", json!({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}, "text": {"type": "string"}, "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}}, "required": ["id", "text", "status"]}}}, "required": ["items"]})));
     }
     tools
 }
