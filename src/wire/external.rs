@@ -1,0 +1,1 @@
+//! External agents (placeholder, filled in next).

@@ -1,0 +1,1 @@
+//! Metrics read off the wire (placeholder, filled in next).
