@@ -244,3 +244,63 @@ fn the_timeout_kills_the_whole_process_group() {
     std::thread::sleep(Duration::from_secs(4));
     assert!(!marker.exists(), "a child of the agent outlived the run");
 }
+
+#[test]
+fn the_example_agent_matches_the_built_in_loop_on_simulated_scenarios_seed_for_seed() {
+    use agent_eval::model::simulated::{SimulatedModel, run_seed};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/simulated");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    paths.sort();
+    let mut runs = 0;
+    for path in &paths {
+        let scenario = scenario::load(path).unwrap();
+        let ModelSpec::Simulate(params) = &scenario.model else {
+            continue;
+        };
+        for seed in 0..3 {
+            let built_in = run_once(&scenario, scenario.agent_cell(), seed).unwrap();
+            let workspace = workspace::create(&scenario.workspace).unwrap();
+            let agent = agent_for(&scenario);
+            let mut run = ExternalRun::new(workspace.path(), &scenario.task, &agent);
+            run.max_turns = Some(scenario.agent.max_turns);
+            let model = SimulatedModel::new(
+                *params,
+                scenario.steps.clone(),
+                run_seed(&scenario.name, seed),
+            );
+            let outcome = run_external(Box::new(model), &run).unwrap();
+            let name = format!("{} seed {seed}", scenario.name);
+            let metrics = &built_in.metrics;
+            let wire = &outcome.metrics;
+            assert_eq!(wire.stop.as_str(), metrics.stop.to_string(), "{name}: stop");
+            assert_eq!(wire.turns, metrics.turns, "{name}: turns");
+            assert_eq!(wire.reminders_at, metrics.reminders_at, "{name}");
+            assert_eq!(wire.todo_calls, metrics.todo_calls, "{name}");
+            assert_eq!(
+                wire.rejected_todo_updates, metrics.rejected_todo_updates,
+                "{name}"
+            );
+            assert_eq!(
+                wire.protocol_violations, metrics.protocol_violations,
+                "{name}"
+            );
+            let steps: Vec<Option<bool>> = scenario
+                .steps
+                .iter()
+                .map(|s| s.check.as_ref().map(|c| checks::holds(c, workspace.path())))
+                .collect();
+            assert_eq!(steps, built_in.step_results, "{name}: steps");
+            assert_eq!(
+                normalized(&outcome.transcript),
+                normalized(&built_in.messages),
+                "{name}: transcript"
+            );
+            runs += 1;
+        }
+    }
+    assert!(runs >= 3, "no simulated scenario was run");
+}
