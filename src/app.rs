@@ -508,3 +508,83 @@ pub fn check(
         Status::BadInput
     })
 }
+
+/// `agent-eval serve`.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    pub scenario: PathBuf,
+    pub seed: u64,
+    /// Where to listen (default `127.0.0.1:0`, a free loopback port).
+    pub listen: std::net::SocketAddr,
+}
+
+/// Serves the scenario's model over HTTP until Ctrl-C / SIGTERM, then
+/// prints what the wire saw.
+pub fn serve(
+    config: &ServeConfig,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Status, AppError> {
+    use crate::model::scripted::ScriptedModel;
+    use crate::model::simulated::{SimulatedModel, run_seed};
+    use crate::wire::{self, MockServer, ServerOptions};
+
+    let scenario = scenario::load(&config.scenario)?;
+    let (model, kind): (Box<dyn crate::llm::Model + Send>, String) = match &scenario.model {
+        scenario::ModelSpec::Script(script) => (
+            Box::new(ScriptedModel::new(script.clone())),
+            format!("scripted, {} responses", script.len()),
+        ),
+        scenario::ModelSpec::Simulate(params) => (
+            Box::new(SimulatedModel::new(
+                *params,
+                scenario.steps.clone(),
+                run_seed(&scenario.name, config.seed),
+            )),
+            format!("simulated, seed {}", config.seed),
+        ),
+    };
+    let server = MockServer::start(
+        model,
+        ServerOptions {
+            listen: config.listen,
+            model_id: scenario.name.clone(),
+            max_turns: Some(scenario.agent.max_turns),
+            ..ServerOptions::default()
+        },
+    )
+    .map_err(|e| AppError::Usage(e.to_string()))?;
+    let _ = writeln!(
+        out,
+        "serving {} ({kind}) until Ctrl-C\n  ANTHROPIC_BASE_URL={}\n  OPENAI_BASE_URL={}\n  model: {}",
+        scenario.name,
+        server.base_url(),
+        server.openai_base_url(),
+        scenario.name
+    );
+    let _ = out.flush();
+    while !crate::cancel::requested() {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let exchanges = server.stop();
+    let metrics = wire::wire_metrics(
+        &exchanges,
+        crate::agent::dialect::Dialect::default().get(),
+        None,
+        false,
+    );
+    let _ = writeln!(
+        err,
+        "stopped after {} requests: turns {}, stop {}, reminders at {:?}, todo calls {}, rejected {}, unknown tool calls {}, protocol violations {}, malformed requests {}",
+        exchanges.len(),
+        metrics.turns,
+        metrics.stop,
+        metrics.reminders_at,
+        metrics.todo_calls,
+        metrics.rejected_todo_updates,
+        metrics.unknown_tool_calls,
+        metrics.protocol_violations,
+        metrics.malformed_requests
+    );
+    Ok(Status::Passed)
+}
