@@ -14,8 +14,10 @@
 use agent_eval::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse};
 use agent_eval::wire::{MockServer, Reply, ServerOptions};
 use serde_json::Value;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// A bound on one `agent-eval run` of a real agent (the scenarios' own agent timeout is
@@ -181,6 +183,137 @@ fn assert_home_untouched(name: &str, home: &Path) {
         left.is_empty(),
         "{name}: the agent wrote into the HOME it inherited: {left:?}"
     );
+}
+
+/// `agent-eval serve SCENARIO`, stopped (SIGTERM, then SIGKILL) when dropped.
+struct Serve {
+    child: Child,
+    anthropic_base_url: String,
+    openai_base_url: String,
+}
+
+impl Serve {
+    fn start(scenario_file: &Path) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+            .arg("serve")
+            .arg(scenario_file)
+            .args(["--listen", "127.0.0.1:0"])
+            .current_dir(manifest_dir())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("agent-eval serve starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (lines_tx, lines_rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if lines_tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut serve = Self {
+            child,
+            anthropic_base_url: String::new(),
+            openai_base_url: String::new(),
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while serve.openai_base_url.is_empty() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Ok(line) = lines_rx.recv_timeout(left) else {
+                panic!("agent-eval serve printed no URLs: {}", serve.stop());
+            };
+            let line = line.trim();
+            if let Some(url) = line.strip_prefix("ANTHROPIC_BASE_URL=") {
+                serve.anthropic_base_url = url.to_string();
+            } else if let Some(url) = line.strip_prefix("OPENAI_BASE_URL=") {
+                serve.openai_base_url = url.to_string();
+            }
+        }
+        serve
+    }
+
+    /// Stops the server and returns what it printed on stderr (its summary).
+    fn stop(&mut self) -> String {
+        // SAFETY: kill has no memory-safety preconditions; the pid is our own child's.
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let mut stderr = String::new();
+        if let Some(mut pipe) = self.child.stderr.take() {
+            let _ = pipe.read_to_string(&mut stderr);
+        }
+        stderr
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            self.stop();
+        }
+    }
+}
+
+/// `agent-eval serve SCENARIO`, then the scenario's agent command run directly (as a user
+/// would, with the URLs serve printed) in a fresh workspace with the task on stdin.
+/// Returns the workspace and serve's summary line.
+fn serve_then_agent(agents: &Path, name: &str) -> (tempfile::TempDir, String) {
+    let file = scenario(name);
+    let text = std::fs::read_to_string(&file).expect("scenario readable");
+    let spec: Value = serde_saphyr::from_str(&text).expect("scenario parses as YAML");
+    let command_line = spec["agent"]["command"].as_str().expect("agent.command");
+    let task = spec["task"].as_str().expect("task").to_string();
+    let mut serve = Serve::start(&file);
+    let workspace = tempfile::tempdir().expect("workspace");
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(command_line)
+        .current_dir(workspace.path())
+        .env("AGENT_EVAL_AGENTS_DIR", agents)
+        .env("ANTHROPIC_BASE_URL", &serve.anthropic_base_url)
+        .env("ANTHROPIC_API_KEY", "dummy")
+        .env("OPENAI_BASE_URL", &serve.openai_base_url)
+        .env("OPENAI_API_KEY", "dummy")
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(env) = spec["agent"]["env"].as_object() {
+        for (key, value) in env {
+            command.env(key, value.as_str().expect("env values are text"));
+        }
+    }
+    let mut child = command.spawn().expect("the agent starts");
+    if let Some(mut stdin) = child.stdin.take() {
+        use std::io::Write;
+        stdin.write_all(task.as_bytes()).expect("task written");
+    }
+    let started = Instant::now();
+    while matches!(child.try_wait(), Ok(None)) {
+        if started.elapsed() > RUN_BOUND {
+            let _ = child.kill();
+            panic!("{name}: the agent ran longer than {RUN_BOUND:?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let output = child.wait_with_output().expect("agent output");
+    assert!(
+        output.status.success(),
+        "{name}: the agent failed: {}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let summary = serve.stop();
+    (workspace, summary)
 }
 
 #[test]
@@ -391,4 +524,40 @@ fn codex_capture_is_served() {
                 if tool_use_id == "toolu_4_2" && content.starts_with("failed to parse function arguments"))),
         "{blocks:?}"
     );
+}
+
+#[test]
+fn claude_code_runs_against_serve() {
+    let Some(agents) = require("claude") else {
+        return;
+    };
+    let (workspace, summary) = serve_then_agent(&agents, "claude_code.yaml");
+    assert!(
+        summary.contains("stopped after 7 requests: turns 7, stop end_turn"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("protocol violations 0, malformed requests 0"),
+        "{summary}"
+    );
+    let out = std::fs::read_to_string(workspace.path().join("out.txt")).unwrap_or_default();
+    assert_eq!(out, "Hello, world!\n");
+}
+
+#[test]
+fn codex_runs_against_serve() {
+    let Some(agents) = require("codex") else {
+        return;
+    };
+    let (workspace, summary) = serve_then_agent(&agents, "codex.yaml");
+    assert!(
+        summary.contains("stopped after 6 requests: turns 6, stop end_turn"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("protocol violations 0, malformed requests 0"),
+        "{summary}"
+    );
+    let out = std::fs::read_to_string(workspace.path().join("out.txt")).unwrap_or_default();
+    assert_eq!(out, "Hello, world!\n");
 }
