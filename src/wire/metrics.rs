@@ -13,6 +13,7 @@
 //!   after response t adds (everything after its last assistant message)
 //!   contains `<reminder>`, `<system-reminder>` or the custom pattern;
 //!   history is never counted again;
+//! - side requests (no tools offered) and unreadable requests take no part;
 //! - `protocol_violations`: distinct protocol violations (turn and rule)
 //!   over every request;
 //! - `stop`: see [`WireStop`].
@@ -89,7 +90,7 @@ pub fn wire_metrics(
     reminder_pattern: Option<&str>,
     timed_out: bool,
 ) -> WireMetrics {
-    let answered: Vec<&Exchange> = exchanges.iter().filter(|e| e.request.is_some()).collect();
+    let answered: Vec<&Exchange> = exchanges.iter().filter(|e| e.is_loop()).collect();
     let mut turns = 0;
     let mut reminders_at = Vec::new();
     let mut todo_calls = 0;
@@ -137,7 +138,7 @@ pub fn wire_metrics(
         todo_calls,
         unknown_tool_calls,
         protocol_violations: violations.len(),
-        malformed_requests: exchanges.len() - answered.len(),
+        malformed_requests: exchanges.iter().filter(|e| e.request.is_none()).count(),
     }
 }
 
@@ -162,7 +163,7 @@ fn result_for<'a>(later: &[&'a Exchange], id: &str) -> Option<&'a str> {
 }
 
 fn stop_of(exchanges: &[Exchange], timed_out: bool) -> WireStop {
-    let last = exchanges.iter().rev().find(|e| e.request.is_some());
+    let last = exchanges.iter().rev().find(|e| e.is_loop());
     match last.map(|e| &e.reply) {
         Some(Reply::Response { response, .. }) if response.stop_reason == StopReason::EndTurn => {
             WireStop::EndTurn
@@ -178,7 +179,7 @@ fn stop_of(exchanges: &[Exchange], timed_out: bool) -> WireStop {
 /// The conversation as the built-in loop would hold it: the last request's
 /// messages, plus the model's last response when it was one.
 pub fn transcript(exchanges: &[Exchange]) -> Vec<Message> {
-    let Some(last) = exchanges.iter().rev().find(|e| e.request.is_some()) else {
+    let Some(last) = exchanges.iter().rev().find(|e| e.is_loop()) else {
         return Vec::new();
     };
     let mut messages = last
