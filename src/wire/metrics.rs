@@ -8,7 +8,8 @@
 //! - `unknown_tool_calls`: `tool_use` blocks naming a tool the answered
 //!   request did not offer (a planning tool included);
 //! - `rejected_todo_updates`: planning calls whose `tool_result` (in a
-//!   later request) is one of the dialect's errors;
+//!   later request) is one of the dialect's errors, or is flagged
+//!   `is_error: true` by the client;
 //! - `reminders_at`: turn t has a reminder when the content the request
 //!   after response t adds (everything after its last assistant message)
 //!   contains `<reminder>`, `<system-reminder>` or the custom pattern;
@@ -124,7 +125,13 @@ pub fn wire_metrics(
                 unknown_tool_calls += 1;
             } else if dialect.is_planning_tool(name) {
                 todo_calls += 1;
-                if result_for(later, id).is_some_and(|content| dialect.is_error(content)) {
+                let flagged = later.first().is_some_and(|e| {
+                    e.request
+                        .as_ref()
+                        .is_some_and(|r| r.error_results.binary_search(id).is_ok())
+                });
+                if flagged || result_for(later, id).is_some_and(|content| dialect.is_error(content))
+                {
                     rejected_todo_updates += 1;
                 }
             }
@@ -239,6 +246,7 @@ mod tests {
                 stream_usage: false,
                 model: None,
                 added_texts: crate::wire::record::texts_after_last_assistant(&messages),
+                error_results: Vec::new(),
             };
             exchanges.push(Exchange {
                 api: Api::Anthropic,
@@ -323,6 +331,27 @@ mod tests {
         assert_eq!(metrics.reminders_at, [1]);
         let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, false);
         assert!(metrics.reminders_at.is_empty());
+    }
+
+    #[test]
+    fn a_planning_result_flagged_as_an_error_is_a_rejection() {
+        let mut exchanges = record(
+            &[
+                (
+                    vec![call(1, 1, "todo")],
+                    vec![result(1, 1, "<tool_use_error>bad</tool_use_error>")],
+                ),
+                (vec![ContentBlock::text("done")], vec![]),
+            ],
+            &["todo"],
+        );
+        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, false);
+        assert_eq!((metrics.todo_calls, metrics.rejected_todo_updates), (1, 0));
+        if let Some(request) = exchanges[1].request.as_mut() {
+            request.error_results = vec![tool_use_id(1, 1)];
+        }
+        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, false);
+        assert_eq!(metrics.rejected_todo_updates, 1);
     }
 
     #[test]

@@ -41,6 +41,9 @@ pub struct WireRequest {
     /// new user content, tool results, and `system`/`developer` messages
     /// placed there): where reminders are looked for.
     pub added_texts: Vec<String>,
+    /// The ids of tool results the client flagged as errors (Anthropic
+    /// `is_error: true`), sorted.
+    pub error_results: Vec<String>,
 }
 
 impl WireRequest {
