@@ -3,11 +3,12 @@
 //! transcript and metrics as the built-in loop; the runner's environment,
 //! task delivery, grace period and timeout.
 
+use agent_eval::agent::StopKind;
 use agent_eval::agent::dialect::Dialect;
 use agent_eval::eval::{Cell, checks, model_for, run_once, workspace};
 use agent_eval::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse};
 use agent_eval::scenario::{self, ModelSpec, NagThreshold, Placement, ReminderSpec, Scenario};
-use agent_eval::wire::{AgentCommand, ExternalRun, TaskVia, WireStop, run_external};
+use agent_eval::wire::{AgentCommand, ExternalRun, TaskVia, run_external};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -125,12 +126,7 @@ fn the_example_agent_matches_the_built_in_loop_on_every_scripted_scenario() {
         let name = &scenario.name;
         let metrics = &built_in.metrics;
         let wire = &outcome.metrics;
-        assert_eq!(
-            wire.stop.as_str(),
-            metrics.stop.to_string(),
-            "{name}: stop\n{}",
-            outcome.log
-        );
+        assert_eq!(wire.stop, metrics.stop, "{name}: stop\n{}", outcome.log);
         assert_eq!(wire.turns, metrics.turns, "{name}: turns");
         assert_eq!(
             wire.reminders_at, metrics.reminders_at,
@@ -224,7 +220,7 @@ fn the_agent_gets_the_mock_environment_and_no_real_key() {
     assert!(!log.contains("AGENT_TASK"), "{log}");
     assert_eq!(outcome.exit_code, Some(0));
     // It never asked the model anything: it stopped on its own.
-    assert_eq!(outcome.metrics.stop, WireStop::AgentExit);
+    assert_eq!(outcome.metrics.stop, StopKind::AgentExit);
     assert_eq!(outcome.metrics.turns, 0);
 }
 
@@ -252,7 +248,7 @@ fn a_finished_model_and_a_lingering_agent_end_after_the_grace_period() {
     }
     let outcome = shell_run(command, TaskVia::Stdin, 120);
     assert!(outcome.stopped_after_grace, "{}", outcome.log);
-    assert_eq!(outcome.metrics.stop, WireStop::EndTurn);
+    assert_eq!(outcome.metrics.stop, StopKind::EndTurn);
     assert_eq!(outcome.metrics.turns, 1);
 }
 
@@ -262,7 +258,7 @@ fn the_timeout_kills_the_whole_process_group() {
     let marker = dir.path().join("survivor");
     let command = format!("(sleep 3; touch '{}') & sleep 300", marker.display());
     let outcome = shell_run(&command, TaskVia::Stdin, 1);
-    assert_eq!(outcome.metrics.stop, WireStop::Timeout);
+    assert_eq!(outcome.metrics.stop, StopKind::Timeout);
     std::thread::sleep(Duration::from_secs(4));
     assert!(!marker.exists(), "a child of the agent outlived the run");
 }
@@ -293,7 +289,7 @@ fn the_example_agent_matches_the_built_in_loop_on_simulated_scenarios_seed_for_s
             let name = format!("{} seed {seed}", scenario.name);
             let metrics = &built_in.metrics;
             let wire = &outcome.metrics;
-            assert_eq!(wire.stop.as_str(), metrics.stop.to_string(), "{name}: stop");
+            assert_eq!(wire.stop, metrics.stop, "{name}: stop");
             assert_eq!(wire.turns, metrics.turns, "{name}: turns");
             assert_eq!(wire.reminders_at, metrics.reminders_at, "{name}");
             assert_eq!(wire.todo_calls, metrics.todo_calls, "{name}");

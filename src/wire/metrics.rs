@@ -17,63 +17,28 @@
 //! - side requests (no tools offered) and unreadable requests take no part;
 //! - `protocol_violations`: distinct protocol violations (turn and rule)
 //!   over every request;
-//! - `stop`: see [`WireStop`].
+//! - `stop`: `end_turn` (the model's last response ended its turn),
+//!   `max_turns`, `script_exhausted` (the agent asked for more after the
+//!   script ran out), `model_error`, `timeout` (cut by the timeout while the
+//!   model still had work to give), `agent_exit` (the agent exited, or
+//!   never asked, while the model still had work to give).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::BTreeSet;
-use std::fmt;
 
 use super::record::{Exchange, Finish, Reply};
+use crate::agent::StopKind;
 use crate::agent::dialect::PlanDialect;
 use crate::llm::{ContentBlock, Message, Role, StopReason};
 
 /// The texts that mark a reminder in any design.
 pub const REMINDER_MARKERS: [&str; 2] = ["<reminder>", "<system-reminder>"];
 
-/// Why an external agent's run ended, as the wire saw it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WireStop {
-    /// The model's last response ended its turn.
-    EndTurn,
-    /// The turn cap was reached (the agent was then told the run is over).
-    MaxTurns,
-    /// The agent asked for more after the script was used up.
-    ScriptExhausted,
-    /// The model could not answer (e.g. a freeform call outside the
-    /// Responses API).
-    ModelError,
-    /// The timeout passed while the model still had work to give.
-    Timeout,
-    /// The agent exited (or never asked) while the model still had work to
-    /// give: it stopped on its own.
-    AgentExit,
-}
-
-impl WireStop {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::EndTurn => "end_turn",
-            Self::MaxTurns => "max_turns",
-            Self::ScriptExhausted => "script_exhausted",
-            Self::ModelError => "model_error",
-            Self::Timeout => "timeout",
-            Self::AgentExit => "agent_exit",
-        }
-    }
-}
-
-impl fmt::Display for WireStop {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// Everything measured from the wire for one run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WireMetrics {
     pub turns: usize,
-    pub stop: WireStop,
+    pub stop: StopKind,
     pub reminders_at: Vec<usize>,
     pub rejected_todo_updates: usize,
     pub todo_calls: usize,
@@ -169,17 +134,17 @@ fn result_for<'a>(later: &[&'a Exchange], id: &str) -> Option<&'a str> {
     })
 }
 
-fn stop_of(exchanges: &[Exchange], timed_out: bool) -> WireStop {
+fn stop_of(exchanges: &[Exchange], timed_out: bool) -> StopKind {
     let last = exchanges.iter().rev().find(|e| e.is_loop());
     match last.map(|e| &e.reply) {
         Some(Reply::Response { response, .. }) if response.stop_reason == StopReason::EndTurn => {
-            WireStop::EndTurn
+            StopKind::EndTurn
         }
-        Some(Reply::Finished(Finish::ScriptExhausted)) => WireStop::ScriptExhausted,
-        Some(Reply::Finished(Finish::MaxTurns)) => WireStop::MaxTurns,
-        Some(Reply::ModelFailed { .. }) => WireStop::ModelError,
-        _ if timed_out => WireStop::Timeout,
-        _ => WireStop::AgentExit,
+        Some(Reply::Finished(Finish::ScriptExhausted)) => StopKind::ScriptExhausted,
+        Some(Reply::Finished(Finish::MaxTurns)) => StopKind::MaxTurns,
+        Some(Reply::ModelFailed { .. }) => StopKind::ModelError,
+        _ if timed_out => StopKind::Timeout,
+        _ => StopKind::AgentExit,
     }
 }
 
@@ -300,7 +265,7 @@ mod tests {
             metrics,
             WireMetrics {
                 turns: 4,
-                stop: WireStop::EndTurn,
+                stop: StopKind::EndTurn,
                 reminders_at: vec![3],
                 rejected_todo_updates: 1,
                 todo_calls: 2,
@@ -359,11 +324,11 @@ mod tests {
         let mut exchanges = record(&[(vec![call(1, 1, "bash")], vec![])], &["bash"]);
         assert_eq!(
             wire_metrics(&exchanges, Dialect::S03.get(), None, false).stop,
-            WireStop::AgentExit
+            StopKind::AgentExit
         );
         assert_eq!(
             wire_metrics(&exchanges, Dialect::S03.get(), None, true).stop,
-            WireStop::Timeout
+            StopKind::Timeout
         );
         let mut closing = exchanges[0].clone();
         closing.reply = Reply::Finished(Finish::ScriptExhausted);
@@ -371,7 +336,7 @@ mod tests {
         let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, true);
         assert_eq!(
             (metrics.stop, metrics.turns),
-            (WireStop::ScriptExhausted, 1)
+            (StopKind::ScriptExhausted, 1)
         );
         assert_eq!(transcript(&exchanges).len(), 1);
     }
