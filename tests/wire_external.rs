@@ -3,12 +3,12 @@
 //! transcript and metrics as the built-in loop; the runner's environment,
 //! task delivery, grace period and timeout.
 
+use agent_eval::agent::StopKind;
 use agent_eval::agent::dialect::Dialect;
-use agent_eval::eval::{checks, run_once, workspace};
+use agent_eval::eval::{Cell, checks, model_for, run_once, workspace};
 use agent_eval::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse};
-use agent_eval::model::scripted::ScriptedModel;
-use agent_eval::scenario::{self, ModelSpec, NagThreshold, Placement, Scenario};
-use agent_eval::wire::{AgentCommand, ExternalRun, TaskVia, WireStop, run_external};
+use agent_eval::scenario::{self, ModelSpec, NagThreshold, Placement, ReminderSpec, Scenario};
+use agent_eval::wire::{AgentCommand, ExternalRun, TaskVia, run_external};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -46,41 +46,66 @@ fn normalized(messages: &[agent_eval::llm::Message]) -> String {
     out
 }
 
+/// The example agent, set up as the scenario's `agent:` settings describe
+/// the loop (it honours s03 settings only).
 fn agent_for(scenario: &Scenario) -> AgentCommand {
     let mut agent = AgentCommand::new(format!("'{AGENT}'"));
     agent.timeout_s = 120;
-    let cell = scenario.agent_cell();
-    agent
-        .env
-        .insert("S03_TODO".into(), if cell.todo { "1" } else { "0" }.into());
+    let settings = &scenario.agent;
     agent.env.insert(
-        "S03_NAG_THRESHOLD".into(),
-        match cell.nag_threshold {
-            NagThreshold::After(n) => n.to_string(),
-            NagThreshold::Off => "off".into(),
-        },
+        "S03_TODO".into(),
+        if settings.todo { "1" } else { "0" }.into(),
     );
+    let threshold = match settings.reminder {
+        ReminderSpec::S03 {
+            threshold: NagThreshold::After(n),
+        } => n.to_string(),
+        ReminderSpec::S03 {
+            threshold: NagThreshold::Off,
+        }
+        | ReminderSpec::Off => "off".into(),
+        _ => panic!(
+            "{}: the example agent only knows s03 reminders",
+            scenario.name
+        ),
+    };
+    agent.env.insert("S03_NAG_THRESHOLD".into(), threshold);
     agent.env.insert(
         "S03_NAG_PLACEMENT".into(),
-        match scenario.agent.nag.placement {
+        match settings.placement {
             Placement::Prepend => "prepend",
             Placement::Append => "append",
+            Placement::Fold => panic!("{}: the example agent cannot fold", scenario.name),
         }
         .into(),
     );
     agent
 }
 
+/// Whether the example agent implements the scenario's loop settings.
+fn s03_design(scenario: &Scenario) -> bool {
+    let settings = &scenario.agent;
+    settings.dialect == Dialect::S03
+        && settings.repeat_guard.is_none()
+        && settings.placement != Placement::Fold
+        && matches!(
+            settings.reminder,
+            ReminderSpec::S03 { .. } | ReminderSpec::Off
+        )
+}
+
 #[test]
 fn the_example_agent_matches_the_built_in_loop_on_every_scripted_scenario() {
     let paths = scripted_scenarios();
-    assert!(paths.len() >= 5, "{paths:?}");
+    let mut compared = 0;
     for (i, path) in paths.iter().enumerate() {
         let scenario = scenario::load(path).unwrap();
-        let ModelSpec::Script(script) = &scenario.model else {
+        if !matches!(scenario.model, ModelSpec::Script(_)) || !s03_design(&scenario) {
             continue;
-        };
-        let built_in = run_once(&scenario, scenario.agent_cell(), 0).unwrap();
+        }
+        let cell = Cell::of_agent(&scenario);
+        let built_in = run_once(&scenario, &cell, 0).unwrap();
+        compared += 1;
 
         let dir = workspace::create(&scenario.workspace).unwrap();
         let mut agent = agent_for(&scenario);
@@ -96,33 +121,22 @@ fn the_example_agent_matches_the_built_in_loop_on_every_scripted_scenario() {
         let mut run = ExternalRun::new(dir.path(), &scenario.task, &agent);
         run.max_turns = Some(scenario.agent.max_turns);
         run.dialect = Dialect::S03;
-        let outcome = run_external(Box::new(ScriptedModel::new(script.clone())), &run).unwrap();
+        let outcome = run_external(model_for(&scenario, &cell, 0), &run).unwrap();
         let _ = std::fs::remove_file(&log);
         let name = &scenario.name;
         let metrics = &built_in.metrics;
         let wire = &outcome.metrics;
-        assert_eq!(
-            wire.stop.as_str(),
-            metrics.stop.to_string(),
-            "{name}: stop\n{}",
-            outcome.log
-        );
+        assert_eq!(wire.stop, metrics.stop, "{name}: stop\n{}", outcome.log);
         assert_eq!(wire.turns, metrics.turns, "{name}: turns");
         assert_eq!(
             wire.reminders_at, metrics.reminders_at,
             "{name}: reminders_at"
         );
-        if scenario.agent_cell().todo {
-            assert_eq!(wire.todo_calls, metrics.todo_calls, "{name}: todo_calls");
-        } else {
-            // A call of a tool that is not offered is an unknown call, the
-            // todo tool included.
-            assert_eq!(wire.todo_calls, 0, "{name}: todo_calls");
-            assert!(
-                wire.unknown_tool_calls >= metrics.todo_calls,
-                "{name}: unknown calls"
-            );
-        }
+        assert_eq!(wire.todo_calls, metrics.todo_calls, "{name}: todo_calls");
+        assert_eq!(
+            wire.unknown_tool_calls, metrics.unknown_tool_calls,
+            "{name}: unknown"
+        );
         assert_eq!(
             wire.rejected_todo_updates, metrics.rejected_todo_updates,
             "{name}: rejected"
@@ -144,6 +158,10 @@ fn the_example_agent_matches_the_built_in_loop_on_every_scripted_scenario() {
             "{name}: transcript"
         );
     }
+    assert!(
+        compared >= 7,
+        "only {compared} scripted s03 scenarios compared"
+    );
 }
 
 /// Ends its turn at once; remembers nothing.
@@ -202,7 +220,7 @@ fn the_agent_gets_the_mock_environment_and_no_real_key() {
     assert!(!log.contains("AGENT_TASK"), "{log}");
     assert_eq!(outcome.exit_code, Some(0));
     // It never asked the model anything: it stopped on its own.
-    assert_eq!(outcome.metrics.stop, WireStop::AgentExit);
+    assert_eq!(outcome.metrics.stop, StopKind::AgentExit);
     assert_eq!(outcome.metrics.turns, 0);
 }
 
@@ -218,7 +236,7 @@ fn the_task_can_come_as_an_argument_or_in_the_environment() {
 fn a_finished_model_and_a_lingering_agent_end_after_the_grace_period() {
     // Asks once (the model ends its turn), then hangs with a child.
     let command = "curl -s -o /dev/null -H 'content-type: application/json' \
-        -d '{\"model\":\"m\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"t\"}]}' \
+        -d '{\"model\":\"m\",\"max_tokens\":5,\"tools\":[{\"name\":\"bash\",\"input_schema\":{}}],\"messages\":[{\"role\":\"user\",\"content\":\"t\"}]}' \
         \"$ANTHROPIC_BASE_URL/v1/messages\"; sleep 300 & sleep 300";
     if std::process::Command::new("curl")
         .arg("--version")
@@ -230,7 +248,7 @@ fn a_finished_model_and_a_lingering_agent_end_after_the_grace_period() {
     }
     let outcome = shell_run(command, TaskVia::Stdin, 120);
     assert!(outcome.stopped_after_grace, "{}", outcome.log);
-    assert_eq!(outcome.metrics.stop, WireStop::EndTurn);
+    assert_eq!(outcome.metrics.stop, StopKind::EndTurn);
     assert_eq!(outcome.metrics.turns, 1);
 }
 
@@ -240,14 +258,13 @@ fn the_timeout_kills_the_whole_process_group() {
     let marker = dir.path().join("survivor");
     let command = format!("(sleep 3; touch '{}') & sleep 300", marker.display());
     let outcome = shell_run(&command, TaskVia::Stdin, 1);
-    assert_eq!(outcome.metrics.stop, WireStop::Timeout);
+    assert_eq!(outcome.metrics.stop, StopKind::Timeout);
     std::thread::sleep(Duration::from_secs(4));
     assert!(!marker.exists(), "a child of the agent outlived the run");
 }
 
 #[test]
 fn the_example_agent_matches_the_built_in_loop_on_simulated_scenarios_seed_for_seed() {
-    use agent_eval::model::simulated::{SimulatedModel, run_seed};
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/simulated");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
@@ -258,28 +275,28 @@ fn the_example_agent_matches_the_built_in_loop_on_simulated_scenarios_seed_for_s
     let mut runs = 0;
     for path in &paths {
         let scenario = scenario::load(path).unwrap();
-        let ModelSpec::Simulate(params) = &scenario.model else {
+        if !matches!(scenario.model, ModelSpec::Simulate(_)) || !s03_design(&scenario) {
             continue;
-        };
+        }
+        let cell = Cell::of_agent(&scenario);
         for seed in 0..3 {
-            let built_in = run_once(&scenario, scenario.agent_cell(), seed).unwrap();
+            let built_in = run_once(&scenario, &cell, seed).unwrap();
             let workspace = workspace::create(&scenario.workspace).unwrap();
             let agent = agent_for(&scenario);
             let mut run = ExternalRun::new(workspace.path(), &scenario.task, &agent);
             run.max_turns = Some(scenario.agent.max_turns);
-            let model = SimulatedModel::new(
-                *params,
-                scenario.steps.clone(),
-                run_seed(&scenario.name, seed),
-            );
-            let outcome = run_external(Box::new(model), &run).unwrap();
+            let outcome = run_external(model_for(&scenario, &cell, seed), &run).unwrap();
             let name = format!("{} seed {seed}", scenario.name);
             let metrics = &built_in.metrics;
             let wire = &outcome.metrics;
-            assert_eq!(wire.stop.as_str(), metrics.stop.to_string(), "{name}: stop");
+            assert_eq!(wire.stop, metrics.stop, "{name}: stop");
             assert_eq!(wire.turns, metrics.turns, "{name}: turns");
             assert_eq!(wire.reminders_at, metrics.reminders_at, "{name}");
             assert_eq!(wire.todo_calls, metrics.todo_calls, "{name}");
+            assert_eq!(
+                wire.unknown_tool_calls, metrics.unknown_tool_calls,
+                "{name}"
+            );
             assert_eq!(
                 wire.rejected_todo_updates, metrics.rejected_todo_updates,
                 "{name}"

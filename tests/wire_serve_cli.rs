@@ -46,6 +46,7 @@ fn serve_prints_its_urls_answers_and_stops_on_sigterm() {
         .post(format!("{base}/v1/messages"))
         .json(&serde_json::json!({
             "model": "x", "max_tokens": 10,
+            "tools": [{"name": "bash", "input_schema": {"type": "object"}}],
             "messages": [{"role": "user", "content": "go"}]
         }))
         .send()

@@ -106,6 +106,10 @@ fn events(body: &str) -> Vec<(Option<String>, String)> {
         .collect()
 }
 
+fn bash_tool() -> Value {
+    json!({"name": "bash", "description": "Run", "input_schema": {"type": "object"}})
+}
+
 fn two_turns() -> Vec<Vec<(Option<&'static str>, Value)>> {
     vec![
         vec![
@@ -325,7 +329,7 @@ fn a_freeform_call_over_other_apis_is_an_error_naming_the_turn() {
     let (status, body) = post(
         &server,
         "/v1/messages",
-        &json!({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "t"}]}),
+        &json!({"model": "m", "max_tokens": 5, "tools": [bash_tool()], "messages": [{"role": "user", "content": "t"}]}),
     );
     assert_eq!(status, 400);
     let body: Value = serde_json::from_str(&body).unwrap();
@@ -389,7 +393,7 @@ fn malformed_requests_get_the_apis_error_shape_and_the_server_lives_on() {
     let (status, _) = post(
         &server,
         "/v1/messages",
-        &json!({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "t"}]}),
+        &json!({"model": "m", "max_tokens": 5, "tools": [bash_tool()], "messages": [{"role": "user", "content": "t"}]}),
     );
     assert_eq!(status, 200);
     let exchanges = server.stop();
@@ -402,7 +406,7 @@ fn an_exhausted_script_closes_with_end_turn_and_models_are_listed() {
     let (status, body) = post(
         &server,
         "/v1/chat/completions",
-        &json!({"model": "m", "messages": [{"role": "user", "content": "t"}]}),
+        &json!({"model": "m", "tools": [{"type": "function", "function": {"name": "bash"}}], "messages": [{"role": "user", "content": "t"}]}),
     );
     assert_eq!(status, 200);
     let body: Value = serde_json::from_str(&body).unwrap();
@@ -427,7 +431,7 @@ fn protocol_violations_are_recorded_not_refused() {
     let (status, _) = post(
         &server,
         "/v1/messages",
-        &json!({"model": "m", "max_tokens": 5, "messages": [
+        &json!({"model": "m", "max_tokens": 5, "tools": [bash_tool()], "messages": [
             {"role": "user", "content": "t"},
             {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1_1", "name": "bash", "input": {}}]},
             {"role": "user", "content": [{"type": "text", "text": "<reminder>Update your todos.</reminder>"},
@@ -442,4 +446,31 @@ fn protocol_violations_are_recorded_not_refused() {
             .rule
             .starts_with("Messages following tool_use")
     );
+}
+
+#[test]
+fn requests_without_tools_are_side_requests_the_model_never_sees() {
+    let (server, seen) = start(two_turns());
+    // A quota check and a title request, as Claude Code sends them.
+    for content in ["quota", "Write a title for this conversation"] {
+        let (status, body) = post(
+            &server,
+            "/v1/messages",
+            &json!({"model": "haiku", "max_tokens": 1, "messages": [{"role": "user", "content": content}]}),
+        );
+        assert_eq!(status, 200, "{body}");
+        let body: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(body["content"][0]["text"], "OK");
+    }
+    assert!(seen.lock().unwrap().is_empty());
+    assert!(!server.finished());
+    let (status, _) = post(
+        &server,
+        "/v1/messages",
+        &json!({"model": "m", "max_tokens": 5, "tools": [bash_tool()], "messages": [{"role": "user", "content": "t"}]}),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(seen.lock().unwrap().len(), 1);
+    let exchanges = server.stop();
+    assert_eq!(exchanges.iter().filter(|e| e.is_loop()).count(), 1);
 }

@@ -93,6 +93,21 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
         }
     }
     normalize_task_message(&mut messages);
+    let mut error_results = Vec::new();
+    for message in raw {
+        if let Some(Value::Array(blocks)) = message.get("content") {
+            for block in blocks {
+                if block.get("type").and_then(Value::as_str) == Some("tool_result")
+                    && block.get("is_error") == Some(&Value::Bool(true))
+                    && let Some(id) = block.get("tool_use_id").and_then(Value::as_str)
+                {
+                    error_results.push(id.to_string());
+                }
+            }
+        }
+    }
+    error_results.sort();
+    error_results.dedup();
     let last_assistant = messages
         .iter()
         .rposition(|m| m.role == Role::Assistant)
@@ -115,6 +130,7 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
         stream_usage: false,
         model,
         added_texts,
+        error_results,
     })
 }
 
@@ -347,7 +363,7 @@ mod tests {
                     {"type": "tool_use", "id": "toolu_1_2", "name": "bash", "input": {"command": "pwd"}}]},
                 {"role": "user", "content": [
                     {"type": "tool_result", "tool_use_id": "toolu_1_1", "content": [{"type": "text", "text": "a"}]},
-                    {"type": "tool_result", "tool_use_id": "toolu_1_2", "content": "b", "is_error": false}]},
+                    {"type": "tool_result", "tool_use_id": "toolu_1_2", "content": "b", "is_error": true}]},
                 {"role": "system", "content": "<system-reminder>late</system-reminder>"}
             ]
         }))
@@ -360,6 +376,7 @@ mod tests {
         assert_eq!(request.messages.len(), 3);
         assert_eq!(request.messages[1].content_blocks().len(), 2);
         assert_eq!(request.tools.len(), 2);
+        assert_eq!(request.error_results, ["toolu_1_2"]);
         assert_eq!(
             request.added_texts,
             ["a", "b", "<system-reminder>late</system-reminder>"]

@@ -150,6 +150,7 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
         stream_usage,
         model,
         added_texts,
+        error_results: Vec::new(),
     })
 }
 
@@ -157,7 +158,15 @@ fn parse_tool(tool: &Value, path: &str) -> Result<ToolSchema, BadRequest> {
     let tool = fields::object(tool, path)?;
     let kind = fields::optional_str(tool, "type", path)?.unwrap_or("function");
     let inner_path = join(path, kind);
-    let inner = fields::object(fields::required(tool, kind, path)?, &inner_path)?;
+    // Built-in tool types without a definition object are named by type.
+    let Some(inner) = fields::optional(tool, kind) else {
+        return Ok(ToolSchema {
+            name: kind.to_string().into(),
+            description: "".into(),
+            input_schema: json!({"type": "object"}),
+        });
+    };
+    let inner = fields::object(inner, &inner_path)?;
     let name = fields::required_str(inner, "name", &inner_path)?;
     let description = fields::optional_str(inner, "description", &inner_path)?.unwrap_or("");
     let input_schema = fields::optional(inner, "parameters")

@@ -29,9 +29,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::WireError;
-use super::metrics::{WireMetrics, WireStop, transcript, wire_metrics};
+use super::metrics::{WireMetrics, transcript, wire_metrics};
 use super::record::Exchange;
 use super::server::{MockServer, ServerOptions};
+use crate::agent::StopKind;
 use crate::agent::dialect::Dialect;
 use crate::llm::{Message, Model};
 
@@ -143,7 +144,7 @@ pub struct ExternalOutcome {
 }
 
 impl ExternalOutcome {
-    pub fn stop(&self) -> WireStop {
+    pub fn stop(&self) -> StopKind {
         self.metrics.stop
     }
 }

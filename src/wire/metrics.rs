@@ -8,70 +8,37 @@
 //! - `unknown_tool_calls`: `tool_use` blocks naming a tool the answered
 //!   request did not offer (a planning tool included);
 //! - `rejected_todo_updates`: planning calls whose `tool_result` (in a
-//!   later request) is one of the dialect's errors;
+//!   later request) is one of the dialect's errors, or is flagged
+//!   `is_error: true` by the client;
 //! - `reminders_at`: turn t has a reminder when the content the request
 //!   after response t adds (everything after its last assistant message)
 //!   contains `<reminder>`, `<system-reminder>` or the custom pattern;
 //!   history is never counted again;
+//! - side requests (no tools offered) and unreadable requests take no part;
 //! - `protocol_violations`: distinct protocol violations (turn and rule)
 //!   over every request;
-//! - `stop`: see [`WireStop`].
+//! - `stop`: `end_turn` (the model's last response ended its turn),
+//!   `max_turns`, `script_exhausted` (the agent asked for more after the
+//!   script ran out), `model_error`, `timeout` (cut by the timeout while the
+//!   model still had work to give), `agent_exit` (the agent exited, or
+//!   never asked, while the model still had work to give).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::BTreeSet;
-use std::fmt;
 
 use super::record::{Exchange, Finish, Reply};
+use crate::agent::StopKind;
 use crate::agent::dialect::PlanDialect;
 use crate::llm::{ContentBlock, Message, Role, StopReason};
 
 /// The texts that mark a reminder in any design.
 pub const REMINDER_MARKERS: [&str; 2] = ["<reminder>", "<system-reminder>"];
 
-/// Why an external agent's run ended, as the wire saw it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WireStop {
-    /// The model's last response ended its turn.
-    EndTurn,
-    /// The turn cap was reached (the agent was then told the run is over).
-    MaxTurns,
-    /// The agent asked for more after the script was used up.
-    ScriptExhausted,
-    /// The model could not answer (e.g. a freeform call outside the
-    /// Responses API).
-    ModelError,
-    /// The timeout passed while the model still had work to give.
-    Timeout,
-    /// The agent exited (or never asked) while the model still had work to
-    /// give: it stopped on its own.
-    AgentExit,
-}
-
-impl WireStop {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::EndTurn => "end_turn",
-            Self::MaxTurns => "max_turns",
-            Self::ScriptExhausted => "script_exhausted",
-            Self::ModelError => "model_error",
-            Self::Timeout => "timeout",
-            Self::AgentExit => "agent_exit",
-        }
-    }
-}
-
-impl fmt::Display for WireStop {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// Everything measured from the wire for one run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WireMetrics {
     pub turns: usize,
-    pub stop: WireStop,
+    pub stop: StopKind,
     pub reminders_at: Vec<usize>,
     pub rejected_todo_updates: usize,
     pub todo_calls: usize,
@@ -89,7 +56,7 @@ pub fn wire_metrics(
     reminder_pattern: Option<&str>,
     timed_out: bool,
 ) -> WireMetrics {
-    let answered: Vec<&Exchange> = exchanges.iter().filter(|e| e.request.is_some()).collect();
+    let answered: Vec<&Exchange> = exchanges.iter().filter(|e| e.is_loop()).collect();
     let mut turns = 0;
     let mut reminders_at = Vec::new();
     let mut todo_calls = 0;
@@ -123,7 +90,13 @@ pub fn wire_metrics(
                 unknown_tool_calls += 1;
             } else if dialect.is_planning_tool(name) {
                 todo_calls += 1;
-                if result_for(later, id).is_some_and(|content| dialect.is_error(content)) {
+                let flagged = later.first().is_some_and(|e| {
+                    e.request
+                        .as_ref()
+                        .is_some_and(|r| r.error_results.binary_search(id).is_ok())
+                });
+                if flagged || result_for(later, id).is_some_and(|content| dialect.is_error(content))
+                {
                     rejected_todo_updates += 1;
                 }
             }
@@ -137,7 +110,7 @@ pub fn wire_metrics(
         todo_calls,
         unknown_tool_calls,
         protocol_violations: violations.len(),
-        malformed_requests: exchanges.len() - answered.len(),
+        malformed_requests: exchanges.iter().filter(|e| e.request.is_none()).count(),
     }
 }
 
@@ -161,24 +134,24 @@ fn result_for<'a>(later: &[&'a Exchange], id: &str) -> Option<&'a str> {
     })
 }
 
-fn stop_of(exchanges: &[Exchange], timed_out: bool) -> WireStop {
-    let last = exchanges.iter().rev().find(|e| e.request.is_some());
+fn stop_of(exchanges: &[Exchange], timed_out: bool) -> StopKind {
+    let last = exchanges.iter().rev().find(|e| e.is_loop());
     match last.map(|e| &e.reply) {
         Some(Reply::Response { response, .. }) if response.stop_reason == StopReason::EndTurn => {
-            WireStop::EndTurn
+            StopKind::EndTurn
         }
-        Some(Reply::Finished(Finish::ScriptExhausted)) => WireStop::ScriptExhausted,
-        Some(Reply::Finished(Finish::MaxTurns)) => WireStop::MaxTurns,
-        Some(Reply::ModelFailed { .. }) => WireStop::ModelError,
-        _ if timed_out => WireStop::Timeout,
-        _ => WireStop::AgentExit,
+        Some(Reply::Finished(Finish::ScriptExhausted)) => StopKind::ScriptExhausted,
+        Some(Reply::Finished(Finish::MaxTurns)) => StopKind::MaxTurns,
+        Some(Reply::ModelFailed { .. }) => StopKind::ModelError,
+        _ if timed_out => StopKind::Timeout,
+        _ => StopKind::AgentExit,
     }
 }
 
 /// The conversation as the built-in loop would hold it: the last request's
 /// messages, plus the model's last response when it was one.
 pub fn transcript(exchanges: &[Exchange]) -> Vec<Message> {
-    let Some(last) = exchanges.iter().rev().find(|e| e.request.is_some()) else {
+    let Some(last) = exchanges.iter().rev().find(|e| e.is_loop()) else {
         return Vec::new();
     };
     let mut messages = last
@@ -238,6 +211,7 @@ mod tests {
                 stream_usage: false,
                 model: None,
                 added_texts: crate::wire::record::texts_after_last_assistant(&messages),
+                error_results: Vec::new(),
             };
             exchanges.push(Exchange {
                 api: Api::Anthropic,
@@ -291,7 +265,7 @@ mod tests {
             metrics,
             WireMetrics {
                 turns: 4,
-                stop: WireStop::EndTurn,
+                stop: StopKind::EndTurn,
                 reminders_at: vec![3],
                 rejected_todo_updates: 1,
                 todo_calls: 2,
@@ -325,15 +299,36 @@ mod tests {
     }
 
     #[test]
+    fn a_planning_result_flagged_as_an_error_is_a_rejection() {
+        let mut exchanges = record(
+            &[
+                (
+                    vec![call(1, 1, "todo")],
+                    vec![result(1, 1, "<tool_use_error>bad</tool_use_error>")],
+                ),
+                (vec![ContentBlock::text("done")], vec![]),
+            ],
+            &["todo"],
+        );
+        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, false);
+        assert_eq!((metrics.todo_calls, metrics.rejected_todo_updates), (1, 0));
+        if let Some(request) = exchanges[1].request.as_mut() {
+            request.error_results = vec![tool_use_id(1, 1)];
+        }
+        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, false);
+        assert_eq!(metrics.rejected_todo_updates, 1);
+    }
+
+    #[test]
     fn stop_reads_the_last_answer() {
         let mut exchanges = record(&[(vec![call(1, 1, "bash")], vec![])], &["bash"]);
         assert_eq!(
             wire_metrics(&exchanges, Dialect::S03.get(), None, false).stop,
-            WireStop::AgentExit
+            StopKind::AgentExit
         );
         assert_eq!(
             wire_metrics(&exchanges, Dialect::S03.get(), None, true).stop,
-            WireStop::Timeout
+            StopKind::Timeout
         );
         let mut closing = exchanges[0].clone();
         closing.reply = Reply::Finished(Finish::ScriptExhausted);
@@ -341,7 +336,7 @@ mod tests {
         let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, true);
         assert_eq!(
             (metrics.stop, metrics.turns),
-            (WireStop::ScriptExhausted, 1)
+            (StopKind::ScriptExhausted, 1)
         );
         assert_eq!(transcript(&exchanges).len(), 1);
     }

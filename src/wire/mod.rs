@@ -23,7 +23,7 @@ pub mod server;
 mod sse;
 
 pub use external::{AgentCommand, ExternalOutcome, ExternalRun, TaskVia, run_external};
-pub use metrics::{WireMetrics, WireStop, transcript, wire_metrics};
+pub use metrics::{WireMetrics, transcript, wire_metrics};
 pub use record::{Api, Exchange, Reply, WireRequest};
 pub use server::{MockServer, RunningServer, ServerOptions};
 

@@ -41,6 +41,9 @@ pub struct WireRequest {
     /// new user content, tool results, and `system`/`developer` messages
     /// placed there): where reminders are looked for.
     pub added_texts: Vec<String>,
+    /// The ids of tool results the client flagged as errors (Anthropic
+    /// `is_error: true`), sorted.
+    pub error_results: Vec<String>,
 }
 
 impl WireRequest {
@@ -83,7 +86,14 @@ pub enum Reply {
     ModelFailed { status: u16, message: String },
     /// The request could not be read: an error response.
     Rejected { status: u16, message: String },
+    /// A side request (one that offers no tools: a client's title or topic
+    /// request, a quota check, a context compaction) answered with
+    /// [`SIDE_TEXT`] without asking the model; not part of the run.
+    Side,
 }
+
+/// The answer to a side request.
+pub const SIDE_TEXT: &str = "OK";
 
 /// The text of the closing answer sent once the script is used up (or the
 /// turn cap reached), so a client ends its loop cleanly.
@@ -99,6 +109,14 @@ pub struct Exchange {
     pub reply: Reply,
     /// The protocol check of this request's messages.
     pub violations: Vec<Violation>,
+}
+
+impl Exchange {
+    /// Whether this exchange is part of the agent's loop: a readable
+    /// request that is not a side request.
+    pub fn is_loop(&self) -> bool {
+        self.request.is_some() && !matches!(self.reply, Reply::Side)
+    }
 }
 
 /// Merges adjacent messages of the same role into one (the OpenAI APIs

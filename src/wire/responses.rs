@@ -31,7 +31,24 @@ use super::sse::{SseEvent, chunks};
 use super::{BadRequest, model_call_id, openai_call_id};
 use crate::llm::{ContentBlock, Message, ModelResponse, Role, ToolSchema};
 
-const IGNORED_ITEMS: [&str; 3] = ["reasoning", "item_reference", "compaction"];
+/// Items that carry nothing the mock reads (reasoning, references, and
+/// calls of hosted tools the mock never makes).
+const IGNORED_ITEMS: [&str; 14] = [
+    "reasoning",
+    "item_reference",
+    "compaction",
+    "web_search_call",
+    "file_search_call",
+    "image_generation_call",
+    "code_interpreter_call",
+    "computer_call",
+    "computer_call_output",
+    "local_shell_call",
+    "local_shell_call_output",
+    "tool_search_call",
+    "tool_search_output",
+    "mcp_list_tools",
+];
 
 /// Reads a Responses API request body.
 pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
@@ -47,7 +64,7 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
     if let Some(instructions) = fields::optional_str(&obj, "instructions", "")? {
         system.push(instructions.to_string());
     }
-    let tools = fields::optional_array(&obj, "tools", "")?
+    let mut tools = fields::optional_array(&obj, "tools", "")?
         .iter()
         .enumerate()
         .map(|(i, tool)| parse_tool(tool, &format!("tools.{i}")))
@@ -129,6 +146,15 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
                             }],
                         ));
                     }
+                    // Codex's "code mode" offers its tools in an input item.
+                    "additional_tools" => {
+                        for (k, tool) in fields::optional_array(item, "tools", &path)?
+                            .iter()
+                            .enumerate()
+                        {
+                            add_tools(&mut tools, tool, &format!("{path}.tools.{k}"))?;
+                        }
+                    }
                     ignored if IGNORED_ITEMS.contains(&ignored) => {}
                     other => {
                         return Err(BadRequest::new(format!(
@@ -178,7 +204,21 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
         stream_usage: false,
         model,
         added_texts,
+        error_results: Vec::new(),
     })
+}
+
+/// Adds a tool, or every tool of a `namespace` tool.
+fn add_tools(tools: &mut Vec<ToolSchema>, tool: &Value, path: &str) -> Result<(), BadRequest> {
+    let object = fields::object(tool, path)?;
+    if let Some(Value::Array(inner)) = fields::optional(object, "tools") {
+        for (k, tool) in inner.iter().enumerate() {
+            add_tools(tools, tool, &format!("{path}.tools.{k}"))?;
+        }
+        return Ok(());
+    }
+    tools.push(parse_tool(tool, path)?);
+    Ok(())
 }
 
 fn parse_tool(tool: &Value, path: &str) -> Result<ToolSchema, BadRequest> {

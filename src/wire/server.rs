@@ -15,7 +15,9 @@
 //! own error body with status 400 (413 over the body limit). Once the model
 //! has no response left (or the turn cap is reached), every request gets a
 //! closing text-only `end_turn` answer ([`super::record::FINISHED_TEXT`]),
-//! so agents stop cleanly.
+//! so agents stop cleanly. A request that offers no tools is a side request
+//! (title, topic or quota requests, context compaction): answered `OK`
+//! without asking the model, and not part of the run.
 
 use axum::Router;
 use axum::body::Bytes;
@@ -32,7 +34,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::anthropic::{self, Usage};
-use super::record::{Api, Exchange, FINISHED_TEXT, Finish, Reply, WireRequest};
+use super::record::{Api, Exchange, FINISHED_TEXT, Finish, Reply, SIDE_TEXT, WireRequest};
 use super::{BadRequest, WireError, chat, responses, sse, token_estimate};
 use crate::agent::protocol;
 use crate::llm::{ContentBlock, Model, ModelError, ModelResponse, StopReason, turn_of};
@@ -56,6 +58,10 @@ pub struct ServerOptions {
     /// loop's `max_turns`); `None`: no cap.
     pub max_turns: Option<usize>,
     pub body_limit: usize,
+    /// Answer requests that offer no tools with [`SIDE_TEXT`] without
+    /// asking the model (a client's title, topic or quota requests, a
+    /// context compaction): the agent's loop always offers its tools.
+    pub side_requests: bool,
 }
 
 impl Default for ServerOptions {
@@ -65,6 +71,7 @@ impl Default for ServerOptions {
             model_id: "agent-eval-mock".to_string(),
             max_turns: None,
             body_limit: DEFAULT_BODY_LIMIT,
+            side_requests: true,
         }
     }
 }
@@ -259,11 +266,11 @@ pub fn script_finished(record: &[Exchange]) -> bool {
     record
         .iter()
         .rev()
-        .find(|e| !matches!(e.reply, Reply::Rejected { .. }))
+        .find(|e| e.is_loop())
         .is_some_and(|e| match &e.reply {
             Reply::Response { response, .. } => response.stop_reason == StopReason::EndTurn,
             Reply::Finished(_) | Reply::ModelFailed { .. } => true,
-            Reply::Rejected { .. } => false,
+            Reply::Rejected { .. } | Reply::Side => false,
         })
 }
 
@@ -445,6 +452,16 @@ async fn handle(api: Api, shared: Arc<Shared>, body: Result<Bytes, BytesRejectio
 /// Asks the model (under its lock, so the record follows the model's order)
 /// and records the exchange. Returns the exchange's 1-based number.
 fn answer(shared: &Shared, api: Api, request: WireRequest) -> (usize, WireRequest, Reply) {
+    if shared.options.side_requests && request.tools.is_empty() {
+        let mut record = lock(&shared.record);
+        record.push(Exchange {
+            api,
+            request: Some(request.clone()),
+            reply: Reply::Side,
+            violations: Vec::new(),
+        });
+        return (record.len(), request, Reply::Side);
+    }
     let violations = protocol::check(&request.messages);
     let mut model = lock(&shared.model);
     let turns_served = lock(&shared.record)
@@ -512,6 +529,10 @@ fn render(
         Reply::Response { response, .. } => response,
         Reply::Finished(_) => {
             closing = ModelResponse::from_blocks(vec![ContentBlock::text(FINISHED_TEXT)]);
+            &closing
+        }
+        Reply::Side => {
+            closing = ModelResponse::from_blocks(vec![ContentBlock::text(SIDE_TEXT)]);
             &closing
         }
         Reply::ModelFailed { status, message } | Reply::Rejected { status, message } => {
