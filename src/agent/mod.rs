@@ -3,7 +3,9 @@
 
 pub mod agent_loop;
 pub mod dialect;
+pub mod process;
 pub mod protocol;
+pub mod sandbox;
 pub mod todo;
 pub mod tools;
 
