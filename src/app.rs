@@ -138,6 +138,8 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
+    // A Ctrl-C during this call is handled by it, then forgotten.
+    let _session = crate::cancel::Session::begin();
     let stdout_reports = [
         &config.reports.json,
         &config.reports.junit,
@@ -412,6 +414,8 @@ pub struct ReplayConfig {
 
 /// Runs one replay and prints it.
 pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppError> {
+    // A Ctrl-C during this call is handled by it, then forgotten.
+    let _session = crate::cancel::Session::begin();
     let scenario = scenario::load(&config.scenario)?;
     let agent = scenario.agent_cell();
     let cell = CellSettings {
@@ -445,6 +449,8 @@ pub struct SweepConfig {
 
 /// Runs a threshold sweep and prints its table and recommendation.
 pub fn sweep(config: &SweepConfig, out: &mut dyn Write) -> Result<Status, AppError> {
+    // A Ctrl-C during this call is handled by it, then forgotten.
+    let _session = crate::cancel::Session::begin();
     let scenario = scenario::load(&config.scenario)?;
     if config.thresholds.is_empty() {
         return Err(AppError::Usage(
