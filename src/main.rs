@@ -12,14 +12,14 @@ use agent_eval::app::{
 };
 use agent_eval::eval::Shard;
 use agent_eval::report::baseline::DEFAULT_TOLERANCE;
-use agent_eval::scenario::{MAX_SEEDS, NagThreshold};
+use agent_eval::scenario::{Dialect, MAX_SEEDS, NagThreshold, ReminderSpec};
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
 #[command(
     name = "agent-eval",
     version,
-    about = "Measure the s03 TodoWrite design of coding agents against a mock LLM"
+    about = "Measure planning designs of coding agents (s03 TodoWrite and others) against a mock LLM"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -80,6 +80,14 @@ enum Command {
         /// Nag threshold: an integer >= 1 or "off".
         #[arg(long, value_name = "N|off", value_parser = NagThreshold::parse)]
         threshold: Option<NagThreshold>,
+        /// Planning dialect (s03, s03-guarded, planning-state, java-port,
+        /// create-update, claude-code, codex, gemini).
+        #[arg(long, value_name = "NAME", value_parser = parse_dialect)]
+        dialect: Option<Dialect>,
+        /// Reminder policy (s03, planning-state, claude-code, interval,
+        /// every-turn, off), default parameters.
+        #[arg(long, value_name = "NAME", value_parser = parse_reminder)]
+        reminder: Option<ReminderSpec>,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
         /// Exit 2 unless bash commands and command checks can be fully
@@ -87,11 +95,21 @@ enum Command {
         #[arg(long)]
         require_sandbox: bool,
     },
-    /// Compare nag thresholds, with and without the todo tool, on one scenario.
+    /// Compare the values of one axis (nag thresholds by default) with the
+    /// planning tool, and the baseline without it, on one scenario.
     Sweep {
         scenario: PathBuf,
-        /// Comma-separated thresholds: integers >= 1 and/or "off".
-        #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = NagThreshold::parse, default_value = "1,2,3,5,8,off")]
+        /// The axis to sweep: nag_threshold, dialect, reminder, placement or
+        /// simulate.<param>.
+        #[arg(long, value_name = "NAME", default_value = "nag_threshold")]
+        axis: String,
+        /// Comma-separated values of the axis (default: 1,2,3,5,8,off for
+        /// thresholds; every dialect, policy or placement).
+        #[arg(long, value_name = "LIST", value_delimiter = ',')]
+        values: Vec<String>,
+        /// Comma-separated thresholds (integers >= 1 and/or "off"): the
+        /// values of --axis nag_threshold.
+        #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = NagThreshold::parse, conflicts_with = "values")]
         thresholds: Vec<NagThreshold>,
         /// Seeds per cell (overrides the scenario).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_SEEDS))]
@@ -166,6 +184,21 @@ fn parse_tolerance(raw: &str) -> Result<f64, String> {
     }
 }
 
+fn parse_dialect(raw: &str) -> Result<Dialect, String> {
+    Dialect::ALL
+        .iter()
+        .copied()
+        .find(|d| d.name() == raw)
+        .ok_or_else(|| {
+            let known: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
+            format!("unknown dialect `{raw}` (known: {})", known.join(", "))
+        })
+}
+
+fn parse_reminder(raw: &str) -> Result<ReminderSpec, String> {
+    ReminderSpec::from_value(&serde_json::Value::String(raw.to_string()))
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -226,6 +259,8 @@ fn main() -> ExitCode {
             seed,
             no_todo,
             threshold,
+            dialect,
+            reminder,
             format,
             ..
         } => app::replay(
@@ -234,6 +269,8 @@ fn main() -> ExitCode {
                 seed,
                 todo: no_todo.then_some(false),
                 threshold,
+                dialect,
+                reminder,
                 format: match format {
                     Format::Text => ReplayFormat::Text,
                     Format::Json => ReplayFormat::Json,
@@ -243,6 +280,8 @@ fn main() -> ExitCode {
         ),
         Command::Sweep {
             scenario,
+            axis,
+            values,
             thresholds,
             seeds,
             jobs,
@@ -252,7 +291,17 @@ fn main() -> ExitCode {
         } => app::sweep(
             &SweepConfig {
                 scenario,
-                thresholds,
+                values: if thresholds.is_empty() {
+                    values
+                } else if axis == "nag_threshold" {
+                    thresholds.iter().map(ToString::to_string).collect()
+                } else {
+                    eprintln!(
+                        "error: --thresholds are the values of --axis nag_threshold; use --values with --axis {axis}"
+                    );
+                    return ExitCode::from(Status::BadInput.exit_code());
+                },
+                axis,
                 seeds,
                 jobs: jobs.map(|j| j as usize),
                 svg,

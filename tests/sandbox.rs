@@ -370,3 +370,40 @@ fn many_calls_leave_no_descriptor_behind() {
     // Other tests open descriptors concurrently; ours would add 150+.
     assert!(count() < before + 20, "{before} -> {}", count());
 }
+
+/// Regression: a fallback sweep for pipe holders once killed other calls'
+/// children in the instant between clone and exec (when they hold a copy
+/// of every descriptor of the harness), so their output came back empty.
+#[test]
+fn concurrent_fallback_sweeps_do_not_disturb_other_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::thread::scope(|scope| {
+        for thread in 0..4 {
+            scope.spawn(move || {
+                for call in 0..15 {
+                    if thread % 2 == 0 {
+                        // Leaves a holder of the pipe: triggers a sweep.
+                        let marker = format!("1000.17{thread}");
+                        let out = run_bash_with(
+                            root,
+                            &format!("(setsid sleep {marker} &) ; echo started"),
+                            &settings(Containment::ProcessGroup),
+                        )
+                        .unwrap();
+                        assert_eq!(out, "started");
+                        assert_gone(&marker);
+                    } else {
+                        let out = run_bash_with(
+                            root,
+                            &format!("echo {call}"),
+                            &CommandSettings::new(LONG),
+                        )
+                        .unwrap();
+                        assert_eq!(out, call.to_string());
+                    }
+                }
+            });
+        }
+    });
+}

@@ -668,7 +668,12 @@ impl Child {
         }
     }
 
-    /// Fallback: kills every process (but us) holding one of our pipes.
+    /// Fallback: kills every process holding one of our pipes, except us
+    /// and our direct children. A child of ours is either a call's shell
+    /// (its own call kills it) or, for an instant, another call's child
+    /// between clone and exec, which still holds a copy of every descriptor
+    /// we have, ours included; killing it would kill that other command.
+    /// What a command forks is never our child (orphans go to init).
     fn kill_pipe_holders(&self) {
         let links: Vec<String> = [self.stdout.inode(), self.stderr.inode()]
             .into_iter()
@@ -690,7 +695,7 @@ impl Child {
             else {
                 continue;
             };
-            if pid == me {
+            if pid == me || parent_of(&entry.path()) == Some(me) {
                 continue;
             }
             let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else {
@@ -809,10 +814,57 @@ impl Child {
     }
 }
 
+/// The parent pid in `/proc/PID/stat` (after the command name, which may
+/// hold spaces and parentheses).
+fn parent_of(proc_dir: &Path) -> Option<u32> {
+    let stat = std::fs::read(proc_dir.join("stat")).ok()?;
+    let after_name = stat.iter().rposition(|&b| b == b')')?;
+    let rest = std::str::from_utf8(stat.get(after_name + 1..)?).ok()?;
+    // " S PPID ...": state, then the parent.
+    rest.split_ascii_whitespace().nth(1)?.parse().ok()
+}
+
 fn poll_entry(fd: Option<&OwnedFd>) -> libc::pollfd {
     libc::pollfd {
         fd: fd.map_or(-1, AsRawFd::as_raw_fd),
         events: libc::POLLIN,
         revents: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parent_is_read_from_proc_stat() {
+        // SAFETY: getppid cannot fail.
+        let parent = unsafe { libc::getppid() };
+        assert_eq!(
+            parent_of(Path::new("/proc/self")),
+            u32::try_from(parent).ok()
+        );
+        assert_eq!(parent_of(Path::new("/proc/no-such-process")), None);
+    }
+
+    #[test]
+    fn in_a_pid_namespace_the_shell_is_pid_1() {
+        let mode = containment();
+        eprintln!("containment here: {mode:?}");
+        let dir = tempfile::tempdir().unwrap();
+        let limits = Limits {
+            timeout: Duration::from_secs(60),
+            capture_limit: 1000,
+            cancel: CancelToken::new(),
+            sandbox: false,
+            containment: None,
+        };
+        let output = run(dir.path(), "echo $$", &limits).unwrap();
+        let pid = String::from_utf8(output.stdout).unwrap();
+        if mode == Containment::ProcessGroup {
+            assert_ne!(pid.trim(), "1");
+        } else {
+            assert_eq!(pid.trim(), "1");
+        }
     }
 }

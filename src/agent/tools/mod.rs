@@ -179,7 +179,8 @@ pub fn schemas(with_todo: bool) -> Vec<ToolSchema> {
         ),
     ];
     if with_todo {
-        tools.push(ToolSchema::new("todo", "Update task list. Track progress on multi-step tasks.", json!({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}, "text": {"type": "string"}, "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}}, "required": ["id", "text", "status"]}}}, "required": ["items"]})));
+        // The planning tool is the default dialect's (s03).
+        tools.extend(crate::agent::dialect::Dialect::default().get().tools());
     }
     tools
 }
