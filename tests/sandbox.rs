@@ -407,3 +407,35 @@ fn concurrent_fallback_sweeps_do_not_disturb_other_calls() {
         }
     });
 }
+
+#[test]
+fn a_check_command_cannot_write_outside_either() {
+    if !landlock_enforced() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("from-a-check");
+    let outcome = run_command(dir.path(), &format!("echo x > {}", target.display()), LONG).unwrap();
+    assert_ne!(outcome.exit_code, Some(0));
+    assert!(!target.exists());
+}
+
+#[test]
+fn require_sandbox_exits_2_exactly_when_landlock_is_not_full() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        .args([
+            "replay",
+            "scenarios/scripted/guards.yaml",
+            "--require-sandbox",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if sandbox::status().is_full() {
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+    } else {
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("Landlock"), "{stderr}");
+    }
+}
