@@ -439,3 +439,10 @@ fn require_sandbox_exits_2_exactly_when_landlock_is_not_full() {
         assert!(stderr.contains("Landlock"), "{stderr}");
     }
 }
+
+#[test]
+fn an_unbounded_timeout_is_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_bash(dir.path(), "echo fine", Duration::MAX).unwrap();
+    assert_eq!(out, "fine");
+}
