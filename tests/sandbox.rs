@@ -446,3 +446,16 @@ fn an_unbounded_timeout_is_not_a_panic() {
     let out = run_bash(dir.path(), "echo fine", Duration::MAX).unwrap();
     assert_eq!(out, "fine");
 }
+
+#[test]
+fn dev_stdout_and_stderr_stay_usable() {
+    let dir = tempfile::tempdir().unwrap();
+    let outcome = run_command(
+        dir.path(),
+        "echo out >/dev/stdout; echo err >/dev/stderr; printf x | cat /dev/stdin",
+        LONG,
+    )
+    .unwrap();
+    assert_eq!(String::from_utf8_lossy(&outcome.stdout), "out\nx");
+    assert_eq!(String::from_utf8_lossy(&outcome.stderr), "err\n");
+}
