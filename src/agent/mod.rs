@@ -4,6 +4,7 @@
 pub mod agent_loop;
 pub mod dialect;
 pub mod protocol;
+pub mod pyrepr;
 pub mod todo;
 pub mod tools;
 

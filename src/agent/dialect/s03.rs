@@ -9,12 +9,12 @@ use crate::agent::todo::{self, TodoItem, TodoManager, TodoStatus};
 use crate::llm::ToolSchema;
 
 /// The tool's name.
-const TOOL: &str = "todo";
+pub(super) const TOOL: &str = "todo";
 
 #[derive(Debug, Clone, Copy)]
 pub struct S03;
 
-fn to_plan(items: &[TodoItem]) -> Vec<PlanItem> {
+pub(super) fn to_plan(items: &[TodoItem]) -> Vec<PlanItem> {
     items
         .iter()
         .map(|item| {
@@ -31,7 +31,7 @@ fn to_plan(items: &[TodoItem]) -> Vec<PlanItem> {
         .collect()
 }
 
-fn to_todo(items: &[PlanItem]) -> Vec<TodoItem> {
+pub(super) fn to_todo(items: &[PlanItem]) -> Vec<TodoItem> {
     items
         .iter()
         .map(|item| TodoItem {
@@ -48,7 +48,7 @@ fn to_todo(items: &[PlanItem]) -> Vec<TodoItem> {
         .collect()
 }
 
-fn item_json(item: &PlanItem) -> Value {
+pub(super) fn item_json(item: &PlanItem) -> Value {
     let status = match item.status {
         PlanStatus::InProgress => "in_progress",
         PlanStatus::Completed => "completed",
@@ -118,7 +118,23 @@ impl PlanDialect for S03 {
         }]
     }
 
+    fn max_items(&self) -> Option<usize> {
+        Some(todo::MAX_TODOS)
+    }
+
+    fn single_in_progress(&self) -> bool {
+        true
+    }
+
     fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {
+        Some(invalid_call(wanted, kind))
+    }
+}
+
+/// An s03-shaped `todo` call that breaks one rule (also used by java-port,
+/// which shares every rule but the status one).
+pub(super) fn invalid_call(wanted: &[PlanItem], kind: InvalidUpdate) -> PlanCall {
+    {
         let mut items: Vec<Value> = wanted.iter().map(item_json).collect();
         match kind {
             InvalidUpdate::TwoInProgress => {
@@ -147,10 +163,10 @@ impl PlanDialect for S03 {
                 }
             }
         }
-        Some(PlanCall {
+        PlanCall {
             tool: TOOL.into(),
             input: json!({"items": items}),
-        })
+        }
     }
 }
 
