@@ -99,8 +99,9 @@ impl PlanDialect for S03 {
         _tool: &str,
         input: &Value,
     ) -> Option<Vec<PlanItem>> {
-        let items = input.get("items")?.as_array()?;
-        todo::validate(items).ok().map(|items| to_plan(&items))
+        todo::parse_input(input, todo::UnknownStatus::Reject)
+            .ok()
+            .map(|items| to_plan(&items))
     }
 
     fn is_error(&self, result: &str) -> bool {
@@ -138,14 +139,11 @@ pub(super) fn invalid_call(wanted: &[PlanItem], kind: InvalidUpdate) -> PlanCall
         let mut items: Vec<Value> = wanted.iter().map(item_json).collect();
         match kind {
             InvalidUpdate::TwoInProgress => {
+                while items.len() < 2 {
+                    items.push(json!({"id": format!("extra{}", items.len() + 1), "text": "Double-check", "status": "pending"}));
+                }
                 for item in items.iter_mut().take(2) {
                     item["status"] = json!("in_progress");
-                }
-                if items.len() < 2 {
-                    items.push(
-                        json!({"id": "extra", "text": "Double-check", "status": "in_progress"}),
-                    );
-                    items[0]["status"] = json!("in_progress");
                 }
             }
             InvalidUpdate::EmptyText => match items.first_mut() {
@@ -207,14 +205,22 @@ mod tests {
 
     #[test]
     fn every_invalid_kind_is_rejected() {
-        let wanted = vec![PlanItem::new("1", "Read", PlanStatus::Pending)];
+        for wanted in [
+            vec![],
+            vec![PlanItem::new("1", "Read", PlanStatus::Pending)],
+        ] {
+            every_invalid_kind_is_rejected_from(&wanted);
+        }
+    }
+
+    fn every_invalid_kind_is_rejected_from(wanted: &[PlanItem]) {
         for kind in [
             InvalidUpdate::TwoInProgress,
             InvalidUpdate::EmptyText,
             InvalidUpdate::UnknownStatus,
             InvalidUpdate::TooMany,
         ] {
-            let call = S03.write_invalid(&wanted, kind).unwrap();
+            let call = S03.write_invalid(wanted, kind).unwrap();
             let mut plan = Vec::new();
             assert!(
                 !S03.apply(&mut plan, &call.tool, &call.input).accepted,
