@@ -231,12 +231,27 @@ fn each_dialect_scenario_counts_what_it_expects() {
 /// The user docs carry every dialect, its tools and its exact texts.
 #[test]
 fn the_docs_name_every_dialect_and_text() {
-    let docs = fs::read_to_string("docs/dialects.md").unwrap_or_default();
+    // Texts may wrap across lines in the docs.
+    let docs = fs::read_to_string("docs/dialects.md")
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     for &dialect in Dialect::ALL {
         let d = dialect.get();
         assert!(docs.contains(&format!("`{}`", dialect.name())), "{dialect}");
         for tool in d.tools() {
             assert!(docs.contains(&format!("`{}`", tool.name)), "{}", tool.name);
+            let description = tool
+                .description
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            assert!(
+                docs.contains(&description),
+                "the description of {}",
+                tool.name
+            );
         }
         assert!(docs.contains(d.error_prefix().trim_end()), "{dialect}");
     }
