@@ -255,9 +255,12 @@ impl PlanDialect for CreateUpdate {
         PREFIX
     }
 
-    /// `create_todos` for the wanted items `before` does not hold (by id;
-    /// all of them when `before` is empty), then one `update_todo` per item
-    /// whose status differs. What the tools cannot express is left out:
+    /// `create_todos` for the wanted items `before` does not hold (all of
+    /// them when `before` is empty), then one `update_todo` per item whose
+    /// status differs. A wanted item is the step of `before` with the same
+    /// id and text, else the first other one with the same text, else the
+    /// one with the same id (so a plan whose ids were not this dialect's
+    /// still finds its steps). What the tools cannot express is left out:
     /// a step cannot go back to `pending`, be removed, or change its text;
     /// `cancelled` is sent as `failed`.
     fn write_update(&self, before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
@@ -265,9 +268,24 @@ impl PlanDialect for CreateUpdate {
         let mut ids: Vec<(String, PlanStatus, PlanStatus)> = Vec::new();
         let mut new_texts = Vec::new();
         let mut next = next_id(before);
+        let mut used = vec![false; before.len()];
         for item in wanted {
-            match before.iter().find(|b| b.id == item.id) {
-                Some(old) => ids.push((old.id.clone(), old.status, item.status)),
+            let free = |matches: &dyn Fn(&PlanItem) -> bool, used: &[bool]| {
+                before
+                    .iter()
+                    .enumerate()
+                    .position(|(k, b)| !used.get(k).copied().unwrap_or(true) && matches(b))
+            };
+            let found = free(&|b| b.id == item.id && b.text == item.text, &used)
+                .or_else(|| free(&|b| b.text == item.text, &used))
+                .or_else(|| free(&|b| b.id == item.id, &used));
+            match found.and_then(|k| Some((k, before.get(k)?))) {
+                Some((k, old)) => {
+                    if let Some(slot) = used.get_mut(k) {
+                        *slot = true;
+                    }
+                    ids.push((old.id.clone(), old.status, item.status));
+                }
                 None => {
                     new_texts.push(item.text.clone());
                     ids.push((next.to_string(), PlanStatus::Pending, item.status));
@@ -465,6 +483,29 @@ mod tests {
         let calls = CreateUpdate.write_update(&plan, &later);
         assert_eq!(calls.len(), 2);
         assert!(calls.iter().all(|c| c.tool == UPDATE));
+        // Steps named by other ids are found by their text.
+        let renamed: Vec<PlanItem> = later
+            .iter()
+            .map(|item| {
+                PlanItem::new(
+                    format!("step-{}", item.id),
+                    item.text.clone(),
+                    PlanStatus::Completed,
+                )
+            })
+            .collect();
+        let calls = CreateUpdate.write_update(&plan, &renamed);
+        assert!(calls.iter().all(|c| c.tool == UPDATE), "{calls:?}");
+        let mut done = plan.clone();
+        for call in &calls {
+            assert!(
+                CreateUpdate
+                    .apply(&mut done, &call.tool, &call.input)
+                    .accepted
+            );
+        }
+        assert!(done.iter().all(|i| i.status == PlanStatus::Completed));
+        assert_eq!(done.len(), 3);
         assert!(
             CreateUpdate
                 .write_invalid(&wanted, InvalidUpdate::TooMany)

@@ -302,6 +302,21 @@ impl Dialect {
     }
 }
 
+impl std::str::FromStr for Dialect {
+    type Err = UnknownDialect;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Self::from_name(name).ok_or_else(|| UnknownDialect(name.to_string()))
+    }
+}
+
+/// A dialect name that is not in the registry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown dialect `{0}`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, codex, gemini"
+)]
+pub struct UnknownDialect(pub String);
+
 impl fmt::Display for Dialect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -319,6 +334,7 @@ mod tests {
             assert_eq!(json, serde_json::json!(dialect.name()));
             assert_eq!(Dialect::from_name(dialect.name()), Some(dialect));
             assert_eq!(dialect.to_string(), dialect.name());
+            assert_eq!(dialect.name().parse::<Dialect>(), Ok(dialect));
         }
         let names: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
         assert_eq!(
@@ -333,6 +349,15 @@ mod tests {
                 "codex",
                 "gemini"
             ]
+        );
+    }
+
+    #[test]
+    fn unknown_names_list_the_known_ones() {
+        let err = "claude_code".parse::<Dialect>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown dialect `claude_code`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, codex, gemini"
         );
     }
 
