@@ -169,7 +169,10 @@ pub trait PlanDialect: fmt::Debug + Send + Sync {
     fn plan_from_result(&self, result: &str) -> Option<Vec<PlanItem>>;
 
     /// Reads the plan an *accepted* call set, given the plan before it
-    /// (for dialects whose calls change one item at a time).
+    /// (for dialects whose calls change one item at a time); `None` when
+    /// the dialect would reject the call. This is the plan as the call
+    /// wrote it: for claude-code, the list sent even when every item is
+    /// completed and the stored list became empty.
     fn plan_from_call(
         &self,
         before: &[PlanItem],
