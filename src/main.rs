@@ -64,6 +64,10 @@ enum Command {
         /// Print only failing scenarios and the summary; no progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Exit 2 unless bash commands and command checks can be fully
+        /// sandboxed (Landlock) on this machine.
+        #[arg(long)]
+        require_sandbox: bool,
     },
     /// Run one scenario once and show the conversation.
     Replay {
@@ -86,6 +90,10 @@ enum Command {
         reminder: Option<ReminderSpec>,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// Exit 2 unless bash commands and command checks can be fully
+        /// sandboxed (Landlock) on this machine.
+        #[arg(long)]
+        require_sandbox: bool,
     },
     /// Compare the values of one axis (nag thresholds by default) with the
     /// planning tool, and the baseline without it, on one scenario.
@@ -115,6 +123,10 @@ enum Command {
         /// Write the sweep's cells, p-values and pick as JSON.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Exit 2 unless bash commands and command checks can be fully
+        /// sandboxed (Landlock) on this machine.
+        #[arg(long)]
+        require_sandbox: bool,
     },
     /// Merge shard reports (from `run --shard K/N --json`) into one report.
     Merge {
@@ -136,6 +148,25 @@ enum Command {
         #[arg(default_value = "scenarios/")]
         paths: Vec<PathBuf>,
     },
+}
+
+impl Command {
+    /// Whether `--require-sandbox` was given (run, replay, sweep).
+    fn requires_sandbox(&self) -> bool {
+        matches!(
+            self,
+            Command::Run {
+                require_sandbox: true,
+                ..
+            } | Command::Replay {
+                require_sandbox: true,
+                ..
+            } | Command::Sweep {
+                require_sandbox: true,
+                ..
+            }
+        )
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -179,6 +210,12 @@ fn main() -> ExitCode {
     // Ctrl-C / SIGTERM: stop starting runs, kill running commands, write
     // nothing.
     let _ = ctrlc::set_handler(agent_eval::cancel::request);
+    if cli.command.requires_sandbox()
+        && let Err(e) = agent_eval::agent::sandbox::require()
+    {
+        eprintln!("error: {e} (--require-sandbox)");
+        return ExitCode::from(Status::BadInput.exit_code());
+    }
     let mut out = io::stdout().lock();
     let mut err = io::stderr();
     let progress = app::stderr_is_terminal();
@@ -195,6 +232,7 @@ fn main() -> ExitCode {
             baseline,
             tolerance,
             quiet,
+            ..
         } => app::run(
             &RunConfig {
                 paths,
@@ -224,6 +262,7 @@ fn main() -> ExitCode {
             dialect,
             reminder,
             format,
+            ..
         } => app::replay(
             &ReplayConfig {
                 scenario,
@@ -248,6 +287,7 @@ fn main() -> ExitCode {
             jobs,
             svg,
             json,
+            ..
         } => app::sweep(
             &SweepConfig {
                 scenario,

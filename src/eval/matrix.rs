@@ -140,6 +140,8 @@ pub fn run_units(
     options: &EvalOptions,
     on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
 ) -> Result<Vec<RunMetrics>, EvalError> {
+    // A Ctrl-C during this call is handled by it, then forgotten.
+    let _session = crate::cancel::Session::begin();
     let all_cells: Vec<Vec<Cell>> = scenarios.iter().map(cells).collect();
     let work = || {
         units

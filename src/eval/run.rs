@@ -80,6 +80,8 @@ pub enum RunError {
 
 /// Runs `scenario` once with `cell`'s settings and `seed`.
 pub fn run_once(scenario: &Scenario, cell: &Cell, seed: u64) -> Result<RunRecord, RunError> {
+    // A Ctrl-C during this call is handled by it, then forgotten.
+    let _session = crate::cancel::Session::begin();
     let io_error = |source| RunError::Workspace {
         scenario: scenario.name.clone(),
         source,
