@@ -301,11 +301,21 @@ fn kill_ppid_does_not_end_the_harness() {
     )
     .unwrap();
     assert!(out.contains("still here"), "{out}");
+    let me = std::process::id();
+    // A PID namespace alone (no Landlock) already hides the harness.
+    if process::containment() != Containment::ProcessGroup {
+        let unsandboxed = CommandSettings {
+            sandbox: false,
+            ..CommandSettings::new(LONG)
+        };
+        let outcome =
+            run_command_with(dir.path(), &format!("kill -TERM {me}"), &unsandboxed).unwrap();
+        assert_ne!(outcome.exit_code, Some(0));
+    }
     if !landlock_full() {
         return;
     }
     // Our real pid, from inside: scoped signals refuse it.
-    let me = std::process::id();
     for containment in containments() {
         let outcome = run_command_with(
             dir.path(),
