@@ -5,6 +5,7 @@
 pub mod agent_loop;
 pub mod dialect;
 pub mod protocol;
+pub mod pyrepr;
 pub mod reminder;
 pub mod todo;
 pub mod tools;
