@@ -5,6 +5,8 @@
 //! runs out; [`simulated::SimulatedModel`] is a seeded model of a drifting
 //! LLM that decides from the request alone.
 
+pub mod cassette;
+pub mod http;
 pub mod scripted;
 pub mod simulated;
 
