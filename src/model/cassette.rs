@@ -198,6 +198,57 @@ fn script_entry(turn: &RecordedTurn) -> (Value, bool) {
     (Value::Object(entry), exact)
 }
 
+/// Why a cassette cannot be written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CassetteError {
+    #[error("a cassette is made from a scenario mapping, not {0}")]
+    NotAMapping(&'static str),
+    #[error("cannot write the cassette as YAML: {0}")]
+    Yaml(String),
+}
+
+/// The text of a cassette file: `scenario` (a scenario as a generic value,
+/// with the recorded run's settings already in it) with its `model`
+/// replaced by `{script: ...}` and its `runs` matrix removed (a cassette is
+/// one run), as YAML under a comment saying where it came from (`origin`,
+/// e.g. `anthropic:claude-sonnet-4-5, seed 0`) and which turns (if any) a
+/// script cannot give back exactly.
+pub fn cassette_yaml(
+    scenario: Value,
+    cassette: &CassetteScript,
+    origin: &str,
+) -> Result<String, CassetteError> {
+    let mut map = match scenario {
+        Value::Object(map) => map,
+        Value::Null => return Err(CassetteError::NotAMapping("nothing")),
+        Value::Array(_) => return Err(CassetteError::NotAMapping("a list")),
+        _ => return Err(CassetteError::NotAMapping("a scalar")),
+    };
+    map.remove("runs");
+    map.insert("model".into(), json!({"script": cassette.script}));
+    let yaml = serde_saphyr::to_string(&Value::Object(map))
+        .map_err(|e| CassetteError::Yaml(e.to_string()))?;
+    let one_line = |text: &str| text.replace(['\n', '\r'], " ");
+    let mut header = format!(
+        "# A cassette: recorded from {} by agent-eval --record.\n\
+         # Replays offline; a request whose hash differs is reported as drift.\n",
+        one_line(origin)
+    );
+    if !cassette.inexact_turns.is_empty() {
+        let turns: Vec<String> = cassette
+            .inexact_turns
+            .iter()
+            .map(usize::to_string)
+            .collect();
+        header.push_str(&format!(
+            "# Turns {} are not replayed exactly (several text blocks, text after a call, \
+             an empty answer or a non-object input).\n",
+            turns.join(", ")
+        ));
+    }
+    Ok(header + &yaml)
+}
+
 /// Wraps a model and records every answer with its request's hash.
 pub struct Recorder<M> {
     inner: M,

@@ -1,0 +1,225 @@
+//! Cassettes end to end: the built-in loop drives a real-model client (a
+//! fake Anthropic API on loopback), the run is recorded, written as a
+//! scripted scenario, read back and replayed offline in another workspace:
+//! the same transcript, no drift. A replay whose requests differ (a changed
+//! workspace, a changed task) reports drift per turn and still finishes.
+
+mod fake_api;
+
+use agent_eval::agent::tools::Toolbox;
+use agent_eval::agent::{LoopOutcome, LoopSettings, StopKind, run_loop};
+use agent_eval::llm::Model;
+use agent_eval::model::cassette::{
+    Drift, DriftLog, Recorder, Replay, Tape, WORKDIR_PLACEHOLDER, cassette_yaml,
+};
+use agent_eval::model::http::{
+    AnthropicModel, AnthropicParams, ApiKey, Endpoint, HttpContext, Provider, RetryPolicy,
+};
+use agent_eval::model::scripted::ScriptedModel;
+use agent_eval::scenario::{NagThreshold, Placement, ScriptedResponse};
+use fake_api::{FakeApi, Reply};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::Duration;
+
+const TASK: &str = "Write notes.txt saying hello, then show where you are.";
+
+/// A real API's answer for turn `turn` (API-made ids, usage).
+fn answer(turn: usize) -> Value {
+    let content = match turn {
+        1 => json!([
+            {"type": "text", "text": "I'll plan first."},
+            {"type": "tool_use", "id": "toolu_01PLAN", "name": "todo", "input": {"items": [
+                {"id": "1", "text": "Write notes.txt", "status": "in_progress"},
+                {"id": "2", "text": "Show the folder", "status": "pending"}]}}
+        ]),
+        2 => json!([
+            {"type": "tool_use", "id": "toolu_01WRITE", "name": "write_file",
+             "input": {"path": "notes.txt", "content": "hello\n"}}
+        ]),
+        3 => json!([
+            {"type": "tool_use", "id": "toolu_01PWD", "name": "bash", "input": {"command": "pwd"}},
+            {"type": "tool_use", "id": "toolu_01CAT", "name": "bash", "input": {"command": "cat seed.txt"}}
+        ]),
+        4 => json!([
+            {"type": "tool_use", "id": "toolu_01DONE", "name": "todo", "input": {"items": [
+                {"id": "1", "text": "Write notes.txt", "status": "completed"},
+                {"id": "2", "text": "Show the folder", "status": "completed"}]}}
+        ]),
+        _ => json!([{"type": "text", "text": "All done."}]),
+    };
+    let stop = if turn >= 5 { "end_turn" } else { "tool_use" };
+    json!({"id": format!("msg_{turn}"), "type": "message", "role": "assistant",
+           "model": "claude-fake", "content": content, "stop_reason": stop,
+           "stop_sequence": null, "usage": {"input_tokens": 100 * turn, "output_tokens": 10}})
+}
+
+/// Answers by the number of assistant messages in the request, like a
+/// model that follows the conversation.
+fn fake_model_api() -> FakeApi {
+    FakeApi::builder()
+        .responder(Box::new(|body: &Value| {
+            let assistant_turns = body["messages"]
+                .as_array()
+                .map(|m| m.iter().filter(|m| m["role"] == "assistant").count())
+                .unwrap_or(0);
+            Reply::ok(answer(assistant_turns + 1))
+        }))
+        .start()
+}
+
+fn settings() -> LoopSettings {
+    LoopSettings {
+        todo: true,
+        nag: NagThreshold::After(3),
+        placement: Placement::Prepend,
+        max_turns: 20,
+    }
+}
+
+/// A fresh workspace holding `seed.txt`.
+fn workspace(seed: &str) -> (tempfile::TempDir, Toolbox) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("seed.txt"), seed).unwrap();
+    let toolbox = Toolbox::new(dir.path()).unwrap();
+    (dir, toolbox)
+}
+
+fn root(toolbox: &Toolbox) -> String {
+    toolbox.root().to_string_lossy().into_owned()
+}
+
+/// The messages as JSON with the workspace path replaced.
+fn transcript(outcome: &LoopOutcome, workdir: &str) -> String {
+    serde_json::to_string(&outcome.messages)
+        .unwrap()
+        .replace(workdir, WORKDIR_PLACEHOLDER)
+}
+
+/// Records one run against the fake API; returns the outcome, the tape and
+/// the workspace path.
+fn record(task: &str) -> (LoopOutcome, Tape, String) {
+    let fake = fake_model_api();
+    let (_dir, toolbox) = workspace("first\n");
+    let endpoint = Endpoint::new(Provider::Anthropic, &fake.url(), ApiKey::new("k")).unwrap();
+    let context = HttpContext::new().unwrap().with_retry(RetryPolicy {
+        max_attempts: 1,
+        base_delay: Duration::from_millis(1),
+        max_delay: Duration::from_millis(1),
+    });
+    let model =
+        AnthropicModel::new(AnthropicParams::new("claude-fake"), endpoint, context, 0).unwrap();
+    let mut recorder = Recorder::new(model, root(&toolbox));
+    let tape = recorder.tape();
+    let outcome = run_loop(&mut recorder, &toolbox, task, &settings());
+    assert_eq!(fake.received().len(), 5);
+    (outcome, tape, root(&toolbox))
+}
+
+/// Writes the cassette file, reads it back as the scenario loader would
+/// see it, and splits its script into responses and hashes.
+fn write_and_read_back(tape: &Tape, dir: &Path) -> (Vec<ScriptedResponse>, Vec<Option<String>>) {
+    let scenario = json!({
+        "name": "notes",
+        "task": TASK,
+        "steps": [{"text": "Write notes.txt", "check": {"file": "notes.txt", "contains": "hello"}}],
+        "model": {"anthropic": {"model": "claude-fake"}},
+        "runs": {"seeds": 3},
+    });
+    let text = cassette_yaml(scenario, &tape.script(), "anthropic:claude-fake, seed 0").unwrap();
+    assert!(text.starts_with("# A cassette: recorded from anthropic:claude-fake, seed 0"));
+    let path = dir.join("notes.cassette.yaml");
+    std::fs::write(&path, &text).unwrap();
+    let back: Value = serde_saphyr::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(back["task"], json!(TASK));
+    assert!(back.get("runs").is_none(), "a cassette is one run");
+    assert!(back["model"].get("anthropic").is_none());
+    let script = back["model"]["script"].as_array().unwrap().clone();
+    assert_eq!(script.len(), 5);
+    let mut responses = Vec::new();
+    let mut hashes = Vec::new();
+    for mut entry in script {
+        let hash = entry
+            .as_object_mut()
+            .and_then(|e| e.remove("request_hash"))
+            .and_then(|h| h.as_str().map(str::to_string));
+        assert_eq!(hash.as_ref().map(String::len), Some(64));
+        hashes.push(hash);
+        responses.push(serde_json::from_value(entry).unwrap());
+    }
+    (responses, hashes)
+}
+
+fn replay(
+    responses: Vec<ScriptedResponse>,
+    hashes: Vec<Option<String>>,
+    seed: &str,
+    task: &str,
+) -> (LoopOutcome, DriftLog, String) {
+    let (_dir, toolbox) = workspace(seed);
+    let mut model = Replay::new(ScriptedModel::new(responses), hashes, root(&toolbox));
+    let drift = model.drift_log();
+    let outcome = run_loop(&mut model as &mut dyn Model, &toolbox, task, &settings());
+    (outcome, drift, root(&toolbox))
+}
+
+#[test]
+fn record_then_replay_is_exact_and_offline() {
+    let (recorded, tape, recorded_root) = record(TASK);
+    assert_eq!(recorded.stop, StopKind::EndTurn);
+    assert_eq!(recorded.turns, 5);
+    let recorded_transcript = transcript(&recorded, &recorded_root);
+    assert!(
+        recorded_transcript.contains("toolu_3_2") && !recorded_transcript.contains("toolu_01"),
+        "the transcript holds the loop's ids, not the API's"
+    );
+    assert!(
+        recorded_transcript.contains(WORKDIR_PLACEHOLDER),
+        "pwd showed the workspace"
+    );
+
+    let folder = tempfile::tempdir().unwrap();
+    let (responses, hashes) = write_and_read_back(&tape, folder.path());
+    // The fake API is gone: the replay cannot reach any server.
+    let (replayed, drift, replay_root) = replay(responses, hashes, "first\n", TASK);
+    assert_ne!(replay_root, recorded_root);
+    assert_eq!(drift.get(), Vec::<Drift>::new());
+    assert_eq!(transcript(&replayed, &replay_root), recorded_transcript);
+    assert_eq!(replayed.turns, recorded.turns);
+    assert_eq!(replayed.stop, recorded.stop);
+    assert_eq!(replayed.reminders_at, recorded.reminders_at);
+    assert_eq!(replayed.todo_calls, recorded.todo_calls);
+    assert_eq!(
+        replayed.rejected_todo_updates,
+        recorded.rejected_todo_updates
+    );
+}
+
+#[test]
+fn a_changed_request_is_drift_per_turn_not_a_crash() {
+    let (_, tape, _) = record(TASK);
+    let folder = tempfile::tempdir().unwrap();
+    let (responses, hashes) = write_and_read_back(&tape, folder.path());
+
+    // The workspace changed: `cat seed.txt` (turn 3) now shows other text,
+    // so every request from turn 4 on differs.
+    let (outcome, drift, _) = replay(responses.clone(), hashes.clone(), "second\n", TASK);
+    assert_eq!(outcome.stop, StopKind::EndTurn);
+    assert_eq!(drift.turns(), vec![4, 5]);
+    for d in drift.get() {
+        assert_ne!(d.expected, d.actual);
+    }
+
+    // The task changed: every request differs.
+    let (_, drift, _) = replay(responses, hashes, "first\n", "Another task.");
+    assert_eq!(drift.turns(), vec![1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn hashes_depend_neither_on_the_workspace_path_nor_on_api_ids() {
+    let (_, first, _) = record(TASK);
+    let (_, second, _) = record(TASK);
+    let hashes =
+        |tape: &Tape| -> Vec<String> { tape.turns().into_iter().map(|t| t.request_hash).collect() };
+    assert_eq!(hashes(&first), hashes(&second));
+}
