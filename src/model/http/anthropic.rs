@@ -9,8 +9,8 @@
 //! response. Input tokens are `input_tokens` plus the cache tokens.
 
 use super::{
-    ApiBlock, ApiKey, ApiModel, ApiReply, Endpoint, HttpContext, HttpModelError, Usage, WireFormat,
-    with_api_ids,
+    ApiBlock, ApiKey, ApiModel, ApiReply, Endpoint, HttpContext, HttpModelError, Price, Usage,
+    WireFormat, with_api_ids,
 };
 use crate::llm::ModelRequest;
 use reqwest::header::HeaderName;
@@ -29,6 +29,9 @@ pub struct AnthropicParams {
     pub max_tokens: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
+    /// This model's price; overrides the price table's entry for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<Price>,
 }
 
 fn default_max_tokens() -> u32 {
@@ -43,6 +46,7 @@ impl AnthropicParams {
             model: model.into(),
             max_tokens: default_max_tokens(),
             temperature: None,
+            price: None,
         }
     }
 }
@@ -65,7 +69,8 @@ impl ApiModel<Messages> {
         seed: u64,
     ) -> Result<Self, HttpModelError> {
         let model = params.model.clone();
-        super::build(Messages { params }, &model, endpoint, context, seed)
+        let price = params.price;
+        super::build(Messages { params }, &model, price, endpoint, context, seed)
     }
 }
 
@@ -185,6 +190,7 @@ mod tests {
                 model: "claude-test".into(),
                 max_tokens: 100,
                 temperature: Some(0.0),
+                price: None,
             },
         };
         let messages = vec![

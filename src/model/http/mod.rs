@@ -87,6 +87,39 @@ impl Provider {
     }
 }
 
+/// `--model PROVIDER:NAME` (`anthropic:claude-sonnet-4-5`,
+/// `openai:llama3:8b`: the name is everything after the first colon).
+pub fn parse_model_flag(text: &str) -> Result<(Provider, String), String> {
+    let (provider, name) = text.split_once(':').ok_or_else(|| {
+        format!("expected PROVIDER:NAME (anthropic:NAME or openai:NAME), got {text:?}")
+    })?;
+    let provider = Provider::parse(provider.trim()).ok_or_else(|| {
+        format!("unknown model provider {provider:?}: expected anthropic or openai")
+    })?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(format!("{text:?} names no model after the colon"));
+    }
+    Ok((provider, name.to_string()))
+}
+
+/// `--price MODEL=INPUT,OUTPUT` (US dollars per million input and output
+/// tokens; the model name is everything before the last `=`).
+pub fn parse_price_flag(text: &str) -> Result<(String, Price), String> {
+    let usage = || format!("expected MODEL=INPUT,OUTPUT (USD per million tokens), got {text:?}");
+    let (model, prices) = text.rsplit_once('=').ok_or_else(usage)?;
+    let (input, output) = prices.split_once(',').ok_or_else(usage)?;
+    let number = |p: &str| p.trim().parse::<f64>().map_err(|_| usage());
+    let price = Price {
+        input_per_mtok: number(input)?,
+        output_per_mtok: number(output)?,
+    };
+    if model.trim().is_empty() || !price.is_valid() {
+        return Err(usage());
+    }
+    Ok((model.trim().to_string(), price))
+}
+
 impl fmt::Display for Provider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -265,10 +298,14 @@ impl HttpContext {
         self
     }
 
-    /// The price of `model`, checked; an error when a budget is set and the
+    /// The price of `model` (its own if given, else the table's), checked; an error when a budget is set and the
     /// model has no price (a limit that cannot be counted is no limit).
-    fn price_for(&self, model: &str) -> Result<Option<Price>, HttpModelError> {
-        let price = self.prices.get(model);
+    fn price_for(
+        &self,
+        model: &str,
+        own_price: Option<Price>,
+    ) -> Result<Option<Price>, HttpModelError> {
+        let price = own_price.or_else(|| self.prices.get(model));
         if let Some(price) = price
             && !price.is_valid()
         {
@@ -355,11 +392,12 @@ impl<F> ApiModel<F> {
 fn build<F: WireFormat>(
     format: F,
     model: &str,
+    own_price: Option<Price>,
     endpoint: Endpoint,
     context: HttpContext,
     seed: u64,
 ) -> Result<ApiModel<F>, HttpModelError> {
-    let price = context.price_for(model)?;
+    let price = context.price_for(model, own_price)?;
     let mut headers = HeaderMap::new();
     for (name, value) in format.headers(endpoint.key()) {
         let mut value = HeaderValue::from_str(&value).map_err(|_| HttpModelError::BadKey {
@@ -599,7 +637,7 @@ mod tests {
             .unwrap()
             .with_budget(SpendBudget::new(1.0).unwrap());
         assert_eq!(
-            context.price_for("m"),
+            context.price_for("m", None),
             Err(HttpModelError::NoPrice { model: "m".into() })
         );
         let mut prices = PriceTable::new();
@@ -612,8 +650,41 @@ mod tests {
         );
         let context = context.with_prices(prices);
         assert!(matches!(
-            context.price_for("m"),
+            context.price_for("m", None),
             Err(HttpModelError::BadPrice { .. })
         ));
+        let own = Price {
+            input_per_mtok: 1.0,
+            output_per_mtok: 2.0,
+        };
+        assert_eq!(context.price_for("m", Some(own)), Ok(Some(own)));
+    }
+
+    #[test]
+    fn model_and_price_flags() {
+        assert_eq!(
+            parse_model_flag("openai:llama3:8b"),
+            Ok((Provider::OpenAi, "llama3:8b".to_string()))
+        );
+        assert_eq!(
+            parse_model_flag("anthropic:claude-x"),
+            Ok((Provider::Anthropic, "claude-x".to_string()))
+        );
+        for bad in ["claude-x", "gemini:x", "anthropic:", ""] {
+            assert!(parse_model_flag(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            parse_price_flag("llama3:8b=0.5,1.5"),
+            Ok((
+                "llama3:8b".to_string(),
+                Price {
+                    input_per_mtok: 0.5,
+                    output_per_mtok: 1.5
+                }
+            ))
+        );
+        for bad in ["m=1", "m=a,b", "=1,2", "m=-1,2", "m=1,inf", "m"] {
+            assert!(parse_price_flag(bad).is_err(), "{bad}");
+        }
     }
 }

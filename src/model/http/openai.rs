@@ -18,8 +18,8 @@
 //! so the tool reports the error back to the model.
 
 use super::{
-    ApiBlock, ApiKey, ApiModel, ApiReply, Endpoint, HttpContext, HttpModelError, Usage, WireFormat,
-    with_api_ids,
+    ApiBlock, ApiKey, ApiModel, ApiReply, Endpoint, HttpContext, HttpModelError, Price, Usage,
+    WireFormat, with_api_ids,
 };
 use crate::llm::{Content, ContentBlock, ModelRequest, Role};
 use reqwest::header::{AUTHORIZATION, HeaderName};
@@ -39,6 +39,9 @@ pub struct OpenAiParams {
     pub max_completion_tokens: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
+    /// This model's price; overrides the price table's entry for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<Price>,
 }
 
 impl OpenAiParams {
@@ -48,6 +51,7 @@ impl OpenAiParams {
             max_tokens: None,
             max_completion_tokens: None,
             temperature: None,
+            price: None,
         }
     }
 }
@@ -70,7 +74,15 @@ impl ApiModel<ChatCompletions> {
         seed: u64,
     ) -> Result<Self, HttpModelError> {
         let model = params.model.clone();
-        super::build(ChatCompletions { params }, &model, endpoint, context, seed)
+        let price = params.price;
+        super::build(
+            ChatCompletions { params },
+            &model,
+            price,
+            endpoint,
+            context,
+            seed,
+        )
     }
 }
 
@@ -268,6 +280,7 @@ mod tests {
                 max_tokens: Some(50),
                 max_completion_tokens: None,
                 temperature: None,
+                price: None,
             },
         }
     }
