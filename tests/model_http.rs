@@ -429,3 +429,35 @@ fn spend_budget_is_charged_by_every_model_and_closes_when_spent() {
         }
     );
 }
+
+#[test]
+fn the_mock_servers_finish_header_stops_the_loop_as_in_process() {
+    let fake = FakeApi::builder()
+        .then(
+            Reply::ok(anthropic_text("(closing)", 1, 1))
+                .header("x-agent-eval-finish", "script_exhausted"),
+        )
+        .then(
+            Reply::ok(anthropic_text("still here", 1, 1))
+                .header("x-agent-eval-finish", "max_turns"),
+        )
+        .start();
+    let mut model = anthropic(&fake, fast_retries(1));
+    let error = model
+        .respond(&ModelRequest {
+            system: "s",
+            messages: &conversation(None),
+            tools: &tools(),
+        })
+        .unwrap_err();
+    assert_eq!(
+        error,
+        agent_eval::llm::ModelError::ScriptExhausted {
+            turn: 1,
+            responses: 0
+        }
+    );
+    // Any other finish reason is an ordinary answer.
+    let answer = ask(&mut model, &conversation(None)).unwrap();
+    assert_eq!(answer.content, vec![ContentBlock::text("still here")]);
+}

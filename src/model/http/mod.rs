@@ -40,6 +40,13 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The response header with which agent-eval's own mock server (`serve`)
+/// says the model has nothing left to say (`script_exhausted`) while it
+/// answers with a closing text for external agents. The built-in loop,
+/// driven through the wire by these clients, then stops exactly as it
+/// does in process. Real APIs never send it.
+pub const MOCK_FINISH_HEADER: &str = "x-agent-eval-finish";
+
 /// Which real API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Provider {
@@ -422,7 +429,7 @@ fn build<F: WireFormat>(
 impl<F> ApiModel<F> {
     /// Posts `body`, retrying what is worth retrying, and returns the JSON
     /// answer. Error texts are scrubbed of the key.
-    fn post(&mut self, body: &Value) -> Result<Value, ModelError> {
+    fn post(&mut self, body: &Value) -> Result<Answer, ModelError> {
         let url = self.url.clone();
         let provider = self.endpoint.provider;
         let max_attempts = self.backoff.policy().max_attempts.max(1);
@@ -449,7 +456,7 @@ impl<F> ApiModel<F> {
         }
     }
 
-    fn send_once(&self, url: &str, body: &Value) -> Result<Value, Failure> {
+    fn send_once(&self, url: &str, body: &Value) -> Result<Answer, Failure> {
         let response = self
             .context
             .client
@@ -461,12 +468,21 @@ impl<F> ApiModel<F> {
             .map_err(|e| Failure::Retry(error_chain(&e), None))?;
         let status = response.status();
         let server_delay = retry::server_delay(response.headers());
+        let script_exhausted = response
+            .headers()
+            .get(MOCK_FINISH_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim() == "script_exhausted");
         let bytes = response
             .bytes()
             .map_err(|e| Failure::Retry(error_chain(&e), None))?;
         if status.is_success() {
-            return serde_json::from_slice(&bytes).map_err(|e| {
+            let body = serde_json::from_slice(&bytes).map_err(|e| {
                 Failure::Fatal(format!("HTTP {status} with a body that is not JSON: {e}"))
+            })?;
+            return Ok(Answer {
+                body,
+                script_exhausted,
             });
         }
         let text = String::from_utf8_lossy(&bytes);
@@ -478,6 +494,13 @@ impl<F> ApiModel<F> {
             Err(Failure::Fatal(message))
         }
     }
+}
+
+/// A successful answer.
+struct Answer {
+    body: Value,
+    /// The mock server said its script is used up.
+    script_exhausted: bool,
 }
 
 enum Failure {
@@ -504,8 +527,14 @@ impl<F: WireFormat> Model for ApiModel<F> {
         let ids = &self.ids;
         let body = self.format.body(request, &|local| ids.api_id(local));
         let answer = self.post(&body)?;
+        if answer.script_exhausted {
+            return Err(ModelError::ScriptExhausted {
+                turn,
+                responses: turn.saturating_sub(1),
+            });
+        }
         let provider = self.endpoint.provider;
-        let reply = self.format.parse(answer).map_err(|problem| {
+        let reply = self.format.parse(answer.body).map_err(|problem| {
             ModelError::Backend(format!(
                 "{provider}: unexpected response: {}",
                 self.endpoint.key().redact(&problem)
