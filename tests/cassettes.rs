@@ -10,7 +10,8 @@ use agent_eval::agent::tools::Toolbox;
 use agent_eval::agent::{LoopOutcome, LoopSettings, StopKind, run_loop};
 use agent_eval::llm::Model;
 use agent_eval::model::cassette::{
-    Drift, DriftLog, Recorder, Replay, Tape, WORKDIR_PLACEHOLDER, cassette_yaml,
+    CassetteSource, Drift, DriftLog, Recorder, Replay, Tape, WORKDIR_PLACEHOLDER,
+    cassette_file_name, cassette_yaml, write_cassette,
 };
 use agent_eval::model::http::{
     AnthropicModel, AnthropicParams, ApiKey, Endpoint, HttpContext, Provider, RetryPolicy,
@@ -126,10 +127,23 @@ fn write_and_read_back(tape: &Tape, dir: &Path) -> (Vec<ScriptedResponse>, Vec<O
         "model": {"anthropic": {"model": "claude-fake"}},
         "runs": {"seeds": 3},
     });
-    let text = cassette_yaml(scenario, &tape.script(), "anthropic:claude-fake, seed 0").unwrap();
+    let settings = serde_json::Map::new();
+    let text = cassette_yaml(
+        CassetteSource {
+            scenario,
+            scenario_dir: dir,
+            settings: &settings,
+            model: "anthropic:claude-fake",
+            seed: 0,
+        },
+        &tape.script(),
+        dir,
+    )
+    .unwrap();
     assert!(text.starts_with("# A cassette: recorded from anthropic:claude-fake, seed 0"));
-    let path = dir.join("notes.cassette.yaml");
-    std::fs::write(&path, &text).unwrap();
+    let name = cassette_file_name("notes", &settings, 0);
+    let path = write_cassette(&dir.join("cassettes"), &name, &text).unwrap();
+    assert!(path.ends_with("cassettes/notes-seed-0.yaml"));
     let back: Value = serde_saphyr::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(back["task"], json!(TASK));
     assert!(back.get("runs").is_none(), "a cassette is one run");

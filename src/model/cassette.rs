@@ -24,6 +24,7 @@ use crate::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse, t
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
+use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// What the workspace path becomes before hashing.
@@ -207,32 +208,115 @@ pub enum CassetteError {
     Yaml(String),
 }
 
-/// The text of a cassette file: `scenario` (a scenario as a generic value,
-/// with the recorded run's settings already in it) with its `model`
-/// replaced by `{script: ...}` and its `runs` matrix removed (a cassette is
-/// one run), as YAML under a comment saying where it came from (`origin`,
-/// e.g. `anthropic:claude-sonnet-4-5, seed 0`) and which turns (if any) a
-/// script cannot give back exactly.
+/// Where a cassette comes from.
+#[derive(Debug, Clone)]
+pub struct CassetteSource<'a> {
+    /// The recorded scenario's file, as a generic value.
+    pub scenario: Value,
+    /// The folder of that file (its relative fixture path starts there).
+    pub scenario_dir: &'a Path,
+    /// The recorded run's cell: each axis that varies in the scenario's
+    /// matrix and its value, as the reports list them (`{"todo": true,
+    /// "nag_threshold": 3}`).
+    pub settings: &'a Map<String, Value>,
+    /// The model, e.g. `anthropic:claude-sonnet-4-5`.
+    pub model: &'a str,
+    pub seed: u64,
+}
+
+/// The file name of a cassette: the scenario's name, the cell's settings
+/// and the seed, in characters safe on every file system
+/// (`refactor-todo-true-nag_threshold-3-seed-0.yaml`).
+pub fn cassette_file_name(scenario_name: &str, settings: &Map<String, Value>, seed: u64) -> String {
+    let mut parts = vec![scenario_name.to_string()];
+    for (axis, value) in settings {
+        parts.push(axis.clone());
+        parts.push(match value {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        });
+    }
+    parts.push(format!("seed-{seed}"));
+    let stem: String = parts
+        .join("-")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{}.yaml", stem.trim_start_matches('.'))
+}
+
+/// The text of a cassette file to be written in `cassette_dir`: the
+/// scenario with
+/// - `name` set to the cassette's file stem (each recorded run is its own
+///   scenario);
+/// - `runs` narrowed to the recorded cell (each varying axis with its one
+///   value, no seeds: a script needs none);
+/// - `model` replaced by `{script: ...}`;
+/// - a relative `workspace.fixture` rewritten relative to `cassette_dir`;
+/// - `expect` entries that select or compare cells (`where`, `compare`)
+///   dropped, since a cassette is one cell;
+///
+/// as YAML under a comment saying where it came from and which turns (if
+/// any) a script cannot give back exactly.
 pub fn cassette_yaml(
-    scenario: Value,
+    source: CassetteSource<'_>,
     cassette: &CassetteScript,
-    origin: &str,
+    cassette_dir: &Path,
 ) -> Result<String, CassetteError> {
-    let mut map = match scenario {
+    let mut map = match source.scenario {
         Value::Object(map) => map,
         Value::Null => return Err(CassetteError::NotAMapping("nothing")),
         Value::Array(_) => return Err(CassetteError::NotAMapping("a list")),
         _ => return Err(CassetteError::NotAMapping("a scalar")),
     };
+    let file_name = cassette_file_name(
+        map.get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("cassette"),
+        source.settings,
+        source.seed,
+    );
+    let stem = file_name.trim_end_matches(".yaml").to_string();
+    map.insert("name".into(), json!(stem));
     map.remove("runs");
+    if !source.settings.is_empty() {
+        let runs: Map<String, Value> = source
+            .settings
+            .iter()
+            .map(|(axis, value)| (axis.clone(), json!([value])))
+            .collect();
+        map.insert("runs".into(), Value::Object(runs));
+    }
     map.insert("model".into(), json!({"script": cassette.script}));
+    if let Some(Value::String(fixture)) =
+        map.get_mut("workspace").and_then(|w| w.get_mut("fixture"))
+        && Path::new(fixture.as_str()).is_relative()
+    {
+        let target = source.scenario_dir.join(fixture.as_str());
+        *fixture = relative_path(cassette_dir, &target)
+            .to_string_lossy()
+            .into_owned();
+    }
+    if let Some(Value::Array(expect)) = map.get_mut("expect") {
+        expect.retain(|e| e.get("where").is_none() && e.get("compare").is_none());
+        if expect.is_empty() {
+            map.remove("expect");
+        }
+    }
     let yaml = serde_saphyr::to_string(&Value::Object(map))
         .map_err(|e| CassetteError::Yaml(e.to_string()))?;
     let one_line = |text: &str| text.replace(['\n', '\r'], " ");
     let mut header = format!(
-        "# A cassette: recorded from {} by agent-eval --record.\n\
+        "# A cassette: recorded from {}, seed {}, by agent-eval --record.\n\
          # Replays offline; a request whose hash differs is reported as drift.\n",
-        one_line(origin)
+        one_line(source.model),
+        source.seed
     );
     if !cassette.inexact_turns.is_empty() {
         let turns: Vec<String> = cassette
@@ -247,6 +331,49 @@ pub fn cassette_yaml(
         ));
     }
     Ok(header + &yaml)
+}
+
+/// `to` as seen from folder `from` (both made absolute and resolved where
+/// they exist); `to` itself when they share no root.
+fn relative_path(from: &Path, to: &Path) -> PathBuf {
+    let resolve = |p: &Path| {
+        p.canonicalize().unwrap_or_else(|_| {
+            std::env::current_dir()
+                .map(|cwd| cwd.join(p))
+                .unwrap_or_else(|_| p.to_path_buf())
+        })
+    };
+    let (from, to) = (resolve(from), resolve(to));
+    let from_parts: Vec<Component<'_>> = from.components().collect();
+    let to_parts: Vec<Component<'_>> = to.components().collect();
+    let common = from_parts
+        .iter()
+        .zip(&to_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
+    if common == 0 {
+        return to;
+    }
+    let mut relative = PathBuf::new();
+    for _ in common..from_parts.len() {
+        relative.push("..");
+    }
+    for part in &to_parts[common..] {
+        relative.push(part);
+    }
+    if relative.as_os_str().is_empty() {
+        relative.push(".");
+    }
+    relative
+}
+
+/// Writes a cassette's text as `dir/file_name` (creating `dir`); returns
+/// the path.
+pub fn write_cassette(dir: &Path, file_name: &str, text: &str) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(file_name);
+    std::fs::write(&path, text)?;
+    Ok(path)
 }
 
 /// Wraps a model and records every answer with its request's hash.
@@ -554,5 +681,102 @@ mod tests {
                              {"tool": "read_file", "input": {"path": "a"}}],
                    "request_hash": "h"})
         );
+    }
+
+    #[test]
+    fn file_names_are_safe_and_name_the_cell() {
+        let settings: Map<String, Value> = serde_json::from_value(
+            json!({"todo": true, "nag_threshold": "off", "dialect": "claude-code"}),
+        )
+        .unwrap();
+        assert_eq!(
+            cassette_file_name("my refactor/1", &settings, 4),
+            "my_refactor_1-todo-true-nag_threshold-off-dialect-claude-code-seed-4.yaml"
+        );
+        assert_eq!(cassette_file_name("..x", &Map::new(), 0), "x-seed-0.yaml");
+    }
+
+    #[test]
+    fn relative_paths_between_folders() {
+        let base = tempfile::tempdir().unwrap();
+        let fixtures = base.path().join("scenarios/fixtures/hello");
+        let cassettes = base.path().join("ci/cassettes");
+        std::fs::create_dir_all(&fixtures).unwrap();
+        std::fs::create_dir_all(&cassettes).unwrap();
+        assert_eq!(
+            relative_path(&cassettes, &fixtures),
+            PathBuf::from("../../scenarios/fixtures/hello")
+        );
+        assert_eq!(relative_path(&fixtures, &fixtures), PathBuf::from("."));
+    }
+
+    #[test]
+    fn cassette_text_is_one_cell_of_the_scenario_with_the_script() {
+        let base = tempfile::tempdir().unwrap();
+        let scenarios = base.path().join("scenarios");
+        let cassettes = base.path().join("cassettes");
+        std::fs::create_dir_all(scenarios.join("fixtures/a")).unwrap();
+        std::fs::create_dir_all(&cassettes).unwrap();
+        let scenario = json!({
+            "name": "demo",
+            "task": "Do it.",
+            "workspace": {"fixture": "fixtures/a", "files": {"x.txt": "1"}},
+            "steps": [{"text": "Do", "check": {"file": "x.txt", "contains": "1"}}],
+            "model": {"anthropic": {"model": "claude-x"}},
+            "runs": {"todo": [true, false], "seeds": 5},
+            "expect": [
+                {"steps_completed": 1},
+                {"where": {"todo": true}, "completion_rate": {"at_least": 0.5}},
+                {"compare": {"a": {"todo": true}, "b": {"todo": false}}, "completion_rate_ratio": {"at_least": 1.0}}
+            ]
+        });
+        let settings: Map<String, Value> = serde_json::from_value(json!({"todo": false})).unwrap();
+        let tape = Tape::new();
+        tape.push(RecordedTurn {
+            request_hash: "ab".repeat(32),
+            response: ModelResponse::from_blocks(vec![ContentBlock::text("Done.")]),
+        });
+        let text = cassette_yaml(
+            CassetteSource {
+                scenario,
+                scenario_dir: &scenarios,
+                settings: &settings,
+                model: "anthropic:claude-x",
+                seed: 2,
+            },
+            &tape.script(),
+            &cassettes,
+        )
+        .unwrap();
+        assert!(text.starts_with(
+            "# A cassette: recorded from anthropic:claude-x, seed 2, by agent-eval --record.\n"
+        ));
+        let back: Value = serde_saphyr::from_str(&text).unwrap();
+        assert_eq!(
+            back,
+            json!({
+                "name": "demo-todo-false-seed-2",
+                "task": "Do it.",
+                "workspace": {"fixture": "../scenarios/fixtures/a", "files": {"x.txt": "1"}},
+                "steps": [{"text": "Do", "check": {"file": "x.txt", "contains": "1"}}],
+                "model": {"script": [{"text": "Done.", "request_hash": "ab".repeat(32)}]},
+                "runs": {"todo": [false]},
+                "expect": [{"steps_completed": 1}]
+            })
+        );
+        assert!(matches!(
+            cassette_yaml(
+                CassetteSource {
+                    scenario: json!([1]),
+                    scenario_dir: &scenarios,
+                    settings: &settings,
+                    model: "m",
+                    seed: 0,
+                },
+                &tape.script(),
+                &cassettes,
+            ),
+            Err(CassetteError::NotAMapping("a list"))
+        ));
     }
 }

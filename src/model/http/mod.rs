@@ -19,12 +19,14 @@
 //!   the model has a price, its cost to the meter and the budget.
 
 pub mod anthropic;
+pub mod backends;
 pub mod limits;
 pub mod openai;
 pub mod retry;
 pub mod usage;
 
 pub use anthropic::{AnthropicModel, AnthropicParams};
+pub use backends::{RealBackends, RealModelSpec, RunModel};
 pub use limits::{BadBudget, ConcurrencyLimit, Permit, SpendBudget};
 pub use openai::{OpenAiModel, OpenAiParams};
 pub use retry::{Backoff, RetryPolicy};
