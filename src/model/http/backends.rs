@@ -84,9 +84,8 @@ impl RealBackends {
     /// Reads `provider`'s endpoint from the environment unless already set:
     /// the place a missing key is reported, before any run starts.
     pub fn require(&mut self, provider: Provider) -> Result<(), HttpModelError> {
-        if !self.endpoints.contains_key(&provider) {
-            self.endpoints
-                .insert(provider, Endpoint::from_env(provider)?);
+        if let std::collections::btree_map::Entry::Vacant(slot) = self.endpoints.entry(provider) {
+            slot.insert(Endpoint::from_env(provider)?);
         }
         Ok(())
     }
