@@ -12,6 +12,7 @@ use serde_json::json;
 fn call(tool: &str, input: serde_json::Value) -> ScriptedResponse {
     ScriptedResponse {
         text: None,
+        request_hash: None,
         calls: vec![ToolCall {
             tool: tool.into(),
             input,
@@ -48,6 +49,7 @@ fn every_tool_use_is_answered_once_in_order() {
     let script = vec![
         ScriptedResponse {
             text: Some("three at once".into()),
+            request_hash: None,
             calls: vec![
                 ToolCall {
                     tool: "write_file".into(),
@@ -65,6 +67,7 @@ fn every_tool_use_is_answered_once_in_order() {
         },
         ScriptedResponse {
             text: Some("done".into()),
+            request_hash: None,
             calls: vec![],
         },
     ];

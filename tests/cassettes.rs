@@ -17,7 +17,7 @@ use agent_eval::model::http::{
     AnthropicModel, AnthropicParams, ApiKey, Endpoint, HttpContext, Provider, RetryPolicy,
 };
 use agent_eval::model::scripted::ScriptedModel;
-use agent_eval::scenario::{NagThreshold, Placement, ScriptedResponse};
+use agent_eval::model::scripted::ScriptedResponse;
 use fake_api::{FakeApi, Reply};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -71,10 +71,8 @@ fn fake_model_api() -> FakeApi {
 
 fn settings() -> LoopSettings {
     LoopSettings {
-        todo: true,
-        nag: NagThreshold::After(3),
-        placement: Placement::Prepend,
         max_turns: 20,
+        ..LoopSettings::default()
     }
 }
 
@@ -236,4 +234,262 @@ fn hashes_depend_neither_on_the_workspace_path_nor_on_api_ids() {
     let hashes =
         |tape: &Tape| -> Vec<String> { tape.turns().into_iter().map(|t| t.request_hash).collect() };
     assert_eq!(hashes(&first), hashes(&second));
+}
+
+// The command line: `run` with a real model, `--record`, replaying the
+// cassette, drift as a failed expectation, the spend limit, missing keys.
+
+const SECRET: &str = "sk-ant-SECRET-test-key-42";
+
+const REAL_SCENARIO: &str = "name: notes
+task: Write notes.txt saying hello, then show where you are.
+workspace:
+  files:
+    seed.txt: \"alpha-content\\n\"
+steps:
+  - text: Write notes.txt
+    check: {file: notes.txt, contains: hello}
+model:
+  anthropic:
+    model: claude-fake
+    price: {input_per_mtok: 1, output_per_mtok: 10}
+expect:
+  - steps_completed: 1
+";
+
+/// `agent-eval ARGS` in `dir`, with the API variables replaced by `env`.
+fn agent_eval(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+    command.current_dir(dir).args(args);
+    for (name, _) in std::env::vars() {
+        if name.starts_with("ANTHROPIC_") || name.starts_with("OPENAI_") {
+            command.env_remove(name);
+        }
+    }
+    command.envs(env.iter().copied());
+    let output = command.output().unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn cli_records_a_real_run_and_replays_it_offline_with_drift_checked() {
+    let fake = fake_model_api();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.yaml"), REAL_SCENARIO).unwrap();
+    let url = fake.url();
+    let real_env = [
+        ("ANTHROPIC_BASE_URL", url.as_str()),
+        ("ANTHROPIC_API_KEY", SECRET),
+    ];
+    let (code, out, err) = agent_eval(
+        dir.path(),
+        &[
+            "run",
+            "notes.yaml",
+            "--record",
+            "rec",
+            "--json",
+            "real.json",
+        ],
+        &real_env,
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(fake.received().len(), 5);
+    let report = read_json(&dir.path().join("real.json"));
+    let cell = &report["scenarios"][0]["cells"][0];
+    let run = &cell["results"][0];
+    // Usage: 100 * turn input tokens and 10 output tokens per answer.
+    assert_eq!(run["input_tokens"], json!(1500));
+    assert_eq!(run["output_tokens"], json!(50));
+    assert_eq!(run["cost"], json!(0.002));
+    assert_eq!(cell["input_tokens"], json!(1500));
+    assert_eq!(cell["cost"], json!(0.002));
+    let recorded: Vec<_> = std::fs::read_dir(dir.path().join("rec"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(recorded.len(), 1, "one cassette per run");
+    let cassette = recorded[0].clone();
+    let cassette_arg = cassette.to_str().unwrap();
+    let cassette_text = std::fs::read_to_string(&cassette).unwrap();
+    for text in [&out, &err, &cassette_text, &report.to_string()] {
+        assert!(!text.contains(SECRET), "the key leaked: {text}");
+    }
+    drop(fake);
+
+    // Offline, without any key: the same run, no drift.
+    let (code, out, err) = agent_eval(
+        dir.path(),
+        &["run", cassette_arg, "--json", "replay.json"],
+        &[],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    let replay = read_json(&dir.path().join("replay.json"));
+    let replayed = &replay["scenarios"][0]["cells"][0]["results"][0];
+    for metric in [
+        "turns",
+        "stop",
+        "steps_completed",
+        "reminders_at",
+        "todo_calls",
+    ] {
+        assert_eq!(replayed[metric], run[metric], "{metric}");
+    }
+    assert!(
+        replayed.get("input_tokens").is_none(),
+        "a replay costs nothing"
+    );
+    let expectations = &replay["scenarios"][0]["expectations"];
+    assert!(
+        expectations
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["text"] == "no drift" && e["ok"] == true),
+        "{expectations}"
+    );
+
+    // The workspace changed under the cassette: drift from turn 4 on, a
+    // failed expectation (exit 1), and the run still finishes.
+    std::fs::write(
+        &cassette,
+        cassette_text.replace("alpha-content", "beta-content"),
+    )
+    .unwrap();
+    let (code, out, err) = agent_eval(
+        dir.path(),
+        &["run", cassette_arg, "--json", "drift.json"],
+        &[],
+    );
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(out.contains("no drift"), "{out}");
+    let drift = read_json(&dir.path().join("drift.json"));
+    assert_eq!(
+        drift["scenarios"][0]["cells"][0]["results"][0]["drift_turns"],
+        json!([4, 5])
+    );
+}
+
+#[test]
+fn cli_stops_starting_runs_once_the_spend_limit_is_reached() {
+    let fake = fake_model_api();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.yaml"), REAL_SCENARIO).unwrap();
+    let url = fake.url();
+    // Each run costs $0.002: the first two start, the other two do not.
+    let (code, out, err) = agent_eval(
+        dir.path(),
+        &[
+            "run",
+            "notes.yaml",
+            "--seeds",
+            "4",
+            "--jobs",
+            "1",
+            "--max-cost",
+            "0.003",
+            "--json",
+            "out.json",
+        ],
+        &[
+            ("ANTHROPIC_BASE_URL", url.as_str()),
+            ("ANTHROPIC_API_KEY", SECRET),
+        ],
+    );
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(err.contains("spend limit reached"), "{err}");
+    assert!(err.contains("2 of 4 runs were not started"), "{err}");
+    assert_eq!(fake.received().len(), 10);
+    let report = read_json(&dir.path().join("out.json"));
+    assert_eq!(report["scenarios"][0]["cells"][0]["runs"], json!(2));
+}
+
+#[test]
+fn cli_without_a_key_exits_2_naming_the_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.yaml"), REAL_SCENARIO).unwrap();
+    let (code, out, err) = agent_eval(dir.path(), &["run", "notes.yaml"], &[]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(err.contains("ANTHROPIC_API_KEY"), "{err}");
+    assert!(err.contains("notes.yaml"), "{err}");
+
+    // --model replaces a scenario's mock model.
+    let scripted = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/scripted/guards.yaml");
+    let (code, _, err) = agent_eval(
+        dir.path(),
+        &[
+            "run",
+            scripted.to_str().unwrap(),
+            "--model",
+            "openai:gpt-fake",
+        ],
+        &[],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("OPENAI_API_KEY"), "{err}");
+    let (code, _, err) = agent_eval(
+        dir.path(),
+        &["run", scripted.to_str().unwrap(), "--record", "rec"],
+        &[],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--record"), "{err}");
+    // A budget needs a price.
+    let (code, _, err) = agent_eval(
+        dir.path(),
+        &[
+            "run",
+            scripted.to_str().unwrap(),
+            "--model",
+            "openai:gpt-fake",
+            "--max-cost",
+            "1",
+        ],
+        &[("OPENAI_API_KEY", "k")],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("price") && err.contains("gpt-fake"), "{err}");
+}
+
+#[test]
+fn cli_reports_a_failing_model_without_the_key() {
+    let fake = FakeApi::builder()
+        .otherwise(Reply::status(
+            401,
+            json!({"type": "error", "error": {"type": "authentication_error",
+                   "message": format!("invalid x-api-key {SECRET}")}}),
+        ))
+        .start();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.yaml"), REAL_SCENARIO).unwrap();
+    let url = fake.url();
+    let (code, out, err) = agent_eval(
+        dir.path(),
+        &["run", "notes.yaml", "--record", "rec", "--json", "out.json"],
+        &[
+            ("ANTHROPIC_BASE_URL", url.as_str()),
+            ("ANTHROPIC_API_KEY", SECRET),
+        ],
+    );
+    // The expectation (a step done) fails; the run itself stopped cleanly.
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(err.contains("stopped because the model failed"), "{err}");
+    assert!(err.contains("401"), "{err}");
+    let report = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
+    assert!(report.contains("\"stop\": \"model_error\""), "{report}");
+    for text in [&out, &err, &report] {
+        assert!(!text.contains(SECRET), "the key leaked: {text}");
+    }
+    assert!(
+        !dir.path().join("rec").exists(),
+        "a run the model broke off is not recorded"
+    );
 }

@@ -29,7 +29,8 @@ pub struct AnthropicParams {
     pub max_tokens: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
-    /// This model's price; overrides the price table's entry for it.
+    /// This model's price, used when the price table (the command line's
+    /// `--price`) has none for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price: Option<Price>,
 }

@@ -307,14 +307,14 @@ impl HttpContext {
         self
     }
 
-    /// The price of `model` (its own if given, else the table's), checked; an error when a budget is set and the
+    /// The price of `model` (the table's, else its own), checked; an error when a budget is set and the
     /// model has no price (a limit that cannot be counted is no limit).
     fn price_for(
         &self,
         model: &str,
         own_price: Option<Price>,
     ) -> Result<Option<Price>, HttpModelError> {
-        let price = own_price.or_else(|| self.prices.get(model));
+        let price = self.prices.get(model).or(own_price);
         if let Some(price) = price
             && !price.is_valid()
         {
@@ -525,53 +525,66 @@ fn error_chain(error: &dyn std::error::Error) -> String {
 
 impl<F: WireFormat> Model for ApiModel<F> {
     fn respond(&mut self, request: &ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
-        let turn = turn_of(request);
-        let ids = &self.ids;
-        let body = self.format.body(request, &|local| ids.api_id(local));
-        let answer = self.post(&body)?;
-        if answer.script_exhausted {
-            return Err(ModelError::ScriptExhausted {
-                turn,
-                responses: turn.saturating_sub(1),
-            });
+        let answer = answer(self, request);
+        if let Err(ModelError::Backend(message)) = &answer {
+            self.meter.fail(message);
         }
-        let provider = self.endpoint.provider;
-        let reply = self.format.parse(answer.body).map_err(|problem| {
-            ModelError::Backend(format!(
-                "{provider}: unexpected response: {}",
-                self.endpoint.key().redact(&problem)
-            ))
-        })?;
-        let cost = self.price.map(|p| p.cost(reply.usage));
-        self.meter.record(reply.usage, cost);
-        if let (Some(budget), Some(cost)) = (&self.context.budget, cost) {
-            budget.charge(cost);
-        }
-        let mut content = Vec::with_capacity(reply.blocks.len());
-        let mut k = 0;
-        for block in reply.blocks {
-            match block {
-                // An empty text block is refused by the API when sent back.
-                ApiBlock::Text(text) if text.is_empty() => {}
-                ApiBlock::Text(text) => content.push(ContentBlock::Text { text }),
-                ApiBlock::Call {
-                    api_id,
+        answer
+    }
+}
+
+/// One answer: the request in `F`'s format, the post with its retries, the
+/// reply read back with the loop's call ids, the usage counted.
+fn answer<F: WireFormat>(
+    model: &mut ApiModel<F>,
+    request: &ModelRequest<'_>,
+) -> Result<ModelResponse, ModelError> {
+    let turn = turn_of(request);
+    let ids = &model.ids;
+    let body = model.format.body(request, &|local| ids.api_id(local));
+    let answer = model.post(&body)?;
+    if answer.script_exhausted {
+        return Err(ModelError::ScriptExhausted {
+            turn,
+            responses: turn.saturating_sub(1),
+        });
+    }
+    let provider = model.endpoint.provider;
+    let reply = model.format.parse(answer.body).map_err(|problem| {
+        ModelError::Backend(format!(
+            "{provider}: unexpected response: {}",
+            model.endpoint.key().redact(&problem)
+        ))
+    })?;
+    let cost = model.price.map(|p| p.cost(reply.usage));
+    model.meter.record(reply.usage, cost);
+    if let (Some(budget), Some(cost)) = (&model.context.budget, cost) {
+        budget.charge(cost);
+    }
+    let mut content = Vec::with_capacity(reply.blocks.len());
+    let mut k = 0;
+    for block in reply.blocks {
+        match block {
+            // An empty text block is refused by the API when sent back.
+            ApiBlock::Text(text) if text.is_empty() => {}
+            ApiBlock::Text(text) => content.push(ContentBlock::Text { text }),
+            ApiBlock::Call {
+                api_id,
+                name,
+                input,
+            } => {
+                k += 1;
+                let local = tool_use_id(turn, k);
+                model.ids.to_api.insert(local.clone(), api_id);
+                content.push(ContentBlock::ToolUse {
+                    id: local,
                     name,
                     input,
-                } => {
-                    k += 1;
-                    let local = tool_use_id(turn, k);
-                    self.ids.to_api.insert(local.clone(), api_id);
-                    content.push(ContentBlock::ToolUse {
-                        id: local,
-                        name,
-                        input,
-                    });
-                }
+                });
             }
         }
-        Ok(ModelResponse::from_blocks(content))
     }
+    Ok(ModelResponse::from_blocks(content))
 }
 
 /// The messages with every call id replaced by the API's.
@@ -688,7 +701,9 @@ mod tests {
             input_per_mtok: 1.0,
             output_per_mtok: 2.0,
         };
-        assert_eq!(context.price_for("m", Some(own)), Ok(Some(own)));
+        assert_eq!(context.price_for("other", Some(own)), Ok(Some(own)));
+        let table_wins = context.price_for("m", Some(own));
+        assert!(matches!(table_wins, Err(HttpModelError::BadPrice { .. })));
     }
 
     #[test]

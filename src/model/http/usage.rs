@@ -98,6 +98,8 @@ pub struct RunUsage {
 #[derive(Debug, Clone, Default)]
 pub struct UsageMeter {
     inner: Arc<Mutex<RunUsage>>,
+    /// Why the backend last failed for good (scrubbed of the key).
+    error: Arc<Mutex<Option<String>>>,
 }
 
 impl UsageMeter {
@@ -118,6 +120,19 @@ impl UsageMeter {
 
     pub fn get(&self) -> RunUsage {
         *self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Notes why the backend failed (the loop only learns that it did).
+    pub fn fail(&self, message: &str) {
+        *self.error.lock().unwrap_or_else(PoisonError::into_inner) = Some(message.to_string());
+    }
+
+    /// The backend's last failure, if any.
+    pub fn last_error(&self) -> Option<String> {
+        self.error
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 }
 
