@@ -68,6 +68,8 @@ enum Command {
         /// sandboxed (Landlock) on this machine.
         #[arg(long)]
         require_sandbox: bool,
+        #[command(flatten)]
+        real: app::RealModelArgs,
     },
     /// Run one scenario once and show the conversation.
     Replay {
@@ -232,6 +234,7 @@ fn main() -> ExitCode {
             baseline,
             tolerance,
             quiet,
+            real,
             ..
         } => app::run(
             &RunConfig {
@@ -250,6 +253,7 @@ fn main() -> ExitCode {
                 quiet,
                 color: app::stdout_wants_color(),
                 progress,
+                real,
             },
             &mut out,
             &mut err,

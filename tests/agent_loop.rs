@@ -14,6 +14,7 @@ use serde_json::json;
 fn call(tool: &str, input: serde_json::Value) -> ScriptedResponse {
     ScriptedResponse {
         text: None,
+        request_hash: None,
         calls: vec![ToolCall {
             tool: tool.into(),
             input,
@@ -50,6 +51,7 @@ fn every_tool_use_is_answered_once_in_order() {
     let script = vec![
         ScriptedResponse {
             text: Some("three at once".into()),
+            request_hash: None,
             calls: vec![
                 ToolCall {
                     tool: "write_file".into(),
@@ -67,6 +69,7 @@ fn every_tool_use_is_answered_once_in_order() {
         },
         ScriptedResponse {
             text: Some("done".into()),
+            request_hash: None,
             calls: vec![],
         },
     ];

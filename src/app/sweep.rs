@@ -89,6 +89,7 @@ pub fn sweep(config: &SweepConfig, out: &mut dyn Write) -> Result<Status, AppErr
         seeds: config.seeds,
         jobs: config.jobs,
         shard: None,
+        ..EvalOptions::default()
     };
     let bar = progress_bar(config.progress);
     let outcome = eval::sweep::sweep(&scenario, &axis, &values, &options, &on_progress(&bar));
