@@ -231,6 +231,7 @@ fn fold_appends_the_reminder_to_the_last_tool_result() {
                 input: json!({"command": "echo two"}),
             },
         ],
+        request_hash: None,
     }];
     let (out, _) = run(script, &settings(NagThreshold::After(1), Placement::Fold));
     assert_eq!(out.reminders_at, [1]);
@@ -357,6 +358,7 @@ fn the_repeat_guard_warns_and_ends_the_run_after_that_turn() {
                 input: json!({"path": "x", "content": "1"}),
             },
         ],
+        request_hash: None,
     }];
     let (out, _) = run(twice, &guarded);
     assert_eq!(out.stop, StopKind::RepeatedCall);

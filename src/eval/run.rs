@@ -121,6 +121,42 @@ pub struct RunEnv {
     pub record: Option<PathBuf>,
 }
 
+/// The scenario's model for one run of `cell` with `seed`: the same model
+/// whether the built-in loop or an agent over the wire asks it. A real
+/// model reads its endpoint and key from the environment here (the loop's
+/// own runs go through [`run_once_in`], which meters and records them).
+pub fn model_for(
+    scenario: &Scenario,
+    cell: &Cell,
+    seed: u64,
+) -> Result<Box<dyn Model + Send>, RunError> {
+    let settings = &cell.loop_settings;
+    Ok(match &scenario.model {
+        ModelSpec::Script(script) => Box::new(ScriptedModel::new(script.clone())),
+        ModelSpec::Simulate(params) => {
+            let mut simulated = SimulatedModel::new(
+                cell.simulate.unwrap_or(*params),
+                scenario.skills(),
+                run_seed(&scenario.name, seed),
+            )
+            .with_dialect(settings.dialect);
+            if let Some(marker) = settings.reminder.marker() {
+                simulated = simulated.with_reminder_marker(marker);
+            }
+            Box::new(simulated)
+        }
+        ModelSpec::Real(spec) => {
+            HttpContext::new()
+                .and_then(|context| RealBackends::new(context).model(spec, seed))
+                .map_err(|source| RunError::Model {
+                    scenario: scenario.name.clone(),
+                    source,
+                })?
+                .model
+        }
+    })
+}
+
 /// Runs `scenario` once with `cell`'s settings and `seed`.
 pub fn run_once(scenario: &Scenario, cell: &Cell, seed: u64) -> Result<RunRecord, RunError> {
     run_once_in(scenario, cell, seed, &RunEnv::default())
@@ -153,7 +189,6 @@ pub fn run_once_in(
             drift = Some(replay.drift_log());
             Box::new(replay)
         }
-        ModelSpec::Script(script) => Box::new(ScriptedModel::new(script.clone())),
         ModelSpec::Real(spec) => {
             let model_error = |source| RunError::Model {
                 scenario: scenario.name.clone(),
@@ -174,18 +209,7 @@ pub fn run_once_in(
                 made.model
             }
         }
-        ModelSpec::Simulate(params) => {
-            let mut simulated = SimulatedModel::new(
-                cell.simulate.unwrap_or(*params),
-                scenario.skills(),
-                run_seed(&scenario.name, seed),
-            )
-            .with_dialect(settings.dialect);
-            if let Some(marker) = settings.reminder.marker() {
-                simulated = simulated.with_reminder_marker(marker);
-            }
-            Box::new(simulated)
-        }
+        ModelSpec::Script(_) | ModelSpec::Simulate(_) => model_for(scenario, cell, seed)?,
     };
     let outcome = run_loop(model.as_mut(), &toolbox, &scenario.task, settings);
     let step_results: Vec<Option<bool>> = scenario
