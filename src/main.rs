@@ -64,6 +64,12 @@ enum Command {
         /// Print only failing scenarios and the summary; no progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Exit 2 unless bash commands and command checks can be fully
+        /// sandboxed (Landlock) on this machine.
+        #[arg(long)]
+        require_sandbox: bool,
+        #[command(flatten)]
+        real: app::RealModelArgs,
     },
     /// Run one scenario once and show the conversation.
     Replay {
@@ -86,6 +92,10 @@ enum Command {
         reminder: Option<ReminderSpec>,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// Exit 2 unless bash commands and command checks can be fully
+        /// sandboxed (Landlock) on this machine.
+        #[arg(long)]
+        require_sandbox: bool,
     },
     /// Compare the values of one axis (nag thresholds by default) with the
     /// planning tool, and the baseline without it, on one scenario.
@@ -115,6 +125,10 @@ enum Command {
         /// Write the sweep's cells, p-values and pick as JSON.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Exit 2 unless bash commands and command checks can be fully
+        /// sandboxed (Landlock) on this machine.
+        #[arg(long)]
+        require_sandbox: bool,
     },
     /// Merge shard reports (from `run --shard K/N --json`) into one report.
     Merge {
@@ -147,6 +161,25 @@ enum Command {
         #[arg(default_value = "scenarios/")]
         paths: Vec<PathBuf>,
     },
+}
+
+impl Command {
+    /// Whether `--require-sandbox` was given (run, replay, sweep).
+    fn requires_sandbox(&self) -> bool {
+        matches!(
+            self,
+            Command::Run {
+                require_sandbox: true,
+                ..
+            } | Command::Replay {
+                require_sandbox: true,
+                ..
+            } | Command::Sweep {
+                require_sandbox: true,
+                ..
+            }
+        )
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -190,6 +223,12 @@ fn main() -> ExitCode {
     // Ctrl-C / SIGTERM: stop starting runs, kill running commands, write
     // nothing.
     let _ = ctrlc::set_handler(agent_eval::cancel::request);
+    if cli.command.requires_sandbox()
+        && let Err(e) = agent_eval::agent::sandbox::require()
+    {
+        eprintln!("error: {e} (--require-sandbox)");
+        return ExitCode::from(Status::BadInput.exit_code());
+    }
     let mut out = io::stdout().lock();
     let mut err = io::stderr();
     let progress = app::stderr_is_terminal();
@@ -206,6 +245,8 @@ fn main() -> ExitCode {
             baseline,
             tolerance,
             quiet,
+            real,
+            ..
         } => app::run(
             &RunConfig {
                 paths,
@@ -223,6 +264,7 @@ fn main() -> ExitCode {
                 quiet,
                 color: app::stdout_wants_color(),
                 progress,
+                real,
             },
             &mut out,
             &mut err,
@@ -235,6 +277,7 @@ fn main() -> ExitCode {
             dialect,
             reminder,
             format,
+            ..
         } => app::replay(
             &ReplayConfig {
                 scenario,
@@ -259,6 +302,7 @@ fn main() -> ExitCode {
             jobs,
             svg,
             json,
+            ..
         } => app::sweep(
             &SweepConfig {
                 scenario,
