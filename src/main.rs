@@ -64,6 +64,10 @@ enum Command {
         /// Print only failing scenarios and the summary; no progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
+        /// agent against a mock endpoint, instead of the built-in loop.
+        #[arg(long, value_name = "COMMAND")]
+        agent: Option<String>,
     },
     /// Run one scenario once and show the conversation.
     Replay {
@@ -86,6 +90,10 @@ enum Command {
         reminder: Option<ReminderSpec>,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
+        /// agent against a mock endpoint, instead of the built-in loop.
+        #[arg(long, value_name = "COMMAND")]
+        agent: Option<String>,
     },
     /// Compare the values of one axis (nag thresholds by default) with the
     /// planning tool, and the baseline without it, on one scenario.
@@ -206,6 +214,7 @@ fn main() -> ExitCode {
             baseline,
             tolerance,
             quiet,
+            agent,
         } => app::run(
             &RunConfig {
                 paths,
@@ -223,6 +232,7 @@ fn main() -> ExitCode {
                 quiet,
                 color: app::stdout_wants_color(),
                 progress,
+                agent,
             },
             &mut out,
             &mut err,
@@ -235,6 +245,7 @@ fn main() -> ExitCode {
             dialect,
             reminder,
             format,
+            agent,
         } => app::replay(
             &ReplayConfig {
                 scenario,
@@ -247,6 +258,7 @@ fn main() -> ExitCode {
                     Format::Text => ReplayFormat::Text,
                     Format::Json => ReplayFormat::Json,
                 },
+                agent,
             },
             &mut out,
         ),

@@ -71,7 +71,7 @@ fn agent_for(scenario: &Scenario) -> AgentCommand {
     };
     agent.env.insert("S03_NAG_THRESHOLD".into(), threshold);
     agent.env.insert(
-        "S03_NAG_PLACEMENT".into(),
+        "S03_PLACEMENT".into(),
         match settings.placement {
             Placement::Prepend => "prepend",
             Placement::Append => "append",

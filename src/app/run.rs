@@ -34,6 +34,8 @@ pub struct RunConfig {
     pub color: bool,
     /// Show a progress bar on stderr.
     pub progress: bool,
+    /// Run this command as an external agent instead of the built-in loop.
+    pub agent: Option<String>,
 }
 
 /// Runs every scenario, prints the tables and failed expectations to `out`,
@@ -69,6 +71,11 @@ pub fn run(
         .transpose()?
         .map(|report| report.rates());
     let (mut scenarios, errors) = scenario::load_all(&config.paths);
+    if let Some(command) = &config.agent {
+        for scenario in &mut scenarios {
+            scenario.agent.use_command(command);
+        }
+    }
     if let Some(filter) = &config.filter {
         scenarios.retain(|s| s.name.contains(filter.as_str()));
     }

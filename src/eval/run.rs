@@ -66,6 +66,8 @@ pub struct RunRecord {
     pub plan: Vec<PlanItem>,
     /// Whether the dialect's planning tool(s) were offered.
     pub planning_offered: bool,
+    /// An external agent's stdout and stderr (its first MiB).
+    pub agent_log: Option<String>,
 }
 
 /// Why a run could not happen.
@@ -76,6 +78,8 @@ pub enum RunError {
         scenario: String,
         source: std::io::Error,
     },
+    #[error("{scenario}: cannot run the agent: {message}")]
+    Agent { scenario: String, message: String },
 }
 
 /// The scenario's model for one run of `cell` with `seed` (the same model
@@ -101,6 +105,9 @@ pub fn model_for(scenario: &Scenario, cell: &Cell, seed: u64) -> Box<dyn Model +
 
 /// Runs `scenario` once with `cell`'s settings and `seed`.
 pub fn run_once(scenario: &Scenario, cell: &Cell, seed: u64) -> Result<RunRecord, RunError> {
+    if let Some(agent) = &scenario.agent.external {
+        return super::external::run_once_external(scenario, cell, seed, agent);
+    }
     let io_error = |source| RunError::Workspace {
         scenario: scenario.name.clone(),
         source,
@@ -140,5 +147,6 @@ pub fn run_once(scenario: &Scenario, cell: &Cell, seed: u64) -> Result<RunRecord
         dialect: settings.dialect,
         plan: outcome.plan,
         planning_offered: settings.todo,
+        agent_log: None,
     })
 }
