@@ -26,6 +26,8 @@ struct Cli {
     command: Command,
 }
 
+// The variants are parsed once per process: their sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Run scenarios (files or folders) and check their expectations.
@@ -64,6 +66,12 @@ enum Command {
         /// Print only failing scenarios and the summary; no progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Exit 2 unless bash commands and command checks can be fully
+        /// sandboxed (Landlock) on this machine.
+        #[arg(long)]
+        require_sandbox: bool,
+        #[command(flatten)]
+        real: app::RealModelArgs,
         /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
         /// agent against a mock endpoint, instead of the built-in loop.
         #[arg(long, value_name = "COMMAND")]
@@ -90,6 +98,10 @@ enum Command {
         reminder: Option<ReminderSpec>,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// Exit 2 unless bash commands and command checks can be fully
+        /// sandboxed (Landlock) on this machine.
+        #[arg(long)]
+        require_sandbox: bool,
         /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
         /// agent against a mock endpoint, instead of the built-in loop.
         #[arg(long, value_name = "COMMAND")]
@@ -123,6 +135,10 @@ enum Command {
         /// Write the sweep's cells, p-values and pick as JSON.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Exit 2 unless bash commands and command checks can be fully
+        /// sandboxed (Landlock) on this machine.
+        #[arg(long)]
+        require_sandbox: bool,
     },
     /// Merge shard reports (from `run --shard K/N --json`) into one report.
     Merge {
@@ -155,6 +171,25 @@ enum Command {
         #[arg(default_value = "scenarios/")]
         paths: Vec<PathBuf>,
     },
+}
+
+impl Command {
+    /// Whether `--require-sandbox` was given (run, replay, sweep).
+    fn requires_sandbox(&self) -> bool {
+        matches!(
+            self,
+            Command::Run {
+                require_sandbox: true,
+                ..
+            } | Command::Replay {
+                require_sandbox: true,
+                ..
+            } | Command::Sweep {
+                require_sandbox: true,
+                ..
+            }
+        )
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -198,6 +233,12 @@ fn main() -> ExitCode {
     // Ctrl-C / SIGTERM: stop starting runs, kill running commands, write
     // nothing.
     let _ = ctrlc::set_handler(agent_eval::cancel::request);
+    if cli.command.requires_sandbox()
+        && let Err(e) = agent_eval::agent::sandbox::require()
+    {
+        eprintln!("error: {e} (--require-sandbox)");
+        return ExitCode::from(Status::BadInput.exit_code());
+    }
     let mut out = io::stdout().lock();
     let mut err = io::stderr();
     let progress = app::stderr_is_terminal();
@@ -214,7 +255,9 @@ fn main() -> ExitCode {
             baseline,
             tolerance,
             quiet,
+            real,
             agent,
+            ..
         } => app::run(
             &RunConfig {
                 paths,
@@ -232,6 +275,7 @@ fn main() -> ExitCode {
                 quiet,
                 color: app::stdout_wants_color(),
                 progress,
+                real,
                 agent,
             },
             &mut out,
@@ -246,6 +290,7 @@ fn main() -> ExitCode {
             reminder,
             format,
             agent,
+            ..
         } => app::replay(
             &ReplayConfig {
                 scenario,
@@ -271,6 +316,7 @@ fn main() -> ExitCode {
             jobs,
             svg,
             json,
+            ..
         } => app::sweep(
             &SweepConfig {
                 scenario,

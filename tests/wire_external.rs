@@ -121,7 +121,7 @@ fn the_example_agent_matches_the_built_in_loop_on_every_scripted_scenario() {
         let mut run = ExternalRun::new(dir.path(), &scenario.task, &agent);
         run.max_turns = Some(scenario.agent.max_turns);
         run.dialect = Dialect::S03;
-        let outcome = run_external(model_for(&scenario, &cell, 0), &run).unwrap();
+        let outcome = run_external(model_for(&scenario, &cell, 0).unwrap(), &run).unwrap();
         let _ = std::fs::remove_file(&log);
         let name = &scenario.name;
         let metrics = &built_in.metrics;
@@ -285,7 +285,7 @@ fn the_example_agent_matches_the_built_in_loop_on_simulated_scenarios_seed_for_s
             let agent = agent_for(&scenario);
             let mut run = ExternalRun::new(workspace.path(), &scenario.task, &agent);
             run.max_turns = Some(scenario.agent.max_turns);
-            let outcome = run_external(model_for(&scenario, &cell, seed), &run).unwrap();
+            let outcome = run_external(model_for(&scenario, &cell, seed).unwrap(), &run).unwrap();
             let name = format!("{} seed {seed}", scenario.name);
             let metrics = &built_in.metrics;
             let wire = &outcome.metrics;

@@ -4,8 +4,11 @@
 
 pub mod agent_loop;
 pub mod dialect;
+pub mod process;
 pub mod protocol;
+pub mod pyrepr;
 pub mod reminder;
+pub mod sandbox;
 pub mod todo;
 pub mod tools;
 

@@ -6,6 +6,7 @@
 //! how reports are written.
 
 mod check;
+mod real;
 mod replay;
 mod reports;
 mod run;
@@ -13,6 +14,7 @@ mod serve;
 mod sweep;
 
 pub use check::check;
+pub use real::RealModelArgs;
 pub use replay::{ReplayConfig, ReplayFormat, replay};
 pub use reports::{diff, merge};
 pub use run::{ReportPaths, RunConfig, run};

@@ -34,6 +34,8 @@ pub struct ReplayConfig {
 
 /// Runs one replay and prints it.
 pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppError> {
+    // A Ctrl-C during this call is handled by it, then forgotten.
+    let _session = crate::cancel::Session::begin();
     let mut scenario = scenario::load(&config.scenario)?;
     if let Some(command) = &config.agent {
         scenario.agent.use_command(command);

@@ -29,9 +29,10 @@ pub fn serve(
     let kind = match &scenario.model {
         ModelSpec::Script(script) => format!("scripted, {} responses", script.len()),
         ModelSpec::Simulate(_) => format!("simulated, seed {}", config.seed),
+        ModelSpec::Real(_) => "a real model".to_string(),
     };
     let server = MockServer::start(
-        model_for(&scenario, &cell, config.seed),
+        model_for(&scenario, &cell, config.seed)?,
         ServerOptions {
             listen: config.listen,
             model_id: scenario.name.clone(),

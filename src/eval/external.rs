@@ -44,7 +44,7 @@ pub fn run_once_external(
     run.max_turns = Some(settings.max_turns);
     run.model_id = &scenario.name;
     let outcome =
-        run_external(model_for(scenario, cell, seed), &run).map_err(|e| RunError::Agent {
+        run_external(model_for(scenario, cell, seed)?, &run).map_err(|e| RunError::Agent {
             scenario: scenario.name.clone(),
             message: e.to_string(),
         })?;
@@ -65,6 +65,11 @@ pub fn run_once_external(
         todo_calls: wire.todo_calls,
         protocol_violations: wire.protocol_violations,
         unknown_tool_calls: wire.unknown_tool_calls,
+        input_tokens: None,
+        output_tokens: None,
+        cost: None,
+        drift_turns: Vec::new(),
+        model_error: None,
     };
     let plan = final_plan(&outcome.transcript, settings.dialect);
     Ok(RunRecord {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::axes::{Axis, AxisValue};
 use super::model::ModelSpec;
 use super::step::Step;
-use super::{RawScenario, Scenario};
+use super::{ExactExpectation, Expectation, RawScenario, Scenario};
 
 /// Scenario files larger than this are refused before parsing.
 pub const MAX_SCENARIO_BYTES: u64 = 8 << 20;
@@ -250,6 +250,15 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "scenario".to_string())
     });
+    let mut expect = raw.expect;
+    // A cassette is checked for drift whether or not it says so.
+    if raw.model.is_cassette()
+        && !expect
+            .iter()
+            .any(|e| matches!(e, Expectation::Exact(ExactExpectation::DriftTurns(_))))
+    {
+        expect.push(Expectation::Exact(ExactExpectation::DriftTurns(Vec::new())));
+    }
     Ok(Scenario {
         name,
         description: raw.description,
@@ -260,7 +269,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         agent,
         model: raw.model,
         runs: raw.runs,
-        expect: raw.expect,
+        expect,
     })
 }
 
