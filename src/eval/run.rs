@@ -147,6 +147,15 @@ pub fn model_for(
             if let Some(marker) = settings.reminder.marker() {
                 simulated = simulated.with_reminder_marker(marker);
             }
+            // An external agent's own reminder text is a reminder too.
+            if let Some(pattern) = scenario
+                .agent
+                .external
+                .as_ref()
+                .and_then(|a| a.reminder_pattern.as_deref())
+            {
+                simulated = simulated.with_reminder_marker(pattern);
+            }
             Box::new(simulated)
         }
         ModelSpec::Real(spec) => {
