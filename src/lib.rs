@@ -13,4 +13,5 @@ pub mod eval;
 pub mod llm;
 pub mod model;
 pub mod report;
+pub mod scaffold;
 pub mod scenario;
