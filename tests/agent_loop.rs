@@ -6,7 +6,7 @@ use agent_eval::agent::tools::Toolbox;
 use agent_eval::agent::{LoopOutcome, LoopSettings, REMINDER, StopKind, run_loop, system_prompt};
 use agent_eval::llm::{Content, ContentBlock, Role};
 use agent_eval::model::scripted::ScriptedModel;
-use agent_eval::scenario::{NagThreshold, Placement, ScriptedResponse, ToolCall};
+use agent_eval::scenario::{NagThreshold, Placement, ReminderSpec, ScriptedResponse, ToolCall};
 use serde_json::json;
 
 fn call(tool: &str, input: serde_json::Value) -> ScriptedResponse {
@@ -21,10 +21,9 @@ fn call(tool: &str, input: serde_json::Value) -> ScriptedResponse {
 
 fn settings(nag: NagThreshold, placement: Placement) -> LoopSettings {
     LoopSettings {
-        todo: true,
-        nag,
+        reminder: ReminderSpec::S03 { threshold: nag },
         placement,
-        max_turns: 50,
+        ..LoopSettings::default()
     }
 }
 

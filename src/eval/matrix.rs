@@ -5,6 +5,7 @@
 
 use rayon::prelude::*;
 
+pub use super::cells::{Cell, cells};
 use super::run::{RunError, RunMetrics, run_once};
 use super::summary::{CellSummary, ScenarioResult};
 use crate::scenario::{CellSettings, ModelSpec, Scenario};
@@ -83,39 +84,12 @@ pub enum EvalEvent<'a> {
     },
     RunFinished {
         scenario: &'a str,
-        settings: CellSettings,
+        settings: &'a CellSettings,
         metrics: &'a RunMetrics,
     },
     ScenarioFinished {
         result: &'a ScenarioResult,
     },
-}
-
-/// A scenario's cells, in axis order (todo values, then thresholds).
-pub fn cells(scenario: &Scenario) -> Vec<CellSettings> {
-    let todos = scenario
-        .runs
-        .todo
-        .clone()
-        .unwrap_or_else(|| vec![scenario.agent.todo]);
-    let thresholds = scenario
-        .runs
-        .nag_threshold
-        .clone()
-        .unwrap_or_else(|| vec![scenario.agent.nag.threshold]);
-    let mut cells = Vec::new();
-    for &todo in &todos {
-        for &nag_threshold in &thresholds {
-            let cell = CellSettings {
-                todo,
-                nag_threshold,
-            };
-            if !cells.contains(&cell) {
-                cells.push(cell);
-            }
-        }
-    }
-    cells
 }
 
 /// The seeds each cell of `scenario` runs. A scripted model replays the
@@ -166,7 +140,9 @@ pub fn run_units(
     options: &EvalOptions,
     on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
 ) -> Result<Vec<RunMetrics>, EvalError> {
-    let all_cells: Vec<Vec<CellSettings>> = scenarios.iter().map(cells).collect();
+    // A Ctrl-C during this call is handled by it, then forgotten.
+    let _session = crate::cancel::Session::begin();
+    let all_cells: Vec<Vec<Cell>> = scenarios.iter().map(cells).collect();
     let work = || {
         units
             .par_iter()
@@ -175,15 +151,15 @@ pub fn run_units(
                     return Err(EvalError::Interrupted);
                 }
                 let scenario = &scenarios[unit.scenario];
-                let settings = all_cells[unit.scenario][unit.cell];
-                let metrics = run_once(scenario, settings, unit.seed)?.metrics;
+                let cell = &all_cells[unit.scenario][unit.cell];
+                let metrics = run_once(scenario, cell, unit.seed)?.metrics;
                 // A run cut short by Ctrl-C measured nothing meaningful.
                 if crate::cancel::requested() {
                     return Err(EvalError::Interrupted);
                 }
                 on_event(&EvalEvent::RunFinished {
                     scenario: &scenario.name,
-                    settings,
+                    settings: &cell.settings,
                     metrics: &metrics,
                 });
                 Ok(metrics)
@@ -209,19 +185,19 @@ pub fn summarise(
     results: &[RunMetrics],
     options: &EvalOptions,
 ) -> ScenarioResult {
-    let cell_settings = cells(scenario);
+    let scenario_cells = cells(scenario);
     let steps_total = scenario.steps_total();
-    let summaries: Vec<CellSummary> = cell_settings
-        .iter()
+    let summaries: Vec<CellSummary> = scenario_cells
+        .into_iter()
         .enumerate()
-        .map(|(c, &settings)| {
+        .map(|(c, cell)| {
             let runs = units
                 .iter()
                 .zip(results)
                 .filter(|(u, _)| u.scenario == scenario_index && u.cell == c)
                 .map(|(_, r)| r.clone())
                 .collect();
-            CellSummary::new(settings, steps_total, runs)
+            CellSummary::new(cell.settings, steps_total, runs)
         })
         .collect();
     ScenarioResult::build(

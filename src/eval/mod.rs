@@ -3,6 +3,7 @@
 //! expectations. The engine emits [`EvalEvent`]s as it goes; reporters
 //! consume the finished [`ScenarioResult`]s.
 
+pub mod cells;
 pub mod checks;
 pub mod compare;
 pub mod expect;
@@ -13,6 +14,7 @@ pub mod summary;
 pub mod sweep;
 pub mod workspace;
 
+pub use cells::{Cell, cells};
 pub use expect::ExpectationOutcome;
 pub use matrix::{
     EvalError, EvalEvent, EvalOptions, Shard, Unit, evaluate, evaluate_scenario, plan_units,

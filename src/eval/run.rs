@@ -3,16 +3,17 @@
 
 use serde::Serialize;
 
+use super::cells::Cell;
 use super::{checks, workspace};
+use crate::agent::dialect::{Dialect, PlanItem};
 use crate::agent::protocol::{self, Violation};
-use crate::agent::todo::TodoManager;
 use crate::agent::tools::Toolbox;
-use crate::agent::{LoopSettings, StopKind, run_loop};
+use crate::agent::{StopKind, run_loop};
 use crate::llm::Message;
 use crate::llm::Model;
 use crate::model::scripted::ScriptedModel;
 use crate::model::simulated::{SimulatedModel, run_seed};
-use crate::scenario::{CellSettings, ModelSpec, Scenario};
+use crate::scenario::{ModelSpec, Scenario};
 
 /// A run's measured results (one element of `results` in the JSON report).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -26,6 +27,15 @@ pub struct RunMetrics {
     pub rejected_todo_updates: usize,
     pub todo_calls: usize,
     pub protocol_violations: usize,
+    /// Calls of tools that were not offered. Written only when not 0, so
+    /// the reports and replays of runs without such calls keep their bytes;
+    /// read as 0 when absent.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unknown_tool_calls: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl RunMetrics {
@@ -51,7 +61,11 @@ pub struct RunRecord {
     pub violations: Vec<Violation>,
     /// Whether each step's check held, in step order (`None`: not scored).
     pub step_results: Vec<Option<bool>>,
-    pub todos: TodoManager,
+    /// The planning dialect the run used, and its plan at the end.
+    pub dialect: Dialect,
+    pub plan: Vec<PlanItem>,
+    /// Whether the dialect's planning tool(s) were offered.
+    pub planning_offered: bool,
 }
 
 /// Why a run could not happen.
@@ -65,28 +79,32 @@ pub enum RunError {
 }
 
 /// Runs `scenario` once with `cell`'s settings and `seed`.
-pub fn run_once(scenario: &Scenario, cell: CellSettings, seed: u64) -> Result<RunRecord, RunError> {
+pub fn run_once(scenario: &Scenario, cell: &Cell, seed: u64) -> Result<RunRecord, RunError> {
+    // A Ctrl-C during this call is handled by it, then forgotten.
+    let _session = crate::cancel::Session::begin();
     let io_error = |source| RunError::Workspace {
         scenario: scenario.name.clone(),
         source,
     };
     let dir = workspace::create(&scenario.workspace).map_err(io_error)?;
     let toolbox = Toolbox::new(dir.path()).map_err(io_error)?;
-    let settings = LoopSettings {
-        todo: cell.todo,
-        nag: cell.nag_threshold,
-        placement: scenario.agent.nag.placement,
-        max_turns: scenario.agent.max_turns,
-    };
+    let settings = &cell.loop_settings;
     let mut model: Box<dyn Model> = match &scenario.model {
         ModelSpec::Script(script) => Box::new(ScriptedModel::new(script.clone())),
-        ModelSpec::Simulate(params) => Box::new(SimulatedModel::new(
-            *params,
-            scenario.steps.clone(),
-            run_seed(&scenario.name, seed),
-        )),
+        ModelSpec::Simulate(params) => {
+            let mut simulated = SimulatedModel::new(
+                cell.simulate.unwrap_or(*params),
+                scenario.skills(),
+                run_seed(&scenario.name, seed),
+            )
+            .with_dialect(settings.dialect);
+            if let Some(marker) = settings.reminder.marker() {
+                simulated = simulated.with_reminder_marker(marker);
+            }
+            Box::new(simulated)
+        }
     };
-    let outcome = run_loop(model.as_mut(), &toolbox, &scenario.task, &settings);
+    let outcome = run_loop(model.as_mut(), &toolbox, &scenario.task, settings);
     let step_results: Vec<Option<bool>> = scenario
         .steps
         .iter()
@@ -107,12 +125,15 @@ pub fn run_once(scenario: &Scenario, cell: CellSettings, seed: u64) -> Result<Ru
         rejected_todo_updates: outcome.rejected_todo_updates,
         todo_calls: outcome.todo_calls,
         protocol_violations: violations.len(),
+        unknown_tool_calls: outcome.unknown_tool_calls,
     };
     Ok(RunRecord {
         metrics,
         messages: outcome.messages,
         violations,
         step_results,
-        todos: outcome.todos,
+        dialect: settings.dialect,
+        plan: outcome.plan,
+        planning_offered: settings.todo,
     })
 }

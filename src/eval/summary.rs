@@ -65,6 +65,7 @@ pub(crate) fn test_cell(
             rejected_todo_updates: 0,
             todo_calls: 0,
             protocol_violations: 0,
+            unknown_tool_calls: 0,
         })
         .collect();
     CellSummary::new(settings, steps_total, results)
@@ -117,8 +118,8 @@ pub struct ScenarioResult {
     /// The seeds every cell runs, in order (results follow this order).
     pub seeds: Vec<u64>,
     pub cells: Vec<CellSummary>,
-    /// Paired comparisons: the todo tool at each threshold, each threshold
-    /// against nag off.
+    /// Paired comparisons: the planning tool against none, and each value
+    /// of each varying axis against its reference (see [`super::compare`]).
     pub comparisons: Vec<super::compare::CellComparison>,
     pub expectations: Vec<ExpectationOutcome>,
     /// The scenario's `expect:` entries, so `merge` can check them again.
