@@ -6,12 +6,14 @@
 //! how reports are written.
 
 mod check;
+mod init;
 mod replay;
 mod reports;
 mod run;
 mod sweep;
 
 pub use check::check;
+pub use init::init;
 pub use replay::{ReplayConfig, ReplayFormat, replay};
 pub use reports::{diff, merge};
 pub use run::{ReportPaths, RunConfig, run};
