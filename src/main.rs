@@ -335,8 +335,16 @@ fn main() -> ExitCode {
         Command::Check { paths } => app::check(&paths, &mut out, &mut err),
         Command::Init { dir } => app::init(&dir, &mut out),
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "agent-eval", &mut out);
-            Ok(Status::Passed)
+            // Generated into memory first: clap_complete panics when its
+            // writer fails (a closed pipe), and a closed pipe is no panic.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "agent-eval", &mut script);
+            io::Write::write_all(&mut out, &script)
+                .map(|()| Status::Passed)
+                .map_err(|source| app::AppError::Write {
+                    path: "stdout".into(),
+                    source,
+                })
         }
     };
     match outcome {
