@@ -13,7 +13,7 @@ use agent_eval::app::{
 use agent_eval::eval::Shard;
 use agent_eval::report::baseline::DEFAULT_TOLERANCE;
 use agent_eval::scenario::{Dialect, MAX_SEEDS, NagThreshold, ReminderSpec};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
 #[command(
@@ -26,6 +26,8 @@ struct Cli {
     command: Command,
 }
 
+// The variants are parsed once per process: their sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Run scenarios (files or folders) and check their expectations.
@@ -70,6 +72,10 @@ enum Command {
         require_sandbox: bool,
         #[command(flatten)]
         real: app::RealModelArgs,
+        /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
+        /// agent against a mock endpoint, instead of the built-in loop.
+        #[arg(long, value_name = "COMMAND")]
+        agent: Option<String>,
     },
     /// Run one scenario once and show the conversation.
     Replay {
@@ -96,6 +102,10 @@ enum Command {
         /// sandboxed (Landlock) on this machine.
         #[arg(long)]
         require_sandbox: bool,
+        /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
+        /// agent against a mock endpoint, instead of the built-in loop.
+        #[arg(long, value_name = "COMMAND")]
+        agent: Option<String>,
     },
     /// Compare the values of one axis (nag thresholds by default) with the
     /// planning tool, and the baseline without it, on one scenario.
@@ -160,6 +170,22 @@ enum Command {
     Check {
         #[arg(default_value = "scenarios/")]
         paths: Vec<PathBuf>,
+    },
+    /// Write a scripted and a simulated scenario and their fixture that
+    /// pass, to start from (never overwrites a file).
+    ///
+    /// Example: `agent-eval init && agent-eval run scenarios/`
+    Init {
+        /// The folder to write into.
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
+    /// Print a shell completion script.
+    ///
+    /// Example: `agent-eval completions bash > ~/.local/share/bash-completion/completions/agent-eval`
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
     },
 }
 
@@ -246,6 +272,7 @@ fn main() -> ExitCode {
             tolerance,
             quiet,
             real,
+            agent,
             ..
         } => app::run(
             &RunConfig {
@@ -265,6 +292,7 @@ fn main() -> ExitCode {
                 color: app::stdout_wants_color(),
                 progress,
                 real,
+                agent,
             },
             &mut out,
             &mut err,
@@ -277,6 +305,7 @@ fn main() -> ExitCode {
             dialect,
             reminder,
             format,
+            agent,
             ..
         } => app::replay(
             &ReplayConfig {
@@ -290,6 +319,7 @@ fn main() -> ExitCode {
                     Format::Text => ReplayFormat::Text,
                     Format::Json => ReplayFormat::Json,
                 },
+                agent,
             },
             &mut out,
         ),
@@ -345,6 +375,19 @@ fn main() -> ExitCode {
             &mut err,
         ),
         Command::Check { paths } => app::check(&paths, &mut out, &mut err),
+        Command::Init { dir } => app::init(&dir, &mut out),
+        Command::Completions { shell } => {
+            // Generated into memory first: clap_complete panics when its
+            // writer fails (a closed pipe), and a closed pipe is no panic.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "agent-eval", &mut script);
+            io::Write::write_all(&mut out, &script)
+                .map(|()| Status::Passed)
+                .map_err(|source| app::AppError::Write {
+                    path: "stdout".into(),
+                    source,
+                })
+        }
     };
     match outcome {
         Ok(status) => ExitCode::from(status.exit_code()),

@@ -87,6 +87,8 @@ pub struct RunRecord {
     pub plan: Vec<PlanItem>,
     /// Whether the dialect's planning tool(s) were offered.
     pub planning_offered: bool,
+    /// An external agent's stdout and stderr (its first MiB).
+    pub agent_log: Option<String>,
 }
 
 /// Why a run could not happen.
@@ -108,6 +110,8 @@ pub enum RunError {
         path: PathBuf,
         message: String,
     },
+    #[error("{scenario}: cannot run the agent: {message}")]
+    Agent { scenario: String, message: String },
 }
 
 /// What runs need besides their scenario: the real-model backends shared by
@@ -143,6 +147,15 @@ pub fn model_for(
             if let Some(marker) = settings.reminder.marker() {
                 simulated = simulated.with_reminder_marker(marker);
             }
+            // An external agent's own reminder text is a reminder too.
+            if let Some(pattern) = scenario
+                .agent
+                .external
+                .as_ref()
+                .and_then(|a| a.reminder_pattern.as_deref())
+            {
+                simulated = simulated.with_reminder_marker(pattern);
+            }
             Box::new(simulated)
         }
         ModelSpec::Real(spec) => {
@@ -171,6 +184,9 @@ pub fn run_once_in(
 ) -> Result<RunRecord, RunError> {
     // A Ctrl-C during this call is handled by it, then forgotten.
     let _session = crate::cancel::Session::begin();
+    if let Some(agent) = &scenario.agent.external {
+        return super::external::run_once_external(scenario, cell, seed, agent);
+    }
     let io_error = |source| RunError::Workspace {
         scenario: scenario.name.clone(),
         source,
@@ -263,6 +279,7 @@ pub fn run_once_in(
         dialect: settings.dialect,
         plan: outcome.plan,
         planning_offered: settings.todo,
+        agent_log: None,
     })
 }
 
