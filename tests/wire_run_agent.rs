@@ -146,6 +146,14 @@ fn replay_agent_shows_the_agents_conversation() {
     let b: Value = serde_json::from_slice(&external.stdout).unwrap();
     assert_eq!(a["messages"], b["messages"]);
     assert_eq!(a["metrics"], b["metrics"]);
+    // The text view ends with what the agent printed.
+    let text = agent_eval(&["replay", scenario, "--agent", &command]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.trim_end()
+            .ends_with("--- agent output (stdout and stderr) ---\nDone."),
+        "{text}"
+    );
 }
 
 #[test]
