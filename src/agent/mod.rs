@@ -6,5 +6,6 @@ pub mod dialect;
 pub mod protocol;
 pub mod todo;
 pub mod tools;
+pub mod workspace;
 
 pub use agent_loop::{LoopOutcome, LoopSettings, REMINDER, StopKind, run_loop, system_prompt};

@@ -1,38 +1,198 @@
 //! Scoring steps against the workspace: a step is completed when its check
 //! holds on the files at the end of the run, whatever the model claimed.
+//!
+//! File checks read through the run's [`Workspace`] (in memory or on disk,
+//! race-free, never opening a FIFO or a device) and compare as they read:
+//! a file on disk is decoded and searched in chunks, so a check on a
+//! 3 GB file uses a few hundred KiB, not 3 GB. The text compared is the
+//! file's bytes decoded as UTF-8 with invalid sequences replaced (what
+//! `String::from_utf8_lossy` gives), exactly as when files were read whole.
 
-use std::fs;
-use std::path::Path;
+use std::borrow::Cow;
+use std::io::Read;
 
-use crate::agent::tools::path::resolve_in_workspace;
 use crate::agent::tools::{BASH_TIMEOUT, run_command};
+use crate::agent::workspace::{CheckSource, Workspace};
 use crate::scenario::Check;
 
-/// Whether `check` holds in the workspace at `root` (canonical). A missing
-/// or unreadable file fails `contains`, `not_contains` and `equals`.
-pub fn holds(check: &Check, root: &Path) -> bool {
-    let read = |file: &str| {
-        resolve_in_workspace(root, file)
-            .ok()
-            .and_then(|p| fs::read(p).ok())
-            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
-    };
+/// Bytes read from disk at a time.
+const CHUNK: usize = 256 << 10;
+
+/// Whether `check` holds in `workspace`. A missing or unreadable file (or
+/// one that is not a regular file) fails `contains`, `not_contains` and
+/// `equals`.
+pub fn holds(check: &Check, workspace: &Workspace) -> bool {
     match check {
         Check::Contains { file, contains } => {
-            read(file.as_str()).is_some_and(|t| t.contains(contains.as_str()))
+            scan(workspace, file.as_str(), Contains::new(contains)) == Some(true)
         }
         Check::NotContains { file, not_contains } => {
-            read(file.as_str()).is_some_and(|t| !t.contains(not_contains.as_str()))
+            scan(workspace, file.as_str(), Contains::new(not_contains)) == Some(false)
         }
-        Check::Equals { file, equals } => read(file.as_str()).is_some_and(|t| t == *equals),
-        Check::Exists { file, exists } => {
-            let present = resolve_in_workspace(root, file.as_str())
-                .map(|p| p.exists())
-                .unwrap_or(false);
-            present == *exists
+        Check::Equals { file, equals } => {
+            scan(workspace, file.as_str(), Equals::new(equals)) == Some(true)
         }
-        Check::Command { command, exit_code } => run_command(root, command, BASH_TIMEOUT)
-            .is_ok_and(|outcome| outcome.exit_code == Some(*exit_code)),
+        Check::Exists { file, exists } => workspace.exists(file.as_str()) == *exists,
+        Check::Command { command, exit_code } => {
+            // A process needs the files in the folder.
+            workspace.materialize().is_ok()
+                && run_command(workspace.root(), command, BASH_TIMEOUT)
+                    .is_ok_and(|outcome| outcome.exit_code == Some(*exit_code))
+        }
+    }
+}
+
+/// A comparison fed the decoded text piece by piece.
+trait Matcher {
+    /// Takes the next piece; `Some(answer)` once the answer is known.
+    fn feed(&mut self, piece: &str) -> Option<bool>;
+    /// The answer at the end of the text.
+    fn finish(self) -> bool;
+}
+
+/// Streams the file's lossy-decoded text into `matcher`; `None` when the
+/// file cannot be read.
+fn scan(workspace: &Workspace, file: &str, mut matcher: impl Matcher) -> Option<bool> {
+    match workspace.open_for_check(file)? {
+        CheckSource::Memory(bytes) => {
+            let text: Cow<'_, str> = String::from_utf8_lossy(&bytes);
+            Some(matcher.feed(&text).unwrap_or_else(|| matcher.finish()))
+        }
+        CheckSource::Disk(mut reader) => {
+            let mut buf = vec![0u8; CHUNK];
+            // Bytes of a UTF-8 sequence cut by the chunk's end (at most 3).
+            let mut carried = 0usize;
+            loop {
+                let n = match reader.read(&mut buf[carried..]) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => return None,
+                };
+                let at_end = n == 0;
+                let filled = carried + n;
+                let (answer, rest) = decode_lossy(&buf[..filled], at_end, &mut matcher);
+                if answer.is_some() {
+                    return answer;
+                }
+                if at_end {
+                    return Some(matcher.finish());
+                }
+                buf.copy_within(filled - rest..filled, 0);
+                carried = rest;
+            }
+        }
+    }
+}
+
+/// Decodes `bytes` as `from_utf8_lossy` would and feeds the pieces;
+/// returns an early answer, and how many trailing bytes form an incomplete
+/// sequence to carry into the next chunk (none `at_end`).
+fn decode_lossy(bytes: &[u8], at_end: bool, matcher: &mut impl Matcher) -> (Option<bool>, usize) {
+    let mut rest = bytes;
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(text) => return (matcher.feed(text), 0),
+            Err(e) => {
+                let valid = e.valid_up_to();
+                let good = std::str::from_utf8(&rest[..valid]).unwrap_or_default();
+                if let Some(answer) = matcher.feed(good) {
+                    return (Some(answer), 0);
+                }
+                match e.error_len() {
+                    Some(len) => {
+                        if let Some(answer) = matcher.feed("\u{FFFD}") {
+                            return (Some(answer), 0);
+                        }
+                        rest = &rest[valid + len..];
+                    }
+                    None if at_end => return (matcher.feed("\u{FFFD}"), 0),
+                    None => return (None, rest.len() - valid),
+                }
+            }
+        }
+    }
+}
+
+/// Substring search across pieces: keeps the last `needle.len() - 1`
+/// bytes (from a character boundary) to catch a match cut by a boundary.
+struct Contains<'a> {
+    needle: &'a str,
+    window: String,
+}
+
+impl<'a> Contains<'a> {
+    fn new(needle: &'a str) -> Self {
+        Self {
+            needle,
+            window: String::new(),
+        }
+    }
+}
+
+impl Matcher for Contains<'_> {
+    fn feed(&mut self, piece: &str) -> Option<bool> {
+        if self.needle.is_empty() {
+            return Some(true);
+        }
+        if self.window.is_empty() {
+            if piece.contains(self.needle) {
+                return Some(true);
+            }
+        } else {
+            self.window.push_str(piece);
+            if self.window.contains(self.needle) {
+                return Some(true);
+            }
+        }
+        let source = if self.window.is_empty() {
+            piece
+        } else {
+            self.window.as_str()
+        };
+        let keep = self.needle.len() - 1;
+        let mut cut = source.len().saturating_sub(keep);
+        while !source.is_char_boundary(cut) {
+            cut += 1;
+        }
+        let tail = source[cut..].to_string();
+        self.window = tail;
+        None
+    }
+
+    fn finish(self) -> bool {
+        // An empty needle is in every text, even an empty one.
+        self.needle.is_empty()
+    }
+}
+
+/// Equality across pieces: compares each piece with the expected text's
+/// next bytes, stopping at the first difference.
+struct Equals<'a> {
+    expected: &'a [u8],
+    seen: usize,
+}
+
+impl<'a> Equals<'a> {
+    fn new(expected: &'a str) -> Self {
+        Self {
+            expected: expected.as_bytes(),
+            seen: 0,
+        }
+    }
+}
+
+impl Matcher for Equals<'_> {
+    fn feed(&mut self, piece: &str) -> Option<bool> {
+        let end = self.seen + piece.len();
+        if self.expected.get(self.seen..end) != Some(piece.as_bytes()) {
+            return Some(false);
+        }
+        self.seen = end;
+        None
+    }
+
+    fn finish(self) -> bool {
+        self.seen == self.expected.len()
     }
 }
 
@@ -40,6 +200,7 @@ pub fn holds(check: &Check, root: &Path) -> bool {
 mod tests {
     use super::*;
     use crate::scenario::WorkspacePath;
+    use std::fs;
 
     fn file(path: &str) -> WorkspacePath {
         WorkspacePath::parse(path).unwrap()
@@ -49,6 +210,7 @@ mod tests {
     fn every_check_kind() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
+        let workspace = Workspace::on_disk(&root).unwrap();
         fs::write(root.join("a.txt"), "hello world").unwrap();
         let cases = [
             (
@@ -130,7 +292,7 @@ mod tests {
             ),
         ];
         for (check, expected) in cases {
-            assert_eq!(holds(&check, &root), expected, "{check}");
+            assert_eq!(holds(&check, &workspace), expected, "{check}");
         }
     }
 }

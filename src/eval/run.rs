@@ -70,8 +70,8 @@ pub fn run_once(scenario: &Scenario, cell: CellSettings, seed: u64) -> Result<Ru
         scenario: scenario.name.clone(),
         source,
     };
-    let dir = workspace::create(&scenario.workspace).map_err(io_error)?;
-    let toolbox = Toolbox::new(dir.path()).map_err(io_error)?;
+    let workspace = workspace::create(&scenario.workspace).map_err(io_error)?;
+    let toolbox = Toolbox::with_workspace(std::sync::Arc::new(workspace));
     let settings = LoopSettings {
         todo: cell.todo,
         nag: cell.nag_threshold,
@@ -93,7 +93,7 @@ pub fn run_once(scenario: &Scenario, cell: CellSettings, seed: u64) -> Result<Ru
         .map(|step| {
             step.check
                 .as_ref()
-                .map(|c| checks::holds(c, toolbox.root()))
+                .map(|c| checks::holds(c, toolbox.workspace()))
         })
         .collect();
     let violations = protocol::check(&outcome.messages);
