@@ -58,29 +58,34 @@ fn scan(workspace: &Workspace, file: &str, mut matcher: impl Matcher) -> Option<
             let text: Cow<'_, str> = String::from_utf8_lossy(&bytes);
             Some(matcher.feed(&text).unwrap_or_else(|| matcher.finish()))
         }
-        CheckSource::Disk(mut reader) => {
-            let mut buf = vec![0u8; CHUNK];
-            // Bytes of a UTF-8 sequence cut by the chunk's end (at most 3).
-            let mut carried = 0usize;
-            loop {
-                let n = match reader.read(&mut buf[carried..]) {
-                    Ok(n) => n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(_) => return None,
-                };
-                let at_end = n == 0;
-                let filled = carried + n;
-                let (answer, rest) = decode_lossy(&buf[..filled], at_end, &mut matcher);
-                if answer.is_some() {
-                    return answer;
-                }
-                if at_end {
-                    return Some(matcher.finish());
-                }
-                buf.copy_within(filled - rest..filled, 0);
-                carried = rest;
-            }
+        CheckSource::Disk(reader) => stream(reader, CHUNK, matcher),
+    }
+}
+
+/// Feeds `reader`'s lossy-decoded text to `matcher`, `chunk` bytes at a
+/// time; `None` on a read error.
+fn stream(mut reader: impl Read, chunk: usize, mut matcher: impl Matcher) -> Option<bool> {
+    // Room for a chunk plus the (at most 3) bytes of a UTF-8 sequence cut
+    // by the previous chunk's end.
+    let mut buf = vec![0u8; chunk + 4];
+    let mut carried = 0usize;
+    loop {
+        let n = match reader.read(&mut buf[carried..carried + chunk]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        let at_end = n == 0;
+        let filled = carried + n;
+        let (answer, rest) = decode_lossy(&buf[..filled], at_end, &mut matcher);
+        if answer.is_some() {
+            return answer;
         }
+        if at_end {
+            return Some(matcher.finish());
+        }
+        buf.copy_within(filled - rest..filled, 0);
+        carried = rest;
     }
 }
 
@@ -114,48 +119,74 @@ fn decode_lossy(bytes: &[u8], at_end: bool, matcher: &mut impl Matcher) -> (Opti
 }
 
 /// Substring search across pieces: keeps the last `needle.len() - 1`
-/// bytes (from a character boundary) to catch a match cut by a boundary.
+/// bytes seen, to catch a match cut by a piece boundary. Bytes are
+/// searched (a valid UTF-8 needle can only match a valid UTF-8 text at a
+/// character boundary, so this is the `str` answer).
 struct Contains<'a> {
-    needle: &'a str,
-    window: String,
+    needle: &'a [u8],
+    tail: Vec<u8>,
 }
 
 impl<'a> Contains<'a> {
     fn new(needle: &'a str) -> Self {
         Self {
-            needle,
-            window: String::new(),
+            needle: needle.as_bytes(),
+            tail: Vec::new(),
         }
     }
 }
 
+/// Whether `needle` (not empty) occurs in `haystack`: libc's `memmem`,
+/// which stays fast on gigabytes even in an unoptimized build.
+fn find(haystack: &[u8], needle: &[u8]) -> bool {
+    if haystack.len() < needle.len() {
+        return false;
+    }
+    // SAFETY: both pointers are valid for the lengths given (taken from
+    // live slices); memmem only reads them and returns a pointer into
+    // `haystack` or null, which is only compared with null.
+    let found = unsafe {
+        libc::memmem(
+            haystack.as_ptr().cast(),
+            haystack.len(),
+            needle.as_ptr().cast(),
+            needle.len(),
+        )
+    };
+    !found.is_null()
+}
+
 impl Matcher for Contains<'_> {
     fn feed(&mut self, piece: &str) -> Option<bool> {
-        if self.needle.is_empty() {
+        let needle = self.needle;
+        if needle.is_empty() {
             return Some(true);
         }
-        if self.window.is_empty() {
-            if piece.contains(self.needle) {
-                return Some(true);
-            }
-        } else {
-            self.window.push_str(piece);
-            if self.window.contains(self.needle) {
+        let piece = piece.as_bytes();
+        let keep = needle.len() - 1;
+        if !self.tail.is_empty() {
+            // Matches that start in earlier pieces end in this one's first
+            // `keep` bytes.
+            self.tail
+                .extend_from_slice(piece.get(..keep.min(piece.len())).unwrap_or(piece));
+            if find(&self.tail, needle) {
                 return Some(true);
             }
         }
-        let source = if self.window.is_empty() {
-            piece
-        } else {
-            self.window.as_str()
-        };
-        let keep = self.needle.len() - 1;
-        let mut cut = source.len().saturating_sub(keep);
-        while !source.is_char_boundary(cut) {
-            cut += 1;
+        if find(piece, needle) {
+            return Some(true);
         }
-        let tail = source[cut..].to_string();
-        self.window = tail;
+        if piece.len() >= keep {
+            self.tail.clear();
+            self.tail.extend_from_slice(&piece[piece.len() - keep..]);
+        } else {
+            // The tail already holds the whole (short) piece.
+            if self.tail.is_empty() {
+                self.tail.extend_from_slice(piece);
+            }
+            let excess = self.tail.len().saturating_sub(keep);
+            self.tail.drain(..excess);
+        }
         None
     }
 
@@ -200,7 +231,53 @@ impl Matcher for Equals<'_> {
 mod tests {
     use super::*;
     use crate::scenario::WorkspacePath;
+    use proptest::prelude::*;
     use std::fs;
+
+    /// The answers of reading whole, as files were checked before.
+    fn whole(bytes: &[u8], needle: &str) -> (bool, bool) {
+        let text = String::from_utf8_lossy(bytes);
+        (text.contains(needle), text == needle)
+    }
+
+    fn streamed(bytes: &[u8], needle: &str, chunk: usize) -> (bool, bool) {
+        (
+            stream(bytes, chunk, Contains::new(needle)) == Some(true),
+            stream(bytes, chunk, Equals::new(needle)) == Some(true),
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn streaming_answers_as_reading_whole(
+            bytes in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'b'), Just(0xc3u8), Just(0xa9u8), Just(0xe2u8), Just(0x82u8), Just(0xffu8)], 0..40),
+            needle in "(a|b|é|\u{FFFD}){0,5}",
+            chunk in 1usize..9,
+        ) {
+            prop_assert_eq!(streamed(&bytes, &needle, chunk), whole(&bytes, &needle));
+        }
+    }
+
+    #[test]
+    fn streaming_edge_cases() {
+        for (bytes, needle) in [
+            (&b""[..], ""),
+            (b"", "a"),
+            (b"abc", ""),
+            (b"ab\xc3", "b\u{FFFD}"),
+            (b"\xc3\xa9t\xc3\xa9", "\u{e9}t\u{e9}"),
+            (b"\xe2\x82", "\u{FFFD}"),
+            (b"xxab", "ab"),
+        ] {
+            for chunk in 1..6 {
+                assert_eq!(
+                    streamed(bytes, needle, chunk),
+                    whole(bytes, needle),
+                    "{bytes:?} {needle:?} {chunk}"
+                );
+            }
+        }
+    }
 
     fn file(path: &str) -> WorkspacePath {
         WorkspacePath::parse(path).unwrap()
