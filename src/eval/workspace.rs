@@ -1,7 +1,8 @@
 //! A run's workspace: the scenario's [`WorkspaceImage`] (fixture, then
 //! `files`), read once per scenario and shared by its runs, opened as a
 //! fresh [`Workspace`] per run (in memory until a process needs the
-//! folder; the folder is removed when the workspace is dropped).
+//! folder, which is made only then and removed when the workspace is
+//! dropped).
 
 use std::sync::Arc;
 
@@ -26,8 +27,9 @@ pub fn image(spec: &WorkspaceSpec) -> Result<Arc<WorkspaceImage>, ImageError> {
     Ok(spec.image.get_or_init(|| image).clone())
 }
 
-/// Creates a run's workspace.
+/// Creates a run's workspace: in memory, its folder made only when a
+/// process needs it (see [`Workspace::create_deferred`]).
 pub fn create(spec: &WorkspaceSpec) -> std::io::Result<Workspace> {
     let image = image(spec).map_err(|e| std::io::Error::other(e.to_string()))?;
-    Workspace::create(&image).map_err(|e: CreateError| e.into())
+    Workspace::create_deferred(&image).map_err(|e: CreateError| e.into())
 }

@@ -21,6 +21,7 @@ mod memory;
 use std::fmt;
 use std::fs::File;
 use std::io;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -70,6 +71,9 @@ pub struct Workspace {
     /// Whether the folder is ours to remove.
     owned: bool,
     state: Mutex<State>,
+    /// Whether the folder has been made (a deferred workspace makes it
+    /// only when a process needs it).
+    folder_made: std::sync::atomic::AtomicBool,
 }
 
 impl fmt::Debug for Workspace {
@@ -83,29 +87,70 @@ impl fmt::Debug for Workspace {
 
 impl Drop for Workspace {
     fn drop(&mut self) {
-        if self.owned {
-            let _ = remove_tree(&self.root);
+        if !self.owned || !self.folder_made.load(std::sync::atomic::Ordering::Acquire) {
+            return;
         }
+        // A workspace that stayed in memory left its folder empty: one
+        // `rmdir` removes it.
+        if self.in_memory() && std::fs::remove_dir(&self.root).is_ok() {
+            return;
+        }
+        let _ = remove_tree(&self.root);
     }
+}
+
+/// The temp folder, canonical (cached: `realpath` on every run costs a
+/// system call per component). Keyed by the temp folder's path, so a
+/// changed `TMPDIR` is honoured.
+fn canonical_temp_dir() -> io::Result<PathBuf> {
+    static CACHE: Mutex<Option<(PathBuf, PathBuf)>> = Mutex::new(None);
+    let base = std::env::temp_dir();
+    let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((raw, canonical)) = &*cache
+        && *raw == base
+    {
+        return Ok(canonical.clone());
+    }
+    let canonical = base.canonicalize()?;
+    *cache = Some((base, canonical.clone()));
+    Ok(canonical)
 }
 
 impl Workspace {
     /// A fresh temporary folder holding `image`: in memory when the image
     /// allows, else written out now.
     pub fn create(image: &WorkspaceImage) -> Result<Self, CreateError> {
-        let dir = tempfile::Builder::new().prefix("agent-eval-").tempdir()?;
-        let kept = dir.keep();
-        let root = match kept.canonicalize() {
-            Ok(root) => root,
-            Err(e) => {
-                let _ = remove_tree(&kept);
-                return Err(e.into());
-            }
+        Self::make(image, true)
+    }
+
+    /// Like [`Workspace::create`], but the temporary folder is only named,
+    /// and made when a process first needs it ([`Workspace::materialize`]).
+    /// A run that only uses the file tools then costs no folder at all:
+    /// on a disk that discards freed blocks, a `mkdir` + `rmdir` pair costs
+    /// more than the whole episode. The name is random (as `mkdtemp`'s)
+    /// and the folder is made with `mkdir`, which fails rather than adopt
+    /// a folder someone else made under that name.
+    pub fn create_deferred(image: &WorkspaceImage) -> Result<Self, CreateError> {
+        Self::make(image, false)
+    }
+
+    fn make(image: &WorkspaceImage, make_folder: bool) -> Result<Self, CreateError> {
+        // In the canonical temp folder, so its path is canonical too (the
+        // path guard compares canonical paths).
+        let base = canonical_temp_dir()?;
+        let root = if make_folder {
+            tempfile::Builder::new()
+                .prefix("agent-eval-")
+                .tempdir_in(base)?
+                .keep()
+        } else {
+            base.join(format!("agent-eval-{}", random_suffix()?))
         };
         let workspace = Self {
             root,
             owned: true,
             state: Mutex::new(State::Memory(image.tree.clone())),
+            folder_made: std::sync::atomic::AtomicBool::new(make_folder),
         };
         if !image.in_memory {
             workspace.materialize()?;
@@ -129,13 +174,23 @@ impl Workspace {
             root,
             owned: false,
             state: Mutex::new(State::Disk(disk)),
+            folder_made: std::sync::atomic::AtomicBool::new(true),
         })
     }
 
-    /// The folder's canonical path (it exists even while the files are
-    /// in memory).
+    /// The folder's canonical path. It exists once the workspace is on
+    /// disk (always for [`Workspace::create`]; for a deferred workspace
+    /// only after [`Workspace::materialize`] — use [`Workspace::folder`]
+    /// to get a path a process can use).
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The folder, with the files written into it: what a process (a
+    /// shell, a check command, an external agent) may be started in.
+    pub fn folder(&self) -> io::Result<&Path> {
+        self.materialize()?;
+        Ok(&self.root)
     }
 
     pub fn in_memory(&self) -> bool {
@@ -155,6 +210,11 @@ impl Workspace {
             return Ok(());
         };
         let tree = tree.clone();
+        if !self.folder_made.load(std::sync::atomic::Ordering::Acquire) {
+            std::fs::DirBuilder::new().mode(0o700).create(&self.root)?;
+            self.folder_made
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
         let disk = DiskRoot::open(&self.root)?;
         // Whatever happens next, the folder is the truth from now on.
         let result = write_tree(&disk, &tree);
@@ -281,6 +341,31 @@ impl Workspace {
                 .map(|(file, _)| CheckSource::Disk(file)),
         }
     }
+}
+
+/// Six random letters and digits, as `mkdtemp` and `tempfile` use (the
+/// same length: the path's length shows in what a model reads).
+fn random_suffix() -> io::Result<String> {
+    const CHARS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let mut bytes = [0u8; 6];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        let rest = &mut bytes[filled..];
+        // SAFETY: `rest` is a live, writable buffer of `rest.len()` bytes.
+        let n = unsafe { libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), 0) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        filled += n as usize;
+    }
+    Ok(bytes
+        .iter()
+        .map(|b| char::from(CHARS[usize::from(*b) % CHARS.len()]))
+        .collect())
 }
 
 /// An emulated system call's failure, worded as the real one's.

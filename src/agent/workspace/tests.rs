@@ -200,3 +200,26 @@ fn fixture_symlinks_go_to_disk_at_once() {
     assert_eq!(err.file_key(), Some("out/x"));
     assert!(err.to_string().contains("Path escapes workspace"), "{err}");
 }
+
+#[test]
+fn a_deferred_workspace_makes_its_folder_only_for_a_process() {
+    let image = WorkspaceImage::build(None, [("a/b.txt", "x")]).unwrap();
+    let ws = Workspace::create_deferred(&image).unwrap();
+    let root = ws.root().to_path_buf();
+    assert!(!root.exists());
+    assert!(root.starts_with(std::env::temp_dir().canonicalize().unwrap()));
+    let name = root.file_name().unwrap().to_string_lossy().into_owned();
+    assert_eq!(name.len(), "agent-eval-".len() + 6, "{name}");
+    ws.write("c.txt", b"y", true).unwrap();
+    assert_eq!(ws.read("a/b.txt").unwrap(), b"x");
+    assert!(!ws.exists("../x"));
+    assert_eq!(ws.folder().unwrap(), root);
+    assert_eq!(fs::read_to_string(root.join("c.txt")).unwrap(), "y");
+    drop(ws);
+    assert!(!root.exists());
+    // Never made, nothing to remove, nothing left.
+    let ws = Workspace::create_deferred(&image).unwrap();
+    let root = ws.root().to_path_buf();
+    drop(ws);
+    assert!(!root.exists());
+}
