@@ -10,47 +10,39 @@ use std::hint::black_box;
 use std::path::Path;
 use std::sync::Arc;
 
+use agent_eval::agent::run_loop;
 use agent_eval::agent::tools::Toolbox;
 use agent_eval::agent::workspace::Workspace;
-use agent_eval::agent::{LoopSettings, run_loop};
-use agent_eval::eval::{checks, run_once, workspace};
-use agent_eval::model::scripted::ScriptedModel;
-use agent_eval::scenario::{self, CellSettings, ModelSpec, NagThreshold};
+use agent_eval::eval::{Cell, checks, run::model_for, run_once, workspace};
+use agent_eval::scenario;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const EPISODE: &str = "benches/data/file_tools_episode.yaml";
 
 fn episode(c: &mut Criterion) {
     let scenario = scenario::load(Path::new(EPISODE)).expect("the bench scenario loads");
-    let cell = CellSettings {
-        todo: true,
-        nag_threshold: NagThreshold::After(3),
-    };
-    let record = run_once(&scenario, cell, 0).expect("the episode runs");
+    let cell = Cell::of_agent(&scenario);
+    let record = run_once(&scenario, &cell, 0).expect("the episode runs");
     assert_eq!(record.metrics.steps_completed, 4);
     assert_eq!(record.metrics.turns, 11);
 
     c.bench_function("file-tools episode (in memory)", |b| {
-        b.iter(|| black_box(run_once(&scenario, cell, 0).map(|r| r.metrics.steps_completed)))
+        b.iter(|| black_box(run_once(&scenario, &cell, 0).map(|r| r.metrics.steps_completed)))
     });
 
-    let ModelSpec::Script(script) = &scenario.model else {
-        return;
-    };
-    let settings = LoopSettings {
-        todo: true,
-        nag: NagThreshold::After(3),
-        placement: scenario.agent.nag.placement,
-        max_turns: scenario.agent.max_turns,
-    };
     c.bench_function("file-tools episode (on disk)", |b| {
         b.iter(|| {
             let image = workspace::image(&scenario.workspace).expect("image");
             let ws = Workspace::create(&image).expect("workspace");
             ws.materialize().expect("materialize");
             let toolbox = Toolbox::with_workspace(Arc::new(ws));
-            let mut model = ScriptedModel::new(script.clone());
-            let outcome = run_loop(&mut model, &toolbox, &scenario.task, &settings);
+            let mut model = model_for(&scenario, &cell, 0).expect("model");
+            let outcome = run_loop(
+                model.as_mut(),
+                &toolbox,
+                &scenario.task,
+                &cell.loop_settings,
+            );
             let done = scenario
                 .steps
                 .iter()

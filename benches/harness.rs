@@ -6,8 +6,8 @@ use std::path::Path;
 
 use agent_eval::agent::todo::TodoManager;
 use agent_eval::eval::sweep::sweep;
-use agent_eval::eval::{EvalOptions, run_once};
-use agent_eval::scenario::{self, CellSettings, NagThreshold};
+use agent_eval::eval::{Cell, EvalOptions, run_once};
+use agent_eval::scenario::{self, Axis, AxisValue, NagThreshold};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 
@@ -30,15 +30,14 @@ fn todo_update_render(c: &mut Criterion) {
 }
 
 fn episodes(c: &mut Criterion) {
-    let cell = CellSettings {
-        todo: true,
-        nag_threshold: NagThreshold::After(3),
-    };
     let scripted = scenario::load(Path::new("scenarios/scripted/ten_step_refactor.yaml")).unwrap();
+    let cell = Cell::of_agent(&scripted)
+        .with_todo(true)
+        .with_threshold(NagThreshold::After(3));
     c.bench_function("scripted episode: ten-step refactor", |b| {
         b.iter(|| {
             black_box(
-                run_once(&scripted, cell, 0)
+                run_once(&scripted, &cell, 0)
                     .unwrap()
                     .metrics
                     .steps_completed,
@@ -46,12 +45,15 @@ fn episodes(c: &mut Criterion) {
         })
     });
     let simulated = scenario::load(Path::new("scenarios/ten_step_refactor.yaml")).unwrap();
+    let cell = Cell::of_agent(&simulated)
+        .with_todo(true)
+        .with_threshold(NagThreshold::After(3));
     let mut seed = 0;
     c.bench_function("simulated episode: ten-step refactor", |b| {
         b.iter(|| {
             seed += 1;
             black_box(
-                run_once(&simulated, cell, seed % 200)
+                run_once(&simulated, &cell, seed % 200)
                     .unwrap()
                     .metrics
                     .steps_completed,
@@ -62,22 +64,30 @@ fn episodes(c: &mut Criterion) {
 
 fn full_sweep(c: &mut Criterion) {
     let simulated = scenario::load(Path::new("scenarios/ten_step_refactor.yaml")).unwrap();
-    let thresholds = [1, 2, 3, 5, 8].map(NagThreshold::After);
-    let mut thresholds = thresholds.to_vec();
-    thresholds.push(NagThreshold::Off);
+    let mut thresholds: Vec<AxisValue> = [1, 2, 3, 5, 8]
+        .map(|n| AxisValue::Threshold(NagThreshold::After(n)))
+        .to_vec();
+    thresholds.push(AxisValue::Threshold(NagThreshold::Off));
     let options = EvalOptions {
         seeds: Some(20),
         jobs: None,
         shard: None,
+        ..EvalOptions::default()
     };
     let mut group = c.benchmark_group("sweep");
     group.sample_size(10);
     group.bench_function("ten-step refactor, 6 thresholds + no todo, 20 seeds", |b| {
         b.iter(|| {
             black_box(
-                sweep(&simulated, &thresholds, &options, &|_| {})
-                    .unwrap()
-                    .best,
+                sweep(
+                    &simulated,
+                    &Axis::NagThreshold,
+                    &thresholds,
+                    &options,
+                    &|_| {},
+                )
+                .unwrap()
+                .best,
             )
         })
     });

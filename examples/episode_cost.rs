@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use agent_eval::eval::run_once;
-use agent_eval::scenario::{self, CellSettings};
+use agent_eval::eval::{Cell, run_once};
+use agent_eval::scenario;
 
 fn cpu_seconds() -> f64 {
     // SAFETY: getrusage fills the zeroed struct it is given.
@@ -29,16 +29,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let runs: u32 = args.next().map_or(Ok(5000), |r| r.parse())?;
     let scenario = scenario::load(&file)?;
-    let cell = CellSettings {
-        todo: scenario.agent.todo,
-        nag_threshold: scenario.agent.nag.threshold,
-    };
+    let cell = Cell::of_agent(&scenario);
     for _ in 0..runs / 10 {
-        run_once(&scenario, cell, 0)?;
+        run_once(&scenario, &cell, 0)?;
     }
     let (cpu, wall) = (cpu_seconds(), Instant::now());
     for _ in 0..runs {
-        run_once(&scenario, cell, 0)?;
+        run_once(&scenario, &cell, 0)?;
     }
     let cpu = cpu_seconds() - cpu;
     let wall = wall.elapsed().as_secs_f64();

@@ -12,14 +12,14 @@ use agent_eval::app::{
 };
 use agent_eval::eval::Shard;
 use agent_eval::report::baseline::DEFAULT_TOLERANCE;
-use agent_eval::scenario::{MAX_SEEDS, NagThreshold};
-use clap::{Parser, Subcommand, ValueEnum};
+use agent_eval::scenario::{Dialect, MAX_SEEDS, NagThreshold, ReminderSpec};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
 #[command(
     name = "agent-eval",
     version,
-    about = "Measure the s03 TodoWrite design of coding agents against a mock LLM"
+    about = "Measure planning designs of coding agents (s03 TodoWrite and others) against a mock LLM"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -64,6 +64,12 @@ enum Command {
         /// Print only failing scenarios and the summary; no progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Exit 2 unless bash commands and command checks can be fully
+        /// sandboxed (Landlock) on this machine.
+        #[arg(long)]
+        require_sandbox: bool,
+        #[command(flatten)]
+        real: app::RealModelArgs,
     },
     /// Run one scenario once and show the conversation.
     Replay {
@@ -76,14 +82,36 @@ enum Command {
         /// Nag threshold: an integer >= 1 or "off".
         #[arg(long, value_name = "N|off", value_parser = NagThreshold::parse)]
         threshold: Option<NagThreshold>,
+        /// Planning dialect (s03, s03-guarded, planning-state, java-port,
+        /// create-update, claude-code, codex, gemini).
+        #[arg(long, value_name = "NAME", value_parser = parse_dialect)]
+        dialect: Option<Dialect>,
+        /// Reminder policy (s03, planning-state, claude-code, interval,
+        /// every-turn, off), default parameters.
+        #[arg(long, value_name = "NAME", value_parser = parse_reminder)]
+        reminder: Option<ReminderSpec>,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// Exit 2 unless bash commands and command checks can be fully
+        /// sandboxed (Landlock) on this machine.
+        #[arg(long)]
+        require_sandbox: bool,
     },
-    /// Compare nag thresholds, with and without the todo tool, on one scenario.
+    /// Compare the values of one axis (nag thresholds by default) with the
+    /// planning tool, and the baseline without it, on one scenario.
     Sweep {
         scenario: PathBuf,
-        /// Comma-separated thresholds: integers >= 1 and/or "off".
-        #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = NagThreshold::parse, default_value = "1,2,3,5,8,off")]
+        /// The axis to sweep: nag_threshold, dialect, reminder, placement or
+        /// simulate.<param>.
+        #[arg(long, value_name = "NAME", default_value = "nag_threshold")]
+        axis: String,
+        /// Comma-separated values of the axis (default: 1,2,3,5,8,off for
+        /// thresholds; every dialect, policy or placement).
+        #[arg(long, value_name = "LIST", value_delimiter = ',')]
+        values: Vec<String>,
+        /// Comma-separated thresholds (integers >= 1 and/or "off"): the
+        /// values of --axis nag_threshold.
+        #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = NagThreshold::parse, conflicts_with = "values")]
         thresholds: Vec<NagThreshold>,
         /// Seeds per cell (overrides the scenario).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_SEEDS))]
@@ -97,6 +125,10 @@ enum Command {
         /// Write the sweep's cells, p-values and pick as JSON.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Exit 2 unless bash commands and command checks can be fully
+        /// sandboxed (Landlock) on this machine.
+        #[arg(long)]
+        require_sandbox: bool,
     },
     /// Merge shard reports (from `run --shard K/N --json`) into one report.
     Merge {
@@ -113,11 +145,57 @@ enum Command {
         #[arg(long, value_name = "T", default_value_t = DEFAULT_TOLERANCE, value_parser = parse_tolerance)]
         tolerance: f64,
     },
+    /// Serve a scenario's model over HTTP (Anthropic Messages, OpenAI Chat
+    /// Completions and Responses) until Ctrl-C.
+    Serve {
+        scenario: PathBuf,
+        /// The simulated model's seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Address to listen on (loopback with a free port by default).
+        #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:0")]
+        listen: std::net::SocketAddr,
+    },
     /// Validate scenarios without running them.
     Check {
         #[arg(default_value = "scenarios/")]
         paths: Vec<PathBuf>,
     },
+    /// Write a scripted and a simulated scenario and their fixture that
+    /// pass, to start from (never overwrites a file).
+    ///
+    /// Example: `agent-eval init && agent-eval run scenarios/`
+    Init {
+        /// The folder to write into.
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
+    /// Print a shell completion script.
+    ///
+    /// Example: `agent-eval completions bash > ~/.local/share/bash-completion/completions/agent-eval`
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+impl Command {
+    /// Whether `--require-sandbox` was given (run, replay, sweep).
+    fn requires_sandbox(&self) -> bool {
+        matches!(
+            self,
+            Command::Run {
+                require_sandbox: true,
+                ..
+            } | Command::Replay {
+                require_sandbox: true,
+                ..
+            } | Command::Sweep {
+                require_sandbox: true,
+                ..
+            }
+        )
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -135,6 +213,21 @@ fn parse_tolerance(raw: &str) -> Result<f64, String> {
     }
 }
 
+fn parse_dialect(raw: &str) -> Result<Dialect, String> {
+    Dialect::ALL
+        .iter()
+        .copied()
+        .find(|d| d.name() == raw)
+        .ok_or_else(|| {
+            let known: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
+            format!("unknown dialect `{raw}` (known: {})", known.join(", "))
+        })
+}
+
+fn parse_reminder(raw: &str) -> Result<ReminderSpec, String> {
+    ReminderSpec::from_value(&serde_json::Value::String(raw.to_string()))
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -146,6 +239,12 @@ fn main() -> ExitCode {
     // Ctrl-C / SIGTERM: stop starting runs, kill running commands, write
     // nothing.
     let _ = ctrlc::set_handler(agent_eval::cancel::request);
+    if cli.command.requires_sandbox()
+        && let Err(e) = agent_eval::agent::sandbox::require()
+    {
+        eprintln!("error: {e} (--require-sandbox)");
+        return ExitCode::from(Status::BadInput.exit_code());
+    }
     let mut out = io::stdout().lock();
     let mut err = io::stderr();
     let progress = app::stderr_is_terminal();
@@ -162,6 +261,8 @@ fn main() -> ExitCode {
             baseline,
             tolerance,
             quiet,
+            real,
+            ..
         } => app::run(
             &RunConfig {
                 paths,
@@ -179,6 +280,7 @@ fn main() -> ExitCode {
                 quiet,
                 color: app::stdout_wants_color(),
                 progress,
+                real,
             },
             &mut out,
             &mut err,
@@ -188,13 +290,18 @@ fn main() -> ExitCode {
             seed,
             no_todo,
             threshold,
+            dialect,
+            reminder,
             format,
+            ..
         } => app::replay(
             &ReplayConfig {
                 scenario,
                 seed,
                 todo: no_todo.then_some(false),
                 threshold,
+                dialect,
+                reminder,
                 format: match format {
                     Format::Text => ReplayFormat::Text,
                     Format::Json => ReplayFormat::Json,
@@ -204,15 +311,28 @@ fn main() -> ExitCode {
         ),
         Command::Sweep {
             scenario,
+            axis,
+            values,
             thresholds,
             seeds,
             jobs,
             svg,
             json,
+            ..
         } => app::sweep(
             &SweepConfig {
                 scenario,
-                thresholds,
+                values: if thresholds.is_empty() {
+                    values
+                } else if axis == "nag_threshold" {
+                    thresholds.iter().map(ToString::to_string).collect()
+                } else {
+                    eprintln!(
+                        "error: --thresholds are the values of --axis nag_threshold; use --values with --axis {axis}"
+                    );
+                    return ExitCode::from(Status::BadInput.exit_code());
+                },
+                axis,
                 seeds,
                 jobs: jobs.map(|j| j as usize),
                 svg,
@@ -227,7 +347,33 @@ fn main() -> ExitCode {
             new,
             tolerance,
         } => app::diff(&old, &new, tolerance, &mut out),
+        Command::Serve {
+            scenario,
+            seed,
+            listen,
+        } => app::serve(
+            &app::ServeConfig {
+                scenario,
+                seed,
+                listen,
+            },
+            &mut out,
+            &mut err,
+        ),
         Command::Check { paths } => app::check(&paths, &mut out, &mut err),
+        Command::Init { dir } => app::init(&dir, &mut out),
+        Command::Completions { shell } => {
+            // Generated into memory first: clap_complete panics when its
+            // writer fails (a closed pipe), and a closed pipe is no panic.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "agent-eval", &mut script);
+            io::Write::write_all(&mut out, &script)
+                .map(|()| Status::Passed)
+                .map_err(|source| app::AppError::Write {
+                    path: "stdout".into(),
+                    source,
+                })
+        }
     };
     match outcome {
         Ok(status) => ExitCode::from(status.exit_code()),

@@ -3,11 +3,11 @@
 
 use agent_eval::agent::todo::TodoManager;
 use agent_eval::agent::tools::schemas;
-use agent_eval::eval::{EvalOptions, evaluate_scenario, run_once};
+use agent_eval::eval::{Cell, EvalOptions, evaluate_scenario, run_once};
 use agent_eval::llm::Model;
 use agent_eval::llm::{ContentBlock, Message, ModelRequest, Role};
 use agent_eval::model::simulated::{SimulateParams, SimulatedModel, run_seed};
-use agent_eval::scenario::{self, CellSettings, ModelSpec, NagThreshold, Scenario};
+use agent_eval::scenario::{self, Axis, AxisValue, ModelSpec, NagThreshold, Scenario};
 use serde_json::json;
 use std::path::Path;
 
@@ -23,17 +23,23 @@ fn with_params(mut scenario: Scenario, params: SimulateParams) -> Scenario {
 fn params(scenario: &Scenario) -> SimulateParams {
     match scenario.model {
         ModelSpec::Simulate(p) => p,
-        ModelSpec::Script(_) => panic!("simulated scenario expected"),
+        _ => panic!("simulated scenario expected"),
     }
 }
 
+fn cell(scenario: &Scenario, todo: bool, nag: NagThreshold) -> Cell {
+    Cell::of_agent(scenario).with_todo(todo).with_threshold(nag)
+}
+
 fn mean_completion(scenario: &Scenario, todo: bool, seeds: u64) -> f64 {
-    let cell = CellSettings {
-        todo,
-        nag_threshold: NagThreshold::After(3),
-    };
+    let cell = cell(scenario, todo, NagThreshold::After(3));
     let total: f64 = (0..seeds)
-        .map(|seed| run_once(scenario, cell, seed).unwrap().metrics.completion())
+        .map(|seed| {
+            run_once(scenario, &cell, seed)
+                .unwrap()
+                .metrics
+                .completion()
+        })
         .sum();
     total / seeds as f64
 }
@@ -95,7 +101,7 @@ fn plan_render(scenario: &Scenario, completed: usize) -> String {
 }
 
 fn respond(scenario: &Scenario, seed: u64, messages: &[Message]) -> Vec<ContentBlock> {
-    let mut model = SimulatedModel::new(params(scenario), scenario.steps.clone(), seed);
+    let mut model = SimulatedModel::new(params(scenario), scenario.skills(), seed);
     let tools = schemas(true);
     let request = ModelRequest {
         system: "s",
@@ -191,7 +197,7 @@ fn it_never_calls_todo_when_not_offered() {
     let messages = vec![Message::user_text(s.task.clone())];
     let tools = schemas(false);
     for seed in 0..50 {
-        let mut model = SimulatedModel::new(params(&s), s.steps.clone(), seed);
+        let mut model = SimulatedModel::new(params(&s), s.skills(), seed);
         let content = model
             .respond(&ModelRequest {
                 system: "s",
@@ -249,7 +255,13 @@ fn a_longer_attention_span_never_lowers_mean_completion() {
 #[test]
 fn results_do_not_depend_on_jobs() {
     let mut s = ten_step();
-    s.runs.nag_threshold = Some(vec![NagThreshold::After(3), NagThreshold::Off]);
+    s.runs.set(
+        Axis::NagThreshold,
+        vec![
+            AxisValue::Threshold(NagThreshold::After(3)),
+            AxisValue::Threshold(NagThreshold::Off),
+        ],
+    );
     let run = |jobs| {
         evaluate_scenario(
             &s,
@@ -257,6 +269,7 @@ fn results_do_not_depend_on_jobs() {
                 seeds: Some(12),
                 jobs: Some(jobs),
                 shard: None,
+                ..EvalOptions::default()
             },
             &|_| {},
         )
@@ -264,7 +277,9 @@ fn results_do_not_depend_on_jobs() {
     };
     let one = run(1);
     assert_eq!(one, run(3));
-    assert_eq!(one.cells.len(), 4);
+    // todo true at both thresholds, and one todo-false cell (a threshold
+    // makes no difference without the tool).
+    assert_eq!(one.cells.len(), 3);
 }
 
 #[test]
@@ -289,15 +304,7 @@ fn seeds_are_a_fixed_function_of_name_and_index() {
 #[test]
 fn a_simulated_transcript_is_stable() {
     let s = ten_step();
-    let record = run_once(
-        &s,
-        CellSettings {
-            todo: true,
-            nag_threshold: NagThreshold::After(3),
-        },
-        4,
-    )
-    .unwrap();
+    let record = run_once(&s, &cell(&s, true, NagThreshold::After(3)), 4).unwrap();
     insta::assert_snapshot!(agent_eval::report::transcript::to_json(&record).unwrap());
 }
 
@@ -310,15 +317,7 @@ fn steps_without_do_calls_are_claimed_not_looped_on() {
     .unwrap();
     for todo in [true, false] {
         for seed in 0..10 {
-            let record = run_once(
-                &s,
-                CellSettings {
-                    todo,
-                    nag_threshold: NagThreshold::After(3),
-                },
-                seed,
-            )
-            .unwrap();
+            let record = run_once(&s, &cell(&s, todo, NagThreshold::After(3)), seed).unwrap();
             assert_eq!(record.metrics.steps_completed, 1);
             assert_eq!(record.metrics.stop, agent_eval::agent::StopKind::EndTurn);
             assert!(
@@ -338,15 +337,7 @@ fn a_step_that_cannot_be_done_is_given_up_after_three_attempts() {
     )
     .unwrap();
     for todo in [true, false] {
-        let record = run_once(
-            &s,
-            CellSettings {
-                todo,
-                nag_threshold: NagThreshold::After(3),
-            },
-            0,
-        )
-        .unwrap();
+        let record = run_once(&s, &cell(&s, todo, NagThreshold::After(3)), 0).unwrap();
         assert_eq!(record.metrics.steps_completed, 1, "todo={todo}");
         assert_eq!(record.metrics.stop, agent_eval::agent::StopKind::EndTurn);
         assert_eq!(
@@ -361,24 +352,16 @@ fn every_tool_use_is_answered_and_only_prepended_reminders_break_the_protocol() 
     use agent_eval::agent::protocol;
     use agent_eval::scenario::Placement;
     let base = ten_step();
-    for placement in [Placement::Prepend, Placement::Append] {
+    for placement in [Placement::Prepend, Placement::Append, Placement::Fold] {
         let mut s = base.clone();
-        s.agent.nag.placement = placement;
+        s.agent.placement = placement;
         for seed in 0..25 {
             for (todo, nag) in [
                 (true, NagThreshold::After(1)),
                 (true, NagThreshold::After(3)),
                 (false, NagThreshold::Off),
             ] {
-                let record = run_once(
-                    &s,
-                    CellSettings {
-                        todo,
-                        nag_threshold: nag,
-                    },
-                    seed,
-                )
-                .unwrap();
+                let record = run_once(&s, &cell(&s, todo, nag), seed).unwrap();
                 // The protocol check covers "every tool_use answered once, in
                 // the next message"; here nothing but a prepended reminder
                 // may break it, once per reminder.
@@ -391,7 +374,7 @@ fn every_tool_use_is_answered_and_only_prepended_reminders_break_the_protocol() 
                 );
                 let expected = match placement {
                     Placement::Prepend => record.metrics.reminders_at.len(),
-                    Placement::Append => 0,
+                    Placement::Append | Placement::Fold => 0,
                 };
                 assert_eq!(violations.len(), expected, "seed {seed} {placement:?}");
                 assert_eq!(record.metrics.protocol_violations, expected);

@@ -1,9 +1,9 @@
 //! Snapshots of the transcripts that matter: the scripted ten-step refactor
 //! (JSON, as compared with the s03 reference) and the readable replay.
 
-use agent_eval::eval::run_once;
+use agent_eval::eval::{Cell, run_once};
 use agent_eval::report::transcript;
-use agent_eval::scenario::{self, CellSettings, NagThreshold};
+use agent_eval::scenario::{self, NagThreshold};
 use std::path::Path;
 
 fn replay(
@@ -12,15 +12,10 @@ fn replay(
     nag: NagThreshold,
 ) -> (scenario::Scenario, agent_eval::eval::RunRecord) {
     let scenario = scenario::load(Path::new(file)).unwrap();
-    let record = run_once(
-        &scenario,
-        CellSettings {
-            todo,
-            nag_threshold: nag,
-        },
-        0,
-    )
-    .unwrap();
+    let cell = Cell::of_agent(&scenario)
+        .with_todo(todo)
+        .with_threshold(nag);
+    let record = run_once(&scenario, &cell, 0).unwrap();
     (scenario, record)
 }
 

@@ -1,23 +1,28 @@
-//! The loop of SPEC section 3, byte for byte with the s03 reference at
-//! default settings.
+//! The agent loop: the s03 reference byte for byte at default settings,
+//! with the planning design, the reminder policy and its placement, and a
+//! repeated-call guard as settings.
 //!
-//! Turn t: ask the model (system prompt, messages, tool schemas), append its
-//! message; stop unless it asked for tools; run every call in order into one
-//! `tool_result` each; count rounds without a `todo` call and, at the
-//! threshold, add `<reminder>Update your todos.</reminder>` first (or last);
-//! append the results as one user message; stop after `max_turns`.
+//! Turn t: ask the model (system prompt, messages, tool schemas: the
+//! workspace tools, then the dialect's planning tools when offered), append
+//! its message; stop unless it asked for tools; run every call in order
+//! into one `tool_result` each (planning calls go to the dialect, other
+//! calls to the workspace tools, anything else is `Unknown tool: <name>`);
+//! ask the reminder policy whether a reminder is due and place it; append
+//! the results as one user message; stop after `max_turns`, or after a turn
+//! in which the repeat guard caught a repeated call.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::fmt;
 
-use super::todo::TodoManager;
+use super::dialect::{Dialect, PlanItem};
+use super::reminder::{Placement, ReminderSpec, TurnFacts};
 use super::tools::{Toolbox, schemas};
 use crate::llm::{ContentBlock, Message, ModelRequest, Role, StopReason};
 use crate::llm::{Model, ModelError};
-use crate::scenario::{NagThreshold, Placement};
 
-/// The reminder text block.
-pub const REMINDER: &str = "<reminder>Update your todos.</reminder>";
+/// The s03 reminder text (the default policy's).
+pub const REMINDER: &str = super::reminder::S03_TEXT;
 
 /// The system prompt for a workspace.
 pub fn system_prompt(workdir: &str) -> String {
@@ -28,13 +33,48 @@ pub fn system_prompt(workdir: &str) -> String {
     )
 }
 
+/// Seed 001's guard against a model stuck in a loop: a call identical
+/// (same name, same input) to the call just before it, unless its tool is
+/// whitelisted, is not run; it gets [`RepeatGuard::warning`] as its result
+/// and the run ends once that turn's results are appended.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatGuard {
+    /// Tools that may be called twice in a row with the same input.
+    #[serde(default)]
+    pub whitelist: Vec<String>,
+}
+
+impl RepeatGuard {
+    /// The result a repeated call gets.
+    pub fn warning(name: &str) -> String {
+        format!("Warning: Duplicate tool call detected ({name}). Task may be stuck in a loop.")
+    }
+}
+
 /// The loop's settings for one run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoopSettings {
+    /// Offer the dialect's planning tool(s).
     pub todo: bool,
-    pub nag: NagThreshold,
+    pub dialect: Dialect,
+    pub reminder: ReminderSpec,
     pub placement: Placement,
     pub max_turns: usize,
+    pub repeat_guard: Option<RepeatGuard>,
+}
+
+impl Default for LoopSettings {
+    fn default() -> Self {
+        Self {
+            todo: true,
+            dialect: Dialect::default(),
+            reminder: ReminderSpec::default(),
+            placement: Placement::default(),
+            max_turns: 50,
+            repeat_guard: None,
+        }
+    }
 }
 
 /// Why a run ended.
@@ -47,6 +87,13 @@ pub enum StopKind {
     /// A backend could not answer (a real model failing after its retries,
     /// or a script asking for something the backend cannot express).
     ModelError,
+    /// The repeat guard caught a call identical to the one before it.
+    RepeatedCall,
+    /// An external agent's timeout passed while the model still had work
+    /// to give.
+    Timeout,
+    /// An external agent exited while the model still had work to give.
+    AgentExit,
 }
 
 impl fmt::Display for StopKind {
@@ -56,6 +103,9 @@ impl fmt::Display for StopKind {
             Self::MaxTurns => "max_turns",
             Self::ScriptExhausted => "script_exhausted",
             Self::ModelError => "model_error",
+            Self::RepeatedCall => "repeated_call",
+            Self::Timeout => "timeout",
+            Self::AgentExit => "agent_exit",
         })
     }
 }
@@ -67,30 +117,40 @@ pub struct LoopOutcome {
     /// Model responses received.
     pub turns: usize,
     pub stop: StopKind,
-    /// Turns after which a reminder was injected.
+    /// Turns after which a reminder was added.
     pub reminders_at: Vec<usize>,
+    /// Planning calls the dialect rejected.
     pub rejected_todo_updates: usize,
-    /// Every `todo` call, accepted or rejected.
+    /// Calls of an offered planning tool, accepted or rejected.
     pub todo_calls: usize,
+    /// Calls of a tool that was not offered (a planning tool included).
+    pub unknown_tool_calls: usize,
     /// The plan as it stood at the end.
-    pub todos: TodoManager,
+    pub plan: Vec<PlanItem>,
 }
 
-/// Runs the loop until the model stops, the script runs out or `max_turns`.
+/// Runs the loop until the model stops, the script runs out, the repeat
+/// guard trips or `max_turns`.
 pub fn run_loop(
     model: &mut dyn Model,
     toolbox: &Toolbox,
     task: &str,
     settings: &LoopSettings,
 ) -> LoopOutcome {
+    let dialect = settings.dialect.get();
     let system = system_prompt(&toolbox.root().to_string_lossy());
-    let tools = schemas(settings.todo);
-    let mut todos = TodoManager::new();
+    let mut tools = schemas(false);
+    if settings.todo {
+        tools.extend(dialect.tools());
+    }
+    let mut policy = settings.reminder.policy();
+    let mut plan: Vec<PlanItem> = Vec::new();
     let mut messages = vec![Message::user_text(task)];
     let mut reminders_at = Vec::new();
     let mut rejected_todo_updates = 0;
     let mut todo_calls = 0;
-    let mut rounds_since_todo = 0usize;
+    let mut unknown_tool_calls = 0;
+    let mut previous_call: Option<(String, Value)> = None;
     let mut turns = 0;
 
     let stop = loop {
@@ -115,28 +175,42 @@ pub fn run_loop(
         }
 
         let mut results = Vec::new();
-        let mut used_todo = false;
+        let mut facts = TurnFacts {
+            turn,
+            ..TurnFacts::default()
+        };
+        let mut repeated = false;
         let calls = messages.last().map(Message::content_blocks).unwrap_or(&[]);
         for block in calls {
             let ContentBlock::ToolUse { id, name, input } = block else {
                 continue;
             };
-            let content = if name == "todo" {
-                used_todo = true;
+            let call = (name.clone(), input.clone());
+            let is_repeat = settings.repeat_guard.as_ref().is_some_and(|guard| {
+                previous_call.as_ref() == Some(&call) && !guard.whitelist.contains(name)
+            });
+            previous_call = Some(call);
+            let content = if is_repeat {
+                repeated = true;
+                RepeatGuard::warning(name)
+            } else if settings.todo && dialect.is_planning_tool(name) {
                 todo_calls += 1;
-                if settings.todo {
-                    todos.handle_input(input).unwrap_or_else(|e| {
-                        rejected_todo_updates += 1;
-                        format!("Error: {e}")
-                    })
+                facts.planning_calls += 1;
+                let outcome = dialect.apply(&mut plan, name, input);
+                if outcome.accepted {
+                    facts.accepted_updates += 1;
                 } else {
-                    format!("Unknown tool: {name}")
+                    rejected_todo_updates += 1;
                 }
+                outcome.content
             } else {
                 match toolbox.call(name, input) {
                     Some(Ok(output)) => output,
                     Some(Err(e)) => format!("Error: {e}"),
-                    None => format!("Unknown tool: {name}"),
+                    None => {
+                        unknown_tool_calls += 1;
+                        format!("Unknown tool: {name}")
+                    }
                 }
             };
             results.push(ContentBlock::ToolResult {
@@ -144,19 +218,16 @@ pub fn run_loop(
                 content,
             });
         }
-        rounds_since_todo = if used_todo { 0 } else { rounds_since_todo + 1 };
-        if let NagThreshold::After(threshold) = settings.nag
-            && settings.todo
-            && rounds_since_todo >= threshold as usize
+        if settings.todo
+            && let Some(text) = policy.after_turn(&facts, &plan, dialect)
         {
-            let reminder = ContentBlock::text(REMINDER);
-            match settings.placement {
-                Placement::Prepend => results.insert(0, reminder),
-                Placement::Append => results.push(reminder),
-            }
+            settings.placement.place(&mut results, text);
             reminders_at.push(turn);
         }
         messages.push(Message::blocks(Role::User, results));
+        if repeated {
+            break StopKind::RepeatedCall;
+        }
         if turn >= settings.max_turns {
             break StopKind::MaxTurns;
         }
@@ -169,6 +240,7 @@ pub fn run_loop(
         reminders_at,
         rejected_todo_updates,
         todo_calls,
-        todos,
+        unknown_tool_calls,
+        plan,
     }
 }

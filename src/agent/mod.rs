@@ -1,11 +1,18 @@
-//! The s03 agent loop and everything it calls: messages, the TodoManager,
-//! the workspace tools, the nag reminder and the protocol check.
+//! The agent: the loop and everything it calls — planning dialects, reminder
+//! policies and their placement, the workspace tools, and the protocol
+//! check. Built on [`crate::llm`] only.
 
 pub mod agent_loop;
 pub mod dialect;
+pub mod process;
 pub mod protocol;
+pub mod pyrepr;
+pub mod reminder;
+pub mod sandbox;
 pub mod todo;
 pub mod tools;
 pub mod workspace;
 
-pub use agent_loop::{LoopOutcome, LoopSettings, REMINDER, StopKind, run_loop, system_prompt};
+pub use agent_loop::{
+    LoopOutcome, LoopSettings, REMINDER, RepeatGuard, StopKind, run_loop, system_prompt,
+};

@@ -11,7 +11,8 @@
 //! untrusted: nothing here panics on any JSON value.
 
 use serde_json::Value;
-use std::fmt;
+
+pub use super::pyrepr::{json_kind, python_str};
 
 /// The most items one list may hold.
 pub const MAX_TODOS: usize = 20;
@@ -126,6 +127,17 @@ impl TodoManager {
         self.update(items)
     }
 
+    /// Like [`TodoManager::handle_input`], with a choice of what an unknown
+    /// status does (the java-port dialect turns it into `pending`).
+    pub fn handle_input_with(
+        &mut self,
+        input: &Value,
+        unknown_status: UnknownStatus,
+    ) -> Result<String, TodoError> {
+        self.items = parse_input(input, unknown_status)?;
+        Ok(self.render())
+    }
+
     /// Validates `items` (a JSON array) and, when every rule holds, replaces
     /// the list and returns the render. On error nothing changes.
     pub fn update(&mut self, items: &Value) -> Result<String, TodoError> {
@@ -142,8 +154,46 @@ impl TodoManager {
     }
 }
 
+/// What an unknown status word does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnknownStatus {
+    /// The reference: `Item <id>: invalid status '<status>'`.
+    Reject,
+    /// The Java port: the item silently becomes `pending`.
+    Pending,
+}
+
+/// The items of a whole `todo` input (`{"items": [...]}`), validated,
+/// without touching any state.
+pub fn parse_input(
+    input: &Value,
+    unknown_status: UnknownStatus,
+) -> Result<Vec<TodoItem>, TodoError> {
+    let object = input.as_object().ok_or(TodoError::InputNotObject {
+        found: json_kind(input),
+    })?;
+    if let Some(field) = object.keys().find(|k| k.as_str() != "items") {
+        return Err(TodoError::UnknownField {
+            field: field.clone(),
+        });
+    }
+    let items = object.get("items").ok_or(TodoError::ItemsMissing)?;
+    let items = items.as_array().ok_or(TodoError::ItemsNotArray {
+        found: json_kind(items),
+    })?;
+    validate_with(items, unknown_status)
+}
+
 /// Validates a list in the reference's order without touching any state.
 pub fn validate(items: &[Value]) -> Result<Vec<TodoItem>, TodoError> {
+    validate_with(items, UnknownStatus::Reject)
+}
+
+/// [`validate`] with a choice of what an unknown status does.
+pub fn validate_with(
+    items: &[Value],
+    unknown_status: UnknownStatus,
+) -> Result<Vec<TodoItem>, TodoError> {
     if items.len() > MAX_TODOS {
         return Err(TodoError::TooMany);
     }
@@ -154,12 +204,8 @@ pub fn validate(items: &[Value]) -> Result<Vec<TodoItem>, TodoError> {
             index,
             found: json_kind(item),
         })?;
-        let text = fields
-            .get("text")
-            .map(python_str)
-            .unwrap_or_default()
-            .trim()
-            .to_string();
+        let text = fields.get("text").map(python_str).unwrap_or_default();
+        let text = super::pyrepr::python_strip(&text).to_string();
         let status_word = fields
             .get("status")
             .map(python_str)
@@ -172,10 +218,16 @@ pub fn validate(items: &[Value]) -> Result<Vec<TodoItem>, TodoError> {
         if text.is_empty() {
             return Err(TodoError::TextRequired { id });
         }
-        let status = TodoStatus::parse(&status_word).ok_or_else(|| TodoError::InvalidStatus {
-            id: id.clone(),
-            status: status_word.clone(),
-        })?;
+        let status = match (TodoStatus::parse(&status_word), unknown_status) {
+            (Some(status), _) => status,
+            (None, UnknownStatus::Pending) => TodoStatus::Pending,
+            (None, UnknownStatus::Reject) => {
+                return Err(TodoError::InvalidStatus {
+                    id,
+                    status: status_word,
+                });
+            }
+        };
         if status == TodoStatus::InProgress {
             in_progress += 1;
         }
@@ -238,116 +290,6 @@ pub fn parse_render(text: &str) -> Option<Vec<TodoItem>> {
     (items.len() == total && completed == done).then_some(items)
 }
 
-/// A JSON value's kind, for error messages.
-pub fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// The value as text, the way Python's `str()` shows the decoded JSON value.
-pub fn python_str(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => PythonRepr(other).to_string(),
-    }
-}
-
-/// Python's `repr()` of a decoded JSON value (strings quoted).
-struct PythonRepr<'a>(&'a Value);
-
-impl fmt::Display for PythonRepr<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Value::Null => f.write_str("None"),
-            Value::Bool(true) => f.write_str("True"),
-            Value::Bool(false) => f.write_str("False"),
-            Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-                (Some(i), _, _) => write!(f, "{i}"),
-                (None, Some(u), _) => write!(f, "{u}"),
-                (_, _, Some(x)) => f.write_str(&python_float(x)),
-                _ => write!(f, "{n}"),
-            },
-            Value::String(s) => write_python_string(f, s),
-            Value::Array(values) => {
-                f.write_str("[")?;
-                for (i, v) in values.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{}", PythonRepr(v))?;
-                }
-                f.write_str("]")
-            }
-            Value::Object(map) => {
-                f.write_str("{")?;
-                for (i, (k, v)) in map.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write_python_string(f, k)?;
-                    write!(f, ": {}", PythonRepr(v))?;
-                }
-                f.write_str("}")
-            }
-        }
-    }
-}
-
-fn write_python_string(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    write!(f, "{quote}")?;
-    for c in s.chars() {
-        match c {
-            '\\' => f.write_str("\\\\")?,
-            '\n' => f.write_str("\\n")?,
-            '\r' => f.write_str("\\r")?,
-            '\t' => f.write_str("\\t")?,
-            c if c == quote => write!(f, "\\{c}")?,
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => write!(f, "\\x{:02x}", c as u32)?,
-            c => write!(f, "{c}")?,
-        }
-    }
-    write!(f, "{quote}")
-}
-
-/// Python's `repr(float)`: shortest round-trip digits, scientific notation
-/// when the exponent is below -4 or at least 16.
-fn python_float(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    if x == 0.0 {
-        return if x.is_sign_negative() { "-0.0" } else { "0.0" }.into();
-    }
-    let sci = format!("{x:e}");
-    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    if (-4..16).contains(&exponent) {
-        let plain = format!("{x}");
-        if plain.contains('.') {
-            plain
-        } else {
-            format!("{plain}.0")
-        }
-    } else {
-        let sign = if exponent < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", exponent.abs())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -407,10 +349,6 @@ mod tests {
             out.as_deref(),
             Ok("[ ] #7: 1.0\n[ ] #True: None\n[ ] #None: [1, 'a']\n\n(0/3 completed)")
         );
-        assert_eq!(python_float(1e16), "1e+16");
-        assert_eq!(python_float(1.5e-5), "1.5e-05");
-        assert_eq!(python_float(0.0001), "0.0001");
-        assert_eq!(python_float(123.25), "123.25");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::run::RunMetrics;
 use super::stats::{self, McNemar, PairedComparison};
 use super::summary::{CellSummary, round6};
 use crate::scenario::{
-    AggregateMetric, CellSelector, CellSettings, Comparison, ExactExpectation, Expectation,
+    AggregateMetric, Axis, CellSelector, CellSettings, Comparison, ExactExpectation, Expectation,
 };
 
 /// The outcome of one expectation (an `expectations` entry of the report).
@@ -112,11 +112,11 @@ fn number(x: f64) -> Value {
 fn select<'a>(
     selector: &CellSelector,
     cells: &'a [CellSummary],
-) -> Vec<(CellSettings, &'a RunMetrics)> {
+) -> Vec<(&'a CellSettings, &'a RunMetrics)> {
     cells
         .iter()
         .filter(|c| selector.matches(&c.settings))
-        .flat_map(|c| c.results.iter().map(move |r| (c.settings, r)))
+        .flat_map(|c| c.results.iter().map(move |r| (&c.settings, r)))
         .collect()
 }
 
@@ -145,12 +145,17 @@ fn evaluate_exact(exact: &ExactExpectation, cells: &[CellSummary]) -> Expectatio
             ExactExpectation::StepsCompleted(_) => json!(r.steps_completed),
             ExactExpectation::RejectedTodoUpdates(_) => json!(r.rejected_todo_updates),
             ExactExpectation::TodoCalls(_) => json!(r.todo_calls),
+            ExactExpectation::UnknownToolCalls(_) => json!(r.unknown_tool_calls),
             ExactExpectation::Stop(_) => json!(r.stop),
             ExactExpectation::Turns(_) => json!(r.turns),
             ExactExpectation::ProtocolViolations(_) => json!(r.protocol_violations),
+            ExactExpectation::DriftTurns(_) => json!(r.drift_turns),
         }
     };
-    let text = format!("{name} == {expected}");
+    let text = match exact {
+        ExactExpectation::DriftTurns(turns) if turns.is_empty() => "no drift".to_string(),
+        _ => format!("{name} == {expected}"),
+    };
     let runs = select(&CellSelector::default(), cells);
     let Some((_, first)) = runs.first() else {
         return failed_without_runs(text, &CellSelector::default());
@@ -231,16 +236,27 @@ fn evaluate_compare(
 }
 
 /// Pairs each run of `a` with the run of `b` that has the same seed and
-/// agrees on the settings neither selector fixes; among several, the one
-/// agreeing on most settings, then the first in cell order.
+/// agrees on every axis neither selector fixes (where both cells list it);
+/// among several, the one agreeing on most axes, then the first in cell
+/// order.
 fn pair_runs<'a>(
     a: &CellSelector,
     b: &CellSelector,
-    runs_a: &[(CellSettings, &'a RunMetrics)],
-    runs_b: &[(CellSettings, &'a RunMetrics)],
+    runs_a: &[(&CellSettings, &'a RunMetrics)],
+    runs_b: &[(&CellSettings, &'a RunMetrics)],
 ) -> Vec<(&'a RunMetrics, &'a RunMetrics)> {
-    let free_todo = a.todo.is_none() && b.todo.is_none();
-    let free_nag = a.nag_threshold.is_none() && b.nag_threshold.is_none();
+    let fixed: Vec<&Axis> = a
+        .entries()
+        .iter()
+        .chain(b.entries())
+        .map(|(axis, _)| axis)
+        .collect();
+    let agreeing = |sa: &CellSettings, sb: &CellSettings| {
+        sa.entries()
+            .iter()
+            .filter(|(axis, value)| sb.get(axis) == Some(value))
+            .count()
+    };
     runs_a
         .iter()
         .filter_map(|(sa, ra)| {
@@ -249,15 +265,8 @@ fn pair_runs<'a>(
             runs_b
                 .iter()
                 .rev()
-                .filter(|(sb, rb)| {
-                    rb.seed == ra.seed
-                        && (!free_todo || sb.todo == sa.todo)
-                        && (!free_nag || sb.nag_threshold == sa.nag_threshold)
-                })
-                .max_by_key(|(sb, _)| {
-                    usize::from(sb.todo == sa.todo)
-                        + usize::from(sb.nag_threshold == sa.nag_threshold)
-                })
+                .filter(|(sb, rb)| rb.seed == ra.seed && sa.agrees_with(sb, &fixed))
+                .max_by_key(|(sb, _)| agreeing(sa, sb))
                 .map(|(_, rb)| (*ra, *rb))
         })
         .collect()
@@ -266,13 +275,20 @@ fn pair_runs<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{Bound, NagThreshold};
+    use crate::scenario::{AxisValue, Bound, NagThreshold};
+
+    fn selector(entries: Vec<(Axis, AxisValue)>) -> CellSelector {
+        CellSelector::new(entries)
+    }
 
     fn cell(todo: bool, completed: &[usize]) -> CellSummary {
-        let settings = CellSettings {
-            todo,
-            nag_threshold: NagThreshold::After(3),
-        };
+        let settings = CellSettings::new(vec![
+            (Axis::Todo, AxisValue::Bool(todo)),
+            (
+                Axis::NagThreshold,
+                AxisValue::Threshold(NagThreshold::After(3)),
+            ),
+        ]);
         crate::eval::summary::test_cell(settings, 4, completed, 0)
     }
 
@@ -295,14 +311,8 @@ mod tests {
     #[test]
     fn bounds_and_comparisons_pool_the_selected_runs() {
         let cells = [cell(true, &[4, 4, 2, 4]), cell(false, &[2, 1, 2, 1])];
-        let on = CellSelector {
-            todo: Some(true),
-            nag_threshold: None,
-        };
-        let off = CellSelector {
-            todo: Some(false),
-            nag_threshold: None,
-        };
+        let on = selector(vec![(Axis::Todo, AxisValue::Bool(true))]);
+        let off = selector(vec![(Axis::Todo, AxisValue::Bool(false))]);
         let bound = |at_least| Bound {
             at_least: Some(at_least),
             at_most: None,
@@ -337,10 +347,10 @@ mod tests {
             ),
             (4, 3, 0)
         );
-        let none = CellSelector {
-            todo: None,
-            nag_threshold: Some(NagThreshold::Off),
-        };
+        let none = selector(vec![(
+            Axis::NagThreshold,
+            AxisValue::Threshold(NagThreshold::Off),
+        )]);
         let missing = evaluate(
             &Expectation::Bound {
                 selector: none,

@@ -5,7 +5,8 @@
 
 use rayon::prelude::*;
 
-use super::run::{RunError, RunMetrics, run_once};
+pub use super::cells::{Cell, cells};
+use super::run::{RunEnv, RunError, RunMetrics, run_once_in};
 use super::summary::{CellSummary, ScenarioResult};
 use crate::scenario::{CellSettings, ModelSpec, Scenario};
 
@@ -21,6 +22,8 @@ pub struct EvalOptions {
     pub jobs: Option<usize>,
     /// Run only this share of the units (`--shard K/N`).
     pub shard: Option<Shard>,
+    /// Real-model backends (with the spend limit) and `--record`.
+    pub env: RunEnv,
 }
 
 /// Shard `index` (1-based) of `count`: every unit whose position in the
@@ -83,7 +86,7 @@ pub enum EvalEvent<'a> {
     },
     RunFinished {
         scenario: &'a str,
-        settings: CellSettings,
+        settings: &'a CellSettings,
         metrics: &'a RunMetrics,
     },
     ScenarioFinished {
@@ -91,42 +94,15 @@ pub enum EvalEvent<'a> {
     },
 }
 
-/// A scenario's cells, in axis order (todo values, then thresholds).
-pub fn cells(scenario: &Scenario) -> Vec<CellSettings> {
-    let todos = scenario
-        .runs
-        .todo
-        .clone()
-        .unwrap_or_else(|| vec![scenario.agent.todo]);
-    let thresholds = scenario
-        .runs
-        .nag_threshold
-        .clone()
-        .unwrap_or_else(|| vec![scenario.agent.nag.threshold]);
-    let mut cells = Vec::new();
-    for &todo in &todos {
-        for &nag_threshold in &thresholds {
-            let cell = CellSettings {
-                todo,
-                nag_threshold,
-            };
-            if !cells.contains(&cell) {
-                cells.push(cell);
-            }
-        }
-    }
-    cells
-}
-
 /// The seeds each cell of `scenario` runs. A scripted model replays the
 /// same responses whatever the seed, so it runs once per cell unless the
 /// scenario lists seeds itself.
 pub fn seeds(scenario: &Scenario, options: &EvalOptions) -> Vec<u64> {
     match (&scenario.model, options.seeds, &scenario.runs.seeds) {
-        (ModelSpec::Simulate(_), Some(n), _) => (0..n).collect(),
+        (ModelSpec::Simulate(_) | ModelSpec::Real(_), Some(n), _) => (0..n).collect(),
         (_, _, Some(seeds)) => seeds.to_vec(),
         (ModelSpec::Simulate(_), None, None) => (0..DEFAULT_SIMULATED_SEEDS).collect(),
-        (ModelSpec::Script(_), _, None) => vec![0],
+        (ModelSpec::Script(_) | ModelSpec::Real(_), _, None) => vec![0],
     }
 }
 
@@ -160,13 +136,18 @@ fn all_units(scenarios: &[Scenario], options: &EvalOptions) -> Vec<Unit> {
 }
 
 /// Runs `units` (from [`plan_units`]) on a pool of `options.jobs` threads.
+/// A unit is `None` when it never started: the spend limit was reached
+/// before its turn (runs already started finish).
 pub fn run_units(
     scenarios: &[Scenario],
     units: &[Unit],
     options: &EvalOptions,
     on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
-) -> Result<Vec<RunMetrics>, EvalError> {
-    let all_cells: Vec<Vec<CellSettings>> = scenarios.iter().map(cells).collect();
+) -> Result<Vec<Option<RunMetrics>>, EvalError> {
+    // A Ctrl-C during this call is handled by it, then forgotten.
+    let _session = crate::cancel::Session::begin();
+    let budget = options.env.real.as_ref().and_then(|real| real.budget());
+    let all_cells: Vec<Vec<Cell>> = scenarios.iter().map(cells).collect();
     let work = || {
         units
             .par_iter()
@@ -175,18 +156,22 @@ pub fn run_units(
                     return Err(EvalError::Interrupted);
                 }
                 let scenario = &scenarios[unit.scenario];
-                let settings = all_cells[unit.scenario][unit.cell];
-                let metrics = run_once(scenario, settings, unit.seed)?.metrics;
+                let spends = matches!(scenario.model, ModelSpec::Real(_));
+                if spends && budget.is_some_and(|b| !b.allows_new_run()) {
+                    return Ok(None);
+                }
+                let cell = &all_cells[unit.scenario][unit.cell];
+                let metrics = run_once_in(scenario, cell, unit.seed, &options.env)?.metrics;
                 // A run cut short by Ctrl-C measured nothing meaningful.
                 if crate::cancel::requested() {
                     return Err(EvalError::Interrupted);
                 }
                 on_event(&EvalEvent::RunFinished {
                     scenario: &scenario.name,
-                    settings,
+                    settings: &cell.settings,
                     metrics: &metrics,
                 });
-                Ok(metrics)
+                Ok(Some(metrics))
             })
             .collect::<Result<Vec<_>, EvalError>>()
     };
@@ -206,22 +191,22 @@ pub fn summarise(
     scenario: &Scenario,
     scenario_index: usize,
     units: &[Unit],
-    results: &[RunMetrics],
+    results: &[Option<RunMetrics>],
     options: &EvalOptions,
 ) -> ScenarioResult {
-    let cell_settings = cells(scenario);
+    let scenario_cells = cells(scenario);
     let steps_total = scenario.steps_total();
-    let summaries: Vec<CellSummary> = cell_settings
-        .iter()
+    let summaries: Vec<CellSummary> = scenario_cells
+        .into_iter()
         .enumerate()
-        .map(|(c, &settings)| {
+        .map(|(c, cell)| {
             let runs = units
                 .iter()
                 .zip(results)
                 .filter(|(u, _)| u.scenario == scenario_index && u.cell == c)
-                .map(|(_, r)| r.clone())
+                .filter_map(|(_, r)| r.clone())
                 .collect();
-            CellSummary::new(settings, steps_total, runs)
+            CellSummary::new(cell.settings, steps_total, runs)
         })
         .collect();
     ScenarioResult::build(

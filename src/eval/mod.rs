@@ -3,6 +3,7 @@
 //! expectations. The engine emits [`EvalEvent`]s as it goes; reporters
 //! consume the finished [`ScenarioResult`]s.
 
+pub mod cells;
 pub mod checks;
 pub mod compare;
 pub mod expect;
@@ -13,9 +14,10 @@ pub mod summary;
 pub mod sweep;
 pub mod workspace;
 
+pub use cells::{Cell, cells};
 pub use expect::ExpectationOutcome;
 pub use matrix::{
     EvalError, EvalEvent, EvalOptions, Shard, Unit, evaluate, evaluate_scenario, plan_units,
 };
-pub use run::{RunError, RunMetrics, RunRecord, run_once};
+pub use run::{RunEnv, RunError, RunMetrics, RunRecord, model_for, run_once, run_once_in};
 pub use summary::{CellSummary, ScenarioResult};

@@ -1,9 +1,10 @@
-//! `sweep`: one scenario across nag thresholds, with and without the todo
-//! tool, and the threshold to recommend.
+//! `sweep`: one scenario across the values of one axis (nag thresholds by
+//! default; any axis but `todo`), with the planning tool, plus the baseline
+//! without it, and the value to recommend.
 //!
-//! The recommendation weighs completion against the cost of nagging: take
-//! the threshold with the highest completion rate (the *leader*); every
-//! threshold whose per-seed completion is not significantly worse than the
+//! The recommendation weighs completion against the cost of reminding:
+//! take the value with the highest completion rate (the *leader*); every
+//! value whose per-seed completion is not significantly worse than the
 //! leader's (paired sign test, p >= 0.05) is *as good*; among those,
 //! recommend the one with the fewest reminders per run (ties: higher
 //! completion, then the order given).
@@ -13,7 +14,7 @@ use serde::Serialize;
 use super::matrix::{EvalError, EvalEvent, EvalOptions, evaluate_scenario};
 use super::stats;
 use super::summary::{CellSummary, pair_by_seed};
-use crate::scenario::{NagThreshold, RunsSpec, Scenario};
+use crate::scenario::{Axis, AxisValue, RunsSpec, Scenario};
 
 /// Significance level below which a threshold counts as worse than the leader.
 pub const ALPHA: f64 = 0.05;
@@ -22,61 +23,87 @@ pub const ALPHA: f64 = 0.05;
 #[derive(Debug, Clone, Serialize)]
 pub struct SweepResult {
     pub scenario: String,
-    /// One cell per threshold, todo tool on, in the order given.
+    /// The axis swept (`nag_threshold`, `dialect`, `simulate.attention_span`, ...).
+    pub axis: String,
+    /// One cell per value, planning tool on, in the order given (values
+    /// that make no difference share one cell).
     pub with_todo: Vec<CellSummary>,
-    /// The baseline without the todo tool (no reminders can fire, so the
-    /// threshold does not matter).
+    /// The baseline without the planning tool (no reminders can fire, so
+    /// the value does not matter).
     pub without_todo: CellSummary,
-    pub best: NagThreshold,
-    /// Per threshold: the sign-test p-value against the leader.
+    /// The recommended value (`null` when no cell lists the axis).
+    pub best: Option<AxisValue>,
+    /// Per cell: the sign-test p-value against the leader.
     pub p_vs_leader: Vec<f64>,
-    pub leader: NagThreshold,
+    pub leader: Option<AxisValue>,
+}
+
+/// Why a sweep could not be set up.
+pub fn check_axis(axis: &Axis, values: &[AxisValue]) -> Result<(), String> {
+    if *axis == Axis::Todo {
+        return Err("sweep compares values with the planning tool against the baseline without it: sweep another axis than todo".into());
+    }
+    if values.is_empty() {
+        return Err(format!("sweep --axis {axis} needs at least one value"));
+    }
+    Ok(())
 }
 
 /// Runs the sweep.
 pub fn sweep(
     scenario: &Scenario,
-    thresholds: &[NagThreshold],
+    axis: &Axis,
+    values: &[AxisValue],
     options: &EvalOptions,
     on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
 ) -> Result<SweepResult, EvalError> {
     let mut swept = scenario.clone();
     swept.expect.clear();
     swept.runs = RunsSpec {
-        todo: Some(vec![true]),
-        nag_threshold: Some(thresholds.to_vec()),
+        axes: Vec::new(),
         seeds: scenario.runs.seeds.clone(),
     };
+    swept.runs.set(Axis::Todo, vec![AxisValue::Bool(true)]);
+    swept.runs.set(axis.clone(), values.to_vec());
     let with_todo = evaluate_scenario(&swept, options, on_event)?.cells;
-    swept.runs.todo = Some(vec![false]);
-    swept.runs.nag_threshold = Some(vec![NagThreshold::Off]);
+    swept.runs.axes.clear();
+    swept.runs.set(Axis::Todo, vec![AxisValue::Bool(false)]);
     let without_todo = evaluate_scenario(&swept, options, on_event)?
         .cells
         .into_iter()
         .next()
         .unwrap_or_else(|| {
-            CellSummary::new(swept.agent_cell(), scenario.steps_total(), Vec::new())
+            let cell = super::cells::Cell::of_agent(&swept).with_todo(false);
+            CellSummary::new(cell.settings, scenario.steps_total(), Vec::new())
         });
     let (leader, best, p_vs_leader) = recommend(&with_todo);
+    let value_of = |index: Option<usize>| {
+        index
+            .and_then(|i| with_todo.get(i))
+            .and_then(|c| c.settings.get(axis))
+            .copied()
+    };
     Ok(SweepResult {
         scenario: scenario.name.clone(),
+        axis: axis.name(),
+        best: value_of(best),
+        leader: value_of(leader),
         with_todo,
         without_todo,
-        best,
         p_vs_leader,
-        leader,
     })
 }
 
-/// (leader, recommended, p-values against the leader) per the module doc.
-pub fn recommend(cells: &[CellSummary]) -> (NagThreshold, NagThreshold, Vec<f64>) {
-    let Some(leader) = cells.iter().reduce(|best, c| {
-        let better = c.completion_rate > best.completion_rate
-            || (c.completion_rate == best.completion_rate
-                && c.mean_reminders < best.mean_reminders);
+/// (leader, recommended, p-values against the leader) per the module
+/// doc, as indices into `cells`.
+pub fn recommend(cells: &[CellSummary]) -> (Option<usize>, Option<usize>, Vec<f64>) {
+    let Some((leader_index, leader)) = cells.iter().enumerate().reduce(|best, c| {
+        let better = c.1.completion_rate > best.1.completion_rate
+            || (c.1.completion_rate == best.1.completion_rate
+                && c.1.mean_reminders < best.1.mean_reminders);
         if better { c } else { best }
     }) else {
-        return (NagThreshold::Off, NagThreshold::Off, Vec::new());
+        return (None, None, Vec::new());
     };
     let p_values: Vec<f64> = cells
         .iter()
@@ -90,33 +117,30 @@ pub fn recommend(cells: &[CellSummary]) -> (NagThreshold, NagThreshold, Vec<f64>
         .collect();
     let best = cells
         .iter()
+        .enumerate()
         .zip(&p_values)
-        .filter(|(c, p)| c.settings == leader.settings || **p >= ALPHA)
+        .filter(|((i, _), p)| *i == leader_index || **p >= ALPHA)
         .map(|(c, _)| c)
         .reduce(|best, c| {
-            let cheaper = c.mean_reminders < best.mean_reminders
-                || (c.mean_reminders == best.mean_reminders
-                    && c.completion_rate > best.completion_rate);
+            let cheaper = c.1.mean_reminders < best.1.mean_reminders
+                || (c.1.mean_reminders == best.1.mean_reminders
+                    && c.1.completion_rate > best.1.completion_rate);
             if cheaper { c } else { best }
         })
-        .unwrap_or(leader);
-    (
-        leader.settings.nag_threshold,
-        best.settings.nag_threshold,
-        p_values,
-    )
+        .map_or(leader_index, |(i, _)| i);
+    (Some(leader_index), Some(best), p_values)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::CellSettings;
+    use crate::scenario::{CellSettings, NagThreshold};
 
     fn cell(nag: NagThreshold, completed: &[usize], reminders: usize) -> CellSummary {
-        let settings = CellSettings {
-            todo: true,
-            nag_threshold: nag,
-        };
+        let settings = CellSettings::new(vec![
+            (Axis::Todo, AxisValue::Bool(true)),
+            (Axis::NagThreshold, AxisValue::Threshold(nag)),
+        ]);
         crate::eval::summary::test_cell(settings, 10, completed, reminders)
     }
 
@@ -128,8 +152,8 @@ mod tests {
             cell(NagThreshold::Off, &[3, 4, 2, 5, 3, 4], 0),
         ];
         let (leader, best, p) = recommend(&cells);
-        assert_eq!(leader, NagThreshold::After(1));
-        assert_eq!(best, NagThreshold::After(3));
+        assert_eq!(leader, Some(0));
+        assert_eq!(best, Some(1));
         assert!(p[1] >= ALPHA && p[2] < ALPHA, "{p:?}");
     }
 }

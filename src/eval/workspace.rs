@@ -29,7 +29,18 @@ pub fn image(spec: &WorkspaceSpec) -> Result<Arc<WorkspaceImage>, ImageError> {
 
 /// Creates a run's workspace: in memory, its folder made only when a
 /// process needs it (see [`Workspace::create_deferred`]).
-pub fn create(spec: &WorkspaceSpec) -> std::io::Result<Workspace> {
+pub fn create_for_run(spec: &WorkspaceSpec) -> std::io::Result<Workspace> {
     let image = image(spec).map_err(|e| std::io::Error::other(e.to_string()))?;
     Workspace::create_deferred(&image).map_err(|e: CreateError| e.into())
+}
+
+/// Creates a workspace on disk, its files written: for a process that
+/// works in the folder from the start (an external agent). Check it with
+/// [`crate::eval::checks::holds`] like any other.
+pub fn create(spec: &WorkspaceSpec) -> std::io::Result<Workspace> {
+    let image = image(spec).map_err(|e| std::io::Error::other(e.to_string()))?;
+    let workspace =
+        Workspace::create(&image).map_err(|e: CreateError| -> std::io::Error { e.into() })?;
+    workspace.materialize()?;
+    Ok(workspace)
 }

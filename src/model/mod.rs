@@ -1,11 +1,44 @@
-//! The mock LLMs: a [`Model`] answers a [`crate::llm::ModelRequest`] with content blocks
-//! and a stop reason, like the Messages API does.
+//! Model backends: a [`Model`] answers a [`crate::llm::ModelRequest`] with
+//! content blocks and a stop reason, like the Messages API does.
 //!
 //! [`scripted::ScriptedModel`] replays fixed responses and errors when it
 //! runs out; [`simulated::SimulatedModel`] is a seeded model of a drifting
-//! LLM that decides from the request alone.
+//! LLM that decides from the request alone. Each backend owns the
+//! parameters it is built from ([`scripted::ScriptedResponse`],
+//! [`simulated::SimulateParams`], [`simulated::Skill`]); the scenario
+//! schema reads them, not the other way round.
 
+pub mod cassette;
+pub mod http;
 pub mod scripted;
 pub mod simulated;
 
+use serde::de::{self, Deserializer};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
 pub use crate::llm::{Model, ModelError, turn_of};
+
+/// A tool call as a backend makes it (`{tool, input}` in a scenario).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCall {
+    pub tool: String,
+    #[serde(default = "empty_object", deserialize_with = "object_value")]
+    pub input: Value,
+}
+
+/// `{}`: the input of a call written without one.
+pub fn empty_object() -> Value {
+    Value::Object(Default::default())
+}
+
+/// Deserializes a tool input, which must be a mapping.
+pub fn object_value<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+    match Value::deserialize(d)? {
+        v @ Value::Object(_) => Ok(v),
+        other => Err(de::Error::custom(format!(
+            "tool input must be a mapping, got {other}"
+        ))),
+    }
+}

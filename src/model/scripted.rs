@@ -6,9 +6,71 @@
 //! [`ModelError::ScriptExhausted`]. Every request can be recorded, so tests
 //! can check what the loop sent.
 
-use super::{Model, ModelError, turn_of};
+use serde::Deserialize;
+use serde::de::{self, Deserializer};
+use serde_json::Value;
+
+use super::{Model, ModelError, ToolCall, empty_object, object_value, turn_of};
 use crate::llm::{ContentBlock, Message, ModelRequest, ModelResponse, tool_use_id};
-use crate::scenario::ScriptedResponse;
+
+/// One scripted response (`model.script` entries).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScriptedResponse {
+    pub text: Option<String>,
+    pub calls: Vec<ToolCall>,
+    /// In a cassette: the hash of the request this response answered when
+    /// it was recorded (see [`super::cassette`]); replay compares it.
+    pub request_hash: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScriptedResponse {
+    tool: Option<String>,
+    #[serde(default, deserialize_with = "some_object")]
+    input: Option<Value>,
+    tools: Option<Vec<ToolCall>>,
+    text: Option<String>,
+    request_hash: Option<String>,
+}
+
+fn some_object<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    object_value(d).map(Some)
+}
+
+impl<'de> Deserialize<'de> for ScriptedResponse {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = RawScriptedResponse::deserialize(d)?;
+        let calls = match (raw.tool, raw.input, raw.tools) {
+            (Some(tool), input, None) => vec![ToolCall {
+                tool,
+                input: input.unwrap_or_else(empty_object),
+            }],
+            (None, None, Some(tools)) => tools,
+            (None, None, None) => Vec::new(),
+            (None, Some(_), _) => {
+                return Err(de::Error::custom(
+                    "`input` needs a `tool` in the same response",
+                ));
+            }
+            (Some(_), _, Some(_)) => {
+                return Err(de::Error::custom(
+                    "a response has either `tool` (one call) or `tools` (a list), not both",
+                ));
+            }
+        };
+        if calls.is_empty() && raw.text.is_none() {
+            return Err(de::Error::custom(
+                "a scripted response needs `tool`, `tools` or `text`",
+            ));
+        }
+        Ok(Self {
+            text: raw.text,
+            calls,
+            request_hash: raw.request_hash,
+        })
+    }
+}
 
 /// What the loop sent on one call.
 #[derive(Debug, Clone, PartialEq)]

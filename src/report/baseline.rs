@@ -63,7 +63,7 @@ pub fn rates(results: &[ScenarioResult]) -> Vec<CellRates> {
         .flat_map(|s| {
             s.cells.iter().map(|c| CellRates {
                 scenario: s.name.clone(),
-                settings: c.settings,
+                settings: c.settings.clone(),
                 completion: c.completion_rate,
                 full_completion: c.full_completion_rate,
             })
@@ -78,22 +78,23 @@ pub fn compare(old: &[CellRates], new: &[CellRates], tolerance: f64) -> Vec<Cell
             .map(|c| {
                 (
                     c.scenario.clone(),
-                    c.settings,
+                    c.settings.clone(),
                     (c.completion, c.full_completion),
                 )
             })
             .collect()
     };
     let (old, new) = (key_rates(old), key_rates(new));
-    let find = |list: &[(String, CellSettings, (f64, f64))], name: &str, settings: CellSettings| {
-        list.iter()
-            .find(|(n, s, _)| n == name && *s == settings)
-            .map(|(_, _, r)| *r)
-    };
+    let find =
+        |list: &[(String, CellSettings, (f64, f64))], name: &str, settings: &CellSettings| {
+            list.iter()
+                .find(|(n, s, _)| n == name && s == settings)
+                .map(|(_, _, r)| *r)
+        };
     let mut diffs: Vec<CellDiff> = new
         .iter()
         .map(|(name, settings, rates)| {
-            let before = find(&old, name, *settings);
+            let before = find(&old, name, settings);
             let movement = match before {
                 None => Movement::New,
                 Some((c0, f0)) => {
@@ -109,7 +110,7 @@ pub fn compare(old: &[CellRates], new: &[CellRates], tolerance: f64) -> Vec<Cell
             };
             CellDiff {
                 scenario: name.clone(),
-                settings: *settings,
+                settings: settings.clone(),
                 old: before,
                 new: Some(*rates),
                 movement,
@@ -118,10 +119,10 @@ pub fn compare(old: &[CellRates], new: &[CellRates], tolerance: f64) -> Vec<Cell
         .collect();
     diffs.extend(
         old.iter()
-            .filter(|(name, settings, _)| find(&new, name, *settings).is_none())
+            .filter(|(name, settings, _)| find(&new, name, settings).is_none())
             .map(|(name, settings, rates)| CellDiff {
                 scenario: name.clone(),
-                settings: *settings,
+                settings: settings.clone(),
                 old: Some(*rates),
                 new: None,
                 movement: Movement::Removed,
@@ -152,8 +153,7 @@ pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
         let mut builder = Builder::default();
         builder.push_record([
             "scenario",
-            "todo",
-            "nag",
+            "settings",
             "completion",
             "Δ pts",
             "full",
@@ -165,8 +165,7 @@ pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
             let (c1, f1) = (d.new.map(|r| r.0), d.new.map(|r| r.1));
             builder.push_record([
                 d.scenario.clone(),
-                d.settings.todo.to_string(),
-                d.settings.nag_threshold.to_string(),
+                d.settings.to_string(),
                 format!("{} → {}", pct(c0), pct(c1)),
                 delta(c0, c1),
                 format!("{} → {}", pct(f0), pct(f1)),
@@ -195,15 +194,18 @@ pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::NagThreshold;
+    use crate::scenario::{Axis, AxisValue, NagThreshold};
 
     fn rates(name: &str, nag: u32, completion: f64, full: f64) -> CellRates {
         CellRates {
             scenario: name.into(),
-            settings: CellSettings {
-                todo: true,
-                nag_threshold: NagThreshold::After(nag),
-            },
+            settings: CellSettings::new(vec![
+                (Axis::Todo, AxisValue::Bool(true)),
+                (
+                    Axis::NagThreshold,
+                    AxisValue::Threshold(NagThreshold::After(nag)),
+                ),
+            ]),
             completion,
             full_completion: full,
         }

@@ -154,7 +154,7 @@ impl ReportFile {
             .flat_map(|s| {
                 s.cells.iter().map(|c| {
                     let computed =
-                        || CellSummary::new(c.settings, c.steps_total, c.results.clone());
+                        || CellSummary::new(c.settings.clone(), c.steps_total, c.results.clone());
                     let (completion, full) = match (c.completion_rate, c.full_completion_rate) {
                         (Some(a), Some(b)) => (a, b),
                         _ => {
@@ -164,7 +164,7 @@ impl ReportFile {
                     };
                     crate::report::baseline::CellRates {
                         scenario: s.name.clone(),
-                        settings: c.settings,
+                        settings: c.settings.clone(),
                         completion,
                         full_completion: full,
                     }
@@ -243,7 +243,7 @@ pub fn merge(
                 (
                     s.name.clone(),
                     s.file.clone(),
-                    s.cells.iter().map(|c| c.settings).collect(),
+                    s.cells.iter().map(|c| c.settings.clone()).collect(),
                 )
             })
             .collect()

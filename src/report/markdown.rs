@@ -29,16 +29,23 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
     }
     for result in results {
         let _ = writeln!(out, "## {} (`{}`)\n", result.name, result.file);
-        out.push_str(
-            "| todo | nag | runs | completion (95% CI) | full | reminders | rejected | turns |\n",
+        let columns = super::axis_columns(result.cells.iter().map(|c| &c.settings));
+        let labels: Vec<String> = columns.iter().map(|a| a.label()).collect();
+        let _ = writeln!(
+            out,
+            "| {} | runs | completion (95% CI) | full | reminders | rejected | turns |",
+            labels.join(" | ")
         );
-        out.push_str("|---|---|---:|---:|---:|---:|---:|---:|\n");
+        let _ = writeln!(
+            out,
+            "|{}---:|---:|---:|---:|---:|---:|",
+            "---|".repeat(columns.len())
+        );
         for c in &result.cells {
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {:.1}% [{:.1}, {:.1}] | {:.0}% | {:.2} | {:.2} | {:.1} |",
-                c.settings.todo,
-                c.settings.nag_threshold,
+                "| {} | {} | {:.1}% [{:.1}, {:.1}] | {:.0}% | {:.2} | {:.2} | {:.1} |",
+                super::axis_values(&c.settings, &columns).join(" | "),
                 c.runs,
                 c.completion_rate * 100.0,
                 c.completion_ci95[0] * 100.0,

@@ -7,12 +7,44 @@
 //! - [`markdown`]: a CI job summary (`--markdown`);
 //! - [`baseline`]: what moved against a baseline report;
 //! - [`svg`]: the sweep chart (`sweep --svg`);
+//! - [`html`]: one self-contained page (`--html`) built from the JSON
+//!   report and the logged transcripts;
 //! - [`transcript`]: a replayed run as a readable conversation.
 
 pub mod baseline;
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod svg;
 pub mod table;
 pub mod transcript;
+
+use crate::scenario::{Axis, CellSettings};
+
+/// The axes any of `settings` lists, in axis order: the setting columns of
+/// a table.
+pub fn axis_columns<'a>(settings: impl IntoIterator<Item = &'a CellSettings>) -> Vec<Axis> {
+    let mut axes: Vec<Axis> = Vec::new();
+    for s in settings {
+        for (axis, _) in s.entries() {
+            if !axes.contains(axis) {
+                axes.push(axis.clone());
+            }
+        }
+    }
+    axes.sort();
+    axes
+}
+
+/// A cell's value in each column (`-` where the cell does not list it).
+pub fn axis_values(settings: &CellSettings, columns: &[Axis]) -> Vec<String> {
+    columns
+        .iter()
+        .map(|axis| {
+            settings
+                .get(axis)
+                .map_or("-".to_string(), ToString::to_string)
+        })
+        .collect()
+}

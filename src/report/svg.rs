@@ -1,4 +1,5 @@
-//! `sweep --svg FILE`: completion against nag threshold.
+//! `sweep --svg FILE`: completion against the swept axis (nag threshold by
+//! default).
 //!
 //! The left axis is completion (%): the todo tool's completion per
 //! threshold with its 95% interval as error bars, and the no-todo baseline
@@ -24,6 +25,15 @@ pub fn render(result: &SweepResult) -> Result<String, String> {
     Ok(svg)
 }
 
+/// How the chart names the swept axis.
+fn axis_title(axis: &str) -> String {
+    if axis == "nag_threshold" {
+        "nag threshold".into()
+    } else {
+        axis.into()
+    }
+}
+
 fn draw<'a>(
     result: &SweepResult,
     svg: &'a mut String,
@@ -31,7 +41,12 @@ fn draw<'a>(
     let labels: Vec<String> = result
         .with_todo
         .iter()
-        .map(|c| c.settings.nag_threshold.to_string())
+        .map(|c| {
+            crate::scenario::Axis::parse(&result.axis)
+                .ok()
+                .and_then(|a| c.settings.get(&a).map(ToString::to_string))
+                .unwrap_or_else(|| "-".to_string())
+        })
         .collect();
     let n = labels.len().max(1) as f64;
     let max_reminders = result
@@ -45,7 +60,11 @@ fn draw<'a>(
         root.fill(&WHITE)?;
         let mut chart = ChartBuilder::on(&root)
             .caption(
-                format!("{}: completion vs nag threshold", result.scenario),
+                format!(
+                    "{}: completion vs {}",
+                    result.scenario,
+                    axis_title(&result.axis)
+                ),
                 ("sans-serif", 22),
             )
             .margin(16)
@@ -66,7 +85,11 @@ fn draw<'a>(
             .configure_mesh()
             .x_labels(labels.len() * 2 + 1)
             .x_label_formatter(&label_of)
-            .x_desc("nag threshold (rounds without a todo update before a reminder)")
+            .x_desc(if result.axis == "nag_threshold" {
+                "nag threshold (rounds without a todo update before a reminder)".to_string()
+            } else {
+                result.axis.clone()
+            })
             .y_desc("steps completed (%), 95% interval")
             .disable_x_mesh()
             .light_line_style(WHITE)

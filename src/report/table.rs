@@ -9,6 +9,7 @@ use tabled::settings::Style;
 
 use crate::eval::sweep::{ALPHA, SweepResult};
 use crate::eval::{CellSummary, ScenarioResult};
+use crate::scenario::Axis;
 
 const GREEN: &str = "\x1b[32m";
 const RED: &str = "\x1b[31m";
@@ -64,24 +65,27 @@ fn p_value(p: f64) -> String {
 
 /// The cells as a table.
 pub fn cells_table(cells: &[CellSummary]) -> String {
+    let columns = super::axis_columns(cells.iter().map(|c| &c.settings));
     let mut builder = Builder::default();
-    builder.push_record([
-        "todo",
-        "nag",
-        "runs",
-        "steps done (95% CI)",
-        "completion",
-        "full",
-        "reminders",
-        "rejected",
-        "turns",
-        "violations",
-    ]);
+    let mut header: Vec<String> = columns.iter().map(Axis::label).collect();
+    header.extend(
+        [
+            "runs",
+            "steps done (95% CI)",
+            "completion",
+            "full",
+            "reminders",
+            "rejected",
+            "turns",
+            "violations",
+        ]
+        .map(String::from),
+    );
+    builder.push_record(header);
     for cell in cells {
         let scale = cell.steps_total as f64;
-        builder.push_record([
-            cell.settings.todo.to_string(),
-            cell.settings.nag_threshold.to_string(),
+        let mut row = super::axis_values(&cell.settings, &columns);
+        row.extend([
             cell.runs.to_string(),
             format!(
                 "{:.1}/{} [{:.1}, {:.1}]",
@@ -97,6 +101,7 @@ pub fn cells_table(cells: &[CellSummary]) -> String {
             format!("{:.1}", cell.mean_turns),
             format!("{:.2}", cell.mean_protocol_violations),
         ]);
+        builder.push_record(row);
     }
     let mut table = builder.build();
     table.with(Style::rounded());
@@ -108,10 +113,12 @@ pub fn cells_table(cells: &[CellSummary]) -> String {
 /// The sweep table: one row per threshold with the todo tool, one baseline
 /// row without it, then the recommendation and why.
 pub fn sweep(result: &SweepResult) -> String {
+    let axis = Axis::parse(&result.axis).ok();
+    let axis_label = axis.as_ref().map_or(result.axis.clone(), Axis::label);
     let mut builder = Builder::default();
     builder.push_record([
         "todo",
-        "nag",
+        axis_label.as_str(),
         "runs",
         "completion (95% CI)",
         "full",
@@ -119,10 +126,10 @@ pub fn sweep(result: &SweepResult) -> String {
         "turns",
         "p vs leader",
     ]);
-    let row = |cell: &CellSummary, nag: String, p: String| {
+    let row = |cell: &CellSummary, value: String, p: String| {
         [
-            cell.settings.todo.to_string(),
-            nag,
+            cell.settings.todo().to_string(),
+            value,
             cell.runs.to_string(),
             format!(
                 "{:.1}% [{:.1}, {:.1}]",
@@ -136,22 +143,36 @@ pub fn sweep(result: &SweepResult) -> String {
             p,
         ]
     };
+    let value_of = |cell: &CellSummary| {
+        axis.as_ref()
+            .and_then(|a| cell.settings.get(a))
+            .map_or("-".to_string(), ToString::to_string)
+    };
     for (cell, p) in result.with_todo.iter().zip(&result.p_vs_leader) {
-        let p = if cell.settings.nag_threshold == result.leader {
+        let is_leader = axis.as_ref().and_then(|a| cell.settings.get(a)) == result.leader.as_ref();
+        let p = if is_leader {
             "leader".to_string()
         } else {
             format!("{p:.3}")
         };
-        builder.push_record(row(cell, cell.settings.nag_threshold.to_string(), p));
+        builder.push_record(row(cell, value_of(cell), p));
     }
     builder.push_record(row(&result.without_todo, "-".into(), String::new()));
     let mut table = builder.build();
     table.with(Style::rounded());
-    let mut out = format!("{} — nag threshold sweep\n{table}\n", result.scenario);
+    let shown =
+        |v: &Option<crate::scenario::AxisValue>| v.map_or("-".to_string(), |v| v.to_string());
+    let (what, best_what) = if result.axis == "nag_threshold" {
+        ("nag threshold".to_string(), "threshold".to_string())
+    } else {
+        (result.axis.clone(), result.axis.clone())
+    };
+    let mut out = format!("{} — {what} sweep\n{table}\n", result.scenario);
     let _ = writeln!(
         out,
-        "best threshold: {} (fewest reminders per run among thresholds whose completion is not significantly below the leader's, nag {}; paired sign test, p >= {ALPHA})",
-        result.best, result.leader
+        "best {best_what}: {} (fewest reminders per run among values whose completion is not significantly below the leader's, {axis_label} {}; paired sign test, p >= {ALPHA})",
+        shown(&result.best),
+        shown(&result.leader)
     );
     out
 }

@@ -1,11 +1,17 @@
 //! `replay --format text`: a run as a person reads it. Each turn shows the
-//! assistant's words, each tool call with its (shortened) result, the todo
+//! assistant's words, each tool call with its (shortened) result, the plan
 //! panel whenever the plan changes, and reminders where they were injected;
 //! then the metrics and each step's check.
+//!
+//! What a planning call looks like and how its plan reads back is the
+//! run's dialect's business: the panel shows an accepted planning call's
+//! result when the dialect echoes the plan, else the dialect's render of
+//! the plan the call set.
 
 use std::fmt::Write;
 
-use crate::agent::todo::parse_render;
+use crate::agent::dialect::{PlanDialect, PlanItem};
+use crate::agent::todo::python_str;
 use crate::eval::RunRecord;
 use crate::llm::{Content, ContentBlock, Message, Role};
 use crate::scenario::Scenario;
@@ -14,9 +20,12 @@ use crate::scenario::Scenario;
 const RESULT_LINES: usize = 8;
 
 pub fn render(scenario: &Scenario, record: &RunRecord) -> String {
+    let dialect = record.dialect.get();
+    let offered = record.planning_offered;
     let mut out = String::new();
     let mut turn = 0;
-    let mut calls: Vec<(String, String)> = Vec::new();
+    let mut calls: Vec<(String, String, serde_json::Value)> = Vec::new();
+    let mut plan: Vec<PlanItem> = Vec::new();
     for message in &record.messages {
         match (&message.role, &message.content) {
             (Role::User, Content::Text(task)) => {
@@ -32,21 +41,31 @@ pub fn render(scenario: &Scenario, record: &RunRecord) -> String {
                             let _ = writeln!(out, "assistant: {text}");
                         }
                         ContentBlock::ToolUse { id, name, input } => {
-                            calls.push((id.clone(), name.clone()));
-                            let _ = writeln!(out, "  → {name} {}", describe_call(name, input));
+                            calls.push((id.clone(), name.clone(), input.clone()));
+                            let _ =
+                                writeln!(out, "  → {name} {}", describe_call(dialect, name, input));
                         }
                         ContentBlock::ToolResult { .. } => {}
                     }
                 }
             }
-            (Role::User, Content::Blocks(blocks)) => render_results(&mut out, blocks, &calls),
+            (Role::User, Content::Blocks(blocks)) => {
+                render_results(&mut out, blocks, &calls, dialect, offered, &mut plan)
+            }
         }
     }
     render_summary(&mut out, scenario, record);
     out
 }
 
-fn render_results(out: &mut String, blocks: &[ContentBlock], calls: &[(String, String)]) {
+fn render_results(
+    out: &mut String,
+    blocks: &[ContentBlock],
+    calls: &[(String, String, serde_json::Value)],
+    dialect: &dyn PlanDialect,
+    offered: bool,
+    plan: &mut Vec<PlanItem>,
+) {
     for block in blocks {
         match block {
             ContentBlock::Text { text } => {
@@ -56,13 +75,26 @@ fn render_results(out: &mut String, blocks: &[ContentBlock], calls: &[(String, S
                 tool_use_id,
                 content,
             } => {
-                let name = calls
-                    .iter()
-                    .find(|(id, _)| id == tool_use_id)
-                    .map_or("?", |(_, n)| n.as_str());
-                match parse_render(content).filter(|_| name == "todo") {
-                    Some(_) => todo_panel(out, content),
-                    None => {
+                let call = calls.iter().find(|(id, _, _)| id == tool_use_id);
+                let name = call.map_or("?", |(_, n, _)| n.as_str());
+                let planning = offered && call.is_some() && dialect.is_planning_tool(name);
+                let shown = planning && !dialect.is_error(content);
+                let echoed = shown.then(|| dialect.plan_from_result(content)).flatten();
+                match (echoed, call) {
+                    (Some(items), _) => {
+                        *plan = items;
+                        plan_panel(out, content);
+                    }
+                    (None, Some((_, _, input))) if shown => {
+                        // A dialect that does not echo the plan: its result,
+                        // then the plan the call set.
+                        let _ = writeln!(out, "  ← {name}: {}", shorten(content));
+                        if let Some(items) = dialect.plan_from_call(plan, name, input) {
+                            *plan = items;
+                            plan_panel(out, &dialect.render(plan));
+                        }
+                    }
+                    _ => {
                         let _ = writeln!(out, "  ← {name}: {}", shorten(content));
                     }
                 }
@@ -72,15 +104,28 @@ fn render_results(out: &mut String, blocks: &[ContentBlock], calls: &[(String, S
     }
 }
 
-/// A call's input; a todo list is summarised as `status "text"` per item
-/// (an accepted list shows up whole in the panel that follows).
-fn describe_call(name: &str, input: &serde_json::Value) -> String {
+/// The fields a planning item's text goes by, across dialects.
+const TEXT_FIELDS: [&str; 4] = ["text", "content", "step", "description"];
+
+/// The fields a planning call's list goes by, across dialects.
+const LIST_FIELDS: [&str; 3] = ["items", "todos", "plan"];
+
+/// A call's input; a planning call's list (`items`, `todos` or `plan`) is
+/// summarised as `status "text"` per item (an accepted list shows up whole
+/// in the panel that follows).
+fn describe_call(dialect: &dyn PlanDialect, name: &str, input: &serde_json::Value) -> String {
     const SHOWN: usize = 4;
-    let items = input.get("items").and_then(|v| v.as_array());
+    let items = LIST_FIELDS
+        .iter()
+        .find_map(|key| input.get(key).and_then(|v| v.as_array()));
     match items {
-        Some(items) if name == "todo" => {
-            let field = |item: &serde_json::Value, key: &str| {
-                item.get(key).map(crate::agent::todo::python_str)
+        Some(items) if dialect.is_planning_tool(name) => {
+            let field = |item: &serde_json::Value, key: &str| item.get(key).map(python_str);
+            let text = |item: &serde_json::Value| {
+                TEXT_FIELDS
+                    .iter()
+                    .find_map(|k| field(item, k))
+                    .unwrap_or_default()
             };
             let mut parts: Vec<String> = items
                 .iter()
@@ -89,7 +134,7 @@ fn describe_call(name: &str, input: &serde_json::Value) -> String {
                     Some(_) => format!(
                         "{} {:?}",
                         field(item, "status").unwrap_or_else(|| "(no status)".into()),
-                        field(item, "text").unwrap_or_default()
+                        text(item)
                     ),
                     None => item.to_string(),
                 })
@@ -103,7 +148,7 @@ fn describe_call(name: &str, input: &serde_json::Value) -> String {
     }
 }
 
-fn todo_panel(out: &mut String, render: &str) {
+fn plan_panel(out: &mut String, render: &str) {
     let width = render
         .lines()
         .map(|l| l.chars().count())
@@ -134,7 +179,7 @@ fn render_summary(out: &mut String, scenario: &Scenario, record: &RunRecord) {
     let m = &record.metrics;
     let _ = writeln!(
         out,
-        "\n── result ──\nstop: {}  turns: {}  steps: {}/{}  reminders at: {:?}  todo calls: {}  rejected: {}  protocol violations: {}",
+        "\n── result ──\nstop: {}  turns: {}  steps: {}/{}  reminders at: {:?}  todo calls: {}  rejected: {}  protocol violations: {}{}",
         m.stop,
         m.turns,
         m.steps_completed,
@@ -142,7 +187,12 @@ fn render_summary(out: &mut String, scenario: &Scenario, record: &RunRecord) {
         m.reminders_at,
         m.todo_calls,
         m.rejected_todo_updates,
-        m.protocol_violations
+        m.protocol_violations,
+        if m.unknown_tool_calls > 0 {
+            format!("  unknown tool calls: {}", m.unknown_tool_calls)
+        } else {
+            String::new()
+        }
     );
     for (step, result) in scenario.steps.iter().zip(&record.step_results) {
         let mark = match result {

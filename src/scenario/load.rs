@@ -5,7 +5,10 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::types::{RawScenario, Scenario, Step};
+use super::axes::{Axis, AxisValue};
+use super::model::ModelSpec;
+use super::step::Step;
+use super::{ExactExpectation, Expectation, RawScenario, Scenario};
 
 /// Scenario files larger than this are refused before parsing.
 pub const MAX_SCENARIO_BYTES: u64 = 8 << 20;
@@ -219,7 +222,39 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
             format!("steps: id `{}` is used twice", pair[0]),
         ));
     }
-    if let super::types::ModelSpec::Simulate(params) = &raw.model {
+    let agent = raw
+        .agent
+        .validate()
+        .map_err(|(position, message)| LoadError::new(file, position, message))?;
+    let simulate_axes = raw
+        .runs
+        .axes
+        .iter()
+        .filter(|(axis, _)| matches!(axis, Axis::Simulate(_)));
+    for (axis, values) in simulate_axes {
+        let ModelSpec::Simulate(base) = &raw.model else {
+            return Err(LoadError::new(
+                file,
+                None,
+                format!(
+                    "runs.{axis} varies a simulated-model parameter, but the model is scripted"
+                ),
+            ));
+        };
+        for value in values {
+            let mut params = *base;
+            if let (Axis::Simulate(i), AxisValue::Number(x)) = (axis, value)
+                && let Some(name) = crate::model::simulated::SimulateParams::NAMES.get(*i)
+                && let Some(field) = params.field_mut(name)
+            {
+                *field = *x;
+            }
+            params
+                .validate()
+                .map_err(|message| LoadError::new(file, None, format!("runs: {message}")))?;
+        }
+    }
+    if let ModelSpec::Simulate(params) = &raw.model {
         params
             .validate()
             .map_err(|message| LoadError::new(file, None, format!("model: {message}")))?;
@@ -236,6 +271,15 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "scenario".to_string())
     });
+    let mut expect = raw.expect;
+    // A cassette is checked for drift whether or not it says so.
+    if raw.model.is_cassette()
+        && !expect
+            .iter()
+            .any(|e| matches!(e, Expectation::Exact(ExactExpectation::DriftTurns(_))))
+    {
+        expect.push(Expectation::Exact(ExactExpectation::DriftTurns(Vec::new())));
+    }
     Ok(Scenario {
         name,
         description: raw.description,
@@ -243,10 +287,10 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         task: raw.task,
         workspace,
         steps,
-        agent: raw.agent,
+        agent,
         model: raw.model,
         runs: raw.runs,
-        expect: raw.expect,
+        expect,
     })
 }
 
@@ -320,7 +364,10 @@ fn first_line(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{CellSelector, Expectation, ModelSpec, NagThreshold, Placement};
+    use crate::scenario::{
+        Axis, AxisValue, CellSelector, Expectation, ModelSpec, NagThreshold, Placement,
+        ReminderSpec,
+    };
 
     fn load(text: &str) -> Result<Scenario, LoadError> {
         load_str(Path::new("dir/my_scenario.yaml"), text)
@@ -339,8 +386,8 @@ mod tests {
         );
         assert_eq!(s.steps_total(), 0);
         assert!(s.agent.todo);
-        assert_eq!(s.agent.nag.threshold, NagThreshold::After(3));
-        assert_eq!(s.agent.nag.placement, Placement::Prepend);
+        assert_eq!(s.agent.nag_threshold(), Some(NagThreshold::After(3)));
+        assert_eq!(s.agent.placement, Placement::Prepend);
         assert_eq!(s.agent.max_turns, 50);
         assert!(matches!(s.model, ModelSpec::Script(ref r) if r.len() == 1));
     }
@@ -352,7 +399,7 @@ mod tests {
                 "task: t\nagent: {{nag: {{threshold: {off}}}}}\nmodel:\n  script: [{{text: hi}}]\n"
             ))
             .unwrap();
-            assert_eq!(s.agent.nag.threshold, NagThreshold::Off);
+            assert_eq!(s.agent.nag_threshold(), Some(NagThreshold::Off));
         }
         assert!(
             load("task: t\nagent: {nag: {threshold: true}}\nmodel:\n  script: [{text: hi}]\n")
@@ -370,16 +417,16 @@ mod tests {
         let json = serde_json::to_string(&s.expect).unwrap();
         let back: Vec<Expectation> = serde_json::from_str(&json).unwrap();
         assert_eq!(back, s.expect);
-        assert!(matches!(
-            &s.expect[2],
-            Expectation::Bound {
-                selector: CellSelector {
-                    todo: Some(true),
-                    nag_threshold: Some(NagThreshold::Off)
-                },
-                ..
-            }
-        ));
+        let Expectation::Bound { selector, .. } = &s.expect[2] else {
+            panic!("a bound expected");
+        };
+        assert_eq!(
+            selector,
+            &CellSelector::new(vec![
+                (Axis::Todo, AxisValue::Bool(true)),
+                (Axis::NagThreshold, AxisValue::Threshold(NagThreshold::Off)),
+            ])
+        );
     }
 
     #[test]
@@ -392,5 +439,82 @@ mod tests {
                 .starts_with("dir/my_scenario.yaml:6:5: unknown field `chek`"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn reminder_policies_by_name_or_map() {
+        let with = |agent: &str| {
+            load(&format!(
+                "task: t\nagent: {agent}\nmodel:\n  script: [{{text: hi}}]\n"
+            ))
+        };
+        let s = with("{reminder: interval}").unwrap();
+        assert_eq!(s.agent.reminder, ReminderSpec::Interval { every: 6 });
+        let s = with("{reminder: {policy: claude-code, turns_between: 4}, nag: {placement: fold}}")
+            .unwrap();
+        assert_eq!(
+            s.agent.reminder,
+            ReminderSpec::ClaudeCode {
+                turns_since_write: 10,
+                turns_between: 4
+            }
+        );
+        assert_eq!(s.agent.placement, Placement::Fold);
+        for bad in [
+            "{reminder: nope}",
+            "{reminder: {policy: interval, threshold: 3}}",
+            "{reminder: {every: 3}}",
+            "{reminder: {policy: interval, every: 0}}",
+        ] {
+            assert!(with(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_reminder_and_a_nag_threshold_are_two_thresholds() {
+        let e = load(
+            "task: t\nagent:\n  nag: {threshold: 2}\n  reminder: off\nmodel:\n  script: [{text: hi}]\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.position.map(|p| p.0), Some(4), "{e}");
+        assert!(
+            e.message.contains("agent.reminder and agent.nag.threshold"),
+            "{e}"
+        );
+        // The placement alone is no conflict.
+        load("task: t\nagent:\n  nag: {placement: append}\n  reminder: off\nmodel:\n  script: [{text: hi}]\n").unwrap();
+    }
+
+    #[test]
+    fn runs_vary_any_axis() {
+        let s = load(
+            "task: t\nsteps:\n  - {text: a, do: [{tool: bash, input: {command: ls}}]}\nmodel:\n  simulate: {}\nruns:\n  dialect: [s03]\n  reminder: [off, {policy: interval, every: 2}]\n  placement: [fold]\n  simulate.attention_span: [100, 200]\n",
+        )
+        .unwrap();
+        let names: Vec<String> = s.runs.axes.iter().map(|(a, _)| a.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "dialect",
+                "reminder",
+                "placement",
+                "simulate.attention_span"
+            ]
+        );
+        for bad in [
+            "runs:\n  simulate.nope: [1]\n",
+            "runs:\n  bogus: [1]\n",
+            "runs:\n  simulate.recall_floor: [2]\n",
+            "runs:\n  dialect: []\n",
+        ] {
+            let text = format!(
+                "task: t\nsteps:\n  - {{text: a, do: [{{tool: bash, input: {{command: ls}}}}]}}\nmodel:\n  simulate: {{}}\n{bad}"
+            );
+            assert!(load(&text).is_err(), "{bad}");
+        }
+        let scripted = load(
+            "task: t\nmodel:\n  script: [{text: hi}]\nruns:\n  simulate.attention_span: [1]\n",
+        );
+        assert!(scripted.is_err());
     }
 }

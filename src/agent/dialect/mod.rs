@@ -14,8 +14,21 @@
 //!
 //! Adding a dialect is one file beside this one plus one entry in
 //! [`Dialect`].
+//!
+//! The dialects, by scenario name: `s03` (the reference), `s03-guarded`,
+//! `planning-state`, `java-port`, `create-update`, `claude-code` (Claude
+//! Code's TodoWrite), `codex` (Codex CLI's update_plan) and `gemini`
+//! (Gemini CLI's write_todos). `docs/dialects.md` lists their schemas,
+//! rules and exact texts.
 
+mod claude_code;
+mod codex;
+mod create_update;
+mod gemini;
+mod java_port;
+mod planning_state;
 mod s03;
+mod s03_guarded;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -156,7 +169,10 @@ pub trait PlanDialect: fmt::Debug + Send + Sync {
     fn plan_from_result(&self, result: &str) -> Option<Vec<PlanItem>>;
 
     /// Reads the plan an *accepted* call set, given the plan before it
-    /// (for dialects whose calls change one item at a time).
+    /// (for dialects whose calls change one item at a time); `None` when
+    /// the dialect would reject the call. This is the plan as the call
+    /// wrote it: for claude-code, the list sent even when every item is
+    /// completed and the stored list became empty.
     fn plan_from_call(
         &self,
         before: &[PlanItem],
@@ -178,6 +194,61 @@ pub trait PlanDialect: fmt::Debug + Send + Sync {
     /// `wanted`; `None` when the dialect accepts every update of that kind
     /// (Claude Code has no count limit, for instance).
     fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall>;
+
+    /// The dialect's own word for a status (create-update says `running`
+    /// for [`PlanStatus::InProgress`]); for reminder texts and views.
+    fn status_word(&self, status: PlanStatus) -> &'static str {
+        status.as_str()
+    }
+
+    /// The statuses a stored plan can hold in this dialect, in the order
+    /// the dialect lists them.
+    fn statuses(&self) -> &'static [PlanStatus] {
+        &[
+            PlanStatus::Pending,
+            PlanStatus::InProgress,
+            PlanStatus::Completed,
+        ]
+    }
+
+    /// The most items one accepted plan may hold, if the dialect limits it.
+    fn max_items(&self) -> Option<usize> {
+        None
+    }
+
+    /// Whether an accepted plan holds at most one in-progress item.
+    fn single_in_progress(&self) -> bool {
+        false
+    }
+}
+
+/// An `activeForm` for a text that comes without one (Claude Code requires
+/// it; the simulated model writes this one).
+pub fn active_form_for(text: &str) -> String {
+    format!("Working on: {text}")
+}
+
+/// How many items of `plan` are completed.
+pub(crate) fn completed_count(plan: &[PlanItem]) -> usize {
+    plan.iter()
+        .filter(|item| item.status == PlanStatus::Completed)
+        .count()
+}
+
+/// Positions as ids (1, 2, ...), for dialects whose items have none.
+pub(crate) fn numbered(
+    items: impl IntoIterator<Item = (String, PlanStatus, Option<String>)>,
+) -> Vec<PlanItem> {
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, (text, status, active_form))| PlanItem {
+            id: (i + 1).to_string(),
+            text,
+            status,
+            active_form,
+        })
+        .collect()
 }
 
 /// The dialects a scenario can name: the registry.
@@ -188,17 +259,45 @@ pub trait PlanDialect: fmt::Debug + Send + Sync {
 pub enum Dialect {
     #[default]
     S03,
+    S03Guarded,
+    PlanningState,
+    JavaPort,
+    CreateUpdate,
+    ClaudeCode,
+    Codex,
+    Gemini,
 }
 
 impl Dialect {
     /// Every dialect, in the order reports list them.
-    pub const ALL: &'static [Dialect] = &[Dialect::S03];
+    pub const ALL: &'static [Dialect] = &[
+        Dialect::S03,
+        Dialect::S03Guarded,
+        Dialect::PlanningState,
+        Dialect::JavaPort,
+        Dialect::CreateUpdate,
+        Dialect::ClaudeCode,
+        Dialect::Codex,
+        Dialect::Gemini,
+    ];
 
     /// The dialect's implementation.
     pub fn get(self) -> &'static dyn PlanDialect {
         match self {
             Self::S03 => &s03::S03,
+            Self::S03Guarded => &s03_guarded::S03Guarded,
+            Self::PlanningState => &planning_state::PlanningState,
+            Self::JavaPort => &java_port::JavaPort,
+            Self::CreateUpdate => &create_update::CreateUpdate,
+            Self::ClaudeCode => &claude_code::ClaudeCode,
+            Self::Codex => &codex::Codex,
+            Self::Gemini => &gemini::Gemini,
         }
+    }
+
+    /// The dialect with this scenario name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|d| d.name() == name)
     }
 
     pub fn name(self) -> &'static str {
@@ -206,8 +305,73 @@ impl Dialect {
     }
 }
 
+impl std::str::FromStr for Dialect {
+    type Err = UnknownDialect;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Self::from_name(name).ok_or_else(|| UnknownDialect(name.to_string()))
+    }
+}
+
+/// A dialect name that is not in the registry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown dialect `{0}`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, codex, gemini"
+)]
+pub struct UnknownDialect(pub String);
+
 impl fmt::Display for Dialect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_match_serde_and_the_registry() {
+        for &dialect in Dialect::ALL {
+            let json = serde_json::to_value(dialect).unwrap_or_default();
+            assert_eq!(json, serde_json::json!(dialect.name()));
+            assert_eq!(Dialect::from_name(dialect.name()), Some(dialect));
+            assert_eq!(dialect.to_string(), dialect.name());
+            assert_eq!(dialect.name().parse::<Dialect>(), Ok(dialect));
+        }
+        let names: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "s03",
+                "s03-guarded",
+                "planning-state",
+                "java-port",
+                "create-update",
+                "claude-code",
+                "codex",
+                "gemini"
+            ]
+        );
+    }
+
+    #[test]
+    fn unknown_names_list_the_known_ones() {
+        let err = "claude_code".parse::<Dialect>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown dialect `claude_code`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, codex, gemini"
+        );
+    }
+
+    #[test]
+    fn every_tool_is_a_planning_tool_of_its_dialect() {
+        for &dialect in Dialect::ALL {
+            let d = dialect.get();
+            for tool in d.tools() {
+                assert!(d.is_planning_tool(&tool.name), "{dialect}: {}", tool.name);
+            }
+            assert!(!d.is_planning_tool("bash"));
+        }
     }
 }

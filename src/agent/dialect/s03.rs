@@ -9,12 +9,12 @@ use crate::agent::todo::{self, TodoItem, TodoManager, TodoStatus};
 use crate::llm::ToolSchema;
 
 /// The tool's name.
-const TOOL: &str = "todo";
+pub(super) const TOOL: &str = "todo";
 
 #[derive(Debug, Clone, Copy)]
 pub struct S03;
 
-fn to_plan(items: &[TodoItem]) -> Vec<PlanItem> {
+pub(super) fn to_plan(items: &[TodoItem]) -> Vec<PlanItem> {
     items
         .iter()
         .map(|item| {
@@ -31,7 +31,7 @@ fn to_plan(items: &[TodoItem]) -> Vec<PlanItem> {
         .collect()
 }
 
-fn to_todo(items: &[PlanItem]) -> Vec<TodoItem> {
+pub(super) fn to_todo(items: &[PlanItem]) -> Vec<TodoItem> {
     items
         .iter()
         .map(|item| TodoItem {
@@ -48,7 +48,7 @@ fn to_todo(items: &[PlanItem]) -> Vec<TodoItem> {
         .collect()
 }
 
-fn item_json(item: &PlanItem) -> Value {
+pub(super) fn item_json(item: &PlanItem) -> Value {
     let status = match item.status {
         PlanStatus::InProgress => "in_progress",
         PlanStatus::Completed => "completed",
@@ -99,8 +99,9 @@ impl PlanDialect for S03 {
         _tool: &str,
         input: &Value,
     ) -> Option<Vec<PlanItem>> {
-        let items = input.get("items")?.as_array()?;
-        todo::validate(items).ok().map(|items| to_plan(&items))
+        todo::parse_input(input, todo::UnknownStatus::Reject)
+            .ok()
+            .map(|items| to_plan(&items))
     }
 
     fn is_error(&self, result: &str) -> bool {
@@ -118,18 +119,31 @@ impl PlanDialect for S03 {
         }]
     }
 
+    fn max_items(&self) -> Option<usize> {
+        Some(todo::MAX_TODOS)
+    }
+
+    fn single_in_progress(&self) -> bool {
+        true
+    }
+
     fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {
+        Some(invalid_call(wanted, kind))
+    }
+}
+
+/// An s03-shaped `todo` call that breaks one rule (also used by java-port,
+/// which shares every rule but the status one).
+pub(super) fn invalid_call(wanted: &[PlanItem], kind: InvalidUpdate) -> PlanCall {
+    {
         let mut items: Vec<Value> = wanted.iter().map(item_json).collect();
         match kind {
             InvalidUpdate::TwoInProgress => {
+                while items.len() < 2 {
+                    items.push(json!({"id": format!("extra{}", items.len() + 1), "text": "Double-check", "status": "pending"}));
+                }
                 for item in items.iter_mut().take(2) {
                     item["status"] = json!("in_progress");
-                }
-                if items.len() < 2 {
-                    items.push(
-                        json!({"id": "extra", "text": "Double-check", "status": "in_progress"}),
-                    );
-                    items[0]["status"] = json!("in_progress");
                 }
             }
             InvalidUpdate::EmptyText => match items.first_mut() {
@@ -147,10 +161,10 @@ impl PlanDialect for S03 {
                 }
             }
         }
-        Some(PlanCall {
+        PlanCall {
             tool: TOOL.into(),
             input: json!({"items": items}),
-        })
+        }
     }
 }
 
@@ -191,14 +205,22 @@ mod tests {
 
     #[test]
     fn every_invalid_kind_is_rejected() {
-        let wanted = vec![PlanItem::new("1", "Read", PlanStatus::Pending)];
+        for wanted in [
+            vec![],
+            vec![PlanItem::new("1", "Read", PlanStatus::Pending)],
+        ] {
+            every_invalid_kind_is_rejected_from(&wanted);
+        }
+    }
+
+    fn every_invalid_kind_is_rejected_from(wanted: &[PlanItem]) {
         for kind in [
             InvalidUpdate::TwoInProgress,
             InvalidUpdate::EmptyText,
             InvalidUpdate::UnknownStatus,
             InvalidUpdate::TooMany,
         ] {
-            let call = S03.write_invalid(&wanted, kind).unwrap();
+            let call = S03.write_invalid(wanted, kind).unwrap();
             let mut plan = Vec::new();
             assert!(
                 !S03.apply(&mut plan, &call.tool, &call.input).accepted,

@@ -20,7 +20,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use bash::{BashOutcome, run_bash, run_command};
+pub use bash::{
+    BashOutcome, CAPTURE_LIMIT, CommandSettings, run_bash, run_bash_with, run_command,
+    run_command_with,
+};
 pub use files::{edit_file, read_file, write_file};
 
 use crate::agent::workspace::{AccessError, Workspace};
@@ -43,6 +46,13 @@ pub enum ToolError {
     DangerousCommand,
     #[error("Timeout ({}s)", .0.as_secs())]
     Timeout(Duration),
+    /// Ctrl-C or SIGTERM stopped the command (the run reports the
+    /// cancellation; this is never a timeout).
+    #[error("Cancelled")]
+    Cancelled,
+    /// The sandbox could not be applied; the command did not run.
+    #[error("{0}")]
+    Sandbox(String),
     #[error("{0}")]
     BadArguments(String),
     /// A file operation failed; worded like Python's OSError.
@@ -198,7 +208,8 @@ pub fn schemas(with_todo: bool) -> Vec<ToolSchema> {
         ),
     ];
     if with_todo {
-        tools.push(ToolSchema::new("todo", "Update task list. Track progress on multi-step tasks.", json!({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}, "text": {"type": "string"}, "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}}, "required": ["id", "text", "status"]}}}, "required": ["items"]})));
+        // The planning tool is the default dialect's (s03).
+        tools.extend(crate::agent::dialect::Dialect::default().get().tools());
     }
     tools
 }

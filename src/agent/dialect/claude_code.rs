@@ -1,0 +1,436 @@
+//! `claude-code`: Claude Code's `TodoWrite`. The whole list is sent every
+//! time (`{todos: [{content, status, activeForm}]}`), every field is
+//! required and non-empty, there is no count limit and any number of items
+//! may be in progress. The result is one fixed sentence: the list is never
+//! shown back. When every item is completed, the stored list becomes empty.
+//!
+//! Validation follows the source's zod schema and its error formatting:
+//! `<tool_use_error>InputValidationError: TodoWrite failed due to the
+//! following issue(s):\n...</tool_use_error>`, with the missing, unexpected
+//! and mistyped parameters named by path (`todos[0].activeForm`).
+
+use serde_json::{Value, json};
+
+use super::{
+    InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, active_form_for,
+    numbered,
+};
+use crate::llm::ToolSchema;
+
+const TOOL: &str = "TodoWrite";
+const PREFIX: &str = "<tool_use_error>";
+/// The tool result of every accepted call.
+pub const SUCCESS: &str = "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable";
+const STATUS_ENUM: &str = "'pending' | 'in_progress' | 'completed'";
+
+#[derive(Debug, Clone, Copy)]
+pub struct ClaudeCode;
+
+/// zod's name for a JSON value's type.
+fn zod_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The issues zod reports, grouped the way Claude Code words them.
+#[derive(Default)]
+struct Issues {
+    missing: Vec<String>,
+    unexpected: Vec<String>,
+    mistyped: Vec<(String, &'static str, &'static str)>,
+    invalid: Vec<(String, String)>,
+}
+
+impl Issues {
+    fn is_empty(&self) -> bool {
+        self.missing.is_empty()
+            && self.unexpected.is_empty()
+            && self.mistyped.is_empty()
+            && self.invalid.is_empty()
+    }
+
+    fn message(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        parts.extend(
+            self.missing
+                .iter()
+                .map(|p| format!("The required parameter `{p}` is missing")),
+        );
+        parts.extend(
+            self.unexpected
+                .iter()
+                .map(|p| format!("An unexpected parameter `{p}` was provided")),
+        );
+        parts.extend(self.mistyped.iter().map(|(p, expected, received)| {
+            format!(
+                "The parameter `{p}` type is expected as `{expected}` but provided as `{received}`"
+            )
+        }));
+        parts.extend(
+            self.invalid
+                .iter()
+                .map(|(p, why)| format!("The parameter `{p}` is invalid: {why}")),
+        );
+        let noun = if parts.len() > 1 { "issues" } else { "issue" };
+        format!(
+            "{PREFIX}InputValidationError: {TOOL} failed due to the following {noun}:\n{}</tool_use_error>",
+            parts.join("\n")
+        )
+    }
+
+    /// A required string of at least one character.
+    fn string<'a>(
+        &mut self,
+        path: String,
+        value: Option<&'a Value>,
+        empty: &str,
+    ) -> Option<&'a str> {
+        match value {
+            None => self.missing.push(path),
+            Some(Value::String(s)) if s.is_empty() => self.invalid.push((path, empty.into())),
+            Some(Value::String(s)) => return Some(s),
+            Some(other) => self.mistyped.push((path, "string", zod_type(other))),
+        }
+        None
+    }
+}
+
+fn parse_status(word: &str) -> Option<PlanStatus> {
+    match word {
+        "pending" => Some(PlanStatus::Pending),
+        "in_progress" => Some(PlanStatus::InProgress),
+        "completed" => Some(PlanStatus::Completed),
+        _ => None,
+    }
+}
+
+/// The list as the call wrote it, or the error text.
+fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
+    let mut issues = Issues::default();
+    let Some(object) = input.as_object() else {
+        issues
+            .mistyped
+            .push((String::new(), "object", zod_type(input)));
+        return Err(issues.message());
+    };
+    issues
+        .unexpected
+        .extend(object.keys().filter(|k| k.as_str() != "todos").cloned());
+    let mut items = Vec::new();
+    match object.get("todos") {
+        None => issues.missing.push("todos".into()),
+        Some(Value::Array(todos)) => {
+            for (i, todo) in todos.iter().enumerate() {
+                let Some(fields) = todo.as_object() else {
+                    issues
+                        .mistyped
+                        .push((format!("todos[{i}]"), "object", zod_type(todo)));
+                    continue;
+                };
+                let content = issues.string(
+                    format!("todos[{i}].content"),
+                    fields.get("content"),
+                    "Content cannot be empty",
+                );
+                let path = format!("todos[{i}].status");
+                let status = match fields.get("status") {
+                    None => {
+                        issues.missing.push(path);
+                        None
+                    }
+                    Some(Value::String(word)) => {
+                        let status = parse_status(word);
+                        if status.is_none() {
+                            issues.invalid.push((
+                                path,
+                                format!(
+                                    "Invalid enum value. Expected {STATUS_ENUM}, received '{word}'"
+                                ),
+                            ));
+                        }
+                        status
+                    }
+                    Some(other) => {
+                        issues.mistyped.push((path, STATUS_ENUM, zod_type(other)));
+                        None
+                    }
+                };
+                let form = issues.string(
+                    format!("todos[{i}].activeForm"),
+                    fields.get("activeForm"),
+                    "Active form cannot be empty",
+                );
+                if let (Some(content), Some(status), Some(form)) = (content, status, form) {
+                    items.push((content.to_string(), status, Some(form.to_string())));
+                }
+            }
+        }
+        Some(other) => issues
+            .mistyped
+            .push(("todos".into(), "array", zod_type(other))),
+    }
+    if issues.is_empty() {
+        Ok(numbered(items))
+    } else {
+        Err(issues.message())
+    }
+}
+
+fn item_json(item: &PlanItem) -> Value {
+    let status = match item.status {
+        PlanStatus::InProgress => "in_progress",
+        PlanStatus::Completed => "completed",
+        _ => "pending",
+    };
+    let form = item
+        .active_form
+        .clone()
+        .filter(|f| !f.is_empty())
+        .unwrap_or_else(|| active_form_for(&item.text));
+    json!({"content": item.text, "status": status, "activeForm": form})
+}
+
+fn call(items: Vec<Value>) -> PlanCall {
+    PlanCall {
+        tool: TOOL.into(),
+        input: json!({ "todos": items }),
+    }
+}
+
+impl PlanDialect for ClaudeCode {
+    fn name(&self) -> &'static str {
+        "claude-code"
+    }
+
+    fn tools(&self) -> Vec<ToolSchema> {
+        vec![ToolSchema::new(
+            TOOL,
+            "Use this tool to create and manage a structured task list for your current coding session. This helps you track progress, organize complex tasks, and demonstrate thoroughness to the user.\nIt also helps the user understand the progress of the task and overall progress of their requests.\n\nTask states: pending (not yet started), in_progress (currently working on; limit to ONE task at a time), completed (finished successfully).\nTask descriptions must have two forms: content, the imperative form describing what needs to be done (e.g. \"Run tests\"), and activeForm, the present continuous form shown during execution (e.g. \"Running tests\").\nMark tasks complete IMMEDIATELY after finishing; exactly one task should be in_progress at any time.",
+            json!({"type": "object", "properties": {"todos": {"type": "array", "items": {"type": "object", "properties": {"content": {"type": "string", "minLength": 1}, "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}, "activeForm": {"type": "string", "minLength": 1}}, "required": ["content", "status", "activeForm"], "additionalProperties": false}, "description": "The updated todo list"}}, "required": ["todos"], "additionalProperties": false, "$schema": "http://json-schema.org/draft-07/schema#"}),
+        )]
+    }
+
+    fn is_planning_tool(&self, tool: &str) -> bool {
+        tool == TOOL
+    }
+
+    fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
+        match validate(input) {
+            Ok(items) => {
+                let all_done = items
+                    .iter()
+                    .all(|item| item.status == PlanStatus::Completed);
+                *plan = if all_done { Vec::new() } else { items };
+                PlanOutcome::accepted(SUCCESS)
+            }
+            Err(message) => PlanOutcome::rejected(message),
+        }
+    }
+
+    /// Not a tool result (the tool never shows the list): the form Claude
+    /// Code's own reminder lists it in, `<k>. [<status>] <content>`.
+    fn render(&self, plan: &[PlanItem]) -> String {
+        if plan.is_empty() {
+            return "No todos.".into();
+        }
+        plan.iter()
+            .enumerate()
+            .map(|(k, item)| format!("{}. [{}] {}", k + 1, item.status.as_str(), item.text))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn plan_from_result(&self, _result: &str) -> Option<Vec<PlanItem>> {
+        None
+    }
+
+    /// The list as the call wrote it — also when every item is completed
+    /// and the stored list became empty: the model that wrote it knows.
+    fn plan_from_call(
+        &self,
+        _before: &[PlanItem],
+        _tool: &str,
+        input: &Value,
+    ) -> Option<Vec<PlanItem>> {
+        validate(input).ok()
+    }
+
+    fn is_error(&self, result: &str) -> bool {
+        result.starts_with(PREFIX)
+    }
+
+    fn error_prefix(&self) -> &'static str {
+        PREFIX
+    }
+
+    fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
+        vec![call(wanted.iter().map(item_json).collect())]
+    }
+
+    fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {
+        let mut items: Vec<Value> = wanted.iter().map(item_json).collect();
+        if items.is_empty() {
+            items.push(json!({"content": "Start", "status": "pending", "activeForm": "Starting"}));
+        }
+        match kind {
+            InvalidUpdate::EmptyText => {
+                if let Some(item) = items.first_mut() {
+                    item["content"] = json!("");
+                }
+            }
+            InvalidUpdate::UnknownStatus => {
+                if let Some(item) = items.first_mut() {
+                    item["status"] = json!("done");
+                }
+            }
+            // Neither a count limit nor a single in-progress item.
+            InvalidUpdate::TwoInProgress | InvalidUpdate::TooMany => return None,
+        }
+        Some(call(items))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn apply(input: Value) -> (PlanOutcome, Vec<PlanItem>) {
+        let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
+        let before = plan.clone();
+        let outcome = ClaudeCode.apply(&mut plan, TOOL, &input);
+        if !outcome.accepted {
+            assert_eq!(plan, before, "a rejected call changed the plan");
+            assert!(ClaudeCode.is_error(&outcome.content));
+        }
+        (outcome, plan)
+    }
+
+    fn error(input: Value) -> String {
+        let (outcome, _) = apply(input);
+        assert!(!outcome.accepted);
+        outcome.content
+    }
+
+    #[test]
+    fn accepted_calls_answer_the_fixed_sentence() {
+        let (outcome, plan) = apply(json!({"todos": [
+            {"content": "Read", "status": "completed", "activeForm": "Reading"},
+            {"content": "Write", "status": "in_progress", "activeForm": "Writing", "id": "2"},
+            {"content": "Test", "status": "in_progress", "activeForm": "Testing"},
+        ]}));
+        assert_eq!(outcome, PlanOutcome::accepted(SUCCESS));
+        assert_eq!(plan.len(), 3);
+        assert_eq!(plan[1].active_form.as_deref(), Some("Writing"));
+        assert_eq!(
+            ClaudeCode.render(&plan),
+            "1. [completed] Read\n2. [in_progress] Write\n3. [in_progress] Test"
+        );
+        assert_eq!(ClaudeCode.plan_from_result(SUCCESS), None);
+        let many: Vec<Value> = (0..40)
+            .map(|i| json!({"content": format!("t{i}"), "status": "pending", "activeForm": "x"}))
+            .collect();
+        assert_eq!(apply(json!({"todos": many})).1.len(), 40);
+    }
+
+    #[test]
+    fn all_completed_empties_the_stored_list() {
+        let input =
+            json!({"todos": [{"content": "Read", "status": "completed", "activeForm": "Reading"}]});
+        let (outcome, plan) = apply(input.clone());
+        assert!(outcome.accepted);
+        assert!(plan.is_empty());
+        let written = ClaudeCode
+            .plan_from_call(&[], TOOL, &input)
+            .unwrap_or_default();
+        assert_eq!(written.len(), 1);
+        assert_eq!(ClaudeCode.render(&plan), "No todos.");
+    }
+
+    #[test]
+    fn every_rejection_message() {
+        let head =
+            "<tool_use_error>InputValidationError: TodoWrite failed due to the following issue:\n";
+        let heads =
+            "<tool_use_error>InputValidationError: TodoWrite failed due to the following issues:\n";
+        let tail = "</tool_use_error>";
+        assert_eq!(
+            error(json!({})),
+            format!("{head}The required parameter `todos` is missing{tail}")
+        );
+        assert_eq!(
+            error(json!({"todos": "[]"})),
+            format!(
+                "{head}The parameter `todos` type is expected as `array` but provided as `string`{tail}"
+            )
+        );
+        assert_eq!(
+            error(json!({"query": 1})),
+            format!(
+                "{heads}The required parameter `todos` is missing\nAn unexpected parameter `query` was provided{tail}"
+            )
+        );
+        assert_eq!(
+            error(json!([])),
+            format!(
+                "{head}The parameter `` type is expected as `object` but provided as `array`{tail}"
+            )
+        );
+        assert_eq!(
+            error(json!({"todos": [{"content": "a", "status": "pending"}]})),
+            format!("{head}The required parameter `todos[0].activeForm` is missing{tail}")
+        );
+        assert_eq!(
+            error(json!({"todos": [{"content": "", "status": "pending", "activeForm": "x"}]})),
+            format!(
+                "{head}The parameter `todos[0].content` is invalid: Content cannot be empty{tail}"
+            )
+        );
+        assert_eq!(
+            error(json!({"todos": [{"content": "a", "status": "pending", "activeForm": ""}]})),
+            format!(
+                "{head}The parameter `todos[0].activeForm` is invalid: Active form cannot be empty{tail}"
+            )
+        );
+        assert_eq!(
+            error(json!({"todos": [{"content": "a", "status": "done", "activeForm": "x"}]})),
+            format!(
+                "{head}The parameter `todos[0].status` is invalid: Invalid enum value. Expected 'pending' | 'in_progress' | 'completed', received 'done'{tail}"
+            )
+        );
+        assert_eq!(
+            error(json!({"todos": [{"content": 5, "status": 1, "activeForm": "x"}, 7]})),
+            format!(
+                "{heads}The parameter `todos[0].content` type is expected as `string` but provided as `number`\nThe parameter `todos[0].status` type is expected as `'pending' | 'in_progress' | 'completed'` but provided as `number`\nThe parameter `todos[1]` type is expected as `object` but provided as `number`{tail}"
+            )
+        );
+    }
+
+    #[test]
+    fn invalid_kinds() {
+        let wanted = vec![PlanItem::new("1", "Read", PlanStatus::Pending)];
+        assert!(
+            ClaudeCode
+                .write_invalid(&wanted, InvalidUpdate::TooMany)
+                .is_none()
+        );
+        assert!(
+            ClaudeCode
+                .write_invalid(&wanted, InvalidUpdate::TwoInProgress)
+                .is_none()
+        );
+        for w in [vec![], wanted] {
+            for kind in [InvalidUpdate::EmptyText, InvalidUpdate::UnknownStatus] {
+                let call = ClaudeCode
+                    .write_invalid(&w, kind)
+                    .unwrap_or_else(|| panic!("{kind:?}"));
+                assert!(!apply(call.input).0.accepted, "{kind:?}");
+            }
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! `codex`: Codex CLI's `update_plan`. The whole plan is sent every time
+//! (`{explanation?, plan: [{step, status}]}`); unknown fields are rejected,
+//! any number of steps may be in progress, and the result is always
+//! `Plan updated`: the plan is never shown back.
+//!
+//! The arguments are parsed the way Codex parses them — serde with
+//! `deny_unknown_fields` over the arguments' JSON text — so an error reads
+//! exactly like Codex's: `failed to parse function arguments: <serde
+//! error>` (the position is in the compact JSON text of the input).
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, numbered};
+use crate::llm::ToolSchema;
+
+const TOOL: &str = "update_plan";
+const PREFIX: &str = "failed to parse function arguments: ";
+/// The tool result of every accepted call.
+pub const SUCCESS: &str = "Plan updated";
+
+#[derive(Debug, Clone, Copy)]
+pub struct Codex;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum StepStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlanItemArg {
+    step: String,
+    status: StepStatus,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UpdatePlanArgs {
+    #[serde(default)]
+    #[allow(dead_code)] // read by Codex's UI, not by the plan
+    explanation: Option<String>,
+    plan: Vec<PlanItemArg>,
+}
+
+fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
+    let args: UpdatePlanArgs =
+        serde_json::from_str(&input.to_string()).map_err(|e| format!("{PREFIX}{e}"))?;
+    Ok(numbered(args.plan.into_iter().map(|item| {
+        let status = match item.status {
+            StepStatus::Pending => PlanStatus::Pending,
+            StepStatus::InProgress => PlanStatus::InProgress,
+            StepStatus::Completed => PlanStatus::Completed,
+        };
+        (item.step, status, None)
+    })))
+}
+
+fn item_json(item: &PlanItem) -> Value {
+    let status = match item.status {
+        PlanStatus::InProgress => "in_progress",
+        PlanStatus::Completed => "completed",
+        _ => "pending",
+    };
+    json!({"step": item.text, "status": status})
+}
+
+fn call(items: Vec<Value>) -> PlanCall {
+    PlanCall {
+        tool: TOOL.into(),
+        input: json!({ "plan": items }),
+    }
+}
+
+impl PlanDialect for Codex {
+    fn name(&self) -> &'static str {
+        "codex"
+    }
+
+    fn tools(&self) -> Vec<ToolSchema> {
+        vec![ToolSchema::new(
+            TOOL,
+            "Updates the task plan.\nProvide an optional explanation and a list of plan items, each with a step and status.\nAt most one step can be in_progress at a time.\n",
+            json!({"type": "object", "properties": {"explanation": {"type": "string"}, "plan": {"type": "array", "description": "The list of steps", "items": {"type": "object", "properties": {"step": {"type": "string"}, "status": {"type": "string", "description": "One of: pending, in_progress, completed"}}, "required": ["step", "status"], "additionalProperties": false}}}, "required": ["plan"], "additionalProperties": false}),
+        )]
+    }
+
+    fn is_planning_tool(&self, tool: &str) -> bool {
+        tool == TOOL
+    }
+
+    fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
+        match validate(input) {
+            Ok(items) => {
+                *plan = items;
+                PlanOutcome::accepted(SUCCESS)
+            }
+            Err(message) => PlanOutcome::rejected(message),
+        }
+    }
+
+    /// Not a tool result (the tool never shows the plan): one line per
+    /// step, `<k>. [<status>] <step>`.
+    fn render(&self, plan: &[PlanItem]) -> String {
+        if plan.is_empty() {
+            return "No plan.".into();
+        }
+        plan.iter()
+            .enumerate()
+            .map(|(k, item)| format!("{}. [{}] {}", k + 1, item.status.as_str(), item.text))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn plan_from_result(&self, _result: &str) -> Option<Vec<PlanItem>> {
+        None
+    }
+
+    fn plan_from_call(
+        &self,
+        _before: &[PlanItem],
+        _tool: &str,
+        input: &Value,
+    ) -> Option<Vec<PlanItem>> {
+        validate(input).ok()
+    }
+
+    fn is_error(&self, result: &str) -> bool {
+        result.starts_with(PREFIX)
+    }
+
+    fn error_prefix(&self) -> &'static str {
+        PREFIX
+    }
+
+    fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
+        vec![call(wanted.iter().map(item_json).collect())]
+    }
+
+    fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {
+        match kind {
+            InvalidUpdate::UnknownStatus => {
+                let mut items: Vec<Value> = wanted.iter().map(item_json).collect();
+                match items.first_mut() {
+                    Some(item) => item["status"] = json!("done"),
+                    None => items.push(json!({"step": "Start", "status": "done"})),
+                }
+                Some(call(items))
+            }
+            // Codex takes empty steps, any number of steps, and any number
+            // of them in progress.
+            InvalidUpdate::EmptyText | InvalidUpdate::TwoInProgress | InvalidUpdate::TooMany => {
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn apply(input: Value) -> (PlanOutcome, Vec<PlanItem>) {
+        let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
+        let before = plan.clone();
+        let outcome = Codex.apply(&mut plan, TOOL, &input);
+        if !outcome.accepted {
+            assert_eq!(plan, before, "a rejected call changed the plan");
+            assert!(Codex.is_error(&outcome.content));
+        }
+        (outcome, plan)
+    }
+
+    #[test]
+    fn accepted_calls_say_plan_updated() {
+        let (outcome, plan) = apply(json!({"explanation": "start", "plan": [
+            {"step": "Read", "status": "completed"},
+            {"step": "Write", "status": "in_progress"},
+            {"step": "", "status": "in_progress"},
+        ]}));
+        assert_eq!(outcome, PlanOutcome::accepted("Plan updated"));
+        assert_eq!(plan[2], PlanItem::new("3", "", PlanStatus::InProgress));
+        assert_eq!(
+            Codex.render(&plan),
+            "1. [completed] Read\n2. [in_progress] Write\n3. [in_progress] "
+        );
+        assert_eq!(Codex.plan_from_result("Plan updated"), None);
+        assert!(apply(json!({"plan": [], "explanation": null})).0.accepted);
+    }
+
+    #[test]
+    fn every_rejection_message() {
+        let cases = [
+            (json!({}), "missing field `plan` at line 1 column 2"),
+            (
+                json!({"plan": [], "note": 1}),
+                "unknown field `note`, expected `explanation` or `plan` at line 1 column 17",
+            ),
+            (
+                json!({"plan": [{"step": "a", "status": "done"}]}),
+                "unknown variant `done`, expected one of `pending`, `in_progress`, `completed` at line 1 column 36",
+            ),
+            (
+                json!({"plan": [{"step": "a", "status": "pending", "id": "1"}]}),
+                "unknown field `id`, expected `step` or `status` at line 1 column 44",
+            ),
+            (
+                json!({"plan": [{"status": "pending"}]}),
+                "missing field `step` at line 1 column 29",
+            ),
+            (
+                json!({"plan": "a"}),
+                "invalid type: string \"a\", expected a sequence at line 1 column 11",
+            ),
+            (
+                json!([]),
+                "invalid length 1, expected struct UpdatePlanArgs with 2 elements at line 1 column 2",
+            ),
+            (
+                json!({"plan": [], "explanation": 3}),
+                "invalid type: integer `3`, expected a string at line 1 column 26",
+            ),
+        ];
+        for (input, message) in cases {
+            let (outcome, _) = apply(input.clone());
+            assert_eq!(
+                outcome,
+                PlanOutcome::rejected(format!("{PREFIX}{message}")),
+                "{input}"
+            );
+        }
+    }
+
+    #[test]
+    fn invalid_kinds() {
+        let wanted = vec![PlanItem::new("1", "Read", PlanStatus::Pending)];
+        for kind in [
+            InvalidUpdate::EmptyText,
+            InvalidUpdate::TwoInProgress,
+            InvalidUpdate::TooMany,
+        ] {
+            assert!(Codex.write_invalid(&wanted, kind).is_none(), "{kind:?}");
+        }
+        for w in [vec![], wanted] {
+            let call = Codex.write_invalid(&w, InvalidUpdate::UnknownStatus);
+            let call = call.unwrap_or_else(|| panic!("unknown status"));
+            assert!(!apply(call.input).0.accepted);
+        }
+    }
+}

@@ -1,0 +1,397 @@
+//! `gemini`: Gemini CLI's `write_todos`. The whole list is sent every time
+//! (`{todos: [{description, status}]}`), statuses are pending, in_progress,
+//! completed and cancelled, at most one item may be in progress, and the
+//! result lists the plan back (`Successfully updated the todo list. The
+//! current list is now:\n1. [pending] ...`), as the source does.
+//!
+//! Validation follows the source: its JSON schema first (in Ajv's order and
+//! wording: `params/todos/0 must have required property 'status'`), then its
+//! value checks. Every error starts with `Invalid parameters: `, the prefix
+//! of the one message the source words itself.
+
+use serde_json::{Value, json};
+
+use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, numbered};
+use crate::llm::ToolSchema;
+
+const TOOL: &str = "write_todos";
+const PREFIX: &str = "Invalid parameters: ";
+const UPDATED: &str = "Successfully updated the todo list. The current list is now:\n";
+const CLEARED: &str = "Successfully cleared the todo list.";
+
+#[derive(Debug, Clone, Copy)]
+pub struct Gemini;
+
+/// Whether JavaScript's `s.trim()` leaves nothing: its white space is
+/// Unicode's space separators, tab, the line terminators, VT, FF and the
+/// BOM (but not U+0085, which Rust counts).
+fn js_blank(s: &str) -> bool {
+    s.chars().all(|c| {
+        matches!(
+            c,
+            '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+                ..='\u{200a}'
+                    | '\u{2028}'
+                    | '\u{2029}'
+                    | '\u{202f}'
+                    | '\u{205f}'
+                    | '\u{3000}'
+                    | '\u{feff}'
+        )
+    })
+}
+
+fn parse_status(word: &str) -> Option<PlanStatus> {
+    match word {
+        "pending" => Some(PlanStatus::Pending),
+        "in_progress" => Some(PlanStatus::InProgress),
+        "completed" => Some(PlanStatus::Completed),
+        "cancelled" => Some(PlanStatus::Cancelled),
+        _ => None,
+    }
+}
+
+fn word(status: PlanStatus) -> &'static str {
+    match status {
+        PlanStatus::Pending => "pending",
+        PlanStatus::InProgress => "in_progress",
+        PlanStatus::Completed => "completed",
+        PlanStatus::Failed | PlanStatus::Cancelled => "cancelled",
+    }
+}
+
+/// The schema check, stopping at the first error as Ajv does by default.
+fn check_schema(input: &Value) -> Result<Vec<(String, PlanStatus)>, String> {
+    let object = input.as_object().ok_or("params must be object")?;
+    let todos = object
+        .get("todos")
+        .ok_or("params must have required property 'todos'")?;
+    if object.keys().any(|k| k != "todos") {
+        return Err("params must NOT have additional properties".into());
+    }
+    let todos = match todos {
+        Value::Array(todos) => todos,
+        _ => return Err("params/todos must be array".into()),
+    };
+    let mut items = Vec::with_capacity(todos.len());
+    for (i, todo) in todos.iter().enumerate() {
+        let at = format!("params/todos/{i}");
+        let fields = todo
+            .as_object()
+            .ok_or_else(|| format!("{at} must be object"))?;
+        for key in ["description", "status"] {
+            if !fields.contains_key(key) {
+                return Err(format!("{at} must have required property '{key}'"));
+            }
+        }
+        if fields.keys().any(|k| k != "description" && k != "status") {
+            return Err(format!("{at} must NOT have additional properties"));
+        }
+        let description = match fields.get("description") {
+            Some(Value::String(s)) => s.clone(),
+            _ => return Err(format!("{at}/description must be string")),
+        };
+        let status = match fields.get("status") {
+            Some(Value::String(s)) => parse_status(s)
+                .ok_or_else(|| format!("{at}/status must be equal to one of the allowed values"))?,
+            _ => return Err(format!("{at}/status must be string")),
+        };
+        items.push((description, status));
+    }
+    Ok(items)
+}
+
+fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
+    let items = check_schema(input).map_err(|e| format!("{PREFIX}{e}"))?;
+    if items.iter().any(|(d, _)| js_blank(d)) {
+        return Err(format!(
+            "{PREFIX}Each todo must have a non-empty description string"
+        ));
+    }
+    if items
+        .iter()
+        .filter(|(_, s)| *s == PlanStatus::InProgress)
+        .count()
+        > 1
+    {
+        return Err(format!(
+            "{PREFIX}Only one task can be \"in_progress\" at a time."
+        ));
+    }
+    Ok(numbered(items.into_iter().map(|(d, s)| (d, s, None))))
+}
+
+fn item_json(item: &PlanItem) -> Value {
+    json!({"description": item.text, "status": word(item.status)})
+}
+
+fn call(items: Vec<Value>) -> PlanCall {
+    PlanCall {
+        tool: TOOL.into(),
+        input: json!({ "todos": items }),
+    }
+}
+
+impl PlanDialect for Gemini {
+    fn name(&self) -> &'static str {
+        "gemini"
+    }
+
+    fn tools(&self) -> Vec<ToolSchema> {
+        vec![ToolSchema::new(
+            TOOL,
+            "This tool can help you list out the current subtasks that are required to be completed for a given user request. The list of subtasks helps you keep track of the current task, organize complex queries and help ensure that you don't miss any steps. With this list, the user can also see the current progress you are making in executing a given task.\n\n## Task state definitions\n\n- pending: Work has not begun on a given subtask.\n- in_progress: Marked just prior to beginning work on a given subtask. You should only have one subtask as in_progress at a time.\n- completed: Subtask was successfully completed with no errors or issues.\n- cancelled: As you update the todo list, some tasks are not required anymore due to the dynamic nature of the task. In this case, mark the subtasks as cancelled.",
+            json!({"type": "object", "properties": {"todos": {"type": "array", "description": "The complete list of todo items. This will replace the existing list.", "items": {"type": "object", "description": "A single todo item.", "properties": {"description": {"type": "string", "description": "The description of the task."}, "status": {"type": "string", "description": "The current status of the task.", "enum": ["pending", "in_progress", "completed", "cancelled"]}}, "required": ["description", "status"], "additionalProperties": false}}}, "required": ["todos"], "additionalProperties": false}),
+        )]
+    }
+
+    fn is_planning_tool(&self, tool: &str) -> bool {
+        tool == TOOL
+    }
+
+    fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
+        match validate(input) {
+            Ok(items) => {
+                *plan = items;
+                PlanOutcome::accepted(self.render(plan))
+            }
+            Err(message) => PlanOutcome::rejected(message),
+        }
+    }
+
+    fn render(&self, plan: &[PlanItem]) -> String {
+        if plan.is_empty() {
+            return CLEARED.into();
+        }
+        let lines: Vec<String> = plan
+            .iter()
+            .enumerate()
+            .map(|(k, item)| format!("{}. [{}] {}", k + 1, word(item.status), item.text))
+            .collect();
+        format!("{UPDATED}{}", lines.join("\n"))
+    }
+
+    /// A line that does not start the next item continues the previous
+    /// item's description (descriptions may hold line breaks).
+    fn plan_from_result(&self, result: &str) -> Option<Vec<PlanItem>> {
+        if result == CLEARED {
+            return Some(Vec::new());
+        }
+        let body = result.strip_prefix(UPDATED)?;
+        let mut items: Vec<(String, PlanStatus, Option<String>)> = Vec::new();
+        for line in body.split('\n') {
+            let next = items.len() + 1;
+            let item = line
+                .strip_prefix(&format!("{next}. ["))
+                .and_then(|rest| rest.split_once("] "))
+                .and_then(|(status, text)| Some((text.to_string(), parse_status(status)?, None)));
+            match (item, items.last_mut()) {
+                (Some(item), _) => items.push(item),
+                (None, Some(last)) => {
+                    last.0.push('\n');
+                    last.0.push_str(line);
+                }
+                (None, None) => return None,
+            }
+        }
+        Some(numbered(items))
+    }
+
+    fn plan_from_call(
+        &self,
+        _before: &[PlanItem],
+        _tool: &str,
+        input: &Value,
+    ) -> Option<Vec<PlanItem>> {
+        validate(input).ok()
+    }
+
+    fn is_error(&self, result: &str) -> bool {
+        result.starts_with(PREFIX)
+    }
+
+    fn error_prefix(&self) -> &'static str {
+        PREFIX
+    }
+
+    fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
+        vec![call(wanted.iter().map(item_json).collect())]
+    }
+
+    fn statuses(&self) -> &'static [PlanStatus] {
+        &[
+            PlanStatus::Pending,
+            PlanStatus::InProgress,
+            PlanStatus::Completed,
+            PlanStatus::Cancelled,
+        ]
+    }
+
+    fn single_in_progress(&self) -> bool {
+        true
+    }
+
+    fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {
+        let mut items: Vec<Value> = wanted.iter().map(item_json).collect();
+        let filler =
+            |k: usize| json!({"description": format!("Sub-task {k}"), "status": "pending"});
+        match kind {
+            InvalidUpdate::TwoInProgress => {
+                while items.len() < 2 {
+                    items.push(filler(items.len() + 1));
+                }
+                for item in items.iter_mut().take(2) {
+                    item["status"] = json!("in_progress");
+                }
+            }
+            InvalidUpdate::EmptyText => match items.first_mut() {
+                Some(item) => item["description"] = json!(""),
+                None => items.push(json!({"description": "", "status": "pending"})),
+            },
+            InvalidUpdate::UnknownStatus => match items.first_mut() {
+                Some(item) => item["status"] = json!("done"),
+                None => items.push(json!({"description": "Start", "status": "done"})),
+            },
+            // No count limit.
+            InvalidUpdate::TooMany => return None,
+        }
+        Some(call(items))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn apply(input: Value) -> PlanOutcome {
+        let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
+        let before = plan.clone();
+        let outcome = Gemini.apply(&mut plan, TOOL, &input);
+        if !outcome.accepted {
+            assert_eq!(plan, before, "a rejected call changed the plan");
+            assert!(Gemini.is_error(&outcome.content));
+        }
+        outcome
+    }
+
+    #[test]
+    fn the_result_lists_the_plan() {
+        let outcome = apply(json!({"todos": [
+            {"description": "Read", "status": "completed"},
+            {"description": "Write", "status": "in_progress"},
+            {"description": "Drop", "status": "cancelled"},
+            {"description": " Test ", "status": "pending"},
+        ]}));
+        assert_eq!(
+            outcome,
+            PlanOutcome::accepted(
+                "Successfully updated the todo list. The current list is now:\n1. [completed] Read\n2. [in_progress] Write\n3. [cancelled] Drop\n4. [pending]  Test "
+            )
+        );
+        let plan = Gemini
+            .plan_from_result(&outcome.content)
+            .unwrap_or_default();
+        assert_eq!(plan.len(), 4);
+        assert_eq!(plan[3].text, " Test ");
+        assert_eq!(Gemini.render(&plan), outcome.content);
+        assert_eq!(
+            apply(json!({"todos": []})),
+            PlanOutcome::accepted("Successfully cleared the todo list.")
+        );
+        assert_eq!(
+            Gemini.plan_from_result("Successfully cleared the todo list."),
+            Some(vec![])
+        );
+        let multi = vec![PlanItem::new("1", "a\n2. [pending] b", PlanStatus::Pending)];
+        assert_eq!(
+            Gemini
+                .plan_from_result(&Gemini.render(&multi))
+                .map(|p| p.len()),
+            Some(2)
+        );
+        let multi = vec![PlanItem::new("1", "a\nb", PlanStatus::Pending)];
+        assert_eq!(Gemini.plan_from_result(&Gemini.render(&multi)), Some(multi));
+    }
+
+    #[test]
+    fn every_rejection_message() {
+        let cases = [
+            (
+                json!({"todos": [
+                    {"description": "a", "status": "in_progress"},
+                    {"description": "b", "status": "in_progress"},
+                ]}),
+                "Only one task can be \"in_progress\" at a time.",
+            ),
+            (
+                json!({"todos": [{"description": "  ", "status": "pending"}]}),
+                "Each todo must have a non-empty description string",
+            ),
+            (
+                json!({"todos": [{"description": "\u{feff}\u{2028}", "status": "pending"}]}),
+                "Each todo must have a non-empty description string",
+            ),
+            (json!("x"), "params must be object"),
+            (json!({}), "params must have required property 'todos'"),
+            (
+                json!({"todos": [], "x": 1}),
+                "params must NOT have additional properties",
+            ),
+            (json!({"todos": {}}), "params/todos must be array"),
+            (json!({"todos": [1]}), "params/todos/0 must be object"),
+            (
+                json!({"todos": [{"status": "pending"}]}),
+                "params/todos/0 must have required property 'description'",
+            ),
+            (
+                json!({"todos": [{"description": "a"}]}),
+                "params/todos/0 must have required property 'status'",
+            ),
+            (
+                json!({"todos": [{"description": "a", "status": "pending", "id": 1}]}),
+                "params/todos/0 must NOT have additional properties",
+            ),
+            (
+                json!({"todos": [{"description": 1, "status": "pending"}]}),
+                "params/todos/0/description must be string",
+            ),
+            (
+                json!({"todos": [{"description": "a", "status": null}]}),
+                "params/todos/0/status must be string",
+            ),
+            (
+                json!({"todos": [{"description": "a", "status": "done"}]}),
+                "params/todos/0/status must be equal to one of the allowed values",
+            ),
+        ];
+        for (input, message) in cases {
+            assert_eq!(
+                apply(input.clone()),
+                PlanOutcome::rejected(format!("Invalid parameters: {message}")),
+                "{input}"
+            );
+        }
+    }
+
+    #[test]
+    fn invalid_kinds() {
+        let wanted = vec![PlanItem::new("1", "Read", PlanStatus::Pending)];
+        assert!(
+            Gemini
+                .write_invalid(&wanted, InvalidUpdate::TooMany)
+                .is_none()
+        );
+        for w in [vec![], wanted] {
+            for kind in [
+                InvalidUpdate::TwoInProgress,
+                InvalidUpdate::EmptyText,
+                InvalidUpdate::UnknownStatus,
+            ] {
+                let call = Gemini
+                    .write_invalid(&w, kind)
+                    .unwrap_or_else(|| panic!("{kind:?}"));
+                assert!(!apply(call.input).accepted, "{kind:?}");
+            }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! `agent-eval check`: validate scenarios without running them.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::{AppError, Status, no_scenarios};
+use crate::{eval, scenario};
+
+/// `agent-eval check`: validates scenarios; lists each with its matrix.
+pub fn check(
+    paths: &[PathBuf],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Status, AppError> {
+    let (scenarios, errors) = scenario::load_all(paths);
+    for s in &scenarios {
+        let cells = eval::matrix::cells(s);
+        let _ = writeln!(
+            out,
+            "ok {} ({}): {} steps, {} cells, {} expectations",
+            s.file.display(),
+            s.name,
+            s.steps.len(),
+            cells.len(),
+            s.expect.len()
+        );
+    }
+    for e in &errors {
+        let _ = writeln!(err, "error: {e}");
+    }
+    if scenarios.is_empty() && errors.is_empty() {
+        return Err(AppError::Usage(no_scenarios(paths)));
+    }
+    Ok(if errors.is_empty() {
+        Status::Passed
+    } else {
+        Status::BadInput
+    })
+}

@@ -1,0 +1,171 @@
+//! The commands behind the CLI, as library functions over validated
+//! configs, one module per command. `main` parses arguments into these
+//! configs, calls one function and maps the outcome to an exit status:
+//! [`Status`] for what ran, [`AppError`] (exit 2) for what could not. This
+//! module holds what the commands share: statuses, errors, progress and
+//! how reports are written.
+
+mod check;
+mod init;
+mod real;
+mod replay;
+mod reports;
+mod run;
+mod serve;
+mod sweep;
+
+pub use check::check;
+pub use init::init;
+pub use real::RealModelArgs;
+pub use replay::{ReplayConfig, ReplayFormat, replay};
+pub use reports::{diff, merge};
+pub use run::{ReportPaths, RunConfig, run};
+pub use serve::{ServeConfig, serve};
+pub use sweep::{SweepConfig, sweep};
+
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use crate::eval::{self, EvalError, EvalEvent};
+use crate::report::json::ReportFileError;
+use crate::scenario::LoadError;
+
+/// How a command ended when it ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Everything ran and every expectation held (exit 0).
+    Passed,
+    /// An expectation failed or a baseline cell regressed (exit 1).
+    ExpectationsFailed,
+    /// Some input was bad, but what could run ran (exit 2).
+    BadInput,
+    /// Stopped by Ctrl-C; nothing was written (exit 130).
+    Interrupted,
+}
+
+impl Status {
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Status::Passed => 0,
+            Status::ExpectationsFailed => 1,
+            Status::BadInput => 2,
+            Status::Interrupted => 130,
+        }
+    }
+}
+
+/// Why a command could not run (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error("{0}")]
+    Load(#[from] LoadError),
+    #[error("{0}")]
+    Run(#[from] eval::RunError),
+    #[error("{0}")]
+    Report(#[from] ReportFileError),
+    #[error("{path}: {source}")]
+    Write { path: PathBuf, source: io::Error },
+    #[error("{0}")]
+    Usage(String),
+    #[error("interrupted")]
+    Interrupted,
+}
+
+impl From<EvalError> for AppError {
+    fn from(e: EvalError) -> Self {
+        match e {
+            EvalError::Run(e) => AppError::Run(e),
+            EvalError::Interrupted => AppError::Interrupted,
+        }
+    }
+}
+
+/// Whether to colour output written to stdout: only on a terminal, never
+/// with `NO_COLOR` set.
+pub fn stdout_wants_color() -> bool {
+    io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// Whether stderr can show a progress bar.
+pub fn stderr_is_terminal() -> bool {
+    io::stderr().is_terminal()
+}
+
+pub(crate) fn no_scenarios(paths: &[PathBuf]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    format!(
+        "{}: no scenario files found (looked for *.yaml / *.yml)",
+        names.join(", ")
+    )
+}
+
+/// A progress bar fed by engine events (hidden unless asked for).
+pub(crate) fn progress_bar(show: bool) -> indicatif::ProgressBar {
+    if !show {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar =
+        indicatif::ProgressBar::with_draw_target(Some(0), indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} runs {elapsed} (eta {eta})")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+pub(crate) fn on_progress(bar: &indicatif::ProgressBar) -> impl Fn(&EvalEvent<'_>) + Sync + '_ {
+    move |event| match event {
+        EvalEvent::Started { runs } => bar.set_length(*runs as u64),
+        EvalEvent::RunFinished { .. } => bar.inc(1),
+        EvalEvent::ScenarioFinished { .. } => {}
+    }
+}
+
+/// The report path that means stdout.
+pub const STDOUT: &str = "-";
+
+/// Writes a report: `-` to `stdout`, anything else via [`write_atomic`].
+pub fn write_report(path: &Path, bytes: &[u8], stdout: &mut dyn Write) -> Result<(), AppError> {
+    if path == Path::new(STDOUT) {
+        return stdout.write_all(bytes).map_err(|source| AppError::Write {
+            path: path.to_path_buf(),
+            source,
+        });
+    }
+    write_atomic(path, bytes)
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and
+/// a rename, so readers never see a half-written report. A path that exists
+/// and is not a regular file (`/dev/stdout`, a pipe) is written in place:
+/// renaming over it would replace the device, not feed it.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AppError> {
+    let wrap = |source| AppError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut target = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(wrap)?;
+        return target.write_all(bytes).map_err(wrap);
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(wrap)?;
+    file.write_all(bytes).map_err(wrap)?;
+    // A report is for others to read: not the temporary file's 0600.
+    let mut perms = perms_of(&file).map_err(wrap)?;
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o644);
+    file.as_file().set_permissions(perms).map_err(wrap)?;
+    file.persist(path).map_err(|e| wrap(e.error))?;
+    Ok(())
+}
+
+fn perms_of(file: &tempfile::NamedTempFile) -> io::Result<std::fs::Permissions> {
+    Ok(file.as_file().metadata()?.permissions())
+}

@@ -1,0 +1,113 @@
+//! `agent-eval sweep`: one scenario across the values of one axis.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::{AppError, Status, on_progress, progress_bar, write_atomic};
+use crate::eval::{self, EvalError, EvalOptions};
+use crate::report::{json, svg, table};
+use crate::scenario::{self, Axis, AxisValue};
+
+/// `agent-eval sweep`.
+#[derive(Debug, Clone)]
+pub struct SweepConfig {
+    pub scenario: PathBuf,
+    /// The axis to sweep (`nag_threshold`, `dialect`, `reminder`,
+    /// `placement`, `simulate.<param>`).
+    pub axis: String,
+    /// Its values as written (`3`, `off`, `codex`, `{"policy": "interval",
+    /// "every": 4}`); empty: every dialect, policy or placement, or the
+    /// thresholds 1, 2, 3, 5, 8, off.
+    pub values: Vec<String>,
+    pub seeds: Option<u64>,
+    pub jobs: Option<usize>,
+    pub svg: Option<PathBuf>,
+    pub json: Option<PathBuf>,
+    pub progress: bool,
+}
+
+/// The values swept when none are given.
+fn default_values(axis: &Axis) -> Result<Vec<AxisValue>, String> {
+    use crate::agent::dialect::Dialect;
+    use crate::agent::reminder::{NagThreshold, Placement, ReminderSpec};
+    Ok(match axis {
+        Axis::NagThreshold => [1, 2, 3, 5, 8]
+            .into_iter()
+            .map(|n| AxisValue::Threshold(NagThreshold::After(n)))
+            .chain([AxisValue::Threshold(NagThreshold::Off)])
+            .collect(),
+        Axis::Dialect => Dialect::ALL
+            .iter()
+            .map(|d| AxisValue::Dialect(*d))
+            .collect(),
+        Axis::Reminder => ReminderSpec::all()
+            .into_iter()
+            .map(AxisValue::Reminder)
+            .collect(),
+        Axis::Placement => Placement::ALL
+            .into_iter()
+            .map(AxisValue::Placement)
+            .collect(),
+        other => return Err(format!("sweep --axis {other} needs --values")),
+    })
+}
+
+/// Reads one value as written on the command line: JSON where it parses
+/// (numbers, booleans, maps), else a word.
+fn parse_value(axis: &Axis, raw: &str) -> Result<AxisValue, String> {
+    let value = serde_json::from_str(raw.trim())
+        .unwrap_or_else(|_| serde_json::Value::String(raw.trim().to_string()));
+    axis.value(&value)
+}
+
+/// Runs a sweep and prints its table and recommendation.
+pub fn sweep(config: &SweepConfig, out: &mut dyn Write) -> Result<Status, AppError> {
+    // A Ctrl-C during this call is handled by it, then forgotten.
+    let _session = crate::cancel::Session::begin();
+    let axis = Axis::parse(&config.axis).map_err(AppError::Usage)?;
+    let values = if config.values.is_empty() {
+        default_values(&axis)
+    } else {
+        config
+            .values
+            .iter()
+            .map(|v| parse_value(&axis, v))
+            .collect()
+    }
+    .map_err(AppError::Usage)?;
+    eval::sweep::check_axis(&axis, &values).map_err(AppError::Usage)?;
+    let scenario = scenario::load(&config.scenario)?;
+    if matches!(axis, Axis::Simulate(_))
+        && !matches!(scenario.model, scenario::ModelSpec::Simulate(_))
+    {
+        return Err(AppError::Usage(format!(
+            "--axis {axis} varies a simulated-model parameter, but {} is scripted",
+            config.scenario.display()
+        )));
+    }
+    let options = EvalOptions {
+        seeds: config.seeds,
+        jobs: config.jobs,
+        shard: None,
+        ..EvalOptions::default()
+    };
+    let bar = progress_bar(config.progress);
+    let outcome = eval::sweep::sweep(&scenario, &axis, &values, &options, &on_progress(&bar));
+    bar.finish_and_clear();
+    let result = match outcome {
+        Ok(result) => result,
+        Err(EvalError::Interrupted) => return Ok(Status::Interrupted),
+        Err(e) => return Err(e.into()),
+    };
+    let _ = out.write_all(table::sweep(&result).as_bytes());
+    if let Some(path) = &config.svg {
+        let chart = svg::render(&result).map_err(AppError::Usage)?;
+        write_atomic(path, chart.as_bytes())?;
+    }
+    if let Some(path) = &config.json {
+        let text = json::pretty(&result)
+            .map_err(|e| AppError::Usage(format!("cannot write the sweep as JSON: {e}")))?;
+        write_atomic(path, text.as_bytes())?;
+    }
+    Ok(Status::Passed)
+}

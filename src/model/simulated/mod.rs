@@ -1,0 +1,370 @@
+//! The simulated model: a seeded stand-in for an LLM that drifts on long
+//! tasks, for any planning dialect.
+//!
+//! It is stateless between calls: every decision is a function of the
+//! request's messages and tools, its parameters, its skills (how each step
+//! of the task is done), its planning dialect (how a plan reads and how an
+//! update is written) and its seed. Per turn it:
+//!
+//! 1. finds its **plan** (see [`reading`]): the most recent plan in the
+//!    context as its dialect shows it, else the task message, which sets
+//!    every step;
+//! 2. measures **tokens since the plan** (characters / `chars_per_token` of
+//!    every message after the one holding the plan, plus `tokens_per_turn`
+//!    for each of its own turns since) and its **recall**
+//!    `floor + (1 - floor) / (1 + (tokens / attention_span)^sharpness)`:
+//!    near 1 while the plan is fresh, falling steeply past the span;
+//! 3. works out what it **believes is done**: plan items marked completed,
+//!    steps it claimed done in its own text since the plan ("Step 3 done."),
+//!    and steps whose `do` calls succeeded since the plan;
+//! 4. decides whether to **update its plan** (only if a planning tool is
+//!    offered): to recover after a rejected update, on its first turn
+//!    (`plan_first`), after a reminder in the latest user message
+//!    (`reminder_compliance`), or at random (`todo_update_rate`); an update
+//!    is invalid with probability `invalid_todo_rate` (two in_progress,
+//!    empty text, unknown status, too many items, as the dialect can be
+//!    wrong) and then is the only call;
+//! 5. with probability recall does the **next step** (first not believed
+//!    done) through its `do` calls; otherwise **drifts**, picking by weight:
+//!    skip ahead (claims the next step done and does a later one), repeat a
+//!    finished step, improvise an unplanned look around, or stop early
+//!    claiming to be done;
+//! 6. when it believes every step is done, ends its turn; a step it has
+//!    set out to do [`MAX_ATTEMPTS`] times without success counts as done.
+//!
+//! A reminder is any text of the latest user message holding one of its
+//! reminder markers (`<reminder>`, `<system-reminder>`, plus what the
+//! reminder policy in use writes).
+//!
+//! Randomness: one ChaCha8 stream per turn, seeded from (run seed, turn),
+//! so a turn's choices depend on nothing but its input.
+
+mod params;
+mod reading;
+mod seed;
+
+use rand_chacha::ChaCha8Rng;
+use rand_core::Rng;
+use serde_json::{Value, json};
+
+pub use params::SimulateParams;
+pub use seed::{mix, name_hash, run_seed};
+
+use super::{Model, ModelError, ToolCall, turn_of};
+use crate::agent::dialect::{Dialect, InvalidUpdate, PlanDialect, PlanItem, PlanStatus};
+use crate::llm::{ContentBlock, Message, ModelRequest, ModelResponse, Role, tool_use_id};
+use reading::{Reader, Reading};
+use seed::{below, pick, rng_for_turn, uniform};
+
+/// How one step of the task is done: what the simulated model knows of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skill {
+    pub id: String,
+    pub text: String,
+    /// The tool calls that perform the step.
+    pub actions: Vec<ToolCall>,
+}
+
+/// Markers that make a text a reminder whatever the policy.
+pub const REMINDER_MARKERS: [&str; 2] = ["<reminder>", "<system-reminder>"];
+
+/// What the model decided to do about its plan this turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Drift {
+    Skip,
+    Repeat,
+    Improvise,
+    Stop,
+}
+
+/// The simulated drifting LLM.
+#[derive(Debug, Clone)]
+pub struct SimulatedModel {
+    params: SimulateParams,
+    skills: Vec<Skill>,
+    seed: u64,
+    dialect: &'static dyn PlanDialect,
+    reminder_markers: Vec<String>,
+}
+
+impl SimulatedModel {
+    /// `seed` is the generator seed (see [`run_seed`]). The dialect is s03
+    /// until [`SimulatedModel::with_dialect`] says otherwise.
+    pub fn new(params: SimulateParams, skills: Vec<Skill>, seed: u64) -> Self {
+        Self {
+            params,
+            skills,
+            seed,
+            dialect: Dialect::default().get(),
+            reminder_markers: REMINDER_MARKERS.iter().map(|m| m.to_string()).collect(),
+        }
+    }
+
+    /// Plans in this dialect's shape.
+    pub fn with_dialect(mut self, dialect: Dialect) -> Self {
+        self.dialect = dialect.get();
+        self
+    }
+
+    /// Also takes text holding `marker` for a reminder (a policy whose
+    /// text has neither standard marker).
+    pub fn with_reminder_marker(mut self, marker: impl Into<String>) -> Self {
+        let marker = marker.into();
+        if !marker.is_empty() && !self.reminder_markers.contains(&marker) {
+            self.reminder_markers.push(marker);
+        }
+        self
+    }
+
+    fn reader(&self, offered: bool) -> Reader<'_> {
+        Reader {
+            skills: &self.skills,
+            dialect: self.dialect,
+            offered,
+            params: &self.params,
+        }
+    }
+
+    /// The plan it wants to write: every planned step, done ones completed
+    /// and `working_on` in progress.
+    fn wanted_plan(&self, reading: &Reading, working_on: Option<usize>) -> Vec<PlanItem> {
+        reading
+            .plan
+            .iter()
+            .map(|&i| {
+                let status = if reading.done.contains(&i) {
+                    PlanStatus::Completed
+                } else if Some(i) == working_on {
+                    PlanStatus::InProgress
+                } else {
+                    PlanStatus::Pending
+                };
+                let skill = &self.skills[i];
+                let mut item = PlanItem::new(skill.id.clone(), skill.text.clone(), status);
+                item.active_form = Some(format!("Working on {}", skill.text));
+                item
+            })
+            .collect()
+    }
+
+    fn wants_update(
+        &self,
+        reader: &Reader<'_>,
+        messages: &[Message],
+        turn: usize,
+        rng: &mut ChaCha8Rng,
+    ) -> bool {
+        let latest = messages.last().filter(|m| m.role == Role::User);
+        let reminded = latest.is_some_and(|m| {
+            m.texts()
+                .any(|t| self.reminder_markers.iter().any(|r| t.contains(r.as_str())))
+        });
+        let chance = if reader.last_update_rejected(messages) {
+            1.0
+        } else if turn == 1 {
+            self.params.plan_first
+        } else if reminded {
+            self.params.reminder_compliance
+        } else {
+            self.params.todo_update_rate
+        };
+        uniform(rng) < chance
+    }
+}
+
+impl Model for SimulatedModel {
+    fn respond(&mut self, request: &ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
+        let turn = turn_of(request);
+        let mut rng = rng_for_turn(self.seed, turn);
+        let messages = request.messages;
+        let offered = request
+            .tools
+            .iter()
+            .any(|t| self.dialect.is_planning_tool(&t.name));
+        let reader = self.reader(offered);
+        let mut reading = reader.read(messages);
+        let update = offered && self.wants_update(&reader, messages, turn, &mut rng);
+        let mut content = Vec::new();
+        let mut calls: Vec<ToolCall> = Vec::new();
+
+        if update && uniform(&mut rng) < self.params.invalid_todo_rate {
+            let kind = match pick(&mut rng, &[1.0, 1.0, 1.0, 1.0]) {
+                0 => InvalidUpdate::TwoInProgress,
+                1 => InvalidUpdate::EmptyText,
+                2 => InvalidUpdate::UnknownStatus,
+                _ => InvalidUpdate::TooMany,
+            };
+            // A dialect that accepts this kind of mistake gets a valid
+            // update instead.
+            if let Some(call) = self
+                .dialect
+                .write_invalid(&self.wanted_plan(&reading, None), kind)
+            {
+                content.push(ContentBlock::text("Updating the plan."));
+                calls.push(ToolCall {
+                    tool: call.tool,
+                    input: call.input,
+                });
+                return Ok(respond_with(turn, content, calls));
+            }
+        }
+
+        let pending: Vec<usize> = reading
+            .plan
+            .iter()
+            .copied()
+            .filter(|i| !reading.done.contains(i))
+            .collect();
+        let Some(&next) = pending.first() else {
+            content.push(ContentBlock::text("All steps are complete."));
+            return Ok(ModelResponse::from_blocks(content));
+        };
+
+        // Writing the plan means reading it: a turn with a valid update
+        // does not drift.
+        let recalled = uniform(&mut rng) < reading.recall;
+        let drift = if recalled || update {
+            None
+        } else {
+            let p = &self.params;
+            let weights = [
+                p.skip_weight,
+                p.repeat_weight,
+                p.improvise_weight,
+                p.stop_weight,
+            ];
+            Some(match pick(&mut rng, &weights) {
+                0 => Drift::Skip,
+                1 => Drift::Repeat,
+                2 => Drift::Improvise,
+                _ => Drift::Stop,
+            })
+        };
+
+        // A false claim made while skipping, said before the work.
+        let mut prefix = String::new();
+        let working_on = match drift {
+            None => Some(next),
+            Some(Drift::Skip) => {
+                let later = &pending[1..];
+                if later.is_empty() {
+                    // Nothing to skip to: it believes it is done.
+                    content.push(ContentBlock::text(format!(
+                        "{} All steps are complete.",
+                        claim_text(&self.skills[next])
+                    )));
+                    return Ok(ModelResponse::from_blocks(content));
+                }
+                let target = later[below(&mut rng, later.len().min(2))];
+                prefix = format!("{} ", claim_text(&self.skills[next]));
+                reading.done.insert(next);
+                Some(target)
+            }
+            Some(Drift::Stop) => {
+                content.push(ContentBlock::text("All done! The task is complete."));
+                return Ok(ModelResponse::from_blocks(content));
+            }
+            Some(Drift::Repeat) | Some(Drift::Improvise) => None,
+        };
+
+        if update {
+            let wanted = self.wanted_plan(&reading, working_on);
+            calls.extend(
+                self.dialect
+                    .write_update(&reading.items, &wanted)
+                    .into_iter()
+                    .map(|c| ToolCall {
+                        tool: c.tool,
+                        input: c.input,
+                    }),
+            );
+        }
+        match (working_on, drift) {
+            (Some(step), _) => {
+                let step = &self.skills[step];
+                if step.actions.is_empty() {
+                    // No tool does this step: performing it is saying so.
+                    content.push(ContentBlock::text(format!("{prefix}{}", claim_text(step))));
+                } else {
+                    content.push(ContentBlock::text(format!("{prefix}{}", work_text(step))));
+                    calls.extend(step.actions.iter().cloned());
+                }
+            }
+            (None, Some(Drift::Repeat)) if !reading.done.is_empty() => {
+                let done: Vec<usize> = reading.done.iter().copied().collect();
+                let again = done[below(&mut rng, done.len())];
+                let step = &self.skills[again];
+                content.push(ContentBlock::text(format!(
+                    "Let me redo step {}: {}",
+                    step.id, step.text
+                )));
+                calls.extend(step.actions.iter().cloned());
+            }
+            _ => {
+                content.push(ContentBlock::text("Let me look around first."));
+                calls.push(self.improvised_call(&mut rng));
+            }
+        }
+        if calls.is_empty() {
+            // Only a claimed step and no call: look around so the turn goes
+            // on (a response without calls would end the run).
+            calls.push(ToolCall {
+                tool: "bash".into(),
+                input: json!({"command": "ls"}),
+            });
+        }
+        Ok(respond_with(turn, content, calls))
+    }
+}
+
+impl SimulatedModel {
+    /// An unplanned, harmless action: read a file some step touches, or list
+    /// the workspace.
+    fn improvised_call(&self, rng: &mut ChaCha8Rng) -> ToolCall {
+        let paths: Vec<&str> = self
+            .skills
+            .iter()
+            .flat_map(|s| s.actions.iter())
+            .filter_map(|a| a.input.get("path").and_then(Value::as_str))
+            .collect();
+        if paths.is_empty() || rng.next_u64().is_multiple_of(3) {
+            return ToolCall {
+                tool: "bash".into(),
+                input: json!({"command": "ls -R"}),
+            };
+        }
+        let path = paths[below(rng, paths.len())];
+        ToolCall {
+            tool: "read_file".into(),
+            input: json!({"path": path}),
+        }
+    }
+}
+
+fn respond_with(
+    turn: usize,
+    mut content: Vec<ContentBlock>,
+    calls: Vec<ToolCall>,
+) -> ModelResponse {
+    for (k, call) in calls.into_iter().enumerate() {
+        content.push(ContentBlock::ToolUse {
+            id: tool_use_id(turn, k + 1),
+            name: call.tool,
+            input: call.input,
+        });
+    }
+    ModelResponse::from_blocks(content)
+}
+
+/// Attempts at a step after which the model gives up and moves on.
+pub const MAX_ATTEMPTS: usize = 3;
+
+/// How the model announces work on a step.
+fn work_text(step: &Skill) -> String {
+    format!("Working on step {}: {}", step.id, step.text)
+}
+
+/// How the model states that a step is finished.
+fn claim_text(step: &Skill) -> String {
+    format!("Step {} done.", step.id)
+}

@@ -1,0 +1,146 @@
+//! The simulated model's parameters (`model.simulate`) and their ranges.
+
+use serde::{Deserialize, Serialize};
+
+/// The simulated model's parameters; every one has a default, documented
+/// in the README.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimulateParams {
+    /// Tokens since the plan at which recall is halfway between 1 and the
+    /// floor.
+    pub attention_span: f64,
+    /// How sharply recall falls around the attention span (the exponent of
+    /// the Hill curve `1 / (1 + (tokens / span)^sharpness)`).
+    pub sharpness: f64,
+    /// Recall never falls below this; 1.0 turns drift off.
+    pub recall_floor: f64,
+    /// Characters per token when measuring the context.
+    pub chars_per_token: f64,
+    /// Tokens each of its own turns adds beyond the text it shows: its
+    /// reasoning and the message framing. Keeps attention falling with the
+    /// number of turns even when tool output is tiny.
+    pub tokens_per_turn: f64,
+    /// Chance of writing the plan with the planning tool on the first turn.
+    pub plan_first: f64,
+    /// Chance of updating the plan on an ordinary turn.
+    pub todo_update_rate: f64,
+    /// Chance of updating the plan when the latest user message holds a
+    /// reminder.
+    pub reminder_compliance: f64,
+    /// Chance that a plan update is invalid.
+    pub invalid_todo_rate: f64,
+    /// Drift weights: skip ahead, repeat a finished step, improvise, stop.
+    pub skip_weight: f64,
+    pub repeat_weight: f64,
+    pub improvise_weight: f64,
+    pub stop_weight: f64,
+}
+
+impl Default for SimulateParams {
+    fn default() -> Self {
+        Self {
+            attention_span: 420.0,
+            sharpness: 4.0,
+            recall_floor: 0.05,
+            chars_per_token: 4.0,
+            tokens_per_turn: 50.0,
+            plan_first: 0.9,
+            todo_update_rate: 0.15,
+            reminder_compliance: 0.9,
+            invalid_todo_rate: 0.05,
+            skip_weight: 0.4,
+            repeat_weight: 0.1,
+            improvise_weight: 0.15,
+            stop_weight: 0.35,
+        }
+    }
+}
+
+impl SimulateParams {
+    /// Every parameter's name, in declaration order (the names a matrix
+    /// axis `simulate.<name>` may vary).
+    pub const NAMES: [&'static str; 13] = [
+        "attention_span",
+        "sharpness",
+        "recall_floor",
+        "chars_per_token",
+        "tokens_per_turn",
+        "plan_first",
+        "todo_update_rate",
+        "reminder_compliance",
+        "invalid_todo_rate",
+        "skip_weight",
+        "repeat_weight",
+        "improvise_weight",
+        "stop_weight",
+    ];
+
+    /// The parameter called `name`, for reading and setting it by name.
+    pub fn field_mut(&mut self, name: &str) -> Option<&mut f64> {
+        Some(match name {
+            "attention_span" => &mut self.attention_span,
+            "sharpness" => &mut self.sharpness,
+            "recall_floor" => &mut self.recall_floor,
+            "chars_per_token" => &mut self.chars_per_token,
+            "tokens_per_turn" => &mut self.tokens_per_turn,
+            "plan_first" => &mut self.plan_first,
+            "todo_update_rate" => &mut self.todo_update_rate,
+            "reminder_compliance" => &mut self.reminder_compliance,
+            "invalid_todo_rate" => &mut self.invalid_todo_rate,
+            "skip_weight" => &mut self.skip_weight,
+            "repeat_weight" => &mut self.repeat_weight,
+            "improvise_weight" => &mut self.improvise_weight,
+            "stop_weight" => &mut self.stop_weight,
+            _ => return None,
+        })
+    }
+
+    /// Checks ranges; the message names the parameter.
+    pub fn validate(&self) -> Result<(), String> {
+        let probabilities = [
+            ("recall_floor", self.recall_floor),
+            ("plan_first", self.plan_first),
+            ("todo_update_rate", self.todo_update_rate),
+            ("reminder_compliance", self.reminder_compliance),
+            ("invalid_todo_rate", self.invalid_todo_rate),
+        ];
+        for (name, p) in probabilities {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(format!("simulate.{name} must be in [0, 1], got {p}"));
+            }
+        }
+        if !(self.tokens_per_turn.is_finite() && self.tokens_per_turn >= 0.0) {
+            return Err(format!(
+                "simulate.tokens_per_turn must be >= 0, got {}",
+                self.tokens_per_turn
+            ));
+        }
+        for (name, v) in [
+            ("attention_span", self.attention_span),
+            ("chars_per_token", self.chars_per_token),
+            ("sharpness", self.sharpness),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(format!(
+                    "simulate.{name} must be a positive number, got {v}"
+                ));
+            }
+        }
+        let weights = [
+            ("skip_weight", self.skip_weight),
+            ("repeat_weight", self.repeat_weight),
+            ("improvise_weight", self.improvise_weight),
+            ("stop_weight", self.stop_weight),
+        ];
+        for (name, w) in weights {
+            if !(w.is_finite() && w >= 0.0) {
+                return Err(format!("simulate.{name} must be >= 0, got {w}"));
+            }
+        }
+        if weights.iter().map(|(_, w)| w).sum::<f64>() <= 0.0 {
+            return Err("simulate: at least one drift weight must be positive".into());
+        }
+        Ok(())
+    }
+}
