@@ -146,6 +146,14 @@ fn replay_agent_shows_the_agents_conversation() {
     let b: Value = serde_json::from_slice(&external.stdout).unwrap();
     assert_eq!(a["messages"], b["messages"]);
     assert_eq!(a["metrics"], b["metrics"]);
+    // The text view ends with what the agent printed.
+    let text = agent_eval(&["replay", scenario, "--agent", &command]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.trim_end()
+            .ends_with("--- agent output (stdout and stderr) ---\nDone."),
+        "{text}"
+    );
 }
 
 #[test]
@@ -181,5 +189,60 @@ fn external_agent_keys_are_checked_when_loading() {
         Some(0),
         "{}",
         String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+const FREEFORM: &str = r#"name: freeform
+task: Patch the greeting.
+steps: [{text: patch}]
+model:
+  script:
+    - tool: apply_patch
+      input: |
+        *** Begin Patch
+        *** End Patch
+    - text: Done.
+"#;
+
+#[test]
+fn a_freeform_call_stops_the_built_in_loop_naming_scenario_and_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("freeform.yaml");
+    std::fs::write(&path, FREEFORM).unwrap();
+    let output = agent_eval(&["replay", path.to_str().unwrap(), "--format", "json"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let replay: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(replay["metrics"]["stop"], "model_error");
+    let error = replay["metrics"]["model_error"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        error.starts_with("freeform: turn 1: the call of `apply_patch` has a freeform"),
+        "{replay}"
+    );
+}
+
+#[test]
+fn a_freeform_call_reaches_an_agent_on_the_responses_api() {
+    if Command::new("curl").arg("--version").output().is_err() {
+        println!("SKIPPED: curl is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("freeform.yaml");
+    std::fs::write(&path, FREEFORM).unwrap();
+    // A one-request agent: asks the Responses API once and prints the answer.
+    let agent = r#"curl -s -H 'content-type: application/json' -d '{"model":"m","input":"Patch it.","tools":[{"type":"custom","name":"apply_patch"}]}' "$OPENAI_BASE_URL/responses""#;
+    let output = agent_eval(&["replay", path.to_str().unwrap(), "--agent", agent]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{text}");
+    assert!(text.contains(r#""type":"custom_tool_call""#), "{text}");
+    assert!(
+        text.contains(r#""input":"*** Begin Patch\n*** End Patch\n""#),
+        "{text}"
     );
 }

@@ -64,7 +64,18 @@ pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppE
         return Ok(Status::Interrupted);
     }
     let text = match config.format {
-        ReplayFormat::Text => transcript::render(&scenario, &record),
+        ReplayFormat::Text => {
+            let mut text = transcript::render(&scenario, &record);
+            // An external agent's own output, after its conversation.
+            if let Some(log) = record.agent_log.as_deref().filter(|l| !l.trim().is_empty()) {
+                text.push_str("\n--- agent output (stdout and stderr) ---\n");
+                text.push_str(log);
+                if !log.ends_with('\n') {
+                    text.push('\n');
+                }
+            }
+            text
+        }
         ReplayFormat::Json => transcript::to_json(&record)
             .map_err(|e| AppError::Usage(format!("cannot write the replay as JSON: {e}")))?,
     };

@@ -84,7 +84,8 @@ pub fn run_once_external(
     })
 }
 
-/// The agent command with the cell's settings added to its environment.
+/// The agent command with the cell's settings added to its environment,
+/// and the cell's reminder text as its reminder pattern when it has none.
 fn with_cell_env(agent: &AgentCommand, cell: &Cell, seed: u64) -> AgentCommand {
     let settings = &cell.loop_settings;
     let mut agent = agent.clone();
@@ -102,6 +103,11 @@ fn with_cell_env(agent: &AgentCommand, cell: &Cell, seed: u64) -> AgentCommand {
     }
     set("AGENT_EVAL_PLACEMENT", settings.placement.to_string());
     set("AGENT_EVAL_SEED", seed.to_string());
+    // The wire also reads the cell's own reminder text as a reminder (the
+    // interval and every-turn policies carry no `<reminder>` tag).
+    if agent.reminder_pattern.is_none() {
+        agent.reminder_pattern = settings.reminder.marker().map(str::to_string);
+    }
     agent
 }
 
@@ -134,4 +140,60 @@ fn final_plan(messages: &[Message], dialect: Dialect) -> Vec<PlanItem> {
         }
     }
     plan
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(yaml: &str) -> Cell {
+        let scenario = crate::scenario::load_str(
+            std::path::Path::new("t.yaml"),
+            &format!("task: t\nsteps: [{{text: a}}]\nmodel: {{script: [{{text: done}}]}}\n{yaml}"),
+        )
+        .unwrap();
+        Cell::of_agent(&scenario)
+    }
+
+    #[test]
+    fn the_cell_is_told_to_the_agent() {
+        let agent = AgentCommand::new("x");
+        let told = with_cell_env(
+            &agent,
+            &cell("agent: {todo: false, nag: {threshold: 2, placement: append}}"),
+            7,
+        );
+        let env: Vec<(&str, &str)> = told
+            .env
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            env,
+            [
+                ("AGENT_EVAL_DIALECT", "s03"),
+                ("AGENT_EVAL_NAG_THRESHOLD", "2"),
+                ("AGENT_EVAL_PLACEMENT", "append"),
+                ("AGENT_EVAL_REMINDER", "s03"),
+                ("AGENT_EVAL_SEED", "7"),
+                ("AGENT_EVAL_TODO", "0"),
+            ]
+        );
+        assert_eq!(told.reminder_pattern, None);
+        // The command's own env wins.
+        let mut agent = AgentCommand::new("x");
+        agent.env.insert("AGENT_EVAL_TODO".into(), "1".into());
+        let told = with_cell_env(&agent, &cell("agent: {todo: false}"), 0);
+        assert_eq!(told.env["AGENT_EVAL_TODO"], "1");
+    }
+
+    #[test]
+    fn a_policy_without_a_tag_gives_its_text_as_the_reminder_pattern() {
+        let interval = cell("agent: {reminder: interval}");
+        let told = with_cell_env(&AgentCommand::new("x"), &interval, 0);
+        assert!(
+            told.reminder_pattern
+                .is_some_and(|p| p.contains("TODO LIST UPDATE REQUIRED"))
+        );
+    }
 }

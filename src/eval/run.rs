@@ -10,7 +10,7 @@ use crate::agent::protocol::{self, Violation};
 use crate::agent::tools::Toolbox;
 use crate::agent::{StopKind, run_loop};
 use crate::llm::Message;
-use crate::llm::Model;
+use crate::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse, turn_of};
 use crate::model::cassette::{
     CassetteSource, Recorder, Replay, Tape, cassette_file_name, cassette_yaml, write_cassette,
 };
@@ -191,14 +191,14 @@ pub fn run_once_in(
         scenario: scenario.name.clone(),
         source,
     };
-    let dir = workspace::create(&scenario.workspace).map_err(io_error)?;
-    let toolbox = Toolbox::new(dir.path()).map_err(io_error)?;
+    let workspace = workspace::create_for_run(&scenario.workspace).map_err(io_error)?;
+    let toolbox = Toolbox::with_workspace(std::sync::Arc::new(workspace));
     let settings = &cell.loop_settings;
     let workdir = toolbox.root().to_string_lossy().into_owned();
     let mut usage = None;
     let mut tape = None;
     let mut drift = None;
-    let mut model: Box<dyn Model> = match &scenario.model {
+    let model: Box<dyn Model> = match &scenario.model {
         ModelSpec::Script(script) if scenario.model.is_cassette() => {
             let hashes = script.iter().map(|r| r.request_hash.clone()).collect();
             let replay = Replay::new(ScriptedModel::new(script.clone()), hashes, workdir);
@@ -227,14 +227,18 @@ pub fn run_once_in(
         }
         ModelSpec::Script(_) | ModelSpec::Simulate(_) => model_for(scenario, cell, seed)?,
     };
-    let outcome = run_loop(model.as_mut(), &toolbox, &scenario.task, settings);
+    let mut model = FreeformGuard {
+        inner: model,
+        error: None,
+    };
+    let outcome = run_loop(&mut model, &toolbox, &scenario.task, settings);
     let step_results: Vec<Option<bool>> = scenario
         .steps
         .iter()
         .map(|step| {
             step.check
                 .as_ref()
-                .map(|c| checks::holds(c, toolbox.root()))
+                .map(|c| checks::holds(c, toolbox.workspace()))
         })
         .collect();
     let violations = protocol::check(&outcome.messages);
@@ -253,7 +257,10 @@ pub fn run_once_in(
         output_tokens: None,
         cost: None,
         drift_turns: drift.map(|log| log.turns()).unwrap_or_default(),
-        model_error: None,
+        model_error: model
+            .error
+            .take()
+            .map(|e| format!("{}: {e}", scenario.name)),
     };
     let mut metrics = metrics;
     if let Some(meter) = usage {
@@ -281,6 +288,41 @@ pub fn run_once_in(
         planning_offered: settings.todo,
         agent_log: None,
     })
+}
+
+/// Stands between the built-in loop and the model: a response holding a
+/// freeform call (a scripted call whose input is a string, such as Codex's
+/// `apply_patch`) cannot run in the loop, whose tools take JSON objects —
+/// only the Responses API carries it, to an external agent. The run stops
+/// with `model_error`, naming the turn and the tool.
+struct FreeformGuard<M> {
+    inner: M,
+    error: Option<String>,
+}
+
+impl<M: Model> Model for FreeformGuard<M> {
+    fn respond(&mut self, request: &ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
+        let response = self.inner.respond(request)?;
+        let freeform = response.content.iter().find_map(|block| match block {
+            ContentBlock::ToolUse {
+                name,
+                input: serde_json::Value::String(_),
+                ..
+            } => Some(name.clone()),
+            _ => None,
+        });
+        match freeform {
+            Some(name) => {
+                let turn = turn_of(request);
+                let message = format!(
+                    "turn {turn}: the call of `{name}` has a freeform (string) input, which only an external agent on the OpenAI Responses API can receive; the built-in loop's tools take JSON objects"
+                );
+                self.error = Some(message.clone());
+                Err(ModelError::Unsupported { turn, message })
+            }
+            None => Ok(response),
+        }
+    }
 }
 
 /// Writes one recorded run as a cassette in `dir`.
