@@ -191,8 +191,8 @@ pub fn run_once_in(
         scenario: scenario.name.clone(),
         source,
     };
-    let dir = workspace::create(&scenario.workspace).map_err(io_error)?;
-    let toolbox = Toolbox::new(dir.path()).map_err(io_error)?;
+    let workspace = workspace::create_for_run(&scenario.workspace).map_err(io_error)?;
+    let toolbox = Toolbox::with_workspace(std::sync::Arc::new(workspace));
     let settings = &cell.loop_settings;
     let workdir = toolbox.root().to_string_lossy().into_owned();
     let mut usage = None;
@@ -238,7 +238,7 @@ pub fn run_once_in(
         .map(|step| {
             step.check
                 .as_ref()
-                .map(|c| checks::holds(c, toolbox.root()))
+                .map(|c| checks::holds(c, toolbox.workspace()))
         })
         .collect();
     let violations = protocol::check(&outcome.messages);
