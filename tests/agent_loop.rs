@@ -3,7 +3,9 @@
 
 use agent_eval::agent::protocol;
 use agent_eval::agent::tools::Toolbox;
-use agent_eval::agent::{LoopOutcome, LoopSettings, REMINDER, StopKind, run_loop, system_prompt};
+use agent_eval::agent::{
+    LoopOutcome, LoopSettings, REMINDER, RepeatGuard, StopKind, run_loop, system_prompt,
+};
 use agent_eval::llm::{Content, ContentBlock, Role};
 use agent_eval::model::scripted::ScriptedModel;
 use agent_eval::scenario::{NagThreshold, Placement, ReminderSpec, ScriptedResponse, ToolCall};
@@ -213,4 +215,161 @@ fn rejected_updates_count_and_reset_the_nag() {
             content: "Error: Item 1: text required".into()
         }
     );
+}
+
+#[test]
+fn fold_appends_the_reminder_to_the_last_tool_result() {
+    let script = vec![ScriptedResponse {
+        text: None,
+        request_hash: None,
+        calls: vec![
+            ToolCall {
+                tool: "bash".into(),
+                input: json!({"command": "echo one"}),
+            },
+            ToolCall {
+                tool: "bash".into(),
+                input: json!({"command": "echo two"}),
+            },
+        ],
+    }];
+    let (out, _) = run(script, &settings(NagThreshold::After(1), Placement::Fold));
+    assert_eq!(out.reminders_at, [1]);
+    assert_eq!(
+        out.messages[2].content_blocks(),
+        [
+            ContentBlock::ToolResult {
+                tool_use_id: "toolu_1_1".into(),
+                content: "one".into()
+            },
+            ContentBlock::ToolResult {
+                tool_use_id: "toolu_1_2".into(),
+                content: format!("two\n{REMINDER}")
+            },
+        ]
+    );
+    assert!(protocol::check(&out.messages).is_empty());
+}
+
+#[test]
+fn any_policy_runs_in_the_loop_and_is_recorded() {
+    let s = LoopSettings {
+        reminder: ReminderSpec::Interval { every: 2 },
+        placement: Placement::Append,
+        ..LoopSettings::default()
+    };
+    let mut script = bash_turns(3);
+    script.push(call(
+        "todo",
+        json!({"items": [{"text": "a"}, {"text": "b", "status": "completed"}]}),
+    ));
+    script.extend(bash_turns(2));
+    let (out, _) = run(script, &s);
+    assert_eq!(out.reminders_at, [2, 6]);
+    assert_eq!(
+        out.messages.last().unwrap().content_blocks().last(),
+        Some(&ContentBlock::text(
+            "# TODO LIST UPDATE REQUIRED - You MUST update your plan with your NEXT tool call.\n\n**Current Progress: 1/2 items completed (50%)**"
+        ))
+    );
+    let off = LoopSettings {
+        reminder: ReminderSpec::Off,
+        ..LoopSettings::default()
+    };
+    assert!(run(bash_turns(8), &off).0.reminders_at.is_empty());
+}
+
+#[test]
+fn calls_of_tools_not_offered_are_unknown_not_planning_calls() {
+    let mut s = settings(NagThreshold::After(1), Placement::Prepend);
+    s.todo = false;
+    let script = vec![
+        call("todo", json!({"items": []})),
+        call("nope", json!({})),
+        call("bash", json!({"command": "true"})),
+    ];
+    let (out, _) = run(script, &s);
+    assert_eq!((out.todo_calls, out.unknown_tool_calls), (0, 2));
+    assert_eq!(
+        out.messages[2].content_blocks(),
+        [ContentBlock::ToolResult {
+            tool_use_id: "toolu_1_1".into(),
+            content: "Unknown tool: todo".into()
+        }]
+    );
+    assert!(out.reminders_at.is_empty());
+
+    let (out, _) = run(
+        vec![call("todo", json!({"items": []})), call("nope", json!({}))],
+        &settings(NagThreshold::After(3), Placement::Prepend),
+    );
+    assert_eq!((out.todo_calls, out.unknown_tool_calls), (1, 1));
+}
+
+#[test]
+fn the_repeat_guard_warns_and_ends_the_run_after_that_turn() {
+    let guarded = LoopSettings {
+        repeat_guard: Some(RepeatGuard {
+            whitelist: vec!["todo".into(), "read_file".into()],
+        }),
+        reminder: ReminderSpec::Off,
+        ..LoopSettings::default()
+    };
+    let read = || call("read_file", json!({"path": "a"}));
+    let todo = || call("todo", json!({"items": []}));
+    // Whitelisted tools may repeat; a changed input is no repeat.
+    let script = vec![
+        read(),
+        read(),
+        todo(),
+        todo(),
+        call("bash", json!({"command": "echo 1"})),
+        call("bash", json!({"command": "echo 2"})),
+        call("bash", json!({"command": "echo 2"})),
+        call("bash", json!({"command": "echo 3"})),
+    ];
+    let (out, model) = run(script, &guarded);
+    assert_eq!((out.stop, out.turns), (StopKind::RepeatedCall, 7));
+    assert_eq!(model.remaining(), 1);
+    let last = out.messages.last().unwrap();
+    assert_eq!(
+        last.role,
+        Role::User,
+        "the turn's results are appended first"
+    );
+    assert_eq!(
+        last.content_blocks()[0],
+        ContentBlock::ToolResult {
+            tool_use_id: "toolu_7_1".into(),
+            content: "Warning: Duplicate tool call detected (bash). Task may be stuck in a loop."
+                .into()
+        }
+    );
+    // Two identical calls in one response: the second is the repeat.
+    let twice = vec![ScriptedResponse {
+        text: None,
+        request_hash: None,
+        calls: vec![
+            ToolCall {
+                tool: "write_file".into(),
+                input: json!({"path": "x", "content": "1"}),
+            },
+            ToolCall {
+                tool: "write_file".into(),
+                input: json!({"path": "x", "content": "1"}),
+            },
+        ],
+    }];
+    let (out, _) = run(twice, &guarded);
+    assert_eq!(out.stop, StopKind::RepeatedCall);
+    assert_eq!(
+        out.messages[2].content_blocks()[0],
+        ContentBlock::ToolResult {
+            tool_use_id: "toolu_1_1".into(),
+            content: "Wrote 1 bytes".into()
+        }
+    );
+    // Without the guard the same script runs on.
+    let (out, _) = run(bash_turns(3), &LoopSettings::default());
+    assert_eq!(out.stop, StopKind::ScriptExhausted);
 }

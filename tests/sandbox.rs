@@ -301,11 +301,21 @@ fn kill_ppid_does_not_end_the_harness() {
     )
     .unwrap();
     assert!(out.contains("still here"), "{out}");
+    let me = std::process::id();
+    // A PID namespace alone (no Landlock) already hides the harness.
+    if process::containment() != Containment::ProcessGroup {
+        let unsandboxed = CommandSettings {
+            sandbox: false,
+            ..CommandSettings::new(LONG)
+        };
+        let outcome =
+            run_command_with(dir.path(), &format!("kill -TERM {me}"), &unsandboxed).unwrap();
+        assert_ne!(outcome.exit_code, Some(0));
+    }
     if !landlock_full() {
         return;
     }
     // Our real pid, from inside: scoped signals refuse it.
-    let me = std::process::id();
     for containment in containments() {
         let outcome = run_command_with(
             dir.path(),
@@ -438,4 +448,24 @@ fn require_sandbox_exits_2_exactly_when_landlock_is_not_full() {
         assert_eq!(output.status.code(), Some(2), "{stderr}");
         assert!(stderr.contains("Landlock"), "{stderr}");
     }
+}
+
+#[test]
+fn an_unbounded_timeout_is_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_bash(dir.path(), "echo fine", Duration::MAX).unwrap();
+    assert_eq!(out, "fine");
+}
+
+#[test]
+fn dev_stdout_and_stderr_stay_usable() {
+    let dir = tempfile::tempdir().unwrap();
+    let outcome = run_command(
+        dir.path(),
+        "echo out >/dev/stdout; echo err >/dev/stderr; printf x | cat /dev/stdin",
+        LONG,
+    )
+    .unwrap();
+    assert_eq!(String::from_utf8_lossy(&outcome.stdout), "out\nx");
+    assert_eq!(String::from_utf8_lossy(&outcome.stderr), "err\n");
 }

@@ -161,7 +161,11 @@ pub fn run(root: &Path, command: &str, limits: &Limits) -> Result<Output, Proces
         other => other,
     }
     .map_err(SpawnFailure::into_error)?;
-    child.wait(started + limits.timeout, limits)
+    // A timeout too large to add is as good as none (a year is plenty).
+    let deadline = started
+        .checked_add(limits.timeout)
+        .unwrap_or_else(|| started + Duration::from_secs(365 * 24 * 3600));
+    child.wait(deadline, limits)
 }
 
 fn transient(e: &io::Error) -> bool {

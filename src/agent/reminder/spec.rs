@@ -273,3 +273,200 @@ impl<'de> Deserialize<'de> for ReminderSpec {
         Self::from_value(&value).map_err(de::Error::custom)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::dialect::{Dialect, PlanItem, PlanStatus};
+    use crate::agent::reminder::{CLAUDE_CODE_TEXT, TurnFacts};
+
+    /// What a turn did: planning calls and accepted updates.
+    #[derive(Clone, Copy)]
+    enum Turn {
+        Work,
+        Plan,
+        Rejected,
+    }
+
+    fn plan(done: usize, total: usize) -> Vec<PlanItem> {
+        (0..total)
+            .map(|i| {
+                let status = if i < done {
+                    PlanStatus::Completed
+                } else {
+                    PlanStatus::Pending
+                };
+                PlanItem::new((i + 1).to_string(), format!("Step {}", i + 1), status)
+            })
+            .collect()
+    }
+
+    /// The turns after which `spec` reminds, over `turns`, with `plan`
+    /// standing after every turn; and the texts.
+    fn reminders(
+        spec: ReminderSpec,
+        turns: &[Turn],
+        plan: &[PlanItem],
+    ) -> (Vec<usize>, Vec<String>) {
+        let mut policy = spec.policy();
+        let dialect = Dialect::default().get();
+        let mut at = Vec::new();
+        let mut texts = Vec::new();
+        for (i, turn) in turns.iter().enumerate() {
+            let facts = TurnFacts {
+                turn: i + 1,
+                planning_calls: usize::from(!matches!(turn, Turn::Work)),
+                accepted_updates: usize::from(matches!(turn, Turn::Plan)),
+            };
+            if let Some(text) = policy.after_turn(&facts, plan, dialect) {
+                at.push(i + 1);
+                texts.push(text);
+            }
+        }
+        (at, texts)
+    }
+
+    use Turn::{Plan, Rejected, Work};
+
+    #[test]
+    fn s03_counts_any_planning_call_and_nags_every_turn_once_reached() {
+        let turns = [
+            Work, Work, Work, Work, Rejected, Work, Work, Work, Plan, Work,
+        ];
+        let (at, texts) = reminders(ReminderSpec::default(), &turns, &plan(1, 3));
+        assert_eq!(at, [3, 4, 8]);
+        assert!(
+            texts
+                .iter()
+                .all(|t| t == "<reminder>Update your todos.</reminder>")
+        );
+        let off = ReminderSpec::S03 {
+            threshold: NagThreshold::Off,
+        };
+        assert!(reminders(off, &turns, &plan(1, 3)).0.is_empty());
+        let one = ReminderSpec::S03 {
+            threshold: NagThreshold::After(1),
+        };
+        assert_eq!(
+            reminders(one, &turns, &[]).0,
+            [1, 2, 3, 4, 6, 7, 8, 10],
+            "s03 needs no plan"
+        );
+    }
+
+    #[test]
+    fn planning_state_counts_accepted_updates_only_and_needs_a_plan() {
+        let spec = ReminderSpec::by_name("planning-state").unwrap();
+        let turns = [Plan, Work, Work, Work, Rejected, Work, Plan, Work];
+        let (at, texts) = reminders(spec, &turns, &plan(0, 2));
+        // Rounds since the last accepted update: 0 1 2 3 4 5 0 1.
+        assert_eq!(at, [4, 5, 6]);
+        assert_eq!(
+            texts[0],
+            "<reminder>Refresh your current plan before continuing.</reminder>"
+        );
+        assert!(
+            reminders(spec, &turns, &[]).0.is_empty(),
+            "no plan, nothing to refresh"
+        );
+        let two = ReminderSpec::PlanningState { interval: 2 };
+        assert_eq!(reminders(two, &turns, &plan(0, 2)).0, [3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn claude_code_waits_ten_turns_since_a_write_and_since_the_last_reminder() {
+        let spec = ReminderSpec::by_name("claude-code").unwrap();
+        let mut turns = vec![Work; 25];
+        let (at, texts) = reminders(spec, &turns, &[]);
+        assert_eq!(at, [10, 20]);
+        assert_eq!(
+            texts[0],
+            format!("<system-reminder>{CLAUDE_CODE_TEXT}</system-reminder>")
+        );
+        assert!(texts[0].ends_with("to the user\n</system-reminder>"));
+        // A planning call restarts the write count.
+        turns[14] = Rejected;
+        assert_eq!(reminders(spec, &turns, &[]).0, [10, 25]);
+        let items = vec![
+            PlanItem::new("1", "Read", PlanStatus::Completed),
+            PlanItem::new("2", "Write", PlanStatus::InProgress),
+        ];
+        let (_, texts) = reminders(spec, &[Work; 10], &items);
+        assert_eq!(
+            texts[0],
+            format!(
+                "<system-reminder>{CLAUDE_CODE_TEXT}\n\nHere are the existing contents of your todo list:\n\n[1. [completed] Read\n2. [in_progress] Write]</system-reminder>"
+            )
+        );
+        let quick = ReminderSpec::ClaudeCode {
+            turns_since_write: 2,
+            turns_between: 3,
+        };
+        assert_eq!(reminders(quick, &[Work; 9], &[]).0, [2, 5, 8]);
+    }
+
+    #[test]
+    fn interval_restarts_after_each_reminder_and_each_planning_call() {
+        let spec = ReminderSpec::by_name("interval").unwrap();
+        let mut turns = vec![Work; 14];
+        assert_eq!(reminders(spec, &turns, &[]).0, [6, 12]);
+        turns[3] = Plan;
+        assert_eq!(reminders(spec, &turns, &[]).0, [10]);
+        let (_, texts) = reminders(spec, &[Work; 6], &[]);
+        assert_eq!(
+            texts[0],
+            "# TODO LIST UPDATE REQUIRED - You MUST update your plan with your NEXT tool call."
+        );
+        // 2 of 3 done is 66.67%: rounded down.
+        let (_, texts) = reminders(spec, &[Work; 6], &plan(2, 3));
+        assert_eq!(
+            texts[0],
+            "# TODO LIST UPDATE REQUIRED - You MUST update your plan with your NEXT tool call.\n\n**Current Progress: 2/3 items completed (66%)**"
+        );
+    }
+
+    #[test]
+    fn every_turn_shows_the_plan_as_the_dialect_renders_it() {
+        let (at, texts) = reminders(
+            ReminderSpec::EveryTurn,
+            &[Work, Plan, Rejected],
+            &plan(1, 2),
+        );
+        assert_eq!(at, [1, 2, 3]);
+        assert_eq!(
+            texts[0],
+            "REMINDERS\n\nBelow is your current plan. Keep it updated as you progress.\n\n[x] #1: Step 1\n[ ] #2: Step 2\n\n(1/2 completed)"
+        );
+        let (_, texts) = reminders(ReminderSpec::EveryTurn, &[Work], &[]);
+        assert!(texts[0].ends_with("\n\nNo todos."), "{}", texts[0]);
+    }
+
+    #[test]
+    fn off_never_fires() {
+        assert!(
+            reminders(ReminderSpec::Off, &[Work; 30], &plan(0, 3))
+                .0
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn specs_read_and_write_names_and_maps() {
+        for name in ReminderSpec::NAMES {
+            let spec = ReminderSpec::by_name(name).unwrap();
+            assert_eq!(serde_json::to_value(spec).unwrap(), serde_json::json!(name));
+            assert_eq!(spec.to_string(), name);
+        }
+        let spec = ReminderSpec::from_value(&serde_json::json!({"policy": "interval", "every": 4}))
+            .unwrap();
+        assert_eq!(spec, ReminderSpec::Interval { every: 4 });
+        assert_eq!(spec.to_string(), "interval(every=4)");
+        let back: ReminderSpec =
+            serde_json::from_value(serde_json::to_value(spec).unwrap()).unwrap();
+        assert_eq!(back, spec);
+        let s03: ReminderSpec =
+            serde_json::from_value(serde_json::json!({"policy": "s03", "threshold": "off"}))
+                .unwrap();
+        assert!(s03.is_off());
+    }
+}
