@@ -14,3 +14,4 @@ pub mod llm;
 pub mod model;
 pub mod report;
 pub mod scenario;
+pub mod wire;

@@ -145,6 +145,17 @@ enum Command {
         #[arg(long, value_name = "T", default_value_t = DEFAULT_TOLERANCE, value_parser = parse_tolerance)]
         tolerance: f64,
     },
+    /// Serve a scenario's model over HTTP (Anthropic Messages, OpenAI Chat
+    /// Completions and Responses) until Ctrl-C.
+    Serve {
+        scenario: PathBuf,
+        /// The simulated model's seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Address to listen on (loopback with a free port by default).
+        #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:0")]
+        listen: std::net::SocketAddr,
+    },
     /// Validate scenarios without running them.
     Check {
         #[arg(default_value = "scenarios/")]
@@ -320,6 +331,19 @@ fn main() -> ExitCode {
             new,
             tolerance,
         } => app::diff(&old, &new, tolerance, &mut out),
+        Command::Serve {
+            scenario,
+            seed,
+            listen,
+        } => app::serve(
+            &app::ServeConfig {
+                scenario,
+                seed,
+                listen,
+            },
+            &mut out,
+            &mut err,
+        ),
         Command::Check { paths } => app::check(&paths, &mut out, &mut err),
     };
     match outcome {

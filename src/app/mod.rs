@@ -10,6 +10,7 @@ mod real;
 mod replay;
 mod reports;
 mod run;
+mod serve;
 mod sweep;
 
 pub use check::check;
@@ -17,6 +18,7 @@ pub use real::RealModelArgs;
 pub use replay::{ReplayConfig, ReplayFormat, replay};
 pub use reports::{diff, merge};
 pub use run::{ReportPaths, RunConfig, run};
+pub use serve::{ServeConfig, serve};
 pub use sweep::{SweepConfig, sweep};
 
 use std::io::{self, IsTerminal, Write};

@@ -16,7 +16,7 @@ use crate::model::cassette::{
 };
 use crate::model::http::{HttpContext, HttpModelError, RealBackends, RealModelSpec};
 use crate::model::scripted::ScriptedModel;
-use crate::model::simulated::{SimulateParams, SimulatedModel, run_seed};
+use crate::model::simulated::{SimulatedModel, run_seed};
 use crate::scenario::{ModelSpec, Scenario};
 use std::path::{Path, PathBuf};
 
@@ -121,6 +121,42 @@ pub struct RunEnv {
     pub record: Option<PathBuf>,
 }
 
+/// The scenario's model for one run of `cell` with `seed`: the same model
+/// whether the built-in loop or an agent over the wire asks it. A real
+/// model reads its endpoint and key from the environment here (the loop's
+/// own runs go through [`run_once_in`], which meters and records them).
+pub fn model_for(
+    scenario: &Scenario,
+    cell: &Cell,
+    seed: u64,
+) -> Result<Box<dyn Model + Send>, RunError> {
+    let settings = &cell.loop_settings;
+    Ok(match &scenario.model {
+        ModelSpec::Script(script) => Box::new(ScriptedModel::new(script.clone())),
+        ModelSpec::Simulate(params) => {
+            let mut simulated = SimulatedModel::new(
+                cell.simulate.unwrap_or(*params),
+                scenario.skills(),
+                run_seed(&scenario.name, seed),
+            )
+            .with_dialect(settings.dialect);
+            if let Some(marker) = settings.reminder.marker() {
+                simulated = simulated.with_reminder_marker(marker);
+            }
+            Box::new(simulated)
+        }
+        ModelSpec::Real(spec) => {
+            HttpContext::new()
+                .and_then(|context| RealBackends::new(context).model(spec, seed))
+                .map_err(|source| RunError::Model {
+                    scenario: scenario.name.clone(),
+                    source,
+                })?
+                .model
+        }
+    })
+}
+
 /// Runs `scenario` once with `cell`'s settings and `seed`.
 pub fn run_once(scenario: &Scenario, cell: &Cell, seed: u64) -> Result<RunRecord, RunError> {
     run_once_in(scenario, cell, seed, &RunEnv::default())
@@ -166,8 +202,7 @@ pub fn run_once_in(
                 made.model
             }
         }
-        ModelSpec::Script(script) => Box::new(ScriptedModel::new(script.clone())),
-        ModelSpec::Simulate(params) => simulated_model(scenario, cell, seed, params),
+        ModelSpec::Script(_) | ModelSpec::Simulate(_) => model_for(scenario, cell, seed)?,
     };
     let mut record = run_in_workspace(scenario, cell, seed, &toolbox, model.as_mut());
     let metrics = &mut record.metrics;
@@ -188,26 +223,6 @@ pub fn run_once_in(
         record_cassette(scenario, cell, seed, spec, &tape, dir)?;
     }
     Ok(record)
-}
-
-/// The scenario's simulated model for one run of `cell` with `seed`.
-fn simulated_model(
-    scenario: &Scenario,
-    cell: &Cell,
-    seed: u64,
-    params: &SimulateParams,
-) -> Box<dyn Model + Send> {
-    let settings = &cell.loop_settings;
-    let mut simulated = SimulatedModel::new(
-        cell.simulate.unwrap_or(*params),
-        scenario.skills(),
-        run_seed(&scenario.name, seed),
-    )
-    .with_dialect(settings.dialect);
-    if let Some(marker) = settings.reminder.marker() {
-        simulated = simulated.with_reminder_marker(marker);
-    }
-    Box::new(simulated)
 }
 
 /// One run of `scenario` against a model the caller makes for the run's
