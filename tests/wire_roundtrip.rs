@@ -4,6 +4,8 @@
 //! in-process run — for every shipped scripted scenario, and for the
 //! shipped simulated ones seed for seed, in every matrix cell.
 
+mod fake_api;
+
 use agent_eval::eval::{Cell, RunRecord, cells, model_for, run_once, run_with_model};
 use agent_eval::llm::Model;
 use agent_eval::model::http::{
@@ -135,4 +137,59 @@ fn simulated_scenarios_give_the_same_runs_through_the_wire_seed_for_seed() {
             assert_same(&scenario, &cell, 7, Provider::OpenAi);
         }
     }
+}
+
+/// A real-model client can itself sit behind `serve` (a proxy that puts a
+/// real API under an external agent): the blocking client works inside the
+/// server's blocking pool, and the answer passes through unchanged.
+#[test]
+fn a_real_model_client_serves_behind_the_mock_server() {
+    use agent_eval::llm::{ContentBlock, Message, ModelRequest, ToolSchema};
+    let fake = fake_api::FakeApi::builder()
+        .otherwise(fake_api::Reply::ok(serde_json::json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-fake",
+            "content": [{"type": "tool_use", "id": "toolu_01REAL", "name": "bash",
+                         "input": {"command": "ls"}}],
+            "stop_reason": "tool_use", "stop_sequence": null,
+            "usage": {"input_tokens": 3, "output_tokens": 2}
+        })))
+        .start();
+    let endpoint =
+        Endpoint::new(Provider::Anthropic, &fake.url(), ApiKey::new("real-key")).unwrap();
+    let real = AnthropicModel::new(
+        AnthropicParams::new("claude-fake"),
+        endpoint,
+        HttpContext::new().unwrap(),
+        0,
+    )
+    .unwrap();
+    let server = MockServer::start(Box::new(real), ServerOptions::default()).unwrap();
+    let mut client = client(Provider::OpenAi, &server);
+    let messages = vec![Message::user_text("List the files.")];
+    // A request without tools would be a side request the server answers
+    // itself.
+    let tools = vec![ToolSchema::new(
+        "bash",
+        "Run a command",
+        serde_json::json!({"type": "object"}),
+    )];
+    let answer = client
+        .respond(&ModelRequest {
+            system: "s",
+            messages: &messages,
+            tools: &tools,
+        })
+        .unwrap();
+    assert_eq!(
+        answer.content,
+        vec![ContentBlock::ToolUse {
+            id: "toolu_1_1".into(),
+            name: "bash".into(),
+            input: serde_json::json!({"command": "ls"}),
+        }]
+    );
+    server.stop();
+    let received = fake.received();
+    assert_eq!(received.len(), 1);
+    assert_eq!(received[0].header("x-api-key"), Some("real-key"));
 }
