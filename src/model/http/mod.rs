@@ -447,10 +447,13 @@ impl<F> ApiModel<F> {
                 Err(Failure::Fatal(message)) => message,
                 Err(Failure::Retry(message, server_delay)) => {
                     if attempt < max_attempts {
-                        std::thread::sleep(self.backoff.delay(attempt, server_delay));
-                        continue;
+                        if sleep_unless_cancelled(self.backoff.delay(attempt, server_delay)) {
+                            continue;
+                        }
+                        format!("{message} (cancelled while waiting to retry)")
+                    } else {
+                        format!("{message} (gave up after {attempt} attempts)")
                     }
-                    format!("{message} (gave up after {attempt} attempts)")
                 }
             };
             let message = self.endpoint.key().redact(&message);
@@ -496,6 +499,22 @@ impl<F> ApiModel<F> {
             Err(Failure::Fatal(message))
         }
     }
+}
+
+/// Sleeps `delay` in short slices; false as soon as Ctrl-C is requested, so
+/// a run waiting out a long `retry-after` does not hold the stop up.
+fn sleep_unless_cancelled(delay: Duration) -> bool {
+    const SLICE: Duration = Duration::from_millis(50);
+    let mut left = delay;
+    while !left.is_zero() {
+        if crate::cancel::requested() {
+            return false;
+        }
+        let step = left.min(SLICE);
+        std::thread::sleep(step);
+        left -= step;
+    }
+    !crate::cancel::requested()
 }
 
 /// A successful answer.
