@@ -13,7 +13,7 @@ use agent_eval::app::{
 use agent_eval::eval::Shard;
 use agent_eval::report::baseline::DEFAULT_TOLERANCE;
 use agent_eval::scenario::{Dialect, MAX_SEEDS, NagThreshold, ReminderSpec};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
 #[command(
@@ -160,6 +160,22 @@ enum Command {
     Check {
         #[arg(default_value = "scenarios/")]
         paths: Vec<PathBuf>,
+    },
+    /// Write a scripted and a simulated scenario and their fixture that
+    /// pass, to start from (never overwrites a file).
+    ///
+    /// Example: `agent-eval init && agent-eval run scenarios/`
+    Init {
+        /// The folder to write into.
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
+    /// Print a shell completion script.
+    ///
+    /// Example: `agent-eval completions bash > ~/.local/share/bash-completion/completions/agent-eval`
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
     },
 }
 
@@ -345,6 +361,19 @@ fn main() -> ExitCode {
             &mut err,
         ),
         Command::Check { paths } => app::check(&paths, &mut out, &mut err),
+        Command::Init { dir } => app::init(&dir, &mut out),
+        Command::Completions { shell } => {
+            // Generated into memory first: clap_complete panics when its
+            // writer fails (a closed pipe), and a closed pipe is no panic.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "agent-eval", &mut script);
+            io::Write::write_all(&mut out, &script)
+                .map(|()| Status::Passed)
+                .map_err(|source| app::AppError::Write {
+                    path: "stdout".into(),
+                    source,
+                })
+        }
     };
     match outcome {
         Ok(status) => ExitCode::from(status.exit_code()),

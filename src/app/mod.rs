@@ -6,6 +6,7 @@
 //! how reports are written.
 
 mod check;
+mod init;
 mod real;
 mod replay;
 mod reports;
@@ -14,6 +15,7 @@ mod serve;
 mod sweep;
 
 pub use check::check;
+pub use init::init;
 pub use real::RealModelArgs;
 pub use replay::{ReplayConfig, ReplayFormat, replay};
 pub use reports::{diff, merge};
