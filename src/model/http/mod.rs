@@ -39,6 +39,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::io::Read;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -48,6 +49,10 @@ use std::time::Duration;
 /// driven through the wire by these clients, then stops exactly as it
 /// does in process. Real APIs never send it.
 pub const MOCK_FINISH_HEADER: &str = "x-agent-eval-finish";
+
+/// The largest answer body read from an API (a model's answer is a few
+/// kilobytes; anything near this is a broken or hostile peer).
+pub const MAX_ANSWER_BYTES: u64 = 32 << 20;
 
 /// Which real API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -478,9 +483,17 @@ impl<F> ApiModel<F> {
             .get(MOCK_FINISH_HEADER)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.trim() == "script_exhausted");
-        let bytes = response
-            .bytes()
+        let mut bytes = Vec::new();
+        // A peer may send anything: read at most the cap (and one byte more
+        // to tell that it was passed).
+        std::io::Read::take(response, MAX_ANSWER_BYTES + 1)
+            .read_to_end(&mut bytes)
             .map_err(|e| Failure::Retry(error_chain(&e), None))?;
+        if bytes.len() as u64 > MAX_ANSWER_BYTES {
+            return Err(Failure::Fatal(format!(
+                "HTTP {status} with a body over {MAX_ANSWER_BYTES} bytes"
+            )));
+        }
         if status.is_success() {
             let body = serde_json::from_slice(&bytes).map_err(|e| {
                 Failure::Fatal(format!("HTTP {status} with a body that is not JSON: {e}"))
