@@ -133,7 +133,7 @@ impl Tape {
             .clone()
     }
 
-    /// The recorded answers as scripted responses (SPEC-format entries
+    /// The recorded answers as scripted responses (entries in the script format:
     /// `{text?, tool, input}` or `{text?, tools: [...]}` plus
     /// `request_hash`).
     pub fn script(&self) -> CassetteScript {
