@@ -303,6 +303,10 @@ fn cli_records_a_real_run_and_replays_it_offline_with_drift_checked() {
     );
     assert_eq!(code, 0, "{out}\n{err}");
     assert_eq!(fake.received().len(), 5);
+    assert!(
+        err.contains("real models: 1500 input tokens, 50 output tokens, $0.0020"),
+        "{err}"
+    );
     let report = read_json(&dir.path().join("real.json"));
     let cell = &report["scenarios"][0]["cells"][0];
     let run = &cell["results"][0];
