@@ -12,7 +12,8 @@ use crate::agent::{StopKind, run_loop};
 use crate::llm::Message;
 use crate::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse, turn_of};
 use crate::model::cassette::{
-    CassetteSource, Recorder, Replay, Tape, cassette_file_name, cassette_yaml, write_cassette,
+    CassetteSource, Recorder, Replay, Tape, cassette_file_name, cassette_fixture_dir,
+    cassette_yaml, write_cassette,
 };
 use crate::model::http::{HttpContext, HttpModelError, RealBackends, RealModelSpec};
 use crate::model::scripted::ScriptedModel;
@@ -401,9 +402,43 @@ fn record_cassette(
             seed,
         },
         &tape.script(),
-        dir,
     )
     .map_err(|e| fail(e.to_string()))?;
     write_cassette(dir, &file_name, &text).map_err(|e| fail(e.to_string()))?;
+    if let Some(fixture) = &scenario.workspace.fixture {
+        copy_fixture(
+            &fixture.value,
+            &dir.join(cassette_fixture_dir(&fixture.value)),
+        )
+        .map_err(|e| fail(format!("cannot copy the fixture beside it: {e}")))?;
+    }
     Ok(())
+}
+
+/// Copies a fixture folder to `target` once: runs recorded in parallel
+/// share it, so the copy is made aside and renamed into place, and a copy
+/// already there is kept.
+fn copy_fixture(fixture: &Path, target: &Path) -> Result<(), String> {
+    if target.is_dir() {
+        return Ok(());
+    }
+    let image = crate::agent::workspace::WorkspaceImage::build(
+        Some(fixture),
+        std::iter::empty::<(&str, &str)>(),
+    )
+    .map_err(|e| e.to_string())?;
+    let parent = target.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+    let aside = tempfile::Builder::new()
+        .prefix(".fixture-")
+        .tempdir_in(parent)
+        .map_err(|e| e.to_string())?;
+    let copy = aside.path().join("copy");
+    crate::agent::workspace::write_image(&image, &copy).map_err(|e| e.to_string())?;
+    match std::fs::rename(&copy, target) {
+        Ok(()) => Ok(()),
+        // Another run put its copy there first.
+        Err(_) if target.is_dir() => Ok(()),
+        Err(e) => Err(e.to_string()),
+    }
 }
