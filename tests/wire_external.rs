@@ -114,11 +114,11 @@ fn the_example_agent_matches_the_built_in_loop_on_every_scripted_scenario() {
             agent.env.insert("S03_STREAM".into(), "1".into());
         }
         let log = dir
-            .path()
+            .root()
             .parent()
             .unwrap()
             .join(format!("wire-external-{i}.log"));
-        let mut run = ExternalRun::new(dir.path(), &scenario.task, &agent);
+        let mut run = ExternalRun::new(dir.root(), &scenario.task, &agent);
         run.max_turns = Some(scenario.agent.max_turns);
         run.dialect = Dialect::S03;
         let outcome = run_external(model_for(&scenario, &cell, 0).unwrap(), &run).unwrap();
@@ -149,7 +149,7 @@ fn the_example_agent_matches_the_built_in_loop_on_every_scripted_scenario() {
         let steps: Vec<Option<bool>> = scenario
             .steps
             .iter()
-            .map(|s| s.check.as_ref().map(|c| checks::holds(c, dir.path())))
+            .map(|s| s.check.as_ref().map(|c| checks::holds(c, &dir)))
             .collect();
         assert_eq!(steps, built_in.step_results, "{name}: steps");
         assert_eq!(
@@ -283,7 +283,7 @@ fn the_example_agent_matches_the_built_in_loop_on_simulated_scenarios_seed_for_s
             let built_in = run_once(&scenario, &cell, seed).unwrap();
             let workspace = workspace::create(&scenario.workspace).unwrap();
             let agent = agent_for(&scenario);
-            let mut run = ExternalRun::new(workspace.path(), &scenario.task, &agent);
+            let mut run = ExternalRun::new(workspace.root(), &scenario.task, &agent);
             run.max_turns = Some(scenario.agent.max_turns);
             let outcome = run_external(model_for(&scenario, &cell, seed).unwrap(), &run).unwrap();
             let name = format!("{} seed {seed}", scenario.name);
@@ -308,7 +308,7 @@ fn the_example_agent_matches_the_built_in_loop_on_simulated_scenarios_seed_for_s
             let steps: Vec<Option<bool>> = scenario
                 .steps
                 .iter()
-                .map(|s| s.check.as_ref().map(|c| checks::holds(c, workspace.path())))
+                .map(|s| s.check.as_ref().map(|c| checks::holds(c, &workspace)))
                 .collect();
             assert_eq!(steps, built_in.step_results, "{name}: steps");
             assert_eq!(

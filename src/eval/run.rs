@@ -171,13 +171,7 @@ pub fn run_once_in(
 ) -> Result<RunRecord, RunError> {
     // A Ctrl-C during this call is handled by it, then forgotten.
     let _session = crate::cancel::Session::begin();
-    let io_error = |source| RunError::Workspace {
-        scenario: scenario.name.clone(),
-        source,
-    };
-    let dir = workspace::create(&scenario.workspace).map_err(io_error)?;
-    let toolbox = Toolbox::new(dir.path()).map_err(io_error)?;
-    let settings = &cell.loop_settings;
+    let toolbox = prepare_workspace(scenario)?;
     let workdir = toolbox.root().to_string_lossy().into_owned();
     let mut usage = None;
     let mut tape = None;
@@ -190,16 +184,15 @@ pub fn run_once_in(
             Box::new(replay)
         }
         ModelSpec::Real(spec) => {
-            let model_error = |source| RunError::Model {
-                scenario: scenario.name.clone(),
-                source,
-            };
             let made = match &env.real {
                 Some(backends) => backends.model(spec, seed),
                 None => HttpContext::new()
                     .and_then(|context| RealBackends::new(context).model(spec, seed)),
             }
-            .map_err(model_error)?;
+            .map_err(|source| RunError::Model {
+                scenario: scenario.name.clone(),
+                source,
+            })?;
             usage = Some(made.usage);
             if env.record.is_some() {
                 let recorder = Recorder::new(made.model, workdir);
@@ -211,14 +204,76 @@ pub fn run_once_in(
         }
         ModelSpec::Script(_) | ModelSpec::Simulate(_) => model_for(scenario, cell, seed)?,
     };
-    let outcome = run_loop(model.as_mut(), &toolbox, &scenario.task, settings);
+    let mut record = run_in_workspace(scenario, cell, seed, &toolbox, model.as_mut());
+    let metrics = &mut record.metrics;
+    metrics.drift_turns = drift.map(|log| log.turns()).unwrap_or_default();
+    if let Some(meter) = usage {
+        let usage = meter.get();
+        metrics.input_tokens = Some(usage.input_tokens);
+        metrics.output_tokens = Some(usage.output_tokens);
+        metrics.cost = usage.cost;
+        if metrics.stop == StopKind::ModelError {
+            metrics.model_error = meter.last_error();
+        }
+    }
+    // A run the backend broke off is not worth replaying.
+    if let (Some(tape), Some(dir), ModelSpec::Real(spec)) = (tape, &env.record, &scenario.model)
+        && metrics.stop != StopKind::ModelError
+    {
+        record_cassette(scenario, cell, seed, spec, &tape, dir)?;
+    }
+    Ok(record)
+}
+
+/// One run of `scenario` against a model the caller makes for the run's
+/// workspace (e.g. a client of a server that serves the scenario's model):
+/// the same workspace, loop, checks and metrics as [`run_once`].
+pub fn run_with_model(
+    scenario: &Scenario,
+    cell: &Cell,
+    seed: u64,
+    make_model: impl FnOnce(&Path) -> Box<dyn Model>,
+) -> Result<RunRecord, RunError> {
+    let _session = crate::cancel::Session::begin();
+    let toolbox = prepare_workspace(scenario)?;
+    let mut model = make_model(toolbox.root());
+    Ok(run_in_workspace(
+        scenario,
+        cell,
+        seed,
+        &toolbox,
+        model.as_mut(),
+    ))
+}
+
+/// A fresh workspace for `scenario`: held in memory until a process needs
+/// a folder, removed when the toolbox drops.
+fn prepare_workspace(scenario: &Scenario) -> Result<Toolbox, RunError> {
+    let workspace =
+        workspace::create_for_run(&scenario.workspace).map_err(|source| RunError::Workspace {
+            scenario: scenario.name.clone(),
+            source,
+        })?;
+    Ok(Toolbox::with_workspace(std::sync::Arc::new(workspace)))
+}
+
+/// The loop, the checks and the metrics, in a prepared workspace.
+fn run_in_workspace(
+    scenario: &Scenario,
+    cell: &Cell,
+    seed: u64,
+    toolbox: &Toolbox,
+    model: &mut dyn Model,
+) -> RunRecord {
+    let settings = &cell.loop_settings;
+    let outcome = run_loop(model, toolbox, &scenario.task, settings);
     let step_results: Vec<Option<bool>> = scenario
         .steps
         .iter()
         .map(|step| {
             step.check
                 .as_ref()
-                .map(|c| checks::holds(c, toolbox.root()))
+                .map(|c| checks::holds(c, toolbox.workspace()))
         })
         .collect();
     let violations = protocol::check(&outcome.messages);
@@ -236,26 +291,10 @@ pub fn run_once_in(
         input_tokens: None,
         output_tokens: None,
         cost: None,
-        drift_turns: drift.map(|log| log.turns()).unwrap_or_default(),
+        drift_turns: Vec::new(),
         model_error: None,
     };
-    let mut metrics = metrics;
-    if let Some(meter) = usage {
-        let usage = meter.get();
-        metrics.input_tokens = Some(usage.input_tokens);
-        metrics.output_tokens = Some(usage.output_tokens);
-        metrics.cost = usage.cost;
-        if metrics.stop == StopKind::ModelError {
-            metrics.model_error = meter.last_error();
-        }
-    }
-    // A run the backend broke off is not worth replaying.
-    if let (Some(tape), Some(dir), ModelSpec::Real(spec)) = (tape, &env.record, &scenario.model)
-        && metrics.stop != StopKind::ModelError
-    {
-        record_cassette(scenario, cell, seed, spec, &tape, dir)?;
-    }
-    Ok(RunRecord {
+    RunRecord {
         metrics,
         messages: outcome.messages,
         violations,
@@ -263,7 +302,7 @@ pub fn run_once_in(
         dialect: settings.dialect,
         plan: outcome.plan,
         planning_offered: settings.todo,
-    })
+    }
 }
 
 /// Writes one recorded run as a cassette in `dir`.

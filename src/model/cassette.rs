@@ -133,7 +133,7 @@ impl Tape {
             .clone()
     }
 
-    /// The recorded answers as scripted responses (SPEC-format entries
+    /// The recorded answers as scripted responses (entries in the script format:
     /// `{text?, tool, input}` or `{text?, tools: [...]}` plus
     /// `request_hash`).
     pub fn script(&self) -> CassetteScript {
@@ -256,7 +256,7 @@ pub fn cassette_file_name(scenario_name: &str, settings: &Map<String, Value>, se
 /// - `name` set to the cassette's file stem (each recorded run is its own
 ///   scenario);
 /// - `runs` narrowed to the recorded cell (each varying axis with its one
-///   value, no seeds: a script needs none);
+///   value; no seeds and no `simulate.*` axes: a script has neither);
 /// - `model` replaced by `{script: ...}`;
 /// - a relative `workspace.fixture` rewritten relative to `cassette_dir`;
 /// - `expect` entries that select or compare cells (`where`, `compare`)
@@ -286,12 +286,16 @@ pub fn cassette_yaml(
     map.insert("name".into(), json!(stem));
     map.remove("runs");
     if !source.settings.is_empty() {
+        // A script has no simulated-model parameters to vary.
         let runs: Map<String, Value> = source
             .settings
             .iter()
+            .filter(|(axis, _)| !axis.starts_with("simulate."))
             .map(|(axis, value)| (axis.clone(), json!([value])))
             .collect();
-        map.insert("runs".into(), Value::Object(runs));
+        if !runs.is_empty() {
+            map.insert("runs".into(), Value::Object(runs));
+        }
     }
     map.insert("model".into(), json!({"script": cassette.script}));
     if let Some(Value::String(fixture)) =
@@ -730,7 +734,8 @@ mod tests {
                 {"compare": {"a": {"todo": true}, "b": {"todo": false}}, "completion_rate_ratio": {"at_least": 1.0}}
             ]
         });
-        let settings: Map<String, Value> = serde_json::from_value(json!({"todo": false})).unwrap();
+        let settings: Map<String, Value> =
+            serde_json::from_value(json!({"todo": false, "simulate.attention_span": 400})).unwrap();
         let tape = Tape::new();
         tape.push(RecordedTurn {
             request_hash: "ab".repeat(32),
@@ -755,7 +760,7 @@ mod tests {
         assert_eq!(
             back,
             json!({
-                "name": "demo-todo-false-seed-2",
+                "name": "demo-todo-false-simulate.attention_span-400-seed-2",
                 "task": "Do it.",
                 "workspace": {"fixture": "../scenarios/fixtures/a", "files": {"x.txt": "1"}},
                 "steps": [{"text": "Do", "check": {"file": "x.txt", "contains": "1"}}],
