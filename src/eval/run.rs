@@ -10,7 +10,7 @@ use crate::agent::protocol::{self, Violation};
 use crate::agent::tools::Toolbox;
 use crate::agent::{StopKind, run_loop};
 use crate::llm::Message;
-use crate::llm::Model;
+use crate::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse, turn_of};
 use crate::model::cassette::{
     CassetteSource, Recorder, Replay, Tape, cassette_file_name, cassette_yaml, write_cassette,
 };
@@ -87,6 +87,8 @@ pub struct RunRecord {
     pub plan: Vec<PlanItem>,
     /// Whether the dialect's planning tool(s) were offered.
     pub planning_offered: bool,
+    /// An external agent's stdout and stderr (its first MiB).
+    pub agent_log: Option<String>,
 }
 
 /// Why a run could not happen.
@@ -108,6 +110,8 @@ pub enum RunError {
         path: PathBuf,
         message: String,
     },
+    #[error("{scenario}: cannot run the agent: {message}")]
+    Agent { scenario: String, message: String },
 }
 
 /// What runs need besides their scenario: the real-model backends shared by
@@ -143,6 +147,15 @@ pub fn model_for(
             if let Some(marker) = settings.reminder.marker() {
                 simulated = simulated.with_reminder_marker(marker);
             }
+            // An external agent's own reminder text is a reminder too.
+            if let Some(pattern) = scenario
+                .agent
+                .external
+                .as_ref()
+                .and_then(|a| a.reminder_pattern.as_deref())
+            {
+                simulated = simulated.with_reminder_marker(pattern);
+            }
             Box::new(simulated)
         }
         ModelSpec::Real(spec) => {
@@ -171,6 +184,9 @@ pub fn run_once_in(
 ) -> Result<RunRecord, RunError> {
     // A Ctrl-C during this call is handled by it, then forgotten.
     let _session = crate::cancel::Session::begin();
+    if let Some(agent) = &scenario.agent.external {
+        return super::external::run_once_external(scenario, cell, seed, agent);
+    }
     let toolbox = prepare_workspace(scenario)?;
     let workdir = toolbox.root().to_string_lossy().into_owned();
     let mut usage = None;
@@ -266,7 +282,11 @@ fn run_in_workspace(
     model: &mut dyn Model,
 ) -> RunRecord {
     let settings = &cell.loop_settings;
-    let outcome = run_loop(model, toolbox, &scenario.task, settings);
+    let mut model = FreeformGuard {
+        inner: model,
+        error: None,
+    };
+    let outcome = run_loop(&mut model, toolbox, &scenario.task, settings);
     let step_results: Vec<Option<bool>> = scenario
         .steps
         .iter()
@@ -292,7 +312,10 @@ fn run_in_workspace(
         output_tokens: None,
         cost: None,
         drift_turns: Vec::new(),
-        model_error: None,
+        model_error: model
+            .error
+            .take()
+            .map(|e| format!("{}: {e}", scenario.name)),
     };
     RunRecord {
         metrics,
@@ -302,6 +325,42 @@ fn run_in_workspace(
         dialect: settings.dialect,
         plan: outcome.plan,
         planning_offered: settings.todo,
+        agent_log: None,
+    }
+}
+
+/// Stands between the built-in loop and the model: a response holding a
+/// freeform call (a scripted call whose input is a string, such as Codex's
+/// `apply_patch`) cannot run in the loop, whose tools take JSON objects —
+/// only the Responses API carries it, to an external agent. The run stops
+/// with `model_error`, naming the turn and the tool.
+struct FreeformGuard<M> {
+    inner: M,
+    error: Option<String>,
+}
+
+impl<M: Model> Model for FreeformGuard<M> {
+    fn respond(&mut self, request: &ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
+        let response = self.inner.respond(request)?;
+        let freeform = response.content.iter().find_map(|block| match block {
+            ContentBlock::ToolUse {
+                name,
+                input: serde_json::Value::String(_),
+                ..
+            } => Some(name.clone()),
+            _ => None,
+        });
+        match freeform {
+            Some(name) => {
+                let turn = turn_of(request);
+                let message = format!(
+                    "turn {turn}: the call of `{name}` has a freeform (string) input, which only an external agent on the OpenAI Responses API can receive; the built-in loop's tools take JSON objects"
+                );
+                self.error = Some(message.clone());
+                Err(ModelError::Unsupported { turn, message })
+            }
+            None => Ok(response),
+        }
     }
 }
 
