@@ -72,6 +72,7 @@ fn full_sweep(c: &mut Criterion) {
         seeds: Some(20),
         jobs: None,
         shard: None,
+        ..EvalOptions::default()
     };
     let mut group = c.benchmark_group("sweep");
     group.sample_size(10);

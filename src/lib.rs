@@ -13,4 +13,6 @@ pub mod eval;
 pub mod llm;
 pub mod model;
 pub mod report;
+pub mod scaffold;
 pub mod scenario;
+pub mod wire;

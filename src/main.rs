@@ -13,7 +13,7 @@ use agent_eval::app::{
 use agent_eval::eval::Shard;
 use agent_eval::report::baseline::DEFAULT_TOLERANCE;
 use agent_eval::scenario::{Dialect, MAX_SEEDS, NagThreshold, ReminderSpec};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
 #[command(
@@ -64,6 +64,12 @@ enum Command {
         /// Print only failing scenarios and the summary; no progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Exit 2 unless bash commands and command checks can be fully
+        /// sandboxed (Landlock) on this machine.
+        #[arg(long)]
+        require_sandbox: bool,
+        #[command(flatten)]
+        real: app::RealModelArgs,
     },
     /// Run one scenario once and show the conversation.
     Replay {
@@ -86,6 +92,10 @@ enum Command {
         reminder: Option<ReminderSpec>,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// Exit 2 unless bash commands and command checks can be fully
+        /// sandboxed (Landlock) on this machine.
+        #[arg(long)]
+        require_sandbox: bool,
     },
     /// Compare the values of one axis (nag thresholds by default) with the
     /// planning tool, and the baseline without it, on one scenario.
@@ -115,6 +125,10 @@ enum Command {
         /// Write the sweep's cells, p-values and pick as JSON.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Exit 2 unless bash commands and command checks can be fully
+        /// sandboxed (Landlock) on this machine.
+        #[arg(long)]
+        require_sandbox: bool,
     },
     /// Merge shard reports (from `run --shard K/N --json`) into one report.
     Merge {
@@ -131,11 +145,57 @@ enum Command {
         #[arg(long, value_name = "T", default_value_t = DEFAULT_TOLERANCE, value_parser = parse_tolerance)]
         tolerance: f64,
     },
+    /// Serve a scenario's model over HTTP (Anthropic Messages, OpenAI Chat
+    /// Completions and Responses) until Ctrl-C.
+    Serve {
+        scenario: PathBuf,
+        /// The simulated model's seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Address to listen on (loopback with a free port by default).
+        #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:0")]
+        listen: std::net::SocketAddr,
+    },
     /// Validate scenarios without running them.
     Check {
         #[arg(default_value = "scenarios/")]
         paths: Vec<PathBuf>,
     },
+    /// Write a scripted and a simulated scenario and their fixture that
+    /// pass, to start from (never overwrites a file).
+    ///
+    /// Example: `agent-eval init && agent-eval run scenarios/`
+    Init {
+        /// The folder to write into.
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
+    /// Print a shell completion script.
+    ///
+    /// Example: `agent-eval completions bash > ~/.local/share/bash-completion/completions/agent-eval`
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+impl Command {
+    /// Whether `--require-sandbox` was given (run, replay, sweep).
+    fn requires_sandbox(&self) -> bool {
+        matches!(
+            self,
+            Command::Run {
+                require_sandbox: true,
+                ..
+            } | Command::Replay {
+                require_sandbox: true,
+                ..
+            } | Command::Sweep {
+                require_sandbox: true,
+                ..
+            }
+        )
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -179,6 +239,12 @@ fn main() -> ExitCode {
     // Ctrl-C / SIGTERM: stop starting runs, kill running commands, write
     // nothing.
     let _ = ctrlc::set_handler(agent_eval::cancel::request);
+    if cli.command.requires_sandbox()
+        && let Err(e) = agent_eval::agent::sandbox::require()
+    {
+        eprintln!("error: {e} (--require-sandbox)");
+        return ExitCode::from(Status::BadInput.exit_code());
+    }
     let mut out = io::stdout().lock();
     let mut err = io::stderr();
     let progress = app::stderr_is_terminal();
@@ -195,6 +261,8 @@ fn main() -> ExitCode {
             baseline,
             tolerance,
             quiet,
+            real,
+            ..
         } => app::run(
             &RunConfig {
                 paths,
@@ -212,6 +280,7 @@ fn main() -> ExitCode {
                 quiet,
                 color: app::stdout_wants_color(),
                 progress,
+                real,
             },
             &mut out,
             &mut err,
@@ -224,6 +293,7 @@ fn main() -> ExitCode {
             dialect,
             reminder,
             format,
+            ..
         } => app::replay(
             &ReplayConfig {
                 scenario,
@@ -248,6 +318,7 @@ fn main() -> ExitCode {
             jobs,
             svg,
             json,
+            ..
         } => app::sweep(
             &SweepConfig {
                 scenario,
@@ -276,7 +347,33 @@ fn main() -> ExitCode {
             new,
             tolerance,
         } => app::diff(&old, &new, tolerance, &mut out),
+        Command::Serve {
+            scenario,
+            seed,
+            listen,
+        } => app::serve(
+            &app::ServeConfig {
+                scenario,
+                seed,
+                listen,
+            },
+            &mut out,
+            &mut err,
+        ),
         Command::Check { paths } => app::check(&paths, &mut out, &mut err),
+        Command::Init { dir } => app::init(&dir, &mut out),
+        Command::Completions { shell } => {
+            // Generated into memory first: clap_complete panics when its
+            // writer fails (a closed pipe), and a closed pipe is no panic.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "agent-eval", &mut script);
+            io::Write::write_all(&mut out, &script)
+                .map(|()| Status::Passed)
+                .map_err(|source| app::AppError::Write {
+                    path: "stdout".into(),
+                    source,
+                })
+        }
     };
     match outcome {
         Ok(status) => ExitCode::from(status.exit_code()),

@@ -14,6 +14,7 @@ use serde_json::json;
 fn call(tool: &str, input: serde_json::Value) -> ScriptedResponse {
     ScriptedResponse {
         text: None,
+        request_hash: None,
         calls: vec![ToolCall {
             tool: tool.into(),
             input,
@@ -50,6 +51,7 @@ fn every_tool_use_is_answered_once_in_order() {
     let script = vec![
         ScriptedResponse {
             text: Some("three at once".into()),
+            request_hash: None,
             calls: vec![
                 ToolCall {
                     tool: "write_file".into(),
@@ -67,6 +69,7 @@ fn every_tool_use_is_answered_once_in_order() {
         },
         ScriptedResponse {
             text: Some("done".into()),
+            request_hash: None,
             calls: vec![],
         },
     ];
@@ -218,6 +221,7 @@ fn rejected_updates_count_and_reset_the_nag() {
 fn fold_appends_the_reminder_to_the_last_tool_result() {
     let script = vec![ScriptedResponse {
         text: None,
+        request_hash: None,
         calls: vec![
             ToolCall {
                 tool: "bash".into(),
@@ -344,6 +348,7 @@ fn the_repeat_guard_warns_and_ends_the_run_after_that_turn() {
     // Two identical calls in one response: the second is the repeat.
     let twice = vec![ScriptedResponse {
         text: None,
+        request_hash: None,
         calls: vec![
             ToolCall {
                 tool: "write_file".into(),

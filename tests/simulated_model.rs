@@ -23,7 +23,7 @@ fn with_params(mut scenario: Scenario, params: SimulateParams) -> Scenario {
 fn params(scenario: &Scenario) -> SimulateParams {
     match scenario.model {
         ModelSpec::Simulate(p) => p,
-        ModelSpec::Script(_) => panic!("simulated scenario expected"),
+        _ => panic!("simulated scenario expected"),
     }
 }
 
@@ -269,6 +269,7 @@ fn results_do_not_depend_on_jobs() {
                 seeds: Some(12),
                 jobs: Some(jobs),
                 shard: None,
+                ..EvalOptions::default()
             },
             &|_| {},
         )

@@ -89,6 +89,11 @@ pub enum StopKind {
     ModelError,
     /// The repeat guard caught a call identical to the one before it.
     RepeatedCall,
+    /// An external agent's timeout passed while the model still had work
+    /// to give.
+    Timeout,
+    /// An external agent exited while the model still had work to give.
+    AgentExit,
 }
 
 impl fmt::Display for StopKind {
@@ -99,6 +104,8 @@ impl fmt::Display for StopKind {
             Self::ScriptExhausted => "script_exhausted",
             Self::ModelError => "model_error",
             Self::RepeatedCall => "repeated_call",
+            Self::Timeout => "timeout",
+            Self::AgentExit => "agent_exit",
         })
     }
 }

@@ -6,15 +6,21 @@
 //! how reports are written.
 
 mod check;
+mod init;
+mod real;
 mod replay;
 mod reports;
 mod run;
+mod serve;
 mod sweep;
 
 pub use check::check;
+pub use init::init;
+pub use real::RealModelArgs;
 pub use replay::{ReplayConfig, ReplayFormat, replay};
 pub use reports::{diff, merge};
 pub use run::{ReportPaths, RunConfig, run};
+pub use serve::{ServeConfig, serve};
 pub use sweep::{SweepConfig, sweep};
 
 use std::io::{self, IsTerminal, Write};

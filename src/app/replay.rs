@@ -32,6 +32,8 @@ pub struct ReplayConfig {
 
 /// Runs one replay and prints it.
 pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppError> {
+    // A Ctrl-C during this call is handled by it, then forgotten.
+    let _session = crate::cancel::Session::begin();
     let scenario = scenario::load(&config.scenario)?;
     let mut cell = Cell::of_agent(&scenario);
     if let Some(todo) = config.todo {

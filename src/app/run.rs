@@ -34,6 +34,8 @@ pub struct RunConfig {
     pub color: bool,
     /// Show a progress bar on stderr.
     pub progress: bool,
+    /// `--model`, `--max-concurrency`, `--max-cost`, `--price`, `--record`.
+    pub real: super::RealModelArgs,
 }
 
 /// Runs every scenario, prints the tables and failed expectations to `out`,
@@ -44,6 +46,8 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
+    // A Ctrl-C during this call is handled by it, then forgotten.
+    let _session = crate::cancel::Session::begin();
     let stdout_reports = [
         &config.reports.json,
         &config.reports.junit,
@@ -69,6 +73,10 @@ pub fn run(
         .transpose()?
         .map(|report| report.rates());
     let (mut scenarios, errors) = scenario::load_all(&config.paths);
+    let env = config
+        .real
+        .prepare(&mut scenarios)
+        .map_err(AppError::Usage)?;
     if let Some(filter) = &config.filter {
         scenarios.retain(|s| s.name.contains(filter.as_str()));
     }
@@ -85,8 +93,10 @@ pub fn run(
         seeds: config.seeds,
         jobs: config.jobs,
         shard: config.shard,
+        env,
     };
     let bar = progress_bar(config.progress && !config.quiet);
+    let planned = eval::plan_units(&scenarios, &options).len();
     let outcome = eval::evaluate(&scenarios, &options, &on_progress(&bar));
     bar.finish_and_clear();
     let results = match outcome {
@@ -100,6 +110,17 @@ pub fn run(
         }
         Err(EvalError::Run(e)) => return Err(e.into()),
     };
+    let ran: usize = results.iter().flat_map(|r| &r.cells).map(|c| c.runs).sum();
+    let not_started = super::real::runs_not_started(&options.env, planned, ran);
+    if let Some(note) = &not_started {
+        let _ = writeln!(err, "{note}");
+    }
+    if let Some(warning) = super::real::model_failures(&results) {
+        let _ = writeln!(err, "{warning}");
+    }
+    if let Some(usage) = super::real::usage_summary(&results) {
+        let _ = writeln!(err, "{usage}");
+    }
     let error_texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
     // The human summary; it goes to stderr when a report takes stdout.
     let mut human: Vec<u8> = Vec::new();
@@ -142,7 +163,7 @@ pub fn run(
     write_reports(&config.reports, &report, &results, &error_texts, out)?;
     Ok(if !errors.is_empty() {
         Status::BadInput
-    } else if config.shard.is_some() || (report.ok && !regressed) {
+    } else if config.shard.is_some() || (report.ok && !regressed && not_started.is_none()) {
         Status::Passed
     } else {
         Status::ExpectationsFailed

@@ -62,6 +62,8 @@ fn parse_value(axis: &Axis, raw: &str) -> Result<AxisValue, String> {
 
 /// Runs a sweep and prints its table and recommendation.
 pub fn sweep(config: &SweepConfig, out: &mut dyn Write) -> Result<Status, AppError> {
+    // A Ctrl-C during this call is handled by it, then forgotten.
+    let _session = crate::cancel::Session::begin();
     let axis = Axis::parse(&config.axis).map_err(AppError::Usage)?;
     let values = if config.values.is_empty() {
         default_values(&axis)
@@ -87,6 +89,7 @@ pub fn sweep(config: &SweepConfig, out: &mut dyn Write) -> Result<Status, AppErr
         seeds: config.seeds,
         jobs: config.jobs,
         shard: None,
+        ..EvalOptions::default()
     };
     let bar = progress_bar(config.progress);
     let outcome = eval::sweep::sweep(&scenario, &axis, &values, &options, &on_progress(&bar));

@@ -29,7 +29,7 @@ impl Cell {
             loop_settings: scenario.agent.loop_settings(),
             simulate: match &scenario.model {
                 ModelSpec::Simulate(p) => Some(*p),
-                ModelSpec::Script(_) => None,
+                ModelSpec::Script(_) | ModelSpec::Real(_) => None,
             },
         };
         cell.describe(&[]);

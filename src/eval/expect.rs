@@ -149,9 +149,13 @@ fn evaluate_exact(exact: &ExactExpectation, cells: &[CellSummary]) -> Expectatio
             ExactExpectation::Stop(_) => json!(r.stop),
             ExactExpectation::Turns(_) => json!(r.turns),
             ExactExpectation::ProtocolViolations(_) => json!(r.protocol_violations),
+            ExactExpectation::DriftTurns(_) => json!(r.drift_turns),
         }
     };
-    let text = format!("{name} == {expected}");
+    let text = match exact {
+        ExactExpectation::DriftTurns(turns) if turns.is_empty() => "no drift".to_string(),
+        _ => format!("{name} == {expected}"),
+    };
     let runs = select(&CellSelector::default(), cells);
     let Some((_, first)) = runs.first() else {
         return failed_without_runs(text, &CellSelector::default());

@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 
 pub use super::cells::{Cell, cells};
-use super::run::{RunError, RunMetrics, run_once};
+use super::run::{RunEnv, RunError, RunMetrics, run_once_in};
 use super::summary::{CellSummary, ScenarioResult};
 use crate::scenario::{CellSettings, ModelSpec, Scenario};
 
@@ -22,6 +22,8 @@ pub struct EvalOptions {
     pub jobs: Option<usize>,
     /// Run only this share of the units (`--shard K/N`).
     pub shard: Option<Shard>,
+    /// Real-model backends (with the spend limit) and `--record`.
+    pub env: RunEnv,
 }
 
 /// Shard `index` (1-based) of `count`: every unit whose position in the
@@ -97,10 +99,10 @@ pub enum EvalEvent<'a> {
 /// scenario lists seeds itself.
 pub fn seeds(scenario: &Scenario, options: &EvalOptions) -> Vec<u64> {
     match (&scenario.model, options.seeds, &scenario.runs.seeds) {
-        (ModelSpec::Simulate(_), Some(n), _) => (0..n).collect(),
+        (ModelSpec::Simulate(_) | ModelSpec::Real(_), Some(n), _) => (0..n).collect(),
         (_, _, Some(seeds)) => seeds.to_vec(),
         (ModelSpec::Simulate(_), None, None) => (0..DEFAULT_SIMULATED_SEEDS).collect(),
-        (ModelSpec::Script(_), _, None) => vec![0],
+        (ModelSpec::Script(_) | ModelSpec::Real(_), _, None) => vec![0],
     }
 }
 
@@ -134,12 +136,17 @@ fn all_units(scenarios: &[Scenario], options: &EvalOptions) -> Vec<Unit> {
 }
 
 /// Runs `units` (from [`plan_units`]) on a pool of `options.jobs` threads.
+/// A unit is `None` when it never started: the spend limit was reached
+/// before its turn (runs already started finish).
 pub fn run_units(
     scenarios: &[Scenario],
     units: &[Unit],
     options: &EvalOptions,
     on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
-) -> Result<Vec<RunMetrics>, EvalError> {
+) -> Result<Vec<Option<RunMetrics>>, EvalError> {
+    // A Ctrl-C during this call is handled by it, then forgotten.
+    let _session = crate::cancel::Session::begin();
+    let budget = options.env.real.as_ref().and_then(|real| real.budget());
     let all_cells: Vec<Vec<Cell>> = scenarios.iter().map(cells).collect();
     let work = || {
         units
@@ -149,8 +156,12 @@ pub fn run_units(
                     return Err(EvalError::Interrupted);
                 }
                 let scenario = &scenarios[unit.scenario];
+                let spends = matches!(scenario.model, ModelSpec::Real(_));
+                if spends && budget.is_some_and(|b| !b.allows_new_run()) {
+                    return Ok(None);
+                }
                 let cell = &all_cells[unit.scenario][unit.cell];
-                let metrics = run_once(scenario, cell, unit.seed)?.metrics;
+                let metrics = run_once_in(scenario, cell, unit.seed, &options.env)?.metrics;
                 // A run cut short by Ctrl-C measured nothing meaningful.
                 if crate::cancel::requested() {
                     return Err(EvalError::Interrupted);
@@ -160,7 +171,7 @@ pub fn run_units(
                     settings: &cell.settings,
                     metrics: &metrics,
                 });
-                Ok(metrics)
+                Ok(Some(metrics))
             })
             .collect::<Result<Vec<_>, EvalError>>()
     };
@@ -180,7 +191,7 @@ pub fn summarise(
     scenario: &Scenario,
     scenario_index: usize,
     units: &[Unit],
-    results: &[RunMetrics],
+    results: &[Option<RunMetrics>],
     options: &EvalOptions,
 ) -> ScenarioResult {
     let scenario_cells = cells(scenario);
@@ -193,7 +204,7 @@ pub fn summarise(
                 .iter()
                 .zip(results)
                 .filter(|(u, _)| u.scenario == scenario_index && u.cell == c)
-                .map(|(_, r)| r.clone())
+                .filter_map(|(_, r)| r.clone())
                 .collect();
             CellSummary::new(cell.settings, steps_total, runs)
         })

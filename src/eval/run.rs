@@ -11,12 +11,17 @@ use crate::agent::tools::Toolbox;
 use crate::agent::{StopKind, run_loop};
 use crate::llm::Message;
 use crate::llm::Model;
+use crate::model::cassette::{
+    CassetteSource, Recorder, Replay, Tape, cassette_file_name, cassette_yaml, write_cassette,
+};
+use crate::model::http::{HttpContext, HttpModelError, RealBackends, RealModelSpec};
 use crate::model::scripted::ScriptedModel;
 use crate::model::simulated::{SimulatedModel, run_seed};
 use crate::scenario::{ModelSpec, Scenario};
+use std::path::{Path, PathBuf};
 
 /// A run's measured results (one element of `results` in the JSON report).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct RunMetrics {
     pub seed: u64,
     pub turns: usize,
@@ -32,6 +37,22 @@ pub struct RunMetrics {
     /// read as 0 when absent.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unknown_tool_calls: usize,
+    /// A real model's token usage (absent for mock models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// What a real model's answers cost, in US dollars (absent without a
+    /// price).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+    /// A cassette's turns whose request differed from the recorded one
+    /// (written only when there are some).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drift_turns: Vec<usize>,
+    /// Why a real model failed for good, when the run stopped on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_error: Option<String>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -76,18 +97,41 @@ pub enum RunError {
         scenario: String,
         source: std::io::Error,
     },
+    #[error("{scenario}: {source}")]
+    Model {
+        scenario: String,
+        source: HttpModelError,
+    },
+    #[error("{scenario}: cannot write the cassette {path}: {message}")]
+    Record {
+        scenario: String,
+        path: PathBuf,
+        message: String,
+    },
 }
 
-/// Runs `scenario` once with `cell`'s settings and `seed`.
-pub fn run_once(scenario: &Scenario, cell: &Cell, seed: u64) -> Result<RunRecord, RunError> {
-    let io_error = |source| RunError::Workspace {
-        scenario: scenario.name.clone(),
-        source,
-    };
-    let dir = workspace::create(&scenario.workspace).map_err(io_error)?;
-    let toolbox = Toolbox::new(dir.path()).map_err(io_error)?;
+/// What runs need besides their scenario: the real-model backends shared by
+/// the evaluation, and where to record real runs as cassettes.
+#[derive(Debug, Clone, Default)]
+pub struct RunEnv {
+    /// `None`: a real model reads its endpoint from the environment, with
+    /// default retries and no limits.
+    pub real: Option<RealBackends>,
+    /// `--record DIR`.
+    pub record: Option<PathBuf>,
+}
+
+/// The scenario's model for one run of `cell` with `seed`: the same model
+/// whether the built-in loop or an agent over the wire asks it. A real
+/// model reads its endpoint and key from the environment here (the loop's
+/// own runs go through [`run_once_in`], which meters and records them).
+pub fn model_for(
+    scenario: &Scenario,
+    cell: &Cell,
+    seed: u64,
+) -> Result<Box<dyn Model + Send>, RunError> {
     let settings = &cell.loop_settings;
-    let mut model: Box<dyn Model> = match &scenario.model {
+    Ok(match &scenario.model {
         ModelSpec::Script(script) => Box::new(ScriptedModel::new(script.clone())),
         ModelSpec::Simulate(params) => {
             let mut simulated = SimulatedModel::new(
@@ -101,15 +145,135 @@ pub fn run_once(scenario: &Scenario, cell: &Cell, seed: u64) -> Result<RunRecord
             }
             Box::new(simulated)
         }
+        ModelSpec::Real(spec) => {
+            HttpContext::new()
+                .and_then(|context| RealBackends::new(context).model(spec, seed))
+                .map_err(|source| RunError::Model {
+                    scenario: scenario.name.clone(),
+                    source,
+                })?
+                .model
+        }
+    })
+}
+
+/// Runs `scenario` once with `cell`'s settings and `seed`.
+pub fn run_once(scenario: &Scenario, cell: &Cell, seed: u64) -> Result<RunRecord, RunError> {
+    run_once_in(scenario, cell, seed, &RunEnv::default())
+}
+
+/// [`run_once`] with real-model backends and recording.
+pub fn run_once_in(
+    scenario: &Scenario,
+    cell: &Cell,
+    seed: u64,
+    env: &RunEnv,
+) -> Result<RunRecord, RunError> {
+    // A Ctrl-C during this call is handled by it, then forgotten.
+    let _session = crate::cancel::Session::begin();
+    let toolbox = prepare_workspace(scenario)?;
+    let workdir = toolbox.root().to_string_lossy().into_owned();
+    let mut usage = None;
+    let mut tape = None;
+    let mut drift = None;
+    let mut model: Box<dyn Model> = match &scenario.model {
+        ModelSpec::Script(script) if scenario.model.is_cassette() => {
+            let hashes = script.iter().map(|r| r.request_hash.clone()).collect();
+            let replay = Replay::new(ScriptedModel::new(script.clone()), hashes, workdir);
+            drift = Some(replay.drift_log());
+            Box::new(replay)
+        }
+        ModelSpec::Real(spec) => {
+            let made = match &env.real {
+                Some(backends) => backends.model(spec, seed),
+                None => HttpContext::new()
+                    .and_then(|context| RealBackends::new(context).model(spec, seed)),
+            }
+            .map_err(|source| RunError::Model {
+                scenario: scenario.name.clone(),
+                source,
+            })?;
+            usage = Some(made.usage);
+            if env.record.is_some() {
+                let recorder = Recorder::new(made.model, workdir);
+                tape = Some(recorder.tape());
+                Box::new(recorder)
+            } else {
+                made.model
+            }
+        }
+        ModelSpec::Script(_) | ModelSpec::Simulate(_) => model_for(scenario, cell, seed)?,
     };
-    let outcome = run_loop(model.as_mut(), &toolbox, &scenario.task, settings);
+    let mut record = run_in_workspace(scenario, cell, seed, &toolbox, model.as_mut());
+    let metrics = &mut record.metrics;
+    metrics.drift_turns = drift.map(|log| log.turns()).unwrap_or_default();
+    if let Some(meter) = usage {
+        let usage = meter.get();
+        metrics.input_tokens = Some(usage.input_tokens);
+        metrics.output_tokens = Some(usage.output_tokens);
+        metrics.cost = usage.cost;
+        if metrics.stop == StopKind::ModelError {
+            metrics.model_error = meter.last_error();
+        }
+    }
+    // A run the backend broke off is not worth replaying.
+    if let (Some(tape), Some(dir), ModelSpec::Real(spec)) = (tape, &env.record, &scenario.model)
+        && metrics.stop != StopKind::ModelError
+    {
+        record_cassette(scenario, cell, seed, spec, &tape, dir)?;
+    }
+    Ok(record)
+}
+
+/// One run of `scenario` against a model the caller makes for the run's
+/// workspace (e.g. a client of a server that serves the scenario's model):
+/// the same workspace, loop, checks and metrics as [`run_once`].
+pub fn run_with_model(
+    scenario: &Scenario,
+    cell: &Cell,
+    seed: u64,
+    make_model: impl FnOnce(&Path) -> Box<dyn Model>,
+) -> Result<RunRecord, RunError> {
+    let _session = crate::cancel::Session::begin();
+    let toolbox = prepare_workspace(scenario)?;
+    let mut model = make_model(toolbox.root());
+    Ok(run_in_workspace(
+        scenario,
+        cell,
+        seed,
+        &toolbox,
+        model.as_mut(),
+    ))
+}
+
+/// A fresh workspace for `scenario`: held in memory until a process needs
+/// a folder, removed when the toolbox drops.
+fn prepare_workspace(scenario: &Scenario) -> Result<Toolbox, RunError> {
+    let workspace =
+        workspace::create_for_run(&scenario.workspace).map_err(|source| RunError::Workspace {
+            scenario: scenario.name.clone(),
+            source,
+        })?;
+    Ok(Toolbox::with_workspace(std::sync::Arc::new(workspace)))
+}
+
+/// The loop, the checks and the metrics, in a prepared workspace.
+fn run_in_workspace(
+    scenario: &Scenario,
+    cell: &Cell,
+    seed: u64,
+    toolbox: &Toolbox,
+    model: &mut dyn Model,
+) -> RunRecord {
+    let settings = &cell.loop_settings;
+    let outcome = run_loop(model, toolbox, &scenario.task, settings);
     let step_results: Vec<Option<bool>> = scenario
         .steps
         .iter()
         .map(|step| {
             step.check
                 .as_ref()
-                .map(|c| checks::holds(c, toolbox.root()))
+                .map(|c| checks::holds(c, toolbox.workspace()))
         })
         .collect();
     let violations = protocol::check(&outcome.messages);
@@ -124,8 +288,13 @@ pub fn run_once(scenario: &Scenario, cell: &Cell, seed: u64) -> Result<RunRecord
         todo_calls: outcome.todo_calls,
         protocol_violations: violations.len(),
         unknown_tool_calls: outcome.unknown_tool_calls,
+        input_tokens: None,
+        output_tokens: None,
+        cost: None,
+        drift_turns: Vec::new(),
+        model_error: None,
     };
-    Ok(RunRecord {
+    RunRecord {
         metrics,
         messages: outcome.messages,
         violations,
@@ -133,5 +302,49 @@ pub fn run_once(scenario: &Scenario, cell: &Cell, seed: u64) -> Result<RunRecord
         dialect: settings.dialect,
         plan: outcome.plan,
         planning_offered: settings.todo,
-    })
+    }
+}
+
+/// Writes one recorded run as a cassette in `dir`.
+fn record_cassette(
+    scenario: &Scenario,
+    cell: &Cell,
+    seed: u64,
+    spec: &RealModelSpec,
+    tape: &Tape,
+    dir: &Path,
+) -> Result<(), RunError> {
+    let settings = match serde_json::to_value(&cell.settings) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => serde_json::Map::new(),
+    };
+    let file_name = cassette_file_name(&scenario.name, &settings, seed);
+    let fail = |message: String| RunError::Record {
+        scenario: scenario.name.clone(),
+        path: dir.join(&file_name),
+        message,
+    };
+    let source_text = std::fs::read_to_string(&scenario.file).map_err(|e| {
+        fail(format!(
+            "cannot read the scenario {}: {e}",
+            scenario.file.display()
+        ))
+    })?;
+    let source: serde_json::Value =
+        serde_saphyr::from_str(&source_text).map_err(|e| fail(e.to_string()))?;
+    let scenario_dir = scenario.file.parent().unwrap_or(Path::new("."));
+    let text = cassette_yaml(
+        CassetteSource {
+            scenario: source,
+            scenario_dir,
+            settings: &settings,
+            model: &spec.label(),
+            seed,
+        },
+        &tape.script(),
+        dir,
+    )
+    .map_err(|e| fail(e.to_string()))?;
+    write_cassette(dir, &file_name, &text).map_err(|e| fail(e.to_string()))?;
+    Ok(())
 }

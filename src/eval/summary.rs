@@ -31,7 +31,21 @@ pub struct CellSummary {
     pub mean_todo_calls: f64,
     pub mean_turns: f64,
     pub mean_protocol_violations: f64,
+    /// A real model's tokens and cost, summed over the runs (absent for
+    /// mock models; the cost also without a price).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
     pub results: Vec<RunMetrics>,
+}
+
+/// The sum of the values that are present; `None` when none is.
+fn sum_present<T: std::iter::Sum<T>>(values: impl Iterator<Item = Option<T>>) -> Option<T> {
+    let present: Vec<T> = values.flatten().collect();
+    (!present.is_empty()).then(|| present.into_iter().sum())
 }
 
 /// Pairs each run of `a` with the run of `b` that has the same seed.
@@ -66,6 +80,11 @@ pub(crate) fn test_cell(
             todo_calls: 0,
             protocol_violations: 0,
             unknown_tool_calls: 0,
+            input_tokens: None,
+            output_tokens: None,
+            cost: None,
+            drift_turns: Vec::new(),
+            model_error: None,
         })
         .collect();
     CellSummary::new(settings, steps_total, results)
@@ -105,6 +124,9 @@ impl CellSummary {
             mean_todo_calls: mean_of(&|r| r.todo_calls as f64),
             mean_turns: mean_of(&|r| r.turns as f64),
             mean_protocol_violations: mean_of(&|r| r.protocol_violations as f64),
+            input_tokens: sum_present(results.iter().map(|r| r.input_tokens)),
+            output_tokens: sum_present(results.iter().map(|r| r.output_tokens)),
+            cost: sum_present(results.iter().map(|r| r.cost)).map(round6),
             results,
         }
     }

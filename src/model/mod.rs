@@ -8,6 +8,8 @@
 //! [`simulated::SimulateParams`], [`simulated::Skill`]); the scenario
 //! schema reads them, not the other way round.
 
+pub mod cassette;
+pub mod http;
 pub mod scripted;
 pub mod simulated;
 

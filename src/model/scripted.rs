@@ -18,6 +18,9 @@ use crate::llm::{ContentBlock, Message, ModelRequest, ModelResponse, tool_use_id
 pub struct ScriptedResponse {
     pub text: Option<String>,
     pub calls: Vec<ToolCall>,
+    /// In a cassette: the hash of the request this response answered when
+    /// it was recorded (see [`super::cassette`]); replay compares it.
+    pub request_hash: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -28,6 +31,7 @@ struct RawScriptedResponse {
     input: Option<Value>,
     tools: Option<Vec<ToolCall>>,
     text: Option<String>,
+    request_hash: Option<String>,
 }
 
 fn some_object<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
@@ -63,6 +67,7 @@ impl<'de> Deserialize<'de> for ScriptedResponse {
         Ok(Self {
             text: raw.text,
             calls,
+            request_hash: raw.request_hash,
         })
     }
 }

@@ -7,9 +7,12 @@
 //! - [`markdown`]: a CI job summary (`--markdown`);
 //! - [`baseline`]: what moved against a baseline report;
 //! - [`svg`]: the sweep chart (`sweep --svg`);
+//! - [`html`]: one self-contained page (`--html`) built from the JSON
+//!   report and the logged transcripts;
 //! - [`transcript`]: a replayed run as a readable conversation.
 
 pub mod baseline;
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;

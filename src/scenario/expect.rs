@@ -48,6 +48,8 @@ pub enum ExactExpectation {
     Stop(StopKind),
     Turns(usize),
     ProtocolViolations(usize),
+    /// A cassette's drifting turns; `drift_turns: []` is "no drift".
+    DriftTurns(Vec<usize>),
 }
 
 impl ExactExpectation {
@@ -62,13 +64,14 @@ impl ExactExpectation {
             Self::Stop(_) => "stop",
             Self::Turns(_) => "turns",
             Self::ProtocolViolations(_) => "protocol_violations",
+            Self::DriftTurns(_) => "drift_turns",
         }
     }
 
     /// The expected value, as JSON.
     pub fn expected(&self) -> Value {
         match self {
-            Self::RemindersAt(v) => serde_json::json!(v),
+            Self::RemindersAt(v) | Self::DriftTurns(v) => serde_json::json!(v),
             Self::StepsCompleted(v)
             | Self::RejectedTodoUpdates(v)
             | Self::TodoCalls(v)
@@ -159,6 +162,7 @@ struct RawExpectation {
     stop: Option<StopKind>,
     turns: Option<usize>,
     protocol_violations: Option<usize>,
+    drift_turns: Option<Vec<usize>>,
     #[serde(rename = "where")]
     selector: Option<CellSelector>,
     completion_rate: Option<Bound>,
@@ -252,6 +256,9 @@ impl<'de> Deserialize<'de> for Expectation {
         }
         if let Some(v) = raw.protocol_violations {
             exact.push(ExactExpectation::ProtocolViolations(v));
+        }
+        if let Some(v) = raw.drift_turns {
+            exact.push(ExactExpectation::DriftTurns(v));
         }
         let aggregates: Vec<(M, Bound)> = [
             (M::CompletionRate, raw.completion_rate),

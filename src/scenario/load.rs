@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::axes::{Axis, AxisValue};
 use super::model::ModelSpec;
 use super::step::Step;
-use super::{RawScenario, Scenario};
+use super::{ExactExpectation, Expectation, RawScenario, Scenario};
 
 /// Scenario files larger than this are refused before parsing.
 pub const MAX_SCENARIO_BYTES: u64 = 8 << 20;
@@ -170,7 +170,8 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
                 resolved.display()
             ))
         } else {
-            fixture_too_big(&resolved)
+            crate::agent::workspace::fixture_outside_repository(file, &resolved)
+                .or_else(|| fixture_too_big(&resolved))
         };
         if let Some(problem) = problem {
             return Err(LoadError::new(
@@ -181,6 +182,26 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         }
         fixture.value = resolved;
     }
+    // Read the fixture and write the files once, now: what cannot be
+    // prepared is an error of this file, not of a run.
+    let image = crate::agent::workspace::WorkspaceImage::build(
+        workspace.fixture.as_ref().map(|f| f.value.as_path()),
+        workspace
+            .files
+            .iter()
+            .map(|(p, c)| (p.as_str(), c.as_str())),
+    )
+    .map_err(|e| {
+        let at = match e.file_key() {
+            Some(key) => crate::agent::workspace::locate_key(text, key),
+            None => workspace
+                .fixture
+                .as_ref()
+                .map(|f| (f.referenced.line(), f.referenced.column())),
+        };
+        LoadError::new(file, at, e.to_string())
+    })?;
+    let _ = workspace.image.set(std::sync::Arc::new(image));
     let steps = raw
         .steps
         .into_iter()
@@ -250,6 +271,15 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "scenario".to_string())
     });
+    let mut expect = raw.expect;
+    // A cassette is checked for drift whether or not it says so.
+    if raw.model.is_cassette()
+        && !expect
+            .iter()
+            .any(|e| matches!(e, Expectation::Exact(ExactExpectation::DriftTurns(_))))
+    {
+        expect.push(Expectation::Exact(ExactExpectation::DriftTurns(Vec::new())));
+    }
     Ok(Scenario {
         name,
         description: raw.description,
@@ -260,7 +290,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         agent,
         model: raw.model,
         runs: raw.runs,
-        expect: raw.expect,
+        expect,
     })
 }
 

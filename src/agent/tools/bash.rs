@@ -1,21 +1,24 @@
-//! The `bash` tool: `sh -c COMMAND` in the workspace.
+//! The `bash` tool: `sh -c COMMAND` in the workspace, and the runner of
+//! `command:` checks.
 //!
-//! The command runs in its own process group so a timeout kills everything
-//! it started, not just the shell. Output is read by two threads that keep
-//! at most [`CAPTURE_LIMIT`] bytes per stream and drain (discard) the rest,
-//! so a command printing gigabytes cannot exhaust memory. The result is
-//! stdout then stderr, trimmed, cut at 50000 characters, `(no output)` when
-//! empty.
+//! Both run through [`crate::agent::process`]: the command is sandboxed
+//! (Landlock: writes only in the workspace, no TCP, no signals out), every
+//! process it starts is gone when the call returns, the timeout covers
+//! reading the output, and Ctrl-C ends it promptly as a cancellation, not a
+//! timeout. At most [`CAPTURE_LIMIT`] bytes per stream are kept (the rest is
+//! drained and discarded). The tool's result is stdout then stderr, trimmed,
+//! cut at 50000 characters, `(no output)` when empty.
+//!
+//! The deny-list below is the reference's: a speed bump against careless
+//! commands, not a security boundary (`rm -r -f /` passes it); the sandbox
+//! is the boundary.
 
-use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::thread;
 use std::time::Duration;
 
 use super::{MAX_OUTPUT_CHARS, ToolError, cut_chars};
+use crate::agent::process::{self, Containment, Limits, ProcessError};
+use crate::cancel::CancelToken;
 
 /// Bytes kept per stream. Generous next to the 50000-character cut, so
 /// only output with a megabyte of leading white space could differ from an
@@ -34,12 +37,48 @@ pub struct BashOutcome {
     pub stderr: Vec<u8>,
 }
 
-/// Runs `command`; see the module doc for the result.
+/// How a command runs; [`CommandSettings::new`] gives the defaults of
+/// [`run_bash`] and [`run_command`].
+#[derive(Debug, Clone)]
+pub struct CommandSettings {
+    pub timeout: Duration,
+    /// Defaults to [`CancelToken::process`] (Ctrl-C, SIGTERM).
+    pub cancel: CancelToken,
+    /// Bytes kept per stream.
+    pub capture_limit: usize,
+    /// Apply the Landlock sandbox where the kernel has it (default true).
+    pub sandbox: bool,
+    /// `None`: the best containment this machine offers.
+    pub containment: Option<Containment>,
+}
+
+impl CommandSettings {
+    pub fn new(timeout: Duration) -> Self {
+        Self {
+            timeout,
+            cancel: CancelToken::process(),
+            capture_limit: CAPTURE_LIMIT,
+            sandbox: true,
+            containment: None,
+        }
+    }
+}
+
+/// Runs `command` as the bash tool; see the module doc for the result.
 pub fn run_bash(root: &Path, command: &str, timeout: Duration) -> Result<String, ToolError> {
+    run_bash_with(root, command, &CommandSettings::new(timeout))
+}
+
+/// [`run_bash`] with explicit settings.
+pub fn run_bash_with(
+    root: &Path,
+    command: &str,
+    settings: &CommandSettings,
+) -> Result<String, ToolError> {
     if DANGEROUS.iter().any(|d| command.contains(d)) {
         return Err(ToolError::DangerousCommand);
     }
-    let outcome = run_command(root, command, timeout)?;
+    let outcome = run_command_with(root, command, settings)?;
     let mut text = String::from_utf8_lossy(&outcome.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&outcome.stderr));
     // As the reference reads them: text mode (universal newlines), then
@@ -60,90 +99,33 @@ pub fn run_command(
     command: &str,
     timeout: Duration,
 ) -> Result<BashOutcome, ToolError> {
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()?;
-    let group = child.id() as libc::pid_t;
-    let stdout = child.stdout.take().map(capture);
-    let stderr = child.stderr.take().map(capture);
+    run_command_with(root, command, &CommandSettings::new(timeout))
+}
 
-    let (done_tx, done_rx) = mpsc::channel();
-    let waiter = thread::spawn(move || {
-        let status = child.wait();
-        let _ = done_tx.send(());
-        status
-    });
-    let timed_out = wait_or_cancel(&done_rx, timeout);
-    // Kill the whole group either way: on timeout to stop the command, on a
-    // normal exit to stop background jobs that would hold the pipes open.
-    kill_group(group);
-    let exit_code = waiter
-        .join()
-        .ok()
-        .and_then(Result::ok)
-        .and_then(|status| status.code());
-    let stdout = stdout.map(join_capture).unwrap_or_default();
-    let stderr = stderr.map(join_capture).unwrap_or_default();
-    if timed_out {
-        return Err(ToolError::Timeout(timeout));
+/// [`run_command`] with explicit settings.
+pub fn run_command_with(
+    root: &Path,
+    command: &str,
+    settings: &CommandSettings,
+) -> Result<BashOutcome, ToolError> {
+    let limits = Limits {
+        timeout: settings.timeout,
+        capture_limit: settings.capture_limit,
+        cancel: settings.cancel.clone(),
+        sandbox: settings.sandbox,
+        containment: settings.containment,
+    };
+    match process::run(root, command, &limits) {
+        Ok(output) => Ok(BashOutcome {
+            exit_code: output.exit_code,
+            stdout: output.stdout,
+            stderr: output.stderr,
+        }),
+        Err(ProcessError::Timeout) => Err(ToolError::Timeout(settings.timeout)),
+        Err(ProcessError::Cancelled) => Err(ToolError::Cancelled),
+        Err(ProcessError::Sandbox(e)) => Err(ToolError::Sandbox(e.to_string())),
+        Err(ProcessError::Spawn(e)) => Err(ToolError::Io(e)),
     }
-    Ok(BashOutcome {
-        exit_code,
-        stdout,
-        stderr,
-    })
-}
-
-/// Waits for the command to finish; `true` when the timeout passed or a
-/// cancellation was requested first.
-fn wait_or_cancel(done: &mpsc::Receiver<()>, timeout: Duration) -> bool {
-    const SLICE: Duration = Duration::from_millis(100);
-    let deadline = std::time::Instant::now() + timeout;
-    loop {
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        if left.is_zero() || crate::cancel::requested() {
-            return true;
-        }
-        match done.recv_timeout(left.min(SLICE)) {
-            Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => return false,
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-        }
-    }
-}
-
-fn kill_group(group: libc::pid_t) {
-    // SAFETY: `kill` has no memory-safety preconditions; a negative pid
-    // addresses the process group we created for this command only.
-    unsafe {
-        libc::kill(-group, libc::SIGKILL);
-    }
-}
-
-fn capture<R: Read + Send + 'static>(mut stream: R) -> thread::JoinHandle<Vec<u8>> {
-    thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut buf = [0u8; 8192];
-        loop {
-            match stream.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    let room = CAPTURE_LIMIT.saturating_sub(kept.len());
-                    kept.extend_from_slice(&buf[..n.min(room)]);
-                }
-            }
-        }
-        kept
-    })
-}
-
-fn join_capture(handle: thread::JoinHandle<Vec<u8>>) -> Vec<u8> {
-    handle.join().unwrap_or_default()
 }
 
 #[cfg(test)]

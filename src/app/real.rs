@@ -1,0 +1,151 @@
+//! `run`'s real-model options: `--model`, `--max-concurrency`, `--max-cost`,
+//! `--price` and `--record`, and setting the real backends up before any run
+//! (a missing key or price is a usage error, exit 2, naming what to set).
+
+use std::path::PathBuf;
+
+use crate::eval::RunEnv;
+use crate::model::http::{
+    HttpContext, PriceTable, RealBackends, RealModelSpec, SpendBudget, parse_model_flag,
+    parse_price_flag,
+};
+use crate::scenario::{ModelSpec, Scenario};
+
+/// The command-line options for real models.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RealModelArgs {
+    /// Drive every scenario with a real model: anthropic:NAME or openai:NAME
+    /// (key and base URL from ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL or
+    /// OPENAI_API_KEY / OPENAI_BASE_URL).
+    #[arg(long, value_name = "PROVIDER:NAME", value_parser = parse_model_arg)]
+    pub model: Option<RealModelSpec>,
+    /// At most N requests to real models in flight at once, over all runs.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub max_concurrency: Option<u32>,
+    /// Start no new run once real models have cost this many US dollars
+    /// (runs under way finish). Needs a price for every real model.
+    #[arg(long, value_name = "USD", value_parser = parse_usd)]
+    pub max_cost: Option<f64>,
+    /// A model's price in US dollars per million input and output tokens
+    /// (repeatable; wins over the scenario's `price`).
+    #[arg(long = "price", value_name = "MODEL=IN,OUT", value_parser = parse_price_flag)]
+    pub prices: Vec<(String, crate::model::http::Price)>,
+    /// Write each real-model run as a cassette (a scripted scenario with
+    /// request hashes) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
+}
+
+fn parse_model_arg(text: &str) -> Result<RealModelSpec, String> {
+    parse_model_flag(text).map(|(provider, name)| RealModelSpec::from_flag(provider, &name))
+}
+
+fn parse_usd(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(usd) if usd.is_finite() && usd >= 0.0 => Ok(usd),
+        _ => Err(format!(
+            "expected an amount of US dollars >= 0, got {text:?}"
+        )),
+    }
+}
+
+impl RealModelArgs {
+    /// Puts `--model` into every scenario, then sets up what the real
+    /// models of `scenarios` need: endpoints (keys), prices, limits. An
+    /// error names the variable or option to set.
+    pub fn prepare(&self, scenarios: &mut [Scenario]) -> Result<RunEnv, String> {
+        if let Some(spec) = &self.model {
+            for scenario in scenarios.iter_mut() {
+                scenario.model = ModelSpec::Real(spec.clone());
+            }
+        }
+        let real: Vec<(&Scenario, &RealModelSpec)> = scenarios
+            .iter()
+            .filter_map(|s| match &s.model {
+                ModelSpec::Real(spec) => Some((s, spec)),
+                _ => None,
+            })
+            .collect();
+        if real.is_empty() {
+            if self.record.is_some() {
+                return Err(
+                    "--record records real-model runs, and no scenario uses a real model \
+                     (give --model anthropic:NAME or openai:NAME)"
+                        .into(),
+                );
+            }
+            return Ok(RunEnv::default());
+        }
+        let mut prices = PriceTable::new();
+        for (model, price) in &self.prices {
+            prices.set(model.clone(), *price);
+        }
+        let mut context = HttpContext::new()
+            .map_err(|e| e.to_string())?
+            .with_prices(prices);
+        if let Some(n) = self.max_concurrency {
+            context = context.with_max_concurrency(n as usize);
+        }
+        if let Some(usd) = self.max_cost {
+            context = context.with_budget(SpendBudget::new(usd).map_err(|e| e.to_string())?);
+        }
+        let mut backends = RealBackends::new(context);
+        for (scenario, spec) in real {
+            backends
+                .prepare(spec)
+                .map_err(|e| format!("{}: {e}", scenario.file.display()))?;
+        }
+        Ok(RunEnv {
+            real: Some(backends),
+            record: self.record.clone(),
+        })
+    }
+}
+
+/// How many planned runs never started because the spend limit was
+/// reached; `None` without a limit.
+pub fn runs_not_started(env: &RunEnv, planned: usize, ran: usize) -> Option<String> {
+    let budget = env.real.as_ref()?.budget()?;
+    (ran < planned).then(|| {
+        format!(
+            "spend limit reached: ${:.4} of ${:.4} spent; {} of {planned} runs were not started",
+            budget.spent(),
+            budget.limit(),
+            planned - ran
+        )
+    })
+}
+
+/// A warning for the runs a real model failed in, naming the first.
+pub fn model_failures(results: &[crate::eval::ScenarioResult]) -> Option<String> {
+    let failed: Vec<(&str, &crate::eval::RunMetrics)> = results
+        .iter()
+        .flat_map(|r| {
+            r.cells
+                .iter()
+                .flat_map(|c| c.results.iter())
+                .map(move |m| (r.name.as_str(), m))
+        })
+        .filter(|(_, m)| m.model_error.is_some())
+        .collect();
+    let (name, first) = failed.first()?;
+    Some(format!(
+        "warning: {} run(s) stopped because the model failed; the first ({name}, seed {}): {}",
+        failed.len(),
+        first.seed,
+        first.model_error.as_deref().unwrap_or_default()
+    ))
+}
+
+/// What real models used over the whole evaluation, when any ran.
+pub fn usage_summary(results: &[crate::eval::ScenarioResult]) -> Option<String> {
+    let cells = || results.iter().flat_map(|r| r.cells.iter());
+    let input: Option<u64> = cells().filter_map(|c| c.input_tokens).reduce(|a, b| a + b);
+    let output: u64 = cells().filter_map(|c| c.output_tokens).sum();
+    let cost: Option<f64> = cells().filter_map(|c| c.cost).reduce(|a, b| a + b);
+    let input = input?;
+    let cost = cost.map_or_else(|| "no price set".to_string(), |usd| format!("${usd:.4}"));
+    Some(format!(
+        "real models: {input} input tokens, {output} output tokens, {cost}"
+    ))
+}

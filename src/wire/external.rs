@@ -1,0 +1,326 @@
+//! One run of an external agent: a per-run mock server, the agent command
+//! in the workspace, and the metrics read off the wire.
+//!
+//! The agent runs as `sh -c COMMAND` in its own process group, with cwd =
+//! the workspace and agent-eval's environment minus every `ANTHROPIC_*` and
+//! `OPENAI_*` variable (a real key never reaches it), plus:
+//! `ANTHROPIC_BASE_URL` (`http://127.0.0.1:PORT`), `ANTHROPIC_API_KEY` (a
+//! dummy), `OPENAI_BASE_URL` (`http://127.0.0.1:PORT/v1`),
+//! `OPENAI_API_KEY` (a dummy), `MODEL_ID`, `NO_PROXY`/`no_proxy` extended
+//! with the loopback names, then the command's own `env`. The task goes on
+//! stdin followed by end of input (`task_via: stdin`, the default), as the
+//! last argument of the command (`arg`: run as `COMMAND "$@"`), or in
+//! `AGENT_TASK` (`env`); stdin is empty unless it carries the task.
+//! stdout and stderr go, interleaved, to one log.
+//!
+//! The run ends when the agent exits; or when the model is done (its last
+//! response ended the turn, or the script ran out) and no request came for
+//! the grace period ([`DEFAULT_GRACE`]): the agent then gets SIGTERM and,
+//! a second later, SIGKILL; or at the timeout (SIGKILL). Whatever ends it,
+//! the agent's whole process group is killed before this returns.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::WireError;
+use super::metrics::{WireMetrics, transcript, wire_metrics};
+use super::record::Exchange;
+use super::server::{MockServer, ServerOptions};
+use crate::agent::StopKind;
+use crate::agent::dialect::Dialect;
+use crate::llm::{Message, Model};
+
+/// How long a finished run waits for the agent to exit by itself.
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(2);
+
+/// Between SIGTERM and SIGKILL.
+const TERM_BOUND: Duration = Duration::from_secs(1);
+
+/// The log kept in memory (the file keeps everything).
+pub const LOG_CAP: u64 = 1 << 20;
+
+/// The dummy key the agent gets.
+pub const DUMMY_KEY: &str = "agent-eval-dummy-key";
+
+/// How the agent receives its task.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskVia {
+    #[default]
+    Stdin,
+    Arg,
+    Env,
+}
+
+fn default_timeout() -> u64 {
+    600
+}
+
+/// The agent under test (`agent: {command, env, task_via, timeout_s,
+/// reminder_pattern}` in a scenario).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentCommand {
+    /// A shell command line, run by `sh -c` in the workspace.
+    pub command: String,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub task_via: TaskVia,
+    /// Seconds before the agent's process group is killed.
+    #[serde(default = "default_timeout")]
+    pub timeout_s: u64,
+    /// Extra text that marks a reminder in a request (besides
+    /// `<reminder>` and `<system-reminder>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reminder_pattern: Option<String>,
+}
+
+impl AgentCommand {
+    pub fn new(command: impl Into<String>) -> Self {
+        Self {
+            command: command.into(),
+            env: BTreeMap::new(),
+            task_via: TaskVia::Stdin,
+            timeout_s: default_timeout(),
+            reminder_pattern: None,
+        }
+    }
+}
+
+/// One run's inputs besides the model.
+#[derive(Debug, Clone)]
+pub struct ExternalRun<'a> {
+    /// The prepared workspace (the agent's cwd).
+    pub workspace: &'a Path,
+    pub task: &'a str,
+    pub agent: &'a AgentCommand,
+    /// The planning design the metrics read (`todo_calls`, rejections).
+    pub dialect: Dialect,
+    /// The loop's turn cap, enforced at the server.
+    pub max_turns: Option<usize>,
+    /// `MODEL_ID` and the id `/v1/models` lists.
+    pub model_id: &'a str,
+    /// Where the agent's stdout/stderr go (else a temporary file).
+    pub log_path: Option<&'a Path>,
+    pub grace: Duration,
+}
+
+impl<'a> ExternalRun<'a> {
+    pub fn new(workspace: &'a Path, task: &'a str, agent: &'a AgentCommand) -> Self {
+        Self {
+            workspace,
+            task,
+            agent,
+            dialect: Dialect::default(),
+            max_turns: None,
+            model_id: "agent-eval-mock",
+            log_path: None,
+            grace: DEFAULT_GRACE,
+        }
+    }
+}
+
+/// What one external run gave.
+#[derive(Debug, Clone)]
+pub struct ExternalOutcome {
+    pub metrics: WireMetrics,
+    /// The conversation in the Anthropic shape (last request + last
+    /// response), comparable with the built-in loop's.
+    pub transcript: Vec<Message>,
+    /// stdout and stderr, interleaved (the first [`LOG_CAP`] bytes).
+    pub log: String,
+    /// The agent's exit code (`None`: ended by a signal).
+    pub exit_code: Option<i32>,
+    /// Whether the agent was stopped after the grace period.
+    pub stopped_after_grace: bool,
+    pub exchanges: Vec<Exchange>,
+}
+
+impl ExternalOutcome {
+    pub fn stop(&self) -> StopKind {
+        self.metrics.stop
+    }
+}
+
+/// Runs the agent once against `model`.
+pub fn run_external(
+    model: Box<dyn Model + Send>,
+    run: &ExternalRun<'_>,
+) -> Result<ExternalOutcome, WireError> {
+    let server = MockServer::start(
+        model,
+        ServerOptions {
+            model_id: run.model_id.to_string(),
+            max_turns: run.max_turns,
+            ..ServerOptions::default()
+        },
+    )?;
+    let mut log = match run.log_path {
+        Some(path) => File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path),
+        None => tempfile::tempfile(),
+    }
+    .map_err(|source| log_error(run, source))?;
+    let spawn_error = |source| WireError::Spawn {
+        command: run.agent.command.clone(),
+        source,
+    };
+    let mut command = Command::new("sh");
+    command.arg("-c");
+    match run.agent.task_via {
+        TaskVia::Arg => {
+            command
+                .arg(format!("{} \"$@\"", run.agent.command))
+                .arg("agent-eval")
+                .arg(run.task);
+        }
+        TaskVia::Stdin | TaskVia::Env => {
+            command.arg(&run.agent.command);
+        }
+    }
+    for (key, _) in std::env::vars_os() {
+        let key_text = key.to_string_lossy();
+        if key_text.starts_with("ANTHROPIC_") || key_text.starts_with("OPENAI_") {
+            command.env_remove(&key);
+        }
+    }
+    let no_proxy = match std::env::var("NO_PROXY").or_else(|_| std::env::var("no_proxy")) {
+        Ok(existing) if !existing.is_empty() => format!("{existing},127.0.0.1,localhost"),
+        _ => "127.0.0.1,localhost".to_string(),
+    };
+    command
+        .current_dir(run.workspace)
+        .process_group(0)
+        .env("ANTHROPIC_BASE_URL", server.base_url())
+        .env("ANTHROPIC_API_KEY", DUMMY_KEY)
+        .env("OPENAI_BASE_URL", server.openai_base_url())
+        .env("OPENAI_API_KEY", DUMMY_KEY)
+        .env("MODEL_ID", run.model_id)
+        .env("NO_PROXY", &no_proxy)
+        .env("no_proxy", &no_proxy)
+        .stdin(if run.agent.task_via == TaskVia::Stdin {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(log.try_clone().map_err(|e| log_error(run, e))?)
+        .stderr(log.try_clone().map_err(|e| log_error(run, e))?);
+    if run.agent.task_via == TaskVia::Env {
+        command.env("AGENT_TASK", run.task);
+    }
+    command.envs(&run.agent.env);
+    let mut child = command.spawn().map_err(spawn_error)?;
+    let group = child.id() as libc::pid_t;
+    if let Some(mut stdin) = child.stdin.take() {
+        let task = run.task.to_string();
+        // A thread, so an agent that never reads cannot block the run; an
+        // agent that exits early just closes the pipe.
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(task.as_bytes());
+        });
+    }
+
+    let timeout = Duration::from_secs(run.agent.timeout_s);
+    let started = Instant::now();
+    let mut timed_out = false;
+    let mut stopped_after_grace = false;
+    let mut interrupted = false;
+    let exit_code = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status.code(),
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+        if crate::cancel::requested() {
+            interrupted = true;
+            break kill_and_reap(&mut child, group);
+        }
+        if started.elapsed() >= timeout {
+            timed_out = true;
+            break kill_and_reap(&mut child, group);
+        }
+        if server.finished() && server.idle_for() >= run.grace {
+            stopped_after_grace = true;
+            break terminate(&mut child, group);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Whatever the agent left running in its group goes too.
+    kill_group(group);
+    let exchanges = server.stop();
+    if interrupted {
+        return Err(WireError::Interrupted);
+    }
+    let log = read_log(&mut log).map_err(|e| log_error(run, e))?;
+    let metrics = wire_metrics(
+        &exchanges,
+        run.dialect.get(),
+        run.agent.reminder_pattern.as_deref(),
+        timed_out,
+    );
+    Ok(ExternalOutcome {
+        metrics,
+        transcript: transcript(&exchanges),
+        log,
+        exit_code,
+        stopped_after_grace,
+        exchanges,
+    })
+}
+
+fn log_error(run: &ExternalRun<'_>, source: std::io::Error) -> WireError {
+    WireError::Log {
+        path: run
+            .log_path
+            .map_or_else(|| "(temporary file)".into(), Path::to_path_buf),
+        source,
+    }
+}
+
+fn read_log(log: &mut File) -> std::io::Result<String> {
+    log.seek(SeekFrom::Start(0))?;
+    let mut bytes = Vec::new();
+    log.take(LOG_CAP).read_to_end(&mut bytes)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+fn kill_group(group: libc::pid_t) {
+    // SAFETY: `kill` has no memory-safety preconditions; a negative pid
+    // addresses the process group created for this agent only.
+    unsafe {
+        libc::kill(-group, libc::SIGKILL);
+    }
+}
+
+fn kill_and_reap(child: &mut Child, group: libc::pid_t) -> Option<i32> {
+    kill_group(group);
+    child.wait().ok().and_then(|s| s.code())
+}
+
+/// SIGTERM to the group, then SIGKILL if it is still there after
+/// [`TERM_BOUND`].
+fn terminate(child: &mut Child, group: libc::pid_t) -> Option<i32> {
+    // SAFETY: as in `kill_group`.
+    unsafe {
+        libc::kill(-group, libc::SIGTERM);
+    }
+    let deadline = Instant::now() + TERM_BOUND;
+    while Instant::now() < deadline {
+        if let Ok(Some(status)) = child.try_wait() {
+            return status.code();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    kill_and_reap(child, group)
+}

@@ -1,0 +1,67 @@
+//! The official Python SDKs (`anthropic`, `openai`) against the mock
+//! server, streaming and not. Skipped, saying so, when the SDKs are not
+//! installed (`pip install anthropic==2.12.0 openai==3.54.0`); the
+//! interpreter is `$AGENT_EVAL_PYTHON`, else `python3`.
+
+use agent_eval::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse, turn_of};
+use agent_eval::wire::{MockServer, ServerOptions};
+use serde_json::json;
+use std::process::Command;
+
+/// Plans and calls `bash` on turn 1, then is done.
+struct TwoStep;
+
+impl Model for TwoStep {
+    fn respond(&mut self, request: &ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
+        Ok(ModelResponse::from_blocks(if turn_of(request) == 1 {
+            vec![
+                ContentBlock::text("Planning."),
+                ContentBlock::ToolUse {
+                    id: "toolu_1_1".into(),
+                    name: "bash".into(),
+                    input: json!({"command": "ls -la"}),
+                },
+            ]
+        } else {
+            vec![ContentBlock::text("Done.")]
+        }))
+    }
+}
+
+#[test]
+fn the_official_python_sdks_work_streaming_and_not() {
+    let python = std::env::var("AGENT_EVAL_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has_sdks = Command::new(&python)
+        .args(["-c", "import anthropic, openai"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_sdks {
+        println!(
+            "SKIPPED: `{python} -c \"import anthropic, openai\"` failed; \
+             install them with `pip install anthropic==2.12.0 openai==3.54.0`"
+        );
+        return;
+    }
+    let server = MockServer::start(
+        Box::new(TwoStep),
+        ServerOptions {
+            model_id: "mock-model".into(),
+            ..ServerOptions::default()
+        },
+    )
+    .unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/wire_sdk/sdk_check.py");
+    let output = Command::new(&python)
+        .arg(script)
+        .arg(server.base_url())
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .env("no_proxy", "127.0.0.1,localhost")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(stdout.trim(), "OK", "{stderr}");
+    let exchanges = server.stop();
+    assert!(exchanges.iter().all(|e| e.violations.is_empty()));
+}

@@ -1,0 +1,75 @@
+//! `agent-eval serve`: prints its URLs, answers, and stops on SIGTERM with
+//! a summary of what the wire saw.
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+#[test]
+fn serve_prints_its_urls_answers_and_stops_on_sigterm() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        .args([
+            "serve",
+            "scenarios/scripted/no_todo.yaml",
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut base = None;
+    let mut printed = String::new();
+    for _ in 0..10 {
+        let mut line = String::new();
+        if stdout.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        printed.push_str(&line);
+        if let Some(url) = line.trim().strip_prefix("ANTHROPIC_BASE_URL=") {
+            base = Some(url.to_string());
+        }
+        if line.contains("OPENAI_BASE_URL=") {
+            assert!(line.trim().ends_with("/v1"), "{line}");
+            break;
+        }
+    }
+    let base = base.unwrap_or_else(|| panic!("no URL printed: {printed}"));
+    assert!(base.starts_with("http://127.0.0.1:"), "{base}");
+    let response: serde_json::Value = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .no_proxy()
+        .build()
+        .unwrap()
+        .post(format!("{base}/v1/messages"))
+        .json(&serde_json::json!({
+            "model": "x", "max_tokens": 10,
+            "tools": [{"name": "bash", "input_schema": {"type": "object"}}],
+            "messages": [{"role": "user", "content": "go"}]
+        }))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(response["type"], "message");
+    assert_eq!(response["model"], "x");
+    // SAFETY: kill has no memory-safety preconditions; the pid is our child.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+    }
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(status.success(), "{status:?}: {stderr}");
+    assert!(
+        stderr.contains("stopped after 1 requests: turns 1"),
+        "{stderr}"
+    );
+}
