@@ -258,7 +258,7 @@ fn external_runs_in_parallel_give_the_same_report_byte_for_byte() {
             "run",
             "scenarios/simulated",
             "--seeds",
-            "3",
+            "2",
             "--jobs",
             jobs,
             "--agent",
