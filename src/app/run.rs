@@ -125,6 +125,9 @@ pub fn run(
     if let Some(warning) = super::real::model_failures(&results) {
         let _ = writeln!(err, "{warning}");
     }
+    if let Some(usage) = super::real::usage_summary(&results) {
+        let _ = writeln!(err, "{usage}");
+    }
     let error_texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
     // The human summary; it goes to stderr when a report takes stdout.
     let mut human: Vec<u8> = Vec::new();

@@ -20,5 +20,7 @@ pub use expect::ExpectationOutcome;
 pub use matrix::{
     EvalError, EvalEvent, EvalOptions, Shard, Unit, evaluate, evaluate_scenario, plan_units,
 };
-pub use run::{RunEnv, RunError, RunMetrics, RunRecord, model_for, run_once, run_once_in};
+pub use run::{
+    RunEnv, RunError, RunMetrics, RunRecord, model_for, run_once, run_once_in, run_with_model,
+};
 pub use summary::{CellSummary, ScenarioResult};
