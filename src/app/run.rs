@@ -36,6 +36,8 @@ pub struct RunConfig {
     pub progress: bool,
     /// `--model`, `--max-concurrency`, `--max-cost`, `--price`, `--record`.
     pub real: super::RealModelArgs,
+    /// Run this command as an external agent instead of the built-in loop.
+    pub agent: Option<String>,
 }
 
 /// Runs every scenario, prints the tables and failed expectations to `out`,
@@ -77,6 +79,11 @@ pub fn run(
         .real
         .prepare(&mut scenarios)
         .map_err(AppError::Usage)?;
+    if let Some(command) = &config.agent {
+        for scenario in &mut scenarios {
+            scenario.agent.use_command(command);
+        }
+    }
     if let Some(filter) = &config.filter {
         scenarios.retain(|s| s.name.contains(filter.as_str()));
     }

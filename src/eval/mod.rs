@@ -7,6 +7,7 @@ pub mod cells;
 pub mod checks;
 pub mod compare;
 pub mod expect;
+pub mod external;
 pub mod matrix;
 pub mod run;
 pub mod stats;

@@ -20,7 +20,6 @@
 //! folder hashes the same. Tool descriptions and schemas are left out: the
 //! names say which tools were offered; a reworded description is not drift.
 
-use crate::agent::workspace::fixture_outside_repository;
 use crate::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse, turn_of};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -207,8 +206,6 @@ pub enum CassetteError {
     NotAMapping(&'static str),
     #[error("cannot write the cassette as YAML: {0}")]
     Yaml(String),
-    #[error("cannot place the fixture beside the cassette: {0}")]
-    Fixture(String),
 }
 
 /// Where a cassette comes from.
@@ -240,7 +237,18 @@ pub fn cassette_file_name(scenario_name: &str, settings: &Map<String, Value>, se
         });
     }
     parts.push(format!("seed-{seed}"));
-    format!("{}.yaml", safe_name(&parts.join("-")))
+    let stem: String = parts
+        .join("-")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{}.yaml", stem.trim_start_matches('.'))
 }
 
 /// The text of a cassette file to be written in `cassette_dir`: the
@@ -250,7 +258,9 @@ pub fn cassette_file_name(scenario_name: &str, settings: &Map<String, Value>, se
 /// - `runs` narrowed to the recorded cell (each varying axis with its one
 ///   value; no seeds and no `simulate.*` axes: a script has neither);
 /// - `model` replaced by `{script: ...}`;
-/// - a relative `workspace.fixture` rewritten relative to `cassette_dir`;
+/// - `workspace.fixture` pointing at the copy of the fixture the recorder
+///   keeps beside the cassette ([`cassette_fixture_dir`]), so a cassette
+///   folder is self-contained and can live in any repository;
 /// - `expect` entries that select or compare cells (`where`, `compare`)
 ///   dropped, since a cassette is one cell;
 ///
@@ -259,7 +269,6 @@ pub fn cassette_file_name(scenario_name: &str, settings: &Map<String, Value>, se
 pub fn cassette_yaml(
     source: CassetteSource<'_>,
     cassette: &CassetteScript,
-    cassette_dir: &Path,
 ) -> Result<String, CassetteError> {
     let mut map = match source.scenario {
         Value::Object(map) => map,
@@ -275,7 +284,6 @@ pub fn cassette_yaml(
         source.seed,
     );
     let stem = file_name.trim_end_matches(".yaml").to_string();
-    let original_name = map.get("name").cloned();
     map.insert("name".into(), json!(stem));
     map.remove("runs");
     if !source.settings.is_empty() {
@@ -291,17 +299,14 @@ pub fn cassette_yaml(
         }
     }
     map.insert("model".into(), json!({"script": cassette.script}));
-    let scenario_name = original_name
-        .as_ref()
-        .and_then(Value::as_str)
-        .unwrap_or("cassette")
-        .to_string();
     if let Some(Value::String(fixture)) =
         map.get_mut("workspace").and_then(|w| w.get_mut("fixture"))
-        && Path::new(fixture.as_str()).is_relative()
     {
-        let target = source.scenario_dir.join(fixture.as_str());
-        *fixture = place_fixture(&target, cassette_dir, &scenario_name)?;
+        // The recorder copies the fixture beside the cassette (a fixture
+        // must lie inside the cassette's own repository to load).
+        *fixture = cassette_fixture_dir(Path::new(fixture.as_str()))
+            .to_string_lossy()
+            .into_owned();
     }
     if let Some(Value::Array(expect)) = map.get_mut("expect") {
         expect.retain(|e| e.get("where").is_none() && e.get("compare").is_none());
@@ -333,115 +338,6 @@ pub fn cassette_yaml(
     Ok(header + &yaml)
 }
 
-/// The `workspace.fixture` a cassette in `cassette_dir` uses for the
-/// fixture folder `fixture`: the path from there when the cassette's
-/// repository holds the fixture (the loader refuses fixtures outside it),
-/// else a copy made once in `cassette_dir/.fixtures/<scenario>-<folder>`
-/// (delete it to refresh it; a hidden folder, so that YAML files of the
-/// fixture are not taken for scenarios).
-fn place_fixture(
-    fixture: &Path,
-    cassette_dir: &Path,
-    scenario_name: &str,
-) -> Result<String, CassetteError> {
-    let fail = |e: std::io::Error| CassetteError::Fixture(e.to_string());
-    std::fs::create_dir_all(cassette_dir).map_err(fail)?;
-    let probe = cassette_dir.join("cassette.yaml");
-    if fixture_outside_repository(&probe, fixture).is_none() {
-        return Ok(relative_path(cassette_dir, fixture)
-            .to_string_lossy()
-            .into_owned());
-    }
-    let folder = fixture
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "fixture".into());
-    let name = safe_name(&format!("{scenario_name}-{folder}"));
-    let copies = cassette_dir.join(".fixtures");
-    let copy = copies.join(&name);
-    if !copy.exists() {
-        std::fs::create_dir_all(&copies).map_err(fail)?;
-        // Copied aside, then renamed: runs recording in parallel never
-        // see a half-made copy (the first rename wins).
-        let scratch = tempfile::tempdir_in(&copies).map_err(fail)?;
-        copy_folder(fixture, scratch.path()).map_err(fail)?;
-        if std::fs::rename(scratch.path(), &copy).is_ok() {
-            // The folder now lives under its final name.
-            let _ = scratch.keep();
-        }
-    }
-    Ok(format!(".fixtures/{name}"))
-}
-
-/// Copies folder `from` into the existing folder `to`: files, folders and
-/// symlinks (as links), nothing else.
-fn copy_folder(from: &Path, to: &Path) -> std::io::Result<()> {
-    let mut entries: Vec<std::fs::DirEntry> = std::fs::read_dir(from)?.collect::<Result<_, _>>()?;
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let kind = entry.file_type()?;
-        let target = to.join(entry.file_name());
-        if kind.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
-        } else if kind.is_dir() {
-            std::fs::create_dir(&target)?;
-            copy_folder(&entry.path(), &target)?;
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
-    Ok(())
-}
-
-/// `text` in characters safe in a file name.
-fn safe_name(text: &str) -> String {
-    let name: String = text
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    name.trim_start_matches('.').to_string()
-}
-
-/// `to` as seen from folder `from` (both made absolute and resolved where
-/// they exist); `to` itself when they share no root.
-fn relative_path(from: &Path, to: &Path) -> PathBuf {
-    let resolve = |p: &Path| {
-        p.canonicalize().unwrap_or_else(|_| {
-            std::env::current_dir()
-                .map(|cwd| cwd.join(p))
-                .unwrap_or_else(|_| p.to_path_buf())
-        })
-    };
-    let (from, to) = (resolve(from), resolve(to));
-    let from_parts: Vec<Component<'_>> = from.components().collect();
-    let to_parts: Vec<Component<'_>> = to.components().collect();
-    let common = from_parts
-        .iter()
-        .zip(&to_parts)
-        .take_while(|(a, b)| a == b)
-        .count();
-    if common == 0 {
-        return to;
-    }
-    let mut relative = PathBuf::new();
-    for _ in common..from_parts.len() {
-        relative.push("..");
-    }
-    for part in &to_parts[common..] {
-        relative.push(part);
-    }
-    if relative.as_os_str().is_empty() {
-        relative.push(".");
-    }
-    relative
-}
-
 /// Writes a cassette's text as `dir/file_name` (creating `dir`); returns
 /// the path.
 pub fn write_cassette(dir: &Path, file_name: &str, text: &str) -> std::io::Result<PathBuf> {
@@ -449,6 +345,20 @@ pub fn write_cassette(dir: &Path, file_name: &str, text: &str) -> std::io::Resul
     let path = dir.join(file_name);
     std::fs::write(&path, text)?;
     Ok(path)
+}
+
+/// Where a cassette's copy of `fixture` lives, relative to the cassette's
+/// folder: `fixtures/<the fixture folder's name>`.
+pub fn cassette_fixture_dir(fixture: &Path) -> PathBuf {
+    let name = fixture
+        .components()
+        .rev()
+        .find_map(|c| match c {
+            Component::Normal(name) => Some(name.to_os_string()),
+            _ => None,
+        })
+        .unwrap_or_else(|| "fixture".into());
+    Path::new("fixtures").join(name)
 }
 
 /// Wraps a model and records every answer with its request's hash.
@@ -772,29 +682,12 @@ mod tests {
     }
 
     #[test]
-    fn relative_paths_between_folders() {
-        let base = tempfile::tempdir().unwrap();
-        let fixtures = base.path().join("scenarios/fixtures/hello");
-        let cassettes = base.path().join("ci/cassettes");
-        std::fs::create_dir_all(&fixtures).unwrap();
-        std::fs::create_dir_all(&cassettes).unwrap();
-        assert_eq!(
-            relative_path(&cassettes, &fixtures),
-            PathBuf::from("../../scenarios/fixtures/hello")
-        );
-        assert_eq!(relative_path(&fixtures, &fixtures), PathBuf::from("."));
-    }
-
-    #[test]
     fn cassette_text_is_one_cell_of_the_scenario_with_the_script() {
         let base = tempfile::tempdir().unwrap();
         let scenarios = base.path().join("scenarios");
         let cassettes = base.path().join("cassettes");
         std::fs::create_dir_all(scenarios.join("fixtures/a")).unwrap();
-        std::fs::write(scenarios.join("fixtures/a/seed.txt"), "1").unwrap();
         std::fs::create_dir_all(&cassettes).unwrap();
-        // One repository holds both: the cassette points at the fixture.
-        std::fs::create_dir_all(base.path().join(".git")).unwrap();
         let scenario = json!({
             "name": "demo",
             "task": "Do it.",
@@ -824,7 +717,6 @@ mod tests {
                 seed: 2,
             },
             &tape.script(),
-            &cassettes,
         )
         .unwrap();
         assert!(text.starts_with(
@@ -836,37 +728,12 @@ mod tests {
             json!({
                 "name": "demo-todo-false-simulate.attention_span-400-seed-2",
                 "task": "Do it.",
-                "workspace": {"fixture": "../scenarios/fixtures/a", "files": {"x.txt": "1"}},
+                "workspace": {"fixture": "fixtures/a", "files": {"x.txt": "1"}},
                 "steps": [{"text": "Do", "check": {"file": "x.txt", "contains": "1"}}],
                 "model": {"script": [{"text": "Done.", "request_hash": "ab".repeat(32)}]},
                 "runs": {"todo": [false]},
                 "expect": [{"steps_completed": 1}]
             })
-        );
-        // Without a shared repository the fixture is copied beside the
-        // cassette, once.
-        std::fs::remove_dir(base.path().join(".git")).unwrap();
-        let source = || CassetteSource {
-            scenario: json!({"name": "demo", "task": "t", "workspace": {"fixture": "fixtures/a"}}),
-            scenario_dir: &scenarios,
-            settings: &settings,
-            model: "m",
-            seed: 0,
-        };
-        for _ in 0..2 {
-            let text = cassette_yaml(source(), &tape.script(), &cassettes).unwrap();
-            let back: Value = serde_saphyr::from_str(&text).unwrap();
-            assert_eq!(back["workspace"]["fixture"], json!(".fixtures/demo-a"));
-        }
-        assert_eq!(
-            std::fs::read_to_string(cassettes.join(".fixtures/demo-a/seed.txt")).unwrap(),
-            "1"
-        );
-        assert_eq!(
-            std::fs::read_dir(cassettes.join(".fixtures"))
-                .unwrap()
-                .count(),
-            1
         );
         assert!(matches!(
             cassette_yaml(
@@ -878,7 +745,6 @@ mod tests {
                     seed: 0,
                 },
                 &tape.script(),
-                &cassettes,
             ),
             Err(CassetteError::NotAMapping("a list"))
         ));

@@ -73,11 +73,7 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), LoadError> {
             .file_type()
             .map_err(|e| LoadError::new(&path, None, format!("cannot read: {e}")))?;
         if file_type.is_dir() {
-            // Hidden folders (`.git`, a cassette folder's `.fixtures`) hold
-            // no scenarios, and may hold YAML that is not one.
-            if !entry.file_name().to_string_lossy().starts_with('.') {
-                walk(&path, found)?;
-            }
+            walk(&path, found)?;
         } else if matches!(
             path.extension().and_then(|e| e.to_str()),
             Some("yaml" | "yml")
