@@ -43,6 +43,27 @@ fn normalized(messages: &[agent_eval::llm::Message]) -> String {
         rest = &tail[name_len..];
     }
     out.push_str(rest);
+    mask_clock(&out)
+}
+
+/// `ls -l` prints modification times (`10:23`): two runs a minute apart
+/// differ there, so `HH:MM` is masked on both sides.
+fn mask_clock(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let window = chars.get(i..i + 5);
+        if let Some([a, b, ':', c, d]) = window
+            && [a, b, c, d].iter().all(|ch| ch.is_ascii_digit())
+        {
+            out.push_str("HH:MM");
+            i += 5;
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
     out
 }
 
