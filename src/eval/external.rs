@@ -15,7 +15,7 @@
 //! last turn, and a reminder added then is never seen on the wire).
 
 use super::cells::Cell;
-use super::run::{RunError, RunMetrics, RunRecord, model_for};
+use super::run::{RunError, RunMetrics, RunRecord, model_for_in};
 use super::{checks, workspace};
 use crate::agent::dialect::{Dialect, PlanItem};
 use crate::agent::protocol;
@@ -44,9 +44,11 @@ pub fn run_once_external(
     run.max_turns = Some(settings.max_turns);
     run.model_id = &scenario.name;
     let outcome =
-        run_external(model_for(scenario, cell, seed)?, &run).map_err(|e| RunError::Agent {
-            scenario: scenario.name.clone(),
-            message: e.to_string(),
+        run_external(model_for_in(scenario, cell, seed, Some(&root))?, &run).map_err(|e| {
+            RunError::Agent {
+                scenario: scenario.name.clone(),
+                message: e.to_string(),
+            }
         })?;
     let step_results: Vec<Option<bool>> = scenario
         .steps

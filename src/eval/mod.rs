@@ -21,6 +21,7 @@ pub use matrix::{
     EvalError, EvalEvent, EvalOptions, Shard, Unit, evaluate, evaluate_scenario, plan_units,
 };
 pub use run::{
-    RunEnv, RunError, RunMetrics, RunRecord, model_for, run_once, run_once_in, run_with_model,
+    RunEnv, RunError, RunMetrics, RunRecord, model_for, model_for_in, run_once, run_once_in,
+    run_with_model,
 };
 pub use summary::{CellSummary, ScenarioResult};

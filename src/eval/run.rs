@@ -135,6 +135,18 @@ pub fn model_for(
     cell: &Cell,
     seed: u64,
 ) -> Result<Box<dyn Model + Send>, RunError> {
+    model_for_in(scenario, cell, seed, None)
+}
+
+/// [`model_for`] for a run whose workspace is `workdir`: a simulated model
+/// counts that path as a fixed placeholder, so its numbers do not depend
+/// on where the workspace lives.
+pub fn model_for_in(
+    scenario: &Scenario,
+    cell: &Cell,
+    seed: u64,
+    workdir: Option<&Path>,
+) -> Result<Box<dyn Model + Send>, RunError> {
     let settings = &cell.loop_settings;
     Ok(match &scenario.model {
         ModelSpec::Script(script) => Box::new(ScriptedModel::new(script.clone())),
@@ -145,6 +157,9 @@ pub fn model_for(
                 run_seed(&scenario.name, seed),
             )
             .with_dialect(settings.dialect);
+            if let Some(workdir) = workdir {
+                simulated = simulated.with_workdir(workdir);
+            }
             if let Some(marker) = settings.reminder.marker() {
                 simulated = simulated.with_reminder_marker(marker);
             }
@@ -219,7 +234,9 @@ pub fn run_once_in(
                 made.model
             }
         }
-        ModelSpec::Script(_) | ModelSpec::Simulate(_) => model_for(scenario, cell, seed)?,
+        ModelSpec::Script(_) | ModelSpec::Simulate(_) => {
+            model_for_in(scenario, cell, seed, Some(toolbox.root()))?
+        }
     };
     let mut record = run_in_workspace(scenario, cell, seed, &toolbox, model.as_mut());
     let metrics = &mut record.metrics;

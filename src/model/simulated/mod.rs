@@ -53,6 +53,7 @@ pub use seed::{mix, name_hash, run_seed};
 use super::{Model, ModelError, ToolCall, turn_of};
 use crate::agent::dialect::{Dialect, InvalidUpdate, PlanDialect, PlanItem, PlanStatus};
 use crate::llm::{ContentBlock, Message, ModelRequest, ModelResponse, Role, tool_use_id};
+pub use reading::WorkdirSpelling;
 use reading::{Reader, Reading};
 use seed::{below, pick, rng_for_turn, uniform};
 
@@ -85,6 +86,9 @@ pub struct SimulatedModel {
     seed: u64,
     dialect: &'static dyn PlanDialect,
     reminder_markers: Vec<String>,
+    /// How the run's workspace path is spelled in what the model reads, so
+    /// it counts `{WORKDIR}` in its place (see [`WorkdirSpelling`]).
+    workdir: WorkdirSpelling,
 }
 
 impl SimulatedModel {
@@ -97,7 +101,17 @@ impl SimulatedModel {
             seed,
             dialect: Dialect::default().get(),
             reminder_markers: REMINDER_MARKERS.iter().map(|m| m.to_string()).collect(),
+            workdir: WorkdirSpelling::default(),
         }
+    }
+
+    /// Reads `workdir` (as given and as the kernel resolves it) as the
+    /// fixed placeholder `{WORKDIR}` when counting its context: the run's
+    /// numbers then do not depend on where the workspace lives (TMPDIR,
+    /// machine).
+    pub fn with_workdir(mut self, workdir: &std::path::Path) -> Self {
+        self.workdir = WorkdirSpelling::new(workdir);
+        self
     }
 
     /// Plans in this dialect's shape.
@@ -122,6 +136,7 @@ impl SimulatedModel {
             dialect: self.dialect,
             offered,
             params: &self.params,
+            workdir: &self.workdir,
         }
     }
 

@@ -40,6 +40,45 @@ pub(super) struct Reader<'a> {
     /// Whether a planning tool is offered: calls of it count only then.
     pub offered: bool,
     pub params: &'a super::SimulateParams,
+    pub workdir: &'a WorkdirSpelling,
+}
+
+/// The placeholder counted in place of the workspace path.
+pub const WORKDIR_PLACEHOLDER: &str = "{WORKDIR}";
+
+/// The spellings of a run's workspace path (as given, and resolved through
+/// symlinks such as a TMPDIR that is one), longest first, so a text is
+/// counted as if each were the fixed placeholder `{WORKDIR}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkdirSpelling {
+    spellings: Vec<String>,
+}
+
+impl WorkdirSpelling {
+    pub fn new(workdir: &std::path::Path) -> Self {
+        let mut spellings = vec![workdir.to_string_lossy().into_owned()];
+        if let Ok(resolved) = workdir.canonicalize() {
+            spellings.push(resolved.to_string_lossy().into_owned());
+        }
+        spellings.retain(|s| !s.is_empty());
+        spellings.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        spellings.dedup();
+        Self { spellings }
+    }
+
+    /// Characters of `text` with every spelling of the workspace path read
+    /// as the placeholder.
+    pub fn chars(&self, text: &str) -> usize {
+        // Longest first: a spelling inside a longer one is not counted twice.
+        let mut replaced: Option<String> = None;
+        for spelling in &self.spellings {
+            let current = replaced.as_deref().unwrap_or(text);
+            if current.contains(spelling.as_str()) {
+                replaced = Some(current.replace(spelling.as_str(), WORKDIR_PLACEHOLDER));
+            }
+        }
+        replaced.as_deref().unwrap_or(text).chars().count()
+    }
 }
 
 impl Reader<'_> {
@@ -47,7 +86,7 @@ impl Reader<'_> {
         let found = self.find_plan(messages);
         let plan_at = found.at;
         let after = messages.get(plan_at + 1..).unwrap_or(&[]);
-        let chars: usize = after.iter().map(message_chars).sum();
+        let chars: usize = after.iter().map(|m| message_chars(m, self.workdir)).sum();
         let own_turns = after.iter().filter(|m| m.role == Role::Assistant).count();
         let tokens = chars as f64 / self.params.chars_per_token
             + own_turns as f64 * self.params.tokens_per_turn;
@@ -254,19 +293,43 @@ impl Reader<'_> {
     }
 }
 
-/// Characters the model reads in a message.
-fn message_chars(message: &Message) -> usize {
+/// Characters the model reads in a message, the workspace path counted as
+/// its placeholder.
+fn message_chars(message: &Message, workdir: &WorkdirSpelling) -> usize {
     match &message.content {
-        Content::Text(text) => text.chars().count(),
+        Content::Text(text) => workdir.chars(text),
         Content::Blocks(blocks) => blocks
             .iter()
             .map(|b| match b {
-                ContentBlock::Text { text } => text.chars().count(),
-                ContentBlock::ToolResult { content, .. } => content.chars().count(),
+                ContentBlock::Text { text } => workdir.chars(text),
+                ContentBlock::ToolResult { content, .. } => workdir.chars(content),
                 ContentBlock::ToolUse { name, input, .. } => {
-                    name.len() + input.to_string().chars().count()
+                    name.len() + workdir.chars(&input.to_string())
                 }
             })
             .sum(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_workspace_path_counts_as_the_placeholder() {
+        let short = WorkdirSpelling::new(std::path::Path::new("/t/w"));
+        let long = WorkdirSpelling::new(std::path::Path::new("/a/much/longer/tmp/w"));
+        let text = |root: &str| format!("Error: {root}/x is outside; cwd {root}");
+        assert_eq!(
+            short.chars(&text("/t/w")),
+            long.chars(&text("/a/much/longer/tmp/w"))
+        );
+        assert_eq!(
+            short.chars(&text("/t/w")),
+            text(WORKDIR_PLACEHOLDER).chars().count()
+        );
+        // Text without the path is counted as it is.
+        assert_eq!(short.chars("héllo"), 5);
+        assert_eq!(WorkdirSpelling::default().chars("/t/w"), 4);
     }
 }
