@@ -7,6 +7,8 @@ use std::path::Path;
 use agent_eval::agent::todo::TodoManager;
 use agent_eval::eval::sweep::sweep;
 use agent_eval::eval::{Cell, EvalOptions, run_once};
+use agent_eval::llm::{ContentBlock, Message, Model, ModelRequest, Role, tool_use_id};
+use agent_eval::model::simulated::{SimulateParams, SimulatedModel};
 use agent_eval::scenario::{self, Axis, AxisValue, NagThreshold};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
@@ -94,5 +96,54 @@ fn full_sweep(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, todo_update_render, episodes, full_sweep);
+/// One simulated-model turn on a transcript of `turns` earlier turns (each
+/// a step announcement with a `read_file` call and a 300-character result):
+/// shows how a turn's cost grows with the transcript.
+fn simulated_turn(c: &mut Criterion) {
+    let simulated = scenario::load(Path::new("scenarios/ten_step_refactor.yaml")).unwrap();
+    let tools = agent_eval::agent::tools::schemas(true);
+    let mut group = c.benchmark_group("simulated turn");
+    for turns in [10usize, 200] {
+        let mut messages = vec![Message::user_text(simulated.task.clone())];
+        for turn in 1..=turns {
+            let id = tool_use_id(turn, 1);
+            messages.push(Message::blocks(
+                Role::Assistant,
+                vec![
+                    ContentBlock::text(format!("Let me look at the file (turn {turn}).")),
+                    ContentBlock::ToolUse {
+                        id: id.clone(),
+                        name: "read_file".into(),
+                        input: json!({"path": "inventory.py"}),
+                    },
+                ],
+            ));
+            messages.push(Message::blocks(
+                Role::User,
+                vec![ContentBlock::ToolResult {
+                    tool_use_id: id,
+                    content: "x".repeat(300),
+                }],
+            ));
+        }
+        let request = ModelRequest {
+            system: "You are a coding agent.",
+            messages: &messages,
+            tools: &tools,
+        };
+        let mut model = SimulatedModel::new(SimulateParams::default(), simulated.skills(), 7);
+        group.bench_function(format!("after {turns} turns"), |b| {
+            b.iter(|| black_box(model.respond(black_box(&request)).is_ok()))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    todo_update_render,
+    episodes,
+    full_sweep,
+    simulated_turn
+);
 criterion_main!(benches);
