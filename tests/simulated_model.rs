@@ -445,3 +445,45 @@ fn invalid_updates_are_written_in_the_dialect_s_shape_and_rejected() {
         assert!(m.todo_calls >= 1, "{dialect}");
     }
 }
+
+/// A model that read every earlier turn of a conversation (and, before it,
+/// another conversation) answers each turn exactly as a fresh model given
+/// only that turn's messages: reading only what is new changes nothing.
+#[test]
+fn reading_turn_by_turn_answers_as_reading_afresh() {
+    let scenario = ten_step();
+    let tools = schemas(true);
+    for seed in 0..12 {
+        for nag in [NagThreshold::After(3), NagThreshold::Off] {
+            let record = run_once(&scenario, &cell(&scenario, true, nag), seed).unwrap();
+            let messages = &record.messages;
+            let generator = run_seed(&scenario.name, seed);
+            let mut reused = SimulatedModel::new(params(&scenario), scenario.skills(), generator);
+            // Another conversation first: the reading must start over.
+            let other = run_once(&scenario, &cell(&scenario, false, nag), seed + 100).unwrap();
+            let request = ModelRequest {
+                system: "s",
+                messages: &other.messages[..1],
+                tools: &tools,
+            };
+            reused.respond(&request).unwrap();
+            for end in 1..=messages.len() {
+                if messages[end - 1].role != Role::User {
+                    continue;
+                }
+                let request = ModelRequest {
+                    system: "s",
+                    messages: &messages[..end],
+                    tools: &tools,
+                };
+                let mut fresh =
+                    SimulatedModel::new(params(&scenario), scenario.skills(), generator);
+                assert_eq!(
+                    reused.respond(&request).unwrap(),
+                    fresh.respond(&request).unwrap(),
+                    "seed {seed}, {end} messages"
+                );
+            }
+        }
+    }
+}

@@ -50,11 +50,11 @@ use serde_json::{Value, json};
 pub use params::SimulateParams;
 pub use seed::{mix, name_hash, run_seed};
 
-use super::{Model, ModelError, ToolCall, turn_of};
+use super::{Model, ModelError, ToolCall};
 use crate::agent::dialect::{Dialect, InvalidUpdate, PlanDialect, PlanItem, PlanStatus};
 use crate::llm::{ContentBlock, Message, ModelRequest, ModelResponse, Role, tool_use_id};
 pub use reading::WorkdirSpelling;
-use reading::{Reader, Reading};
+use reading::{ReadCache, Reader, Reading};
 use seed::{below, pick, rng_for_turn, uniform};
 
 /// How one step of the task is done: what the simulated model knows of it.
@@ -89,6 +89,9 @@ pub struct SimulatedModel {
     /// How the run's workspace path is spelled in what the model reads, so
     /// it counts `{WORKDIR}` in its place (see [`WorkdirSpelling`]).
     workdir: WorkdirSpelling,
+    /// What it has read of the conversation so far (see [`ReadCache`]):
+    /// only the new messages are read each turn.
+    cache: ReadCache,
 }
 
 impl SimulatedModel {
@@ -102,6 +105,7 @@ impl SimulatedModel {
             dialect: Dialect::default().get(),
             reminder_markers: REMINDER_MARKERS.iter().map(|m| m.to_string()).collect(),
             workdir: WorkdirSpelling::default(),
+            cache: ReadCache::default(),
         }
     }
 
@@ -189,15 +193,18 @@ impl SimulatedModel {
 
 impl Model for SimulatedModel {
     fn respond(&mut self, request: &ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
-        let turn = turn_of(request);
-        let mut rng = rng_for_turn(self.seed, turn);
         let messages = request.messages;
         let offered = request
             .tools
             .iter()
             .any(|t| self.dialect.is_planning_tool(&t.name));
+        let mut cache = std::mem::take(&mut self.cache);
+        let mut reading = self.reader(offered).read_with(&mut cache, messages);
+        self.cache = cache;
+        // The turn as `turn_of` counts it, from what was read.
+        let turn = reading.own_turns + 1;
+        let mut rng = rng_for_turn(self.seed, turn);
         let reader = self.reader(offered);
-        let mut reading = reader.read(messages);
         let update = offered && self.wants_update(&reader, messages, turn, &mut rng);
         let mut content = Vec::new();
         let mut calls: Vec<ToolCall> = Vec::new();

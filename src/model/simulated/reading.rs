@@ -23,10 +23,13 @@ pub(super) struct Reading {
     /// Steps believed done.
     pub done: BTreeSet<usize>,
     pub recall: f64,
+    /// The model's own turns in the conversation.
+    pub own_turns: usize,
 }
 
 /// A plan found in the context: the message it was seen in, its steps
 /// with their statuses, and the items as the dialect holds them.
+#[derive(Debug, Clone)]
 struct FoundPlan {
     at: usize,
     steps: Vec<(usize, PlanStatus)>,
@@ -81,13 +84,65 @@ impl WorkdirSpelling {
     }
 }
 
+/// What the model has read of a conversation so far, so a turn reads only
+/// the messages added since the last one: its cost does not grow with the
+/// transcript. Valid while the conversation only grows: the last message
+/// read is kept and compared, and anything else (a shorter or different
+/// conversation, another offer of tools) starts the reading over, so the
+/// result is always that of reading the whole conversation afresh.
+#[derive(Debug, Clone, Default)]
+pub struct ReadCache {
+    /// Messages read, the last of them, and whether planning was offered.
+    read: usize,
+    last: Option<Message>,
+    offered: bool,
+    /// `chars[i]`: characters of messages `..i`; `assistants[i]`: how many
+    /// of them are the model's.
+    chars: Vec<usize>,
+    assistants: Vec<usize>,
+    /// Per message: steps the model claimed done in it.
+    claims: Vec<Vec<usize>>,
+    /// Per message `j` (the model's): the (step, action) pairs whose call
+    /// in it was answered without an error in message `j + 1`.
+    successes: Vec<Vec<(usize, usize)>>,
+    /// Per step: how often the model set out to do it.
+    attempts: Vec<usize>,
+    /// The latest plan found, and the plan as the accepted calls left it.
+    found: Option<FoundPlan>,
+    held: Vec<PlanItem>,
+    /// Since message `since` (the one before the plan's): steps claimed,
+    /// and per step and action whether it succeeded.
+    since: usize,
+    claimed_since: BTreeSet<usize>,
+    succeeded_since: Vec<Vec<bool>>,
+}
+
 impl Reader<'_> {
-    pub fn read(&self, messages: &[Message]) -> Reading {
-        let found = self.find_plan(messages);
+    /// Reads the conversation, only its new messages when `cache` holds
+    /// the reading of its beginning.
+    pub fn read_with(&self, cache: &mut ReadCache, messages: &[Message]) -> Reading {
+        let extends = cache.offered == self.offered
+            && cache.read <= messages.len()
+            && match (cache.read.checked_sub(1), &cache.last) {
+                (None, _) => true,
+                (Some(i), Some(last)) => messages.get(i) == Some(last),
+                (Some(_), None) => false,
+            };
+        if !extends || cache.chars.is_empty() {
+            *cache = self.fresh_cache();
+        }
+        for index in cache.read..messages.len() {
+            self.fold(cache, messages, index);
+        }
+        cache.read = messages.len();
+        cache.last = messages.last().cloned();
+
+        let found = cache.found.clone().unwrap_or_else(|| self.task_plan());
         let plan_at = found.at;
-        let after = messages.get(plan_at + 1..).unwrap_or(&[]);
-        let chars: usize = after.iter().map(|m| message_chars(m, self.workdir)).sum();
-        let own_turns = after.iter().filter(|m| m.role == Role::Assistant).count();
+        let total = messages.len();
+        let from = (plan_at + 1).min(total);
+        let chars = cache.chars[total] - cache.chars[from];
+        let own_turns = cache.assistants[total] - cache.assistants[from];
         let tokens = chars as f64 / self.params.chars_per_token
             + own_turns as f64 * self.params.tokens_per_turn;
         let floor = self.params.recall_floor;
@@ -103,16 +158,172 @@ impl Reader<'_> {
             .collect();
         // The plan's own message is included: the calls made alongside the
         // update that produced it were made after it was decided.
-        let since = messages.get(plan_at.saturating_sub(1)..).unwrap_or(&[]);
-        done.extend(self.claimed_done(since));
-        done.extend(self.performed(since));
-        done.extend(self.given_up(messages));
+        self.move_since(cache, plan_at.saturating_sub(1), total);
+        done.extend(cache.claimed_since.iter().copied());
+        done.extend(
+            cache
+                .succeeded_since
+                .iter()
+                .enumerate()
+                .filter(|(_, actions)| !actions.is_empty() && actions.iter().all(|ok| *ok))
+                .map(|(i, _)| i),
+        );
+        // Steps set out on MAX_ATTEMPTS times are given up: taken as done.
+        done.extend(
+            cache
+                .attempts
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| **n >= MAX_ATTEMPTS)
+                .map(|(i, _)| i),
+        );
         Reading {
             plan: found.steps.into_iter().map(|(i, _)| i).collect(),
             items: found.items,
             done,
             recall,
+            own_turns: cache.assistants[total],
         }
+    }
+
+    fn fresh_cache(&self) -> ReadCache {
+        ReadCache {
+            offered: self.offered,
+            chars: vec![0],
+            assistants: vec![0],
+            attempts: vec![0; self.skills.len()],
+            succeeded_since: self.no_success(),
+            ..ReadCache::default()
+        }
+    }
+
+    fn no_success(&self) -> Vec<Vec<bool>> {
+        self.skills
+            .iter()
+            .map(|s| vec![false; s.actions.len()])
+            .collect()
+    }
+
+    /// The plan when the context holds none: the task as given, every step
+    /// still to do (what was done since is read from the conversation).
+    fn task_plan(&self) -> FoundPlan {
+        FoundPlan {
+            at: 0,
+            steps: (0..self.skills.len())
+                .map(|i| (i, PlanStatus::Pending))
+                .collect(),
+            items: Vec::new(),
+        }
+    }
+
+    /// Reads message `index` into `cache` (every message before it is in).
+    fn fold(&self, cache: &mut ReadCache, messages: &[Message], index: usize) {
+        let Some(message) = messages.get(index) else {
+            return;
+        };
+        let own = message.role == Role::Assistant;
+        let chars = cache.chars.last().copied().unwrap_or(0);
+        cache
+            .chars
+            .push(chars + message_chars(message, self.workdir));
+        let assistants = cache.assistants.last().copied().unwrap_or(0);
+        cache.assistants.push(assistants + usize::from(own));
+        let mut claims = Vec::new();
+        if own {
+            for text in message.texts() {
+                for (i, step) in self.skills.iter().enumerate() {
+                    if text.contains(&claim_text(step)) {
+                        claims.push(i);
+                    }
+                    if text.contains(&work_text(step))
+                        && let Some(n) = cache.attempts.get_mut(i)
+                    {
+                        *n += 1;
+                    }
+                }
+            }
+        }
+        cache.claims.push(claims);
+        cache.successes.push(Vec::new());
+        if let Some(asked) = index.checked_sub(1).and_then(|i| messages.get(i)) {
+            let succeeded = self.successes(asked, message);
+            if let Some(slot) = cache.successes.get_mut(index - 1) {
+                *slot = succeeded;
+            }
+            self.find_plan_in(cache, asked, message, index);
+        }
+        // Keep the "since the plan" sets current with the new message.
+        let since = cache.since;
+        self.extend_since(cache, since, index);
+    }
+
+    /// Moves the start of the "since the plan" sets to `since` (only ever
+    /// forward while the conversation grows), rebuilding them from there.
+    fn move_since(&self, cache: &mut ReadCache, since: usize, total: usize) {
+        if since == cache.since {
+            return;
+        }
+        cache.since = since;
+        cache.claimed_since.clear();
+        cache.succeeded_since = self.no_success();
+        for index in since..total {
+            self.extend_since(cache, since, index);
+        }
+    }
+
+    /// Adds message `index` (and the answer pair ending at it) to the sets
+    /// counted since message `since`.
+    fn extend_since(&self, cache: &mut ReadCache, since: usize, index: usize) {
+        if index < since {
+            return;
+        }
+        if let Some(claims) = cache.claims.get(index) {
+            cache.claimed_since.extend(claims.iter().copied());
+        }
+        // The pair (index - 1, index) counts when it starts at or after `since`.
+        let Some(asked) = index.checked_sub(1).filter(|a| *a >= since) else {
+            return;
+        };
+        if let Some(pairs) = cache.successes.get(asked) {
+            for &(step, action) in pairs {
+                if let Some(ok) = cache
+                    .succeeded_since
+                    .get_mut(step)
+                    .and_then(|s| s.get_mut(action))
+                {
+                    *ok = true;
+                }
+            }
+        }
+    }
+
+    /// The (step, action) pairs whose call in `asked` (the model's) was
+    /// answered without an error in `answered`.
+    fn successes(&self, asked: &Message, answered: &Message) -> Vec<(usize, usize)> {
+        if asked.role != Role::Assistant {
+            return Vec::new();
+        }
+        let mut found = Vec::new();
+        for block in asked.content_blocks() {
+            let ContentBlock::ToolUse { id, name, input } = block else {
+                continue;
+            };
+            let ok = answered.content_blocks().iter().any(|b| {
+                matches!(b, ContentBlock::ToolResult { tool_use_id, content }
+                    if tool_use_id == id && !content.starts_with("Error") && !content.starts_with("Unknown tool"))
+            });
+            if !ok {
+                continue;
+            }
+            for (i, skill) in self.skills.iter().enumerate() {
+                for (k, action) in skill.actions.iter().enumerate() {
+                    if action.tool == *name && action.input == *input {
+                        found.push((i, k));
+                    }
+                }
+            }
+        }
+        found
     }
 
     /// The plan's items mapped to steps: by id and text where they agree,
@@ -130,59 +341,48 @@ impl Reader<'_> {
             .collect()
     }
 
-    /// The latest plan in the context that names at least one step, else
-    /// the task message (index 0) with every step to do.
-    fn find_plan(&self, messages: &[Message]) -> FoundPlan {
-        let mut found = None;
-        // The plan as the model's own accepted calls left it.
-        let mut held: Vec<PlanItem> = Vec::new();
-        for (index, message) in messages.iter().enumerate() {
-            if message.role != Role::User {
+    /// The plans shown or accepted in user message `index` (answering
+    /// `asked`): the latest one naming at least one step becomes the plan.
+    fn find_plan_in(
+        &self,
+        cache: &mut ReadCache,
+        asked: &Message,
+        message: &Message,
+        index: usize,
+    ) {
+        if message.role != Role::User {
+            return;
+        }
+        let asked = asked.content_blocks();
+        for block in message.content_blocks() {
+            let ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+            } = block
+            else {
                 continue;
-            }
-            let asked = index
-                .checked_sub(1)
-                .and_then(|i| messages.get(i))
-                .map(Message::content_blocks)
-                .unwrap_or(&[]);
-            for block in message.content_blocks() {
-                let ContentBlock::ToolResult {
-                    tool_use_id,
-                    content,
-                } = block
-                else {
-                    continue;
-                };
-                // A plan shown back was seen in this message; a plan read
-                // from the model's own call was last seen in that call, so
-                // the results after it (this message) count against it.
-                let (items, at) = match self.dialect.plan_from_result(content) {
-                    Some(items) => (Some(items), index),
-                    None => (
-                        self.accepted_call(asked, tool_use_id, content).and_then(
-                            |(tool, input)| self.dialect.plan_from_call(&held, tool, input),
-                        ),
-                        index.saturating_sub(1),
-                    ),
-                };
-                let Some(items) = items else { continue };
-                held = items.clone();
-                let steps = self.map_to_steps(&items);
-                // A list that names none of the task's steps is not its plan.
-                if !steps.is_empty() {
-                    found = Some(FoundPlan { at, steps, items });
-                }
+            };
+            // A plan shown back was seen in this message; a plan read
+            // from the model's own call was last seen in that call, so
+            // the results after it (this message) count against it.
+            let (items, at) = match self.dialect.plan_from_result(content) {
+                Some(items) => (Some(items), index),
+                None => (
+                    self.accepted_call(asked, tool_use_id, content)
+                        .and_then(|(tool, input)| {
+                            self.dialect.plan_from_call(&cache.held, tool, input)
+                        }),
+                    index.saturating_sub(1),
+                ),
+            };
+            let Some(items) = items else { continue };
+            cache.held = items.clone();
+            let steps = self.map_to_steps(&items);
+            // A list that names none of the task's steps is not its plan.
+            if !steps.is_empty() {
+                cache.found = Some(FoundPlan { at, steps, items });
             }
         }
-        // No list: the plan is the task as given, every step still to do
-        // (what was done since is read from the conversation).
-        found.unwrap_or_else(|| FoundPlan {
-            at: 0,
-            steps: (0..self.skills.len())
-                .map(|i| (i, PlanStatus::Pending))
-                .collect(),
-            items: Vec::new(),
-        })
     }
 
     /// The planning call `id` answered by `result`, if it was accepted.
@@ -205,72 +405,6 @@ impl Reader<'_> {
             }
             _ => None,
         })
-    }
-
-    /// Steps the model said were done in its own text.
-    fn claimed_done(&self, messages: &[Message]) -> Vec<usize> {
-        let mut claimed = Vec::new();
-        for message in messages.iter().filter(|m| m.role == Role::Assistant) {
-            for text in message.texts() {
-                for (i, step) in self.skills.iter().enumerate() {
-                    if text.contains(&claim_text(step)) {
-                        claimed.push(i);
-                    }
-                }
-            }
-        }
-        claimed
-    }
-
-    /// Steps it has set out to do [`MAX_ATTEMPTS`] times without success:
-    /// like a real model, it stops retrying and takes them as done.
-    fn given_up(&self, messages: &[Message]) -> Vec<usize> {
-        (0..self.skills.len())
-            .filter(|&i| {
-                let opening = work_text(&self.skills[i]);
-                let attempts = messages
-                    .iter()
-                    .filter(|m| m.role == Role::Assistant)
-                    .flat_map(Message::texts)
-                    .filter(|t| t.contains(&opening))
-                    .count();
-                attempts >= MAX_ATTEMPTS
-            })
-            .collect()
-    }
-
-    /// Steps whose every `do` call was made, and answered without an error.
-    fn performed(&self, messages: &[Message]) -> Vec<usize> {
-        let mut succeeded: Vec<(&str, &Value)> = Vec::new();
-        for pair in messages.windows(2) {
-            let [asked, answered] = pair else { continue };
-            if asked.role != Role::Assistant {
-                continue;
-            }
-            for block in asked.content_blocks() {
-                let ContentBlock::ToolUse { id, name, input } = block else {
-                    continue;
-                };
-                let ok = answered.content_blocks().iter().any(|b| {
-                    matches!(b, ContentBlock::ToolResult { tool_use_id, content }
-                        if tool_use_id == id && !content.starts_with("Error") && !content.starts_with("Unknown tool"))
-                });
-                if ok {
-                    succeeded.push((name.as_str(), input));
-                }
-            }
-        }
-        (0..self.skills.len())
-            .filter(|&i| {
-                let actions = &self.skills[i].actions;
-                !actions.is_empty()
-                    && actions.iter().all(|a| {
-                        succeeded
-                            .iter()
-                            .any(|(n, inp)| *n == a.tool && **inp == a.input)
-                    })
-            })
-            .collect()
     }
 
     /// Whether the model's latest planning call was rejected.
