@@ -64,6 +64,9 @@ enum Command {
         /// Print only failing scenarios and the summary; no progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Allow at most N runs (cells × seeds over every scenario; default 1000000).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        max_runs: Option<u64>,
         /// Exit 2 unless bash commands and command checks can be fully
         /// sandboxed (Landlock) on this machine.
         #[arg(long)]
@@ -125,6 +128,9 @@ enum Command {
         /// Write the sweep's cells, p-values and pick as JSON.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Allow at most N runs (cells × seeds over every scenario; default 1000000).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        max_runs: Option<u64>,
         /// Exit 2 unless bash commands and command checks can be fully
         /// sandboxed (Landlock) on this machine.
         #[arg(long)]
@@ -160,6 +166,9 @@ enum Command {
     Check {
         #[arg(default_value = "scenarios/")]
         paths: Vec<PathBuf>,
+        /// Allow at most N runs (cells × seeds over every scenario; default 1000000).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        max_runs: Option<u64>,
     },
     /// Write a scripted and a simulated scenario and their fixture that
     /// pass, to start from (never overwrites a file).
@@ -262,6 +271,7 @@ fn main() -> ExitCode {
             tolerance,
             quiet,
             real,
+            max_runs,
             ..
         } => app::run(
             &RunConfig {
@@ -281,6 +291,7 @@ fn main() -> ExitCode {
                 color: app::stdout_wants_color(),
                 progress,
                 real,
+                max_runs,
             },
             &mut out,
             &mut err,
@@ -318,6 +329,7 @@ fn main() -> ExitCode {
             jobs,
             svg,
             json,
+            max_runs,
             ..
         } => app::sweep(
             &SweepConfig {
@@ -338,6 +350,7 @@ fn main() -> ExitCode {
                 svg,
                 json,
                 progress,
+                max_runs,
             },
             &mut out,
         ),
@@ -360,7 +373,7 @@ fn main() -> ExitCode {
             &mut out,
             &mut err,
         ),
-        Command::Check { paths } => app::check(&paths, &mut out, &mut err),
+        Command::Check { paths, max_runs } => app::check(&paths, max_runs, &mut out, &mut err),
         Command::Init { dir } => app::init(&dir, &mut out),
         Command::Completions { shell } => {
             // Generated into memory first: clap_complete panics when its

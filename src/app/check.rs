@@ -7,12 +7,23 @@ use super::{AppError, Status, no_scenarios};
 use crate::{eval, scenario};
 
 /// `agent-eval check`: validates scenarios; lists each with its matrix.
+/// A matrix over the run cap (`max_runs`, default
+/// [`eval::DEFAULT_MAX_RUNS`]) is an error of its file, as `run` sees it.
 pub fn check(
     paths: &[PathBuf],
+    max_runs: Option<u64>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
-    let (scenarios, errors) = scenario::load_all(paths);
+    let (scenarios, mut errors) = scenario::load_all(paths);
+    let (scenarios, over_cap) = eval::admit(
+        scenarios,
+        &eval::EvalOptions {
+            max_runs,
+            ..eval::EvalOptions::default()
+        },
+    );
+    errors.extend(over_cap);
     for s in &scenarios {
         let cells = eval::matrix::cells(s);
         let _ = writeln!(

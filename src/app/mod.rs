@@ -76,6 +76,7 @@ impl From<EvalError> for AppError {
         match e {
             EvalError::Run(e) => AppError::Run(e),
             EvalError::Interrupted => AppError::Interrupted,
+            EvalError::TooManyRuns(message) => AppError::Usage(message),
         }
     }
 }

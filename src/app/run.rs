@@ -36,6 +36,8 @@ pub struct RunConfig {
     pub progress: bool,
     /// `--model`, `--max-concurrency`, `--max-cost`, `--price`, `--record`.
     pub real: super::RealModelArgs,
+    /// The cap on runs (`--max-runs`; default [`eval::DEFAULT_MAX_RUNS`]).
+    pub max_runs: Option<u64>,
 }
 
 /// Runs every scenario, prints the tables and failed expectations to `out`,
@@ -72,7 +74,15 @@ pub fn run(
         .map(ReportFile::read)
         .transpose()?
         .map(|report| report.rates());
-    let (mut scenarios, errors) = scenario::load_all(&config.paths);
+    let (scenarios, mut errors) = scenario::load_all(&config.paths);
+    let (mut scenarios, over_cap) = eval::admit(
+        scenarios,
+        &EvalOptions {
+            max_runs: config.max_runs,
+            ..EvalOptions::default()
+        },
+    );
+    errors.extend(over_cap);
     let env = config
         .real
         .prepare(&mut scenarios)
@@ -94,10 +104,13 @@ pub fn run(
         jobs: config.jobs,
         shard: config.shard,
         env,
+        max_runs: config.max_runs,
     };
+    // Counted before anything runs: a run over the cap is refused whole.
+    let plan = eval::plan(&scenarios, &options)?;
+    let planned = plan.len();
     let bar = progress_bar(config.progress && !config.quiet);
-    let planned = eval::plan_units(&scenarios, &options).len();
-    let outcome = eval::evaluate(&scenarios, &options, &on_progress(&bar));
+    let outcome = eval::evaluate_plan(&scenarios, &plan, &options, &on_progress(&bar));
     bar.finish_and_clear();
     let results = match outcome {
         Ok(results) => results,
@@ -108,7 +121,7 @@ pub fn run(
             );
             return Ok(Status::Interrupted);
         }
-        Err(EvalError::Run(e)) => return Err(e.into()),
+        Err(e) => return Err(e.into()),
     };
     let ran: usize = results.iter().flat_map(|r| &r.cells).map(|c| c.runs).sum();
     let not_started = super::real::runs_not_started(&options.env, planned, ran);

@@ -24,6 +24,8 @@ pub struct SweepConfig {
     pub svg: Option<PathBuf>,
     pub json: Option<PathBuf>,
     pub progress: bool,
+    /// The cap on runs (`--max-runs`; default [`eval::DEFAULT_MAX_RUNS`]).
+    pub max_runs: Option<u64>,
 }
 
 /// The values swept when none are given.
@@ -89,6 +91,7 @@ pub fn sweep(config: &SweepConfig, out: &mut dyn Write) -> Result<Status, AppErr
         seeds: config.seeds,
         jobs: config.jobs,
         shard: None,
+        max_runs: config.max_runs,
         ..EvalOptions::default()
     };
     let bar = progress_bar(config.progress);
