@@ -137,19 +137,46 @@ enum Command {
         require_sandbox: bool,
     },
     /// Merge shard reports (from `run --shard K/N --json`) into one report.
+    ///
+    /// Every shard of one run must be given once: the shards are checked to
+    /// come from the same scenario files, seeds and settings, and to hold
+    /// each run exactly once. Prints the summary like `run`.
+    ///
+    /// Example: `agent-eval merge shard1.json shard2.json --json full.json --junit junit.xml`
     Merge {
         #[arg(required = true)]
         reports: Vec<PathBuf>,
-        /// Write the merged report here instead of stdout.
+        /// Write the merged report here instead of stdout (the summary
+        /// then goes to stdout instead of stderr).
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Write a JUnit XML report here.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        /// Write a Markdown summary here.
+        #[arg(long, value_name = "FILE")]
+        markdown: Option<PathBuf>,
+        /// Write a self-contained HTML report here.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+        /// Print only failing scenarios and the summary.
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Compare two JSON reports cell by cell; exit 1 on a regression.
+    ///
+    /// Cells whose run counts differ are flagged: a move within their 95%
+    /// intervals is shown as `noise?`, not failed.
+    ///
+    /// Example: `agent-eval diff old.json new.json --tolerance 0.02 --filter refactor`
     Diff {
         old: PathBuf,
         new: PathBuf,
         #[arg(long, value_name = "T", default_value_t = DEFAULT_TOLERANCE, value_parser = parse_tolerance)]
         tolerance: f64,
+        /// Only scenarios whose name contains TEXT.
+        #[arg(long, value_name = "TEXT")]
+        filter: Option<String>,
     },
     /// Serve a scenario's model over HTTP (Anthropic Messages, OpenAI Chat
     /// Completions and Responses) until Ctrl-C.
@@ -354,12 +381,32 @@ fn main() -> ExitCode {
             },
             &mut out,
         ),
-        Command::Merge { reports, json } => app::merge(&reports, json.as_deref(), &mut out),
+        Command::Merge {
+            reports,
+            json,
+            junit,
+            markdown,
+            html,
+            quiet,
+        } => app::merge(
+            &app::MergeConfig {
+                parts: reports,
+                json,
+                junit,
+                markdown,
+                html,
+                quiet,
+                color: app::stdout_wants_color(),
+            },
+            &mut out,
+            &mut err,
+        ),
         Command::Diff {
             old,
             new,
             tolerance,
-        } => app::diff(&old, &new, tolerance, &mut out),
+            filter,
+        } => app::diff(&old, &new, tolerance, filter.as_deref(), &mut out),
         Command::Serve {
             scenario,
             seed,

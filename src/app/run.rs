@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::{AppError, STDOUT, Status, no_scenarios, on_progress, progress_bar, write_report};
 use crate::eval::{self, EvalError, EvalOptions, ScenarioResult, Shard};
-use crate::report::json::{Report, ReportFile};
+use crate::report::json::{Report, ReportFile, ShardPlan};
 use crate::report::{baseline, junit, markdown, table};
 use crate::scenario;
 
@@ -62,6 +62,17 @@ pub fn run(
         return Err(AppError::Usage(
             "only one report can go to stdout (`-`)".into(),
         ));
+    }
+    // A report that cannot be written is found now, not after the runs.
+    for path in [
+        &config.reports.json,
+        &config.reports.junit,
+        &config.reports.markdown,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        super::check_output_path(path)?;
     }
     if config.shard.is_some() && config.baseline.is_some() {
         return Err(AppError::Usage(
@@ -152,7 +163,16 @@ pub fn run(
                     .map(|c| c.runs)
                     .sum::<usize>()
             );
-            Report::for_shard(&results, error_texts.clone(), shard)
+            let plan = ShardPlan {
+                units: plan.total(),
+                seeds: config.seeds,
+                model: config
+                    .real
+                    .model
+                    .as_ref()
+                    .and_then(|m| serde_json::to_value(m).ok()),
+            };
+            Report::for_shard(&results, error_texts.clone(), shard, plan)
         }
         None => {
             print_failures(&mut human, &results);
@@ -199,7 +219,7 @@ fn write_reports(
     Ok(())
 }
 
-fn print_failures(out: &mut dyn Write, results: &[ScenarioResult]) {
+pub(super) fn print_failures(out: &mut dyn Write, results: &[ScenarioResult]) {
     let failed: Vec<_> = results
         .iter()
         .flat_map(|r| r.expectations.iter().filter(|e| !e.ok).map(move |e| (r, e)))

@@ -78,6 +78,9 @@ pub fn sweep(config: &SweepConfig, out: &mut dyn Write) -> Result<Status, AppErr
     }
     .map_err(AppError::Usage)?;
     eval::sweep::check_axis(&axis, &values).map_err(AppError::Usage)?;
+    for path in [&config.svg, &config.json].into_iter().flatten() {
+        super::check_output_path(path)?;
+    }
     let scenario = scenario::load(&config.scenario)?;
     if matches!(axis, Axis::Simulate(_))
         && !matches!(scenario.model, scenario::ModelSpec::Simulate(_))

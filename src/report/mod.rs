@@ -9,7 +9,8 @@
 //! - [`svg`]: the sweep chart (`sweep --svg`);
 //! - [`html`]: one self-contained page (`--html`) built from the JSON
 //!   report and the logged transcripts;
-//! - [`transcript`]: a replayed run as a readable conversation.
+//! - [`transcript`]: a replayed run as a readable conversation;
+//! - [`terminal`]: escaping what scenarios and models wrote for a terminal.
 
 pub mod baseline;
 pub mod html;
@@ -18,6 +19,7 @@ pub mod junit;
 pub mod markdown;
 pub mod svg;
 pub mod table;
+pub mod terminal;
 pub mod transcript;
 
 use crate::scenario::{Axis, CellSettings};
