@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::{AppError, Status, no_scenarios};
+use crate::report::terminal::escape;
 use crate::{eval, scenario};
 
 /// `agent-eval check`: validates scenarios; lists each with its matrix.
@@ -29,15 +30,15 @@ pub fn check(
         let _ = writeln!(
             out,
             "ok {} ({}): {} steps, {} cells, {} expectations",
-            s.file.display(),
-            s.name,
+            escape(&s.file.display().to_string()),
+            escape(&s.name),
             s.steps.len(),
             cells.len(),
             s.expect.len()
         );
     }
     for e in &errors {
-        let _ = writeln!(err, "error: {e}");
+        let _ = writeln!(err, "error: {}", escape(&e.to_string()));
     }
     if scenarios.is_empty() && errors.is_empty() {
         return Err(AppError::Usage(no_scenarios(paths)));

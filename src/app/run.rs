@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use super::{AppError, STDOUT, Status, no_scenarios, on_progress, progress_bar, write_report};
 use crate::eval::{self, EvalError, EvalOptions, ScenarioResult, Shard};
 use crate::report::json::{Report, ReportFile, ShardPlan};
+use crate::report::terminal::escape;
 use crate::report::{baseline, junit, markdown, table};
 use crate::scenario;
 
@@ -102,7 +103,7 @@ pub fn run(
         scenarios.retain(|s| s.name.contains(filter.as_str()));
     }
     for e in &errors {
-        let _ = writeln!(err, "error: {e}");
+        let _ = writeln!(err, "error: {}", escape(&e.to_string()));
     }
     if scenarios.is_empty() && errors.is_empty() {
         return Err(AppError::Usage(match &config.filter {
@@ -238,13 +239,13 @@ pub(super) fn print_failures(out: &mut dyn Write, results: &[ScenarioResult]) {
         let _ = writeln!(
             out,
             "  {} ({}): {}: measured {}{}",
-            result.name,
-            result.file,
-            e.text,
+            escape(&result.name),
+            escape(&result.file),
+            escape(&e.text),
             e.measured,
             e.detail
                 .as_deref()
-                .map(|d| format!(" — {d}"))
+                .map(|d| format!(" — {}", escape(d)))
                 .unwrap_or_default()
         );
     }

@@ -7,6 +7,7 @@ use std::fmt::Write;
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
+use super::terminal::escape;
 use crate::eval::sweep::{ALPHA, SweepResult};
 use crate::eval::{CellSummary, ScenarioResult};
 use crate::scenario::Axis;
@@ -19,14 +20,14 @@ const RESET: &str = "\x1b[0m";
 /// with ANSI colours.
 pub fn render(result: &ScenarioResult, color: bool) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{} ({})", result.name, result.file);
+    let _ = writeln!(out, "{} ({})", escape(&result.name), escape(&result.file));
     out.push_str(&cells_table(&result.cells));
     for c in &result.comparisons {
         let (p, m) = (&c.stats.completion, &c.stats.full_completion);
         let _ = writeln!(
             out,
             "  {}: completion {:+.1} pts [{:+.1}, {:+.1}], sign test p{}; full completion {}/{} discordant pairs, McNemar p{}",
-            c.what,
+            escape(&c.what),
             p.mean_diff * 100.0,
             p.diff_ci95[0] * 100.0,
             p.diff_ci95[1] * 100.0,
@@ -44,11 +45,11 @@ pub fn render(result: &ScenarioResult, color: bool) -> String {
             (true, true) => format!("{GREEN}ok{RESET}  "),
             (false, true) => format!("{RED}FAIL{RESET}"),
         };
-        let _ = writeln!(out, "  {mark} {}: measured {}", e.text, e.measured);
+        let _ = writeln!(out, "  {mark} {}: measured {}", escape(&e.text), e.measured);
         if !e.ok
             && let Some(detail) = &e.detail
         {
-            let _ = writeln!(out, "       {detail}");
+            let _ = writeln!(out, "       {}", escape(detail));
         }
     }
     out

@@ -40,6 +40,38 @@ pub fn escape_multiline(text: &str) -> Cow<'_, str> {
     escape_keeping(text, &['\n', '\t'])
 }
 
+/// `text` without its SGR sequences (`ESC [ 1;33 m`: colours and text
+/// styles), for text whose colours come from agent-eval itself (a
+/// dialect's coloured plan). What is left still goes through [`escape`]:
+/// stripping only removes, it never lets a sequence act.
+pub fn strip_sgr(text: &str) -> Cow<'_, str> {
+    if !text.contains('\x1b') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('\x1b') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let sgr_len = after.strip_prefix('[').and_then(|params| {
+            let digits = params
+                .bytes()
+                .take_while(|b| b.is_ascii_digit() || *b == b';')
+                .count();
+            params[digits..].starts_with('m').then_some(1 + digits + 1)
+        });
+        match sgr_len {
+            Some(len) => rest = &after[len..],
+            None => {
+                out.push('\x1b');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
 fn escape_keeping<'a>(text: &'a str, kept: &[char]) -> Cow<'a, str> {
     let unsafe_char = |c: char| is_unsafe(c) && !kept.contains(&c);
     if !text.chars().any(unsafe_char) {
@@ -78,6 +110,16 @@ mod tests {
         assert_eq!(escape("\u{9b}31m\u{7f}"), "\\u{9b}31m\\x7f");
         assert_eq!(escape("abc\u{202e}fed"), "abc\\u{202e}fed");
         assert_eq!(escape_multiline("a\n\tb\x1b[31m"), "a\n\tb\\x1b[31m");
+    }
+
+    #[test]
+    fn colours_can_be_stripped_and_the_rest_is_escaped() {
+        let plan = "\x1b[33m[ ] - 1: a\x1b[0m\n\x1b[32mDone: 0/1\x1b[0m";
+        assert_eq!(strip_sgr(plan), "[ ] - 1: a\nDone: 0/1");
+        let hostile = "\x1b[2J\x1b[31mred\x1b]0;title\x07\x1b";
+        let stripped = strip_sgr(hostile);
+        assert_eq!(stripped, "\x1b[2Jred\x1b]0;title\x07\x1b");
+        assert_eq!(escape(&stripped), "\\x1b[2Jred\\x1b]0;title\\x07\\x1b");
     }
 
     #[test]
