@@ -53,10 +53,22 @@ pub fn merge(
         .parts
         .iter()
         .map(|path| {
-            ReportFile::read(path).map(|report| ShardFile {
-                path: path.clone(),
-                report,
-            })
+            ReportFile::read(path)
+                .map(|report| ShardFile {
+                    path: path.clone(),
+                    report,
+                })
+                .map_err(|e| match e {
+                    // A shard that cannot be read or holds values out of
+                    // bounds cannot be merged: say so, with the file.
+                    json::ReportFileError::Invalid { path, message } => {
+                        json::ReportFileError::Mismatch {
+                            path: Some(path),
+                            message,
+                        }
+                    }
+                    other => other,
+                })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let (results, errors) = json::merge(parts)?;

@@ -90,6 +90,7 @@ pub fn run(
     let (mut scenarios, over_cap) = eval::admit(
         scenarios,
         &EvalOptions {
+            seeds: config.seeds,
             max_runs: config.max_runs,
             ..EvalOptions::default()
         },
