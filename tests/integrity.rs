@@ -99,7 +99,10 @@ fn a_matrix_over_the_run_cap_is_a_load_error_at_its_runs_key() {
     );
     let out = agent_eval(&["run", file, "--seeds", "2", "--max-runs", "41"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(!text(&out.stdout).contains("oversize_matrix ("), "it did not run");
+    assert!(
+        !text(&out.stdout).contains("oversize_matrix ("),
+        "it did not run"
+    );
 }
 
 #[test]
