@@ -168,7 +168,7 @@ pub fn sweep(result: &SweepResult) -> String {
     } else {
         (result.axis.clone(), result.axis.clone())
     };
-    let mut out = format!("{} — {what} sweep\n{table}\n", result.scenario);
+    let mut out = format!("{} — {what} sweep\n{table}\n", escape(&result.scenario));
     let _ = writeln!(
         out,
         "best {best_what}: {} (fewest reminders per run among values whose completion is not significantly below the leader's, {axis_label} {}; paired sign test, p >= {ALPHA})",
