@@ -26,6 +26,8 @@ struct Cli {
     command: Command,
 }
 
+// The variants are parsed once per process: their sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Run scenarios (files or folders) and check their expectations.
@@ -73,6 +75,10 @@ enum Command {
         require_sandbox: bool,
         #[command(flatten)]
         real: app::RealModelArgs,
+        /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
+        /// agent against a mock endpoint, instead of the built-in loop.
+        #[arg(long, value_name = "COMMAND")]
+        agent: Option<String>,
     },
     /// Run one scenario once and show the conversation.
     Replay {
@@ -99,6 +105,10 @@ enum Command {
         /// sandboxed (Landlock) on this machine.
         #[arg(long)]
         require_sandbox: bool,
+        /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
+        /// agent against a mock endpoint, instead of the built-in loop.
+        #[arg(long, value_name = "COMMAND")]
+        agent: Option<String>,
     },
     /// Compare the values of one axis (nag thresholds by default) with the
     /// planning tool, and the baseline without it, on one scenario.
@@ -299,6 +309,7 @@ fn main() -> ExitCode {
             quiet,
             real,
             max_runs,
+            agent,
             ..
         } => app::run(
             &RunConfig {
@@ -319,6 +330,7 @@ fn main() -> ExitCode {
                 progress,
                 real,
                 max_runs,
+                agent,
             },
             &mut out,
             &mut err,
@@ -331,6 +343,7 @@ fn main() -> ExitCode {
             dialect,
             reminder,
             format,
+            agent,
             ..
         } => app::replay(
             &ReplayConfig {
@@ -344,6 +357,7 @@ fn main() -> ExitCode {
                     Format::Text => ReplayFormat::Text,
                     Format::Json => ReplayFormat::Json,
                 },
+                agent,
             },
             &mut out,
         ),

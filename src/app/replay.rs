@@ -28,13 +28,18 @@ pub struct ReplayConfig {
     pub dialect: Option<Dialect>,
     pub reminder: Option<ReminderSpec>,
     pub format: ReplayFormat,
+    /// Run this command as an external agent instead of the built-in loop.
+    pub agent: Option<String>,
 }
 
 /// Runs one replay and prints it.
 pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppError> {
     // A Ctrl-C during this call is handled by it, then forgotten.
     let _session = crate::cancel::Session::begin();
-    let scenario = scenario::load(&config.scenario)?;
+    let mut scenario = scenario::load(&config.scenario)?;
+    if let Some(command) = &config.agent {
+        scenario.agent.use_command(command);
+    }
     let mut cell = Cell::of_agent(&scenario);
     if let Some(todo) = config.todo {
         cell = cell.with_todo(todo);
@@ -59,7 +64,18 @@ pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppE
         return Ok(Status::Interrupted);
     }
     let text = match config.format {
-        ReplayFormat::Text => transcript::render(&scenario, &record),
+        ReplayFormat::Text => {
+            let mut text = transcript::render(&scenario, &record);
+            // An external agent's own output, after its conversation.
+            if let Some(log) = record.agent_log.as_deref().filter(|l| !l.trim().is_empty()) {
+                text.push_str("\n--- agent output (stdout and stderr) ---\n");
+                text.push_str(log);
+                if !log.ends_with('\n') {
+                    text.push('\n');
+                }
+            }
+            text
+        }
         ReplayFormat::Json => transcript::to_json(&record)
             .map_err(|e| AppError::Usage(format!("cannot write the replay as JSON: {e}")))?,
     };

@@ -39,6 +39,8 @@ pub struct RunConfig {
     pub real: super::RealModelArgs,
     /// The cap on runs (`--max-runs`; default [`eval::DEFAULT_MAX_RUNS`]).
     pub max_runs: Option<u64>,
+    /// Run this command as an external agent instead of the built-in loop.
+    pub agent: Option<String>,
 }
 
 /// Runs every scenario, prints the tables and failed expectations to `out`,
@@ -100,6 +102,11 @@ pub fn run(
         .real
         .prepare(&mut scenarios)
         .map_err(AppError::Usage)?;
+    if let Some(command) = &config.agent {
+        for scenario in &mut scenarios {
+            scenario.agent.use_command(command);
+        }
+    }
     if let Some(filter) = &config.filter {
         scenarios.retain(|s| s.name.contains(filter.as_str()));
     }
@@ -143,6 +150,9 @@ pub fn run(
     }
     if let Some(warning) = super::real::model_failures(&results) {
         let _ = writeln!(err, "{warning}");
+    }
+    if let Some(usage) = super::real::usage_summary(&results) {
+        let _ = writeln!(err, "{usage}");
     }
     let error_texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
     // The human summary; it goes to stderr when a report takes stdout.

@@ -7,6 +7,7 @@ pub mod cells;
 pub mod checks;
 pub mod compare;
 pub mod expect;
+pub mod external;
 pub mod matrix;
 pub mod run;
 pub mod stats;
@@ -20,5 +21,7 @@ pub use matrix::{
     DEFAULT_MAX_RUNS, EvalError, EvalEvent, EvalOptions, Plan, Shard, Unit, admit, evaluate,
     evaluate_plan, evaluate_scenario, plan,
 };
-pub use run::{RunEnv, RunError, RunMetrics, RunRecord, model_for, run_once, run_once_in};
+pub use run::{
+    RunEnv, RunError, RunMetrics, RunRecord, model_for, run_once, run_once_in, run_with_model,
+};
 pub use summary::{CellSummary, ScenarioResult};

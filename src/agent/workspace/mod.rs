@@ -376,6 +376,14 @@ fn fail(f: Fail, path: &Path) -> AccessError {
     }
 }
 
+/// Writes `image` into a new folder `folder` (its parent must exist): the
+/// fixture copy a cassette keeps beside it. Fails if `folder` exists.
+pub fn write_image(image: &WorkspaceImage, folder: &Path) -> io::Result<()> {
+    std::fs::DirBuilder::new().create(folder)?;
+    let disk = DiskRoot::open(folder)?;
+    write_tree(&disk, &image.tree)
+}
+
 /// Creates every node of `tree` in the folder, in creation order.
 fn write_tree(disk: &DiskRoot, tree: &Tree) -> io::Result<()> {
     for (rel, node) in tree.in_creation_order() {
