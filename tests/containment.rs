@@ -305,3 +305,44 @@ fn an_invocation_has_arguments_its_own_environment_and_a_log() {
     assert!(logged.contains("name|first arg|this|no-home\n"), "{logged}");
     assert!(logged.contains("err\n"), "{logged}");
 }
+
+#[test]
+fn a_sandboxed_agent_reaches_only_its_mock_server_and_writes_only_its_workspace() {
+    let status = agent_eval::agent::sandbox::status();
+    if !status.is_full() {
+        println!("SKIPPED: {status}");
+        return;
+    }
+    if std::process::Command::new("curl")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        println!("SKIPPED: curl is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    // Another loopback server: the sandbox must refuse to connect to it.
+    let other = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let other_port = other.local_addr().unwrap().port();
+    let command = format!(
+        "curl -s -o /dev/null -w 'mock:%{{http_code}}\\n' \"$ANTHROPIC_BASE_URL/v1/models\"; \
+         curl -s -m 5 -o /dev/null http://127.0.0.1:{other_port}/ || echo other:refused; \
+         touch inside && echo inside:ok; \
+         touch '{}/escaped' 2>/dev/null || echo outside:refused",
+        outside.path().display()
+    );
+    let mut agent = AgentCommand::new(command);
+    agent.sandbox = true;
+    let mut run = ExternalRun::new(dir.path(), "t", &agent);
+    run.grace = Duration::from_millis(300);
+    let outcome = run_external(Box::new(Done), &run).unwrap();
+    let log = &outcome.log;
+    assert!(log.contains("mock:200"), "{log}");
+    assert!(log.contains("other:refused"), "{log}");
+    assert!(log.contains("inside:ok"), "{log}");
+    assert!(log.contains("outside:refused"), "{log}");
+    assert!(!outside.path().join("escaped").exists());
+    drop(other);
+}

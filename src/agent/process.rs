@@ -114,6 +114,9 @@ pub struct Invocation<'a> {
     /// [`Output::stopped`] set.
     pub stop_requested: Option<&'a dyn Fn() -> bool>,
     pub term_grace: Duration,
+    /// A Landlock ruleset of the caller's own (a sandboxed external agent),
+    /// applied instead of the workspace one whatever `Limits::sandbox` says.
+    pub ruleset: Option<&'a Ruleset>,
 }
 
 /// What a finished command produced.
@@ -210,22 +213,22 @@ pub fn run_invocation(
         env: env.as_deref(),
         stdin: invocation.stdin.as_deref().filter(|b| !b.is_empty()),
     };
-    let ruleset = if limits.sandbox {
+    let ruleset = if invocation.ruleset.is_some() {
+        None
+    } else if limits.sandbox {
         sandbox::ruleset_for(root)?
     } else {
         None
     };
+    let ruleset = invocation.ruleset.or(ruleset.as_deref());
     let mode = limits.containment.unwrap_or_else(containment);
     let started = Instant::now();
-    let child = match spawn(mode, &program, &cwd, ruleset.as_deref()) {
+    let child = match spawn(mode, &program, &cwd, ruleset) {
         // Namespaces can run out (max_*_namespaces) while others are busy:
         // this call falls back, the next one tries again.
-        Err(SpawnFailure::Clone(e)) if mode != Containment::ProcessGroup && transient(&e) => spawn(
-            Containment::ProcessGroup,
-            &program,
-            &cwd,
-            ruleset.as_deref(),
-        ),
+        Err(SpawnFailure::Clone(e)) if mode != Containment::ProcessGroup && transient(&e) => {
+            spawn(Containment::ProcessGroup, &program, &cwd, ruleset)
+        }
         other => other,
     }
     .map_err(SpawnFailure::into_error)?;

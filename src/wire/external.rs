@@ -14,8 +14,10 @@
 //! stdin followed by end of input (`task_via: stdin`, the default), as the
 //! last argument of the command (`arg`: run as `COMMAND "$@"`), or in
 //! `AGENT_TASK` (`env`); stdin is empty unless it carries the task.
-//! stdout and stderr go, interleaved, to one log. No Landlock sandbox: the
-//! agent must reach the mock server over loopback TCP and write its HOME.
+//! stdout and stderr go, interleaved, to one log. No Landlock sandbox by
+//! default: the agent must reach the mock server over loopback TCP and
+//! write its HOME; `sandbox: true` applies one that allows exactly the
+//! mock server's port and writes beneath the workspace.
 //!
 //! The run ends when the agent exits; or when the model is done (its last
 //! response ended the turn, or the script ran out) and no request came for
@@ -89,6 +91,10 @@ pub struct AgentCommand {
     /// `<reminder>` and `<system-reminder>`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reminder_pattern: Option<String>,
+    /// Run the agent under Landlock: writes only in the workspace (and
+    /// `/dev/null`), TCP connect only to the run's mock server.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sandbox: bool,
 }
 
 impl AgentCommand {
@@ -99,6 +105,7 @@ impl AgentCommand {
             task_via: TaskVia::Stdin,
             timeout_s: default_timeout(),
             reminder_pattern: None,
+            sandbox: false,
         }
     }
 }
@@ -219,6 +226,16 @@ pub fn run_external(
         ),
         TaskVia::Stdin | TaskVia::Env => (run.agent.command.clone(), Vec::new()),
     };
+    let ruleset = if run.agent.sandbox {
+        crate::agent::sandbox::agent_ruleset(run.workspace, server.addr().port()).map_err(|e| {
+            WireError::Spawn {
+                command: run.agent.command.clone(),
+                source: std::io::Error::other(e.to_string()),
+            }
+        })?
+    } else {
+        None
+    };
     let model_done = || server.finished() && server.idle_for() >= run.grace;
     let invocation = Invocation {
         args,
@@ -227,6 +244,7 @@ pub fn run_external(
         log: Some(&log),
         stop_requested: Some(&model_done),
         term_grace: TERM_BOUND,
+        ruleset: ruleset.as_ref(),
     };
     let limits = Limits {
         timeout: Duration::from_secs(run.agent.timeout_s),
