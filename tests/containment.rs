@@ -346,3 +346,33 @@ fn a_sandboxed_agent_reaches_only_its_mock_server_and_writes_only_its_workspace(
     assert!(!outside.path().join("escaped").exists());
     drop(other);
 }
+
+#[test]
+fn the_process_group_fallback_also_feeds_stdin_logs_and_stops_early() {
+    let dir = tempfile::tempdir().unwrap();
+    let log_path = dir.path().join("log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let ready = dir.path().join("ready");
+    let asked = || ready.exists();
+    let invocation = Invocation {
+        stdin: Some(b"from stdin".to_vec()),
+        log: Some(&log),
+        stop_requested: Some(&asked),
+        term_grace: Duration::from_millis(300),
+        ..Invocation::default()
+    };
+    let command = "cat; echo; : > ready; sleep 300 & sleep 300";
+    let output = process::run_invocation(
+        dir.path(),
+        command,
+        &invocation,
+        &Limits {
+            containment: Some(Containment::ProcessGroup),
+            ..limits(Duration::from_secs(60))
+        },
+    )
+    .unwrap();
+    assert!(output.stopped);
+    assert_eq!(output.stdout, b"from stdin\n");
+    assert_eq!(std::fs::read_to_string(&log_path).unwrap(), "from stdin\n");
+}

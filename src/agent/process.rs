@@ -991,7 +991,11 @@ impl Child {
                 self.stderr
                     .read_once(&mut scratch, limits.capture_limit, &mut log);
             }
-            if fds[3].revents != 0 {
+            if fds[3].revents & (libc::POLLERR | libc::POLLHUP) != 0 {
+                // The reader is gone: writing would raise SIGPIPE (ignored
+                // in Rust programs, but not necessarily in a host program).
+                self.stdin.fd = None;
+            } else if fds[3].revents != 0 {
                 self.stdin.write_once();
             }
             if fds[2].revents != 0 {
