@@ -366,7 +366,7 @@ fn shards_of_different_runs_are_refused() {
     let full = path(dir.path(), "full.json");
     refused(
         dir.path(),
-        &[full.clone()],
+        std::slice::from_ref(&full),
         "full.json",
         "not a shard report",
     );
@@ -385,7 +385,8 @@ fn doctored_duplicated_and_missing_units_are_refused() {
     fn result(report: &mut Value) -> &mut Value {
         &mut report["scenarios"][0]["cells"][0]["results"][0]
     }
-    let cases: Vec<(Box<dyn Fn(&mut Value)>, &str)> = vec![
+    type Doctoring = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(Doctoring, &str)> = vec![
         (
             Box::new(|r| result(r)["steps_completed"] = json!(999)),
             "steps_completed 999 is more than steps_total 2",
