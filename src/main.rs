@@ -456,7 +456,11 @@ fn main() -> ExitCode {
             ExitCode::from(Status::Interrupted.exit_code())
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            // What a scenario or report wrote is shown, not obeyed.
+            eprintln!(
+                "error: {}",
+                agent_eval::report::terminal::escape(&e.to_string())
+            );
             ExitCode::from(Status::BadInput.exit_code())
         }
     }
