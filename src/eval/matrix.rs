@@ -88,6 +88,12 @@ pub enum EvalEvent<'a> {
         scenario: &'a str,
         settings: &'a CellSettings,
         metrics: &'a RunMetrics,
+        /// The run's place in the evaluation's unit list (its run order),
+        /// and the unit itself.
+        position: usize,
+        unit: Unit,
+        /// Everything the run produced (for run logs).
+        record: &'a super::run::RunRecord,
     },
     ScenarioFinished {
         result: &'a ScenarioResult,
@@ -151,7 +157,8 @@ pub fn run_units(
     let work = || {
         units
             .par_iter()
-            .map(|unit| {
+            .enumerate()
+            .map(|(position, unit)| {
                 if crate::cancel::requested() {
                     return Err(EvalError::Interrupted);
                 }
@@ -161,7 +168,7 @@ pub fn run_units(
                     return Ok(None);
                 }
                 let cell = &all_cells[unit.scenario][unit.cell];
-                let metrics = run_once_in(scenario, cell, unit.seed, &options.env)?.metrics;
+                let record = run_once_in(scenario, cell, unit.seed, &options.env)?;
                 // A run cut short by Ctrl-C measured nothing meaningful.
                 if crate::cancel::requested() {
                     return Err(EvalError::Interrupted);
@@ -169,9 +176,12 @@ pub fn run_units(
                 on_event(&EvalEvent::RunFinished {
                     scenario: &scenario.name,
                     settings: &cell.settings,
-                    metrics: &metrics,
+                    metrics: &record.metrics,
+                    position,
+                    unit: *unit,
+                    record: &record,
                 });
-                Ok(Some(metrics))
+                Ok(Some(record.metrics))
             })
             .collect::<Result<Vec<_>, EvalError>>()
     };
@@ -196,6 +206,7 @@ pub fn summarise(
 ) -> ScenarioResult {
     let scenario_cells = cells(scenario);
     let steps_total = scenario.steps_total();
+    let labels = super::summary::StepLabel::of(scenario);
     let summaries: Vec<CellSummary> = scenario_cells
         .into_iter()
         .enumerate()
@@ -206,7 +217,7 @@ pub fn summarise(
                 .filter(|(u, _)| u.scenario == scenario_index && u.cell == c)
                 .filter_map(|(_, r)| r.clone())
                 .collect();
-            CellSummary::new(cell.settings, steps_total, runs)
+            CellSummary::new(cell.settings, steps_total, runs).with_steps(&labels)
         })
         .collect();
     ScenarioResult::build(

@@ -53,6 +53,11 @@ pub struct RunMetrics {
     /// Why a real model failed for good, when the run stopped on it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_error: Option<String>,
+    /// Each scored step's check, in step order: `1` held, `0` did not
+    /// (one character per step keeps per-run data small; the per-step
+    /// rates of a cell are read from it).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub step_checks: String,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -238,6 +243,11 @@ pub fn run_once_in(
         cost: None,
         drift_turns: drift.map(|log| log.turns()).unwrap_or_default(),
         model_error: None,
+        step_checks: step_results
+            .iter()
+            .flatten()
+            .map(|held| if *held { '1' } else { '0' })
+            .collect(),
     };
     let mut metrics = metrics;
     if let Some(meter) = usage {

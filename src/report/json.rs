@@ -116,6 +116,10 @@ pub struct CellFile {
     /// The aggregates as written (a baseline is compared on these).
     pub completion_rate: Option<f64>,
     pub full_completion_rate: Option<f64>,
+    /// The per-step rates as written (their ids and texts label the
+    /// rebuilt ones).
+    #[serde(default)]
+    pub step_rates: Vec<crate::eval::summary::StepRate>,
 }
 
 /// Why a report file could not be used.
@@ -181,7 +185,17 @@ impl ReportFile {
                 let cells = s
                     .cells
                     .into_iter()
-                    .map(|c| CellSummary::new(c.settings, c.steps_total, c.results))
+                    .map(|c| {
+                        let labels: Vec<crate::eval::summary::StepLabel> = c
+                            .step_rates
+                            .iter()
+                            .map(|s| crate::eval::summary::StepLabel {
+                                id: s.id.clone(),
+                                text: s.text.clone(),
+                            })
+                            .collect();
+                        CellSummary::new(c.settings, c.steps_total, c.results).with_steps(&labels)
+                    })
                     .collect();
                 ScenarioResult::build(s.name, s.file, s.seeds, cells, s.expect_spec, true)
             })
@@ -259,6 +273,10 @@ pub fn merge(
         for (into, from) in merged.scenarios.iter_mut().zip(part.scenarios) {
             for (cell, other) in into.cells.iter_mut().zip(from.cells) {
                 cell.results.extend(other.results);
+                // A shard without runs of a cell has no step labels for it.
+                if cell.step_rates.is_empty() {
+                    cell.step_rates = other.step_rates;
+                }
             }
         }
     }

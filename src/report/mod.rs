@@ -9,12 +9,14 @@
 //! - [`svg`]: the sweep chart (`sweep --svg`);
 //! - [`html`]: one self-contained page (`--html`) built from the JSON
 //!   report and the logged transcripts;
-//! - [`transcript`]: a replayed run as a readable conversation.
+//! - [`transcript`]: a replayed run as a readable conversation;
+//! - [`log`]: run log records (`--log-dir`) and replay commands.
 
 pub mod baseline;
 pub mod html;
 pub mod json;
 pub mod junit;
+pub mod log;
 pub mod markdown;
 pub mod svg;
 pub mod table;
