@@ -46,9 +46,9 @@ pub fn render(input: HtmlInput<'_>) -> String {
     page.push_str("<title>agent-eval report</title>\n<style>\n");
     page.push_str(STYLE);
     page.push_str("</style>\n</head>\n<body>\n");
-    let _ = write!(
+    let _ = writeln!(
         page,
-        "<header><h1>agent-eval report</h1><p class=\"verdict {}\">{}</p></header>\n",
+        "<header><h1>agent-eval report</h1><p class=\"verdict {}\">{}</p></header>",
         if ok { "ok" } else { "fail" },
         if ok {
             "every expectation held"
@@ -74,9 +74,9 @@ pub fn render(input: HtmlInput<'_>) -> String {
     if !input.charts.is_empty() {
         page.push_str("<section><h2>Sweeps</h2>\n");
         for chart in input.charts {
-            let _ = write!(
+            let _ = writeln!(
                 page,
-                "<figure><figcaption>{}</figcaption>{}</figure>\n",
+                "<figure><figcaption>{}</figcaption>{}</figure>",
                 esc(&chart.title),
                 strip_xml_prolog(&chart.svg)
             );
@@ -115,9 +115,9 @@ fn errors_section(page: &mut String, report: &Value) {
 
 fn scenario_section(page: &mut String, scenario: &Value, runs: &[Value]) {
     let name = str_of(scenario, "name");
-    let _ = write!(
+    let _ = writeln!(
         page,
-        "<section class=\"scenario\" id=\"{}\"><h2>{}</h2><p class=\"file\">{}</p>\n",
+        "<section class=\"scenario\" id=\"{}\"><h2>{}</h2><p class=\"file\">{}</p>",
         anchor(name),
         esc(name),
         esc(str_of(scenario, "file"))
@@ -136,9 +136,9 @@ fn scenario_section(page: &mut String, scenario: &Value, runs: &[Value]) {
         .filter(|r| r.get("scenario").and_then(Value::as_str) == Some(name))
         .collect();
     if !logged.is_empty() {
-        let _ = write!(
+        let _ = writeln!(
             page,
-            "<h3>Transcripts ({} logged run{})</h3>\n",
+            "<h3>Transcripts ({} logged run{})</h3>",
             logged.len(),
             plural(logged.len())
         );
@@ -189,10 +189,10 @@ fn cells_table(page: &mut String, cells: &[&Value]) {
             })
             .unwrap_or_default();
         let completion = num(cell, "completion_rate");
-        let _ = write!(
+        let _ = writeln!(
             page,
             "<tr><td class=\"settings\">{}</td><td>{}</td><td>{:.1}/{}{}</td>\
-             <td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.1}</td><td>{:.2}</td></tr>\n",
+             <td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.1}</td><td>{:.2}</td></tr>",
             esc(&settings_text(cell.get("settings"))),
             num(cell, "runs"),
             num(cell, "mean_steps_completed"),
@@ -274,10 +274,10 @@ fn comparisons(page: &mut String, scenario: &Value) {
                 )
             })
             .unwrap_or_default();
-        let _ = write!(
+        let _ = writeln!(
             page,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:+.3}{}</td><td>{} / {}</td>\
-             <td>{}</td><td>{} / {}</td><td>{}</td></tr>\n",
+             <td>{}</td><td>{} / {}</td><td>{}</td></tr>",
             esc(str_of(comparison, "what")),
             esc(&settings_text(comparison.get("a"))),
             esc(&settings_text(comparison.get("b"))),
@@ -338,9 +338,9 @@ fn expectations(page: &mut String, scenario: &Value) {
 /// One logged run as a readable conversation with its plan panel.
 fn transcript(page: &mut String, run: &Value) {
     let metrics = run.get("metrics").unwrap_or(&Value::Null);
-    let _ = write!(
+    let _ = writeln!(
         page,
-        "<details class=\"run\"><summary>seed {} · {} · steps {}/{} · stop {} · reminders at {}</summary>\n",
+        "<details class=\"run\"><summary>seed {} · {} · steps {}/{} · stop {} · reminders at {}</summary>",
         num(run, "seed"),
         esc(&settings_text(run.get("settings"))),
         num(metrics, "steps_completed"),
@@ -352,11 +352,7 @@ fn transcript(page: &mut String, run: &Value) {
             .unwrap_or_else(|| "[]".into())),
     );
     if let Some(replay) = run.get("replay").and_then(Value::as_str) {
-        let _ = write!(
-            page,
-            "<p class=\"replay\"><code>{}</code></p>\n",
-            esc(replay)
-        );
+        let _ = writeln!(page, "<p class=\"replay\"><code>{}</code></p>", esc(replay));
     }
     let plans: Vec<&Value> = run
         .get("plans")
@@ -374,9 +370,9 @@ fn transcript(page: &mut String, run: &Value) {
         let role = str_of(message, "role");
         match message.get("content") {
             Some(Value::String(text)) => {
-                let _ = write!(
+                let _ = writeln!(
                     page,
-                    "<li class=\"msg {role}\"><div class=\"who\">{}</div><pre>{}</pre></li>\n",
+                    "<li class=\"msg {role}\"><div class=\"who\">{}</div><pre>{}</pre></li>",
                     if turn == 0 { "task" } else { role },
                     esc(text)
                 );
@@ -385,9 +381,9 @@ fn transcript(page: &mut String, run: &Value) {
                 if role == "assistant" {
                     turn += 1;
                 }
-                let _ = write!(
+                let _ = writeln!(
                     page,
-                    "<li class=\"msg {}\"><div class=\"who\">{} · turn {turn}</div>\n",
+                    "<li class=\"msg {}\"><div class=\"who\">{} · turn {turn}</div>",
                     esc(role),
                     esc(role)
                 );
@@ -417,13 +413,13 @@ fn block_html(page: &mut String, block: &Value) {
                 "text"
             };
             let flag = if class == "reminder" { "⚑ " } else { "" };
-            let _ = write!(page, "<div class=\"{class}\">{flag}{}</div>\n", esc(text));
+            let _ = writeln!(page, "<div class=\"{class}\">{flag}{}</div>", esc(text));
         }
         "tool_use" => {
             let input = block.get("input").map(Value::to_string).unwrap_or_default();
-            let _ = write!(
+            let _ = writeln!(
                 page,
-                "<div class=\"call\">→ <b>{}</b> <code>{}</code></div>\n",
+                "<div class=\"call\">→ <b>{}</b> <code>{}</code></div>",
                 esc(str_of(block, "name")),
                 esc(&input)
             );
@@ -442,22 +438,22 @@ fn block_html(page: &mut String, block: &Value) {
             let lines = content.lines().count();
             if content.chars().count() > FOLD_CHARS || lines > FOLD_LINES {
                 let first = content.lines().next().unwrap_or("");
-                let _ = write!(
+                let _ = writeln!(
                     page,
-                    "<details class=\"result{reminder}\"><summary>← {} … ({lines} lines)</summary><pre>{}</pre></details>\n",
+                    "<details class=\"result{reminder}\"><summary>← {} … ({lines} lines)</summary><pre>{}</pre></details>",
                     esc(first),
                     esc(&content)
                 );
             } else {
-                let _ = write!(
+                let _ = writeln!(
                     page,
-                    "<div class=\"result{reminder}\">← <pre>{}</pre></div>\n",
+                    "<div class=\"result{reminder}\">← <pre>{}</pre></div>",
                     esc(&content)
                 );
             }
         }
         other => {
-            let _ = write!(page, "<div class=\"other\">[{}]</div>\n", esc(other));
+            let _ = writeln!(page, "<div class=\"other\">[{}]</div>", esc(other));
         }
     }
 }
