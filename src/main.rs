@@ -27,8 +27,7 @@ struct Cli {
     command: Command,
 }
 
-// One value per process, parsed once: the size difference between the
-// variants costs nothing.
+// The variants are parsed once per process: their sizes do not matter.
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
@@ -98,6 +97,10 @@ enum Command {
         require_sandbox: bool,
         #[command(flatten)]
         real: app::RealModelArgs,
+        /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
+        /// agent against a mock endpoint, instead of the built-in loop.
+        #[arg(long, value_name = "COMMAND")]
+        agent: Option<String>,
     },
     /// Run one scenario once and show the conversation.
     #[command(after_help = REPLAY_EXAMPLES)]
@@ -134,6 +137,10 @@ enum Command {
         /// sandboxed (Landlock) on this machine.
         #[arg(long)]
         require_sandbox: bool,
+        /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
+        /// agent against a mock endpoint, instead of the built-in loop.
+        #[arg(long, value_name = "COMMAND")]
+        agent: Option<String>,
     },
     /// Compare the values of one axis (nag thresholds by default) with the
     /// planning tool, and the baseline without it, on one scenario.
@@ -379,6 +386,7 @@ fn main() -> ExitCode {
             tolerance,
             quiet,
             real,
+            agent,
             ..
         } => app::run(
             &RunConfig {
@@ -403,6 +411,7 @@ fn main() -> ExitCode {
                 color: app::stdout_wants_color(),
                 progress,
                 real,
+                agent,
             },
             &mut out,
             &mut err,
@@ -416,6 +425,7 @@ fn main() -> ExitCode {
             reminder,
             settings,
             format,
+            agent,
             ..
         } => app::replay(
             &ReplayConfig {
@@ -430,6 +440,7 @@ fn main() -> ExitCode {
                     Format::Text => ReplayFormat::Text,
                     Format::Json => ReplayFormat::Json,
                 },
+                agent,
             },
             &mut out,
         ),

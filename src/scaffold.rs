@@ -21,7 +21,9 @@ pub enum ScaffoldError {
 
 /// The files `init` writes, relative to the target folder.
 pub const FILES: &[(&str, &str)] = &[
-    ("fixtures/greeter/greet.py", GREET_PY),
+    // Beside the scenarios: without a `.git` above them, a fixture must
+    // stay inside the scenario's own folder.
+    ("scenarios/fixtures/greeter/greet.py", GREET_PY),
     ("scenarios/greet_scripted.yaml", SCRIPTED),
     ("scenarios/greet_simulated.yaml", SIMULATED),
 ];
@@ -69,7 +71,7 @@ name: greet-scripted
 task: |
   Improve greet.py: add type hints, then a docstring.
 workspace:
-  fixture: ../fixtures/greeter      # copied into every run's workspace
+  fixture: fixtures/greeter         # copied into every run's workspace
 steps:
   - text: Add type hints
     check: {file: greet.py, contains: "def greet(name: str) -> str:"}
@@ -108,7 +110,7 @@ task: |
   3. Add a main guard
   4. Add a farewell function
 workspace:
-  fixture: ../fixtures/greeter
+  fixture: fixtures/greeter
 steps:
   - text: Add type hints
     check: {file: greet.py, contains: "def greet(name: str) -> str:"}

@@ -221,6 +221,7 @@ fn rejected_updates_count_and_reset_the_nag() {
 fn fold_appends_the_reminder_to_the_last_tool_result() {
     let script = vec![ScriptedResponse {
         text: None,
+        request_hash: None,
         calls: vec![
             ToolCall {
                 tool: "bash".into(),
@@ -231,7 +232,6 @@ fn fold_appends_the_reminder_to_the_last_tool_result() {
                 input: json!({"command": "echo two"}),
             },
         ],
-        request_hash: None,
     }];
     let (out, _) = run(script, &settings(NagThreshold::After(1), Placement::Fold));
     assert_eq!(out.reminders_at, [1]);
@@ -348,6 +348,7 @@ fn the_repeat_guard_warns_and_ends_the_run_after_that_turn() {
     // Two identical calls in one response: the second is the repeat.
     let twice = vec![ScriptedResponse {
         text: None,
+        request_hash: None,
         calls: vec![
             ToolCall {
                 tool: "write_file".into(),
@@ -358,7 +359,6 @@ fn the_repeat_guard_warns_and_ends_the_run_after_that_turn() {
                 input: json!({"path": "x", "content": "1"}),
             },
         ],
-        request_hash: None,
     }];
     let (out, _) = run(twice, &guarded);
     assert_eq!(out.stop, StopKind::RepeatedCall);

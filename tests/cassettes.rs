@@ -135,7 +135,6 @@ fn write_and_read_back(tape: &Tape, dir: &Path) -> (Vec<ScriptedResponse>, Vec<O
             seed: 0,
         },
         &tape.script(),
-        dir,
     )
     .unwrap();
     assert!(text.starts_with("# A cassette: recorded from anthropic:claude-fake, seed 0"));
@@ -303,6 +302,10 @@ fn cli_records_a_real_run_and_replays_it_offline_with_drift_checked() {
     );
     assert_eq!(code, 0, "{out}\n{err}");
     assert_eq!(fake.received().len(), 5);
+    assert!(
+        err.contains("real models: 1500 input tokens, 50 output tokens, $0.0020"),
+        "{err}"
+    );
     let report = read_json(&dir.path().join("real.json"));
     let cell = &report["scenarios"][0]["cells"][0];
     let run = &cell["results"][0];
@@ -492,4 +495,66 @@ fn cli_reports_a_failing_model_without_the_key() {
         !dir.path().join("rec").exists(),
         "a run the model broke off is not recorded"
     );
+}
+
+#[test]
+fn cli_records_every_cell_of_a_matrix_and_each_cassette_replays() {
+    let fake = FakeApi::builder().otherwise(Reply::ok(answer(99))).start();
+    let dir = tempfile::tempdir().unwrap();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/ten_step_refactor.yaml");
+    let url = fake.url();
+    let (code, out, err) = agent_eval(
+        dir.path(),
+        &[
+            "run",
+            shipped.to_str().unwrap(),
+            "--model",
+            "anthropic:claude-fake",
+            "--seeds",
+            "1",
+            "--record",
+            "rec",
+        ],
+        &[
+            ("ANTHROPIC_BASE_URL", url.as_str()),
+            ("ANTHROPIC_API_KEY", SECRET),
+        ],
+    );
+    // The shipped expectations are about the simulated model; what matters
+    // here is that every cell ran and was recorded.
+    assert_ne!(code, 2, "{out}\n{err}");
+    let mut cassettes: Vec<String> = std::fs::read_dir(dir.path().join("rec"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".yaml"))
+        .collect();
+    cassettes.sort();
+    // The cassettes carry their fixture: the folder is self-contained.
+    assert!(
+        dir.path()
+            .join("rec/fixtures/inventory/inventory.py")
+            .is_file(),
+        "the fixture is copied beside the cassettes"
+    );
+    // todo true × 5 thresholds, and todo false once (a threshold makes no
+    // difference without the tool).
+    assert_eq!(cassettes.len(), 6, "{cassettes:?}");
+    assert!(
+        cassettes.contains(&"ten-step-refactor-todo-true-nag_threshold-off-seed-0.yaml".into()),
+        "{cassettes:?}"
+    );
+    drop(fake);
+    let (code, out, err) = agent_eval(dir.path(), &["run", "rec", "--json", "replay.json"], &[]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let report = read_json(&dir.path().join("replay.json"));
+    let scenarios = report["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 6);
+    for scenario in scenarios {
+        assert_eq!(
+            scenario["expectations"],
+            json!([{"text": "no drift", "ok": true, "measured": []}]),
+            "{}",
+            scenario["name"]
+        );
+    }
 }

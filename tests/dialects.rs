@@ -141,11 +141,7 @@ fn dialects_are_named_in_scenarios_in_kebab_case() {
 
 /// The folder holding one scripted scenario per dialect.
 fn scenario_dir() -> PathBuf {
-    ["scenarios/dialects", "tests/data/dialect_scenarios"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_dir())
-        .unwrap_or_else(|| panic!("no dialect scenarios"))
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/dialects")
 }
 
 fn load(path: &Path) -> Value {
@@ -273,5 +269,32 @@ fn the_docs_name_every_dialect_and_text() {
         "Working on: ",
     ] {
         assert!(docs.contains(text), "docs/dialects.md lacks {text}");
+    }
+}
+
+/// The dialect scenarios run through the built-in loop and every exact
+/// expectation holds.
+#[test]
+fn the_dialect_scenarios_pass_end_to_end() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        .args(["run", "scenarios/dialects", "--json", "-"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap_or_else(|e| panic!("the binary runs: {e}"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report["ok"], json!(true));
+    let names: Vec<&str> = report["scenarios"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    for &dialect in Dialect::ALL {
+        assert!(
+            names.contains(&format!("dialect-{}", dialect.name()).as_str()),
+            "{dialect}: {names:?}"
+        );
     }
 }

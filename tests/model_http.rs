@@ -461,3 +461,18 @@ fn the_mock_servers_finish_header_stops_the_loop_as_in_process() {
     let answer = ask(&mut model, &conversation(None)).unwrap();
     assert_eq!(answer.content, vec![ContentBlock::text("still here")]);
 }
+
+#[test]
+fn an_oversized_answer_is_refused_not_read_whole() {
+    let huge = "x".repeat(agent_eval::model::http::MAX_ANSWER_BYTES as usize + 10);
+    let fake = FakeApi::builder()
+        .otherwise(Reply::ok(anthropic_text(&huge, 1, 1)))
+        .start();
+    let error = ask(&mut anthropic(&fake, fast_retries(3)), &conversation(None)).unwrap_err();
+    assert!(
+        error.contains("body over"),
+        "{}",
+        &error[..error.len().min(300)]
+    );
+    assert_eq!(fake.received().len(), 1, "not retried");
+}

@@ -382,3 +382,66 @@ fn every_tool_use_is_answered_and_only_prepended_reminders_break_the_protocol() 
         }
     }
 }
+
+#[test]
+fn every_dialect_plans_in_its_own_shape_and_completes_without_drift() {
+    use agent_eval::agent::dialect::Dialect;
+    let s = ten_step();
+    let p = SimulateParams {
+        recall_floor: 1.0,
+        invalid_todo_rate: 0.0,
+        ..params(&s)
+    };
+    let s = with_params(s, p);
+    for &dialect in Dialect::ALL {
+        let cell = cell(&s, true, NagThreshold::After(3))
+            .with(&Axis::Dialect, &AxisValue::Dialect(dialect));
+        for seed in 0..5 {
+            let record = run_once(&s, &cell, seed).unwrap();
+            let m = &record.metrics;
+            assert_eq!(m.steps_completed, 10, "{dialect} seed {seed}");
+            assert!(m.todo_calls >= 1, "{dialect} seed {seed}: no planning call");
+            assert_eq!(m.rejected_todo_updates, 0, "{dialect} seed {seed}");
+            assert_eq!(m.unknown_tool_calls, 0, "{dialect} seed {seed}");
+            assert!(
+                !record.plan.is_empty(),
+                "{dialect} seed {seed}: no plan kept"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_dialect_completes_more_than_no_planning_tool() {
+    use agent_eval::agent::dialect::Dialect;
+    let s = ten_step();
+    let without = mean_completion(&s, false, 30);
+    for &dialect in Dialect::ALL {
+        let cell = cell(&s, true, NagThreshold::After(3))
+            .with(&Axis::Dialect, &AxisValue::Dialect(dialect));
+        let with: f64 = (0..30)
+            .map(|seed| run_once(&s, &cell, seed).unwrap().metrics.completion())
+            .sum::<f64>()
+            / 30.0;
+        assert!(with > without + 0.2, "{dialect}: {with} vs {without}");
+    }
+}
+
+#[test]
+fn invalid_updates_are_written_in_the_dialect_s_shape_and_rejected() {
+    use agent_eval::agent::dialect::Dialect;
+    let s = ten_step();
+    let p = SimulateParams {
+        invalid_todo_rate: 1.0,
+        plan_first: 1.0,
+        ..params(&s)
+    };
+    let s = with_params(s, p);
+    for &dialect in Dialect::ALL {
+        let cell = cell(&s, true, NagThreshold::After(3))
+            .with(&Axis::Dialect, &AxisValue::Dialect(dialect));
+        let m = run_once(&s, &cell, 1).unwrap().metrics;
+        assert_eq!(m.unknown_tool_calls, 0, "{dialect}");
+        assert!(m.todo_calls >= 1, "{dialect}");
+    }
+}

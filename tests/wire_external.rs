@@ -43,6 +43,27 @@ fn normalized(messages: &[agent_eval::llm::Message]) -> String {
         rest = &tail[name_len..];
     }
     out.push_str(rest);
+    mask_clock(&out)
+}
+
+/// `ls -l` prints modification times (`10:23`): two runs a minute apart
+/// differ there, so `HH:MM` is masked on both sides.
+fn mask_clock(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let window = chars.get(i..i + 5);
+        if let Some([a, b, ':', c, d]) = window
+            && [a, b, c, d].iter().all(|ch| ch.is_ascii_digit())
+        {
+            out.push_str("HH:MM");
+            i += 5;
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
     out
 }
 
@@ -71,7 +92,7 @@ fn agent_for(scenario: &Scenario) -> AgentCommand {
     };
     agent.env.insert("S03_NAG_THRESHOLD".into(), threshold);
     agent.env.insert(
-        "S03_NAG_PLACEMENT".into(),
+        "S03_PLACEMENT".into(),
         match settings.placement {
             Placement::Prepend => "prepend",
             Placement::Append => "append",
@@ -114,11 +135,11 @@ fn the_example_agent_matches_the_built_in_loop_on_every_scripted_scenario() {
             agent.env.insert("S03_STREAM".into(), "1".into());
         }
         let log = dir
-            .path()
+            .root()
             .parent()
             .unwrap()
             .join(format!("wire-external-{i}.log"));
-        let mut run = ExternalRun::new(dir.path(), &scenario.task, &agent);
+        let mut run = ExternalRun::new(dir.root(), &scenario.task, &agent);
         run.max_turns = Some(scenario.agent.max_turns);
         run.dialect = Dialect::S03;
         let outcome = run_external(model_for(&scenario, &cell, 0).unwrap(), &run).unwrap();
@@ -149,7 +170,7 @@ fn the_example_agent_matches_the_built_in_loop_on_every_scripted_scenario() {
         let steps: Vec<Option<bool>> = scenario
             .steps
             .iter()
-            .map(|s| s.check.as_ref().map(|c| checks::holds(c, dir.path())))
+            .map(|s| s.check.as_ref().map(|c| checks::holds(c, &dir)))
             .collect();
         assert_eq!(steps, built_in.step_results, "{name}: steps");
         assert_eq!(
@@ -283,7 +304,7 @@ fn the_example_agent_matches_the_built_in_loop_on_simulated_scenarios_seed_for_s
             let built_in = run_once(&scenario, &cell, seed).unwrap();
             let workspace = workspace::create(&scenario.workspace).unwrap();
             let agent = agent_for(&scenario);
-            let mut run = ExternalRun::new(workspace.path(), &scenario.task, &agent);
+            let mut run = ExternalRun::new(workspace.root(), &scenario.task, &agent);
             run.max_turns = Some(scenario.agent.max_turns);
             let outcome = run_external(model_for(&scenario, &cell, seed).unwrap(), &run).unwrap();
             let name = format!("{} seed {seed}", scenario.name);
@@ -308,7 +329,7 @@ fn the_example_agent_matches_the_built_in_loop_on_simulated_scenarios_seed_for_s
             let steps: Vec<Option<bool>> = scenario
                 .steps
                 .iter()
-                .map(|s| s.check.as_ref().map(|c| checks::holds(c, workspace.path())))
+                .map(|s| s.check.as_ref().map(|c| checks::holds(c, &workspace)))
                 .collect();
             assert_eq!(steps, built_in.step_results, "{name}: steps");
             assert_eq!(
@@ -320,4 +341,26 @@ fn the_example_agent_matches_the_built_in_loop_on_simulated_scenarios_seed_for_s
         }
     }
     assert!(runs >= 3, "no simulated scenario was run");
+}
+
+#[test]
+fn a_daemon_that_left_the_process_group_is_killed_too() {
+    if std::process::Command::new("setsid")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        println!("SKIPPED: setsid is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("daemon-survived");
+    let command = format!(
+        "setsid sh -c 'sleep 2; touch \"{}\"' > /dev/null 2>&1 < /dev/null & exit 0",
+        marker.display()
+    );
+    let outcome = shell_run(&command, TaskVia::Stdin, 60);
+    assert_eq!(outcome.exit_code, Some(0));
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(!marker.exists(), "a daemon of the agent outlived the run");
 }

@@ -9,10 +9,11 @@
 //! Tools `bash`, `read_file`, `write_file`, `edit_file` and `todo` with the
 //! s03 texts; the nag reminder `<reminder>Update your todos.</reminder>`
 //! after 3 rounds without a todo call, placed first in the results (the
-//! s03 reference). Settings from the environment: `S03_TODO=0` (no todo
-//! tool), `S03_NAG_THRESHOLD=N|off`, `S03_NAG_PLACEMENT=prepend|append`,
-//! `S03_MAX_TURNS=N` (default 50), `S03_STREAM=1` (ask for server-sent
-//! events instead of one JSON body).
+//! s03 reference). Settings from the environment, each `S03_<NAME>` or else
+//! the `AGENT_EVAL_<NAME>` agent-eval sets from the run's cell: `TODO=0`
+//! (no todo tool), `NAG_THRESHOLD=N|off`, `PLACEMENT=prepend|append`,
+//! `MAX_TURNS=N` (default 50), `STREAM=1` (ask for server-sent events
+//! instead of one JSON body).
 
 use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
@@ -45,18 +46,27 @@ struct Settings {
     stream: bool,
 }
 
+/// A setting: `S03_<NAME>`, else agent-eval's `AGENT_EVAL_<NAME>` (the run's
+/// cell), else empty.
+fn setting(name: &str) -> String {
+    std::env::var(format!("S03_{name}"))
+        .or_else(|_| std::env::var(format!("AGENT_EVAL_{name}")))
+        .unwrap_or_default()
+}
+
 fn settings() -> Settings {
-    let var = |k: &str| std::env::var(k).unwrap_or_default();
+    let reminder_off = std::env::var("AGENT_EVAL_REMINDER").is_ok_and(|r| r == "off");
     Settings {
-        todo: var("S03_TODO") != "0",
-        threshold: match var("S03_NAG_THRESHOLD").as_str() {
+        todo: setting("TODO") != "0",
+        threshold: match setting("NAG_THRESHOLD").as_str() {
             "off" => None,
+            "" if reminder_off => None,
             "" => Some(3),
             n => Some(n.parse().unwrap_or(3)),
         },
-        append: var("S03_NAG_PLACEMENT") == "append",
-        max_turns: var("S03_MAX_TURNS").parse().unwrap_or(50),
-        stream: var("S03_STREAM") == "1",
+        append: setting("PLACEMENT") == "append",
+        max_turns: setting("MAX_TURNS").parse().unwrap_or(50),
+        stream: setting("STREAM") == "1",
     }
 }
 

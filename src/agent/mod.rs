@@ -11,6 +11,7 @@ pub mod reminder;
 pub mod sandbox;
 pub mod todo;
 pub mod tools;
+pub mod workspace;
 
 pub use agent_loop::{
     LoopOutcome, LoopSettings, REMINDER, RepeatGuard, StopKind, run_loop, system_prompt,

@@ -160,12 +160,8 @@ fn describe(expectation: &Expectation) -> String {
 /// each step, its check must hold. Returns what went wrong.
 fn dry_run(s: &Scenario) -> Vec<String> {
     let mut problems = Vec::new();
-    let dir = match workspace::create(&s.workspace) {
-        Ok(dir) => dir,
-        Err(e) => return vec![format!("cannot prepare the workspace: {e}")],
-    };
-    let toolbox = match Toolbox::new(dir.path()) {
-        Ok(toolbox) => toolbox,
+    let toolbox = match workspace::create_for_run(&s.workspace) {
+        Ok(workspace) => Toolbox::with_workspace(std::sync::Arc::new(workspace)),
         Err(e) => return vec![format!("cannot prepare the workspace: {e}")],
     };
     for step in &s.steps {
@@ -187,7 +183,7 @@ fn dry_run(s: &Scenario) -> Vec<String> {
             }
         }
         if let Some(check) = &step.check
-            && !checks::holds(check, toolbox.root())
+            && !checks::holds(check, toolbox.workspace())
         {
             problems.push(format!(
                 "step #{}: its check ({check}) does not hold after its `do` calls{}",

@@ -136,3 +136,16 @@ pub fn model_failures(results: &[crate::eval::ScenarioResult]) -> Option<String>
         first.model_error.as_deref().unwrap_or_default()
     ))
 }
+
+/// What real models used over the whole evaluation, when any ran.
+pub fn usage_summary(results: &[crate::eval::ScenarioResult]) -> Option<String> {
+    let cells = || results.iter().flat_map(|r| r.cells.iter());
+    let input: Option<u64> = cells().filter_map(|c| c.input_tokens).reduce(|a, b| a + b);
+    let output: u64 = cells().filter_map(|c| c.output_tokens).sum();
+    let cost: Option<f64> = cells().filter_map(|c| c.cost).reduce(|a, b| a + b);
+    let input = input?;
+    let cost = cost.map_or_else(|| "no price set".to_string(), |usd| format!("${usd:.4}"));
+    Some(format!(
+        "real models: {input} input tokens, {output} output tokens, {cost}"
+    ))
+}

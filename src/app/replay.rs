@@ -30,13 +30,18 @@ pub struct ReplayConfig {
     /// `--set AXIS=VALUE`: any axis, as a cell of `run` has it.
     pub settings: Vec<(scenario::Axis, scenario::AxisValue)>,
     pub format: ReplayFormat,
+    /// Run this command as an external agent instead of the built-in loop.
+    pub agent: Option<String>,
 }
 
 /// Runs one replay and prints it.
 pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppError> {
     // A Ctrl-C during this call is handled by it, then forgotten.
     let _session = crate::cancel::Session::begin();
-    let scenario = scenario::load(&config.scenario)?;
+    let mut scenario = scenario::load(&config.scenario)?;
+    if let Some(command) = &config.agent {
+        scenario.agent.use_command(command);
+    }
     // Every override, applied in axis order as the matrix applies a
     // cell's values (the named flags win over `--set` of the same axis).
     let mut overrides: Vec<(Axis, AxisValue)> = Vec::new();
@@ -70,7 +75,18 @@ pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppE
         return Ok(Status::Interrupted);
     }
     let text = match config.format {
-        ReplayFormat::Text => transcript::render(&scenario, &record),
+        ReplayFormat::Text => {
+            let mut text = transcript::render(&scenario, &record);
+            // An external agent's own output, after its conversation.
+            if let Some(log) = record.agent_log.as_deref().filter(|l| !l.trim().is_empty()) {
+                text.push_str("\n--- agent output (stdout and stderr) ---\n");
+                text.push_str(log);
+                if !log.ends_with('\n') {
+                    text.push('\n');
+                }
+            }
+            text
+        }
         ReplayFormat::Json => transcript::to_json(&record)
             .map_err(|e| AppError::Usage(format!("cannot write the replay as JSON: {e}")))?,
     };

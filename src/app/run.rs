@@ -54,6 +54,8 @@ pub struct RunConfig {
     pub fail_fast: bool,
     /// `--model`, `--max-concurrency`, `--max-cost`, `--price`, `--record`.
     pub real: super::RealModelArgs,
+    /// Run this command as an external agent instead of the built-in loop.
+    pub agent: Option<String>,
 }
 
 /// `--filter` patterns: a scenario is kept when its name contains one of
@@ -155,6 +157,11 @@ pub fn run(
         .real
         .prepare(&mut scenarios)
         .map_err(AppError::Usage)?;
+    if let Some(command) = &config.agent {
+        for scenario in &mut scenarios {
+            scenario.agent.use_command(command);
+        }
+    }
     scenarios.retain(|s| config.filter.matches(&s.name));
     for e in &errors {
         let _ = writeln!(err, "error: {e}");
@@ -221,6 +228,9 @@ pub fn run(
     }
     if let Some(warning) = super::real::model_failures(&results) {
         let _ = writeln!(err, "{warning}");
+    }
+    if let Some(usage) = super::real::usage_summary(&results) {
+        let _ = writeln!(err, "{usage}");
     }
     if config.shard.is_none() {
         name_replays(&mut results, &scenarios);

@@ -7,6 +7,7 @@ pub mod cells;
 pub mod checks;
 pub mod compare;
 pub mod expect;
+pub mod external;
 pub mod matrix;
 pub mod run;
 pub mod stats;
@@ -19,5 +20,7 @@ pub use expect::ExpectationOutcome;
 pub use matrix::{
     EvalError, EvalEvent, EvalOptions, Shard, Unit, evaluate, evaluate_scenario, plan_units,
 };
-pub use run::{RunEnv, RunError, RunMetrics, RunRecord, model_for, run_once, run_once_in};
+pub use run::{
+    RunEnv, RunError, RunMetrics, RunRecord, model_for, run_once, run_once_in, run_with_model,
+};
 pub use summary::{CellSummary, ScenarioResult};

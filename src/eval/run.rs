@@ -10,9 +10,10 @@ use crate::agent::protocol::{self, Violation};
 use crate::agent::tools::Toolbox;
 use crate::agent::{StopKind, run_loop};
 use crate::llm::Message;
-use crate::llm::Model;
+use crate::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse, turn_of};
 use crate::model::cassette::{
-    CassetteSource, Recorder, Replay, Tape, cassette_file_name, cassette_yaml, write_cassette,
+    CassetteSource, Recorder, Replay, Tape, cassette_file_name, cassette_fixture_dir,
+    cassette_yaml, write_cassette,
 };
 use crate::model::http::{HttpContext, HttpModelError, RealBackends, RealModelSpec};
 use crate::model::scripted::ScriptedModel;
@@ -92,6 +93,8 @@ pub struct RunRecord {
     pub plan: Vec<PlanItem>,
     /// Whether the dialect's planning tool(s) were offered.
     pub planning_offered: bool,
+    /// An external agent's stdout and stderr (its first MiB).
+    pub agent_log: Option<String>,
 }
 
 /// Why a run could not happen.
@@ -113,6 +116,8 @@ pub enum RunError {
         path: PathBuf,
         message: String,
     },
+    #[error("{scenario}: cannot run the agent: {message}")]
+    Agent { scenario: String, message: String },
 }
 
 /// What runs need besides their scenario: the real-model backends shared by
@@ -148,6 +153,15 @@ pub fn model_for(
             if let Some(marker) = settings.reminder.marker() {
                 simulated = simulated.with_reminder_marker(marker);
             }
+            // An external agent's own reminder text is a reminder too.
+            if let Some(pattern) = scenario
+                .agent
+                .external
+                .as_ref()
+                .and_then(|a| a.reminder_pattern.as_deref())
+            {
+                simulated = simulated.with_reminder_marker(pattern);
+            }
             Box::new(simulated)
         }
         ModelSpec::Real(spec) => {
@@ -176,13 +190,10 @@ pub fn run_once_in(
 ) -> Result<RunRecord, RunError> {
     // A Ctrl-C during this call is handled by it, then forgotten.
     let _session = crate::cancel::Session::begin();
-    let io_error = |source| RunError::Workspace {
-        scenario: scenario.name.clone(),
-        source,
-    };
-    let dir = workspace::create(&scenario.workspace).map_err(io_error)?;
-    let toolbox = Toolbox::new(dir.path()).map_err(io_error)?;
-    let settings = &cell.loop_settings;
+    if let Some(agent) = &scenario.agent.external {
+        return super::external::run_once_external(scenario, cell, seed, agent);
+    }
+    let toolbox = prepare_workspace(scenario)?;
     let workdir = toolbox.root().to_string_lossy().into_owned();
     let mut usage = None;
     let mut tape = None;
@@ -195,16 +206,15 @@ pub fn run_once_in(
             Box::new(replay)
         }
         ModelSpec::Real(spec) => {
-            let model_error = |source| RunError::Model {
-                scenario: scenario.name.clone(),
-                source,
-            };
             let made = match &env.real {
                 Some(backends) => backends.model(spec, seed),
                 None => HttpContext::new()
                     .and_then(|context| RealBackends::new(context).model(spec, seed)),
             }
-            .map_err(model_error)?;
+            .map_err(|source| RunError::Model {
+                scenario: scenario.name.clone(),
+                source,
+            })?;
             usage = Some(made.usage);
             if env.record.is_some() {
                 let recorder = Recorder::new(made.model, workdir);
@@ -216,14 +226,80 @@ pub fn run_once_in(
         }
         ModelSpec::Script(_) | ModelSpec::Simulate(_) => model_for(scenario, cell, seed)?,
     };
-    let outcome = run_loop(model.as_mut(), &toolbox, &scenario.task, settings);
+    let mut record = run_in_workspace(scenario, cell, seed, &toolbox, model.as_mut());
+    let metrics = &mut record.metrics;
+    metrics.drift_turns = drift.map(|log| log.turns()).unwrap_or_default();
+    if let Some(meter) = usage {
+        let usage = meter.get();
+        metrics.input_tokens = Some(usage.input_tokens);
+        metrics.output_tokens = Some(usage.output_tokens);
+        metrics.cost = usage.cost;
+        if metrics.stop == StopKind::ModelError {
+            metrics.model_error = meter.last_error();
+        }
+    }
+    // A run the backend broke off is not worth replaying.
+    if let (Some(tape), Some(dir), ModelSpec::Real(spec)) = (tape, &env.record, &scenario.model)
+        && metrics.stop != StopKind::ModelError
+    {
+        record_cassette(scenario, cell, seed, spec, &tape, dir)?;
+    }
+    Ok(record)
+}
+
+/// One run of `scenario` against a model the caller makes for the run's
+/// workspace (e.g. a client of a server that serves the scenario's model):
+/// the same workspace, loop, checks and metrics as [`run_once`].
+pub fn run_with_model(
+    scenario: &Scenario,
+    cell: &Cell,
+    seed: u64,
+    make_model: impl FnOnce(&Path) -> Box<dyn Model>,
+) -> Result<RunRecord, RunError> {
+    let _session = crate::cancel::Session::begin();
+    let toolbox = prepare_workspace(scenario)?;
+    let mut model = make_model(toolbox.root());
+    Ok(run_in_workspace(
+        scenario,
+        cell,
+        seed,
+        &toolbox,
+        model.as_mut(),
+    ))
+}
+
+/// A fresh workspace for `scenario`: held in memory until a process needs
+/// a folder, removed when the toolbox drops.
+fn prepare_workspace(scenario: &Scenario) -> Result<Toolbox, RunError> {
+    let workspace =
+        workspace::create_for_run(&scenario.workspace).map_err(|source| RunError::Workspace {
+            scenario: scenario.name.clone(),
+            source,
+        })?;
+    Ok(Toolbox::with_workspace(std::sync::Arc::new(workspace)))
+}
+
+/// The loop, the checks and the metrics, in a prepared workspace.
+fn run_in_workspace(
+    scenario: &Scenario,
+    cell: &Cell,
+    seed: u64,
+    toolbox: &Toolbox,
+    model: &mut dyn Model,
+) -> RunRecord {
+    let settings = &cell.loop_settings;
+    let mut model = FreeformGuard {
+        inner: model,
+        error: None,
+    };
+    let outcome = run_loop(&mut model, toolbox, &scenario.task, settings);
     let step_results: Vec<Option<bool>> = scenario
         .steps
         .iter()
         .map(|step| {
             step.check
                 .as_ref()
-                .map(|c| checks::holds(c, toolbox.root()))
+                .map(|c| checks::holds(c, toolbox.workspace()))
         })
         .collect();
     let violations = protocol::check(&outcome.messages);
@@ -241,31 +317,14 @@ pub fn run_once_in(
         input_tokens: None,
         output_tokens: None,
         cost: None,
-        drift_turns: drift.map(|log| log.turns()).unwrap_or_default(),
-        model_error: None,
-        step_checks: step_results
-            .iter()
-            .flatten()
-            .map(|held| if *held { '1' } else { '0' })
-            .collect(),
+        drift_turns: Vec::new(),
+        model_error: model
+            .error
+            .take()
+            .map(|e| format!("{}: {e}", scenario.name)),
+        step_checks: super::summary::step_checks(&step_results),
     };
-    let mut metrics = metrics;
-    if let Some(meter) = usage {
-        let usage = meter.get();
-        metrics.input_tokens = Some(usage.input_tokens);
-        metrics.output_tokens = Some(usage.output_tokens);
-        metrics.cost = usage.cost;
-        if metrics.stop == StopKind::ModelError {
-            metrics.model_error = meter.last_error();
-        }
-    }
-    // A run the backend broke off is not worth replaying.
-    if let (Some(tape), Some(dir), ModelSpec::Real(spec)) = (tape, &env.record, &scenario.model)
-        && metrics.stop != StopKind::ModelError
-    {
-        record_cassette(scenario, cell, seed, spec, &tape, dir)?;
-    }
-    Ok(RunRecord {
+    RunRecord {
         metrics,
         messages: outcome.messages,
         violations,
@@ -273,7 +332,43 @@ pub fn run_once_in(
         dialect: settings.dialect,
         plan: outcome.plan,
         planning_offered: settings.todo,
-    })
+        agent_log: None,
+    }
+}
+
+/// Stands between the built-in loop and the model: a response holding a
+/// freeform call (a scripted call whose input is a string, such as Codex's
+/// `apply_patch`) cannot run in the loop, whose tools take JSON objects —
+/// only the Responses API carries it, to an external agent. The run stops
+/// with `model_error`, naming the turn and the tool.
+struct FreeformGuard<M> {
+    inner: M,
+    error: Option<String>,
+}
+
+impl<M: Model> Model for FreeformGuard<M> {
+    fn respond(&mut self, request: &ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
+        let response = self.inner.respond(request)?;
+        let freeform = response.content.iter().find_map(|block| match block {
+            ContentBlock::ToolUse {
+                name,
+                input: serde_json::Value::String(_),
+                ..
+            } => Some(name.clone()),
+            _ => None,
+        });
+        match freeform {
+            Some(name) => {
+                let turn = turn_of(request);
+                let message = format!(
+                    "turn {turn}: the call of `{name}` has a freeform (string) input, which only an external agent on the OpenAI Responses API can receive; the built-in loop's tools take JSON objects"
+                );
+                self.error = Some(message.clone());
+                Err(ModelError::Unsupported { turn, message })
+            }
+            None => Ok(response),
+        }
+    }
 }
 
 /// Writes one recorded run as a cassette in `dir`.
@@ -313,9 +408,43 @@ fn record_cassette(
             seed,
         },
         &tape.script(),
-        dir,
     )
     .map_err(|e| fail(e.to_string()))?;
     write_cassette(dir, &file_name, &text).map_err(|e| fail(e.to_string()))?;
+    if let Some(fixture) = &scenario.workspace.fixture {
+        copy_fixture(
+            &fixture.value,
+            &dir.join(cassette_fixture_dir(&fixture.value)),
+        )
+        .map_err(|e| fail(format!("cannot copy the fixture beside it: {e}")))?;
+    }
     Ok(())
+}
+
+/// Copies a fixture folder to `target` once: runs recorded in parallel
+/// share it, so the copy is made aside and renamed into place, and a copy
+/// already there is kept.
+fn copy_fixture(fixture: &Path, target: &Path) -> Result<(), String> {
+    if target.is_dir() {
+        return Ok(());
+    }
+    let image = crate::agent::workspace::WorkspaceImage::build(
+        Some(fixture),
+        std::iter::empty::<(&str, &str)>(),
+    )
+    .map_err(|e| e.to_string())?;
+    let parent = target.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+    let aside = tempfile::Builder::new()
+        .prefix(".fixture-")
+        .tempdir_in(parent)
+        .map_err(|e| e.to_string())?;
+    let copy = aside.path().join("copy");
+    crate::agent::workspace::write_image(&image, &copy).map_err(|e| e.to_string())?;
+    match std::fs::rename(&copy, target) {
+        Ok(()) => Ok(()),
+        // Another run put its copy there first.
+        Err(_) if target.is_dir() => Ok(()),
+        Err(e) => Err(e.to_string()),
+    }
 }

@@ -125,6 +125,16 @@ pub(crate) fn test_cell(
     CellSummary::new(settings, steps_total, results)
 }
 
+/// A run's per-step results as its `step_checks`: `1` held, `0` did not,
+/// one character per scored step.
+pub fn step_checks(step_results: &[Option<bool>]) -> String {
+    step_results
+        .iter()
+        .flatten()
+        .map(|held| if *held { '1' } else { '0' })
+        .collect()
+}
+
 /// A p-value as every report prints it: `p<0.001`, else `p=0.034`.
 pub fn p_text(p: f64) -> String {
     if p.is_nan() {

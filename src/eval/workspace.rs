@@ -1,49 +1,46 @@
-//! A run's workspace: a fresh temporary folder holding a copy of the
-//! scenario's fixture, then its `files`. Removed when dropped.
+//! A run's workspace: the scenario's [`WorkspaceImage`] (fixture, then
+//! `files`), read once per scenario and shared by its runs, opened as a
+//! fresh [`Workspace`] per run (in memory until a process needs the
+//! folder, which is made only then and removed when the workspace is
+//! dropped).
 
-use std::fs;
-use std::io;
-use std::path::Path;
+use std::sync::Arc;
 
-use crate::agent::tools::path::resolve_in_workspace;
+use crate::agent::workspace::{CreateError, ImageError, Workspace, WorkspaceImage};
 use crate::scenario::WorkspaceSpec;
 
-/// Creates and fills a workspace.
-pub fn create(spec: &WorkspaceSpec) -> io::Result<tempfile::TempDir> {
-    let dir = tempfile::Builder::new().prefix("agent-eval-").tempdir()?;
-    let root = dir.path().canonicalize()?;
-    if let Some(fixture) = &spec.fixture {
-        copy_tree(&fixture.value, &root)?;
-    }
-    for (path, content) in &spec.files {
-        // Paths were checked at load time; the guard also refuses a path
-        // that a fixture symlink would lead out of the workspace.
-        let target = resolve_in_workspace(&root, path.as_str())
-            .map_err(|e| io::Error::new(io::ErrorKind::PermissionDenied, e.to_string()))?;
-        if let Some(parent) = target.parent() {
-            fs::create_dir_all(parent)?;
-        }
-        fs::write(target, content)?;
-    }
-    Ok(dir)
+/// Builds the image a spec describes (reading the fixture).
+pub fn build_image(spec: &WorkspaceSpec) -> Result<WorkspaceImage, ImageError> {
+    WorkspaceImage::build(
+        spec.fixture.as_ref().map(|f| f.value.as_path()),
+        spec.files.iter().map(|(p, c)| (p.as_str(), c.as_str())),
+    )
 }
 
-/// Copies a folder's contents; symlinks are copied as links.
-fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
-    let mut entries = fs::read_dir(from)?.collect::<Result<Vec<_>, _>>()?;
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let source = entry.path();
-        let target = to.join(entry.file_name());
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            fs::create_dir_all(&target)?;
-            copy_tree(&source, &target)?;
-        } else if kind.is_symlink() {
-            std::os::unix::fs::symlink(fs::read_link(&source)?, &target)?;
-        } else {
-            fs::copy(&source, &target)?;
-        }
+/// The spec's image: the one the loader built, else built now (and kept
+/// for the scenario's other runs).
+pub fn image(spec: &WorkspaceSpec) -> Result<Arc<WorkspaceImage>, ImageError> {
+    if let Some(image) = spec.image.get() {
+        return Ok(image.clone());
     }
-    Ok(())
+    let image = Arc::new(build_image(spec)?);
+    Ok(spec.image.get_or_init(|| image).clone())
+}
+
+/// Creates a run's workspace: in memory, its folder made only when a
+/// process needs it (see [`Workspace::create_deferred`]).
+pub fn create_for_run(spec: &WorkspaceSpec) -> std::io::Result<Workspace> {
+    let image = image(spec).map_err(|e| std::io::Error::other(e.to_string()))?;
+    Workspace::create_deferred(&image).map_err(|e: CreateError| e.into())
+}
+
+/// Creates a workspace on disk, its files written: for a process that
+/// works in the folder from the start (an external agent). Check it with
+/// [`crate::eval::checks::holds`] like any other.
+pub fn create(spec: &WorkspaceSpec) -> std::io::Result<Workspace> {
+    let image = image(spec).map_err(|e| std::io::Error::other(e.to_string()))?;
+    let workspace =
+        Workspace::create(&image).map_err(|e: CreateError| -> std::io::Error { e.into() })?;
+    workspace.materialize()?;
+    Ok(workspace)
 }

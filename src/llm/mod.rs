@@ -40,6 +40,12 @@ impl<M: Model + ?Sized> Model for Box<M> {
     }
 }
 
+impl<M: Model + ?Sized> Model for &mut M {
+    fn respond(&mut self, request: &ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
+        (**self).respond(request)
+    }
+}
+
 /// The turn a request asks for: one more than the assistant messages in it.
 pub fn turn_of(request: &ModelRequest<'_>) -> usize {
     request

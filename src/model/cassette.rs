@@ -133,7 +133,7 @@ impl Tape {
             .clone()
     }
 
-    /// The recorded answers as scripted responses (SPEC-format entries
+    /// The recorded answers as scripted responses (entries in the script format:
     /// `{text?, tool, input}` or `{text?, tools: [...]}` plus
     /// `request_hash`).
     pub fn script(&self) -> CassetteScript {
@@ -256,9 +256,11 @@ pub fn cassette_file_name(scenario_name: &str, settings: &Map<String, Value>, se
 /// - `name` set to the cassette's file stem (each recorded run is its own
 ///   scenario);
 /// - `runs` narrowed to the recorded cell (each varying axis with its one
-///   value, no seeds: a script needs none);
+///   value; no seeds and no `simulate.*` axes: a script has neither);
 /// - `model` replaced by `{script: ...}`;
-/// - a relative `workspace.fixture` rewritten relative to `cassette_dir`;
+/// - `workspace.fixture` pointing at the copy of the fixture the recorder
+///   keeps beside the cassette ([`cassette_fixture_dir`]), so a cassette
+///   folder is self-contained and can live in any repository;
 /// - `expect` entries that select or compare cells (`where`, `compare`)
 ///   dropped, since a cassette is one cell;
 ///
@@ -267,7 +269,6 @@ pub fn cassette_file_name(scenario_name: &str, settings: &Map<String, Value>, se
 pub fn cassette_yaml(
     source: CassetteSource<'_>,
     cassette: &CassetteScript,
-    cassette_dir: &Path,
 ) -> Result<String, CassetteError> {
     let mut map = match source.scenario {
         Value::Object(map) => map,
@@ -286,20 +287,24 @@ pub fn cassette_yaml(
     map.insert("name".into(), json!(stem));
     map.remove("runs");
     if !source.settings.is_empty() {
+        // A script has no simulated-model parameters to vary.
         let runs: Map<String, Value> = source
             .settings
             .iter()
+            .filter(|(axis, _)| !axis.starts_with("simulate."))
             .map(|(axis, value)| (axis.clone(), json!([value])))
             .collect();
-        map.insert("runs".into(), Value::Object(runs));
+        if !runs.is_empty() {
+            map.insert("runs".into(), Value::Object(runs));
+        }
     }
     map.insert("model".into(), json!({"script": cassette.script}));
     if let Some(Value::String(fixture)) =
         map.get_mut("workspace").and_then(|w| w.get_mut("fixture"))
-        && Path::new(fixture.as_str()).is_relative()
     {
-        let target = source.scenario_dir.join(fixture.as_str());
-        *fixture = relative_path(cassette_dir, &target)
+        // The recorder copies the fixture beside the cassette (a fixture
+        // must lie inside the cassette's own repository to load).
+        *fixture = cassette_fixture_dir(Path::new(fixture.as_str()))
             .to_string_lossy()
             .into_owned();
     }
@@ -333,40 +338,6 @@ pub fn cassette_yaml(
     Ok(header + &yaml)
 }
 
-/// `to` as seen from folder `from` (both made absolute and resolved where
-/// they exist); `to` itself when they share no root.
-fn relative_path(from: &Path, to: &Path) -> PathBuf {
-    let resolve = |p: &Path| {
-        p.canonicalize().unwrap_or_else(|_| {
-            std::env::current_dir()
-                .map(|cwd| cwd.join(p))
-                .unwrap_or_else(|_| p.to_path_buf())
-        })
-    };
-    let (from, to) = (resolve(from), resolve(to));
-    let from_parts: Vec<Component<'_>> = from.components().collect();
-    let to_parts: Vec<Component<'_>> = to.components().collect();
-    let common = from_parts
-        .iter()
-        .zip(&to_parts)
-        .take_while(|(a, b)| a == b)
-        .count();
-    if common == 0 {
-        return to;
-    }
-    let mut relative = PathBuf::new();
-    for _ in common..from_parts.len() {
-        relative.push("..");
-    }
-    for part in &to_parts[common..] {
-        relative.push(part);
-    }
-    if relative.as_os_str().is_empty() {
-        relative.push(".");
-    }
-    relative
-}
-
 /// Writes a cassette's text as `dir/file_name` (creating `dir`); returns
 /// the path.
 pub fn write_cassette(dir: &Path, file_name: &str, text: &str) -> std::io::Result<PathBuf> {
@@ -374,6 +345,20 @@ pub fn write_cassette(dir: &Path, file_name: &str, text: &str) -> std::io::Resul
     let path = dir.join(file_name);
     std::fs::write(&path, text)?;
     Ok(path)
+}
+
+/// Where a cassette's copy of `fixture` lives, relative to the cassette's
+/// folder: `fixtures/<the fixture folder's name>`.
+pub fn cassette_fixture_dir(fixture: &Path) -> PathBuf {
+    let name = fixture
+        .components()
+        .rev()
+        .find_map(|c| match c {
+            Component::Normal(name) => Some(name.to_os_string()),
+            _ => None,
+        })
+        .unwrap_or_else(|| "fixture".into());
+    Path::new("fixtures").join(name)
 }
 
 /// Wraps a model and records every answer with its request's hash.
@@ -697,20 +682,6 @@ mod tests {
     }
 
     #[test]
-    fn relative_paths_between_folders() {
-        let base = tempfile::tempdir().unwrap();
-        let fixtures = base.path().join("scenarios/fixtures/hello");
-        let cassettes = base.path().join("ci/cassettes");
-        std::fs::create_dir_all(&fixtures).unwrap();
-        std::fs::create_dir_all(&cassettes).unwrap();
-        assert_eq!(
-            relative_path(&cassettes, &fixtures),
-            PathBuf::from("../../scenarios/fixtures/hello")
-        );
-        assert_eq!(relative_path(&fixtures, &fixtures), PathBuf::from("."));
-    }
-
-    #[test]
     fn cassette_text_is_one_cell_of_the_scenario_with_the_script() {
         let base = tempfile::tempdir().unwrap();
         let scenarios = base.path().join("scenarios");
@@ -730,7 +701,8 @@ mod tests {
                 {"compare": {"a": {"todo": true}, "b": {"todo": false}}, "completion_rate_ratio": {"at_least": 1.0}}
             ]
         });
-        let settings: Map<String, Value> = serde_json::from_value(json!({"todo": false})).unwrap();
+        let settings: Map<String, Value> =
+            serde_json::from_value(json!({"todo": false, "simulate.attention_span": 400})).unwrap();
         let tape = Tape::new();
         tape.push(RecordedTurn {
             request_hash: "ab".repeat(32),
@@ -745,7 +717,6 @@ mod tests {
                 seed: 2,
             },
             &tape.script(),
-            &cassettes,
         )
         .unwrap();
         assert!(text.starts_with(
@@ -755,9 +726,9 @@ mod tests {
         assert_eq!(
             back,
             json!({
-                "name": "demo-todo-false-seed-2",
+                "name": "demo-todo-false-simulate.attention_span-400-seed-2",
                 "task": "Do it.",
-                "workspace": {"fixture": "../scenarios/fixtures/a", "files": {"x.txt": "1"}},
+                "workspace": {"fixture": "fixtures/a", "files": {"x.txt": "1"}},
                 "steps": [{"text": "Do", "check": {"file": "x.txt", "contains": "1"}}],
                 "model": {"script": [{"text": "Done.", "request_hash": "ab".repeat(32)}]},
                 "runs": {"todo": [false]},
@@ -774,7 +745,6 @@ mod tests {
                     seed: 0,
                 },
                 &tape.script(),
-                &cassettes,
             ),
             Err(CassetteError::NotAMapping("a list"))
         ));

@@ -33,12 +33,14 @@ pub fn empty_object() -> Value {
     Value::Object(Default::default())
 }
 
-/// Deserializes a tool input, which must be a mapping.
+/// Deserializes a tool input: a mapping, or a string for a freeform call
+/// (a tool offered as `{"type": "custom"}`, such as Codex's `apply_patch`;
+/// only the OpenAI Responses API carries it).
 pub fn object_value<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
     match Value::deserialize(d)? {
-        v @ Value::Object(_) => Ok(v),
+        v @ (Value::Object(_) | Value::String(_)) => Ok(v),
         other => Err(de::Error::custom(format!(
-            "tool input must be a mapping, got {other}"
+            "tool input must be a mapping (or a string, for a freeform call), got {other}"
         ))),
     }
 }

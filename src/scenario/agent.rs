@@ -1,5 +1,7 @@
 //! The loop's settings (`agent:`): planning tool on/off, dialect, reminder
-//! policy and placement, turn cap, repeat guard.
+//! policy and placement, turn cap, repeat guard; and, for an external agent
+//! run instead of the built-in loop, its `command`, `env`, `task_via`,
+//! `timeout_s` and `reminder_pattern`.
 //!
 //! `agent.nag` is the s03 shorthand: `nag.threshold` sets the s03 policy's
 //! threshold, `nag.placement` the placement of every policy. Writing both
@@ -7,10 +9,12 @@
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer};
+use std::collections::BTreeMap;
 
 use crate::agent::dialect::Dialect;
 use crate::agent::reminder::{NagThreshold, Placement, ReminderSpec};
 use crate::agent::{LoopSettings, RepeatGuard};
+use crate::wire::{AgentCommand, TaskVia};
 
 /// The loop's settings, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +25,9 @@ pub struct AgentSettings {
     pub placement: Placement,
     pub max_turns: usize,
     pub repeat_guard: Option<RepeatGuard>,
+    /// The external agent run instead of the built-in loop (`agent.command`,
+    /// or `run --agent`).
+    pub external: Option<AgentCommand>,
 }
 
 impl Default for AgentSettings {
@@ -32,6 +39,7 @@ impl Default for AgentSettings {
             placement: Placement::default(),
             max_turns: default_max_turns(),
             repeat_guard: None,
+            external: None,
         }
     }
 }
@@ -42,6 +50,16 @@ impl AgentSettings {
         match self.reminder {
             ReminderSpec::S03 { threshold } => Some(threshold),
             _ => None,
+        }
+    }
+
+    /// Runs `command` as an external agent instead of the built-in loop
+    /// (`--agent`): replaces the scenario's command, keeping its `env`,
+    /// `task_via`, `timeout_s` and `reminder_pattern` if it has them.
+    pub fn use_command(&mut self, command: &str) {
+        match &mut self.external {
+            Some(agent) => agent.command = command.to_string(),
+            None => self.external = Some(AgentCommand::new(command)),
         }
     }
 
@@ -80,6 +98,13 @@ pub(crate) struct RawAgent {
     #[serde(default = "default_max_turns", deserialize_with = "positive")]
     pub max_turns: usize,
     pub repeat_guard: Option<RepeatGuard>,
+    pub command: Option<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    pub task_via: Option<TaskVia>,
+    #[serde(default, deserialize_with = "positive_seconds")]
+    pub timeout_s: Option<u64>,
+    pub reminder_pattern: Option<String>,
 }
 
 impl Default for RawAgent {
@@ -91,6 +116,11 @@ impl Default for RawAgent {
             nag: RawNag::default(),
             max_turns: default_max_turns(),
             repeat_guard: None,
+            command: None,
+            env: BTreeMap::new(),
+            task_via: None,
+            timeout_s: None,
+            reminder_pattern: None,
         }
     }
 }
@@ -110,6 +140,30 @@ impl RawAgent {
                 threshold: threshold.unwrap_or_default(),
             },
         };
+        let external = match self.command {
+            Some(command) if command.trim().is_empty() => {
+                return Err((None, "agent.command is empty".into()));
+            }
+            Some(command) => {
+                let mut agent = AgentCommand::new(command);
+                agent.env = self.env;
+                agent.task_via = self.task_via.unwrap_or_default();
+                agent.timeout_s = self.timeout_s.unwrap_or(agent.timeout_s);
+                agent.reminder_pattern = self.reminder_pattern;
+                Some(agent)
+            }
+            None if !self.env.is_empty()
+                || self.task_via.is_some()
+                || self.timeout_s.is_some()
+                || self.reminder_pattern.is_some() =>
+            {
+                return Err((
+                    None,
+                    "agent.env, agent.task_via, agent.timeout_s and agent.reminder_pattern set up an external agent: they need agent.command".into(),
+                ));
+            }
+            None => None,
+        };
         Ok(AgentSettings {
             todo: self.todo,
             dialect: self.dialect,
@@ -117,6 +171,7 @@ impl RawAgent {
             placement: self.nag.placement,
             max_turns: self.max_turns,
             repeat_guard: self.repeat_guard,
+            external,
         })
     }
 }
@@ -131,6 +186,20 @@ fn default_max_turns() -> usize {
 
 /// The largest `max_turns` accepted: a guard against runaway runs.
 pub const MAX_TURNS_LIMIT: usize = 10_000;
+
+/// The longest `agent.timeout_s` accepted (a day).
+pub const MAX_TIMEOUT_S: u64 = 86_400;
+
+fn positive_seconds<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let n = u64::deserialize(d)?;
+    if (1..=MAX_TIMEOUT_S).contains(&n) {
+        Ok(Some(n))
+    } else {
+        Err(de::Error::custom(format!(
+            "timeout_s must be between 1 and {MAX_TIMEOUT_S}, got {n}"
+        )))
+    }
+}
 
 fn positive<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
     let n = u64::deserialize(d)?;

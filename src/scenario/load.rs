@@ -170,7 +170,8 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
                 resolved.display()
             ))
         } else {
-            fixture_too_big(&resolved)
+            crate::agent::workspace::fixture_outside_repository(file, &resolved)
+                .or_else(|| fixture_too_big(&resolved))
         };
         if let Some(problem) = problem {
             return Err(LoadError::new(
@@ -181,6 +182,26 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         }
         fixture.value = resolved;
     }
+    // Read the fixture and write the files once, now: what cannot be
+    // prepared is an error of this file, not of a run.
+    let image = crate::agent::workspace::WorkspaceImage::build(
+        workspace.fixture.as_ref().map(|f| f.value.as_path()),
+        workspace
+            .files
+            .iter()
+            .map(|(p, c)| (p.as_str(), c.as_str())),
+    )
+    .map_err(|e| {
+        let at = match e.file_key() {
+            Some(key) => crate::agent::workspace::locate_key(text, key),
+            None => workspace
+                .fixture
+                .as_ref()
+                .map(|f| (f.referenced.line(), f.referenced.column())),
+        };
+        LoadError::new(file, at, e.to_string())
+    })?;
+    let _ = workspace.image.set(std::sync::Arc::new(image));
     let steps = raw
         .steps
         .into_iter()

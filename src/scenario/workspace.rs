@@ -16,6 +16,10 @@ pub struct WorkspaceSpec {
     /// Files written after the fixture, in path order.
     #[serde(default)]
     pub files: BTreeMap<WorkspacePath, String>,
+    /// The fixture and files read once (by the loader, or on first use)
+    /// and shared by every run.
+    #[serde(skip)]
+    pub image: std::sync::OnceLock<std::sync::Arc<crate::agent::workspace::WorkspaceImage>>,
 }
 
 /// A relative path that stays inside the workspace (no root, no `..`).
@@ -27,6 +31,9 @@ impl WorkspacePath {
     pub fn parse(raw: &str) -> Result<Self, String> {
         if raw.trim().is_empty() {
             return Err("workspace path is empty".into());
+        }
+        if raw.contains('\0') {
+            return Err(format!("workspace path {raw:?} holds a NUL byte"));
         }
         for component in Path::new(raw).components() {
             match component {

@@ -6,15 +6,17 @@
 //! string or blocks; `cache_control` and other block fields ignored;
 //! `thinking`, `redacted_thinking`, `image`, `document` and `search_result`
 //! blocks skipped (they carry nothing the mock reads); messages with role
-//! `system` inside `messages` (Claude Code sends one) left out of the
-//! conversation and added to the system prompt; unknown top-level fields
-//! ignored.
+//! `system` inside `messages` (Claude Code sends them, its reminders
+//! among them) kept where they stand, as a text block at the end of the
+//! user message before them (else after them), so the model reads them
+//! in place and the user/assistant alternation holds; unknown top-level
+//! fields ignored.
 
 use serde_json::{Value, json};
 
 use super::BadRequest;
 use super::fields::{self, Object, join};
-use super::record::{WireRequest, normalize_task_message};
+use super::record::{WireRequest, normalize_task_message, texts_after_last_assistant};
 use super::sse::{SseEvent, chunks};
 use crate::llm::{Content, ContentBlock, Message, ModelResponse, Role, StopReason, ToolSchema};
 
@@ -40,7 +42,7 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
     let obj = fields::body_object(body)?;
     let model = fields::optional_str(&obj, "model", "")?.map(str::to_string);
     let stream = fields::optional_bool(&obj, "stream", "")?;
-    let mut system = match fields::optional(&obj, "system") {
+    let system = match fields::optional(&obj, "system") {
         None => String::new(),
         Some(value) => system_text(value)?,
     };
@@ -56,9 +58,9 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
         ));
     }
     let mut messages = Vec::with_capacity(raw.len());
-    // System messages after the last assistant message still count as
-    // added content (reminders travel there).
-    let mut late_system = Vec::new();
+    // System messages inside the conversation, with the number of user and
+    // assistant messages before each.
+    let mut in_conversation = Vec::new();
     for (i, message) in raw.iter().enumerate() {
         let path = format!("messages.{i}");
         let message = fields::object(message, &path)?;
@@ -78,12 +80,7 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
                 });
             }
             "system" => {
-                let text = system_text(content)?;
-                if !system.is_empty() {
-                    system.push_str("\n\n");
-                }
-                system.push_str(&text);
-                late_system.push((messages.len(), text));
+                in_conversation.push((messages.len(), system_text(content)?));
             }
             other => {
                 return Err(BadRequest::new(format!(
@@ -92,6 +89,7 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
             }
         }
     }
+    place_system_texts(&mut messages, in_conversation);
     normalize_task_message(&mut messages);
     let mut error_results = Vec::new();
     for message in raw {
@@ -108,20 +106,7 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
     }
     error_results.sort();
     error_results.dedup();
-    let last_assistant = messages
-        .iter()
-        .rposition(|m| m.role == Role::Assistant)
-        .map_or(0, |i| i + 1);
-    let mut added_texts: Vec<String> = messages[last_assistant..]
-        .iter()
-        .flat_map(|m| m.texts().map(str::to_string))
-        .collect();
-    added_texts.extend(
-        late_system
-            .into_iter()
-            .filter(|(position, _)| *position >= last_assistant)
-            .map(|(_, text)| text),
-    );
+    let added_texts = texts_after_last_assistant(&messages);
     Ok(WireRequest {
         system,
         messages,
@@ -132,6 +117,43 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
         added_texts,
         error_results,
     })
+}
+
+/// Puts the text of each `system` message found inside `messages` into the
+/// conversation where it stood, as a text block at the end of a user
+/// message: the user message before it, else the one after it, else a new
+/// user message. The model sees it where the client put it, the
+/// alternation of user and assistant is kept, and tool results stay first.
+fn place_system_texts(messages: &mut Vec<Message>, texts: Vec<(usize, String)>) {
+    let mut inserted = 0;
+    for (position, text) in texts {
+        let at = position + inserted;
+        let block = ContentBlock::text(text);
+        let target = if at > 0 && messages[at - 1].role == Role::User {
+            Some(at - 1)
+        } else if messages.get(at).is_some_and(|m| m.role == Role::User) {
+            Some(at)
+        } else {
+            None
+        };
+        match target {
+            Some(index) => push_block(&mut messages[index], block),
+            None => {
+                messages.insert(at, Message::blocks(Role::User, vec![block]));
+                inserted += 1;
+            }
+        }
+    }
+}
+
+fn push_block(message: &mut Message, block: ContentBlock) {
+    match &mut message.content {
+        Content::Blocks(blocks) => blocks.push(block),
+        Content::Text(text) => {
+            message.content =
+                Content::Blocks(vec![ContentBlock::text(std::mem::take(text)), block]);
+        }
+    }
 }
 
 fn system_text(value: &Value) -> Result<String, BadRequest> {
@@ -368,12 +390,21 @@ mod tests {
             ]
         }))
         .unwrap();
+        assert_eq!(request.system, "sys");
         assert_eq!(
-            request.system,
-            "sys\n\nearly note\n\n<system-reminder>late</system-reminder>"
+            request.messages[0],
+            Message::blocks(
+                Role::User,
+                vec![ContentBlock::text("task"), ContentBlock::text("early note")]
+            )
         );
-        assert_eq!(request.messages[0], Message::user_text("task"));
         assert_eq!(request.messages.len(), 3);
+        assert_eq!(
+            request.messages[2].content_blocks().last(),
+            Some(&ContentBlock::text(
+                "<system-reminder>late</system-reminder>"
+            ))
+        );
         assert_eq!(request.messages[1].content_blocks().len(), 2);
         assert_eq!(request.tools.len(), 2);
         assert_eq!(request.error_results, ["toolu_1_2"]);
@@ -381,6 +412,36 @@ mod tests {
             request.added_texts,
             ["a", "b", "<system-reminder>late</system-reminder>"]
         );
+    }
+
+    #[test]
+    fn system_messages_stay_where_they_stand() {
+        let request = parse(json!({"messages": [
+            {"role": "system", "content": "first"},
+            {"role": "user", "content": "task"},
+            {"role": "assistant", "content": [{"type": "text", "text": "a"}]},
+            {"role": "system", "content": "between"},
+            {"role": "assistant", "content": [{"type": "text", "text": "b"}]},
+            {"role": "system", "content": "last"}
+        ]}))
+        .unwrap();
+        let texts: Vec<Vec<&str>> = request
+            .messages
+            .iter()
+            .map(|m| m.texts().collect())
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                vec!["task", "first"],
+                vec!["a"],
+                vec!["between"],
+                vec!["b"],
+                vec!["last"]
+            ]
+        );
+        assert_eq!(request.added_texts, ["last"]);
+        assert!(crate::agent::protocol::check(&request.messages).is_empty());
     }
 
     #[test]

@@ -17,7 +17,9 @@
 //! response ended the turn, or the script ran out) and no request came for
 //! the grace period ([`DEFAULT_GRACE`]): the agent then gets SIGTERM and,
 //! a second later, SIGKILL; or at the timeout (SIGKILL). Whatever ends it,
-//! the agent's whole process group is killed before this returns.
+//! the agent's whole process group is killed before this returns, and so is
+//! every process that left the group but still carries the run's mark
+//! (`AGENT_EVAL_RUN_MARK`, inherited through the environment).
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -199,9 +201,13 @@ pub fn run_external(
         Ok(existing) if !existing.is_empty() => format!("{existing},127.0.0.1,localhost"),
         _ => "127.0.0.1,localhost".to_string(),
     };
+    // Every process the agent starts inherits this mark (unless it clears
+    // its environment), so strays can be found after the run.
+    let run_mark = format!("{}:{}", std::process::id(), server.addr().port());
     command
         .current_dir(run.workspace)
         .process_group(0)
+        .env(RUN_MARK_VAR, &run_mark)
         .env("ANTHROPIC_BASE_URL", server.base_url())
         .env("ANTHROPIC_API_KEY", DUMMY_KEY)
         .env("OPENAI_BASE_URL", server.openai_base_url())
@@ -256,8 +262,11 @@ pub fn run_external(
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    // Whatever the agent left running in its group goes too.
+    // Whatever the agent left running in its group goes too, and so does
+    // anything that left the group (a daemon) but still carries the run's
+    // mark in its environment.
     kill_group(group);
+    kill_marked(&run_mark);
     let exchanges = server.stop();
     if interrupted {
         return Err(WireError::Interrupted);
@@ -300,6 +309,54 @@ fn kill_group(group: libc::pid_t) {
     // addresses the process group created for this agent only.
     unsafe {
         libc::kill(-group, libc::SIGKILL);
+    }
+}
+
+/// The variable that marks every process of one external run.
+pub const RUN_MARK_VAR: &str = "AGENT_EVAL_RUN_MARK";
+
+/// Kills every process of ours whose environment carries `mark` (read from
+/// `/proc/PID/environ`), until none is left or a few rounds have passed (a
+/// process may fork while it is being looked for).
+fn kill_marked(mark: &str) {
+    let needle = format!("{RUN_MARK_VAR}={mark}\0");
+    let me = std::process::id();
+    for _ in 0..5 {
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        let mut found = false;
+        for entry in entries.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if pid == me {
+                continue;
+            }
+            let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+                continue;
+            };
+            if environ
+                .windows(needle.len())
+                .any(|w| w == needle.as_bytes())
+                && let Ok(pid) = libc::pid_t::try_from(pid)
+            {
+                found = true;
+                // SAFETY: kill has no memory-safety preconditions; the pid
+                // is a process of ours that carries this run's mark.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
+        }
+        if !found {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 

@@ -446,7 +446,17 @@ async fn handle(api: Api, shared: Arc<Shared>, body: Result<Bytes, BytesRejectio
         Ok(answered) => answered,
         Err(e) => return error_response(api, 500, &format!("the model failed: {e}")),
     };
-    render(api, &shared.options, index, &request, &reply)
+    let mut response = render(api, &shared.options, index, &request, &reply);
+    // Tells agent-eval's own HTTP clients (the built-in loop through the
+    // wire) that the script is used up, so they stop as in process; other
+    // clients only see the closing text.
+    if let Reply::Finished(Finish::ScriptExhausted) = reply {
+        response.headers_mut().insert(
+            crate::model::http::MOCK_FINISH_HEADER,
+            axum::http::HeaderValue::from_static("script_exhausted"),
+        );
+    }
+    response
 }
 
 /// Asks the model (under its lock, so the record follows the model's order)

@@ -23,7 +23,7 @@ TASK = [{"role": "user", "content": "List the files."}]
 
 
 def anthropic_checks():
-    client = anthropic.Anthropic(base_url=BASE, api_key="dummy", max_retries=0)
+    client = anthropic.Anthropic(base_url=BASE, api_key="dummy", max_retries=0, timeout=30)
     first = client.messages.create(model="mock", max_tokens=100, system="sys", tools=TOOLS, messages=TASK,
                                    metadata={"user_id": "u"})
     assert first.stop_reason == "tool_use", first
@@ -58,7 +58,7 @@ def anthropic_checks():
 
 
 def chat_checks():
-    client = openai.OpenAI(base_url=BASE + "/v1", api_key="dummy", max_retries=0)
+    client = openai.OpenAI(base_url=BASE + "/v1", api_key="dummy", max_retries=0, timeout=30)
     tools = [{"type": "function", "function": {"name": "bash", "parameters": TOOLS[0]["input_schema"]}}]
     messages = [{"role": "system", "content": "sys"}, {"role": "user", "content": "List the files."}]
     first = client.chat.completions.create(model="mock", messages=messages, tools=tools)
@@ -101,7 +101,7 @@ def chat_checks():
 
 
 def responses_checks():
-    client = openai.OpenAI(base_url=BASE + "/v1", api_key="dummy", max_retries=0)
+    client = openai.OpenAI(base_url=BASE + "/v1", api_key="dummy", max_retries=0, timeout=30)
     tools = [{"type": "function", "name": "bash", "parameters": TOOLS[0]["input_schema"], "strict": False}]
     first = client.responses.create(model="mock", instructions="sys", input="List the files.", tools=tools)
     assert first.output_text == "Planning.", first

@@ -1,47 +1,15 @@
-//! `read_file`, `write_file` and `edit_file`, guarded to the workspace.
+//! `read_file`, `write_file` and `edit_file` on a run's [`Workspace`]
+//! (in memory or on disk; the workspace keeps them inside and refuses
+//! anything but regular files).
 
-use std::fs;
-use std::path::Path;
-
-use super::path::resolve_in_workspace;
 use super::{EditFileArgs, MAX_OUTPUT_CHARS, ReadFileArgs, ToolError, WriteFileArgs, cut_chars};
-
-/// The largest file `read_file` and `edit_file` will read (256 MiB).
-pub const MAX_READ_BYTES: u64 = 256 << 20;
-
-/// An I/O error worded as Python words it (`[Errno 2] No such file or
-/// directory: '/ws/x'`), so transcripts match the reference's.
-fn os_error(error: std::io::Error, path: &Path) -> ToolError {
-    let message = match error.raw_os_error() {
-        Some(code) => {
-            let text = error.to_string();
-            let reason = text
-                .strip_suffix(&format!(" (os error {code})"))
-                .unwrap_or(&text)
-                .to_string();
-            format!("[Errno {code}] {reason}: '{}'", path.display())
-        }
-        None => error.to_string(),
-    };
-    ToolError::File(message)
-}
+use crate::agent::workspace::Workspace;
 
 /// Reads a file as UTF-8 text with universal newlines (`\r\n` and `\r`
 /// become `\n`), as Python's `read_text()` does; a decoding error is worded
 /// as Python's.
-fn read_text(path: &Path) -> Result<String, ToolError> {
-    // A model can make a huge file with one bash call; reading it whole
-    // must not take the harness's memory with it.
-    if let Ok(meta) = fs::metadata(path)
-        && meta.is_file()
-        && meta.len() > MAX_READ_BYTES
-    {
-        return Err(ToolError::File(format!(
-            "File too large: {} bytes (the limit is {MAX_READ_BYTES})",
-            meta.len()
-        )));
-    }
-    let bytes = fs::read(path).map_err(|e| os_error(e, path))?;
+fn read_text(workspace: &Workspace, path: &str) -> Result<String, ToolError> {
+    let bytes = workspace.read(path)?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let utf8 = e.utf8_error();
         let at = utf8.valid_up_to();
@@ -69,9 +37,8 @@ pub fn universal_newlines(text: String) -> String {
 
 /// The file's lines joined by `\n`; with `0 < limit < lines`, the first
 /// `limit` lines and a `... (<rest> more)` line. Cut at 50000 characters.
-pub fn read_file(root: &Path, args: &ReadFileArgs) -> Result<String, ToolError> {
-    let path = resolve_in_workspace(root, &args.path)?;
-    let text = read_text(&path)?;
+pub fn read_file(workspace: &Workspace, args: &ReadFileArgs) -> Result<String, ToolError> {
+    let text = read_text(workspace, &args.path)?;
     let mut lines = split_lines(&text);
     let rest_line;
     if let Some(limit) = args.limit.and_then(|l| usize::try_from(l).ok())
@@ -86,26 +53,21 @@ pub fn read_file(root: &Path, args: &ReadFileArgs) -> Result<String, ToolError> 
 }
 
 /// Creates parent folders and writes `content`: `Wrote <chars> bytes`.
-pub fn write_file(root: &Path, args: &WriteFileArgs) -> Result<String, ToolError> {
-    let path = resolve_in_workspace(root, &args.path)?;
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).map_err(|e| os_error(e, parent))?;
-    }
-    fs::write(&path, &args.content).map_err(|e| os_error(e, &path))?;
+pub fn write_file(workspace: &Workspace, args: &WriteFileArgs) -> Result<String, ToolError> {
+    workspace.write(&args.path, args.content.as_bytes(), true)?;
     Ok(format!("Wrote {} bytes", args.content.chars().count()))
 }
 
 /// Replaces the first occurrence of `old_text`.
-pub fn edit_file(root: &Path, args: &EditFileArgs) -> Result<String, ToolError> {
-    let path = resolve_in_workspace(root, &args.path)?;
-    let content = read_text(&path)?;
+pub fn edit_file(workspace: &Workspace, args: &EditFileArgs) -> Result<String, ToolError> {
+    let content = read_text(workspace, &args.path)?;
     if !content.contains(&args.old_text) {
         return Err(ToolError::TextNotFound {
             path: args.path.clone(),
         });
     }
-    fs::write(&path, content.replacen(&args.old_text, &args.new_text, 1))
-        .map_err(|e| os_error(e, &path))?;
+    let edited = content.replacen(&args.old_text, &args.new_text, 1);
+    workspace.write(&args.path, edited.as_bytes(), false)?;
     Ok(format!("Edited {}", args.path))
 }
 
@@ -151,15 +113,22 @@ pub fn split_lines(text: &str) -> Vec<&str> {
 mod tests {
     use super::*;
 
+    use std::fs;
+    use std::path::Path;
+
     fn setup() -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         (dir, root)
     }
 
+    fn ws(root: &Path) -> Workspace {
+        Workspace::on_disk(root).unwrap()
+    }
+
     fn read(root: &Path, path: &str, limit: Option<i64>) -> Result<String, String> {
         read_file(
-            root,
+            &ws(root),
             &ReadFileArgs {
                 path: path.into(),
                 limit,
@@ -210,7 +179,7 @@ mod tests {
             path: "deep/er/é.txt".into(),
             content: "héllo".into(),
         };
-        assert_eq!(write_file(&root, &args).unwrap(), "Wrote 5 bytes");
+        assert_eq!(write_file(&ws(&root), &args).unwrap(), "Wrote 5 bytes");
         assert_eq!(
             fs::read_to_string(root.join("deep/er/é.txt")).unwrap(),
             "héllo"
@@ -226,7 +195,7 @@ mod tests {
             old_text: "a\nb".into(),
             new_text: "c\nd".into(),
         };
-        assert_eq!(edit_file(&root, &args).unwrap(), "Edited crlf");
+        assert_eq!(edit_file(&ws(&root), &args).unwrap(), "Edited crlf");
         assert_eq!(fs::read_to_string(root.join("crlf")).unwrap(), "c\nd\n");
     }
 
@@ -236,7 +205,7 @@ mod tests {
         fs::write(root.join("f"), "a a a").unwrap();
         let edit = |old: &str| {
             edit_file(
-                &root,
+                &ws(&root),
                 &EditFileArgs {
                     path: "f".into(),
                     old_text: old.into(),

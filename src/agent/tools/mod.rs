@@ -1,5 +1,9 @@
 //! The s03 tools: `bash`, `read_file`, `write_file`, `edit_file`.
 //!
+//! The file tools work on the run's [`Workspace`] (in memory until a
+//! process needs the folder); `bash` first writes the workspace to its
+//! folder.
+//!
 //! Each tool takes typed arguments (unknown fields are an error) and returns
 //! its result text, or a [`ToolError`] whose `Display` is what the model sees
 //! after `Error: `. The `todo` tool lives in [`crate::agent::todo`] because
@@ -12,7 +16,8 @@ pub mod path;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use bash::{
@@ -21,6 +26,7 @@ pub use bash::{
 };
 pub use files::{edit_file, read_file, write_file};
 
+use crate::agent::workspace::{AccessError, Workspace};
 use crate::llm::ToolSchema;
 
 /// Results are cut to this many characters.
@@ -54,6 +60,15 @@ pub enum ToolError {
     File(String),
     #[error("{0}")]
     Io(#[from] std::io::Error),
+}
+
+impl From<AccessError> for ToolError {
+    fn from(e: AccessError) -> Self {
+        match e {
+            AccessError::Escapes { path } => Self::PathEscapes { path },
+            other => Self::File(other.to_string()),
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -91,18 +106,28 @@ pub const WORKSPACE_TOOLS: [&str; 4] = ["bash", "read_file", "write_file", "edit
 /// The tools one run offers, bound to its workspace.
 #[derive(Debug, Clone)]
 pub struct Toolbox {
-    root: PathBuf,
+    workspace: Arc<Workspace>,
     bash_timeout: Duration,
 }
 
 impl Toolbox {
-    /// `root` must exist; it is canonicalized so the path guard compares
-    /// like with like.
+    /// Tools on an existing folder, used on disk as it is (`root` must
+    /// exist; it is canonicalized so the path guard compares like with
+    /// like).
     pub fn new(root: &Path) -> std::io::Result<Self> {
-        Ok(Self {
-            root: root.canonicalize()?,
+        Ok(Self::with_workspace(Arc::new(Workspace::on_disk(root)?)))
+    }
+
+    /// Tools on a run's workspace (see [`Workspace::create`]).
+    pub fn with_workspace(workspace: Arc<Workspace>) -> Self {
+        Self {
+            workspace,
             bash_timeout: BASH_TIMEOUT,
-        })
+        }
+    }
+
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
     }
 
     /// Overrides the bash timeout (tests use a short one).
@@ -111,22 +136,26 @@ impl Toolbox {
         self
     }
 
+    /// The workspace folder (it exists even while the files are in memory).
     pub fn root(&self) -> &Path {
-        &self.root
+        self.workspace.root()
     }
 
     /// Runs workspace tool `name`; `None` when there is no such tool.
     pub fn call(&self, name: &str, input: &Value) -> Option<Result<String, ToolError>> {
         let result = match name {
-            "bash" => args::<BashArgs>(input, &["command"])
-                .and_then(|a| run_bash(&self.root, &a.command, self.bash_timeout)),
+            "bash" => args::<BashArgs>(input, &["command"]).and_then(|a| {
+                // A process needs the files in the folder.
+                self.workspace.materialize()?;
+                run_bash(self.root(), &a.command, self.bash_timeout)
+            }),
             "read_file" => {
-                args::<ReadFileArgs>(input, &["path"]).and_then(|a| read_file(&self.root, &a))
+                args::<ReadFileArgs>(input, &["path"]).and_then(|a| read_file(&self.workspace, &a))
             }
             "write_file" => args::<WriteFileArgs>(input, &["path", "content"])
-                .and_then(|a| write_file(&self.root, &a)),
+                .and_then(|a| write_file(&self.workspace, &a)),
             "edit_file" => args::<EditFileArgs>(input, &["path", "old_text", "new_text"])
-                .and_then(|a| edit_file(&self.root, &a)),
+                .and_then(|a| edit_file(&self.workspace, &a)),
             _ => return None,
         };
         Some(result)

@@ -1,10 +1,17 @@
-//! The workspace path guard.
+//! The workspace path guard: what a path from the model means.
 //!
 //! A path from the model is joined to the workspace root and resolved the
 //! way Python's `Path.resolve()` does: components in order, `..` applied to
 //! what is resolved so far, symlinks followed as they are met (non-existent
 //! tails are kept as written). If the result is not inside the (canonical)
 //! root, the path escapes and nothing may be read or written.
+//!
+//! This resolution gives the reference's *semantics* (which file a path
+//! names, and the path shown in error messages). It is not what keeps the
+//! tools inside the workspace: the file is then opened relative to the
+//! workspace's folder descriptor with `openat2(RESOLVE_BENEATH)` (see
+//! [`crate::agent::workspace`]), so a symlink swapped in between cannot
+//! lead the open outside.
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -19,22 +26,47 @@ const MAX_SYMLINKS: usize = 40;
 /// Resolves `requested` against `root` (which must be canonical) and checks
 /// it stays inside.
 pub fn resolve_in_workspace(root: &Path, requested: &str) -> Result<PathBuf, ToolError> {
-    let escapes = || ToolError::PathEscapes {
+    resolve_with(root, requested, &disk_link).ok_or_else(|| ToolError::PathEscapes {
         path: requested.to_string(),
-    };
-    let joined = root.join(requested);
-    let resolved = resolve(&joined).ok_or_else(escapes)?;
-    if resolved.starts_with(root) {
-        Ok(resolved)
+    })
+}
+
+/// Resolves `requested` against the canonical `root`, asking `read_link`
+/// whether a path is a symlink (and where it points); `None` when the path
+/// escapes or meets a symlink loop.
+pub fn resolve_with(
+    root: &Path,
+    requested: &str,
+    read_link: &dyn Fn(&Path) -> Option<PathBuf>,
+) -> Option<PathBuf> {
+    let requested = Path::new(requested);
+    // The root is canonical: none of its components is a symlink, so a
+    // relative path starts there without looking them up again.
+    let start = if requested.is_absolute() {
+        PathBuf::from("/")
     } else {
-        Err(escapes())
+        root.to_path_buf()
+    };
+    let resolved = resolve(start, requested, read_link)?;
+    resolved.starts_with(root).then_some(resolved)
+}
+
+/// Where the symlink at `path` points on disk; `None` if it is none.
+pub fn disk_link(path: &Path) -> Option<PathBuf> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => fs::read_link(path).ok(),
+        _ => None,
     }
 }
 
-/// `realpath` without requiring existence. `None` on a symlink loop.
-fn resolve(path: &Path) -> Option<PathBuf> {
+/// `realpath` of `path` from `current` without requiring existence.
+/// `None` on a symlink loop (or a link that cannot be read).
+fn resolve(
+    mut current: PathBuf,
+    path: &Path,
+    read_link: &dyn Fn(&Path) -> Option<PathBuf>,
+) -> Option<PathBuf> {
     let mut pending: VecDeque<OsString> = VecDeque::new();
-    let mut current = PathBuf::from("/");
     push_components(path, &mut pending, &mut current);
     let mut followed = 0;
     while let Some(part) = pending.pop_front() {
@@ -43,13 +75,12 @@ fn resolve(path: &Path) -> Option<PathBuf> {
             continue;
         }
         let candidate = current.join(&part);
-        match fs::symlink_metadata(&candidate) {
-            Ok(meta) if meta.file_type().is_symlink() => {
+        match read_link(&candidate) {
+            Some(target) => {
                 followed += 1;
                 if followed > MAX_SYMLINKS {
                     return None;
                 }
-                let target = fs::read_link(&candidate).ok()?;
                 let mut target_parts = VecDeque::new();
                 if target.is_absolute() {
                     current = PathBuf::from("/");
@@ -59,7 +90,7 @@ fn resolve(path: &Path) -> Option<PathBuf> {
                     pending.push_front(p);
                 }
             }
-            _ => current = candidate,
+            None => current = candidate,
         }
     }
     Some(current)

@@ -39,6 +39,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::io::Read;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -48,6 +49,10 @@ use std::time::Duration;
 /// driven through the wire by these clients, then stops exactly as it
 /// does in process. Real APIs never send it.
 pub const MOCK_FINISH_HEADER: &str = "x-agent-eval-finish";
+
+/// The largest answer body read from an API (a model's answer is a few
+/// kilobytes; anything near this is a broken or hostile peer).
+pub const MAX_ANSWER_BYTES: u64 = 32 << 20;
 
 /// Which real API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -447,10 +452,13 @@ impl<F> ApiModel<F> {
                 Err(Failure::Fatal(message)) => message,
                 Err(Failure::Retry(message, server_delay)) => {
                     if attempt < max_attempts {
-                        std::thread::sleep(self.backoff.delay(attempt, server_delay));
-                        continue;
+                        if sleep_unless_cancelled(self.backoff.delay(attempt, server_delay)) {
+                            continue;
+                        }
+                        format!("{message} (cancelled while waiting to retry)")
+                    } else {
+                        format!("{message} (gave up after {attempt} attempts)")
                     }
-                    format!("{message} (gave up after {attempt} attempts)")
                 }
             };
             let message = self.endpoint.key().redact(&message);
@@ -475,9 +483,17 @@ impl<F> ApiModel<F> {
             .get(MOCK_FINISH_HEADER)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.trim() == "script_exhausted");
-        let bytes = response
-            .bytes()
+        let mut bytes = Vec::new();
+        // A peer may send anything: read at most the cap (and one byte more
+        // to tell that it was passed).
+        std::io::Read::take(response, MAX_ANSWER_BYTES + 1)
+            .read_to_end(&mut bytes)
             .map_err(|e| Failure::Retry(error_chain(&e), None))?;
+        if bytes.len() as u64 > MAX_ANSWER_BYTES {
+            return Err(Failure::Fatal(format!(
+                "HTTP {status} with a body over {MAX_ANSWER_BYTES} bytes"
+            )));
+        }
         if status.is_success() {
             let body = serde_json::from_slice(&bytes).map_err(|e| {
                 Failure::Fatal(format!("HTTP {status} with a body that is not JSON: {e}"))
@@ -496,6 +512,22 @@ impl<F> ApiModel<F> {
             Err(Failure::Fatal(message))
         }
     }
+}
+
+/// Sleeps `delay` in short slices; false as soon as Ctrl-C is requested, so
+/// a run waiting out a long `retry-after` does not hold the stop up.
+fn sleep_unless_cancelled(delay: Duration) -> bool {
+    const SLICE: Duration = Duration::from_millis(50);
+    let mut left = delay;
+    while !left.is_zero() {
+        if crate::cancel::requested() {
+            return false;
+        }
+        let step = left.min(SLICE);
+        std::thread::sleep(step);
+        left -= step;
+    }
+    !crate::cancel::requested()
 }
 
 /// A successful answer.

@@ -114,22 +114,24 @@ impl Reader<'_> {
                 else {
                     continue;
                 };
-                let items = match self.dialect.plan_from_result(content) {
-                    Some(items) => Some(items),
-                    None => self
-                        .accepted_call(asked, tool_use_id, content)
-                        .and_then(|(tool, input)| self.dialect.plan_from_call(&held, tool, input)),
+                // A plan shown back was seen in this message; a plan read
+                // from the model's own call was last seen in that call, so
+                // the results after it (this message) count against it.
+                let (items, at) = match self.dialect.plan_from_result(content) {
+                    Some(items) => (Some(items), index),
+                    None => (
+                        self.accepted_call(asked, tool_use_id, content).and_then(
+                            |(tool, input)| self.dialect.plan_from_call(&held, tool, input),
+                        ),
+                        index.saturating_sub(1),
+                    ),
                 };
                 let Some(items) = items else { continue };
                 held = items.clone();
                 let steps = self.map_to_steps(&items);
                 // A list that names none of the task's steps is not its plan.
                 if !steps.is_empty() {
-                    found = Some(FoundPlan {
-                        at: index,
-                        steps,
-                        items,
-                    });
+                    found = Some(FoundPlan { at, steps, items });
                 }
             }
         }

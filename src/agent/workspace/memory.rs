@@ -1,0 +1,248 @@
+//! A workspace held in memory: a map from paths (relative to the root) to
+//! folders and files, with the few system calls the file tools make
+//! emulated on it — same results, same error numbers as on disk.
+//!
+//! Every node remembers when it was created (`seq`), so writing the tree to
+//! a real folder creates entries in the order a disk workspace would have,
+//! and folder listings (whose order some file systems keep by creation)
+//! come out the same.
+
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The longest name one path component may have (ext4, tmpfs).
+const NAME_MAX: usize = 255;
+
+/// A failed emulated system call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fail {
+    Errno(i32),
+    /// A NUL byte in a path (std refuses it before any system call).
+    Nul,
+}
+
+/// What a path holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeKind {
+    Dir,
+    File {
+        data: Arc<[u8]>,
+        /// Permission bits to set (a fixture's file keeps its own, as
+        /// `fs::copy` does); `None`: the default of a new file.
+        mode: Option<u32>,
+    },
+    /// Only in images that are written to disk before use.
+    Symlink(PathBuf),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    pub kind: NodeKind,
+    pub seq: u64,
+}
+
+/// The tree; keys are relative paths without `.`/`..` (the root is not a
+/// key: it always exists and is a folder).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tree {
+    nodes: BTreeMap<PathBuf, Node>,
+    next_seq: u64,
+}
+
+impl Tree {
+    pub fn nodes(&self) -> impl Iterator<Item = (&PathBuf, &Node)> {
+        self.nodes.iter()
+    }
+
+    /// Nodes in creation order.
+    pub fn in_creation_order(&self) -> Vec<(&PathBuf, &Node)> {
+        let mut nodes: Vec<_> = self.nodes.iter().collect();
+        nodes.sort_by_key(|(_, n)| n.seq);
+        nodes
+    }
+
+    pub fn has_symlinks(&self) -> bool {
+        self.nodes
+            .values()
+            .any(|n| matches!(n.kind, NodeKind::Symlink(_)))
+    }
+
+    /// Adds a node as a copy would (no checks: used to load a fixture).
+    pub fn insert(&mut self, rel: PathBuf, kind: NodeKind) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.nodes.insert(rel, Node { kind, seq });
+    }
+
+    fn check_name(name: &OsStr) -> Result<(), Fail> {
+        if name.as_bytes().contains(&0) {
+            Err(Fail::Nul)
+        } else if name.len() > NAME_MAX {
+            Err(Fail::Errno(libc::ENAMETOOLONG))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Walks to `rel` as the kernel does: every ancestor must exist and be
+    /// a folder. `Ok(None)` when only the last component is missing.
+    pub fn lookup(&self, rel: &Path) -> Result<Option<&NodeKind>, Fail> {
+        if rel.as_os_str().as_bytes().contains(&0) {
+            return Err(Fail::Nul);
+        }
+        let mut at = PathBuf::new();
+        let mut node: Option<&NodeKind> = Some(&NodeKind::Dir);
+        for part in rel.iter() {
+            match node {
+                Some(NodeKind::Dir) => {}
+                Some(_) => return Err(Fail::Errno(libc::ENOTDIR)),
+                None => return Err(Fail::Errno(libc::ENOENT)),
+            }
+            Self::check_name(part)?;
+            at.push(part);
+            node = self.nodes.get(&at).map(|n| &n.kind);
+        }
+        Ok(node)
+    }
+
+    /// `mkdir(rel)`.
+    fn mkdir(&mut self, rel: &Path) -> Result<(), Fail> {
+        match self.lookup(rel)? {
+            Some(_) => Err(Fail::Errno(libc::EEXIST)),
+            None => {
+                self.insert(rel.to_path_buf(), NodeKind::Dir);
+                Ok(())
+            }
+        }
+    }
+
+    fn is_dir(&self, rel: &Path) -> bool {
+        matches!(self.lookup(rel), Ok(Some(NodeKind::Dir)))
+    }
+
+    /// `std::fs::create_dir_all(rel)`, step for step (so it fails the same
+    /// way: `EEXIST` when `rel` is a file, `ENOTDIR` when an ancestor is).
+    pub fn create_dir_all(&mut self, rel: &Path) -> Result<(), Fail> {
+        if rel.as_os_str().is_empty() {
+            return Ok(());
+        }
+        match self.mkdir(rel) {
+            Ok(()) => return Ok(()),
+            Err(Fail::Errno(libc::ENOENT)) => {}
+            Err(_) if self.is_dir(rel) => return Ok(()),
+            Err(e) => return Err(e),
+        }
+        self.create_dir_all(rel.parent().unwrap_or(Path::new("")))?;
+        match self.mkdir(rel) {
+            Ok(()) => Ok(()),
+            Err(_) if self.is_dir(rel) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `open(rel, O_RDONLY)` then read.
+    pub fn read(&self, rel: &Path) -> Result<Arc<[u8]>, Fail> {
+        match self.lookup(rel)? {
+            None => Err(Fail::Errno(libc::ENOENT)),
+            Some(NodeKind::Dir) => Err(Fail::Errno(libc::EISDIR)),
+            Some(NodeKind::File { data, .. }) => Ok(data.clone()),
+            // Trees with symlinks are never used in memory.
+            Some(NodeKind::Symlink(_)) => Err(Fail::Errno(libc::ELOOP)),
+        }
+    }
+
+    /// `open(rel, O_WRONLY | O_CREAT | O_TRUNC)` then write: replaces a
+    /// file's content (keeping its mode) or creates it.
+    pub fn write(&mut self, rel: &Path, data: Arc<[u8]>) -> Result<(), Fail> {
+        if rel.as_os_str().is_empty() {
+            return Err(Fail::Errno(libc::EISDIR));
+        }
+        match self.lookup(rel)? {
+            None => {
+                self.insert(rel.to_path_buf(), NodeKind::File { data, mode: None });
+                Ok(())
+            }
+            Some(NodeKind::Dir) => Err(Fail::Errno(libc::EISDIR)),
+            Some(NodeKind::Symlink(_)) => Err(Fail::Errno(libc::ELOOP)),
+            Some(NodeKind::File { .. }) => {
+                if let Some(Node {
+                    kind: NodeKind::File { data: old, .. },
+                    ..
+                }) = self.nodes.get_mut(rel)
+                {
+                    *old = data;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(text: &str) -> Arc<[u8]> {
+        Arc::from(text.as_bytes())
+    }
+
+    #[test]
+    fn create_dir_all_fails_as_std_does() {
+        let mut tree = Tree::default();
+        tree.write(Path::new("a"), data("x")).unwrap();
+        assert_eq!(
+            tree.create_dir_all(Path::new("a")),
+            Err(Fail::Errno(libc::EEXIST))
+        );
+        assert_eq!(
+            tree.create_dir_all(Path::new("a/b/c")),
+            Err(Fail::Errno(libc::ENOTDIR))
+        );
+        tree.create_dir_all(Path::new("d/e/f")).unwrap();
+        assert!(tree.is_dir(Path::new("d/e")));
+        tree.create_dir_all(Path::new("d/e")).unwrap();
+        // Same answers as the real thing.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a"), "x").unwrap();
+        let real = |p: &str| {
+            std::fs::create_dir_all(dir.path().join(p))
+                .unwrap_err()
+                .raw_os_error()
+        };
+        assert_eq!(real("a"), Some(libc::EEXIST));
+        assert_eq!(real("a/b/c"), Some(libc::ENOTDIR));
+    }
+
+    #[test]
+    fn reads_and_writes() {
+        let mut tree = Tree::default();
+        assert_eq!(tree.read(Path::new("x")), Err(Fail::Errno(libc::ENOENT)));
+        assert_eq!(tree.read(Path::new("x/y")), Err(Fail::Errno(libc::ENOENT)));
+        tree.write(Path::new("x"), data("1")).unwrap();
+        assert_eq!(tree.read(Path::new("x/y")), Err(Fail::Errno(libc::ENOTDIR)));
+        tree.write(Path::new("x"), data("2")).unwrap();
+        assert_eq!(&*tree.read(Path::new("x")).unwrap(), b"2");
+        tree.create_dir_all(Path::new("d")).unwrap();
+        assert_eq!(tree.read(Path::new("d")), Err(Fail::Errno(libc::EISDIR)));
+        assert_eq!(
+            tree.write(Path::new("d"), data("")),
+            Err(Fail::Errno(libc::EISDIR))
+        );
+        assert_eq!(tree.read(Path::new("")), Err(Fail::Errno(libc::EISDIR)));
+        assert_eq!(tree.read(Path::new("a\0b")), Err(Fail::Nul));
+        let long = "n".repeat(256);
+        assert_eq!(
+            tree.write(Path::new(&long), data("")),
+            Err(Fail::Errno(libc::ENAMETOOLONG))
+        );
+        let order: Vec<_> = tree
+            .in_creation_order()
+            .into_iter()
+            .map(|(p, _)| p.clone())
+            .collect();
+        assert_eq!(order, [PathBuf::from("x"), PathBuf::from("d")]);
+    }
+}

@@ -1,0 +1,390 @@
+//! A hostile model and a careless scenario author against the workspace:
+//! FIFOs, devices, symlink swaps, hard links, fixtures that point at the
+//! host, huge sparse files, locked folders, impossible `files:`. Every case
+//! must end promptly, never touch anything outside the workspace, and
+//! leave nothing behind. All loops are bounded by a count, not a clock.
+
+use std::ffi::CString;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use agent_eval::agent::tools::Toolbox;
+use agent_eval::agent::workspace::{Workspace, WorkspaceImage};
+use agent_eval::eval::checks;
+use agent_eval::scenario::{self, Check, WorkspacePath};
+use serde_json::json;
+
+fn mkfifo(path: &Path) {
+    let c = CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o666) }, 0, "mkfifo");
+}
+
+/// A disk workspace on a fresh folder (what the tools see after a `bash`
+/// call made something there).
+fn disk_workspace() -> (tempfile::TempDir, Toolbox) {
+    let dir = tempfile::tempdir().unwrap();
+    let toolbox = Toolbox::new(dir.path()).unwrap();
+    (dir, toolbox)
+}
+
+fn call(toolbox: &Toolbox, tool: &str, input: serde_json::Value) -> Result<String, String> {
+    toolbox
+        .call(tool, &input)
+        .expect("a workspace tool")
+        .map_err(|e| e.to_string())
+}
+
+fn file(path: &str) -> WorkspacePath {
+    WorkspacePath::parse(path).unwrap()
+}
+
+#[test]
+fn fifos_are_refused_by_every_file_tool_without_blocking() {
+    let (_dir, toolbox) = disk_workspace();
+    mkfifo(&toolbox.root().join("pipe"));
+    let err = call(&toolbox, "read_file", json!({"path": "pipe"})).unwrap_err();
+    assert!(err.contains("is a FIFO"), "{err}");
+    let err = call(
+        &toolbox,
+        "write_file",
+        json!({"path": "pipe", "content": "x"}),
+    )
+    .unwrap_err();
+    assert!(err.contains("is a FIFO"), "{err}");
+    let err = call(
+        &toolbox,
+        "edit_file",
+        json!({"path": "pipe", "old_text": "a", "new_text": "b"}),
+    )
+    .unwrap_err();
+    assert!(err.contains("is a FIFO"), "{err}");
+    // Through a symlink, and as a parent folder.
+    symlink_to(&toolbox, "pipe", "alias");
+    let err = call(&toolbox, "read_file", json!({"path": "alias"})).unwrap_err();
+    assert!(err.contains("is a FIFO"), "{err}");
+    let err = call(
+        &toolbox,
+        "write_file",
+        json!({"path": "pipe/x", "content": "x"}),
+    )
+    .unwrap_err();
+    assert!(err.contains("File exists"), "{err}");
+}
+
+/// A symlink `name` -> `target` inside the toolbox's folder.
+fn symlink_to(toolbox: &Toolbox, target: &str, name: &str) {
+    std::os::unix::fs::symlink(target, toolbox.root().join(name)).unwrap();
+}
+
+#[test]
+fn a_fifo_in_a_check_fails_the_check_without_blocking() {
+    let (_dir, toolbox) = disk_workspace();
+    mkfifo(&toolbox.root().join("pipe"));
+    let ws = toolbox.workspace();
+    let contains = Check::Contains {
+        file: file("pipe"),
+        contains: "x".into(),
+    };
+    let not_contains = Check::NotContains {
+        file: file("pipe"),
+        not_contains: "x".into(),
+    };
+    let equals = Check::Equals {
+        file: file("pipe"),
+        equals: "".into(),
+    };
+    assert!(!checks::holds(&contains, ws));
+    assert!(!checks::holds(&not_contains, ws));
+    assert!(!checks::holds(&equals, ws));
+    let exists = Check::Exists {
+        file: file("pipe"),
+        exists: true,
+    };
+    assert!(
+        checks::holds(&exists, ws),
+        "a FIFO exists; it is just not read"
+    );
+}
+
+/// Writes `scenario.yaml` (with `text`) in a fresh folder and loads it.
+fn load_in(dir: &Path, text: &str) -> Result<scenario::Scenario, String> {
+    let file = dir.join("scenario.yaml");
+    fs::write(&file, text).unwrap();
+    scenario::load(&file).map_err(|e| e.to_string())
+}
+
+const MODEL: &str = "model:\n  script:\n    - text: Done.\n";
+
+#[test]
+fn special_files_in_a_fixture_are_a_load_error() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("fx")).unwrap();
+    fs::write(dir.path().join("fx/ok.txt"), "fine").unwrap();
+    mkfifo(&dir.path().join("fx/pipe"));
+    let text = format!("task: t\nworkspace:\n  fixture: fx\n{MODEL}");
+    let err = load_in(dir.path(), &text).unwrap_err();
+    assert!(err.contains("scenario.yaml:3:"), "{err}");
+    assert!(err.contains("is a FIFO"), "{err}");
+
+    // A device, where this process may make one (root).
+    fs::remove_file(dir.path().join("fx/pipe")).unwrap();
+    let node = CString::new(dir.path().join("fx/null").as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid path; makes a character device like /dev/null.
+    let made = unsafe { libc::mknod(node.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
+    if made == 0 {
+        let err = load_in(dir.path(), &text).unwrap_err();
+        assert!(err.contains("is a character device"), "{err}");
+        fs::remove_file(dir.path().join("fx/null")).unwrap();
+    }
+    load_in(dir.path(), &text).unwrap();
+}
+
+#[test]
+fn a_fixture_outside_the_repository_is_a_load_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenarios = dir.path().join("repo/scenarios");
+    fs::create_dir_all(&scenarios).unwrap();
+    let text = format!("task: t\nworkspace:\n  fixture: ../../../../../../../../etc\n{MODEL}");
+    let err = load_in(&scenarios, &text).unwrap_err();
+    assert!(err.contains("scenario.yaml:3:"), "{err}");
+    assert!(err.contains("outside the scenario's repository"), "{err}");
+    // Without .git the scenario's own folder is the limit; with one, the
+    // repository's whole tree is allowed.
+    fs::create_dir_all(dir.path().join("repo/fixtures/f")).unwrap();
+    let sibling = format!("task: t\nworkspace:\n  fixture: ../fixtures/f\n{MODEL}");
+    assert!(load_in(&scenarios, &sibling).is_err());
+    fs::create_dir(dir.path().join("repo/.git")).unwrap();
+    load_in(&scenarios, &sibling).unwrap();
+    // A symlink inside the repository that leads out is no way around it.
+    std::os::unix::fs::symlink("/etc", dir.path().join("repo/fixtures/etc")).unwrap();
+    let via_link = format!("task: t\nworkspace:\n  fixture: ../fixtures/etc\n{MODEL}");
+    let err = load_in(&scenarios, &via_link).unwrap_err();
+    assert!(err.contains("outside the scenario's repository"), "{err}");
+}
+
+#[test]
+fn impossible_files_are_load_errors_with_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let nul = format!("task: t\nworkspace:\n  files:\n    \"a\\0b\": x\n{MODEL}");
+    let err = load_in(dir.path(), &nul).unwrap_err();
+    assert!(err.contains("scenario.yaml:4:"), "{err}");
+    assert!(err.contains("NUL"), "{err}");
+    let nested = format!("task: t\nworkspace:\n  files:\n    a: x\n    a/b: y\n{MODEL}");
+    let err = load_in(dir.path(), &nested).unwrap_err();
+    assert!(err.contains("scenario.yaml:5:5:"), "{err}");
+    assert!(err.contains("`a/b`"), "{err}");
+}
+
+#[test]
+fn hard_links_are_refused() {
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret");
+    fs::write(&secret, "outside").unwrap();
+    let dir = tempfile::tempdir_in(outside.path()).unwrap();
+    let toolbox = Toolbox::new(dir.path()).unwrap();
+    fs::hard_link(&secret, toolbox.root().join("link")).unwrap();
+    for (tool, input) in [
+        ("read_file", json!({"path": "link"})),
+        ("write_file", json!({"path": "link", "content": "pwned"})),
+        (
+            "edit_file",
+            json!({"path": "link", "old_text": "outside", "new_text": "pwned"}),
+        ),
+    ] {
+        let err = call(&toolbox, tool, input).unwrap_err();
+        assert!(err.contains("hard links"), "{tool}: {err}");
+    }
+    let check = Check::Contains {
+        file: file("link"),
+        contains: "outside".into(),
+    };
+    assert!(!checks::holds(&check, toolbox.workspace()));
+    assert_eq!(fs::read_to_string(&secret).unwrap(), "outside");
+}
+
+/// Swaps `a` and `b` atomically (`renameat2(RENAME_EXCHANGE)`).
+fn exchange(a: &Path, b: &Path) -> bool {
+    let a = CString::new(a.as_os_str().as_encoded_bytes()).unwrap();
+    let b = CString::new(b.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: valid NUL-terminated paths.
+    unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        ) == 0
+    }
+}
+
+#[test]
+fn a_symlink_swapped_during_access_never_leads_outside() {
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("f"), "OUTSIDE").unwrap();
+    let (_dir, toolbox) = disk_workspace();
+    let root = toolbox.root().to_path_buf();
+    // `link` is a real folder when the path is checked, and may be a
+    // symlink to the outside folder by the time it is opened.
+    fs::create_dir(root.join("link")).unwrap();
+    fs::write(root.join("link/f"), "inside").unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join("alt")).unwrap();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let flipper = {
+        let stop = stop.clone();
+        let root = root.clone();
+        std::thread::spawn(move || {
+            let mut flips = 0u64;
+            while !stop.load(Ordering::Relaxed) && flips < 50_000_000 {
+                exchange(&root.join("link"), &root.join("alt"));
+                flips += 1;
+            }
+        })
+    };
+    let mut inside_reads = 0;
+    for i in 0..5000 {
+        if let Ok(text) = call(&toolbox, "read_file", json!({"path": "link/f"})) {
+            assert_ne!(text, "OUTSIDE", "read {i} escaped");
+            inside_reads += 1;
+        }
+        let _ = call(
+            &toolbox,
+            "write_file",
+            json!({"path": "link/f", "content": "inside"}),
+        );
+        let _ = call(
+            &toolbox,
+            "write_file",
+            json!({"path": "link/new", "content": "inside"}),
+        );
+        let _ = call(
+            &toolbox,
+            "edit_file",
+            json!({"path": "link/f", "old_text": "inside", "new_text": "inside"}),
+        );
+        let check = Check::Contains {
+            file: file("link/f"),
+            contains: "OUTSIDE".into(),
+        };
+        assert!(
+            !checks::holds(&check, toolbox.workspace()),
+            "check {i} escaped"
+        );
+    }
+    stop.store(true, Ordering::Relaxed);
+    flipper.join().unwrap();
+    assert_eq!(
+        fs::read_to_string(outside.path().join("f")).unwrap(),
+        "OUTSIDE"
+    );
+    assert_eq!(
+        fs::read_dir(outside.path()).unwrap().count(),
+        1,
+        "nothing created outside"
+    );
+    // Not just failing closed every time: the folder was reached too.
+    assert!(inside_reads > 0);
+}
+
+#[test]
+fn a_huge_sparse_file_is_checked_by_streaming() {
+    let (_dir, toolbox) = disk_workspace();
+    let path = toolbox.root().join("big");
+    let size = 3u64 << 30;
+    let handle = fs::File::create(&path).unwrap();
+    handle.set_len(size).unwrap();
+    drop(handle);
+    {
+        use std::io::{Seek, SeekFrom, Write};
+        let mut handle = fs::OpenOptions::new().write(true).open(&path).unwrap();
+        handle.seek(SeekFrom::Start(size - 16)).unwrap();
+        handle.write_all(b"needle").unwrap();
+    }
+    let ws = toolbox.workspace();
+    let contains = |text: &str| {
+        checks::holds(
+            &Check::Contains {
+                file: file("big"),
+                contains: text.into(),
+            },
+            ws,
+        )
+    };
+    assert!(contains("needle"));
+    assert!(!contains("haystack"));
+    let equals = Check::Equals {
+        file: file("big"),
+        equals: "short".into(),
+    };
+    assert!(!checks::holds(&equals, ws));
+    // The tools refuse to read it whole.
+    let err = call(&toolbox, "read_file", json!({"path": "big"})).unwrap_err();
+    assert!(err.contains("File too large"), "{err}");
+    // Memory stayed far below the file's size.
+    let status = fs::read_to_string("/proc/self/status").unwrap();
+    let peak_kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    assert!(peak_kib < 1 << 20, "peak RSS {peak_kib} KiB");
+}
+
+#[test]
+fn locked_folders_do_not_leave_the_workspace_behind() {
+    let image = WorkspaceImage::build(None, [("a.txt", "x")]).unwrap();
+    let workspace = Workspace::create(&image).unwrap();
+    let root = workspace.root().to_path_buf();
+    let toolbox = Toolbox::with_workspace(Arc::new(workspace));
+    call(
+        &toolbox,
+        "bash",
+        json!({"command": "mkdir -p locked/inner && echo x > locked/inner/f && chmod 000 locked/inner/f locked/inner locked"}),
+    )
+    .unwrap();
+    assert_eq!(
+        fs::metadata(root.join("locked"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777,
+        0
+    );
+    drop(toolbox);
+    assert!(!root.exists(), "the workspace folder survived");
+}
+
+#[test]
+fn a_run_starts_in_memory_and_writes_the_folder_only_for_a_process() {
+    let image = WorkspaceImage::build(None, [("a.txt", "x")]).unwrap();
+    let workspace = Arc::new(Workspace::create(&image).unwrap());
+    let toolbox = Toolbox::with_workspace(workspace.clone());
+    call(
+        &toolbox,
+        "write_file",
+        json!({"path": "b.txt", "content": "y"}),
+    )
+    .unwrap();
+    assert!(workspace.in_memory());
+    assert_eq!(fs::read_dir(workspace.root()).unwrap().count(), 0);
+    assert_eq!(
+        call(&toolbox, "bash", json!({"command": "cat a.txt b.txt"})).unwrap(),
+        "xy"
+    );
+    assert!(!workspace.in_memory());
+    call(
+        &toolbox,
+        "write_file",
+        json!({"path": "c.txt", "content": "z"}),
+    )
+    .unwrap();
+    assert_eq!(
+        fs::read_to_string(workspace.root().join("c.txt")).unwrap(),
+        "z"
+    );
+}
