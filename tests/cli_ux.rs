@@ -175,6 +175,21 @@ fn a_failure_is_printed_once_with_its_replay_commands_and_they_show_the_same_run
     .flat_map(|s| (0..6).map(move |seed| (s.to_string(), seed)))
     .collect();
     assert_eq!(order, expected);
+    // The plan as it changed, read through the dialect: items with statuses.
+    let plans: Vec<&serde_json::Value> = records
+        .iter()
+        .flat_map(|r| r["plans"].as_array().unwrap())
+        .collect();
+    assert!(!plans.is_empty(), "some run used the todo tool");
+    for plan in &plans {
+        assert!(plan["turn"].as_u64().is_some_and(|t| t >= 1));
+        for item in plan["items"].as_array().unwrap() {
+            assert!(
+                item["status"].is_string() && item["text"].is_string(),
+                "{item}"
+            );
+        }
+    }
     for record in &records {
         assert_eq!(record["scenario"], "two-steps");
         assert!(record["messages"].as_array().is_some_and(|m| !m.is_empty()));

@@ -513,9 +513,10 @@ struct RunLog<'a> {
 #[derive(Default)]
 struct LogState {
     next: usize,
-    /// Records (scenario index, record) waiting for earlier runs; `None`
-    /// for a run nothing needs.
-    pending: BTreeMap<usize, Option<(usize, Value)>>,
+    /// Records (scenario index, JSON line) waiting for earlier runs;
+    /// `None` for a run nothing needs. Held as text: far smaller than a
+    /// parsed document while runs finish out of order.
+    pending: BTreeMap<usize, Option<(usize, String)>>,
     /// One writer per log file (scenarios whose names map to the same file
     /// share it).
     files: BTreeMap<String, BufWriter<File>>,
@@ -565,7 +566,7 @@ impl<'a> RunLog<'a> {
         let wanted =
             self.dir.is_some() || (self.keep_failing > 0 && !record.metrics.fully_completed());
         let entry = match self.scenarios.get(scenario) {
-            Some(s) if wanted => Some((scenario, log::record(s, settings, record))),
+            Some(s) if wanted => Some((scenario, log::line(&log::record(s, settings, record)))),
             _ => None,
         };
         let Ok(mut state) = self.state.lock() else {
@@ -588,13 +589,13 @@ impl<'a> RunLog<'a> {
                 return;
             };
             state.next = position + 1;
-            let Some((scenario, record)) = entry else {
+            let Some((scenario, line)) = entry else {
                 continue;
             };
             if let (Some(dir), Some(s)) = (&self.dir, self.scenarios.get(scenario)) {
                 let name = log::file_name(&s.name);
                 if let Some(file) = state.files.get_mut(&name)
-                    && let Err(source) = file.write_all(log::line(&record).as_bytes())
+                    && let Err(source) = file.write_all(line.as_bytes())
                     && state.error.is_none()
                 {
                     state.error = Some(AppError::Write {
@@ -602,7 +603,9 @@ impl<'a> RunLog<'a> {
                         source,
                     });
                 }
-            } else if state.kept.len() < self.keep_failing {
+            } else if state.kept.len() < self.keep_failing
+                && let Ok(record) = serde_json::from_str(&line)
+            {
                 state.kept.push(record);
             }
         }

@@ -164,6 +164,11 @@ pub fn replay_command(scenario: &Scenario, settings: &CellSettings, seed: u64) -
         "--seed".into(),
         seed.to_string(),
     ];
+    // An external agent (the scenario's or `run --agent`'s) runs again
+    // under `replay --agent`.
+    if let Some(agent) = &scenario.agent.external {
+        args.extend(["--agent".to_string(), agent.command.clone()]);
+    }
     for (axis, value) in settings.entries() {
         match (axis, value) {
             (Axis::Todo, AxisValue::Bool(todo)) if *todo == default_todo => {}
