@@ -285,3 +285,43 @@ impl ScenarioResult {
         self.expectations.iter().all(|e| e.ok)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn step_rates_count_each_step_over_the_runs() {
+        let mut cell = test_cell(CellSettings::default(), 3, &[3, 1, 2, 0], 0);
+        for (run, checks) in cell.results.iter_mut().zip(["111", "100", "110", "000"]) {
+            run.step_checks = checks.to_string();
+        }
+        let labels: Vec<StepLabel> = ["a", "b", "c"]
+            .iter()
+            .enumerate()
+            .map(|(i, text)| StepLabel {
+                id: (i + 1).to_string(),
+                text: text.to_string(),
+            })
+            .collect();
+        let cell = cell.with_steps(&labels);
+        let rates: Vec<(&str, f64)> = cell
+            .step_rates
+            .iter()
+            .map(|s| (s.id.as_str(), s.rate))
+            .collect();
+        assert_eq!(rates, [("1", 0.75), ("2", 0.5), ("3", 0.25)]);
+        assert_eq!(cell.step_labels(), labels);
+        // Runs that recorded no checks (an older report) give no rates.
+        let bare = test_cell(CellSettings::default(), 3, &[3], 0).with_steps(&labels);
+        assert!(bare.step_rates.is_empty());
+    }
+
+    #[test]
+    fn p_values_print_one_way() {
+        assert_eq!(p_text(0.0004), "p<0.001");
+        assert_eq!(p_text(0.0341), "p=0.034");
+        assert_eq!(p_text(1.0), "p=1.000");
+        assert_eq!(step_checks(&[Some(true), None, Some(false)]), "10");
+    }
+}

@@ -280,6 +280,41 @@ mod tests {
     use super::*;
 
     #[test]
+    fn failing_runs_are_the_worst_first_and_at_most_three() {
+        use crate::scenario::{AggregateMetric, Axis, AxisValue, Bound, CellSelector};
+        let settings = CellSettings::new(vec![(Axis::Todo, AxisValue::Bool(true))]);
+        let cells = [crate::eval::summary::test_cell(
+            settings,
+            10,
+            &[10, 4, 10, 7, 2, 9],
+            0,
+        )];
+        let expectation = Expectation::Bound {
+            selector: CellSelector::default(),
+            metric: AggregateMetric::CompletionRate,
+            bound: Bound {
+                at_least: Some(0.99),
+                at_most: None,
+            },
+        };
+        let seeds: Vec<u64> = failing_runs(&expectation, &cells)
+            .iter()
+            .map(|(_, r)| r.seed)
+            .collect();
+        assert_eq!(seeds, [4, 1, 3]);
+        // A selector that matches no cell names no run.
+        let elsewhere = Expectation::Bound {
+            selector: CellSelector::new(vec![(Axis::Todo, AxisValue::Bool(false))]),
+            metric: AggregateMetric::CompletionRate,
+            bound: Bound {
+                at_least: Some(0.99),
+                at_most: None,
+            },
+        };
+        assert!(failing_runs(&elsewhere, &cells).is_empty());
+    }
+
+    #[test]
     fn file_names_stay_in_the_folder() {
         assert_eq!(file_name("ten-step refactor"), "ten-step_refactor.jsonl");
         assert_eq!(file_name("../x/y"), "_x_y.jsonl");
