@@ -91,6 +91,9 @@ enum Command {
         /// Print only failing scenarios and the summary; no progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Allow at most N runs (cells × seeds over every scenario; default 1000000).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        max_runs: Option<u64>,
         /// Exit 2 unless bash commands and command checks can be fully
         /// sandboxed (Landlock) on this machine.
         #[arg(long)]
@@ -183,22 +186,45 @@ enum Command {
         /// Print only the pick; no table, no progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Allow at most N runs (cells × seeds over every scenario; default 1000000).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        max_runs: Option<u64>,
         /// Exit 2 unless bash commands and command checks can be fully
         /// sandboxed (Landlock) on this machine.
         #[arg(long)]
         require_sandbox: bool,
     },
     /// Merge shard reports (from `run --shard K/N --json`) into one report.
+    ///
+    /// Every shard of one run must be given once: the shards are checked to
+    /// come from the same scenario files, seeds and settings, and to hold
+    /// each run exactly once. Prints the summary like `run`.
     #[command(after_help = MERGE_EXAMPLES)]
     Merge {
         /// The shard reports (every shard of one split, once each).
         #[arg(required = true)]
         reports: Vec<PathBuf>,
-        /// Write the merged report here instead of stdout.
+        /// Write the merged report here instead of stdout (the summary
+        /// then goes to stdout instead of stderr).
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Write a JUnit XML report here.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        /// Write a Markdown summary here.
+        #[arg(long, value_name = "FILE")]
+        markdown: Option<PathBuf>,
+        /// Write a self-contained HTML report here.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+        /// Print only failing scenarios and the summary.
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Compare two JSON reports cell by cell; exit 1 on a regression.
+    ///
+    /// Cells whose run counts differ are flagged: a move within their 95%
+    /// intervals is shown as `noise?`, not failed.
     #[command(after_help = DIFF_EXAMPLES)]
     Diff {
         /// The earlier JSON report.
@@ -208,6 +234,9 @@ enum Command {
         /// Largest drop (absolute, 0..1) that is not a regression.
         #[arg(long, value_name = "T", default_value_t = DEFAULT_TOLERANCE, value_parser = parse_tolerance)]
         tolerance: f64,
+        /// Only scenarios whose name contains TEXT.
+        #[arg(long, value_name = "TEXT")]
+        filter: Option<String>,
     },
     /// Serve a scenario's model over HTTP (Anthropic Messages, OpenAI Chat
     /// Completions and Responses) until Ctrl-C.
@@ -230,6 +259,9 @@ enum Command {
         /// Scenario files or folders (every *.yaml / *.yml below).
         #[arg(default_value = "scenarios/")]
         paths: Vec<PathBuf>,
+        /// Allow at most N runs (cells × seeds over every scenario; default 1000000).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        max_runs: Option<u64>,
     },
     /// Write a scripted and a simulated scenario and their fixture that
     /// pass, to start from (never overwrites a file).
@@ -273,10 +305,10 @@ const SWEEP_EXAMPLES: &str = "Examples:
 
 const MERGE_EXAMPLES: &str = "Example:
   agent-eval run --shard 1/2 --json a.json && agent-eval run --shard 2/2 --json b.json
-  agent-eval merge a.json b.json --json report.json";
+  agent-eval merge a.json b.json --json full.json --junit junit.xml";
 
 const DIFF_EXAMPLES: &str = "Example:
-  agent-eval diff old.json new.json --tolerance 0.05";
+  agent-eval diff old.json new.json --tolerance 0.02 --filter refactor";
 
 const SERVE_EXAMPLES: &str = "Example:
   agent-eval serve scenarios/ten_step_refactor.yaml --seed 3 --listen 127.0.0.1:8080";
@@ -386,6 +418,7 @@ fn main() -> ExitCode {
             tolerance,
             quiet,
             real,
+            max_runs,
             agent,
             ..
         } => app::run(
@@ -411,6 +444,7 @@ fn main() -> ExitCode {
                 color: app::stdout_wants_color(),
                 progress,
                 real,
+                max_runs,
                 agent,
             },
             &mut out,
@@ -456,6 +490,7 @@ fn main() -> ExitCode {
             html,
             min_effect,
             quiet,
+            max_runs,
             ..
         } => app::sweep(
             &SweepConfig {
@@ -479,16 +514,37 @@ fn main() -> ExitCode {
                 min_effect,
                 quiet,
                 progress: progress && !quiet,
+                max_runs,
             },
             &mut out,
             &mut err,
         ),
-        Command::Merge { reports, json } => app::merge(&reports, json.as_deref(), &mut out),
+        Command::Merge {
+            reports,
+            json,
+            junit,
+            markdown,
+            html,
+            quiet,
+        } => app::merge(
+            &app::MergeConfig {
+                parts: reports,
+                json,
+                junit,
+                markdown,
+                html,
+                quiet,
+                color: app::stdout_wants_color(),
+            },
+            &mut out,
+            &mut err,
+        ),
         Command::Diff {
             old,
             new,
             tolerance,
-        } => app::diff(&old, &new, tolerance, &mut out),
+            filter,
+        } => app::diff(&old, &new, tolerance, filter.as_deref(), &mut out),
         Command::Serve {
             scenario,
             seed,
@@ -502,7 +558,7 @@ fn main() -> ExitCode {
             &mut out,
             &mut err,
         ),
-        Command::Check { paths } => app::check(&paths, &mut out, &mut err),
+        Command::Check { paths, max_runs } => app::check(&paths, max_runs, &mut out, &mut err),
         Command::Init { dir } => app::init(&dir, &mut out),
         Command::Completions { shell } => {
             // Generated into memory first: clap_complete panics when its

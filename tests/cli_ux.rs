@@ -430,6 +430,8 @@ fn every_argument_has_help_and_every_command_an_example() {
             .filter(|(line, next)| {
                 let trimmed = line.trim_start();
                 (trimmed.starts_with('-') || trimmed.starts_with('<') || trimmed.starts_with('['))
+                    && !trimmed.starts_with("[default")
+                    && !trimmed.starts_with("[possible")
                     && line.starts_with("  ")
                     && !trimmed.contains("  ")
                     && !next.starts_with("          ")

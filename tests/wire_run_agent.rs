@@ -246,3 +246,29 @@ fn a_freeform_call_reaches_an_agent_on_the_responses_api() {
         "{text}"
     );
 }
+
+#[test]
+fn external_runs_in_parallel_give_the_same_report_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = format!("'{AGENT}'");
+    let mut reports = Vec::new();
+    for jobs in ["1", "4"] {
+        let json = dir.path().join(format!("jobs{jobs}.json"));
+        let output = agent_eval(&[
+            "run",
+            "scenarios/simulated",
+            "--seeds",
+            "2",
+            "--jobs",
+            jobs,
+            "--agent",
+            &command,
+            "--json",
+            json.to_str().unwrap(),
+            "--quiet",
+        ]);
+        assert!(output.status.code().is_some_and(|c| c <= 1));
+        reports.push(std::fs::read(&json).unwrap());
+    }
+    assert_eq!(reports[0], reports[1]);
+}

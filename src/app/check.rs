@@ -15,6 +15,7 @@ use super::run::plural;
 use super::{AppError, Status, no_scenarios};
 use crate::agent::tools::Toolbox;
 use crate::eval::{self, checks, workspace};
+use crate::report::terminal::escape;
 use crate::scenario::{self, CellSelector, Expectation, ModelSpec, Scenario};
 
 /// What checking one scenario found.
@@ -25,12 +26,23 @@ pub struct Findings {
 }
 
 /// `agent-eval check`: validates scenarios; lists each with its matrix.
+/// A matrix over the run cap (`max_runs`, default
+/// [`eval::DEFAULT_MAX_RUNS`]) is an error of its file, as `run` sees it.
 pub fn check(
     paths: &[PathBuf],
+    max_runs: Option<u64>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
-    let (scenarios, errors) = scenario::load_all(paths);
+    let (scenarios, mut errors) = scenario::load_all(paths);
+    let (scenarios, over_cap) = eval::admit(
+        scenarios,
+        &eval::EvalOptions {
+            max_runs,
+            ..eval::EvalOptions::default()
+        },
+    );
+    errors.extend(over_cap);
     let mut text = String::new();
     let mut failed = !errors.is_empty();
     for s in &scenarios {
@@ -45,8 +57,8 @@ pub fn check(
         };
         text.push_str(&format!(
             "{verdict} {} ({}): {steps} step{}{}, {} cell{}, {} expectation{}\n",
-            s.file.display(),
-            s.name,
+            escape(&s.file.display().to_string()),
+            escape(&s.name),
             plural(steps),
             if unscored > 0 {
                 format!(" (+{unscored} without a check)")
@@ -59,10 +71,10 @@ pub fn check(
             plural(s.expect.len())
         ));
         for e in &findings.errors {
-            text.push_str(&format!("  error: {e}\n"));
+            text.push_str(&format!("  error: {}\n", escape(e)));
         }
         for w in &findings.warnings {
-            text.push_str(&format!("  warning: {w}\n"));
+            text.push_str(&format!("  warning: {}\n", escape(w)));
         }
         failed |= !findings.errors.is_empty();
     }
@@ -73,7 +85,7 @@ pub fn check(
             source,
         })?;
     for e in &errors {
-        let _ = writeln!(err, "error: {e}");
+        let _ = writeln!(err, "error: {}", escape(&e.to_string()));
     }
     if scenarios.is_empty() && errors.is_empty() {
         let _ = writeln!(err, "error: {}", no_scenarios(paths));

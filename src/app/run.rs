@@ -11,7 +11,8 @@ use serde_json::Value;
 
 use super::{AppError, STDOUT, Status, no_scenarios, progress_bar, write_report};
 use crate::eval::{self, EvalError, EvalEvent, EvalOptions, ScenarioResult, Shard};
-use crate::report::json::{Report, ReportFile};
+use crate::report::json::{Report, ReportFile, ShardPlan};
+use crate::report::terminal::escape;
 use crate::report::{baseline, html, junit, log, markdown, table};
 use crate::scenario::{self, Scenario};
 
@@ -54,6 +55,8 @@ pub struct RunConfig {
     pub fail_fast: bool,
     /// `--model`, `--max-concurrency`, `--max-cost`, `--price`, `--record`.
     pub real: super::RealModelArgs,
+    /// The cap on runs (`--max-runs`; default [`eval::DEFAULT_MAX_RUNS`]).
+    pub max_runs: Option<u64>,
     /// Run this command as an external agent instead of the built-in loop.
     pub agent: Option<String>,
 }
@@ -136,6 +139,18 @@ pub fn run(
             "only one report can go to stdout (`-`)".into(),
         ));
     }
+    // A report that cannot be written is found now, not after the runs.
+    for path in [
+        &config.reports.json,
+        &config.reports.junit,
+        &config.reports.markdown,
+        &config.reports.html,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        super::check_output_path(path)?;
+    }
     if config.shard.is_some() && config.baseline.is_some() {
         return Err(AppError::Usage(
             "--baseline compares whole cells; with --shard, merge the shards first, then use `agent-eval diff`".into(),
@@ -152,7 +167,16 @@ pub fn run(
         .map(ReportFile::read)
         .transpose()?
         .map(|report| report.rates());
-    let (mut scenarios, errors) = scenario::load_all(&config.paths);
+    let (scenarios, mut errors) = scenario::load_all(&config.paths);
+    let (mut scenarios, over_cap) = eval::admit(
+        scenarios,
+        &EvalOptions {
+            seeds: config.seeds,
+            max_runs: config.max_runs,
+            ..EvalOptions::default()
+        },
+    );
+    errors.extend(over_cap);
     let env = config
         .real
         .prepare(&mut scenarios)
@@ -164,7 +188,7 @@ pub fn run(
     }
     scenarios.retain(|s| config.filter.matches(&s.name));
     for e in &errors {
-        let _ = writeln!(err, "error: {e}");
+        let _ = writeln!(err, "error: {}", escape(&e.to_string()));
     }
     if scenarios.is_empty() && errors.is_empty() {
         let _ = writeln!(
@@ -183,6 +207,7 @@ pub fn run(
         jobs: config.jobs,
         shard: config.shard,
         env,
+        max_runs: config.max_runs,
     };
     if config.list {
         list(&scenarios, &options, out)?;
@@ -192,7 +217,9 @@ pub fn run(
             Status::BadInput
         });
     }
-    let planned = eval::plan_units(&scenarios, &options).len();
+    // Counted before anything runs: a run over the cap is refused whole.
+    let plan = eval::plan(&scenarios, &options)?;
+    let planned = plan.len();
     let keep_failing = if config.reports.html.is_some() && config.log_dir.is_none() {
         HTML_FAILING_RUNS
     } else {
@@ -201,7 +228,14 @@ pub fn run(
     let run_log = RunLog::open(&scenarios, config.log_dir.as_deref(), keep_failing)?;
     let bar = progress_bar(config.progress && !config.quiet);
     bar.set_length(planned as u64);
-    let outcome = evaluate(&scenarios, &options, config.fail_fast, &bar, &run_log);
+    let outcome = evaluate(
+        &scenarios,
+        &plan,
+        &options,
+        config.fail_fast,
+        &bar,
+        &run_log,
+    );
     bar.finish_and_clear();
     let mut results = match outcome {
         Ok(results) => results,
@@ -212,16 +246,12 @@ pub fn run(
             );
             return Ok(Status::Interrupted);
         }
-        Err(EvalError::Run(e)) => return Err(e.into()),
+        Err(e) => return Err(e.into()),
     };
     let logged = run_log.finish()?;
     let skipped: Vec<&Scenario> = scenarios.iter().skip(results.len()).collect();
     let ran: usize = results.iter().flat_map(|r| &r.cells).map(|c| c.runs).sum();
-    let planned_ran = planned
-        - skipped
-            .iter()
-            .map(|s| eval::plan_units(std::slice::from_ref(*s), &options).len())
-            .sum::<usize>();
+    let planned_ran = planned - skipped.iter().map(|s| units_of(s, &options)).sum::<usize>();
     let not_started = super::real::runs_not_started(&options.env, planned_ran, ran);
     if let Some(note) = &not_started {
         let _ = writeln!(err, "{note}");
@@ -256,7 +286,16 @@ pub fn run(
                 plural(ran),
                 bad_files(errors.len())
             );
-            Report::for_shard(&results, error_texts.clone(), shard)
+            let plan = ShardPlan {
+                units: plan.total(),
+                seeds: config.seeds,
+                model: config
+                    .real
+                    .model
+                    .as_ref()
+                    .and_then(|m| serde_json::to_value(m).ok()),
+            };
+            Report::for_shard(&results, error_texts.clone(), shard, plan)
         }
         None => {
             summary_line(&mut human, &results, errors.len());
@@ -312,6 +351,7 @@ pub fn run(
 /// cover the scenarios that ran, in order).
 fn evaluate(
     scenarios: &[Scenario],
+    plan: &eval::Plan,
     options: &EvalOptions,
     fail_fast: bool,
     bar: &indicatif::ProgressBar,
@@ -338,13 +378,13 @@ fn evaluate(
         }
     };
     if !fail_fast {
-        return eval::evaluate(scenarios, options, &on_event(0, 0));
+        return eval::evaluate_plan(scenarios, plan, options, &on_event(0, 0));
     }
     let mut results = Vec::new();
     let mut position = 0;
     for (index, scenario) in scenarios.iter().enumerate() {
         let result = eval::evaluate_scenario(scenario, options, &on_event(index, position))?;
-        position += eval::plan_units(std::slice::from_ref(scenario), options).len();
+        position += units_of(scenario, options);
         let failed = !result.ok();
         results.push(result);
         if failed {
@@ -352,6 +392,11 @@ fn evaluate(
         }
     }
     Ok(results)
+}
+
+/// The runs of one scenario (its share, under `--shard`).
+fn units_of(scenario: &Scenario, options: &EvalOptions) -> usize {
+    eval::plan(std::slice::from_ref(scenario), options).map_or(0, |p| p.len())
 }
 
 /// `run --list`: each scenario with its cells and seeds, and the run count.
@@ -365,13 +410,13 @@ fn list(
     for scenario in scenarios {
         let cells = eval::cells(scenario);
         let seeds = eval::matrix::seeds(scenario, options);
-        let runs = eval::plan_units(std::slice::from_ref(scenario), options).len();
+        let runs = units_of(scenario, options);
         total += runs;
         let steps = scenario.steps_total();
         text.push_str(&format!(
             "{} ({}): {steps} scored step{}, {} cell{}, {} seed{} ({}), {runs} run{}\n",
-            scenario.name,
-            scenario.file.display(),
+            escape(&scenario.name),
+            escape(&scenario.file.display().to_string()),
             plural(steps),
             cells.len(),
             plural(cells.len()),
@@ -381,7 +426,7 @@ fn list(
             plural(runs),
         ));
         for cell in &cells {
-            text.push_str(&format!("  {}\n", cell.settings));
+            text.push_str(&format!("  {}\n", escape(&cell.settings.to_string())));
         }
     }
     text.push_str(&format!(
@@ -462,6 +507,11 @@ fn write_reports(
         write_report(path, page.as_bytes(), stdout)?;
     }
     Ok(())
+}
+
+/// The summary's last line (`merge` prints it too).
+pub(super) fn print_failures(out: &mut dyn Write, results: &[ScenarioResult]) {
+    summary_line(out, results, 0);
 }
 
 /// The last line of the summary: scenarios, expectations, failures and

@@ -31,6 +31,8 @@ pub struct SweepConfig {
     /// Print only the pick.
     pub quiet: bool,
     pub progress: bool,
+    /// The cap on runs (`--max-runs`; default [`eval::DEFAULT_MAX_RUNS`]).
+    pub max_runs: Option<u64>,
 }
 
 /// The values swept when none are given.
@@ -119,6 +121,9 @@ pub fn sweep(
     }
     .map_err(AppError::Usage)?;
     eval::sweep::check_axis(&axis, &values).map_err(AppError::Usage)?;
+    for path in [&config.svg, &config.json].into_iter().flatten() {
+        super::check_output_path(path)?;
+    }
     let scenario = scenario::load(&config.scenario)?;
     if matches!(axis, Axis::Simulate(_))
         && !matches!(scenario.model, scenario::ModelSpec::Simulate(_))
@@ -139,6 +144,7 @@ pub fn sweep(
         seeds: config.seeds,
         jobs: config.jobs,
         shard: None,
+        max_runs: config.max_runs,
         ..EvalOptions::default()
     };
     let bar = progress_bar(config.progress);

@@ -35,8 +35,8 @@ pub fn run_once_external(
         scenario: scenario.name.clone(),
         source,
     };
-    let dir = workspace::create(&scenario.workspace).map_err(io_error)?;
-    let root = dir.folder().map_err(io_error)?.to_path_buf();
+    let workspace = workspace::create(&scenario.workspace).map_err(io_error)?;
+    let root = workspace.folder().map_err(io_error)?.to_path_buf();
     let settings = &cell.loop_settings;
     let agent = with_cell_env(agent, cell, seed);
     let mut run = ExternalRun::new(&root, &scenario.task, &agent);
@@ -51,7 +51,7 @@ pub fn run_once_external(
     let step_results: Vec<Option<bool>> = scenario
         .steps
         .iter()
-        .map(|step| step.check.as_ref().map(|c| checks::holds(c, &dir)))
+        .map(|step| step.check.as_ref().map(|c| checks::holds(c, &workspace)))
         .collect();
     let wire = outcome.metrics;
     let metrics = RunMetrics {

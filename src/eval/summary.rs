@@ -82,13 +82,20 @@ fn sum_present<T: std::iter::Sum<T>>(values: impl Iterator<Item = Option<T>>) ->
     (!present.is_empty()).then(|| present.into_iter().sum())
 }
 
-/// Pairs each run of `a` with the run of `b` that has the same seed.
+/// Pairs each run of `a` with the run of `b` that has the same seed, in
+/// the order of `a` (linear: `b` is indexed by seed once).
 pub fn pair_by_seed<'a>(
     a: &'a [RunMetrics],
     b: &'a [RunMetrics],
 ) -> Vec<(&'a RunMetrics, &'a RunMetrics)> {
+    let mut by_seed: std::collections::HashMap<u64, &'a RunMetrics> =
+        std::collections::HashMap::with_capacity(b.len());
+    for rb in b.iter().rev() {
+        // The first run of a seed wins, as a search from the front would.
+        by_seed.insert(rb.seed, rb);
+    }
     a.iter()
-        .filter_map(|ra| b.iter().find(|rb| rb.seed == ra.seed).map(|rb| (ra, rb)))
+        .filter_map(|ra| by_seed.get(&ra.seed).map(|rb| (ra, *rb)))
         .collect()
 }
 
@@ -243,6 +250,10 @@ pub struct ScenarioResult {
     pub expectations: Vec<ExpectationOutcome>,
     /// The scenario's `expect:` entries, so `merge` can check them again.
     pub expect_spec: Vec<crate::scenario::Expectation>,
+    /// SHA-256 of the scenario file (shard reports only: `merge` combines
+    /// shards of the same scenario text only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 impl ScenarioResult {
@@ -278,6 +289,7 @@ impl ScenarioResult {
             comparisons,
             expectations,
             expect_spec,
+            sha256: None,
         }
     }
 

@@ -11,6 +11,7 @@
 //!   report and the logged transcripts;
 //! - [`transcript`]: a replayed run as a readable conversation;
 //! - [`log`]: run log records (`--log-dir`) and replay commands.
+//! - [`terminal`]: escaping what scenarios and models wrote for a terminal.
 
 pub mod baseline;
 pub mod html;
@@ -20,6 +21,7 @@ pub mod log;
 pub mod markdown;
 pub mod svg;
 pub mod table;
+pub mod terminal;
 pub mod transcript;
 
 use crate::scenario::{Axis, CellSettings};

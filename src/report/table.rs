@@ -7,6 +7,7 @@ use std::fmt::Write;
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
+use super::terminal::escape;
 use crate::eval::summary::p_text;
 use crate::eval::sweep::{ALPHA, SweepResult};
 use crate::eval::{CellSummary, ScenarioResult};
@@ -20,14 +21,14 @@ const RESET: &str = "\x1b[0m";
 /// with ANSI colours.
 pub fn render(result: &ScenarioResult, color: bool) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{} ({})", result.name, result.file);
+    let _ = writeln!(out, "{} ({})", escape(&result.name), escape(&result.file));
     out.push_str(&cells_table(&result.cells));
     for c in &result.comparisons {
         let (p, m) = (&c.stats.completion, &c.stats.full_completion);
         let _ = writeln!(
             out,
             "  {}: completion {:+.1} pts [{:+.1}, {:+.1}], sign test {}; full completion {}/{} discordant pairs, McNemar {}",
-            c.what,
+            escape(&c.what),
             p.mean_diff * 100.0,
             p.diff_ci95[0] * 100.0,
             p.diff_ci95[1] * 100.0,
@@ -45,13 +46,13 @@ pub fn render(result: &ScenarioResult, color: bool) -> String {
             (true, true) => format!("{GREEN}ok{RESET}  "),
             (false, true) => format!("{RED}FAIL{RESET}"),
         };
-        let _ = writeln!(out, "  {mark} {}: measured {}", e.text, e.measured);
+        let _ = writeln!(out, "  {mark} {}: measured {}", escape(&e.text), e.measured);
         if !e.ok {
             if let Some(detail) = &e.detail {
-                let _ = writeln!(out, "       {detail}");
+                let _ = writeln!(out, "       {}", escape(detail));
             }
             for command in &e.replay {
-                let _ = writeln!(out, "       see: {command}");
+                let _ = writeln!(out, "       see: {}", escape(command));
             }
         }
     }
@@ -209,7 +210,7 @@ pub fn sweep(result: &SweepResult) -> String {
     } else {
         (result.axis.clone(), result.axis.clone())
     };
-    let mut out = format!("{} — {what} sweep\n{table}\n", result.scenario);
+    let mut out = format!("{} — {what} sweep\n{table}\n", escape(&result.scenario));
     let _ = writeln!(
         out,
         "best {best_what}: {} (fewest reminders per run among values whose completion is within {:.1} points of the leader's, {axis_label} {}, or not significantly below it: paired sign test, p >= {ALPHA})",

@@ -128,10 +128,6 @@ impl PlanDialect for Codex {
         validate(input).ok()
     }
 
-    fn is_error(&self, result: &str) -> bool {
-        result.starts_with(PREFIX)
-    }
-
     fn error_prefix(&self) -> &'static str {
         PREFIX
     }

@@ -247,10 +247,6 @@ impl PlanDialect for CreateUpdate {
         self.apply(&mut plan, tool, input).accepted.then_some(plan)
     }
 
-    fn is_error(&self, result: &str) -> bool {
-        result.starts_with(PREFIX)
-    }
-
     fn error_prefix(&self) -> &'static str {
         PREFIX
     }

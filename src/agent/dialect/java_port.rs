@@ -55,10 +55,6 @@ impl PlanDialect for JavaPort {
             .map(|items| to_plan(&items))
     }
 
-    fn is_error(&self, result: &str) -> bool {
-        result.starts_with("Error: ")
-    }
-
     fn error_prefix(&self) -> &'static str {
         "Error: "
     }

@@ -181,7 +181,11 @@ pub trait PlanDialect: fmt::Debug + Send + Sync {
     ) -> Option<Vec<PlanItem>>;
 
     /// Whether a planning-tool result is one of this dialect's errors.
-    fn is_error(&self, result: &str) -> bool;
+    /// Every dialect words its errors behind its prefix, so this is the
+    /// prefix test unless a dialect says otherwise.
+    fn is_error(&self, result: &str) -> bool {
+        result.starts_with(self.error_prefix())
+    }
 
     /// The error prefix for messages this dialect does not list itself.
     fn error_prefix(&self) -> &'static str;

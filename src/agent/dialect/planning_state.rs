@@ -225,10 +225,6 @@ impl PlanDialect for PlanningState {
         validate(input).ok()
     }
 
-    fn is_error(&self, result: &str) -> bool {
-        result.starts_with(PREFIX)
-    }
-
     fn error_prefix(&self) -> &'static str {
         PREFIX
     }

@@ -104,10 +104,6 @@ impl PlanDialect for S03 {
             .map(|items| to_plan(&items))
     }
 
-    fn is_error(&self, result: &str) -> bool {
-        result.starts_with("Error: ")
-    }
-
     fn error_prefix(&self) -> &'static str {
         "Error: "
     }

@@ -217,10 +217,6 @@ impl PlanDialect for S03Guarded {
         validate(input).ok()
     }
 
-    fn is_error(&self, result: &str) -> bool {
-        result.starts_with(PREFIX)
-    }
-
     fn error_prefix(&self) -> &'static str {
         PREFIX
     }
