@@ -280,7 +280,11 @@ fn a_failed_expectation_after_merge_is_said() {
     let stdout = text(&out.stdout);
     // Printed once, under its scenario's table, and counted in the summary.
     assert!(stdout.contains("FAIL completion_rate >= 2"), "{stdout}");
-    assert_eq!(stdout.matches("completion_rate >= 2").count(), 1, "{stdout}");
+    assert_eq!(
+        stdout.matches("completion_rate >= 2").count(),
+        1,
+        "{stdout}"
+    );
     assert!(stdout.contains("1 failed"), "{stdout}");
 }
 
@@ -368,7 +372,7 @@ fn shards_of_different_runs_are_refused() {
     let full = path(dir.path(), "full.json");
     refused(
         dir.path(),
-        &[full.clone()],
+        std::slice::from_ref(&full),
         "full.json",
         "not a shard report",
     );
@@ -387,7 +391,8 @@ fn doctored_duplicated_and_missing_units_are_refused() {
     fn result(report: &mut Value) -> &mut Value {
         &mut report["scenarios"][0]["cells"][0]["results"][0]
     }
-    let cases: Vec<(Box<dyn Fn(&mut Value)>, &str)> = vec![
+    type Doctor = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(Doctor, &str)> = vec![
         (
             Box::new(|r| result(r)["steps_completed"] = json!(999)),
             "steps_completed 999 is more than steps_total 2",
