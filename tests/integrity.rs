@@ -391,8 +391,8 @@ fn doctored_duplicated_and_missing_units_are_refused() {
     fn result(report: &mut Value) -> &mut Value {
         &mut report["scenarios"][0]["cells"][0]["results"][0]
     }
-    type Doctor = Box<dyn Fn(&mut Value)>;
-    let cases: Vec<(Doctor, &str)> = vec![
+    type Doctoring = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(Doctoring, &str)> = vec![
         (
             Box::new(|r| result(r)["steps_completed"] = json!(999)),
             "steps_completed 999 is more than steps_total 2",
