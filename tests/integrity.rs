@@ -217,7 +217,7 @@ fn shards_merge_into_the_single_run_and_print_its_summary() {
     // The summary, like run's, goes to stderr when the report takes stdout.
     let summary = text(&merged.stderr);
     assert!(summary.contains("small (small.yaml)"), "{summary}");
-    assert!(summary.contains("1 expectations: all held"), "{summary}");
+    assert!(summary.contains("1 expectation: all held"), "{summary}");
 
     // Or to stdout, with every report written.
     let (json_out, junit, markdown, html) = (
@@ -278,8 +278,14 @@ fn a_failed_expectation_after_merge_is_said() {
     );
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("failed expectations:"), "{stdout}");
-    assert!(stdout.contains("completion_rate >= 2"), "{stdout}");
+    // Printed once, under its scenario's table, and counted in the summary.
+    assert!(stdout.contains("FAIL completion_rate >= 2"), "{stdout}");
+    assert_eq!(
+        stdout.matches("completion_rate >= 2").count(),
+        1,
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 failed"), "{stdout}");
 }
 
 #[test]

@@ -19,7 +19,7 @@ pub use init::init;
 pub use real::RealModelArgs;
 pub use replay::{ReplayConfig, ReplayFormat, replay};
 pub use reports::{MergeConfig, diff, merge};
-pub use run::{ReportPaths, RunConfig, run};
+pub use run::{NameFilter, ReportPaths, RunConfig, run};
 pub use serve::{ServeConfig, serve};
 pub use sweep::{SweepConfig, sweep};
 
@@ -41,6 +41,8 @@ pub enum Status {
     BadInput,
     /// Stopped by Ctrl-C; nothing was written (exit 130).
     Interrupted,
+    /// No scenario file was found, or `--filter` left none (exit 3).
+    NoScenarios,
 }
 
 impl Status {
@@ -50,6 +52,7 @@ impl Status {
             Status::ExpectationsFailed => 1,
             Status::BadInput => 2,
             Status::Interrupted => 130,
+            Status::NoScenarios => 3,
         }
     }
 }

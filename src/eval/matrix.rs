@@ -112,6 +112,12 @@ pub enum EvalEvent<'a> {
         scenario: &'a str,
         settings: &'a CellSettings,
         metrics: &'a RunMetrics,
+        /// The run's place in the evaluation's unit list (its run order),
+        /// and the unit itself.
+        position: usize,
+        unit: Unit,
+        /// Everything the run produced (for run logs).
+        record: &'a super::run::RunRecord,
     },
     ScenarioFinished {
         result: &'a ScenarioResult,
@@ -357,11 +363,11 @@ pub fn run_units(
     let work = || {
         (0..plan.len())
             .into_par_iter()
-            .map(|i| {
+            .map(|position| {
                 if crate::cancel::requested() {
                     return Err(EvalError::Interrupted);
                 }
-                let Some(unit) = plan.unit(i) else {
+                let Some(unit) = plan.unit(position) else {
                     return Ok(None);
                 };
                 let (Some(scenario), Some(cell)) = (
@@ -374,7 +380,7 @@ pub fn run_units(
                 if spends && budget.is_some_and(|b| !b.allows_new_run()) {
                     return Ok(None);
                 }
-                let metrics = run_once_in(scenario, cell, unit.seed, &options.env)?.metrics;
+                let record = run_once_in(scenario, cell, unit.seed, &options.env)?;
                 // A run cut short by Ctrl-C measured nothing meaningful.
                 if crate::cancel::requested() {
                     return Err(EvalError::Interrupted);
@@ -382,9 +388,12 @@ pub fn run_units(
                 on_event(&EvalEvent::RunFinished {
                     scenario: &scenario.name,
                     settings: &cell.settings,
-                    metrics: &metrics,
+                    metrics: &record.metrics,
+                    position,
+                    unit,
+                    record: &record,
                 });
-                Ok(Some(metrics))
+                Ok(Some(record.metrics))
             })
             .collect::<Result<Vec<_>, EvalError>>()
     };
@@ -418,10 +427,13 @@ pub fn summarise(
         }
     }
     let steps_total = scenario.steps_total();
+    let labels = super::summary::StepLabel::of(scenario);
     let summaries: Vec<CellSummary> = planned_cells
         .iter()
         .zip(runs)
-        .map(|(cell, runs)| CellSummary::new(cell.settings.clone(), steps_total, runs))
+        .map(|(cell, runs)| {
+            CellSummary::new(cell.settings.clone(), steps_total, runs).with_steps(&labels)
+        })
         .collect();
     let mut result = ScenarioResult::build(
         scenario.name.clone(),

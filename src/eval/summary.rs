@@ -39,7 +39,41 @@ pub struct CellSummary {
     pub output_tokens: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<f64>,
+    /// Each scored step's completion rate over the runs: which steps get
+    /// dropped (empty when the runs carry no per-step checks).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub step_rates: Vec<StepRate>,
     pub results: Vec<RunMetrics>,
+}
+
+/// A scored step's share of runs whose check held.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct StepRate {
+    pub id: String,
+    pub text: String,
+    pub rate: f64,
+}
+
+/// A scored step as reports name it (its id and text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepLabel {
+    pub id: String,
+    pub text: String,
+}
+
+impl StepLabel {
+    /// The scenario's scored steps, in the order runs record their checks.
+    pub fn of(scenario: &crate::scenario::Scenario) -> Vec<Self> {
+        scenario
+            .steps
+            .iter()
+            .filter(|s| s.check.is_some())
+            .map(|s| Self {
+                id: s.id.clone(),
+                text: s.text.clone(),
+            })
+            .collect()
+    }
 }
 
 /// The sum of the values that are present; `None` when none is.
@@ -92,9 +126,31 @@ pub(crate) fn test_cell(
             cost: None,
             drift_turns: Vec::new(),
             model_error: None,
+            step_checks: String::new(),
         })
         .collect();
     CellSummary::new(settings, steps_total, results)
+}
+
+/// A run's per-step results as its `step_checks`: `1` held, `0` did not,
+/// one character per scored step.
+pub fn step_checks(step_results: &[Option<bool>]) -> String {
+    step_results
+        .iter()
+        .flatten()
+        .map(|held| if *held { '1' } else { '0' })
+        .collect()
+}
+
+/// A p-value as every report prints it: `p<0.001`, else `p=0.034`.
+pub fn p_text(p: f64) -> String {
+    if p.is_nan() {
+        "p=–".to_string()
+    } else if p < 0.001 {
+        "p<0.001".to_string()
+    } else {
+        format!("p={p:.3}")
+    }
 }
 
 /// Rounds to 6 decimals so reports read well and stay byte-stable.
@@ -134,8 +190,49 @@ impl CellSummary {
             input_tokens: sum_present(results.iter().map(|r| r.input_tokens)),
             output_tokens: sum_present(results.iter().map(|r| r.output_tokens)),
             cost: sum_present(results.iter().map(|r| r.cost)).map(round6),
+            step_rates: Vec::new(),
             results,
         }
+    }
+
+    /// This summary with each labelled step's completion rate, read from
+    /// the runs' `step_checks` (none when no run recorded them).
+    pub fn with_steps(mut self, labels: &[StepLabel]) -> Self {
+        let recorded: Vec<&RunMetrics> = self
+            .results
+            .iter()
+            .filter(|r| !r.step_checks.is_empty())
+            .collect();
+        if recorded.is_empty() {
+            return self;
+        }
+        self.step_rates = labels
+            .iter()
+            .enumerate()
+            .map(|(index, label)| {
+                let held = recorded
+                    .iter()
+                    .filter(|r| r.step_checks.as_bytes().get(index) == Some(&b'1'))
+                    .count();
+                StepRate {
+                    id: label.id.clone(),
+                    text: label.text.clone(),
+                    rate: round6(held as f64 / recorded.len() as f64),
+                }
+            })
+            .collect();
+        self
+    }
+
+    /// The step labels this summary's rates carry (to rebuild it).
+    pub fn step_labels(&self) -> Vec<StepLabel> {
+        self.step_rates
+            .iter()
+            .map(|s| StepLabel {
+                id: s.id.clone(),
+                text: s.text.clone(),
+            })
+            .collect()
     }
 }
 
@@ -198,5 +295,45 @@ impl ScenarioResult {
 
     pub fn ok(&self) -> bool {
         self.expectations.iter().all(|e| e.ok)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn step_rates_count_each_step_over_the_runs() {
+        let mut cell = test_cell(CellSettings::default(), 3, &[3, 1, 2, 0], 0);
+        for (run, checks) in cell.results.iter_mut().zip(["111", "100", "110", "000"]) {
+            run.step_checks = checks.to_string();
+        }
+        let labels: Vec<StepLabel> = ["a", "b", "c"]
+            .iter()
+            .enumerate()
+            .map(|(i, text)| StepLabel {
+                id: (i + 1).to_string(),
+                text: text.to_string(),
+            })
+            .collect();
+        let cell = cell.with_steps(&labels);
+        let rates: Vec<(&str, f64)> = cell
+            .step_rates
+            .iter()
+            .map(|s| (s.id.as_str(), s.rate))
+            .collect();
+        assert_eq!(rates, [("1", 0.75), ("2", 0.5), ("3", 0.25)]);
+        assert_eq!(cell.step_labels(), labels);
+        // Runs that recorded no checks (an older report) give no rates.
+        let bare = test_cell(CellSettings::default(), 3, &[3], 0).with_steps(&labels);
+        assert!(bare.step_rates.is_empty());
+    }
+
+    #[test]
+    fn p_values_print_one_way() {
+        assert_eq!(p_text(0.0004), "p<0.001");
+        assert_eq!(p_text(0.0341), "p=0.034");
+        assert_eq!(p_text(1.0), "p=1.000");
+        assert_eq!(step_checks(&[Some(true), None, Some(false)]), "10");
     }
 }

@@ -155,6 +155,10 @@ pub struct CellFile {
     pub runs: Option<usize>,
     pub completion_rate: Option<f64>,
     pub full_completion_rate: Option<f64>,
+    /// The per-step rates as written (their ids and texts label the
+    /// rebuilt ones).
+    #[serde(default)]
+    pub step_rates: Vec<crate::eval::summary::StepRate>,
     #[serde(default)]
     pub completion_ci95: Option<[f64; 2]>,
     #[serde(default)]
@@ -340,7 +344,17 @@ impl ReportFile {
                 let cells = s
                     .cells
                     .into_iter()
-                    .map(|c| CellSummary::new(c.settings, c.steps_total, c.results))
+                    .map(|c| {
+                        let labels: Vec<crate::eval::summary::StepLabel> = c
+                            .step_rates
+                            .iter()
+                            .map(|s| crate::eval::summary::StepLabel {
+                                id: s.id.clone(),
+                                text: s.text.clone(),
+                            })
+                            .collect();
+                        CellSummary::new(c.settings, c.steps_total, c.results).with_steps(&labels)
+                    })
                     .collect();
                 ScenarioResult::build(s.name, s.file, s.seeds, cells, s.expect_spec, true)
             })
@@ -595,6 +609,12 @@ pub fn merge(parts: Vec<ShardFile>) -> Result<(Vec<ScenarioResult>, Vec<String>)
         .iter()
         .map(|s| vec![vec![None; s.seeds.len()]; s.cells.len()])
         .collect();
+    // Each cell's step labels, from the first shard that ran the cell (a
+    // shard without runs of a cell has none for it).
+    let mut step_labels: Vec<Vec<Vec<crate::eval::summary::StepRate>>> = scenarios
+        .iter()
+        .map(|s| vec![Vec::new(); s.cells.len()])
+        .collect();
     let mut errors: Vec<String> = Vec::new();
     let mut known_errors: BTreeSet<String> = BTreeSet::new();
     let mut reports = shards.into_iter().map(|(_, part)| part.report);
@@ -607,13 +627,22 @@ pub fn merge(parts: Vec<ShardFile>) -> Result<(Vec<ScenarioResult>, Vec<String>)
                 errors.push(e);
             }
         }
-        for ((scenario, cells), index) in report
+        for (((scenario, cells), index), labels) in report
             .scenarios
             .iter_mut()
             .zip(places.iter_mut())
             .zip(&seed_index)
+            .zip(step_labels.iter_mut())
         {
-            for (cell, seeds) in scenario.cells.iter_mut().zip(cells.iter_mut()) {
+            for ((cell, seeds), cell_labels) in scenario
+                .cells
+                .iter_mut()
+                .zip(cells.iter_mut())
+                .zip(labels.iter_mut())
+            {
+                if cell_labels.is_empty() {
+                    *cell_labels = std::mem::take(&mut cell.step_rates);
+                }
                 for r in cell.results.drain(..) {
                     if let Some(slot) = index.get(&r.seed).and_then(|&i| seeds.get_mut(i)) {
                         *slot = Some(r);
@@ -626,9 +655,10 @@ pub fn merge(parts: Vec<ShardFile>) -> Result<(Vec<ScenarioResult>, Vec<String>)
     for mut report in reports {
         place(&mut report, &mut errors);
     }
-    for (scenario, cells) in merged.scenarios.iter_mut().zip(places) {
-        for (cell, runs) in scenario.cells.iter_mut().zip(cells) {
+    for ((scenario, cells), labels) in merged.scenarios.iter_mut().zip(places).zip(step_labels) {
+        for ((cell, runs), cell_labels) in scenario.cells.iter_mut().zip(cells).zip(labels) {
             cell.results = runs.into_iter().flatten().collect();
+            cell.step_rates = cell_labels;
         }
     }
     merged.shard = None;

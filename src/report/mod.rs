@@ -10,12 +10,14 @@
 //! - [`html`]: one self-contained page (`--html`) built from the JSON
 //!   report and the logged transcripts;
 //! - [`transcript`]: a replayed run as a readable conversation;
+//! - [`log`]: run log records (`--log-dir`) and replay commands.
 //! - [`terminal`]: escaping what scenarios and models wrote for a terminal.
 
 pub mod baseline;
 pub mod html;
 pub mod json;
 pub mod junit;
+pub mod log;
 pub mod markdown;
 pub mod svg;
 pub mod table;

@@ -1,7 +1,9 @@
 //! `replay --format text`: a run as a person reads it. Each turn shows the
 //! assistant's words, each tool call with its (shortened) result, the plan
 //! panel whenever the plan changes, and reminders where they were injected;
-//! then the metrics and each step's check.
+//! then the metrics (`── metrics ──`) and whether each step's check held
+//! on the workspace at the end (`── step checks ──`: `[x]` held, `[ ]` did
+//! not, ` - ` not scored).
 //!
 //! What a planning call looks like and how its plan reads back is the
 //! run's dialect's business: the panel shows an accepted planning call's
@@ -187,7 +189,7 @@ fn render_summary(out: &mut String, scenario: &Scenario, record: &RunRecord) {
     let m = &record.metrics;
     let _ = writeln!(
         out,
-        "\n── result ──\nstop: {}  turns: {}  steps: {}/{}  reminders at: {:?}  todo calls: {}  rejected: {}  protocol violations: {}{}",
+        "\n── metrics ──\nstop: {}  turns: {}  steps: {}/{}  reminders at: {:?}  todo calls: {}  rejected: {}  protocol violations: {}{}",
         m.stop,
         m.turns,
         m.steps_completed,
@@ -202,6 +204,9 @@ fn render_summary(out: &mut String, scenario: &Scenario, record: &RunRecord) {
             String::new()
         }
     );
+    if !scenario.steps.is_empty() {
+        let _ = writeln!(out, "── step checks ──");
+    }
     for (step, result) in scenario.steps.iter().zip(&record.step_results) {
         let mark = match result {
             Some(true) => "[x]",
