@@ -1,4 +1,4 @@
-//! The JSON report of SPEC section 7 (`run --json FILE`).
+//! The JSON report (`run --json FILE`; docs/json-report.md).
 //!
 //! ```json
 //! {"version": 1, "ok": true,

@@ -1,7 +1,7 @@
 //! Reporters: each turns finished results into one output format.
 //!
 //! - [`table`]: the human summary `run` prints (one table per scenario);
-//! - [`json`]: the machine report of SPEC section 7 (`--json`), read back
+//! - [`json`]: the machine report (`--json`, docs/json-report.md), read back
 //!   for `merge`, `diff` and `--baseline`;
 //! - [`junit`]: JUnit XML (`--junit`);
 //! - [`markdown`]: a CI job summary (`--markdown`);
