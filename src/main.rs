@@ -8,11 +8,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use agent_eval::app::{
-    self, ReplayConfig, ReplayFormat, ReportPaths, RunConfig, Status, SweepConfig,
+    self, NameFilter, ReplayConfig, ReplayFormat, ReportPaths, RunConfig, Status, SweepConfig,
 };
 use agent_eval::eval::Shard;
+use agent_eval::eval::sweep::DEFAULT_MIN_EFFECT;
 use agent_eval::report::baseline::DEFAULT_TOLERANCE;
-use agent_eval::scenario::{Dialect, MAX_SEEDS, NagThreshold, ReminderSpec};
+use agent_eval::scenario::{Axis, AxisValue, Dialect, MAX_SEEDS, NagThreshold, ReminderSpec};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
@@ -31,6 +32,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run scenarios (files or folders) and check their expectations.
+    #[command(after_help = RUN_EXAMPLES)]
     Run {
         /// Scenario files or folders (every *.yaml / *.yml below).
         #[arg(default_value = "scenarios/")]
@@ -44,15 +46,38 @@ enum Command {
         /// Write a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY).
         #[arg(long, value_name = "FILE")]
         markdown: Option<PathBuf>,
+        /// Write one self-contained HTML report here (opens from disk; with
+        /// --log-dir it shows every logged transcript, else those of the
+        /// first 20 runs that did not complete every step).
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+        /// Write every run's transcript as JSON lines, one file per
+        /// scenario (DIR/<scenario>.jsonl), in run order.
+        #[arg(long, value_name = "DIR")]
+        log_dir: Option<PathBuf>,
+        /// Also print each scored step's completion rate per cell (which
+        /// steps get dropped).
+        #[arg(long)]
+        steps: bool,
+        /// Print what would run (scenarios, cells, seeds) and run nothing.
+        #[arg(long)]
+        list: bool,
         /// Seeds per cell for simulated scenarios (overrides the scenario).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_SEEDS))]
         seeds: Option<u64>,
         /// Worker threads (default: every core).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
         jobs: Option<u32>,
-        /// Only scenarios whose name contains TEXT.
-        #[arg(long, value_name = "TEXT")]
-        filter: Option<String>,
+        /// Only scenarios whose name contains PATTERN, ignoring case;
+        /// repeat it or give a comma list for several (any matches);
+        /// `!PATTERN` leaves out the names that contain it.
+        #[arg(long, value_name = "PATTERN")]
+        filter: Vec<String>,
+        /// Run the scenarios one after another and start none after the
+        /// first one with a failed expectation (exit 1; those not run are
+        /// named).
+        #[arg(long)]
+        fail_fast: bool,
         /// Run only shard K of N of all (scenario, cell, seed) units.
         #[arg(long, value_name = "K/N", value_parser = Shard::parse)]
         shard: Option<Shard>,
@@ -66,6 +91,9 @@ enum Command {
         /// Print only failing scenarios and the summary; no progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Allow at most N runs (cells × seeds over every scenario; default 1000000).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        max_runs: Option<u64>,
         /// Exit 2 unless bash commands and command checks can be fully
         /// sandboxed (Landlock) on this machine.
         #[arg(long)]
@@ -78,8 +106,11 @@ enum Command {
         agent: Option<String>,
     },
     /// Run one scenario once and show the conversation.
+    #[command(after_help = REPLAY_EXAMPLES)]
     Replay {
+        /// The scenario file.
         scenario: PathBuf,
+        /// The run's seed (the simulated model's randomness).
         #[arg(long, default_value_t = 0)]
         seed: u64,
         /// Do not offer the todo tool.
@@ -96,6 +127,13 @@ enum Command {
         /// every-turn, off), default parameters.
         #[arg(long, value_name = "NAME", value_parser = parse_reminder)]
         reminder: Option<ReminderSpec>,
+        /// Set any matrix axis, as a cell of `run` has it: AXIS=VALUE, e.g.
+        /// placement=append, simulate.attention_span=4,
+        /// reminder={"policy":"interval","every":4} (repeatable).
+        #[arg(long = "set", value_name = "AXIS=VALUE", value_parser = parse_setting)]
+        settings: Vec<(Axis, AxisValue)>,
+        /// text: the conversation with the todo panel and the step checks;
+        /// json: {"messages", "metrics", "violations"}.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
         /// Exit 2 unless bash commands and command checks can be fully
@@ -109,7 +147,9 @@ enum Command {
     },
     /// Compare the values of one axis (nag thresholds by default) with the
     /// planning tool, and the baseline without it, on one scenario.
+    #[command(after_help = SWEEP_EXAMPLES)]
     Sweep {
+        /// The scenario file.
         scenario: PathBuf,
         /// The axis to sweep: nag_threshold, dialect, reminder, placement or
         /// simulate.<param>.
@@ -135,29 +175,74 @@ enum Command {
         /// Write the sweep's cells, p-values and pick as JSON.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Write one self-contained HTML page: the sweep's cells and chart.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+        /// The smallest gain in completion rate (0..1) worth more
+        /// reminders: the pick is the cheapest value whose completion is
+        /// within this of the best one and not significantly below it.
+        #[arg(long, value_name = "X", default_value_t = DEFAULT_MIN_EFFECT, value_parser = parse_tolerance)]
+        min_effect: f64,
+        /// Print only the pick; no table, no progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+        /// Allow at most N runs (cells × seeds over every scenario; default 1000000).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        max_runs: Option<u64>,
         /// Exit 2 unless bash commands and command checks can be fully
         /// sandboxed (Landlock) on this machine.
         #[arg(long)]
         require_sandbox: bool,
     },
     /// Merge shard reports (from `run --shard K/N --json`) into one report.
+    ///
+    /// Every shard of one run must be given once: the shards are checked to
+    /// come from the same scenario files, seeds and settings, and to hold
+    /// each run exactly once. Prints the summary like `run`.
+    #[command(after_help = MERGE_EXAMPLES)]
     Merge {
+        /// The shard reports (every shard of one split, once each).
         #[arg(required = true)]
         reports: Vec<PathBuf>,
-        /// Write the merged report here instead of stdout.
+        /// Write the merged report here instead of stdout (the summary
+        /// then goes to stdout instead of stderr).
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Write a JUnit XML report here.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        /// Write a Markdown summary here.
+        #[arg(long, value_name = "FILE")]
+        markdown: Option<PathBuf>,
+        /// Write a self-contained HTML report here.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+        /// Print only failing scenarios and the summary.
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Compare two JSON reports cell by cell; exit 1 on a regression.
+    ///
+    /// Cells whose run counts differ are flagged: a move within their 95%
+    /// intervals is shown as `noise?`, not failed.
+    #[command(after_help = DIFF_EXAMPLES)]
     Diff {
+        /// The earlier JSON report.
         old: PathBuf,
+        /// The later JSON report.
         new: PathBuf,
+        /// Largest drop (absolute, 0..1) that is not a regression.
         #[arg(long, value_name = "T", default_value_t = DEFAULT_TOLERANCE, value_parser = parse_tolerance)]
         tolerance: f64,
+        /// Only scenarios whose name contains TEXT.
+        #[arg(long, value_name = "TEXT")]
+        filter: Option<String>,
     },
     /// Serve a scenario's model over HTTP (Anthropic Messages, OpenAI Chat
     /// Completions and Responses) until Ctrl-C.
+    #[command(after_help = SERVE_EXAMPLES)]
     Serve {
+        /// The scenario whose model answers.
         scenario: PathBuf,
         /// The simulated model's seed.
         #[arg(long, default_value_t = 0)]
@@ -166,28 +251,74 @@ enum Command {
         #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:0")]
         listen: std::net::SocketAddr,
     },
-    /// Validate scenarios without running them.
+    /// Validate scenarios without running them: load each, dry-run every
+    /// step's `do` calls in a fresh workspace and check each step holds
+    /// after them, and check every `where`/`compare` matches a cell.
+    #[command(after_help = CHECK_EXAMPLES)]
     Check {
+        /// Scenario files or folders (every *.yaml / *.yml below).
         #[arg(default_value = "scenarios/")]
         paths: Vec<PathBuf>,
+        /// Allow at most N runs (cells × seeds over every scenario; default 1000000).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        max_runs: Option<u64>,
     },
     /// Write a scripted and a simulated scenario and their fixture that
     /// pass, to start from (never overwrites a file).
-    ///
-    /// Example: `agent-eval init && agent-eval run scenarios/`
+    #[command(after_help = "Example:\n  agent-eval init && agent-eval run scenarios/")]
     Init {
         /// The folder to write into.
         #[arg(default_value = ".")]
         dir: PathBuf,
     },
     /// Print a shell completion script.
-    ///
-    /// Example: `agent-eval completions bash > ~/.local/share/bash-completion/completions/agent-eval`
+    #[command(
+        after_help = "Example:\n  agent-eval completions bash > ~/.local/share/bash-completion/completions/agent-eval"
+    )]
     Completions {
+        /// The shell to complete for.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
 }
+
+const RUN_EXAMPLES: &str = "Examples:
+  agent-eval run                                  every scenario under scenarios/
+  agent-eval run scenarios/ --filter refactor,smoke --filter '!slow'
+  agent-eval run --list                           what would run, without running
+  agent-eval run --steps --seeds 200 --jobs 4
+  agent-eval run --json report.json --html report.html --log-dir logs/
+  agent-eval run --fail-fast -q
+
+Exit status: 0 every expectation held; 1 an expectation failed (or a
+baseline regressed); 2 bad input; 3 no scenario found; 130 interrupted.";
+
+const REPLAY_EXAMPLES: &str = "Examples:
+  agent-eval replay scenarios/ten_step_refactor.yaml --seed 7
+  agent-eval replay scenarios/ten_step_refactor.yaml --seed 7 --dialect codex --threshold 3
+  agent-eval replay scenarios/ten_step_refactor.yaml --set placement=append --format json";
+
+const SWEEP_EXAMPLES: &str = "Examples:
+  agent-eval sweep scenarios/ten_step_refactor.yaml --thresholds 1,2,3,5,8,off --svg sweep.svg
+  agent-eval sweep scenarios/ten_step_refactor.yaml --axis dialect --seeds 100 --min-effect 0.05
+  agent-eval sweep scenarios/ten_step_refactor.yaml --axis simulate.attention_span --values 4,8,16 -q";
+
+const MERGE_EXAMPLES: &str = "Example:
+  agent-eval run --shard 1/2 --json a.json && agent-eval run --shard 2/2 --json b.json
+  agent-eval merge a.json b.json --json full.json --junit junit.xml";
+
+const DIFF_EXAMPLES: &str = "Example:
+  agent-eval diff old.json new.json --tolerance 0.02 --filter refactor";
+
+const SERVE_EXAMPLES: &str = "Example:
+  agent-eval serve scenarios/ten_step_refactor.yaml --seed 3 --listen 127.0.0.1:8080";
+
+const CHECK_EXAMPLES: &str = "Examples:
+  agent-eval check
+  agent-eval check scenarios/my_scenario.yaml
+
+Exit status: 0 every scenario is valid; 2 a scenario is invalid or cannot be
+finished by its own steps; 3 no scenario found.";
 
 impl Command {
     /// Whether `--require-sandbox` was given (run, replay, sweep).
@@ -234,6 +365,16 @@ fn parse_dialect(raw: &str) -> Result<Dialect, String> {
         })
 }
 
+fn parse_setting(raw: &str) -> Result<(Axis, AxisValue), String> {
+    let (name, value) = raw
+        .split_once('=')
+        .ok_or_else(|| format!("expected AXIS=VALUE, got `{raw}`"))?;
+    let axis = Axis::parse(name.trim())?;
+    let value = serde_json::from_str(value.trim())
+        .unwrap_or_else(|_| serde_json::Value::String(value.trim().to_string()));
+    Ok((axis.clone(), axis.value(&value)?))
+}
+
 fn parse_reminder(raw: &str) -> Result<ReminderSpec, String> {
     ReminderSpec::from_value(&serde_json::Value::String(raw.to_string()))
 }
@@ -264,14 +405,20 @@ fn main() -> ExitCode {
             json,
             junit,
             markdown,
+            html,
+            log_dir,
+            steps,
+            list,
             seeds,
             jobs,
             filter,
+            fail_fast,
             shard,
             baseline,
             tolerance,
             quiet,
             real,
+            max_runs,
             agent,
             ..
         } => app::run(
@@ -281,10 +428,15 @@ fn main() -> ExitCode {
                     json,
                     junit,
                     markdown,
+                    html,
                 },
                 seeds,
                 jobs: jobs.map(|j| j as usize),
-                filter,
+                filter: NameFilter::new(&filter),
+                steps,
+                log_dir,
+                list,
+                fail_fast,
                 shard,
                 baseline,
                 tolerance,
@@ -292,6 +444,7 @@ fn main() -> ExitCode {
                 color: app::stdout_wants_color(),
                 progress,
                 real,
+                max_runs,
                 agent,
             },
             &mut out,
@@ -304,6 +457,7 @@ fn main() -> ExitCode {
             threshold,
             dialect,
             reminder,
+            settings,
             format,
             agent,
             ..
@@ -315,6 +469,7 @@ fn main() -> ExitCode {
                 threshold,
                 dialect,
                 reminder,
+                settings,
                 format: match format {
                     Format::Text => ReplayFormat::Text,
                     Format::Json => ReplayFormat::Json,
@@ -332,6 +487,10 @@ fn main() -> ExitCode {
             jobs,
             svg,
             json,
+            html,
+            min_effect,
+            quiet,
+            max_runs,
             ..
         } => app::sweep(
             &SweepConfig {
@@ -351,16 +510,41 @@ fn main() -> ExitCode {
                 jobs: jobs.map(|j| j as usize),
                 svg,
                 json,
-                progress,
+                html,
+                min_effect,
+                quiet,
+                progress: progress && !quiet,
+                max_runs,
             },
             &mut out,
+            &mut err,
         ),
-        Command::Merge { reports, json } => app::merge(&reports, json.as_deref(), &mut out),
+        Command::Merge {
+            reports,
+            json,
+            junit,
+            markdown,
+            html,
+            quiet,
+        } => app::merge(
+            &app::MergeConfig {
+                parts: reports,
+                json,
+                junit,
+                markdown,
+                html,
+                quiet,
+                color: app::stdout_wants_color(),
+            },
+            &mut out,
+            &mut err,
+        ),
         Command::Diff {
             old,
             new,
             tolerance,
-        } => app::diff(&old, &new, tolerance, &mut out),
+            filter,
+        } => app::diff(&old, &new, tolerance, filter.as_deref(), &mut out),
         Command::Serve {
             scenario,
             seed,
@@ -374,7 +558,7 @@ fn main() -> ExitCode {
             &mut out,
             &mut err,
         ),
-        Command::Check { paths } => app::check(&paths, &mut out, &mut err),
+        Command::Check { paths, max_runs } => app::check(&paths, max_runs, &mut out, &mut err),
         Command::Init { dir } => app::init(&dir, &mut out),
         Command::Completions { shell } => {
             // Generated into memory first: clap_complete panics when its
@@ -396,7 +580,11 @@ fn main() -> ExitCode {
             ExitCode::from(Status::Interrupted.exit_code())
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            // What a scenario or report wrote is shown, not obeyed.
+            eprintln!(
+                "error: {}",
+                agent_eval::report::terminal::escape(&e.to_string())
+            );
             ExitCode::from(Status::BadInput.exit_code())
         }
     }

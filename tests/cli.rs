@@ -105,7 +105,8 @@ fn bad_options_exit_2() {
         ],
         vec!["frobnicate"],
         vec!["run", "no/such/dir"],
-        vec!["run", "scenarios", "--filter", "no-such-scenario"],
+        // A filter that matches nothing exits 3 (no scenario found): see
+        // tests/cli_ux.rs.
     ] {
         let out = agent_eval(&args);
         assert_eq!(

@@ -28,9 +28,18 @@
 //! `capture_limit` bytes of each and discarding the rest while reading, so
 //! a command printing gigabytes neither blocks nor exhausts memory. The
 //! deadline covers the reading too.
+//!
+//! The same mechanism runs external agents ([`run_invocation`]): an
+//! [`Invocation`] adds positional arguments, a per-call environment (given
+//! whole, so a caller can leave out `ANTHROPIC_*` / `OPENAI_*`), bytes for
+//! stdin (written from the poll loop, then closed), a log file that gets
+//! every byte of stdout and stderr as it is read, and an early-stop request
+//! (SIGTERM to PID 1 and its process group, SIGKILL after a grace).
 
-use std::ffi::{CStr, CString, c_char, c_int, c_void};
-use std::io;
+use std::collections::BTreeMap;
+use std::ffi::{CStr, CString, OsString, c_char, c_int, c_void};
+use std::fs::File;
+use std::io::{self, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -86,6 +95,30 @@ pub struct Limits {
     pub containment: Option<Containment>,
 }
 
+/// What a call needs beyond `sh -c COMMAND` in a folder (external agents).
+/// The default is what [`run`] uses.
+#[derive(Default)]
+pub struct Invocation<'a> {
+    /// `$0`, `$1`, ... of the command (`sh -c COMMAND ARGS...`).
+    pub args: Vec<String>,
+    /// The whole environment of the command; `None` = ours.
+    pub env: Option<BTreeMap<OsString, OsString>>,
+    /// Written to stdin, which is then closed; `None` (or empty) = stdin is
+    /// `/dev/null`.
+    pub stdin: Option<Vec<u8>>,
+    /// Gets every byte of stdout and stderr, in the order they are read
+    /// (the capture keeps only `capture_limit` of each).
+    pub log: Option<&'a File>,
+    /// Asked between reads; once it says yes, the tree gets SIGTERM and,
+    /// `term_grace` later, SIGKILL. The call then returns its output with
+    /// [`Output::stopped`] set.
+    pub stop_requested: Option<&'a dyn Fn() -> bool>,
+    pub term_grace: Duration,
+    /// A Landlock ruleset of the caller's own (a sandboxed external agent),
+    /// applied instead of the workspace one whatever `Limits::sandbox` says.
+    pub ruleset: Option<&'a Ruleset>,
+}
+
 /// What a finished command produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Output {
@@ -93,6 +126,8 @@ pub struct Output {
     pub exit_code: Option<i32>,
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
+    /// The command was ended on an early-stop request.
+    pub stopped: bool,
 }
 
 /// Why a call produced no [`Output`].
@@ -136,28 +171,64 @@ pub fn containment() -> Containment {
 
 /// Runs `sh -c command` in `root`; see the module doc.
 pub fn run(root: &Path, command: &str, limits: &Limits) -> Result<Output, ProcessError> {
+    run_invocation(root, command, &Invocation::default(), limits)
+}
+
+/// Runs `sh -c command ARGS...` in `root` as `invocation` says.
+pub fn run_invocation(
+    root: &Path,
+    command: &str,
+    invocation: &Invocation<'_>,
+    limits: &Limits,
+) -> Result<Output, ProcessError> {
     if limits.cancel.is_cancelled() {
         return Err(ProcessError::Cancelled);
     }
-    let command = CString::new(command).map_err(|e| ProcessError::Spawn(e.into()))?;
-    let cwd =
-        CString::new(root.as_os_str().as_bytes()).map_err(|e| ProcessError::Spawn(e.into()))?;
-    let ruleset = if limits.sandbox {
+    let nul = |e: std::ffi::NulError| ProcessError::Spawn(e.into());
+    let command = CString::new(command).map_err(nul)?;
+    let cwd = CString::new(root.as_os_str().as_bytes()).map_err(nul)?;
+    let args = invocation
+        .args
+        .iter()
+        .map(|a| CString::new(a.as_str()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(nul)?;
+    let env = match &invocation.env {
+        None => None,
+        Some(vars) => Some(
+            vars.iter()
+                .map(|(k, v)| {
+                    let mut entry = k.as_bytes().to_vec();
+                    entry.push(b'=');
+                    entry.extend_from_slice(v.as_bytes());
+                    CString::new(entry)
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(nul)?,
+        ),
+    };
+    let program = Program {
+        command: &command,
+        args: &args,
+        env: env.as_deref(),
+        stdin: invocation.stdin.as_deref().filter(|b| !b.is_empty()),
+    };
+    let ruleset = if invocation.ruleset.is_some() {
+        None
+    } else if limits.sandbox {
         sandbox::ruleset_for(root)?
     } else {
         None
     };
+    let ruleset = invocation.ruleset.or(ruleset.as_deref());
     let mode = limits.containment.unwrap_or_else(containment);
     let started = Instant::now();
-    let child = match spawn(mode, &command, &cwd, ruleset.as_deref()) {
+    let child = match spawn(mode, &program, &cwd, ruleset) {
         // Namespaces can run out (max_*_namespaces) while others are busy:
         // this call falls back, the next one tries again.
-        Err(SpawnFailure::Clone(e)) if mode != Containment::ProcessGroup && transient(&e) => spawn(
-            Containment::ProcessGroup,
-            &command,
-            &cwd,
-            ruleset.as_deref(),
-        ),
+        Err(SpawnFailure::Clone(e)) if mode != Containment::ProcessGroup && transient(&e) => {
+            spawn(Containment::ProcessGroup, &program, &cwd, ruleset)
+        }
         other => other,
     }
     .map_err(SpawnFailure::into_error)?;
@@ -165,7 +236,16 @@ pub fn run(root: &Path, command: &str, limits: &Limits) -> Result<Output, Proces
     let deadline = started
         .checked_add(limits.timeout)
         .unwrap_or_else(|| started + Duration::from_secs(365 * 24 * 3600));
-    child.wait(deadline, limits)
+    child.wait(deadline, limits, invocation)
+}
+
+/// The prepared program of one call.
+struct Program<'a> {
+    command: &'a CStr,
+    args: &'a [CString],
+    /// `KEY=VALUE` entries; `None` = the caller's environment.
+    env: Option<&'a [CString]>,
+    stdin: Option<&'a [u8]>,
 }
 
 fn transient(e: &io::Error) -> bool {
@@ -182,6 +262,44 @@ struct Child {
     mode: Containment,
     stdout: Capture,
     stderr: Capture,
+    stdin: Feed,
+}
+
+/// The bytes still to write to the command's stdin, and the pipe for them.
+struct Feed {
+    fd: Option<OwnedFd>,
+    bytes: Vec<u8>,
+    written: usize,
+}
+
+impl Feed {
+    /// One non-blocking write (the pipe was reported ready); closes the
+    /// pipe once everything is written or the reader is gone.
+    fn write_once(&mut self) {
+        let Some(fd) = &self.fd else { return };
+        let rest = self.bytes.get(self.written..).unwrap_or_default();
+        if rest.is_empty() {
+            self.fd = None;
+            return;
+        }
+        // SAFETY: writes from `rest`, valid for its length, to our pipe.
+        let n = unsafe { libc::write(fd.as_raw_fd(), rest.as_ptr().cast(), rest.len()) };
+        match usize::try_from(n) {
+            Ok(n) => {
+                self.written += n;
+                if self.written >= self.bytes.len() {
+                    self.fd = None;
+                }
+            }
+            Err(_) => {
+                let e = io::Error::last_os_error().raw_os_error();
+                if !matches!(e, Some(libc::EINTR | libc::EAGAIN)) {
+                    // EPIPE: the command stopped reading; that is its call.
+                    self.fd = None;
+                }
+            }
+        }
+    }
 }
 
 /// Why the child did not start.
@@ -246,7 +364,7 @@ impl Stage {
 /// while other threads of the parent hold them).
 struct ChildPlan {
     path: *const c_char,
-    argv: [*const c_char; 4],
+    argv: *const *const c_char,
     envp: *const *const c_char,
     cwd: *const c_char,
     stdin: RawFd,
@@ -361,7 +479,7 @@ extern "C" fn child_main(arg: *mut c_void) -> c_int {
             std::ptr::null_mut::<libc::sigset_t>(),
             8usize,
         );
-        libc::execve(plan.path, plan.argv.as_ptr(), plan.envp);
+        libc::execve(plan.path, plan.argv, plan.envp);
         child_fail(plan, Stage::Exec)
     }
 }
@@ -483,7 +601,7 @@ impl ChildPlan {
         });
         ChildPlan {
             path: std::ptr::null(),
-            argv: [std::ptr::null(); 4],
+            argv: std::ptr::null(),
             envp: std::ptr::null(),
             cwd: std::ptr::null(),
             stdin: -1,
@@ -559,39 +677,78 @@ fn reap(pid: libc::pid_t) -> Option<i32> {
 
 fn spawn(
     mode: Containment,
-    command: &CStr,
+    program: &Program<'_>,
     cwd: &CStr,
     ruleset: Option<&Ruleset>,
 ) -> Result<Child, SpawnFailure> {
     let (out_read, out_write) = pipe().map_err(SpawnFailure::Setup)?;
     let (err_read, err_write) = pipe().map_err(SpawnFailure::Setup)?;
+    let stdin_pipe = match program.stdin {
+        Some(_) => {
+            let (read, write) = pipe().map_err(SpawnFailure::Setup)?;
+            // The poll loop writes; a full pipe must not block it.
+            // SAFETY: fcntl on a descriptor we own.
+            if unsafe { libc::fcntl(write.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) } < 0 {
+                return Err(SpawnFailure::Setup(io::Error::last_os_error()));
+            }
+            Some((read, write))
+        }
+        None => None,
+    };
+    let mut argv: Vec<*const c_char> = vec![c"sh".as_ptr(), c"-c".as_ptr()];
+    argv.push(program.command.as_ptr());
+    argv.extend(program.args.iter().map(|a| a.as_ptr()));
+    argv.push(std::ptr::null());
+    let envp: Option<Vec<*const c_char>> = program.env.map(|vars| {
+        vars.iter()
+            .map(|v| v.as_ptr())
+            .chain(std::iter::once(std::ptr::null()))
+            .collect()
+    });
     let mut plan = ChildPlan::new(mode, true);
     plan.path = c"/bin/sh".as_ptr();
-    plan.argv = [
-        c"sh".as_ptr(),
-        c"-c".as_ptr(),
-        command.as_ptr(),
-        std::ptr::null(),
-    ];
-    // SAFETY: `environ` is read, not written; the environment only changes
-    // through the unsafe `set_var`, whose callers promise that no other
-    // thread is running meanwhile.
-    plan.envp = unsafe { libc::environ }
-        .cast_const()
-        .cast::<*const c_char>();
+    plan.argv = argv.as_ptr();
+    plan.envp = match &envp {
+        Some(envp) => envp.as_ptr(),
+        // SAFETY: `environ` is read, not written; the environment only
+        // changes through the unsafe `set_var`, whose callers promise that
+        // no other thread is running meanwhile.
+        None => unsafe { libc::environ }
+            .cast_const()
+            .cast::<*const c_char>(),
+    };
     plan.cwd = cwd.as_ptr();
-    plan.stdin = dev_null().map_err(SpawnFailure::Setup)?;
+    plan.stdin = match &stdin_pipe {
+        Some((read, _)) => read.as_raw_fd(),
+        None => dev_null().map_err(SpawnFailure::Setup)?,
+    };
     plan.stdout = out_write.as_raw_fd();
     plan.stderr = err_write.as_raw_fd();
     plan.landlock = ruleset.map_or(-1, Ruleset::raw_fd);
     let (pid, pidfd) = clone_child(mode, &plan)?;
     drop((out_write, err_write));
+    let stdin = match stdin_pipe {
+        Some((read, write)) => {
+            drop(read);
+            Feed {
+                fd: Some(write),
+                bytes: program.stdin.unwrap_or_default().to_vec(),
+                written: 0,
+            }
+        }
+        None => Feed {
+            fd: None,
+            bytes: Vec::new(),
+            written: 0,
+        },
+    };
     Ok(Child {
         pid,
         pidfd,
         mode,
         stdout: Capture::new(out_read),
         stderr: Capture::new(err_read),
+        stdin,
     })
 }
 
@@ -614,15 +771,23 @@ impl Capture {
     }
 
     /// One read (the pipe was reported ready); closes it on end of file.
-    fn read_once(&mut self, scratch: &mut [u8], limit: usize) {
+    /// What is read also goes to `log` (a failing log is dropped, the
+    /// command goes on).
+    fn read_once(&mut self, scratch: &mut [u8], limit: usize, log: &mut Option<&File>) {
         let Some(fd) = &self.fd else { return };
         // SAFETY: reads into `scratch`, which is valid for its length.
         let n = unsafe { libc::read(fd.as_raw_fd(), scratch.as_mut_ptr().cast(), scratch.len()) };
         match usize::try_from(n) {
             Ok(0) => self.fd = None,
             Ok(n) => {
+                let read = scratch.get(..n).unwrap_or_default();
+                if let Some(file) = log
+                    && file.write_all(read).is_err()
+                {
+                    *log = None;
+                }
                 let room = limit.saturating_sub(self.kept.len());
-                self.kept.extend_from_slice(&scratch[..n.min(room)]);
+                self.kept.extend_from_slice(&read[..n.min(room)]);
             }
             Err(_) => {
                 let e = io::Error::last_os_error().raw_os_error();
@@ -648,6 +813,8 @@ impl Capture {
 enum Stop {
     Timeout,
     Cancelled,
+    /// The early-stop request, after its grace: killed, output kept.
+    Requested,
 }
 
 impl Child {
@@ -719,11 +886,30 @@ impl Child {
         }
     }
 
-    /// The poll loop: output, exit, deadline and cancellation.
-    fn wait(mut self, deadline: Instant, limits: &Limits) -> Result<Output, ProcessError> {
+    /// Asks the tree to end: SIGTERM to PID 1 (which, as the init of a
+    /// namespace, gets it only if it handles it) and to its process group.
+    fn terminate(&self) {
+        // SAFETY: as in `kill`; the group is the one the shell leads.
+        unsafe {
+            libc::kill(-self.pid, libc::SIGTERM);
+            libc::kill(self.pid, libc::SIGTERM);
+        }
+    }
+
+    /// The poll loop: output, stdin, exit, deadline, cancellation and the
+    /// early-stop request.
+    fn wait(
+        mut self,
+        deadline: Instant,
+        limits: &Limits,
+        invocation: &Invocation<'_>,
+    ) -> Result<Output, ProcessError> {
         let mut scratch = [0u8; 16 * 1024];
+        let mut log = invocation.log;
         let mut exited = false;
         let mut stop: Option<(Stop, Instant)> = None;
+        // When SIGTERM was sent on request: SIGKILL is due at this instant.
+        let mut terminating: Option<Instant> = None;
         let mut swept_at: Option<Instant> = None;
         loop {
             if exited && !self.stdout.is_open() && !self.stderr.is_open() {
@@ -738,6 +924,8 @@ impl Child {
                         Some(Stop::Cancelled)
                     } else if now >= deadline {
                         Some(Stop::Timeout)
+                    } else if terminating.is_some_and(|kill_at| now >= kill_at) {
+                        Some(Stop::Requested)
                     } else {
                         None
                     };
@@ -746,7 +934,15 @@ impl Child {
                         stop = Some((why, now + KILL_GRACE));
                         continue;
                     }
-                    deadline
+                    if terminating.is_none()
+                        && !exited
+                        && invocation.stop_requested.is_some_and(|asked| asked())
+                    {
+                        self.terminate();
+                        terminating = Some(now + invocation.term_grace);
+                        continue;
+                    }
+                    terminating.map_or(deadline, |kill_at| kill_at.min(deadline))
                 }
             };
             // The shell is gone but the pipes are not: in the fallback,
@@ -760,10 +956,19 @@ impl Child {
                 swept_at = Some(now);
             }
             let wait = until.saturating_duration_since(now).min(CANCEL_SLICE);
+            if exited {
+                // Nobody is left to read the rest of stdin.
+                self.stdin.fd = None;
+            }
             let mut fds = [
                 poll_entry(self.stdout.fd.as_ref()),
                 poll_entry(self.stderr.fd.as_ref()),
                 poll_entry((!exited).then_some(&self.pidfd)),
+                libc::pollfd {
+                    fd: self.stdin.fd.as_ref().map_or(-1, AsRawFd::as_raw_fd),
+                    events: libc::POLLOUT,
+                    revents: 0,
+                },
             ];
             let millis = c_int::try_from(wait.as_millis()).unwrap_or(c_int::MAX);
             // Round up so that a sub-millisecond wait does not spin.
@@ -779,10 +984,19 @@ impl Child {
                 continue;
             }
             if fds[0].revents != 0 {
-                self.stdout.read_once(&mut scratch, limits.capture_limit);
+                self.stdout
+                    .read_once(&mut scratch, limits.capture_limit, &mut log);
             }
             if fds[1].revents != 0 {
-                self.stderr.read_once(&mut scratch, limits.capture_limit);
+                self.stderr
+                    .read_once(&mut scratch, limits.capture_limit, &mut log);
+            }
+            if fds[3].revents & (libc::POLLERR | libc::POLLHUP) != 0 {
+                // The reader is gone: writing would raise SIGPIPE (ignored
+                // in Rust programs, but not necessarily in a host program).
+                self.stdin.fd = None;
+            } else if fds[3].revents != 0 {
+                self.stdin.write_once();
             }
             if fds[2].revents != 0 {
                 exited = true;
@@ -800,10 +1014,11 @@ impl Child {
         match stop {
             Some((Stop::Timeout, _)) => Err(ProcessError::Timeout),
             Some((Stop::Cancelled, _)) => Err(ProcessError::Cancelled),
-            None => Ok(Output {
+            Some((Stop::Requested, _)) | None => Ok(Output {
                 exit_code,
                 stdout: std::mem::take(&mut self.stdout.kept),
                 stderr: std::mem::take(&mut self.stderr.kept),
+                stopped: terminating.is_some(),
             }),
         }
     }

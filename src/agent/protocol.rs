@@ -1,4 +1,4 @@
-//! The protocol check of SPEC section 6: would the Anthropic Messages API
+//! The protocol check (docs/loop.md, "The protocol check"): would the Anthropic Messages API
 //! accept the requests this transcript was built from?
 //!
 //! Rules: roles alternate starting with `user`; every `tool_use` id is

@@ -243,6 +243,33 @@ fn build(root: &Path) -> Result<Option<Ruleset>, SandboxError> {
     Ok(fd.map(|fd| Ruleset { fd }))
 }
 
+/// The ruleset of a sandboxed external agent (`agent.sandbox: true`):
+/// writes only beneath `root` and to `/dev/null`, TCP connect only to
+/// `port` (the run's mock server; ABI 4 and later), no TCP bind, signals
+/// and abstract sockets scoped to the agent. `None` where Landlock is
+/// unavailable (announced once, as for commands).
+pub fn agent_ruleset(root: &Path, port: u16) -> Result<Option<Ruleset>, SandboxError> {
+    let status = status();
+    warn_once(status);
+    if matches!(status, SandboxStatus::Unavailable { .. }) {
+        return Ok(None);
+    }
+    let writes = AccessFs::from_write(ABI::V5);
+    let created = LandlockRuleset::default()
+        .handle_access(writes)?
+        .handle_access(AccessNet::from_all(ABI::V4))?
+        .scope(Scope::from_all(ABI::V6))?
+        .create()?
+        .add_rule(PathBeneath::new(path_fd(root)?, writes))?
+        .add_rule(PathBeneath::new(
+            path_fd(Path::new("/dev/null"))?,
+            AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev,
+        ))?
+        .add_rule(landlock::NetPort::new(port, AccessNet::ConnectTcp))?;
+    let fd: Option<OwnedFd> = created.into();
+    Ok(fd.map(|fd| Ruleset { fd }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

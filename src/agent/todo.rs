@@ -2,9 +2,9 @@
 //!
 //! The model sends the whole list on every call; a call is either accepted
 //! (the list is replaced and rendered back) or rejected with a message and
-//! no change at all. Validation order and every message are fixed by SPEC
-//! section 3, and so is the render, because the simulated model reads its
-//! plan back from exactly this text.
+//! no change at all. Validation order and every message are fixed (see
+//! docs/loop.md), and so is the render, because the simulated model reads
+//! its plan back from exactly this text.
 //!
 //! Values are turned into text the way the Python reference does (`str()`):
 //! `5` → `5`, `true` → `True`, `null` → `None`, `1.0` → `1.0`. Model input is
@@ -148,7 +148,7 @@ impl TodoManager {
         Ok(self.render())
     }
 
-    /// The render of SPEC section 3.
+    /// The render of the s03 todo tool (docs/loop.md).
     pub fn render(&self) -> String {
         render_items(&self.items)
     }

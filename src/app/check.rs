@@ -1,39 +1,212 @@
-//! `agent-eval check`: validate scenarios without running them.
+//! `agent-eval check`: validate scenarios without running the model.
+//!
+//! Beyond loading (schema, paths, expectations), `check` dry-runs each
+//! scenario's own solution: every step's `do` calls, in step order, in a
+//! fresh workspace, and then each step's check. A simulated model performs
+//! exactly those calls, so a step whose check does not hold after them is
+//! a scenario the model can never finish: an error. It also fails an
+//! expectation whose `where` or `compare` side matches no cell of the
+//! matrix, and warns about what is legal but likely a mistake.
 
 use std::io::Write;
 use std::path::PathBuf;
 
+use super::run::plural;
 use super::{AppError, Status, no_scenarios};
-use crate::{eval, scenario};
+use crate::agent::tools::Toolbox;
+use crate::eval::{self, checks, workspace};
+use crate::report::terminal::escape;
+use crate::scenario::{self, CellSelector, Expectation, ModelSpec, Scenario};
+
+/// What checking one scenario found.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Findings {
+    pub errors: Vec<String>,
+    pub warnings: Vec<String>,
+}
 
 /// `agent-eval check`: validates scenarios; lists each with its matrix.
+/// A matrix over the run cap (`max_runs`, default
+/// [`eval::DEFAULT_MAX_RUNS`]) is an error of its file, as `run` sees it.
 pub fn check(
     paths: &[PathBuf],
+    max_runs: Option<u64>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
-    let (scenarios, errors) = scenario::load_all(paths);
+    let (scenarios, mut errors) = scenario::load_all(paths);
+    let (scenarios, over_cap) = eval::admit(
+        scenarios,
+        &eval::EvalOptions {
+            max_runs,
+            ..eval::EvalOptions::default()
+        },
+    );
+    errors.extend(over_cap);
+    let mut text = String::new();
+    let mut failed = !errors.is_empty();
     for s in &scenarios {
+        let findings = inspect(s);
         let cells = eval::matrix::cells(s);
-        let _ = writeln!(
-            out,
-            "ok {} ({}): {} steps, {} cells, {} expectations",
-            s.file.display(),
-            s.name,
-            s.steps.len(),
+        let steps = s.steps_total();
+        let unscored = s.steps.len() - steps;
+        let verdict = if findings.errors.is_empty() {
+            "ok"
+        } else {
+            "FAIL"
+        };
+        text.push_str(&format!(
+            "{verdict} {} ({}): {steps} step{}{}, {} cell{}, {} expectation{}\n",
+            escape(&s.file.display().to_string()),
+            escape(&s.name),
+            plural(steps),
+            if unscored > 0 {
+                format!(" (+{unscored} without a check)")
+            } else {
+                String::new()
+            },
             cells.len(),
-            s.expect.len()
-        );
+            plural(cells.len()),
+            s.expect.len(),
+            plural(s.expect.len())
+        ));
+        for e in &findings.errors {
+            text.push_str(&format!("  error: {}\n", escape(e)));
+        }
+        for w in &findings.warnings {
+            text.push_str(&format!("  warning: {}\n", escape(w)));
+        }
+        failed |= !findings.errors.is_empty();
     }
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|source| AppError::Write {
+            path: "stdout".into(),
+            source,
+        })?;
     for e in &errors {
-        let _ = writeln!(err, "error: {e}");
+        let _ = writeln!(err, "error: {}", escape(&e.to_string()));
     }
     if scenarios.is_empty() && errors.is_empty() {
-        return Err(AppError::Usage(no_scenarios(paths)));
+        let _ = writeln!(err, "error: {}", no_scenarios(paths));
+        return Ok(Status::NoScenarios);
     }
-    Ok(if errors.is_empty() {
-        Status::Passed
-    } else {
+    Ok(if failed {
         Status::BadInput
+    } else {
+        Status::Passed
     })
+}
+
+/// Everything `check` reports about one loaded scenario.
+pub fn inspect(s: &Scenario) -> Findings {
+    let mut findings = Findings::default();
+    let simulated = matches!(s.model, ModelSpec::Simulate(_));
+    let scripted = matches!(s.model, ModelSpec::Script(_));
+    for step in s.steps.iter().filter(|step| step.check.is_none()) {
+        findings.warnings.push(format!(
+            "step #{} has no check: it is never scored",
+            step.id
+        ));
+    }
+    if scripted
+        && !s.model.is_cassette()
+        && s.runs
+            .seeds
+            .as_ref()
+            .is_some_and(|seeds| seeds.to_vec().len() > 1)
+    {
+        findings.warnings.push(
+            "a scripted model answers the same whatever the seed: several seeds repeat one run"
+                .into(),
+        );
+    }
+    if simulated || s.steps.iter().any(|step| !step.actions.is_empty()) {
+        let problems = dry_run(s);
+        if simulated {
+            findings.errors.extend(problems);
+        } else {
+            findings.warnings.extend(problems);
+        }
+    }
+    let cells = eval::matrix::cells(s);
+    let matches_none =
+        |selector: &CellSelector| !cells.iter().any(|c| selector.matches(&c.settings));
+    for expectation in &s.expect {
+        let selectors: Vec<(&str, &CellSelector)> = match expectation {
+            Expectation::Exact(_) => Vec::new(),
+            Expectation::Bound { selector, .. } => vec![("where", selector)],
+            Expectation::Compare { a, b, .. } => vec![("compare a", a), ("compare b", b)],
+        };
+        for (side, selector) in selectors {
+            if matches_none(selector) {
+                findings.errors.push(format!(
+                    "expectation `{}`: its {side} ({selector}) matches no cell of the matrix",
+                    describe(expectation)
+                ));
+            }
+        }
+    }
+    findings
+}
+
+/// An expectation as `check` names it.
+fn describe(expectation: &Expectation) -> String {
+    match expectation {
+        Expectation::Exact(exact) => format!("{} == {}", exact.name(), exact.expected()),
+        Expectation::Bound {
+            selector,
+            metric,
+            bound,
+        } => format!("{} {bound} where {selector}", metric.name()),
+        Expectation::Compare {
+            a,
+            b,
+            comparison,
+            bound,
+        } => format!("{} {bound} ({a} vs {b})", comparison.name()),
+    }
+}
+
+/// Performs every step's `do` calls in order in a fresh workspace; after
+/// each step, its check must hold. Returns what went wrong.
+fn dry_run(s: &Scenario) -> Vec<String> {
+    let mut problems = Vec::new();
+    let toolbox = match workspace::create_for_run(&s.workspace) {
+        Ok(workspace) => Toolbox::with_workspace(std::sync::Arc::new(workspace)),
+        Err(e) => return vec![format!("cannot prepare the workspace: {e}")],
+    };
+    for step in &s.steps {
+        for (index, action) in step.actions.iter().enumerate() {
+            match toolbox.call(&action.tool, &action.input) {
+                None => problems.push(format!(
+                    "step #{}: `do` call {} uses `{}`, which is not a workspace tool (bash, read_file, write_file, edit_file)",
+                    step.id,
+                    index + 1,
+                    action.tool
+                )),
+                Some(Err(e)) => problems.push(format!(
+                    "step #{}: `do` call {} ({}) fails: {e}",
+                    step.id,
+                    index + 1,
+                    action.tool
+                )),
+                Some(Ok(_)) => {}
+            }
+        }
+        if let Some(check) = &step.check
+            && !checks::holds(check, toolbox.workspace())
+        {
+            problems.push(format!(
+                "step #{}: its check ({check}) does not hold after its `do` calls{}",
+                step.id,
+                if step.actions.is_empty() {
+                    " (it has none)"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
+    problems
 }

@@ -18,8 +18,8 @@ pub use check::check;
 pub use init::init;
 pub use real::RealModelArgs;
 pub use replay::{ReplayConfig, ReplayFormat, replay};
-pub use reports::{diff, merge};
-pub use run::{ReportPaths, RunConfig, run};
+pub use reports::{MergeConfig, diff, merge};
+pub use run::{NameFilter, ReportPaths, RunConfig, run};
 pub use serve::{ServeConfig, serve};
 pub use sweep::{SweepConfig, sweep};
 
@@ -41,6 +41,8 @@ pub enum Status {
     BadInput,
     /// Stopped by Ctrl-C; nothing was written (exit 130).
     Interrupted,
+    /// No scenario file was found, or `--filter` left none (exit 3).
+    NoScenarios,
 }
 
 impl Status {
@@ -50,6 +52,7 @@ impl Status {
             Status::ExpectationsFailed => 1,
             Status::BadInput => 2,
             Status::Interrupted => 130,
+            Status::NoScenarios => 3,
         }
     }
 }
@@ -76,6 +79,7 @@ impl From<EvalError> for AppError {
         match e {
             EvalError::Run(e) => AppError::Run(e),
             EvalError::Interrupted => AppError::Interrupted,
+            EvalError::TooManyRuns(message) => AppError::Usage(message),
         }
     }
 }
@@ -124,6 +128,46 @@ pub(crate) fn on_progress(bar: &indicatif::ProgressBar) -> impl Fn(&EvalEvent<'_
 
 /// The report path that means stdout.
 pub const STDOUT: &str = "-";
+
+/// Whether a scenario `name` passes `--filter` (`filter` is contained in
+/// it).
+pub(crate) fn name_matches(name: &str, filter: &str) -> bool {
+    name.contains(filter)
+}
+
+/// Checks, before anything runs, that a report can be written at `path`:
+/// `-` (stdout), an existing device or pipe (written in place), or a file
+/// in a folder that exists and takes a new file (reports are written
+/// through a temporary file there and renamed). A report that could not be
+/// written after an hour of runs would be an hour lost.
+pub fn check_output_path(path: &Path) -> Result<(), AppError> {
+    if path == Path::new(STDOUT) {
+        return Ok(());
+    }
+    let bad = |reason: String| {
+        AppError::Usage(format!(
+            "{}: cannot write a report there: {reason}",
+            path.display()
+        ))
+    };
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => return Err(bad("it is a folder".into())),
+        Ok(meta) if !meta.is_file() => return Ok(()),
+        _ => {}
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => return Err(bad(format!("{} is not a folder", dir.display()))),
+        Err(e) => return Err(bad(format!("folder {}: {e}", dir.display()))),
+    }
+    tempfile::NamedTempFile::new_in(dir)
+        .map(drop)
+        .map_err(|e| bad(format!("folder {}: {e}", dir.display())))
+}
 
 /// Writes a report: `-` to `stdout`, anything else via [`write_atomic`].
 pub fn write_report(path: &Path, bytes: &[u8], stdout: &mut dyn Write) -> Result<(), AppError> {

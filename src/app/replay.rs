@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::{AppError, Status};
 use crate::eval::{self, Cell};
 use crate::report::transcript;
-use crate::scenario::{self, Dialect, NagThreshold, ReminderSpec};
+use crate::scenario::{self, Axis, AxisValue, Dialect, NagThreshold, ReminderSpec};
 
 /// Output format of `replay`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -27,6 +27,8 @@ pub struct ReplayConfig {
     /// `--dialect` and `--reminder` override the scenario's `agent:`.
     pub dialect: Option<Dialect>,
     pub reminder: Option<ReminderSpec>,
+    /// `--set AXIS=VALUE`: any axis, as a cell of `run` has it.
+    pub settings: Vec<(scenario::Axis, scenario::AxisValue)>,
     pub format: ReplayFormat,
     /// Run this command as an external agent instead of the built-in loop.
     pub agent: Option<String>,
@@ -40,25 +42,34 @@ pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppE
     if let Some(command) = &config.agent {
         scenario.agent.use_command(command);
     }
-    let mut cell = Cell::of_agent(&scenario);
+    // Every override, applied in axis order as the matrix applies a
+    // cell's values (the named flags win over `--set` of the same axis).
+    let mut overrides: Vec<(Axis, AxisValue)> = Vec::new();
+    let mut set = |axis: Axis, value: AxisValue| {
+        overrides.retain(|(a, _)| *a != axis);
+        overrides.push((axis, value));
+    };
+    for (axis, value) in &config.settings {
+        set(axis.clone(), *value);
+    }
     if let Some(todo) = config.todo {
-        cell = cell.with_todo(todo);
+        set(Axis::Todo, AxisValue::Bool(todo));
     }
     if let Some(dialect) = config.dialect {
-        cell = cell.with(
-            &scenario::Axis::Dialect,
-            &scenario::AxisValue::Dialect(dialect),
-        );
+        set(Axis::Dialect, AxisValue::Dialect(dialect));
     }
     if let Some(reminder) = config.reminder {
-        cell = cell.with(
-            &scenario::Axis::Reminder,
-            &scenario::AxisValue::Reminder(reminder),
-        );
+        set(Axis::Reminder, AxisValue::Reminder(reminder));
     }
     if let Some(threshold) = config.threshold {
-        cell = cell.with_threshold(threshold);
+        set(Axis::NagThreshold, AxisValue::Threshold(threshold));
     }
+    overrides.sort_by(|a, b| a.0.cmp(&b.0));
+    let cell = overrides
+        .iter()
+        .fold(Cell::of_agent(&scenario), |cell, (axis, value)| {
+            cell.with(axis, value)
+        });
     let record = eval::run_once(&scenario, &cell, config.seed)?;
     if crate::cancel::requested() {
         return Ok(Status::Interrupted);
@@ -79,6 +90,11 @@ pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppE
         ReplayFormat::Json => transcript::to_json(&record)
             .map_err(|e| AppError::Usage(format!("cannot write the replay as JSON: {e}")))?,
     };
-    let _ = out.write_all(text.as_bytes());
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|source| AppError::Write {
+            path: "stdout".into(),
+            source,
+        })?;
     Ok(Status::Passed)
 }

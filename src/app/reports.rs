@@ -3,47 +3,162 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::{AppError, Status, write_atomic};
-use crate::report::baseline;
-use crate::report::json::{self, Report, ReportFile};
+use super::{AppError, STDOUT, Status, check_output_path, write_report};
+use crate::report::json::{self, Report, ReportFile, ShardFile};
+use crate::report::terminal::escape;
+use crate::report::{baseline, html, junit, markdown, table};
 
-/// `agent-eval merge`: shard reports into the full report.
+/// `agent-eval merge`.
+#[derive(Debug, Clone, Default)]
+pub struct MergeConfig {
+    /// The shard reports (`run --shard K/N --json FILE`).
+    pub parts: Vec<PathBuf>,
+    /// Where the merged JSON report goes; `None` is stdout (the summary
+    /// then goes to stderr).
+    pub json: Option<PathBuf>,
+    pub junit: Option<PathBuf>,
+    pub markdown: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+    /// Print only failing scenarios and the summary line.
+    pub quiet: bool,
+    /// Colour the terminal output.
+    pub color: bool,
+}
+
+/// `agent-eval merge`: checks that the shard reports are the shards of one
+/// run, merges them into the report the unsharded run gives, prints its
+/// summary as `run` does (tables, failed expectations) and writes the
+/// reports asked for. Exit 1 says which expectations failed; exit 2 which
+/// file is bad and why.
 pub fn merge(
-    parts: &[PathBuf],
-    json_out: Option<&Path>,
+    config: &MergeConfig,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> Result<Status, AppError> {
-    let reports = parts
+    let outputs = [&config.json, &config.junit, &config.markdown, &config.html];
+    let to_stdout = outputs
         .iter()
-        .map(|p| ReportFile::read(p))
+        .filter(|p| p.as_deref() == Some(Path::new(STDOUT)))
+        .count()
+        + usize::from(config.json.is_none());
+    if to_stdout > 1 {
+        return Err(AppError::Usage(
+            "only one report can go to stdout: give --json FILE when another report is `-`".into(),
+        ));
+    }
+    for path in outputs.into_iter().flatten() {
+        check_output_path(path)?;
+    }
+    let parts = config
+        .parts
+        .iter()
+        .map(|path| {
+            ReportFile::read(path)
+                .map(|report| ShardFile {
+                    path: path.clone(),
+                    report,
+                })
+                .map_err(|e| match e {
+                    // A shard that cannot be read or holds values out of
+                    // bounds cannot be merged: say so, with the file.
+                    json::ReportFileError::Invalid { path, message } => {
+                        json::ReportFileError::Mismatch {
+                            path: Some(path),
+                            message,
+                        }
+                    }
+                    other => other,
+                })
+        })
         .collect::<Result<Vec<_>, _>>()?;
-    let (results, errors) = json::merge(reports)?;
-    let report = Report::new(&results, errors);
-    let text = report.to_json();
-    match json_out {
-        Some(path) => write_atomic(path, text.as_bytes())?,
-        None => {
-            let _ = out.write_all(text.as_bytes());
+    let (results, errors) = json::merge(parts)?;
+    let report = Report::new(&results, errors.clone());
+    let mut human: Vec<u8> = Vec::new();
+    for e in &errors {
+        let _ = writeln!(human, "error: {}", escape(e));
+    }
+    for result in &results {
+        if !config.quiet || !result.ok() {
+            let _ = writeln!(human, "{}", table::render(result, config.color));
         }
     }
-    Ok(if report.ok {
+    super::run::print_failures(&mut human, &results);
+    if !errors.is_empty() {
+        let _ = writeln!(
+            human,
+            "{} scenario file{} could not be loaded when the shards ran",
+            errors.len(),
+            if errors.len() == 1 { "" } else { "s" }
+        );
+    }
+    let summary_target: &mut dyn Write = if to_stdout == 1 { err } else { out };
+    summary_target
+        .write_all(&human)
+        .map_err(|source| AppError::Write {
+            path: PathBuf::from(if to_stdout == 1 { "stderr" } else { "stdout" }),
+            source,
+        })?;
+    let text = report.to_json();
+    match &config.json {
+        Some(path) => write_report(path, text.as_bytes(), out)?,
+        None => write_report(Path::new(STDOUT), text.as_bytes(), out)?,
+    }
+    if let Some(path) = &config.junit {
+        write_report(path, junit::render(&results, &errors).as_bytes(), out)?;
+    }
+    if let Some(path) = &config.markdown {
+        write_report(path, markdown::render(&results, &errors).as_bytes(), out)?;
+    }
+    if let Some(path) = &config.html {
+        let document: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| AppError::Usage(format!("cannot render the HTML report: {e}")))?;
+        let page = html::render(html::HtmlInput {
+            report: &document,
+            runs: &[],
+            charts: &[],
+        });
+        write_report(path, page.as_bytes(), out)?;
+    }
+    Ok(if !errors.is_empty() {
+        Status::BadInput
+    } else if report.ok {
         Status::Passed
     } else {
         Status::ExpectationsFailed
     })
 }
 
-/// `agent-eval diff OLD NEW`: what moved between two reports.
+/// `agent-eval diff OLD NEW`: what moved between two reports, for the
+/// scenarios `filter` keeps (all when `None`).
 pub fn diff(
     old: &Path,
     new: &Path,
     tolerance: f64,
+    filter: Option<&str>,
     out: &mut dyn Write,
 ) -> Result<Status, AppError> {
-    let old = ReportFile::read(old)?.rates();
-    let new = ReportFile::read(new)?.rates();
+    let keep = |rates: Vec<baseline::CellRates>| -> Vec<baseline::CellRates> {
+        rates
+            .into_iter()
+            .filter(|c| filter.is_none_or(|f| super::name_matches(&c.scenario, f)))
+            .collect()
+    };
+    let old = keep(ReportFile::read(old)?.rates());
+    let new = keep(ReportFile::read(new)?.rates());
+    if let Some(f) = filter
+        && old.is_empty()
+        && new.is_empty()
+    {
+        return Err(AppError::Usage(format!(
+            "no scenario of either report matches --filter {f:?}"
+        )));
+    }
     let diffs = baseline::compare(&old, &new, tolerance);
-    let _ = write!(out, "{}", baseline::render(&diffs, tolerance));
+    out.write_all(baseline::render(&diffs, tolerance).as_bytes())
+        .map_err(|source| AppError::Write {
+            path: PathBuf::from("stdout"),
+            source,
+        })?;
     Ok(if baseline::regressed(&diffs) {
         Status::ExpectationsFailed
     } else {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::{AppError, Status, on_progress, progress_bar, write_atomic};
 use crate::eval::{self, EvalError, EvalOptions};
-use crate::report::{json, svg, table};
+use crate::report::{html, json, svg, table};
 use crate::scenario::{self, Axis, AxisValue};
 
 /// `agent-eval sweep`.
@@ -23,7 +23,16 @@ pub struct SweepConfig {
     pub jobs: Option<usize>,
     pub svg: Option<PathBuf>,
     pub json: Option<PathBuf>,
+    /// One self-contained HTML page with the sweep's cells and chart.
+    pub html: Option<PathBuf>,
+    /// The smallest completion gain worth more reminders (see
+    /// [`eval::sweep`]).
+    pub min_effect: f64,
+    /// Print only the pick.
+    pub quiet: bool,
     pub progress: bool,
+    /// The cap on runs (`--max-runs`; default [`eval::DEFAULT_MAX_RUNS`]).
+    pub max_runs: Option<u64>,
 }
 
 /// The values swept when none are given.
@@ -52,6 +61,38 @@ fn default_values(axis: &Axis) -> Result<Vec<AxisValue>, String> {
     })
 }
 
+/// The HTML page of a sweep: its cells (planning tool per value, then the
+/// baseline without it) as one scenario of the report, and its chart.
+fn sweep_page(
+    scenario: &scenario::Scenario,
+    result: &eval::sweep::SweepResult,
+    svg: String,
+) -> String {
+    let mut cells = result.with_todo.clone();
+    cells.push(result.without_todo.clone());
+    let document = serde_json::json!({
+        "version": json::VERSION,
+        "ok": true,
+        "scenarios": [{
+            "name": result.scenario,
+            "file": scenario.file.display().to_string(),
+            "cells": cells,
+            "comparisons": [],
+            "expectations": [],
+        }],
+        "errors": [],
+    });
+    let best = result.best.map_or("-".to_string(), |v| v.to_string());
+    html::render(html::HtmlInput {
+        report: &document,
+        runs: &[],
+        charts: &[html::Chart {
+            title: format!("{} sweep of {}: pick {best}", result.axis, result.scenario),
+            svg,
+        }],
+    })
+}
+
 /// Reads one value as written on the command line: JSON where it parses
 /// (numbers, booleans, maps), else a word.
 fn parse_value(axis: &Axis, raw: &str) -> Result<AxisValue, String> {
@@ -61,7 +102,11 @@ fn parse_value(axis: &Axis, raw: &str) -> Result<AxisValue, String> {
 }
 
 /// Runs a sweep and prints its table and recommendation.
-pub fn sweep(config: &SweepConfig, out: &mut dyn Write) -> Result<Status, AppError> {
+pub fn sweep(
+    config: &SweepConfig,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Status, AppError> {
     // A Ctrl-C during this call is handled by it, then forgotten.
     let _session = crate::cancel::Session::begin();
     let axis = Axis::parse(&config.axis).map_err(AppError::Usage)?;
@@ -76,6 +121,9 @@ pub fn sweep(config: &SweepConfig, out: &mut dyn Write) -> Result<Status, AppErr
     }
     .map_err(AppError::Usage)?;
     eval::sweep::check_axis(&axis, &values).map_err(AppError::Usage)?;
+    for path in [&config.svg, &config.json].into_iter().flatten() {
+        super::check_output_path(path)?;
+    }
     let scenario = scenario::load(&config.scenario)?;
     if matches!(axis, Axis::Simulate(_))
         && !matches!(scenario.model, scenario::ModelSpec::Simulate(_))
@@ -85,24 +133,60 @@ pub fn sweep(config: &SweepConfig, out: &mut dyn Write) -> Result<Status, AppErr
             config.scenario.display()
         )));
     }
+    if matches!(scenario.model, scenario::ModelSpec::Script(_)) {
+        let _ = writeln!(
+            err,
+            "warning: {} is scripted: its model answers the same whatever the settings' effect on a real model, so the sweep measures the script, not the design",
+            config.scenario.display()
+        );
+    }
     let options = EvalOptions {
         seeds: config.seeds,
         jobs: config.jobs,
         shard: None,
+        max_runs: config.max_runs,
         ..EvalOptions::default()
     };
     let bar = progress_bar(config.progress);
-    let outcome = eval::sweep::sweep(&scenario, &axis, &values, &options, &on_progress(&bar));
+    let outcome = eval::sweep::sweep_with(
+        &scenario,
+        &axis,
+        &values,
+        &options,
+        config.min_effect,
+        &on_progress(&bar),
+    );
     bar.finish_and_clear();
     let result = match outcome {
         Ok(result) => result,
         Err(EvalError::Interrupted) => return Ok(Status::Interrupted),
         Err(e) => return Err(e.into()),
     };
-    let _ = out.write_all(table::sweep(&result).as_bytes());
-    if let Some(path) = &config.svg {
-        let chart = svg::render(&result).map_err(AppError::Usage)?;
+    let text = table::sweep(&result);
+    let shown = if config.quiet {
+        // The last line is the pick and why.
+        text.lines()
+            .last()
+            .map(|l| format!("{l}\n"))
+            .unwrap_or_default()
+    } else {
+        text
+    };
+    out.write_all(shown.as_bytes())
+        .map_err(|source| AppError::Write {
+            path: "stdout".into(),
+            source,
+        })?;
+    let chart = if config.svg.is_some() || config.html.is_some() {
+        Some(svg::render(&result).map_err(AppError::Usage)?)
+    } else {
+        None
+    };
+    if let (Some(path), Some(chart)) = (&config.svg, &chart) {
         write_atomic(path, chart.as_bytes())?;
+    }
+    if let (Some(path), Some(chart)) = (&config.html, chart) {
+        write_atomic(path, sweep_page(&scenario, &result, chart).as_bytes())?;
     }
     if let Some(path) = &config.json {
         let text = json::pretty(&result)

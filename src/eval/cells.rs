@@ -133,34 +133,79 @@ impl Cell {
 
 /// A scenario's cells, in axis order, each distinct.
 pub fn cells(scenario: &Scenario) -> Vec<Cell> {
+    cells_up_to(scenario, usize::MAX).0
+}
+
+/// The number of combinations of the matrix's axis values (before equal
+/// cells are merged), saturating: an upper bound on the cell count that
+/// costs nothing to compute.
+pub fn combinations(scenario: &Scenario) -> u64 {
+    scenario
+        .runs
+        .axes
+        .iter()
+        .fold(1u64, |n, (_, values)| n.saturating_mul(values.len() as u64))
+}
+
+/// The first `limit` distinct cells, in axis order, and whether they are
+/// all of them. Combinations are walked one at a time (never all held at
+/// once) and told apart by a hashed key, so this costs time in the number
+/// of combinations and memory in the number of cells kept.
+pub fn cells_up_to(scenario: &Scenario, limit: usize) -> (Vec<Cell>, bool) {
     let base = Cell::of_agent(scenario);
     let axes = &scenario.runs.axes;
     let varying: Vec<Axis> = axes.iter().map(|(a, _)| a.clone()).collect();
-    let mut combos: Vec<Vec<(&Axis, &AxisValue)>> = vec![Vec::new()];
-    for (axis, values) in axes {
-        combos = combos
-            .into_iter()
-            .flat_map(|combo| {
-                values.iter().map(move |v| {
-                    let mut next = combo.clone();
-                    next.push((axis, v));
-                    next
-                })
-            })
-            .collect();
+    if axes.iter().any(|(_, values)| values.is_empty()) {
+        return (Vec::new(), true);
     }
+    // An odometer over the axes' values: the last axis turns fastest, so
+    // the first axis varies slowest.
+    let mut digits = vec![0usize; axes.len()];
+    let mut seen: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
     let mut cells: Vec<Cell> = Vec::new();
-    for combo in combos {
+    loop {
         let mut cell = base.clone();
-        for (axis, value) in combo {
-            cell.apply(axis, value);
+        for ((axis, values), &digit) in axes.iter().zip(&digits) {
+            if let Some(value) = values.get(digit) {
+                cell.apply(axis, value);
+            }
         }
         cell.describe(&varying);
-        if !cells.iter().any(|c| c.settings == cell.settings) {
+        if seen.insert(settings_key(&cell.settings)) {
+            if cells.len() == limit {
+                return (cells, false);
+            }
             cells.push(cell);
         }
+        let mut position = axes.len();
+        loop {
+            let Some(p) = position.checked_sub(1) else {
+                return (cells, true);
+            };
+            position = p;
+            digits[p] += 1;
+            if digits[p] < axes[p].1.len() {
+                break;
+            }
+            digits[p] = 0;
+        }
     }
-    cells
+}
+
+/// A key equal for equal settings (numbers compared by value, so 0 and -0
+/// are one key): the settings' text, numbers by their bits.
+fn settings_key(settings: &CellSettings) -> Vec<u8> {
+    let mut key = Vec::new();
+    for (axis, value) in settings.entries() {
+        key.extend_from_slice(axis.name().as_bytes());
+        key.push(0);
+        match value {
+            AxisValue::Number(x) => key.extend_from_slice(&(x + 0.0).to_bits().to_le_bytes()),
+            other => key.extend_from_slice(other.to_string().as_bytes()),
+        }
+        key.push(0);
+    }
+    key
 }
 
 #[cfg(test)]

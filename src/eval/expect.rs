@@ -30,6 +30,10 @@ pub struct ExpectationOutcome {
     /// For comparisons: the paired statistics.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub paired: Option<PairedStats>,
+    /// When it failed: the `agent-eval replay` commands of the runs that
+    /// show why (filled in by `run`, which knows the scenario files).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub replay: Vec<String>,
 }
 
 /// The paired statistics of a comparison.
@@ -79,6 +83,7 @@ pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> Expectation
                 detail: Some(format!("{} runs", runs.len())),
                 text,
                 paired: None,
+                replay: Vec::new(),
             }
         }
         Expectation::Compare {
@@ -97,6 +102,7 @@ fn failed_without_runs(text: String, selector: &CellSelector) -> ExpectationOutc
         measured: Value::Null,
         detail: Some(format!("no cell matches {selector}")),
         paired: None,
+        replay: Vec::new(),
     }
 }
 
@@ -137,21 +143,24 @@ pub fn aggregate(metric: AggregateMetric, runs: &[&RunMetrics]) -> f64 {
     stats::mean(&values)
 }
 
+/// What an exact expectation measures on one run.
+pub fn exact_measure(exact: &ExactExpectation, r: &RunMetrics) -> Value {
+    match exact {
+        ExactExpectation::RemindersAt(_) => json!(r.reminders_at),
+        ExactExpectation::StepsCompleted(_) => json!(r.steps_completed),
+        ExactExpectation::RejectedTodoUpdates(_) => json!(r.rejected_todo_updates),
+        ExactExpectation::TodoCalls(_) => json!(r.todo_calls),
+        ExactExpectation::UnknownToolCalls(_) => json!(r.unknown_tool_calls),
+        ExactExpectation::Stop(_) => json!(r.stop),
+        ExactExpectation::Turns(_) => json!(r.turns),
+        ExactExpectation::ProtocolViolations(_) => json!(r.protocol_violations),
+        ExactExpectation::DriftTurns(_) => json!(r.drift_turns),
+    }
+}
+
 fn evaluate_exact(exact: &ExactExpectation, cells: &[CellSummary]) -> ExpectationOutcome {
     let (name, expected) = (exact.name(), exact.expected());
-    let measure = |r: &RunMetrics| -> Value {
-        match exact {
-            ExactExpectation::RemindersAt(_) => json!(r.reminders_at),
-            ExactExpectation::StepsCompleted(_) => json!(r.steps_completed),
-            ExactExpectation::RejectedTodoUpdates(_) => json!(r.rejected_todo_updates),
-            ExactExpectation::TodoCalls(_) => json!(r.todo_calls),
-            ExactExpectation::UnknownToolCalls(_) => json!(r.unknown_tool_calls),
-            ExactExpectation::Stop(_) => json!(r.stop),
-            ExactExpectation::Turns(_) => json!(r.turns),
-            ExactExpectation::ProtocolViolations(_) => json!(r.protocol_violations),
-            ExactExpectation::DriftTurns(_) => json!(r.drift_turns),
-        }
-    };
+    let measure = |r: &RunMetrics| exact_measure(exact, r);
     let text = match exact {
         ExactExpectation::DriftTurns(turns) if turns.is_empty() => "no drift".to_string(),
         _ => format!("{name} == {expected}"),
@@ -168,6 +177,7 @@ fn evaluate_exact(exact: &ExactExpectation, cells: &[CellSummary]) -> Expectatio
             measured: measure(first),
             detail: None,
             paired: None,
+            replay: Vec::new(),
         },
         Some((settings, run)) => ExpectationOutcome {
             text,
@@ -179,6 +189,7 @@ fn evaluate_exact(exact: &ExactExpectation, cells: &[CellSummary]) -> Expectatio
                 run.seed
             )),
             paired: None,
+            replay: Vec::new(),
         },
     }
 }
@@ -215,23 +226,24 @@ fn evaluate_compare(
         ok: bound.holds(measured),
         measured: number(measured),
         detail: Some(format!(
-            "{} vs {} runs, {} pairs; completion diff {:+.3} [{:.3}, {:.3}], sign test p={:.3}; full completion only-a {} only-b {}, McNemar p={:.3}",
+            "{} vs {} runs, {} pairs; completion diff {:+.3} [{:.3}, {:.3}], sign test {}; full completion only-a {} only-b {}, McNemar {}",
             side_a.len(),
             side_b.len(),
             completion.pairs,
             completion.mean_diff,
             completion.diff_ci95[0],
             completion.diff_ci95[1],
-            completion.p_value,
+            super::summary::p_text(completion.p_value),
             full.only_a,
             full.only_b,
-            full.p_value
+            super::summary::p_text(full.p_value)
         )),
         text,
         paired: Some(PairedStats {
             completion,
             full_completion: full,
         }),
+        replay: Vec::new(),
     }
 }
 

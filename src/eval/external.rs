@@ -72,6 +72,7 @@ pub fn run_once_external(
         cost: None,
         drift_turns: Vec::new(),
         model_error: None,
+        step_checks: super::summary::step_checks(&step_results),
     };
     let plan = final_plan(&outcome.transcript, settings.dialect);
     Ok(RunRecord {

@@ -2,16 +2,28 @@
 //! cell runs every seed. All (scenario, cell, seed) units of an evaluation
 //! go through one rayon pool; results are collected in unit order, so the
 //! output never depends on `--jobs` or thread timing.
+//!
+//! A whole evaluation is capped at [`DEFAULT_MAX_RUNS`] units (cells ×
+//! seeds, summed over its scenarios) unless told otherwise, and planned
+//! lazily: a [`Plan`] counts the units and computes the i-th one on
+//! demand, so a matrix is never materialised as a list of units, and a
+//! matrix over the cap is refused after counting at most cap + 1 cells.
 
 use rayon::prelude::*;
+use std::ops::Range;
 
 pub use super::cells::{Cell, cells};
+use super::cells::{cells_up_to, combinations};
 use super::run::{RunEnv, RunError, RunMetrics, run_once_in};
 use super::summary::{CellSummary, ScenarioResult};
-use crate::scenario::{CellSettings, ModelSpec, Scenario};
+use crate::scenario::{CellSettings, LoadError, ModelSpec, Scenario};
 
 /// Seeds a simulated scenario runs when neither it nor `--seeds` says.
 pub const DEFAULT_SIMULATED_SEEDS: u64 = 50;
+
+/// The most runs (cells × seeds, over every scenario) one evaluation makes
+/// unless `--max-runs` says otherwise.
+pub const DEFAULT_MAX_RUNS: u64 = 1_000_000;
 
 /// Options that apply to a whole evaluation.
 #[derive(Debug, Clone, Default)]
@@ -24,6 +36,15 @@ pub struct EvalOptions {
     pub shard: Option<Shard>,
     /// Real-model backends (with the spend limit) and `--record`.
     pub env: RunEnv,
+    /// The cap on runs (`--max-runs`); `None` is [`DEFAULT_MAX_RUNS`].
+    pub max_runs: Option<u64>,
+}
+
+impl EvalOptions {
+    /// The cap on runs in force.
+    pub fn max_runs(&self) -> u64 {
+        self.max_runs.unwrap_or(DEFAULT_MAX_RUNS)
+    }
 }
 
 /// Shard `index` (1-based) of `count`: every unit whose position in the
@@ -68,6 +89,9 @@ pub enum EvalError {
     Run(#[from] RunError),
     #[error("interrupted: runs were stopped before they all finished; no report was written")]
     Interrupted,
+    /// The matrix holds more runs than the cap; nothing was run.
+    #[error("{0}")]
+    TooManyRuns(String),
 }
 
 /// One run to do.
@@ -88,6 +112,12 @@ pub enum EvalEvent<'a> {
         scenario: &'a str,
         settings: &'a CellSettings,
         metrics: &'a RunMetrics,
+        /// The run's place in the evaluation's unit list (its run order),
+        /// and the unit itself.
+        position: usize,
+        unit: Unit,
+        /// Everything the run produced (for run logs).
+        record: &'a super::run::RunRecord,
     },
     ScenarioFinished {
         result: &'a ScenarioResult,
@@ -106,62 +136,251 @@ pub fn seeds(scenario: &Scenario, options: &EvalOptions) -> Vec<u64> {
     }
 }
 
-/// Every unit of an evaluation (or of its shard), in report order.
-pub fn plan_units(scenarios: &[Scenario], options: &EvalOptions) -> Vec<Unit> {
-    let all = all_units(scenarios, options);
-    match options.shard {
-        Some(shard) => all
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| shard.owns(*i))
-            .map(|(_, u)| u)
-            .collect(),
-        None => all,
+/// How many runs a scenario's matrix makes, counted without building more
+/// than `limit` runs' worth of cells: `Ok(runs)`, or `Err(message)` when
+/// they are more than `limit`.
+pub fn count_runs(scenario: &Scenario, options: &EvalOptions, limit: u64) -> Result<u64, String> {
+    let seeds = seed_count(scenario, options);
+    let combos = combinations(scenario);
+    let over = |what: String| {
+        Err(format!(
+            "runs: the matrix makes more than the cap of {limit} runs ({what}); raise the cap with --max-runs N, or vary fewer values or seeds"
+        ))
+    };
+    // Cheap answers first: every combination is at most one cell.
+    if combos.saturating_mul(seeds) <= limit {
+        return Ok(cells(scenario).len() as u64 * seeds);
+    }
+    if combos > limit {
+        return over(format!(
+            "{combos} combinations of its axes' values × {seeds} seeds"
+        ));
+    }
+    let most_cells = usize::try_from(limit / seeds.max(1)).unwrap_or(usize::MAX);
+    match cells_up_to(scenario, most_cells) {
+        (found, true) => Ok(found.len() as u64 * seeds),
+        (_, false) => over(format!("over {most_cells} cells × {seeds} seeds")),
     }
 }
 
-fn all_units(scenarios: &[Scenario], options: &EvalOptions) -> Vec<Unit> {
-    let mut units = Vec::new();
-    for (s, scenario) in scenarios.iter().enumerate() {
-        let seeds = seeds(scenario, options);
-        for cell in 0..cells(scenario).len() {
-            units.extend(seeds.iter().map(|&seed| Unit {
-                scenario: s,
-                cell,
-                seed,
-            }));
+/// The number of seeds each cell of `scenario` runs (see [`seeds`]).
+fn seed_count(scenario: &Scenario, options: &EvalOptions) -> u64 {
+    match (&scenario.model, options.seeds, &scenario.runs.seeds) {
+        (ModelSpec::Simulate(_) | ModelSpec::Real(_), Some(n), _) => n,
+        (_, _, Some(crate::scenario::Seeds::Count(n))) => *n,
+        (_, _, Some(crate::scenario::Seeds::List(list))) => list.len() as u64,
+        (ModelSpec::Simulate(_), None, None) => DEFAULT_SIMULATED_SEEDS,
+        (ModelSpec::Script(_) | ModelSpec::Real(_), _, None) => 1,
+    }
+}
+
+/// Refuses, as load errors of their files (at their `runs:` key), the
+/// scenarios whose matrix alone makes more runs than the cap; the others
+/// are returned. `check` and `run` both call it, so `check` reports what
+/// `run` would refuse.
+pub fn admit(scenarios: Vec<Scenario>, options: &EvalOptions) -> (Vec<Scenario>, Vec<LoadError>) {
+    let limit = options.max_runs();
+    let mut admitted = Vec::with_capacity(scenarios.len());
+    let mut errors = Vec::new();
+    for scenario in scenarios {
+        match count_runs(&scenario, options, limit) {
+            Ok(_) => admitted.push(scenario),
+            Err(message) => errors.push(LoadError::new(
+                &scenario.file,
+                scenario.runs_position,
+                message,
+            )),
         }
     }
-    units
+    (admitted, errors)
 }
 
-/// Runs `units` (from [`plan_units`]) on a pool of `options.jobs` threads.
-/// A unit is `None` when it never started: the spend limit was reached
-/// before its turn (runs already started finish).
+/// One scenario's share of a plan: its units are positions
+/// `offset .. offset + cells × seeds` of the whole run, cell by cell, each
+/// cell seed by seed.
+#[derive(Debug, Clone)]
+struct PlannedScenario {
+    offset: u64,
+    cells: Vec<Cell>,
+    seeds: Vec<u64>,
+}
+
+impl PlannedScenario {
+    fn units(&self) -> u64 {
+        self.cells.len() as u64 * self.seeds.len() as u64
+    }
+}
+
+/// The units of an evaluation (or of its shard), in report order, counted
+/// but not listed: [`Plan::unit`] computes the i-th one.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    scenarios: Vec<PlannedScenario>,
+    /// Units of the whole run (every shard).
+    total: u64,
+    shard: Option<Shard>,
+}
+
+impl Plan {
+    /// Plans `scenarios`, refusing a run over the cap before building any
+    /// cell list longer than the cap allows.
+    pub fn new(scenarios: &[Scenario], options: &EvalOptions) -> Result<Self, EvalError> {
+        let limit = options.max_runs();
+        let mut planned = Vec::with_capacity(scenarios.len());
+        let mut total: u64 = 0;
+        for scenario in scenarios {
+            let remaining = limit.saturating_sub(total);
+            count_runs(scenario, options, remaining).map_err(|message| {
+                EvalError::TooManyRuns(if total == 0 {
+                    format!("{}: {message}", scenario.file.display())
+                } else {
+                    format!(
+                        "the run makes more than the cap of {limit} runs in all ({} runs before {}; raise it with --max-runs N, or run fewer scenarios or seeds)",
+                        total,
+                        scenario.file.display()
+                    )
+                })
+            })?;
+            let scenario_plan = PlannedScenario {
+                offset: total,
+                cells: cells(scenario),
+                seeds: seeds(scenario, options),
+            };
+            total += scenario_plan.units();
+            planned.push(scenario_plan);
+        }
+        Ok(Self {
+            scenarios: planned,
+            total,
+            shard: options.shard,
+        })
+    }
+
+    /// Units of the whole run, every shard included.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Units this plan runs (its shard's share).
+    pub fn len(&self) -> usize {
+        let units = match self.shard {
+            None => self.total,
+            Some(shard) => {
+                let (k, n) = (shard.index as u64 - 1, shard.count as u64);
+                if self.total > k {
+                    (self.total - k).div_ceil(n)
+                } else {
+                    0
+                }
+            }
+        };
+        usize::try_from(units).unwrap_or(usize::MAX)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The position in the whole run of this plan's i-th unit.
+    fn position(&self, i: usize) -> u64 {
+        match self.shard {
+            None => i as u64,
+            Some(shard) => shard.index as u64 - 1 + i as u64 * shard.count as u64,
+        }
+    }
+
+    /// The plan's i-th unit, in report order.
+    pub fn unit(&self, i: usize) -> Option<Unit> {
+        let position = self.position(i);
+        if position >= self.total {
+            return None;
+        }
+        let s = self
+            .scenarios
+            .partition_point(|p| p.offset + p.units() <= position);
+        let planned = self.scenarios.get(s)?;
+        let relative = position - planned.offset;
+        let seeds = planned.seeds.len() as u64;
+        Some(Unit {
+            scenario: s,
+            cell: usize::try_from(relative / seeds).ok()?,
+            seed: *planned.seeds.get(usize::try_from(relative % seeds).ok()?)?,
+        })
+    }
+
+    /// Every unit of the plan, in report order.
+    pub fn units(&self) -> impl Iterator<Item = Unit> + '_ {
+        (0..self.len()).filter_map(|i| self.unit(i))
+    }
+
+    /// The plan indices of scenario `s`'s units (they are contiguous).
+    fn range_of(&self, s: usize) -> Range<usize> {
+        let Some(planned) = self.scenarios.get(s) else {
+            return 0..0;
+        };
+        let (start, end) = (planned.offset, planned.offset + planned.units());
+        let index_of = |position: u64| -> usize {
+            let i = match self.shard {
+                None => position,
+                Some(shard) => {
+                    let (k, n) = (shard.index as u64 - 1, shard.count as u64);
+                    position.saturating_sub(k).div_ceil(n)
+                }
+            };
+            usize::try_from(i).unwrap_or(usize::MAX).min(self.len())
+        };
+        index_of(start)..index_of(end)
+    }
+
+    /// The cells of scenario `s`, as planned.
+    fn cells_of(&self, s: usize) -> &[Cell] {
+        self.scenarios.get(s).map_or(&[], |p| p.cells.as_slice())
+    }
+
+    fn seeds_of(&self, s: usize) -> &[u64] {
+        self.scenarios.get(s).map_or(&[], |p| p.seeds.as_slice())
+    }
+}
+
+/// Plans an evaluation: see [`Plan::new`].
+pub fn plan(scenarios: &[Scenario], options: &EvalOptions) -> Result<Plan, EvalError> {
+    Plan::new(scenarios, options)
+}
+
+/// Runs the units of `plan` on a pool of `options.jobs` threads, and
+/// returns their results in plan order. A unit is `None` when it never
+/// started: the spend limit was reached before its turn (runs already
+/// started finish).
 pub fn run_units(
     scenarios: &[Scenario],
-    units: &[Unit],
+    plan: &Plan,
     options: &EvalOptions,
     on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
 ) -> Result<Vec<Option<RunMetrics>>, EvalError> {
     // A Ctrl-C during this call is handled by it, then forgotten.
     let _session = crate::cancel::Session::begin();
     let budget = options.env.real.as_ref().and_then(|real| real.budget());
-    let all_cells: Vec<Vec<Cell>> = scenarios.iter().map(cells).collect();
     let work = || {
-        units
-            .par_iter()
-            .map(|unit| {
+        (0..plan.len())
+            .into_par_iter()
+            .map(|position| {
                 if crate::cancel::requested() {
                     return Err(EvalError::Interrupted);
                 }
-                let scenario = &scenarios[unit.scenario];
+                let Some(unit) = plan.unit(position) else {
+                    return Ok(None);
+                };
+                let (Some(scenario), Some(cell)) = (
+                    scenarios.get(unit.scenario),
+                    plan.cells_of(unit.scenario).get(unit.cell),
+                ) else {
+                    return Ok(None);
+                };
                 let spends = matches!(scenario.model, ModelSpec::Real(_));
                 if spends && budget.is_some_and(|b| !b.allows_new_run()) {
                     return Ok(None);
                 }
-                let cell = &all_cells[unit.scenario][unit.cell];
-                let metrics = run_once_in(scenario, cell, unit.seed, &options.env)?.metrics;
+                let record = run_once_in(scenario, cell, unit.seed, &options.env)?;
                 // A run cut short by Ctrl-C measured nothing meaningful.
                 if crate::cancel::requested() {
                     return Err(EvalError::Interrupted);
@@ -169,9 +388,12 @@ pub fn run_units(
                 on_event(&EvalEvent::RunFinished {
                     scenario: &scenario.name,
                     settings: &cell.settings,
-                    metrics: &metrics,
+                    metrics: &record.metrics,
+                    position,
+                    unit,
+                    record: &record,
                 });
-                Ok(Some(metrics))
+                Ok(Some(record.metrics))
             })
             .collect::<Result<Vec<_>, EvalError>>()
     };
@@ -185,38 +407,46 @@ pub fn run_units(
     }
 }
 
-/// Groups unit results into cell summaries and, unless `shard` (a part of
-/// the runs only), checks the expectations.
+/// Groups scenario `scenario_index`'s unit results (from [`run_units`])
+/// into cell summaries and, unless `shard` (a part of the runs only),
+/// checks the expectations. Linear in the scenario's units.
 pub fn summarise(
     scenario: &Scenario,
     scenario_index: usize,
-    units: &[Unit],
+    plan: &Plan,
     results: &[Option<RunMetrics>],
     options: &EvalOptions,
 ) -> ScenarioResult {
-    let scenario_cells = cells(scenario);
+    let planned_cells = plan.cells_of(scenario_index);
+    let mut runs: Vec<Vec<RunMetrics>> = vec![Vec::new(); planned_cells.len()];
+    for i in plan.range_of(scenario_index) {
+        if let (Some(unit), Some(Some(metrics))) = (plan.unit(i), results.get(i))
+            && let Some(cell_runs) = runs.get_mut(unit.cell)
+        {
+            cell_runs.push(metrics.clone());
+        }
+    }
     let steps_total = scenario.steps_total();
-    let summaries: Vec<CellSummary> = scenario_cells
-        .into_iter()
-        .enumerate()
-        .map(|(c, cell)| {
-            let runs = units
-                .iter()
-                .zip(results)
-                .filter(|(u, _)| u.scenario == scenario_index && u.cell == c)
-                .filter_map(|(_, r)| r.clone())
-                .collect();
-            CellSummary::new(cell.settings, steps_total, runs)
+    let labels = super::summary::StepLabel::of(scenario);
+    let summaries: Vec<CellSummary> = planned_cells
+        .iter()
+        .zip(runs)
+        .map(|(cell, runs)| {
+            CellSummary::new(cell.settings.clone(), steps_total, runs).with_steps(&labels)
         })
         .collect();
-    ScenarioResult::build(
+    let mut result = ScenarioResult::build(
         scenario.name.clone(),
         scenario.file.display().to_string(),
-        seeds(scenario, options),
+        plan.seeds_of(scenario_index).to_vec(),
         summaries,
         scenario.expect.clone(),
         options.shard.is_none(),
-    )
+    );
+    if options.shard.is_some() {
+        result.sha256 = Some(scenario.sha256.clone());
+    }
+    result
 }
 
 /// Plans, runs and summarises one scenario on its own.
@@ -226,9 +456,9 @@ pub fn evaluate_scenario(
     on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
 ) -> Result<ScenarioResult, EvalError> {
     let scenarios = std::slice::from_ref(scenario);
-    let units = plan_units(scenarios, options);
-    let results = run_units(scenarios, &units, options, on_event)?;
-    Ok(summarise(scenario, 0, &units, &results, options))
+    let plan = Plan::new(scenarios, options)?;
+    let results = run_units(scenarios, &plan, options, on_event)?;
+    Ok(summarise(scenario, 0, &plan, &results, options))
 }
 
 /// Plans, runs and summarises several scenarios in one pool.
@@ -237,14 +467,24 @@ pub fn evaluate(
     options: &EvalOptions,
     on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
 ) -> Result<Vec<ScenarioResult>, EvalError> {
-    let units = plan_units(scenarios, options);
-    on_event(&EvalEvent::Started { runs: units.len() });
-    let results = run_units(scenarios, &units, options, on_event)?;
+    let plan = Plan::new(scenarios, options)?;
+    evaluate_plan(scenarios, &plan, options, on_event)
+}
+
+/// Runs and summarises a plan made by [`Plan::new`] for `scenarios`.
+pub fn evaluate_plan(
+    scenarios: &[Scenario],
+    plan: &Plan,
+    options: &EvalOptions,
+    on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
+) -> Result<Vec<ScenarioResult>, EvalError> {
+    on_event(&EvalEvent::Started { runs: plan.len() });
+    let results = run_units(scenarios, plan, options, on_event)?;
     Ok(scenarios
         .iter()
         .enumerate()
         .map(|(i, scenario)| {
-            let result = summarise(scenario, i, &units, &results, options);
+            let result = summarise(scenario, i, plan, &results, options);
             on_event(&EvalEvent::ScenarioFinished { result: &result });
             result
         })
@@ -254,6 +494,133 @@ pub fn evaluate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+
+    fn scenario(name: &str, runs: &str) -> Scenario {
+        crate::scenario::load_str(
+            Path::new(&format!("{name}.yaml")),
+            &format!("name: {name}\ntask: t\nsteps:\n  - text: a\n    do: [{{tool: bash, input: {{command: ls}}}}]\nmodel:\n  simulate: {{}}\nruns:\n{runs}"),
+        )
+        .unwrap()
+    }
+
+    /// Every unit in report order, listed the plain way.
+    fn listed(scenarios: &[Scenario], options: &EvalOptions) -> Vec<Unit> {
+        let mut units = Vec::new();
+        for (s, scenario) in scenarios.iter().enumerate() {
+            for cell in 0..cells(scenario).len() {
+                for seed in seeds(scenario, options) {
+                    units.push(Unit {
+                        scenario: s,
+                        cell,
+                        seed,
+                    });
+                }
+            }
+        }
+        units
+    }
+
+    #[test]
+    fn a_plan_computes_the_units_it_would_list() {
+        let scenarios = [
+            scenario(
+                "a",
+                "  todo: [true, false]\n  nag_threshold: [1, 2, off]\n  seeds: [7, 3, 5]\n",
+            ),
+            scenario("b", "  seeds: 4\n"),
+            scenario("c", "  dialect: [s03, codex]\n  seeds: 2\n"),
+        ];
+        let whole = EvalOptions::default();
+        let all = listed(&scenarios, &whole);
+        let plan = Plan::new(&scenarios, &whole).unwrap();
+        assert_eq!(plan.total(), all.len() as u64);
+        assert_eq!(plan.units().collect::<Vec<_>>(), all);
+        for count in 1..=5 {
+            let mut seen = Vec::new();
+            for index in 1..=count {
+                let shard = Shard { index, count };
+                let options = EvalOptions {
+                    shard: Some(shard),
+                    ..EvalOptions::default()
+                };
+                let plan = Plan::new(&scenarios, &options).unwrap();
+                let expected: Vec<Unit> = all
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| shard.owns(*i))
+                    .map(|(_, u)| *u)
+                    .collect();
+                assert_eq!(plan.units().collect::<Vec<_>>(), expected, "{shard}");
+                for s in 0..scenarios.len() {
+                    let range = plan.range_of(s);
+                    assert!(range.clone().all(|i| plan.unit(i).unwrap().scenario == s));
+                    let outside = (0..plan.len()).filter(|i| !range.contains(i));
+                    assert!(
+                        outside
+                            .into_iter()
+                            .all(|i| plan.unit(i).unwrap().scenario != s)
+                    );
+                }
+                seen.extend(expected);
+            }
+            assert_eq!(seen.len(), all.len());
+        }
+    }
+
+    #[test]
+    fn a_matrix_over_the_cap_is_refused_after_counting() {
+        // 2 × 40,000 thresholds × 100,000 seeds: refused at once.
+        let thresholds: Vec<String> = (1..=40_000).map(|n| n.to_string()).collect();
+        let big = scenario(
+            "big",
+            &format!(
+                "  todo: [true, false]\n  nag_threshold: [{}]\n  seeds: 100000\n",
+                thresholds.join(", ")
+            ),
+        );
+        let options = EvalOptions::default();
+        let e = count_runs(&big, &options, DEFAULT_MAX_RUNS).unwrap_err();
+        assert!(e.contains("more than the cap of 1000000 runs"), "{e}");
+        assert!(matches!(
+            Plan::new(std::slice::from_ref(&big), &options),
+            Err(EvalError::TooManyRuns(_))
+        ));
+        let (admitted, errors) = admit(vec![big.clone()], &options);
+        assert!(admitted.is_empty());
+        assert_eq!(errors[0].position, Some((8, 1)), "{}", errors[0]);
+        // Cells are counted after equal ones merge: todo false is one cell.
+        let seeds_for = |n: u64| EvalOptions {
+            seeds: Some(n),
+            ..EvalOptions::default()
+        };
+        assert_eq!(count_runs(&big, &seeds_for(1), 80_000), Ok(40_001));
+        assert!(count_runs(&big, &seeds_for(1), 40_000).is_err());
+        let merged = scenario(
+            "m",
+            "  todo: [true, false]\n  nag_threshold: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n",
+        );
+        assert_eq!(
+            count_runs(&merged, &seeds_for(60_000), 1_000_000),
+            Ok(11 * 60_000)
+        );
+        assert!(count_runs(&merged, &seeds_for(100_000), 1_000_000).is_err());
+        // The cap is over the whole run.
+        let two = [merged.clone(), scenario("n", "  todo: [true, false]\n")];
+        let options = EvalOptions {
+            seeds: Some(50_000),
+            max_runs: Some(600_000),
+            ..EvalOptions::default()
+        };
+        assert!(
+            matches!(Plan::new(&two, &options), Err(EvalError::TooManyRuns(m)) if m.contains("in all"))
+        );
+        let options = EvalOptions {
+            max_runs: Some(650_000),
+            ..options
+        };
+        assert_eq!(Plan::new(&two, &options).unwrap().total(), 650_000);
+    }
 
     #[test]
     fn shards_parse_and_partition() {

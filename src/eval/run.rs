@@ -54,6 +54,11 @@ pub struct RunMetrics {
     /// Why a real model failed for good, when the run stopped on it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_error: Option<String>,
+    /// Each scored step's check, in step order: `1` held, `0` did not
+    /// (one character per step keeps per-run data small; the per-step
+    /// rates of a cell are read from it).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub step_checks: String,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -334,6 +339,7 @@ fn run_in_workspace(
             .error
             .take()
             .map(|e| format!("{}: {e}", scenario.name)),
+        step_checks: super::summary::step_checks(&step_results),
     };
     RunRecord {
         metrics,

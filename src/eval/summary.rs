@@ -39,7 +39,41 @@ pub struct CellSummary {
     pub output_tokens: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<f64>,
+    /// Each scored step's completion rate over the runs: which steps get
+    /// dropped (empty when the runs carry no per-step checks).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub step_rates: Vec<StepRate>,
     pub results: Vec<RunMetrics>,
+}
+
+/// A scored step's share of runs whose check held.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct StepRate {
+    pub id: String,
+    pub text: String,
+    pub rate: f64,
+}
+
+/// A scored step as reports name it (its id and text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepLabel {
+    pub id: String,
+    pub text: String,
+}
+
+impl StepLabel {
+    /// The scenario's scored steps, in the order runs record their checks.
+    pub fn of(scenario: &crate::scenario::Scenario) -> Vec<Self> {
+        scenario
+            .steps
+            .iter()
+            .filter(|s| s.check.is_some())
+            .map(|s| Self {
+                id: s.id.clone(),
+                text: s.text.clone(),
+            })
+            .collect()
+    }
 }
 
 /// The sum of the values that are present; `None` when none is.
@@ -48,13 +82,20 @@ fn sum_present<T: std::iter::Sum<T>>(values: impl Iterator<Item = Option<T>>) ->
     (!present.is_empty()).then(|| present.into_iter().sum())
 }
 
-/// Pairs each run of `a` with the run of `b` that has the same seed.
+/// Pairs each run of `a` with the run of `b` that has the same seed, in
+/// the order of `a` (linear: `b` is indexed by seed once).
 pub fn pair_by_seed<'a>(
     a: &'a [RunMetrics],
     b: &'a [RunMetrics],
 ) -> Vec<(&'a RunMetrics, &'a RunMetrics)> {
+    let mut by_seed: std::collections::HashMap<u64, &'a RunMetrics> =
+        std::collections::HashMap::with_capacity(b.len());
+    for rb in b.iter().rev() {
+        // The first run of a seed wins, as a search from the front would.
+        by_seed.insert(rb.seed, rb);
+    }
     a.iter()
-        .filter_map(|ra| b.iter().find(|rb| rb.seed == ra.seed).map(|rb| (ra, rb)))
+        .filter_map(|ra| by_seed.get(&ra.seed).map(|rb| (ra, *rb)))
         .collect()
 }
 
@@ -85,9 +126,31 @@ pub(crate) fn test_cell(
             cost: None,
             drift_turns: Vec::new(),
             model_error: None,
+            step_checks: String::new(),
         })
         .collect();
     CellSummary::new(settings, steps_total, results)
+}
+
+/// A run's per-step results as its `step_checks`: `1` held, `0` did not,
+/// one character per scored step.
+pub fn step_checks(step_results: &[Option<bool>]) -> String {
+    step_results
+        .iter()
+        .flatten()
+        .map(|held| if *held { '1' } else { '0' })
+        .collect()
+}
+
+/// A p-value as every report prints it: `p<0.001`, else `p=0.034`.
+pub fn p_text(p: f64) -> String {
+    if p.is_nan() {
+        "p=–".to_string()
+    } else if p < 0.001 {
+        "p<0.001".to_string()
+    } else {
+        format!("p={p:.3}")
+    }
 }
 
 /// Rounds to 6 decimals so reports read well and stay byte-stable.
@@ -127,8 +190,49 @@ impl CellSummary {
             input_tokens: sum_present(results.iter().map(|r| r.input_tokens)),
             output_tokens: sum_present(results.iter().map(|r| r.output_tokens)),
             cost: sum_present(results.iter().map(|r| r.cost)).map(round6),
+            step_rates: Vec::new(),
             results,
         }
+    }
+
+    /// This summary with each labelled step's completion rate, read from
+    /// the runs' `step_checks` (none when no run recorded them).
+    pub fn with_steps(mut self, labels: &[StepLabel]) -> Self {
+        let recorded: Vec<&RunMetrics> = self
+            .results
+            .iter()
+            .filter(|r| !r.step_checks.is_empty())
+            .collect();
+        if recorded.is_empty() {
+            return self;
+        }
+        self.step_rates = labels
+            .iter()
+            .enumerate()
+            .map(|(index, label)| {
+                let held = recorded
+                    .iter()
+                    .filter(|r| r.step_checks.as_bytes().get(index) == Some(&b'1'))
+                    .count();
+                StepRate {
+                    id: label.id.clone(),
+                    text: label.text.clone(),
+                    rate: round6(held as f64 / recorded.len() as f64),
+                }
+            })
+            .collect();
+        self
+    }
+
+    /// The step labels this summary's rates carry (to rebuild it).
+    pub fn step_labels(&self) -> Vec<StepLabel> {
+        self.step_rates
+            .iter()
+            .map(|s| StepLabel {
+                id: s.id.clone(),
+                text: s.text.clone(),
+            })
+            .collect()
     }
 }
 
@@ -146,6 +250,10 @@ pub struct ScenarioResult {
     pub expectations: Vec<ExpectationOutcome>,
     /// The scenario's `expect:` entries, so `merge` can check them again.
     pub expect_spec: Vec<crate::scenario::Expectation>,
+    /// SHA-256 of the scenario file (shard reports only: `merge` combines
+    /// shards of the same scenario text only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 impl ScenarioResult {
@@ -181,10 +289,51 @@ impl ScenarioResult {
             comparisons,
             expectations,
             expect_spec,
+            sha256: None,
         }
     }
 
     pub fn ok(&self) -> bool {
         self.expectations.iter().all(|e| e.ok)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn step_rates_count_each_step_over_the_runs() {
+        let mut cell = test_cell(CellSettings::default(), 3, &[3, 1, 2, 0], 0);
+        for (run, checks) in cell.results.iter_mut().zip(["111", "100", "110", "000"]) {
+            run.step_checks = checks.to_string();
+        }
+        let labels: Vec<StepLabel> = ["a", "b", "c"]
+            .iter()
+            .enumerate()
+            .map(|(i, text)| StepLabel {
+                id: (i + 1).to_string(),
+                text: text.to_string(),
+            })
+            .collect();
+        let cell = cell.with_steps(&labels);
+        let rates: Vec<(&str, f64)> = cell
+            .step_rates
+            .iter()
+            .map(|s| (s.id.as_str(), s.rate))
+            .collect();
+        assert_eq!(rates, [("1", 0.75), ("2", 0.5), ("3", 0.25)]);
+        assert_eq!(cell.step_labels(), labels);
+        // Runs that recorded no checks (an older report) give no rates.
+        let bare = test_cell(CellSettings::default(), 3, &[3], 0).with_steps(&labels);
+        assert!(bare.step_rates.is_empty());
+    }
+
+    #[test]
+    fn p_values_print_one_way() {
+        assert_eq!(p_text(0.0004), "p<0.001");
+        assert_eq!(p_text(0.0341), "p=0.034");
+        assert_eq!(p_text(1.0), "p=1.000");
+        assert_eq!(step_checks(&[Some(true), None, Some(false)]), "10");
     }
 }

@@ -4,10 +4,13 @@
 //!
 //! The recommendation weighs completion against the cost of reminding:
 //! take the value with the highest completion rate (the *leader*); every
-//! value whose per-seed completion is not significantly worse than the
-//! leader's (paired sign test, p >= 0.05) is *as good*; among those,
-//! recommend the one with the fewest reminders per run (ties: higher
-//! completion, then the order given).
+//! value whose completion is within the *minimum effect* of the leader's
+//! (a gain smaller than that is not worth more reminders), or whose
+//! per-seed completion is not significantly worse (paired sign test,
+//! p >= 0.05), is *as good*; among those, recommend the one with the
+//! fewest reminders per run (ties: higher completion, then the order
+//! given). Without the minimum effect the pick would drift with the seed
+//! count: with enough seeds any difference becomes significant.
 
 use serde::Serialize;
 
@@ -18,6 +21,9 @@ use crate::scenario::{Axis, AxisValue, RunsSpec, Scenario};
 
 /// Significance level below which a threshold counts as worse than the leader.
 pub const ALPHA: f64 = 0.05;
+
+/// The smallest completion-rate gain worth more reminders (`--min-effect`).
+pub const DEFAULT_MIN_EFFECT: f64 = 0.02;
 
 /// A sweep's cells and its pick.
 #[derive(Debug, Clone, Serialize)]
@@ -36,6 +42,8 @@ pub struct SweepResult {
     /// Per cell: the sign-test p-value against the leader.
     pub p_vs_leader: Vec<f64>,
     pub leader: Option<AxisValue>,
+    /// The minimum effect the pick used.
+    pub min_effect: f64,
 }
 
 /// Why a sweep could not be set up.
@@ -49,12 +57,31 @@ pub fn check_axis(axis: &Axis, values: &[AxisValue]) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs the sweep.
+/// Runs the sweep with the default minimum effect.
 pub fn sweep(
     scenario: &Scenario,
     axis: &Axis,
     values: &[AxisValue],
     options: &EvalOptions,
+    on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
+) -> Result<SweepResult, EvalError> {
+    sweep_with(
+        scenario,
+        axis,
+        values,
+        options,
+        DEFAULT_MIN_EFFECT,
+        on_event,
+    )
+}
+
+/// Runs the sweep; the pick ignores completion gains below `min_effect`.
+pub fn sweep_with(
+    scenario: &Scenario,
+    axis: &Axis,
+    values: &[AxisValue],
+    options: &EvalOptions,
+    min_effect: f64,
     on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
 ) -> Result<SweepResult, EvalError> {
     let mut swept = scenario.clone();
@@ -76,7 +103,7 @@ pub fn sweep(
             let cell = super::cells::Cell::of_agent(&swept).with_todo(false);
             CellSummary::new(cell.settings, scenario.steps_total(), Vec::new())
         });
-    let (leader, best, p_vs_leader) = recommend(&with_todo);
+    let (leader, best, p_vs_leader) = recommend(&with_todo, min_effect);
     let value_of = |index: Option<usize>| {
         index
             .and_then(|i| with_todo.get(i))
@@ -91,12 +118,16 @@ pub fn sweep(
         with_todo,
         without_todo,
         p_vs_leader,
+        min_effect,
     })
 }
 
 /// (leader, recommended, p-values against the leader) per the module
 /// doc, as indices into `cells`.
-pub fn recommend(cells: &[CellSummary]) -> (Option<usize>, Option<usize>, Vec<f64>) {
+pub fn recommend(
+    cells: &[CellSummary],
+    min_effect: f64,
+) -> (Option<usize>, Option<usize>, Vec<f64>) {
     let Some((leader_index, leader)) = cells.iter().enumerate().reduce(|best, c| {
         let better = c.1.completion_rate > best.1.completion_rate
             || (c.1.completion_rate == best.1.completion_rate
@@ -119,7 +150,12 @@ pub fn recommend(cells: &[CellSummary]) -> (Option<usize>, Option<usize>, Vec<f6
         .iter()
         .enumerate()
         .zip(&p_values)
-        .filter(|((i, _), p)| *i == leader_index || **p >= ALPHA)
+        .filter(|((i, c), p)| {
+            *i == leader_index
+                || **p >= ALPHA
+                // A small tolerance: rates are rounded to 6 decimals.
+                || leader.completion_rate - c.completion_rate < min_effect - 1e-9
+        })
         .map(|(c, _)| c)
         .reduce(|best, c| {
             let cheaper = c.1.mean_reminders < best.1.mean_reminders
@@ -151,9 +187,30 @@ mod tests {
             cell(NagThreshold::After(3), &[10, 9, 10, 10, 10, 9], 2),
             cell(NagThreshold::Off, &[3, 4, 2, 5, 3, 4], 0),
         ];
-        let (leader, best, p) = recommend(&cells);
+        let (leader, best, p) = recommend(&cells, DEFAULT_MIN_EFFECT);
         assert_eq!(leader, Some(0));
         assert_eq!(best, Some(1));
         assert!(p[1] >= ALPHA && p[2] < ALPHA, "{p:?}");
+    }
+
+    #[test]
+    fn a_gain_below_the_minimum_effect_does_not_buy_reminders() {
+        // 40 seeds: threshold 1 completes every step, threshold 3 drops
+        // one step in 10 runs out of 40 (2.5 points less); the sign test
+        // calls that significant, the minimum effect decides.
+        let all = vec![10; 40];
+        let mut some: Vec<usize> = vec![10; 40];
+        for run in some.iter_mut().take(10) {
+            *run = 9;
+        }
+        let cells = [
+            cell(NagThreshold::After(1), &all, 5),
+            cell(NagThreshold::After(3), &some, 2),
+        ];
+        let (_, _, p) = recommend(&cells, 0.0);
+        assert!(p[1] < ALPHA, "{p:?}");
+        assert_eq!(recommend(&cells, 0.0).1, Some(0));
+        assert_eq!(recommend(&cells, 0.02).1, Some(0), "2.5 points is worth it");
+        assert_eq!(recommend(&cells, 0.05).1, Some(1), "2.5 points is not");
     }
 }

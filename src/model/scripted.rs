@@ -1,4 +1,4 @@
-//! The scripted model of SPEC 2.1: exact replay.
+//! The scripted model (docs/scenario-format.md): exact replay.
 //!
 //! Responses are used in order, one per call. A response with calls has
 //! stop reason `tool_use` and content = the text block (if any) then the

@@ -489,8 +489,7 @@ fn is_reminder(text: &str) -> bool {
 /// A p-value as every report prints it.
 fn p_text(p: Option<&Value>) -> String {
     match p.and_then(Value::as_f64) {
-        Some(p) if p < 0.001 => "p<0.001".into(),
-        Some(p) => format!("p={p:.3}"),
+        Some(p) => crate::eval::summary::p_text(p),
         None => "–".into(),
     }
 }

@@ -1,4 +1,4 @@
-//! The JSON report of SPEC section 7 (`run --json FILE`).
+//! The JSON report (`run --json FILE`; docs/json-report.md).
 //!
 //! ```json
 //! {"version": 1, "ok": true,
@@ -25,12 +25,19 @@
 //! decimals; `errors` lists scenarios that could not be loaded (then `ok`
 //! is false). Each scenario also carries `seeds` (the order of its runs)
 //! and `expect_spec` (its `expect:` entries) so that [`merge`] can rebuild
-//! the report from shards. A shard's report has `"shard": "K/N"`, no
-//! expectation outcomes, and `ok` false: it is not a complete report. Keys
-//! appear in a fixed order, so equal inputs give equal bytes.
+//! the report from shards. A shard's report has `"shard": "K/N"`, a
+//! `"plan"` (the whole run's unit count, `--seeds` and `--model`), each
+//! scenario's `sha256` (of its file), no expectation outcomes, and `ok`
+//! false: it is not a complete report. Keys appear in a fixed order, so
+//! equal inputs give equal bytes. Reports read back are checked: every
+//! value within its bounds ([`ReportFile::check_bounds`]), and shards
+//! merged only when they are all the shards of one run ([`merge`]).
 
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+
+use crate::report::baseline::CellRates;
 
 use crate::eval::run::RunMetrics;
 use crate::eval::{CellSummary, ScenarioResult, Shard};
@@ -46,8 +53,24 @@ pub struct Report<'a> {
     pub ok: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<ShardPlan>,
     pub scenarios: &'a [ScenarioResult],
     pub errors: Vec<String>,
+}
+
+/// What a shard report states about the whole run it is part of, so that
+/// `merge` combines only shards of one run: every shard of a run states the
+/// same plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShardPlan {
+    /// Units (cells × seeds over every scenario) of the whole run.
+    pub units: u64,
+    /// `--seeds`, when given.
+    pub seeds: Option<u64>,
+    /// `--model`, when given (it replaces every scenario's model).
+    pub model: Option<serde_json::Value>,
 }
 
 impl<'a> Report<'a> {
@@ -56,16 +79,23 @@ impl<'a> Report<'a> {
             version: VERSION,
             ok: errors.is_empty() && scenarios.iter().all(ScenarioResult::ok),
             shard: None,
+            plan: None,
             scenarios,
             errors,
         }
     }
 
     /// The report of one shard: never `ok` on its own.
-    pub fn for_shard(scenarios: &'a [ScenarioResult], errors: Vec<String>, shard: Shard) -> Self {
+    pub fn for_shard(
+        scenarios: &'a [ScenarioResult],
+        errors: Vec<String>,
+        shard: Shard,
+        plan: ShardPlan,
+    ) -> Self {
         Self {
             ok: false,
             shard: Some(shard.to_string()),
+            plan: Some(plan),
             ..Self::new(scenarios, errors)
         }
     }
@@ -87,12 +117,15 @@ pub fn pretty(value: &impl Serialize) -> Result<String, serde_json::Error> {
     Ok(text)
 }
 
-/// A report read back from a file: only what the results are rebuilt from.
+/// A report read back from a file: only what the results are rebuilt from,
+/// and what is checked.
 #[derive(Debug, Clone, Deserialize)]
 pub struct ReportFile {
     pub version: u32,
     #[serde(default)]
     pub shard: Option<String>,
+    #[serde(default)]
+    pub plan: Option<ShardPlan>,
     pub scenarios: Vec<ScenarioFile>,
     #[serde(default)]
     pub errors: Vec<String>,
@@ -106,6 +139,9 @@ pub struct ScenarioFile {
     pub cells: Vec<CellFile>,
     #[serde(default)]
     pub expect_spec: Vec<Expectation>,
+    /// The scenario file's SHA-256 (shard reports).
+    #[serde(default)]
+    pub sha256: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -113,9 +149,34 @@ pub struct CellFile {
     pub settings: CellSettings,
     pub steps_total: usize,
     pub results: Vec<RunMetrics>,
-    /// The aggregates as written (a baseline is compared on these).
+    /// The aggregates as written: a baseline is compared on the rates, and
+    /// each is checked to be within its bounds.
+    #[serde(default)]
+    pub runs: Option<usize>,
     pub completion_rate: Option<f64>,
     pub full_completion_rate: Option<f64>,
+    /// The per-step rates as written (their ids and texts label the
+    /// rebuilt ones).
+    #[serde(default)]
+    pub step_rates: Vec<crate::eval::summary::StepRate>,
+    #[serde(default)]
+    pub completion_ci95: Option<[f64; 2]>,
+    #[serde(default)]
+    pub full_completion_ci95: Option<[f64; 2]>,
+    #[serde(default)]
+    pub pass_hat_k: Option<BTreeMap<String, f64>>,
+    #[serde(default)]
+    pub mean_steps_completed: Option<f64>,
+    #[serde(default)]
+    pub mean_reminders: Option<f64>,
+    #[serde(default)]
+    pub mean_rejected_todo_updates: Option<f64>,
+    #[serde(default)]
+    pub mean_todo_calls: Option<f64>,
+    #[serde(default)]
+    pub mean_turns: Option<f64>,
+    #[serde(default)]
+    pub mean_protocol_violations: Option<f64>,
 }
 
 /// Why a report file could not be used.
@@ -123,11 +184,17 @@ pub struct CellFile {
 pub enum ReportFileError {
     #[error("{}: {message}", path.display())]
     Invalid { path: PathBuf, message: String },
-    #[error("cannot merge: {0}")]
-    Mismatch(String),
+    /// Shards that are not the shards of one run, or a shard that is not
+    /// whole (`path`: the file at fault, when one is).
+    #[error("cannot merge: {}{message}", path.as_ref().map(|p| format!("{}: ", p.display())).unwrap_or_default())]
+    Mismatch {
+        path: Option<PathBuf>,
+        message: String,
+    },
 }
 
 impl ReportFile {
+    /// Reads a report and checks every value is within its bounds.
     pub fn read(path: &Path) -> Result<Self, ReportFileError> {
         let invalid = |message: String| ReportFileError::Invalid {
             path: path.to_path_buf(),
@@ -143,30 +210,126 @@ impl ReportFile {
                 report.version
             )));
         }
+        report.check_bounds().map_err(invalid)?;
         Ok(report)
     }
 
+    /// Every value within its bounds: rates and intervals in [0, 1], means
+    /// finite and not negative (mean steps at most the steps scored),
+    /// `runs` the number of results, and each run consistent (see
+    /// [`check_run`]).
+    pub fn check_bounds(&self) -> Result<(), String> {
+        for s in &self.scenarios {
+            for c in &s.cells {
+                let at = || format!("scenario `{}`, cell {}", s.name, c.settings);
+                let intervals = c
+                    .completion_ci95
+                    .iter()
+                    .flatten()
+                    .map(|&x| ("completion_ci95", x))
+                    .chain(
+                        c.full_completion_ci95
+                            .iter()
+                            .flatten()
+                            .map(|&x| ("full_completion_ci95", x)),
+                    );
+                let rates = [
+                    ("completion_rate", c.completion_rate),
+                    ("full_completion_rate", c.full_completion_rate),
+                ]
+                .into_iter()
+                .filter_map(|(key, value)| value.map(|x| (key, x)))
+                .chain(intervals)
+                .chain(
+                    c.pass_hat_k
+                        .iter()
+                        .flat_map(|m| m.values().map(|&x| ("pass_hat_k", x))),
+                );
+                for (key, x) in rates {
+                    if !(0.0..=1.0).contains(&x) {
+                        return Err(format!("{}: {key} {x} is not in [0, 1]", at()));
+                    }
+                }
+                let means = [
+                    ("mean_steps_completed", c.mean_steps_completed),
+                    ("mean_reminders", c.mean_reminders),
+                    ("mean_rejected_todo_updates", c.mean_rejected_todo_updates),
+                    ("mean_todo_calls", c.mean_todo_calls),
+                    ("mean_turns", c.mean_turns),
+                    ("mean_protocol_violations", c.mean_protocol_violations),
+                ];
+                for (key, value) in means {
+                    if let Some(x) = value
+                        && !(x.is_finite() && x >= 0.0)
+                    {
+                        return Err(format!("{}: {key} {x} is not a mean of counts", at()));
+                    }
+                }
+                if let Some(x) = c.mean_steps_completed
+                    && x > c.steps_total as f64
+                {
+                    return Err(format!(
+                        "{}: mean_steps_completed {x} is more than steps_total {}",
+                        at(),
+                        c.steps_total
+                    ));
+                }
+                if let Some(runs) = c.runs
+                    && runs != c.results.len()
+                {
+                    return Err(format!(
+                        "{}: runs is {runs} but {} results are listed",
+                        at(),
+                        c.results.len()
+                    ));
+                }
+                for r in &c.results {
+                    check_run(r, c.steps_total)
+                        .map_err(|e| format!("{}, seed {}: {e}", at(), r.seed))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Each cell's completion and full-completion rates as the file states
-    /// them (computed from the runs where a file lacks them).
-    pub fn rates(&self) -> Vec<crate::report::baseline::CellRates> {
+    /// them (computed from the runs where a file lacks them), with its run
+    /// count and intervals.
+    pub fn rates(&self) -> Vec<CellRates> {
         self.scenarios
             .iter()
             .flat_map(|s| {
                 s.cells.iter().map(|c| {
-                    let computed =
-                        || CellSummary::new(c.settings.clone(), c.steps_total, c.results.clone());
-                    let (completion, full) = match (c.completion_rate, c.full_completion_rate) {
-                        (Some(a), Some(b)) => (a, b),
+                    let stated = (
+                        c.completion_rate,
+                        c.full_completion_rate,
+                        c.completion_ci95,
+                        c.full_completion_ci95,
+                    );
+                    let (completion, full, completion_ci95, full_ci95) = match stated {
+                        (Some(a), Some(b), Some(ci), Some(full_ci)) => (a, b, ci, full_ci),
                         _ => {
-                            let cell = computed();
-                            (cell.completion_rate, cell.full_completion_rate)
+                            let cell = CellSummary::new(
+                                c.settings.clone(),
+                                c.steps_total,
+                                c.results.clone(),
+                            );
+                            (
+                                c.completion_rate.unwrap_or(cell.completion_rate),
+                                c.full_completion_rate.unwrap_or(cell.full_completion_rate),
+                                cell.completion_ci95,
+                                cell.full_completion_ci95,
+                            )
                         }
                     };
-                    crate::report::baseline::CellRates {
+                    CellRates {
                         scenario: s.name.clone(),
                         settings: c.settings.clone(),
+                        runs: c.runs.unwrap_or(c.results.len()),
                         completion,
                         full_completion: full,
+                        completion_ci95,
+                        full_completion_ci95: full_ci95,
                     }
                 })
             })
@@ -181,7 +344,17 @@ impl ReportFile {
                 let cells = s
                     .cells
                     .into_iter()
-                    .map(|c| CellSummary::new(c.settings, c.steps_total, c.results))
+                    .map(|c| {
+                        let labels: Vec<crate::eval::summary::StepLabel> = c
+                            .step_rates
+                            .iter()
+                            .map(|s| crate::eval::summary::StepLabel {
+                                id: s.id.clone(),
+                                text: s.text.clone(),
+                            })
+                            .collect();
+                        CellSummary::new(c.settings, c.steps_total, c.results).with_steps(&labels)
+                    })
                     .collect();
                 ScenarioResult::build(s.name, s.file, s.seeds, cells, s.expect_spec, true)
             })
@@ -189,91 +362,404 @@ impl ReportFile {
     }
 }
 
-/// Combines shard reports into the report one unsharded run gives: every
-/// shard of the same split must be there exactly once, over the same
-/// scenarios and cells; runs are put back in seed order.
-pub fn merge(
-    mut parts: Vec<ReportFile>,
-) -> Result<(Vec<ScenarioResult>, Vec<String>), ReportFileError> {
-    let mismatch = |m: String| ReportFileError::Mismatch(m);
-    let Some(first) = parts.first() else {
-        return Err(mismatch("no report given".into()));
-    };
-    let shards: Vec<Option<Shard>> = parts
-        .iter()
-        .map(|p| p.shard.as_deref().map(Shard::parse).transpose())
-        .collect::<Result<_, _>>()
-        .map_err(mismatch)?;
-    let count = shards.first().copied().flatten().map_or(1, |s| s.count);
-    let mut seen = vec![false; count];
-    for shard in &shards {
-        let Some(shard) = shard else {
-            return Err(mismatch(
-                "a report given is not a shard (it has no `shard` key)".into(),
-            ));
-        };
-        if shard.count != count {
-            return Err(mismatch(format!(
-                "shards of different splits (/{count} and /{})",
-                shard.count
-            )));
-        }
-        if std::mem::replace(&mut seen[shard.index - 1], true) {
-            return Err(mismatch(format!("shard {shard} is given twice")));
-        }
-    }
-    if let Some(missing) = seen.iter().position(|s| !s) {
-        return Err(mismatch(format!(
-            "shard {}/{count} is missing",
-            missing + 1
-        )));
-    }
-    let mut errors: Vec<String> = Vec::new();
-    for part in &parts {
-        for e in &part.errors {
-            if !errors.contains(e) {
-                errors.push(e.clone());
-            }
-        }
-    }
-    let shape = |r: &ReportFile| -> Vec<(String, String, Vec<CellSettings>)> {
-        r.scenarios
-            .iter()
-            .map(|s| {
-                (
-                    s.name.clone(),
-                    s.file.clone(),
-                    s.cells.iter().map(|c| c.settings.clone()).collect(),
-                )
-            })
-            .collect()
-    };
-    let expected_shape = shape(first);
-    if parts.iter().any(|p| shape(p) != expected_shape) {
-        return Err(mismatch(
-            "the shards cover different scenarios or cells".into(),
+/// One run's values against each other: steps completed at most the steps
+/// scored (and the cell's count of them), rejected planning calls at most
+/// the planning calls, reminders and drifts at turns that happened, in
+/// order, a cost finite and not negative. (Counts cannot be negative: they
+/// are read as unsigned numbers.)
+pub fn check_run(r: &RunMetrics, steps_total: usize) -> Result<(), String> {
+    if r.steps_total != steps_total {
+        return Err(format!(
+            "steps_total {} differs from its cell's {steps_total}",
+            r.steps_total
         ));
     }
-    let mut merged = parts.remove(0);
+    if r.steps_completed > r.steps_total {
+        return Err(format!(
+            "steps_completed {} is more than steps_total {}",
+            r.steps_completed, r.steps_total
+        ));
+    }
+    if r.rejected_todo_updates > r.todo_calls {
+        return Err(format!(
+            "rejected_todo_updates {} is more than todo_calls {}",
+            r.rejected_todo_updates, r.todo_calls
+        ));
+    }
+    let within_turns = |name: &str, turns: &[usize], last: usize| -> Result<(), String> {
+        if let Some(t) = turns.iter().find(|&&t| t == 0 || t > last) {
+            return Err(format!("{name} lists turn {t}, outside turns 1..={last}"));
+        }
+        if turns.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(format!("{name} is not in increasing turn order"));
+        }
+        Ok(())
+    };
+    within_turns("reminders_at", &r.reminders_at, r.turns)?;
+    // A drifted request may be the one that found the script finished.
+    within_turns("drift_turns", &r.drift_turns, r.turns.saturating_add(1))?;
+    if let Some(cost) = r.cost
+        && !(cost.is_finite() && cost >= 0.0)
+    {
+        return Err(format!("cost {cost} is not an amount of US dollars"));
+    }
+    Ok(())
+}
+
+/// A shard report as read, with its file.
+#[derive(Debug, Clone)]
+pub struct ShardFile {
+    pub path: PathBuf,
+    pub report: ReportFile,
+}
+
+/// Combines shard reports into the report one unsharded run gives. The
+/// shards must be those of one run: each of `1/N` .. `N/N` exactly once,
+/// with the same plan, scenarios (names and file hashes), seeds,
+/// expectations and cells; and each unit (scenario, cell, seed) must be in
+/// the shard that owns it, exactly once. Runs are put back in seed order.
+/// Linear in the number of runs, but for one sort of each shard's unit
+/// positions.
+pub fn merge(parts: Vec<ShardFile>) -> Result<(Vec<ScenarioResult>, Vec<String>), ReportFileError> {
+    let general = |message: String| ReportFileError::Mismatch {
+        path: None,
+        message,
+    };
+    let of = |path: &Path, message: String| ReportFileError::Mismatch {
+        path: Some(path.to_path_buf()),
+        message,
+    };
+    // Which shard each file is; sorted so that shard 1 leads.
+    let mut shards: Vec<(Shard, ShardFile)> = Vec::with_capacity(parts.len());
     for part in parts {
-        for (into, from) in merged.scenarios.iter_mut().zip(part.scenarios) {
-            for (cell, other) in into.cells.iter_mut().zip(from.cells) {
-                cell.results.extend(other.results);
-            }
+        let Some(raw) = part.report.shard.as_deref() else {
+            return Err(of(
+                &part.path,
+                "not a shard report (it has no `shard` key; only the reports of `run --shard K/N` are merged)".into(),
+            ));
+        };
+        let shard = Shard::parse(raw).map_err(|e| of(&part.path, e))?;
+        shards.push((shard, part));
+    }
+    shards.sort_by_key(|(shard, _)| shard.index);
+    let Some((lead, first)) = shards.first() else {
+        return Err(general("no report given".into()));
+    };
+    let count = lead.count;
+    for (shard, part) in &shards {
+        if shard.count != count {
+            return Err(of(
+                &part.path,
+                format!(
+                    "is shard {shard}, of another split than shard {lead} ({})",
+                    first.path.display()
+                ),
+            ));
         }
     }
-    for scenario in &mut merged.scenarios {
-        let order = |seed: u64| {
-            scenario
-                .seeds
-                .iter()
-                .position(|s| *s == seed)
-                .unwrap_or(usize::MAX)
+    for pair in shards.windows(2) {
+        if let [(a, a_file), (b, b_file)] = pair
+            && a == b
+        {
+            return Err(general(format!(
+                "shard {a} is given twice ({} and {})",
+                a_file.path.display(),
+                b_file.path.display()
+            )));
+        }
+    }
+    if let Some(missing) =
+        (1..=count).find(|&k| shards.get(k - 1).is_none_or(|(s, _)| s.index != k))
+    {
+        return Err(general(format!("shard {missing}/{count} is missing")));
+    }
+    let Some(plan) = first.report.plan.clone() else {
+        return Err(of(
+            &first.path,
+            "has no `plan` (a shard report of an older agent-eval cannot be checked; run the shards again)".into(),
+        ));
+    };
+    // Every shard states the same run.
+    for (_, part) in shards.iter().skip(1) {
+        same_run(&first.report, &part.report).map_err(|what| {
+            of(
+                &part.path,
+                format!(
+                    "is not a shard of the same run as {}: {what}",
+                    first.path.display()
+                ),
+            )
+        })?;
+    }
+    // Where each scenario's units start, and each seed's place.
+    let scenarios = &first.report.scenarios;
+    let mut offsets: Vec<u64> = Vec::with_capacity(scenarios.len());
+    let mut seed_index: Vec<HashMap<u64, usize>> = Vec::with_capacity(scenarios.len());
+    let mut total: u64 = 0;
+    for s in scenarios {
+        match &s.sha256 {
+            Some(hash) if hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => {}
+            Some(hash) => {
+                return Err(of(
+                    &first.path,
+                    format!("scenario `{}`: sha256 `{hash}` is not a SHA-256", s.name),
+                ));
+            }
+            None => {
+                return Err(of(
+                    &first.path,
+                    format!("scenario `{}` has no sha256 of its file", s.name),
+                ));
+            }
+        }
+        let mut index = HashMap::with_capacity(s.seeds.len());
+        for (i, &seed) in s.seeds.iter().enumerate() {
+            if index.insert(seed, i).is_some() {
+                return Err(of(
+                    &first.path,
+                    format!("scenario `{}` lists seed {seed} twice", s.name),
+                ));
+            }
+        }
+        offsets.push(total);
+        total = total.saturating_add((s.cells.len() as u64).saturating_mul(s.seeds.len() as u64));
+        seed_index.push(index);
+    }
+    if plan.units != total {
+        return Err(of(
+            &first.path,
+            format!(
+                "its plan states {} units, but its scenarios make {total}",
+                plan.units
+            ),
+        ));
+    }
+    // Each shard holds exactly the units it owns: positions k, k + n, ...
+    let n = count as u64;
+    for (shard, part) in &shards {
+        let k = shard.index as u64 - 1;
+        let mut positions: Vec<u64> = Vec::new();
+        for ((scenario, &offset), index) in
+            part.report.scenarios.iter().zip(&offsets).zip(&seed_index)
+        {
+            let seeds = scenario.seeds.len() as u64;
+            for (c, cell) in scenario.cells.iter().enumerate() {
+                for r in &cell.results {
+                    let unit = || {
+                        format!(
+                            "scenario `{}`, cell {}, seed {}",
+                            scenario.name, cell.settings, r.seed
+                        )
+                    };
+                    let Some(&i) = index.get(&r.seed) else {
+                        return Err(of(
+                            &part.path,
+                            format!("{}: the seed is not one of the run's seeds", unit()),
+                        ));
+                    };
+                    let position = offset + c as u64 * seeds + i as u64;
+                    if position % n != k {
+                        return Err(of(
+                            &part.path,
+                            format!(
+                                "{}: the run belongs to shard {}/{count}, not {shard}",
+                                unit(),
+                                position % n + 1
+                            ),
+                        ));
+                    }
+                    positions.push(position);
+                }
+            }
+        }
+        positions.sort_unstable();
+        if let Some(twice) = positions.windows(2).find(|w| w[0] == w[1]).map(|w| w[0]) {
+            return Err(of(
+                &part.path,
+                format!(
+                    "{} is listed twice",
+                    describe_unit(scenarios, &offsets, twice)
+                ),
+            ));
+        }
+        let owned = if total > k {
+            (total - k).div_ceil(n)
+        } else {
+            0
         };
-        for cell in &mut scenario.cells {
-            cell.results.sort_by_key(|r| order(r.seed));
+        if positions.len() as u64 != owned {
+            // The first owned position not listed.
+            let missing = positions
+                .iter()
+                .zip((0..).map(|i: u64| k + i * n))
+                .find(|(listed, expected)| **listed != *expected)
+                .map_or(k + positions.len() as u64 * n, |(_, expected)| expected);
+            return Err(of(
+                &part.path,
+                format!(
+                    "{} is missing ({} of the shard's {owned} runs are listed)",
+                    describe_unit(scenarios, &offsets, missing),
+                    positions.len()
+                ),
+            ));
+        }
+    }
+    // Put every run in its place: cell by cell, seed by seed.
+    let mut places: Vec<Vec<Vec<Option<RunMetrics>>>> = scenarios
+        .iter()
+        .map(|s| vec![vec![None; s.seeds.len()]; s.cells.len()])
+        .collect();
+    // Each cell's step labels, from the first shard that ran the cell (a
+    // shard without runs of a cell has none for it).
+    let mut step_labels: Vec<Vec<Vec<crate::eval::summary::StepRate>>> = scenarios
+        .iter()
+        .map(|s| vec![Vec::new(); s.cells.len()])
+        .collect();
+    let mut errors: Vec<String> = Vec::new();
+    let mut known_errors: BTreeSet<String> = BTreeSet::new();
+    let mut reports = shards.into_iter().map(|(_, part)| part.report);
+    let Some(mut merged) = reports.next() else {
+        return Err(general("no report given".into()));
+    };
+    let mut place = |report: &mut ReportFile, errors: &mut Vec<String>| {
+        for e in report.errors.drain(..) {
+            if known_errors.insert(e.clone()) {
+                errors.push(e);
+            }
+        }
+        for (((scenario, cells), index), labels) in report
+            .scenarios
+            .iter_mut()
+            .zip(places.iter_mut())
+            .zip(&seed_index)
+            .zip(step_labels.iter_mut())
+        {
+            for ((cell, seeds), cell_labels) in scenario
+                .cells
+                .iter_mut()
+                .zip(cells.iter_mut())
+                .zip(labels.iter_mut())
+            {
+                if cell_labels.is_empty() {
+                    *cell_labels = std::mem::take(&mut cell.step_rates);
+                }
+                for r in cell.results.drain(..) {
+                    if let Some(slot) = index.get(&r.seed).and_then(|&i| seeds.get_mut(i)) {
+                        *slot = Some(r);
+                    }
+                }
+            }
+        }
+    };
+    place(&mut merged, &mut errors);
+    for mut report in reports {
+        place(&mut report, &mut errors);
+    }
+    for ((scenario, cells), labels) in merged.scenarios.iter_mut().zip(places).zip(step_labels) {
+        for ((cell, runs), cell_labels) in scenario.cells.iter_mut().zip(cells).zip(labels) {
+            cell.results = runs.into_iter().flatten().collect();
+            cell.step_rates = cell_labels;
         }
     }
     merged.shard = None;
+    merged.plan = None;
     Ok((merged.into_results(), errors))
+}
+
+/// Whether two shard reports state the same run; else what differs.
+fn same_run(a: &ReportFile, b: &ReportFile) -> Result<(), String> {
+    if a.plan != b.plan {
+        return Err(format!(
+            "its plan {} differs from {} (were --seeds and --model the same?)",
+            plan_text(b.plan.as_ref()),
+            plan_text(a.plan.as_ref())
+        ));
+    }
+    if a.scenarios.len() != b.scenarios.len() {
+        return Err(format!(
+            "it holds {} scenarios, not {}",
+            b.scenarios.len(),
+            a.scenarios.len()
+        ));
+    }
+    for (x, y) in a.scenarios.iter().zip(&b.scenarios) {
+        if x.name != y.name {
+            return Err(format!(
+                "scenario `{}` where `{}` was expected",
+                y.name, x.name
+            ));
+        }
+        if x.sha256 != y.sha256 {
+            return Err(format!(
+                "scenario `{}` was run from another version of its file (sha256 {} vs {})",
+                x.name,
+                y.sha256.as_deref().unwrap_or("none"),
+                x.sha256.as_deref().unwrap_or("none")
+            ));
+        }
+        if x.seeds != y.seeds {
+            return Err(format!(
+                "scenario `{}` ran other seeds ({} seeds, not {}: was --seeds the same?)",
+                x.name,
+                y.seeds.len(),
+                x.seeds.len()
+            ));
+        }
+        if x.expect_spec != y.expect_spec {
+            return Err(format!("scenario `{}` states other expectations", x.name));
+        }
+        if x.cells.len() != y.cells.len() {
+            return Err(format!(
+                "scenario `{}` has {} cells, not {}",
+                x.name,
+                y.cells.len(),
+                x.cells.len()
+            ));
+        }
+        for (cx, cy) in x.cells.iter().zip(&y.cells) {
+            if cx.settings != cy.settings {
+                return Err(format!(
+                    "scenario `{}`: cell {} where {} was expected",
+                    x.name, cy.settings, cx.settings
+                ));
+            }
+            if cx.steps_total != cy.steps_total {
+                return Err(format!(
+                    "scenario `{}`, cell {}: {} steps scored, not {}",
+                    x.name, cx.settings, cy.steps_total, cx.steps_total
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn plan_text(plan: Option<&ShardPlan>) -> String {
+    plan.and_then(|p| serde_json::to_string(p).ok())
+        .unwrap_or_else(|| "(none)".into())
+}
+
+/// The unit at `position` of the run, as a person finds it.
+fn describe_unit(scenarios: &[ScenarioFile], offsets: &[u64], position: u64) -> String {
+    let s = offsets
+        .partition_point(|&o| o <= position)
+        .saturating_sub(1);
+    let Some(scenario) = scenarios.get(s) else {
+        return format!("unit {position}");
+    };
+    let seeds = scenario.seeds.len().max(1) as u64;
+    let relative = position - offsets.get(s).copied().unwrap_or(0);
+    let cell = usize::try_from(relative / seeds)
+        .ok()
+        .and_then(|c| scenario.cells.get(c));
+    let seed = usize::try_from(relative % seeds)
+        .ok()
+        .and_then(|i| scenario.seeds.get(i));
+    match (cell, seed) {
+        (Some(cell), Some(seed)) => format!(
+            "the run of scenario `{}`, cell {}, seed {seed}",
+            scenario.name, cell.settings
+        ),
+        _ => format!("unit {position}"),
+    }
 }

@@ -3,7 +3,8 @@
 //! One `<testsuite>` per scenario, named after it; in it one `<testcase>`
 //! named `runs` (fails if the scenario's runs could not be summarised —
 //! i.e. it has no cell) and one per expectation, named by its text, failing
-//! with `expected …, measured …`. Files that could not be loaded form a
+//! with `expected …, measured …` and the `replay` commands of the runs
+//! that show why. Files that could not be loaded form a
 //! suite `scenario files` with one failing case each. No timestamps or
 //! durations are written, so the same results give the same bytes.
 
@@ -21,13 +22,17 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
         suite.add_test_case(runs);
         for e in &result.expectations {
             let message = format!(
-                "expected {}, measured {}{}",
+                "expected {}, measured {}{}{}",
                 e.text,
                 e.measured,
                 e.detail
                     .as_deref()
                     .map(|d| format!(" ({d})"))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                e.replay
+                    .iter()
+                    .map(|c| format!("; see: {c}"))
+                    .collect::<String>()
             );
             let mut case = TestCase::new(e.text.clone(), status(e.ok, &message));
             case.set_classname(result.file.clone());

@@ -1,6 +1,7 @@
 //! `--markdown FILE`: a summary fit for a CI job summary (GitHub's
-//! `$GITHUB_STEP_SUMMARY`): the verdict, a table per scenario and its
-//! expectations with expected vs measured.
+//! `$GITHUB_STEP_SUMMARY`): the verdict, a table per scenario, its
+//! per-step completion rates (folded), and its expectations with expected
+//! vs measured and, for a failure, the commands that replay it.
 
 use std::fmt::Write;
 
@@ -20,9 +21,10 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
     };
     let _ = writeln!(
         out,
-        "**{verdict}**: {} scenarios, {total} expectations, {failed} failed, {} unreadable files.\n",
-        results.len(),
-        load_errors.len()
+        "**{verdict}**: {}, {}, {failed} failed, {}.\n",
+        count(results.len(), "scenario"),
+        count(total, "expectation"),
+        count(load_errors.len(), "unreadable file")
     );
     for error in load_errors {
         let _ = writeln!(out, "- ❌ `{}`", error.replace('`', "'"));
@@ -57,11 +59,71 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
             );
         }
         out.push('\n');
+        steps(&mut out, result);
         for e in &result.expectations {
             let mark = if e.ok { "✅" } else { "❌" };
             let _ = writeln!(out, "- {mark} `{}` — measured `{}`", e.text, e.measured);
+            if !e.ok {
+                if let Some(detail) = &e.detail {
+                    let _ = writeln!(out, "  - {}", detail.replace('`', "'"));
+                }
+                for command in &e.replay {
+                    let _ = writeln!(out, "  - see: `{}`", command.replace('`', "'"));
+                }
+            }
         }
         out.push('\n');
     }
     out
+}
+
+/// `n thing` or `n things`.
+fn count(n: usize, thing: &str) -> String {
+    format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
+}
+
+/// Each scored step's completion rate per cell, folded under a summary.
+fn steps(out: &mut String, result: &ScenarioResult) {
+    let cells: Vec<_> = result
+        .cells
+        .iter()
+        .filter(|c| !c.step_rates.is_empty())
+        .collect();
+    let Some(first) = cells.first() else {
+        return;
+    };
+    let columns = super::axis_columns(cells.iter().map(|c| &c.settings));
+    let _ = writeln!(out, "<details><summary>Per-step completion</summary>\n");
+    let headers: Vec<String> = cells
+        .iter()
+        .map(|c| {
+            columns
+                .iter()
+                .zip(super::axis_values(&c.settings, &columns))
+                .filter(|(_, v)| v != "-")
+                .map(|(a, v)| format!("{}={v}", a.label()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let _ = writeln!(out, "| step | {} |", headers.join(" | "));
+    let _ = writeln!(out, "|---|{}", "---:|".repeat(cells.len()));
+    for (index, step) in first.step_rates.iter().enumerate() {
+        let rates: Vec<String> = cells
+            .iter()
+            .map(|c| {
+                c.step_rates
+                    .get(index)
+                    .map_or("-".to_string(), |s| format!("{:.0}%", s.rate * 100.0))
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "| #{} {} | {} |",
+            step.id,
+            step.text.replace('|', "\\|").replace('\n', " "),
+            rates.join(" | ")
+        );
+    }
+    out.push_str("\n</details>\n\n");
 }

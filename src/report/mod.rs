@@ -1,7 +1,7 @@
 //! Reporters: each turns finished results into one output format.
 //!
 //! - [`table`]: the human summary `run` prints (one table per scenario);
-//! - [`json`]: the machine report of SPEC section 7 (`--json`), read back
+//! - [`json`]: the machine report (`--json`, docs/json-report.md), read back
 //!   for `merge`, `diff` and `--baseline`;
 //! - [`junit`]: JUnit XML (`--junit`);
 //! - [`markdown`]: a CI job summary (`--markdown`);
@@ -9,15 +9,19 @@
 //! - [`svg`]: the sweep chart (`sweep --svg`);
 //! - [`html`]: one self-contained page (`--html`) built from the JSON
 //!   report and the logged transcripts;
-//! - [`transcript`]: a replayed run as a readable conversation.
+//! - [`transcript`]: a replayed run as a readable conversation;
+//! - [`log`]: run log records (`--log-dir`) and replay commands.
+//! - [`terminal`]: escaping what scenarios and models wrote for a terminal.
 
 pub mod baseline;
 pub mod html;
 pub mod json;
 pub mod junit;
+pub mod log;
 pub mod markdown;
 pub mod svg;
 pub mod table;
+pub mod terminal;
 pub mod transcript;
 
 use crate::scenario::{Axis, CellSettings};

@@ -5,7 +5,8 @@
 //! threshold with its 95% interval as error bars, and the no-todo baseline
 //! as a flat line. The right axis is reminders per run, the cost of
 //! nagging, as a dashed line. Thresholds are evenly spaced categories in
-//! the order given.
+//! the order given. The recommended value (the pick) is ringed in green
+//! and named in the legend.
 
 use plotters::prelude::*;
 
@@ -16,6 +17,7 @@ const HEIGHT: u32 = 540;
 const TODO_COLOUR: RGBColor = RGBColor(31, 119, 180);
 const BASELINE_COLOUR: RGBColor = RGBColor(214, 39, 40);
 const COST_COLOUR: RGBColor = RGBColor(120, 120, 120);
+const PICK_COLOUR: RGBColor = RGBColor(44, 160, 44);
 
 /// Renders the sweep chart as SVG text.
 pub fn render(result: &SweepResult) -> Result<String, String> {
@@ -126,6 +128,28 @@ fn draw<'a>(
                 12,
             )
         }))?;
+
+        // The pick: a ring round its point, named in the legend.
+        let axis = crate::scenario::Axis::parse(&result.axis).ok();
+        let pick = result.best.as_ref().and_then(|best| {
+            result
+                .with_todo
+                .iter()
+                .position(|c| axis.as_ref().and_then(|a| c.settings.get(a)) == Some(best))
+                .map(|i| (i, best))
+        });
+        if let Some((i, best)) = pick
+            && let Some(&point) = points.get(i)
+        {
+            chart
+                .draw_series(std::iter::once(Circle::new(
+                    point,
+                    11,
+                    PICK_COLOUR.stroke_width(3),
+                )))?
+                .label(format!("pick: {best}"))
+                .legend(|(x, y)| Circle::new((x + 10, y), 6, PICK_COLOUR.stroke_width(3)));
+        }
 
         let base = &result.without_todo;
         let base_line = vec![

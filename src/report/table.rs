@@ -7,6 +7,8 @@ use std::fmt::Write;
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
+use super::terminal::escape;
+use crate::eval::summary::p_text;
 use crate::eval::sweep::{ALPHA, SweepResult};
 use crate::eval::{CellSummary, ScenarioResult};
 use crate::scenario::Axis;
@@ -19,21 +21,21 @@ const RESET: &str = "\x1b[0m";
 /// with ANSI colours.
 pub fn render(result: &ScenarioResult, color: bool) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{} ({})", result.name, result.file);
+    let _ = writeln!(out, "{} ({})", escape(&result.name), escape(&result.file));
     out.push_str(&cells_table(&result.cells));
     for c in &result.comparisons {
         let (p, m) = (&c.stats.completion, &c.stats.full_completion);
         let _ = writeln!(
             out,
-            "  {}: completion {:+.1} pts [{:+.1}, {:+.1}], sign test p{}; full completion {}/{} discordant pairs, McNemar p{}",
-            c.what,
+            "  {}: completion {:+.1} pts [{:+.1}, {:+.1}], sign test {}; full completion {}/{} discordant pairs, McNemar {}",
+            escape(&c.what),
             p.mean_diff * 100.0,
             p.diff_ci95[0] * 100.0,
             p.diff_ci95[1] * 100.0,
-            p_value(p.p_value),
+            p_text(p.p_value),
             m.only_a,
             m.only_b,
-            p_value(m.p_value)
+            p_text(m.p_value)
         );
     }
     out.push('\n');
@@ -44,23 +46,64 @@ pub fn render(result: &ScenarioResult, color: bool) -> String {
             (true, true) => format!("{GREEN}ok{RESET}  "),
             (false, true) => format!("{RED}FAIL{RESET}"),
         };
-        let _ = writeln!(out, "  {mark} {}: measured {}", e.text, e.measured);
-        if !e.ok
-            && let Some(detail) = &e.detail
-        {
-            let _ = writeln!(out, "       {detail}");
+        let _ = writeln!(out, "  {mark} {}: measured {}", escape(&e.text), e.measured);
+        if !e.ok {
+            if let Some(detail) = &e.detail {
+                let _ = writeln!(out, "       {}", escape(detail));
+            }
+            for command in &e.replay {
+                let _ = writeln!(out, "       see: {}", escape(command));
+            }
         }
     }
     out
 }
 
-/// A p-value's relation as people read it: `<0.001`, else `=0.123`.
-fn p_value(p: f64) -> String {
-    if p < 0.001 {
-        "<0.001".to_string()
-    } else {
-        format!("={p:.3}")
+/// Which steps get dropped: one row per scored step, one column per cell,
+/// each the share of the cell's runs whose check of the step held.
+pub fn steps_table(cells: &[CellSummary]) -> String {
+    let with_rates: Vec<&CellSummary> = cells.iter().filter(|c| !c.step_rates.is_empty()).collect();
+    let Some(first) = with_rates.first() else {
+        return String::new();
+    };
+    let columns = super::axis_columns(with_rates.iter().map(|c| &c.settings));
+    let mut builder = Builder::default();
+    let mut header = vec!["step".to_string()];
+    header.extend(with_rates.iter().map(|c| {
+        let values = super::axis_values(&c.settings, &columns);
+        columns
+            .iter()
+            .zip(values)
+            .filter(|(_, value)| value != "-")
+            .map(|(axis, value)| format!("{}={value}", axis.label()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }));
+    builder.push_record(header);
+    for (index, step) in first.step_rates.iter().enumerate() {
+        let mut row = vec![format!("#{} {}", step.id, shorten(&step.text, 40))];
+        row.extend(with_rates.iter().map(|c| {
+            c.step_rates
+                .get(index)
+                .map_or("-".to_string(), |s| format!("{:.0}%", s.rate * 100.0))
+        }));
+        builder.push_record(row);
     }
+    let mut table = builder.build();
+    table.with(Style::rounded());
+    let mut text = table.to_string();
+    text.push('\n');
+    text
+}
+
+/// `text` cut to `max` characters with an ellipsis.
+fn shorten(text: &str, max: usize) -> String {
+    let line = text.lines().next().unwrap_or("");
+    if line.chars().count() <= max && line.len() == text.len() {
+        return line.to_string();
+    }
+    let cut: String = line.chars().take(max.saturating_sub(1)).collect();
+    format!("{cut}…")
 }
 
 /// The cells as a table.
@@ -153,7 +196,7 @@ pub fn sweep(result: &SweepResult) -> String {
         let p = if is_leader {
             "leader".to_string()
         } else {
-            format!("{p:.3}")
+            p_text(*p)
         };
         builder.push_record(row(cell, value_of(cell), p));
     }
@@ -167,11 +210,12 @@ pub fn sweep(result: &SweepResult) -> String {
     } else {
         (result.axis.clone(), result.axis.clone())
     };
-    let mut out = format!("{} — {what} sweep\n{table}\n", result.scenario);
+    let mut out = format!("{} — {what} sweep\n{table}\n", escape(&result.scenario));
     let _ = writeln!(
         out,
-        "best {best_what}: {} (fewest reminders per run among values whose completion is not significantly below the leader's, {axis_label} {}; paired sign test, p >= {ALPHA})",
+        "best {best_what}: {} (fewest reminders per run among values whose completion is within {:.1} points of the leader's, {axis_label} {}, or not significantly below it: paired sign test, p >= {ALPHA})",
         shown(&result.best),
+        result.min_effect * 100.0,
         shown(&result.leader)
     );
     out

@@ -1,7 +1,9 @@
 //! `replay --format text`: a run as a person reads it. Each turn shows the
 //! assistant's words, each tool call with its (shortened) result, the plan
 //! panel whenever the plan changes, and reminders where they were injected;
-//! then the metrics and each step's check.
+//! then the metrics (`── metrics ──`) and whether each step's check held
+//! on the workspace at the end (`── step checks ──`: `[x]` held, `[ ]` did
+//! not, ` - ` not scored).
 //!
 //! What a planning call looks like and how its plan reads back is the
 //! run's dialect's business: the panel shows an accepted planning call's
@@ -10,6 +12,7 @@
 
 use std::fmt::Write;
 
+use super::terminal::{escape, escape_multiline, strip_sgr};
 use crate::agent::dialect::{PlanDialect, PlanItem};
 use crate::agent::todo::python_str;
 use crate::eval::RunRecord;
@@ -29,7 +32,7 @@ pub fn render(scenario: &Scenario, record: &RunRecord) -> String {
     for message in &record.messages {
         match (&message.role, &message.content) {
             (Role::User, Content::Text(task)) => {
-                let _ = writeln!(out, "── task ──\n{}", task.trim_end());
+                let _ = writeln!(out, "── task ──\n{}", escape_multiline(task.trim_end()));
             }
             (Role::Assistant, _) => {
                 turn += 1;
@@ -38,12 +41,12 @@ pub fn render(scenario: &Scenario, record: &RunRecord) -> String {
                 for block in message.content_blocks() {
                     match block {
                         ContentBlock::Text { text } => {
-                            let _ = writeln!(out, "assistant: {text}");
+                            let _ = writeln!(out, "assistant: {}", escape_multiline(text));
                         }
                         ContentBlock::ToolUse { id, name, input } => {
                             calls.push((id.clone(), name.clone(), input.clone()));
-                            let _ =
-                                writeln!(out, "  → {name} {}", describe_call(dialect, name, input));
+                            let call = format!("{name} {}", describe_call(dialect, name, input));
+                            let _ = writeln!(out, "  → {}", escape(&call));
                         }
                         ContentBlock::ToolResult { .. } => {}
                     }
@@ -69,15 +72,16 @@ fn render_results(
     for block in blocks {
         match block {
             ContentBlock::Text { text } => {
-                let _ = writeln!(out, "  ⚑ {text}");
+                let _ = writeln!(out, "  ⚑ {}", escape_multiline(text));
             }
             ContentBlock::ToolResult {
                 tool_use_id,
                 content,
             } => {
                 let call = calls.iter().find(|(id, _, _)| id == tool_use_id);
-                let name = call.map_or("?", |(_, n, _)| n.as_str());
-                let planning = offered && call.is_some() && dialect.is_planning_tool(name);
+                let raw_name = call.map_or("?", |(_, n, _)| n.as_str());
+                let name = escape(raw_name);
+                let planning = offered && call.is_some() && dialect.is_planning_tool(raw_name);
                 let shown = planning && !dialect.is_error(content);
                 let echoed = shown.then(|| dialect.plan_from_result(content)).flatten();
                 match (echoed, call) {
@@ -89,7 +93,7 @@ fn render_results(
                         // A dialect that does not echo the plan: its result,
                         // then the plan the call set.
                         let _ = writeln!(out, "  ← {name}: {}", shorten(content));
-                        if let Some(items) = dialect.plan_from_call(plan, name, input) {
+                        if let Some(items) = dialect.plan_from_call(plan, raw_name, input) {
                             *plan = items;
                             plan_panel(out, &dialect.render(plan));
                         }
@@ -148,7 +152,11 @@ fn describe_call(dialect: &dyn PlanDialect, name: &str, input: &serde_json::Valu
     }
 }
 
+/// The plan in a box. A dialect's own colours are dropped (they would
+/// misalign the box), and anything else unsafe is escaped.
 fn plan_panel(out: &mut String, render: &str) {
+    let render = escape_multiline(&strip_sgr(render)).into_owned();
+    let render = render.as_str();
     let width = render
         .lines()
         .map(|l| l.chars().count())
@@ -163,7 +171,9 @@ fn plan_panel(out: &mut String, render: &str) {
     let _ = writeln!(out, "  └{}┘", "─".repeat(width + 2));
 }
 
+/// A tool result, escaped, cut after [`RESULT_LINES`] lines.
 fn shorten(content: &str) -> String {
+    let content = escape_multiline(content);
     let lines: Vec<&str> = content.lines().collect();
     if lines.len() <= RESULT_LINES {
         return content.replace('\n', "\n    ");
@@ -179,7 +189,7 @@ fn render_summary(out: &mut String, scenario: &Scenario, record: &RunRecord) {
     let m = &record.metrics;
     let _ = writeln!(
         out,
-        "\n── result ──\nstop: {}  turns: {}  steps: {}/{}  reminders at: {:?}  todo calls: {}  rejected: {}  protocol violations: {}{}",
+        "\n── metrics ──\nstop: {}  turns: {}  steps: {}/{}  reminders at: {:?}  todo calls: {}  rejected: {}  protocol violations: {}{}",
         m.stop,
         m.turns,
         m.steps_completed,
@@ -194,16 +204,19 @@ fn render_summary(out: &mut String, scenario: &Scenario, record: &RunRecord) {
             String::new()
         }
     );
+    if !scenario.steps.is_empty() {
+        let _ = writeln!(out, "── step checks ──");
+    }
     for (step, result) in scenario.steps.iter().zip(&record.step_results) {
         let mark = match result {
             Some(true) => "[x]",
             Some(false) => "[ ]",
             None => " - ",
         };
-        let _ = writeln!(out, "{mark} #{}: {}", step.id, step.text);
+        let _ = writeln!(out, "{mark} #{}: {}", escape(&step.id), escape(&step.text));
     }
     for v in &record.violations {
-        let _ = writeln!(out, "protocol: {v}");
+        let _ = writeln!(out, "protocol: {}", escape(&v.to_string()));
     }
 }
 

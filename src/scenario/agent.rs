@@ -105,6 +105,7 @@ pub(crate) struct RawAgent {
     #[serde(default, deserialize_with = "positive_seconds")]
     pub timeout_s: Option<u64>,
     pub reminder_pattern: Option<String>,
+    pub sandbox: Option<bool>,
 }
 
 impl Default for RawAgent {
@@ -121,6 +122,7 @@ impl Default for RawAgent {
             task_via: None,
             timeout_s: None,
             reminder_pattern: None,
+            sandbox: None,
         }
     }
 }
@@ -150,16 +152,18 @@ impl RawAgent {
                 agent.task_via = self.task_via.unwrap_or_default();
                 agent.timeout_s = self.timeout_s.unwrap_or(agent.timeout_s);
                 agent.reminder_pattern = self.reminder_pattern;
+                agent.sandbox = self.sandbox.unwrap_or(false);
                 Some(agent)
             }
             None if !self.env.is_empty()
                 || self.task_via.is_some()
                 || self.timeout_s.is_some()
-                || self.reminder_pattern.is_some() =>
+                || self.reminder_pattern.is_some()
+                || self.sandbox.is_some() =>
             {
                 return Err((
                     None,
-                    "agent.env, agent.task_via, agent.timeout_s and agent.reminder_pattern set up an external agent: they need agent.command".into(),
+                    "agent.env, agent.task_via, agent.timeout_s, agent.reminder_pattern and agent.sandbox set up an external agent: they need agent.command".into(),
                 ));
             }
             None => None,

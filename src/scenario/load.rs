@@ -1,9 +1,13 @@
 //! Reading scenario files: discovery, parsing with position-carrying
 //! errors, and the checks that need the file system (the fixture folder).
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
+
+use serde_saphyr::Spanned;
+use sha2::{Digest, Sha256};
 
 use super::axes::{Axis, AxisValue};
 use super::model::ModelSpec;
@@ -25,7 +29,8 @@ pub struct LoadError {
 }
 
 impl LoadError {
-    fn new(file: &Path, position: Option<(u64, u64)>, message: impl Into<String>) -> Self {
+    /// An error of `file` at `position` (1-based line and column), if known.
+    pub fn new(file: &Path, position: Option<(u64, u64)>, message: impl Into<String>) -> Self {
         Self {
             file: file.to_path_buf(),
             position,
@@ -86,12 +91,15 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), LoadError> {
 
 /// Loads every scenario the paths name (files, or folders via [`discover`]),
 /// and returns them with the errors of the rest: a bad file costs only
-/// itself. A file named twice is loaded once; a scenario whose name another
-/// file already uses is an error (reports, baselines and shards key on it).
+/// itself. A file named twice — `x.yaml` and `./x.yaml`, or through its
+/// folder and by name — is loaded once (files are told apart by their
+/// canonical path); a scenario whose name another file already uses is an
+/// error (reports, baselines and shards key on it).
 pub fn load_all(paths: &[PathBuf]) -> (Vec<Scenario>, Vec<LoadError>) {
     let mut scenarios: Vec<Scenario> = Vec::new();
     let mut errors = Vec::new();
-    let mut seen_files: Vec<PathBuf> = Vec::new();
+    let mut seen_files: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut names: BTreeMap<String, usize> = BTreeMap::new();
     for path in paths {
         let files = match discover(std::slice::from_ref(path)) {
             Ok(files) => files,
@@ -101,14 +109,14 @@ pub fn load_all(paths: &[PathBuf]) -> (Vec<Scenario>, Vec<LoadError>) {
             }
         };
         for file in files {
-            if seen_files.contains(&file) {
+            let identity = fs::canonicalize(&file).unwrap_or_else(|_| tidy(&file));
+            if !seen_files.insert(identity) {
                 continue;
             }
-            seen_files.push(file.clone());
-            match load(&file) {
-                Ok(s) => match scenarios.iter().find(|other| other.name == s.name) {
+            match load(&tidy(&file)) {
+                Ok(s) => match names.get(&s.name).and_then(|&i| scenarios.get(i)) {
                     Some(other) => errors.push(LoadError::new(
-                        &file,
+                        &s.file,
                         None,
                         format!(
                             "scenario name `{}` is already used by {}",
@@ -116,13 +124,30 @@ pub fn load_all(paths: &[PathBuf]) -> (Vec<Scenario>, Vec<LoadError>) {
                             other.file.display()
                         ),
                     )),
-                    None => scenarios.push(s),
+                    None => {
+                        names.insert(s.name.clone(), scenarios.len());
+                        scenarios.push(s);
+                    }
                 },
                 Err(e) => errors.push(e),
             }
         }
     }
     (scenarios, errors)
+}
+
+/// The path without its `.` components (`./a/./b.yaml` is `a/b.yaml`), so
+/// reports name a file the same however it was given.
+fn tidy(path: &Path) -> PathBuf {
+    let tidied: PathBuf = path
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .collect();
+    if tidied.as_os_str().is_empty() {
+        path.to_path_buf()
+    } else {
+        tidied
+    }
 }
 
 /// Reads and validates one scenario file.
@@ -141,8 +166,16 @@ pub fn load(file: &Path) -> Result<Scenario, LoadError> {
             format!("file is larger than {MAX_SCENARIO_BYTES} bytes"),
         ));
     }
-    let text = String::from_utf8(bytes)
-        .map_err(|e| LoadError::new(file, None, format!("not UTF-8 text: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = e
+            .as_bytes()
+            .get(..e.utf8_error().valid_up_to())
+            .unwrap_or_default();
+        let valid = std::str::from_utf8(valid).unwrap_or_default();
+        let line = valid.matches('\n').count() as u64 + 1;
+        let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u64 + 1;
+        LoadError::new(file, Some((line, column)), format!("not UTF-8 text: {e}"))
+    })?;
     load_str(file, &text)
 }
 
@@ -202,40 +235,61 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         LoadError::new(file, at, e.to_string())
     })?;
     let _ = workspace.image.set(std::sync::Arc::new(image));
-    let steps = raw
-        .steps
-        .into_iter()
-        .enumerate()
-        .map(|(i, s)| Step {
-            id: s.id.map(|id| id.0).unwrap_or_else(|| (i + 1).to_string()),
-            text: s.text,
-            check: s.check,
-            actions: s.actions,
-        })
-        .collect::<Vec<_>>();
-    let mut ids: Vec<&str> = steps.iter().map(|s| s.id.as_str()).collect();
-    ids.sort_unstable();
-    if let Some(pair) = ids.windows(2).find(|w| w[0] == w[1]) {
-        return Err(LoadError::new(
-            file,
-            None,
-            format!("steps: id `{}` is used twice", pair[0]),
-        ));
+    // Steps: an id written twice is an error at the second one (a step
+    // without an id is numbered by its place, and may collide too).
+    let mut steps: Vec<Step> = Vec::with_capacity(raw.steps.len());
+    let mut ids: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, spanned) in raw.steps.into_iter().enumerate() {
+        let at = position_of(&spanned);
+        let step = spanned.value;
+        let (id, id_at) = match step.id {
+            Some(id) => {
+                let id_at = position_of(&id);
+                (id.value.0, id_at)
+            }
+            None => ((i + 1).to_string(), at),
+        };
+        if let Some(first) = ids.insert(id.clone(), i) {
+            return Err(LoadError::new(
+                file,
+                id_at,
+                format!(
+                    "steps: id `{id}` is used twice (by steps {} and {})",
+                    first + 1,
+                    i + 1
+                ),
+            ));
+        }
+        steps.push(Step {
+            id,
+            text: step.text,
+            check: step.check,
+            actions: step.actions,
+        });
     }
     let agent = raw
         .agent
         .validate()
         .map_err(|(position, message)| LoadError::new(file, position, message))?;
-    let simulate_axes = raw
-        .runs
+    let model_at = position_of(&raw.model);
+    let model = raw.model.value;
+    let (runs, runs_at) = match raw.runs {
+        Some(spanned) => {
+            let at = top_level_key(text, "runs").or_else(|| position_of(&spanned));
+            (spanned.value, at)
+        }
+        None => (super::RunsSpec::default(), None),
+    };
+    let simulate_axes = runs
         .axes
         .iter()
         .filter(|(axis, _)| matches!(axis, Axis::Simulate(_)));
     for (axis, values) in simulate_axes {
-        let ModelSpec::Simulate(base) = &raw.model else {
+        let axis_at = runs_at.and_then(|from| key_after(text, &axis.name(), from));
+        let ModelSpec::Simulate(base) = &model else {
             return Err(LoadError::new(
                 file,
-                None,
+                axis_at.or(runs_at),
                 format!(
                     "runs.{axis} varies a simulated-model parameter, but the model is scripted"
                 ),
@@ -249,19 +303,24 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
             {
                 *field = *x;
             }
-            params
-                .validate()
-                .map_err(|message| LoadError::new(file, None, format!("runs: {message}")))?;
+            params.validate().map_err(|message| {
+                LoadError::new(file, axis_at.or(runs_at), format!("runs: {message}"))
+            })?;
         }
     }
-    if let ModelSpec::Simulate(params) = &raw.model {
-        params
-            .validate()
-            .map_err(|message| LoadError::new(file, None, format!("model: {message}")))?;
+    if let ModelSpec::Simulate(params) = &model {
+        params.validate().map_err(|message| {
+            // Point at the parameter the message names, when it is written.
+            let at = message
+                .strip_prefix("simulate.")
+                .and_then(|rest| rest.split_whitespace().next())
+                .and_then(|name| model_at.and_then(|from| key_after(text, name, from)));
+            LoadError::new(file, at.or(model_at), format!("model: {message}"))
+        })?;
         if steps.iter().all(|s| s.actions.is_empty()) {
             return Err(LoadError::new(
                 file,
-                None,
+                model_at,
                 "model.simulate needs steps with `do` calls: they are how the simulated model performs a step",
             ));
         }
@@ -273,7 +332,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
     });
     let mut expect = raw.expect;
     // A cassette is checked for drift whether or not it says so.
-    if raw.model.is_cassette()
+    if model.is_cassette()
         && !expect
             .iter()
             .any(|e| matches!(e, Expectation::Exact(ExactExpectation::DriftTurns(_))))
@@ -288,10 +347,73 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         workspace,
         steps,
         agent,
-        model: raw.model,
-        runs: raw.runs,
+        model,
+        runs,
         expect,
+        runs_position: runs_at.or(Some((1, 1))),
+        sha256: sha256_hex(text.as_bytes()),
     })
+}
+
+/// SHA-256 of `bytes` in lower-case hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    Sha256::digest(bytes)
+        .iter()
+        .fold(String::with_capacity(64), |mut hex, byte| {
+            let _ = write!(hex, "{byte:02x}");
+            hex
+        })
+}
+
+/// Where a spanned value was written (1-based line and column), when known.
+fn position_of<T>(spanned: &Spanned<T>) -> Option<(u64, u64)> {
+    let at = spanned.referenced;
+    (at.line() > 0).then(|| (at.line(), at.column()))
+}
+
+/// The position of `key:` written at the top level of the document (at the
+/// start of a line, in block style).
+fn top_level_key(text: &str, key: &str) -> Option<(u64, u64)> {
+    text.lines().enumerate().find_map(|(i, line)| {
+        let rest = line
+            .strip_prefix(key)
+            .or_else(|| line.strip_prefix(&format!("\"{key}\"")))
+            .or_else(|| line.strip_prefix(&format!("'{key}'")))?;
+        rest.trim_start()
+            .starts_with(':')
+            .then_some((i as u64 + 1, 1))
+    })
+}
+
+/// The first place at or after `from` where `key` is written as a mapping
+/// key (`key:`, quoted or not, at the start of a line or after `{` or `,`).
+/// Validation after parsing uses it to point at the value it refuses.
+fn key_after(text: &str, key: &str, from: (u64, u64)) -> Option<(u64, u64)> {
+    let first_line = from.0.saturating_sub(1) as usize;
+    text.lines()
+        .enumerate()
+        .skip(first_line)
+        .find_map(|(i, line)| {
+            let skip_chars = if i == first_line {
+                from.1.saturating_sub(1) as usize
+            } else {
+                0
+            };
+            let chars: Vec<char> = line.chars().collect();
+            let key_chars: Vec<char> = key.chars().collect();
+            (skip_chars..chars.len()).find_map(|start| {
+                let before_ok = start == 0
+                    || chars.get(start - 1).is_some_and(|c| {
+                        c.is_whitespace() || matches!(c, '{' | ',' | '"' | '\'' | '-')
+                    });
+                let rest = chars.get(start..)?;
+                let after = rest.strip_prefix(key_chars.as_slice())?;
+                let after: String = after.iter().collect();
+                let after = after.trim_start_matches(['"', '\'']).trim_start();
+                (before_ok && after.starts_with(':')).then_some((i as u64 + 1, start as u64 + 1))
+            })
+        })
 }
 
 /// The most entries and bytes a fixture may hold: it is copied into every
@@ -438,6 +560,76 @@ mod tests {
             e.to_string()
                 .starts_with("dir/my_scenario.yaml:6:5: unknown field `chek`"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn errors_found_after_parsing_keep_their_line() {
+        let at = |text: &str| load(text).unwrap_err().position.map(|p| p.0);
+        let simulated =
+            "task: t\nsteps:\n  - text: a\n    do: [{tool: bash, input: {command: ls}}]\n";
+        // A duplicate id: the second one.
+        assert_eq!(
+            at(
+                "task: t\nsteps:\n  - {id: x, text: a}\n  - text: b\n  - {id: x, text: c}\nmodel:\n  script: [{text: hi}]\n"
+            ),
+            Some(5)
+        );
+        // An implicit id colliding with a written one: the step without one.
+        assert_eq!(
+            at(
+                "task: t\nsteps:\n  - {id: '2', text: a}\n  - text: b\nmodel:\n  script: [{text: hi}]\n"
+            ),
+            Some(4)
+        );
+        // A simulate parameter out of range: its own line.
+        assert_eq!(
+            at(&format!(
+                "{simulated}model:\n  simulate:\n    sharpness: 2\n    recall_floor: 3\n"
+            )),
+            Some(8)
+        );
+        // A runs value out of range: its axis.
+        assert_eq!(
+            at(&format!(
+                "{simulated}model:\n  simulate: {{}}\nruns:\n  todo: [true]\n  simulate.recall_floor: [0.5, 2]\n"
+            )),
+            Some(9)
+        );
+        // A scripted model with a simulate axis, and a simulated one without `do`.
+        assert_eq!(
+            at("task: t\nmodel:\n  script: [{text: hi}]\nruns:\n  simulate.attention_span: [1]\n"),
+            Some(5)
+        );
+        assert_eq!(
+            at("task: t\nsteps:\n  - text: a\nmodel:\n  simulate: {}\n"),
+            Some(5)
+        );
+        // A seed listed twice.
+        assert_eq!(
+            at("task: t\nmodel:\n  script: [{text: hi}]\nruns:\n  seeds: [1, 2, 1]\n"),
+            Some(5)
+        );
+    }
+
+    #[test]
+    fn a_file_named_twice_is_loaded_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("x.yaml");
+        std::fs::write(&file, "task: t\nmodel:\n  script: [{text: hi}]\n").unwrap();
+        let dotted = dir.path().join(".").join("x.yaml");
+        let (scenarios, errors) = load_all(&[file.clone(), dotted, dir.path().to_path_buf()]);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(scenarios.len(), 1);
+        assert_eq!(scenarios[0].file, file);
+        assert_eq!(tidy(Path::new("./a/./b.yaml")), Path::new("a/b.yaml"));
+        assert_eq!(
+            scenarios[0].sha256,
+            sha256_hex(b"task: t\nmodel:\n  script: [{text: hi}]\n")
+        );
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
     }
 

@@ -54,6 +54,12 @@ pub struct Scenario {
     pub model: ModelSpec,
     pub runs: RunsSpec,
     pub expect: Vec<Expectation>,
+    /// Line and column of the `runs:` key (or of the file's start when it
+    /// has none): where an error about the whole matrix points.
+    pub runs_position: Option<(u64, u64)>,
+    /// SHA-256 of the file's bytes, in hex: shard reports carry it so that
+    /// `merge` only combines runs of the same scenario text.
+    pub sha256: String,
 }
 
 impl Scenario {
@@ -78,12 +84,11 @@ pub(crate) struct RawScenario {
     #[serde(default)]
     pub workspace: WorkspaceSpec,
     #[serde(default)]
-    pub steps: Vec<step::RawStep>,
+    pub steps: Vec<serde_saphyr::Spanned<step::RawStep>>,
     #[serde(default)]
     pub agent: agent::RawAgent,
-    pub model: ModelSpec,
-    #[serde(default)]
-    pub runs: RunsSpec,
+    pub model: serde_saphyr::Spanned<ModelSpec>,
+    pub runs: Option<serde_saphyr::Spanned<RunsSpec>>,
     #[serde(default)]
     pub expect: Vec<Expectation>,
 }

@@ -41,7 +41,23 @@ impl<'de> Deserialize<'de> for Seeds {
             Raw::List(list) if list.is_empty() => {
                 Err(de::Error::custom("seeds list must not be empty"))
             }
-            Raw::List(list) => Ok(Seeds::List(list)),
+            Raw::List(list) if list.len() as u64 > MAX_SEEDS => Err(de::Error::custom(format!(
+                "seeds list must hold at most {MAX_SEEDS} seeds, got {}",
+                list.len()
+            ))),
+            Raw::List(list) => {
+                // A seed twice would be the same run twice: runs are paired
+                // and shards merged by seed, so each seed is one run.
+                let mut sorted = list.clone();
+                sorted.sort_unstable();
+                match sorted.windows(2).find(|w| w[0] == w[1]) {
+                    Some(pair) => Err(de::Error::custom(format!(
+                        "seeds list names seed {} twice",
+                        pair[0]
+                    ))),
+                    None => Ok(Seeds::List(list)),
+                }
+            }
         }
     }
 }

@@ -13,7 +13,7 @@ use crate::model::simulated::Skill;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawStep {
-    pub id: Option<IdText>,
+    pub id: Option<serde_saphyr::Spanned<IdText>>,
     pub text: String,
     pub check: Option<Check>,
     #[serde(default, rename = "do")]

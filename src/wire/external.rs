@@ -1,7 +1,10 @@
 //! One run of an external agent: a per-run mock server, the agent command
 //! in the workspace, and the metrics read off the wire.
 //!
-//! The agent runs as `sh -c COMMAND` in its own process group, with cwd =
+//! The agent runs as `sh -c COMMAND` through [`crate::agent::process`]:
+//! PID 1 of its own PID namespace where the kernel allows it (so every
+//! process it starts dies with it, even one that left its session and
+//! cleared its environment), else the leader of its own process group; cwd =
 //! the workspace and agent-eval's environment minus every `ANTHROPIC_*` and
 //! `OPENAI_*` variable (a real key never reaches it), plus:
 //! `ANTHROPIC_BASE_URL` (`http://127.0.0.1:PORT`), `ANTHROPIC_API_KEY` (a
@@ -11,24 +14,28 @@
 //! stdin followed by end of input (`task_via: stdin`, the default), as the
 //! last argument of the command (`arg`: run as `COMMAND "$@"`), or in
 //! `AGENT_TASK` (`env`); stdin is empty unless it carries the task.
-//! stdout and stderr go, interleaved, to one log.
+//! stdout and stderr go, interleaved, to one log. No Landlock sandbox by
+//! default: the agent must reach the mock server over loopback TCP and
+//! write its HOME; `sandbox: true` applies one that allows exactly the
+//! mock server's port and writes beneath the workspace.
 //!
 //! The run ends when the agent exits; or when the model is done (its last
 //! response ended the turn, or the script ran out) and no request came for
 //! the grace period ([`DEFAULT_GRACE`]): the agent then gets SIGTERM and,
 //! a second later, SIGKILL; or at the timeout (SIGKILL). Whatever ends it,
-//! the agent's whole process group is killed before this returns, and so is
-//! every process that left the group but still carries the run's mark
+//! the agent's whole tree is gone before this returns: the namespace dies
+//! with its PID 1; in the fallback the group is killed, and so is every
+//! process that left the group but still carries the run's mark
 //! (`AGENT_EVAL_RUN_MARK`, inherited through the environment).
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::process::CommandExt;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::WireError;
 use super::metrics::{WireMetrics, transcript, wire_metrics};
@@ -36,6 +43,8 @@ use super::record::Exchange;
 use super::server::{MockServer, ServerOptions};
 use crate::agent::StopKind;
 use crate::agent::dialect::Dialect;
+use crate::agent::process::{self, Invocation, Limits, ProcessError};
+use crate::cancel::CancelToken;
 use crate::llm::{Message, Model};
 
 /// How long a finished run waits for the agent to exit by itself.
@@ -82,6 +91,10 @@ pub struct AgentCommand {
     /// `<reminder>` and `<system-reminder>`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reminder_pattern: Option<String>,
+    /// Run the agent under Landlock: writes only in the workspace (and
+    /// `/dev/null`), TCP connect only to the run's mock server.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sandbox: bool,
 }
 
 impl AgentCommand {
@@ -92,6 +105,7 @@ impl AgentCommand {
             task_via: TaskVia::Stdin,
             timeout_s: default_timeout(),
             reminder_pattern: None,
+            sandbox: false,
         }
     }
 }
@@ -174,103 +188,99 @@ pub fn run_external(
         None => tempfile::tempfile(),
     }
     .map_err(|source| log_error(run, source))?;
-    let spawn_error = |source| WireError::Spawn {
-        command: run.agent.command.clone(),
-        source,
-    };
-    let mut command = Command::new("sh");
-    command.arg("-c");
-    match run.agent.task_via {
-        TaskVia::Arg => {
-            command
-                .arg(format!("{} \"$@\"", run.agent.command))
-                .arg("agent-eval")
-                .arg(run.task);
-        }
-        TaskVia::Stdin | TaskVia::Env => {
-            command.arg(&run.agent.command);
-        }
-    }
-    for (key, _) in std::env::vars_os() {
-        let key_text = key.to_string_lossy();
-        if key_text.starts_with("ANTHROPIC_") || key_text.starts_with("OPENAI_") {
-            command.env_remove(&key);
-        }
-    }
+    let mut env: BTreeMap<OsString, OsString> = std::env::vars_os()
+        .filter(|(key, _)| {
+            let key = key.as_bytes();
+            !key.starts_with(b"ANTHROPIC_") && !key.starts_with(b"OPENAI_")
+        })
+        .collect();
     let no_proxy = match std::env::var("NO_PROXY").or_else(|_| std::env::var("no_proxy")) {
         Ok(existing) if !existing.is_empty() => format!("{existing},127.0.0.1,localhost"),
         _ => "127.0.0.1,localhost".to_string(),
     };
     // Every process the agent starts inherits this mark (unless it clears
-    // its environment), so strays can be found after the run.
+    // its environment): where PID namespaces are missing, strays that left
+    // the process group are found by it after the run.
     let run_mark = format!("{}:{}", std::process::id(), server.addr().port());
-    command
-        .current_dir(run.workspace)
-        .process_group(0)
-        .env(RUN_MARK_VAR, &run_mark)
-        .env("ANTHROPIC_BASE_URL", server.base_url())
-        .env("ANTHROPIC_API_KEY", DUMMY_KEY)
-        .env("OPENAI_BASE_URL", server.openai_base_url())
-        .env("OPENAI_API_KEY", DUMMY_KEY)
-        .env("MODEL_ID", run.model_id)
-        .env("NO_PROXY", &no_proxy)
-        .env("no_proxy", &no_proxy)
-        .stdin(if run.agent.task_via == TaskVia::Stdin {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(log.try_clone().map_err(|e| log_error(run, e))?)
-        .stderr(log.try_clone().map_err(|e| log_error(run, e))?);
-    if run.agent.task_via == TaskVia::Env {
-        command.env("AGENT_TASK", run.task);
-    }
-    command.envs(&run.agent.env);
-    let mut child = command.spawn().map_err(spawn_error)?;
-    let group = child.id() as libc::pid_t;
-    if let Some(mut stdin) = child.stdin.take() {
-        let task = run.task.to_string();
-        // A thread, so an agent that never reads cannot block the run; an
-        // agent that exits early just closes the pipe.
-        std::thread::spawn(move || {
-            let _ = stdin.write_all(task.as_bytes());
-        });
-    }
-
-    let timeout = Duration::from_secs(run.agent.timeout_s);
-    let started = Instant::now();
-    let mut timed_out = false;
-    let mut stopped_after_grace = false;
-    let mut interrupted = false;
-    let exit_code = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status.code(),
-            Ok(None) => {}
-            Err(_) => break None,
-        }
-        if crate::cancel::requested() {
-            interrupted = true;
-            break kill_and_reap(&mut child, group);
-        }
-        if started.elapsed() >= timeout {
-            timed_out = true;
-            break kill_and_reap(&mut child, group);
-        }
-        if server.finished() && server.idle_for() >= run.grace {
-            stopped_after_grace = true;
-            break terminate(&mut child, group);
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    let mut set = |key: &str, value: &str| {
+        env.insert(key.into(), value.into());
     };
-    // Whatever the agent left running in its group goes too, and so does
-    // anything that left the group (a daemon) but still carries the run's
-    // mark in its environment.
-    kill_group(group);
-    kill_marked(&run_mark);
-    let exchanges = server.stop();
-    if interrupted {
-        return Err(WireError::Interrupted);
+    set(RUN_MARK_VAR, &run_mark);
+    set("ANTHROPIC_BASE_URL", &server.base_url());
+    set("ANTHROPIC_API_KEY", DUMMY_KEY);
+    set("OPENAI_BASE_URL", &server.openai_base_url());
+    set("OPENAI_API_KEY", DUMMY_KEY);
+    set("MODEL_ID", run.model_id);
+    set("NO_PROXY", &no_proxy);
+    set("no_proxy", &no_proxy);
+    if run.agent.task_via == TaskVia::Env {
+        set("AGENT_TASK", run.task);
     }
+    for (key, value) in &run.agent.env {
+        set(key, value);
+    }
+    let (command, args) = match run.agent.task_via {
+        TaskVia::Arg => (
+            format!("{} \"$@\"", run.agent.command),
+            vec!["agent-eval".to_string(), run.task.to_string()],
+        ),
+        TaskVia::Stdin | TaskVia::Env => (run.agent.command.clone(), Vec::new()),
+    };
+    let ruleset = if run.agent.sandbox {
+        crate::agent::sandbox::agent_ruleset(run.workspace, server.addr().port()).map_err(|e| {
+            WireError::Spawn {
+                command: run.agent.command.clone(),
+                source: std::io::Error::other(e.to_string()),
+            }
+        })?
+    } else {
+        None
+    };
+    let model_done = || server.finished() && server.idle_for() >= run.grace;
+    let invocation = Invocation {
+        args,
+        env: Some(env),
+        stdin: (run.agent.task_via == TaskVia::Stdin).then(|| run.task.as_bytes().to_vec()),
+        log: Some(&log),
+        stop_requested: Some(&model_done),
+        term_grace: TERM_BOUND,
+        ruleset: ruleset.as_ref(),
+    };
+    let limits = Limits {
+        timeout: Duration::from_secs(run.agent.timeout_s),
+        // Everything goes to the log; nothing is kept in memory here.
+        capture_limit: 0,
+        cancel: CancelToken::process(),
+        sandbox: false,
+        containment: None,
+    };
+    let result = process::run_invocation(run.workspace, &command, &invocation, &limits);
+    // Only the fallback containment can leave a daemon behind: one that
+    // left the group still carries the run's mark.
+    kill_marked(&run_mark);
+    let (exit_code, timed_out, stopped_after_grace) = match result {
+        Ok(output) => (output.exit_code, false, output.stopped),
+        Err(ProcessError::Timeout) => (None, true, false),
+        Err(ProcessError::Cancelled) => {
+            server.stop();
+            return Err(WireError::Interrupted);
+        }
+        Err(ProcessError::Sandbox(e)) => {
+            server.stop();
+            return Err(WireError::Spawn {
+                command: run.agent.command.clone(),
+                source: std::io::Error::other(e.to_string()),
+            });
+        }
+        Err(ProcessError::Spawn(source)) => {
+            server.stop();
+            return Err(WireError::Spawn {
+                command: run.agent.command.clone(),
+                source,
+            });
+        }
+    };
+    let exchanges = server.stop();
     let log = read_log(&mut log).map_err(|e| log_error(run, e))?;
     let metrics = wire_metrics(
         &exchanges,
@@ -302,14 +312,6 @@ fn read_log(log: &mut File) -> std::io::Result<String> {
     let mut bytes = Vec::new();
     log.take(LOG_CAP).read_to_end(&mut bytes)?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
-}
-
-fn kill_group(group: libc::pid_t) {
-    // SAFETY: `kill` has no memory-safety preconditions; a negative pid
-    // addresses the process group created for this agent only.
-    unsafe {
-        libc::kill(-group, libc::SIGKILL);
-    }
 }
 
 /// The variable that marks every process of one external run.
@@ -358,26 +360,4 @@ fn kill_marked(mark: &str) {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-fn kill_and_reap(child: &mut Child, group: libc::pid_t) -> Option<i32> {
-    kill_group(group);
-    child.wait().ok().and_then(|s| s.code())
-}
-
-/// SIGTERM to the group, then SIGKILL if it is still there after
-/// [`TERM_BOUND`].
-fn terminate(child: &mut Child, group: libc::pid_t) -> Option<i32> {
-    // SAFETY: as in `kill_group`.
-    unsafe {
-        libc::kill(-group, libc::SIGTERM);
-    }
-    let deadline = Instant::now() + TERM_BOUND;
-    while Instant::now() < deadline {
-        if let Ok(Some(status)) = child.try_wait() {
-            return status.code();
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    kill_and_reap(child, group)
 }

@@ -1,0 +1,335 @@
+//! Run log records (`run --log-dir DIR`, and the transcripts of the HTML
+//! page): one JSON object per run, written as one line of
+//! `DIR/<scenario>.jsonl` in run order.
+//!
+//! A record is the `replay --format json` object (`messages`, `metrics`,
+//! `violations`) plus what names the run — `scenario`, `file`, `settings`,
+//! `seed` and `replay`, the exact command that shows it again — and
+//! `plans`: the plan after each turn where it changed, read through the
+//! run's planning dialect (so every dialect's plan reads the same way).
+//! This module also builds the `replay` commands failing expectations name.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::agent::dialect::PlanItem;
+use crate::eval::{Cell, RunMetrics, RunRecord};
+use crate::llm::{Content, ContentBlock, Role};
+use crate::scenario::{Axis, AxisValue, CellSettings, Expectation, ReminderSpec, Scenario};
+
+/// The plan after `turn` (1-based), when that turn changed it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanAt {
+    pub turn: usize,
+    pub items: Vec<PlanItem>,
+}
+
+/// One run's log record.
+pub fn record(scenario: &Scenario, settings: &CellSettings, run: &RunRecord) -> Value {
+    #[derive(Serialize)]
+    struct Violation<'a> {
+        turn: usize,
+        rule: &'a str,
+    }
+    #[derive(Serialize)]
+    struct Record<'a> {
+        scenario: &'a str,
+        file: String,
+        settings: &'a CellSettings,
+        seed: u64,
+        replay: String,
+        metrics: &'a RunMetrics,
+        plans: Vec<PlanAt>,
+        violations: Vec<Violation<'a>>,
+        messages: &'a [crate::llm::Message],
+    }
+    let value = serde_json::to_value(Record {
+        scenario: &scenario.name,
+        file: scenario.file.display().to_string(),
+        settings,
+        seed: run.metrics.seed,
+        replay: replay_command(scenario, settings, run.metrics.seed),
+        metrics: &run.metrics,
+        plans: plans(run),
+        violations: run
+            .violations
+            .iter()
+            .map(|v| Violation {
+                turn: v.turn,
+                rule: &v.rule,
+            })
+            .collect(),
+        messages: &run.messages,
+    });
+    // Plain data always serializes; an error would only drop the record.
+    value.unwrap_or(Value::Null)
+}
+
+/// The record as one line of a `.jsonl` file (newline included).
+pub fn line(record: &Value) -> String {
+    let mut text = record.to_string();
+    text.push('\n');
+    text
+}
+
+/// The log file of a scenario: its name with anything but letters, digits,
+/// `-`, `_` and `.` replaced by `_`, then `.jsonl`.
+pub fn file_name(scenario: &str) -> String {
+    let stem: String = scenario
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let stem = stem.trim_start_matches('.');
+    format!("{}.jsonl", if stem.is_empty() { "scenario" } else { stem })
+}
+
+/// The plan after each turn where it changed, read through the dialect:
+/// an accepted planning call's echoed plan, else the plan the call set.
+pub fn plans(run: &RunRecord) -> Vec<PlanAt> {
+    let dialect = run.dialect.get();
+    let mut out: Vec<PlanAt> = Vec::new();
+    if !run.planning_offered {
+        return out;
+    }
+    let mut turn = 0;
+    let mut plan: Vec<PlanItem> = Vec::new();
+    let mut calls: Vec<(&str, &str, &Value)> = Vec::new();
+    for message in &run.messages {
+        match (&message.role, &message.content) {
+            (Role::Assistant, _) => {
+                turn += 1;
+                calls = message
+                    .content_blocks()
+                    .iter()
+                    .filter_map(|b| match b {
+                        ContentBlock::ToolUse { id, name, input } => {
+                            Some((id.as_str(), name.as_str(), input))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+            }
+            (Role::User, Content::Blocks(blocks)) => {
+                let before = plan.clone();
+                for block in blocks {
+                    let ContentBlock::ToolResult {
+                        tool_use_id,
+                        content,
+                    } = block
+                    else {
+                        continue;
+                    };
+                    let Some((_, name, input)) = calls.iter().find(|(id, _, _)| id == tool_use_id)
+                    else {
+                        continue;
+                    };
+                    if !dialect.is_planning_tool(name) || dialect.is_error(content) {
+                        continue;
+                    }
+                    if let Some(items) = dialect
+                        .plan_from_result(content)
+                        .or_else(|| dialect.plan_from_call(&plan, name, input))
+                    {
+                        plan = items;
+                    }
+                }
+                if plan != before {
+                    out.push(PlanAt {
+                        turn,
+                        items: plan.clone(),
+                    });
+                }
+            }
+            (Role::User, Content::Text(_)) => {}
+        }
+    }
+    out
+}
+
+/// The exact `agent-eval replay` command that shows the run of the cell
+/// with `settings` and `seed` (named flags where `replay` has them,
+/// `--set AXIS=VALUE` for the other axes).
+pub fn replay_command(scenario: &Scenario, settings: &CellSettings, seed: u64) -> String {
+    let default_todo = Cell::of_agent(scenario).loop_settings.todo;
+    let mut args: Vec<String> = vec![
+        "agent-eval".into(),
+        "replay".into(),
+        scenario.file.display().to_string(),
+        "--seed".into(),
+        seed.to_string(),
+    ];
+    // An external agent (the scenario's or `run --agent`'s) runs again
+    // under `replay --agent`.
+    if let Some(agent) = &scenario.agent.external {
+        args.extend(["--agent".to_string(), agent.command.clone()]);
+    }
+    for (axis, value) in settings.entries() {
+        match (axis, value) {
+            (Axis::Todo, AxisValue::Bool(todo)) if *todo == default_todo => {}
+            (Axis::Todo, AxisValue::Bool(false)) => args.push("--no-todo".into()),
+            (Axis::Dialect, AxisValue::Dialect(d)) => {
+                args.extend(["--dialect".to_string(), d.to_string()]);
+            }
+            (Axis::NagThreshold, AxisValue::Threshold(t)) => {
+                args.extend(["--threshold".to_string(), t.to_string()]);
+            }
+            (Axis::Reminder, AxisValue::Reminder(r))
+                if ReminderSpec::from_value(&Value::String(r.to_string())).ok() == Some(*r) =>
+            {
+                args.extend(["--reminder".to_string(), r.to_string()]);
+            }
+            _ => {
+                let shown = match serde_json::to_value(value) {
+                    Ok(Value::String(s)) => s,
+                    Ok(other) => other.to_string(),
+                    Err(_) => value.to_string(),
+                };
+                args.extend(["--set".to_string(), format!("{}={shown}", axis.name())]);
+            }
+        }
+    }
+    args.iter()
+        .map(|a| shell_quote(a))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `arg` as a POSIX shell reads it back unchanged.
+fn shell_quote(arg: &str) -> String {
+    let plain = !arg.is_empty()
+        && arg
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:=,@+%".contains(c));
+    if plain {
+        arg.to_string()
+    } else {
+        format!("'{}'", arg.replace('\'', r"'\''"))
+    }
+}
+
+/// How many runs a failing expectation names.
+pub const REPLAYS_PER_EXPECTATION: usize = 3;
+
+/// The runs that show why `expectation` failed, worst first, at most
+/// [`REPLAYS_PER_EXPECTATION`]: for an exact expectation, the runs whose
+/// value differs; otherwise the runs of the selected cells (side `a` of a
+/// comparison) that completed fewest steps, or for a metric other than
+/// completion, the runs with the highest value of it (the first runs when
+/// they are all alike).
+pub fn failing_runs<'a>(
+    expectation: &Expectation,
+    cells: &'a [crate::eval::CellSummary],
+) -> Vec<(&'a CellSettings, &'a RunMetrics)> {
+    use crate::scenario::{AggregateMetric as M, Comparison};
+    let runs_of =
+        |selector: &crate::scenario::CellSelector| -> Vec<(&'a CellSettings, &'a RunMetrics)> {
+            cells
+                .iter()
+                .filter(|c| selector.matches(&c.settings))
+                .flat_map(|c| c.results.iter().map(move |r| (&c.settings, r)))
+                .collect()
+        };
+    let (mut runs, metric) = match expectation {
+        Expectation::Exact(exact) => {
+            let all = runs_of(&Default::default());
+            let differing: Vec<_> = all
+                .into_iter()
+                .filter(|(_, r)| crate::eval::expect::exact_measure(exact, r) != exact.expected())
+                .collect();
+            return differing
+                .into_iter()
+                .take(REPLAYS_PER_EXPECTATION)
+                .collect();
+        }
+        Expectation::Bound {
+            selector, metric, ..
+        } => (runs_of(selector), *metric),
+        Expectation::Compare { a, comparison, .. } => {
+            let metric = match comparison {
+                Comparison::Ratio(m) | Comparison::Diff(m) | Comparison::PValue(m) => *m,
+            };
+            (runs_of(a), metric)
+        }
+    };
+    let badness = |r: &RunMetrics| -> f64 {
+        match metric {
+            M::CompletionRate | M::FullCompletionRate | M::MeanStepsCompleted => {
+                1.0 - r.completion()
+            }
+            M::MeanReminders => r.reminders_at.len() as f64,
+            M::MeanRejectedTodoUpdates => r.rejected_todo_updates as f64,
+            M::MeanTurns => r.turns as f64,
+            M::MeanProtocolViolations => r.protocol_violations as f64,
+        }
+    };
+    // Stable: equally bad runs stay in run order (when every run is as
+    // bad, the first ones show it).
+    runs.sort_by(|x, y| badness(y.1).total_cmp(&badness(x.1)));
+    runs.truncate(REPLAYS_PER_EXPECTATION);
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failing_runs_are_the_worst_first_and_at_most_three() {
+        use crate::scenario::{AggregateMetric, Axis, AxisValue, Bound, CellSelector};
+        let settings = CellSettings::new(vec![(Axis::Todo, AxisValue::Bool(true))]);
+        let cells = [crate::eval::summary::test_cell(
+            settings,
+            10,
+            &[10, 4, 10, 7, 2, 9],
+            0,
+        )];
+        let expectation = Expectation::Bound {
+            selector: CellSelector::default(),
+            metric: AggregateMetric::CompletionRate,
+            bound: Bound {
+                at_least: Some(0.99),
+                at_most: None,
+            },
+        };
+        let seeds: Vec<u64> = failing_runs(&expectation, &cells)
+            .iter()
+            .map(|(_, r)| r.seed)
+            .collect();
+        assert_eq!(seeds, [4, 1, 3]);
+        // A selector that matches no cell names no run.
+        let elsewhere = Expectation::Bound {
+            selector: CellSelector::new(vec![(Axis::Todo, AxisValue::Bool(false))]),
+            metric: AggregateMetric::CompletionRate,
+            bound: Bound {
+                at_least: Some(0.99),
+                at_most: None,
+            },
+        };
+        assert!(failing_runs(&elsewhere, &cells).is_empty());
+    }
+
+    #[test]
+    fn file_names_stay_in_the_folder() {
+        assert_eq!(file_name("ten-step refactor"), "ten-step_refactor.jsonl");
+        assert_eq!(file_name("../x/y"), "_x_y.jsonl");
+        assert_eq!(file_name(""), "scenario.jsonl");
+        assert_eq!(file_name(".."), "scenario.jsonl");
+    }
+
+    #[test]
+    fn arguments_are_quoted_for_the_shell() {
+        assert_eq!(shell_quote("scenarios/a.yaml"), "scenarios/a.yaml");
+        assert_eq!(shell_quote("a b"), "'a b'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        assert_eq!(
+            shell_quote(r#"reminder={"policy":"interval","every":4}"#),
+            r#"'reminder={"policy":"interval","every":4}'"#
+        );
+    }
+}

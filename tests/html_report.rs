@@ -1,0 +1,137 @@
+//! The HTML report of a real run, opened in a real headless browser: the
+//! DOM chromium builds from the file holds the cells, the comparisons, the
+//! per-step rates and a transcript. Skipped, with a message saying so,
+//! where no chromium is installed (CI installs it).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long the browser may take to load and dump the page.
+const BROWSER_LIMIT: Duration = Duration::from_secs(90);
+
+fn chromium() -> Option<PathBuf> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|name| {
+            std::env::var_os("PATH").and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|dir| dir.join(name))
+                    .find(|p| p.is_file())
+            })
+        })
+}
+
+/// Runs chromium headless on `page` with `extra` arguments; returns its
+/// stdout, or `None` when it did not finish in time (it is killed).
+fn browse(browser: &Path, page: &Path, extra: &[String]) -> Option<String> {
+    let profile = tempfile::tempdir().unwrap();
+    let mut child = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(extra)
+        .arg(format!("file://{}", page.display()))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromium starts");
+    // Read stdout on a thread so a large DOM cannot block the browser.
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut text);
+        text
+    });
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if started.elapsed() < BROWSER_LIMIT => {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    reader.join().ok()
+}
+
+#[test]
+fn the_html_report_renders_in_a_browser() {
+    let Some(browser) = chromium() else {
+        eprintln!(
+            "SKIPPED the_html_report_renders_in_a_browser: no chromium on PATH (install the Debian package `chromium`)"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        .args(["run", "scenarios/simulated/docs_fixes.yaml", "--seeds", "8"])
+        .arg("--html")
+        .arg(&page)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.code() == Some(0) || out.status.code() == Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    for outside in ["http://", "https://", "<script", "<link", "src="] {
+        assert!(
+            !html.contains(outside),
+            "the page refers outside: {outside}"
+        );
+    }
+    let Some(dom) = browse(&browser, &page, &["--dump-dom".to_string()]) else {
+        panic!("chromium did not dump the page within {BROWSER_LIMIT:?}");
+    };
+    assert!(dom.contains("<h2>docs-fixes</h2>"), "the scenario: {dom}");
+    assert!(
+        dom.contains("todo=true nag_threshold=3") && dom.contains("todo=false"),
+        "the cells"
+    );
+    assert!(dom.contains("steps done (95% CI)"), "the intervals");
+    assert!(dom.contains("Paired comparisons"), "the comparisons");
+    assert!(dom.contains("todo tool (nag 3)"), "a comparison row");
+    assert!(dom.contains("Per-step completion"), "the per-step rates");
+    assert!(dom.contains("#5 Link the usage page from the index"));
+    // Without --log-dir the page logs the runs that dropped a step.
+    assert!(dom.contains("logged run"), "a transcript");
+    assert!(dom.contains("class=\"conversation\""), "a conversation");
+    assert!(dom.contains("agent-eval replay scenarios/simulated/docs_fixes.yaml --seed"));
+
+    // A screenshot, for a person to look at (kept when asked to).
+    let shot = dir.path().join("report.png");
+    let taken = browse(
+        &browser,
+        &page,
+        &[
+            format!("--screenshot={}", shot.display()),
+            "--window-size=1280,1600".to_string(),
+        ],
+    );
+    assert!(taken.is_some(), "the screenshot finished in time");
+    assert!(
+        std::fs::metadata(&shot).is_ok_and(|m| m.len() > 10_000),
+        "a screenshot was written"
+    );
+    if let Some(keep) = std::env::var_os("AGENT_EVAL_KEEP_SCREENSHOT") {
+        let _ = std::fs::copy(&shot, keep);
+    }
+}
