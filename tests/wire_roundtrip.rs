@@ -6,7 +6,7 @@
 
 mod fake_api;
 
-use agent_eval::eval::{Cell, RunRecord, cells, model_for, run_once, run_with_model};
+use agent_eval::eval::{Cell, RunRecord, cells, model_for_in, run_once, run_with_model};
 use agent_eval::llm::Model;
 use agent_eval::model::http::{
     AnthropicModel, AnthropicParams, ApiKey, Endpoint, HttpContext, OpenAiModel, OpenAiParams,
@@ -67,12 +67,12 @@ fn run(
     scenario: &Scenario,
     cell: &Cell,
     seed: u64,
-    make: impl FnOnce() -> Box<dyn Model>,
+    make: impl FnOnce(&Path) -> Box<dyn Model>,
 ) -> (String, RunRecord) {
     let mut root = String::new();
     let record = run_with_model(scenario, cell, seed, |workspace| {
         root = workspace.to_string_lossy().into_owned();
-        make()
+        make(workspace)
     })
     .unwrap();
     let transcript = serde_json::to_string_pretty(&record.messages)
@@ -111,8 +111,10 @@ fn assert_same(scenario: &Scenario, cell: &Cell, seed: u64, provider: Provider) 
         "{} ({:?}, seed {seed}, over {provider})",
         scenario.name, cell.settings
     );
-    let (expected, in_process) = run(scenario, cell, seed, || {
-        model_for(scenario, cell, seed).unwrap()
+    // The model knows the run's workspace, as the harness's own does, so
+    // it counts that path as the placeholder.
+    let (expected, in_process) = run(scenario, cell, seed, |root| {
+        model_for_in(scenario, cell, seed, Some(root)).unwrap()
     });
     // That is the harness's own run, metric for metric.
     assert_eq!(
@@ -120,13 +122,20 @@ fn assert_same(scenario: &Scenario, cell: &Cell, seed: u64, provider: Provider) 
         run_once(scenario, cell, seed).unwrap().metrics,
         "{what}: in process"
     );
-    let server = MockServer::start(
-        model_for(scenario, cell, seed).unwrap(),
-        ServerOptions::default(),
-    )
-    .unwrap();
-    let (actual, through_wire) = run(scenario, cell, seed, || client(provider, &server));
-    server.stop();
+    let mut server = None;
+    let (actual, through_wire) = run(scenario, cell, seed, |root| {
+        let started = MockServer::start(
+            model_for_in(scenario, cell, seed, Some(root)).unwrap(),
+            ServerOptions::default(),
+        )
+        .unwrap();
+        let model = client(provider, &started);
+        server = Some(started);
+        model
+    });
+    if let Some(server) = server {
+        server.stop();
+    }
     assert_eq!(through_wire.metrics, in_process.metrics, "{what}: metrics");
     assert_eq!(actual, expected, "{what}: transcript");
     assert_eq!(
