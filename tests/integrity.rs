@@ -663,3 +663,37 @@ fn merging_a_hundred_thousand_seeds_is_linear() {
         "runs back in seed order"
     );
 }
+
+#[test]
+fn a_workspace_that_cannot_be_prepared_at_run_time_is_an_error_not_an_abort() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = path(dir.path(), "r.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        .args([
+            "run",
+            "scenarios/scripted/no_todo.yaml",
+            "scenarios/scripted/guards.yaml",
+        ])
+        .args(["--quiet", "--json", &report])
+        .env("TMPDIR", dir.path().join("missing"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for file in ["no_todo.yaml", "guards.yaml"] {
+        assert!(
+            stderr.contains(&format!("scenarios/scripted/{file}"))
+                && stderr.contains("cannot prepare the workspace"),
+            "each failing scenario is named once: {stderr}"
+        );
+    }
+    assert!(stdout.contains("2 run errors (above)"), "{stdout}");
+    let report = read_json(&report);
+    assert_eq!(report["ok"], false);
+    assert_eq!(
+        report["errors"].as_array().map(Vec::len),
+        Some(2),
+        "{report}"
+    );
+}

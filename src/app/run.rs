@@ -256,6 +256,22 @@ pub fn run(
     if let Some(note) = &not_started {
         let _ = writeln!(err, "{note}");
     }
+    // A scenario some of whose runs could not happen (a workspace that
+    // could not be prepared, an agent that could not start) is an error of
+    // its own, like a bad file: the others still run and report.
+    let mut run_failures: Vec<String> = Vec::new();
+    results.retain(|result| {
+        run_failures.extend(
+            result
+                .run_errors
+                .iter()
+                .map(|message| format!("{}: {message}", result.file)),
+        );
+        result.run_errors.is_empty()
+    });
+    for failure in &run_failures {
+        let _ = writeln!(err, "error: {}", escape(failure));
+    }
     if let Some(warning) = super::real::model_failures(&results) {
         let _ = writeln!(err, "{warning}");
     }
@@ -265,7 +281,11 @@ pub fn run(
     if config.shard.is_none() {
         name_replays(&mut results, &scenarios);
     }
-    let error_texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    let error_texts: Vec<String> = errors
+        .iter()
+        .map(ToString::to_string)
+        .chain(run_failures.iter().cloned())
+        .collect();
     // The human summary; it goes to stderr when a report takes stdout.
     let mut human: Vec<u8> = Vec::new();
     // A shard's cells hold a part of their runs: tables of them would
@@ -299,6 +319,14 @@ pub fn run(
         }
         None => {
             summary_line(&mut human, &results, errors.len());
+            if !run_failures.is_empty() {
+                let _ = writeln!(
+                    human,
+                    "{} run error{} (above): those scenarios are not reported",
+                    run_failures.len(),
+                    plural(run_failures.len())
+                );
+            }
             if !skipped.is_empty() {
                 let names: Vec<&str> = skipped.iter().map(|s| s.name.as_str()).collect();
                 let _ = writeln!(
@@ -335,7 +363,7 @@ pub fn run(
         &logged,
         out,
     )?;
-    Ok(if !errors.is_empty() {
+    Ok(if !errors.is_empty() || !run_failures.is_empty() {
         Status::BadInput
     } else if config.shard.is_some()
         || (report.ok && !regressed && not_started.is_none() && skipped.is_empty())

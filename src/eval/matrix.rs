@@ -347,16 +347,25 @@ pub fn plan(scenarios: &[Scenario], options: &EvalOptions) -> Result<Plan, EvalE
     Plan::new(scenarios, options)
 }
 
+/// What became of one unit of a plan.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UnitOutcome {
+    Ran(RunMetrics),
+    /// Never started: the spend limit was reached before its turn (runs
+    /// already started finish).
+    NotRun,
+    /// Could not happen; the message says why.
+    Failed(String),
+}
+
 /// Runs the units of `plan` on a pool of `options.jobs` threads, and
-/// returns their results in plan order. A unit is `None` when it never
-/// started: the spend limit was reached before its turn (runs already
-/// started finish).
+/// returns what became of each, in plan order.
 pub fn run_units(
     scenarios: &[Scenario],
     plan: &Plan,
     options: &EvalOptions,
     on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
-) -> Result<Vec<Option<RunMetrics>>, EvalError> {
+) -> Result<Vec<UnitOutcome>, EvalError> {
     // A Ctrl-C during this call is handled by it, then forgotten.
     let _session = crate::cancel::Session::begin();
     let budget = options.env.real.as_ref().and_then(|real| real.budget());
@@ -368,19 +377,24 @@ pub fn run_units(
                     return Err(EvalError::Interrupted);
                 }
                 let Some(unit) = plan.unit(position) else {
-                    return Ok(None);
+                    return Ok(UnitOutcome::NotRun);
                 };
                 let (Some(scenario), Some(cell)) = (
                     scenarios.get(unit.scenario),
                     plan.cells_of(unit.scenario).get(unit.cell),
                 ) else {
-                    return Ok(None);
+                    return Ok(UnitOutcome::NotRun);
                 };
                 let spends = matches!(scenario.model, ModelSpec::Real(_));
                 if spends && budget.is_some_and(|b| !b.allows_new_run()) {
-                    return Ok(None);
+                    return Ok(UnitOutcome::NotRun);
                 }
-                let record = run_once_in(scenario, cell, unit.seed, &options.env)?;
+                // A run that cannot happen costs its scenario only: the
+                // error is kept for the scenario's result, the others go on.
+                let record = match run_once_in(scenario, cell, unit.seed, &options.env) {
+                    Ok(record) => record,
+                    Err(e) => return Ok(UnitOutcome::Failed(e.to_string())),
+                };
                 // A run cut short by Ctrl-C measured nothing meaningful.
                 if crate::cancel::requested() {
                     return Err(EvalError::Interrupted);
@@ -393,7 +407,7 @@ pub fn run_units(
                     unit,
                     record: &record,
                 });
-                Ok(Some(record.metrics))
+                Ok(UnitOutcome::Ran(record.metrics))
             })
             .collect::<Result<Vec<_>, EvalError>>()
     };
@@ -414,16 +428,23 @@ pub fn summarise(
     scenario: &Scenario,
     scenario_index: usize,
     plan: &Plan,
-    results: &[Option<RunMetrics>],
+    results: &[UnitOutcome],
     options: &EvalOptions,
 ) -> ScenarioResult {
     let planned_cells = plan.cells_of(scenario_index);
     let mut runs: Vec<Vec<RunMetrics>> = vec![Vec::new(); planned_cells.len()];
+    let mut run_errors: Vec<String> = Vec::new();
     for i in plan.range_of(scenario_index) {
-        if let (Some(unit), Some(Some(metrics))) = (plan.unit(i), results.get(i))
-            && let Some(cell_runs) = runs.get_mut(unit.cell)
-        {
-            cell_runs.push(metrics.clone());
+        match (plan.unit(i), results.get(i)) {
+            (Some(unit), Some(UnitOutcome::Ran(metrics))) => {
+                if let Some(cell_runs) = runs.get_mut(unit.cell) {
+                    cell_runs.push(metrics.clone());
+                }
+            }
+            (_, Some(UnitOutcome::Failed(message))) if !run_errors.contains(message) => {
+                run_errors.push(message.clone());
+            }
+            _ => {}
         }
     }
     let steps_total = scenario.steps_total();
@@ -446,6 +467,7 @@ pub fn summarise(
     if options.shard.is_some() {
         result.sha256 = Some(scenario.sha256.clone());
     }
+    result.run_errors = run_errors;
     result
 }
 

@@ -18,8 +18,8 @@ pub mod workspace;
 pub use cells::{Cell, cells};
 pub use expect::ExpectationOutcome;
 pub use matrix::{
-    DEFAULT_MAX_RUNS, EvalError, EvalEvent, EvalOptions, Plan, Shard, Unit, admit, evaluate,
-    evaluate_plan, evaluate_scenario, plan,
+    DEFAULT_MAX_RUNS, EvalError, EvalEvent, EvalOptions, Plan, Shard, Unit, UnitOutcome, admit,
+    evaluate, evaluate_plan, evaluate_scenario, plan,
 };
 pub use run::{
     RunEnv, RunError, RunMetrics, RunRecord, model_for, model_for_in, run_once, run_once_in,

@@ -254,6 +254,12 @@ pub struct ScenarioResult {
     /// shards of the same scenario text only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
+    /// Why some of its runs could not happen (a workspace that could not be
+    /// prepared at run time, an agent that could not start, a cassette that
+    /// could not be written): each distinct message once, in run order. A
+    /// scenario with any is reported as an error, not as results.
+    #[serde(skip)]
+    pub run_errors: Vec<String>,
 }
 
 impl ScenarioResult {
@@ -290,6 +296,7 @@ impl ScenarioResult {
             expectations,
             expect_spec,
             sha256: None,
+            run_errors: Vec::new(),
         }
     }
 
