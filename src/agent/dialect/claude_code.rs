@@ -196,13 +196,6 @@ fn item_json(item: &PlanItem) -> Value {
     json!({"content": item.text, "status": status, "activeForm": form})
 }
 
-fn call(items: Vec<Value>) -> PlanCall {
-    PlanCall {
-        tool: TOOL.into(),
-        input: json!({ "todos": items }),
-    }
-}
-
 impl PlanDialect for ClaudeCode {
     fn name(&self) -> &'static str {
         "claude-code"
@@ -266,7 +259,11 @@ impl PlanDialect for ClaudeCode {
     }
 
     fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        vec![call(wanted.iter().map(item_json).collect())]
+        vec![PlanCall::whole_list(
+            TOOL,
+            "todos",
+            wanted.iter().map(item_json).collect(),
+        )]
     }
 
     fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {
@@ -288,7 +285,7 @@ impl PlanDialect for ClaudeCode {
             // Neither a count limit nor a single in-progress item.
             InvalidUpdate::TwoInProgress | InvalidUpdate::TooMany => return None,
         }
-        Some(call(items))
+        Some(PlanCall::whole_list(TOOL, "todos", items))
     }
 }
 

@@ -68,13 +68,6 @@ fn item_json(item: &PlanItem) -> Value {
     json!({"step": item.text, "status": status})
 }
 
-fn call(items: Vec<Value>) -> PlanCall {
-    PlanCall {
-        tool: TOOL.into(),
-        input: json!({ "plan": items }),
-    }
-}
-
 impl PlanDialect for Codex {
     fn name(&self) -> &'static str {
         "codex"
@@ -133,7 +126,11 @@ impl PlanDialect for Codex {
     }
 
     fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        vec![call(wanted.iter().map(item_json).collect())]
+        vec![PlanCall::whole_list(
+            TOOL,
+            "plan",
+            wanted.iter().map(item_json).collect(),
+        )]
     }
 
     fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {
@@ -144,7 +141,7 @@ impl PlanDialect for Codex {
                     Some(item) => item["status"] = json!("done"),
                     None => items.push(json!({"step": "Start", "status": "done"})),
                 }
-                Some(call(items))
+                Some(PlanCall::whole_list(TOOL, "plan", items))
             }
             // Codex takes empty steps, any number of steps, and any number
             // of them in progress.

@@ -125,13 +125,6 @@ fn item_json(item: &PlanItem) -> Value {
     json!({"description": item.text, "status": word(item.status)})
 }
 
-fn call(items: Vec<Value>) -> PlanCall {
-    PlanCall {
-        tool: TOOL.into(),
-        input: json!({ "todos": items }),
-    }
-}
-
 impl PlanDialect for Gemini {
     fn name(&self) -> &'static str {
         "gemini"
@@ -211,7 +204,11 @@ impl PlanDialect for Gemini {
     }
 
     fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        vec![call(wanted.iter().map(item_json).collect())]
+        vec![PlanCall::whole_list(
+            TOOL,
+            "todos",
+            wanted.iter().map(item_json).collect(),
+        )]
     }
 
     fn statuses(&self) -> &'static [PlanStatus] {
@@ -251,7 +248,7 @@ impl PlanDialect for Gemini {
             // No count limit.
             InvalidUpdate::TooMany => return None,
         }
-        Some(call(items))
+        Some(PlanCall::whole_list(TOOL, "todos", items))
     }
 }
 

@@ -132,6 +132,19 @@ pub struct PlanCall {
     pub input: Value,
 }
 
+impl PlanCall {
+    /// A call of `tool` that sends the whole list under `key`: how every
+    /// whole-list dialect writes an update.
+    pub fn whole_list(tool: &str, key: &str, items: Vec<Value>) -> Self {
+        let mut input = serde_json::Map::new();
+        input.insert(key.to_string(), Value::Array(items));
+        Self {
+            tool: tool.to_string(),
+            input: Value::Object(input),
+        }
+    }
+}
+
 /// The kinds of invalid update the simulated model sends now and then.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InvalidUpdate {

@@ -132,13 +132,6 @@ fn item_json(item: &PlanItem) -> Value {
     json!({"content": item.text, "status": status, "activeForm": form})
 }
 
-fn call(items: Vec<Value>) -> PlanCall {
-    PlanCall {
-        tool: TOOL.into(),
-        input: json!({ "items": items }),
-    }
-}
-
 impl PlanDialect for PlanningState {
     fn name(&self) -> &'static str {
         "planning-state"
@@ -233,7 +226,11 @@ impl PlanDialect for PlanningState {
     /// `Working on: <text>`), so the in-progress line always reads back
     /// whole even when its text ends in parentheses.
     fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        vec![call(wanted.iter().map(item_json).collect())]
+        vec![PlanCall::whole_list(
+            TOOL,
+            "items",
+            wanted.iter().map(item_json).collect(),
+        )]
     }
 
     fn max_items(&self) -> Option<usize> {
@@ -271,7 +268,7 @@ impl PlanDialect for PlanningState {
                 }
             }
         }
-        Some(call(items))
+        Some(PlanCall::whole_list(TOOL, "items", items))
     }
 }
 

@@ -110,13 +110,6 @@ fn item_json(item: &PlanItem) -> Value {
     json!({"id": item.id, "text": item.text, "status": status})
 }
 
-fn call(items: Vec<Value>) -> PlanCall {
-    PlanCall {
-        tool: TOOL.into(),
-        input: json!({ "todos": items }),
-    }
-}
-
 impl PlanDialect for S03Guarded {
     fn name(&self) -> &'static str {
         "s03-guarded"
@@ -222,7 +215,11 @@ impl PlanDialect for S03Guarded {
     }
 
     fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        vec![call(wanted.iter().map(item_json).collect())]
+        vec![PlanCall::whole_list(
+            TOOL,
+            "todos",
+            wanted.iter().map(item_json).collect(),
+        )]
     }
 
     fn max_items(&self) -> Option<usize> {
@@ -259,7 +256,7 @@ impl PlanDialect for S03Guarded {
                 }
             }
         }
-        Some(call(items))
+        Some(PlanCall::whole_list(TOOL, "todos", items))
     }
 }
 
