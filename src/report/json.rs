@@ -100,6 +100,12 @@ impl<'a> Report<'a> {
         }
     }
 
+    /// Writes [`Report::to_json`]'s bytes to `out`, streaming: the runs'
+    /// records are copied from where they are kept, one at a time.
+    pub fn write_json(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        write_pretty(out, self)
+    }
+
     /// Pretty JSON with a trailing newline.
     pub fn to_json(&self) -> String {
         pretty(self).unwrap_or_else(|e| {
@@ -115,6 +121,15 @@ pub fn pretty(value: &impl Serialize) -> Result<String, serde_json::Error> {
     let mut text = serde_json::to_string_pretty(value)?;
     text.push('\n');
     Ok(text)
+}
+
+/// Writes `value` as [`pretty`] returns it, through a buffer: the same
+/// bytes, never held whole.
+pub fn write_pretty(out: &mut dyn std::io::Write, value: &impl Serialize) -> std::io::Result<()> {
+    let mut buffered = std::io::BufWriter::with_capacity(1 << 16, out);
+    serde_json::to_writer_pretty(&mut buffered, value)?;
+    std::io::Write::write_all(&mut buffered, b"\n")?;
+    std::io::Write::flush(&mut buffered)
 }
 
 /// A report read back from a file: only what the results are rebuilt from,
