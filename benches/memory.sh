@@ -18,10 +18,14 @@ cargo build --release --quiet --bin agent-eval
 bin=target/release/agent-eval
 scenario=scenarios/ten_step_refactor.yaml
 [ $# -gt 0 ] || set -- 10000 100000 1000000
-work=$(mktemp -d)
+# In target/ (ignored by git) so the copy can name the fixtures relatively.
+mkdir -p target
+work=$(mktemp -d -p target)
 trap 'rm -rf "$work"' EXIT
 wide="$work/ten_step_refactor_11_cells.yaml"
-sed 's/^  nag_threshold: .*/  nag_threshold: [1, 2, 3, 4, 5, 6, 7, 8, 9, "off"]/' "$scenario" >"$wide"
+# (two folders down: its fixtures are ../../fixtures)
+sed -e 's/^  nag_threshold: .*/  nag_threshold: [1, 2, 3, 4, 5, 6, 7, 8, 9, "off"]/' \
+    -e 's#\.\./fixtures/#../../fixtures/#' "$scenario" >"$wide"
 measure() {
     /usr/bin/time -v "$@" >/dev/null 2>"$work/time" || true
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/time")
@@ -31,9 +35,9 @@ measure() {
 printf '%-6s %10s %9s  %s\n' command episodes "peak MiB" wall
 for n in "$@"; do
     seeds=$((n / 10))
-    set -- $(measure "$bin" sweep "$scenario" --thresholds 1,2,3,4,5,6,7,8,off --seeds "$seeds" --json /dev/null)
-    printf '%-6s %10s %9s  %s\n' sweep $((seeds * 10)) "$1" "$2"
+    result=$(measure "$bin" sweep "$scenario" --thresholds 1,2,3,4,5,6,7,8,off --seeds "$seeds" --json /dev/null)
+    printf '%-6s %10s %9s  %s\n' sweep $((seeds * 10)) ${result}
     seeds=$((n / 11))
-    set -- $(measure "$bin" run "$wide" --quiet --seeds "$seeds" --json /dev/null)
-    printf '%-6s %10s %9s  %s\n' run $((seeds * 11)) "$1" "$2"
+    result=$(measure "$bin" run "$wide" --quiet --seeds "$seeds" --json /dev/null)
+    printf '%-6s %10s %9s  %s\n' run $((seeds * 11)) ${result}
 done
