@@ -52,6 +52,9 @@ fn the_streamed_report_is_the_one_value_report_byte_for_byte() {
     };
     let parallel = run(3);
     assert!(parallel.iter().map(|r| r.cells.len()).sum::<usize>() > 10);
+    // More runs than one batch of 3 threads × 64: batches hand over in order.
+    let runs: usize = parallel.iter().flat_map(|r| &r.cells).map(|c| c.runs).sum();
+    assert!(runs > 3 * 64, "{runs}");
     let in_memory = held(&parallel);
     let whole =
         pretty(&serde_json::to_value(Report::new(&in_memory, Vec::new())).unwrap()).unwrap();
