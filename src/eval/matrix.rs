@@ -467,7 +467,9 @@ fn run_and_summarise(
     options: &EvalOptions,
     on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
 ) -> Result<Vec<ScenarioResult>, EvalError> {
-    let (spill, mut writer) = Spill::create()?;
+    // Made when the first record arrives: an evaluation none of whose runs
+    // happened (no temporary folder, say) reports its run errors.
+    let mut spill: Option<(std::sync::Arc<Spill>, super::runs::SpillWriter)> = None;
     let share = |seeds: usize| match options.shard {
         Some(shard) => seeds.div_ceil(shard.count),
         None => seeds,
@@ -497,7 +499,11 @@ fn run_and_summarise(
                         .get_mut(unit.scenario)
                         .and_then(|cells| cells.get_mut(unit.cell))
                     {
-                        cell.push(&metrics, &mut writer)?;
+                        let (_, writer) = match &mut spill {
+                            Some(spill) => spill,
+                            None => spill.insert(Spill::create()?),
+                        };
+                        cell.push(&metrics, writer)?;
                     }
                 }
                 UnitOutcome::Failed(message) => {
@@ -512,14 +518,20 @@ fn run_and_summarise(
             Ok(())
         },
     )?;
-    writer.finish()?;
+    let spill = match spill {
+        Some((spill, writer)) => {
+            writer.finish()?;
+            Some(spill)
+        }
+        None => None,
+    };
     Ok(scenarios
         .iter()
         .zip(builders)
         .zip(run_errors)
         .enumerate()
         .map(|(i, ((scenario, cells), errors))| {
-            summarise(scenario, i, plan, cells, &spill, errors, options)
+            summarise(scenario, i, plan, cells, spill.as_ref(), errors, options)
         })
         .collect())
 }
@@ -531,7 +543,7 @@ fn summarise(
     scenario_index: usize,
     plan: &Plan,
     cells: Vec<RunsBuilder>,
-    spill: &std::sync::Arc<Spill>,
+    spill: Option<&std::sync::Arc<Spill>>,
     run_errors: Vec<String>,
     options: &EvalOptions,
 ) -> ScenarioResult {

@@ -374,17 +374,20 @@ impl RunsBuilder {
     }
 
     /// The runs, their records in `spill` (whose writer must be finished
-    /// before they are read).
-    pub fn finish(self, spill: &Arc<Spill>) -> Runs {
-        let (start, end) = self.span.unwrap_or((0, 0));
-        Runs {
-            rows: self.rows,
-            totals: self.totals,
-            records: Records::Spilled {
+    /// before they are read; none when no run was pushed anywhere).
+    pub fn finish(self, spill: Option<&Arc<Spill>>) -> Runs {
+        let records = match (spill, self.span) {
+            (Some(spill), Some((start, end))) => Records::Spilled {
                 spill: Arc::clone(spill),
                 start,
                 end,
             },
+            _ => Records::Held(Vec::new()),
+        };
+        Runs {
+            rows: self.rows,
+            totals: self.totals,
+            records,
         }
     }
 }
@@ -456,7 +459,7 @@ mod tests {
         writer.finish().unwrap();
         // The file has no name: nothing in its folder, now or later.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
-        let (first, second) = (first.finish(&spill), second.finish(&spill));
+        let (first, second) = (first.finish(Some(&spill)), second.finish(Some(&spill)));
         drop(spill);
         let back: Vec<RunMetrics> = first
             .records()

@@ -215,10 +215,18 @@ impl ReportFile {
             path: path.to_path_buf(),
             message,
         };
-        let text =
-            std::fs::read_to_string(path).map_err(|e| invalid(format!("cannot read: {e}")))?;
-        let report: Self = serde_json::from_str(&text)
-            .map_err(|e| invalid(format!("not an agent-eval JSON report: {e}")))?;
+        // Parsed as it is read: the file's text is never held whole.
+        let file = std::fs::File::open(path).map_err(|e| invalid(format!("cannot read: {e}")))?;
+        let report: Self =
+            serde_json::from_reader(std::io::BufReader::with_capacity(1 << 16, file)).map_err(
+                |e| {
+                    invalid(if e.is_io() {
+                        format!("cannot read: {e}")
+                    } else {
+                        format!("not an agent-eval JSON report: {e}")
+                    })
+                },
+            )?;
         if report.version != VERSION {
             return Err(invalid(format!(
                 "report version {} (this agent-eval reads version {VERSION})",
