@@ -1,17 +1,17 @@
 //! Speed of `merge`: two shards of a run with two cells over 100,000 seeds
 //! each (200,000 runs), checked and merged into the full results
-//! (aggregates, the paired comparison) from reports already read.
+//! (aggregates, the paired comparison) from reports already read (their
+//! records spilled, their rows held).
 
 use std::hint::black_box;
-use std::path::PathBuf;
 
-use agent_eval::report::json::{ReportFile, ShardFile, merge};
+use agent_eval::report::json::{ShardFile, ShardReader};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
 
 const SEEDS: u64 = 100_000;
 
-fn shard(k: u64) -> ReportFile {
+fn shard(k: u64) -> Value {
     let seeds: Vec<u64> = (0..SEEDS).collect();
     let results: Vec<Value> = seeds
         .iter()
@@ -36,20 +36,24 @@ fn shard(k: u64) -> ReportFile {
         }],
         "errors": []
     });
-    serde_json::from_value(report).expect("a shard report")
+    report
 }
 
 fn merge_shards(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let mut reader = ShardReader::new().expect("a spill file");
     let parts: Vec<ShardFile> = (1..=2)
-        .map(|k| ShardFile {
-            path: PathBuf::from(format!("shard{k}.json")),
-            report: shard(k),
+        .map(|k| {
+            let path = dir.path().join(format!("shard{k}.json"));
+            let text = serde_json::to_vec(&shard(k)).expect("JSON");
+            std::fs::write(&path, text).expect("a shard file");
+            reader.read(&path).expect("a shard report")
         })
         .collect();
     let mut group = c.benchmark_group("merge");
     group.sample_size(10);
     group.bench_function("2 shards × 2 cells × 100,000 seeds", |b| {
-        b.iter(|| black_box(merge(black_box(parts.clone())).is_ok()))
+        b.iter(|| black_box(reader.merge(black_box(parts.clone())).is_ok()))
     });
     group.finish();
 }

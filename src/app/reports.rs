@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{AppError, STDOUT, Status, check_output_path, write_report, write_report_with};
-use crate::report::json::{self, Report, ReportFile, ShardFile};
+use crate::report::json::{self, Report, ReportFile, ShardReader};
 use crate::report::terminal::escape;
 use crate::report::{baseline, html, junit, markdown, table};
 
@@ -49,29 +49,30 @@ pub fn merge(
     for path in outputs.into_iter().flatten() {
         check_output_path(path)?;
     }
+    // Each run is checked and spilled as its shard is read; only its
+    // compact row is held.
+    let mut reader = ShardReader::new().map_err(|e| json::ReportFileError::Mismatch {
+        path: None,
+        message: e.to_string(),
+    })?;
     let parts = config
         .parts
         .iter()
         .map(|path| {
-            ReportFile::read(path)
-                .map(|report| ShardFile {
-                    path: path.clone(),
-                    report,
-                })
-                .map_err(|e| match e {
-                    // A shard that cannot be read or holds values out of
-                    // bounds cannot be merged: say so, with the file.
-                    json::ReportFileError::Invalid { path, message } => {
-                        json::ReportFileError::Mismatch {
-                            path: Some(path),
-                            message,
-                        }
+            reader.read(path).map_err(|e| match e {
+                // A shard that cannot be read or holds values out of
+                // bounds cannot be merged: say so, with the file.
+                json::ReportFileError::Invalid { path, message } => {
+                    json::ReportFileError::Mismatch {
+                        path: Some(path),
+                        message,
                     }
-                    other => other,
-                })
+                }
+                other => other,
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let (results, errors) = json::merge(parts)?;
+    let (results, errors) = reader.merge(parts)?;
     let report = Report::new(&results, errors.clone());
     let mut human: Vec<u8> = Vec::new();
     for e in &errors {

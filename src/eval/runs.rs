@@ -77,7 +77,8 @@ pub struct RunTotals {
 }
 
 impl RunTotals {
-    fn add(&mut self, r: &RunMetrics) {
+    /// Adds one run (runs are added in seed order).
+    pub fn add(&mut self, r: &RunMetrics) {
         let wide = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
         self.turns = self.turns.saturating_add(wide(r.turns));
         self.reminders = self.reminders.saturating_add(wide(r.reminders_at.len()));
@@ -161,8 +162,18 @@ impl Spill {
 
     /// The records written at bytes `start..end`, in order.
     fn read(&self, start: u64, end: u64) -> impl Iterator<Item = Result<RunMetrics, SpillError>> {
+        self.read_buffered(start, end, 1 << 16)
+    }
+
+    /// As [`Spill::read`], through a buffer of `capacity` bytes.
+    fn read_buffered(
+        &self,
+        start: u64,
+        end: u64,
+        capacity: usize,
+    ) -> impl Iterator<Item = Result<RunMetrics, SpillError>> + '_ {
         let reader = BufReader::with_capacity(
-            1 << 16,
+            capacity,
             RangeReader {
                 file: &self.file,
                 at: start,
@@ -217,8 +228,8 @@ pub struct SpillWriter {
 }
 
 impl SpillWriter {
-    /// Appends `record`; returns where it lies.
-    fn append(&mut self, record: &RunMetrics) -> Result<(u64, u64), SpillError> {
+    /// Appends `record`; returns where it lies (bytes `start..end`).
+    pub fn append(&mut self, record: &RunMetrics) -> Result<(u64, u64), SpillError> {
         self.line.clear();
         serde_json::to_writer(&mut self.line, &(record.cost.map(f64::to_bits), record))?;
         self.line.push(b'\n');
@@ -230,6 +241,12 @@ impl SpillWriter {
 
     /// Writes out what is buffered: the records can be read back.
     pub fn finish(mut self) -> Result<(), SpillError> {
+        self.flush()
+    }
+
+    /// Writes out what is buffered, to go on appending after the records
+    /// so far are read back.
+    pub fn flush(&mut self) -> Result<(), SpillError> {
         self.out.flush()?;
         Ok(())
     }
@@ -245,6 +262,90 @@ enum Records {
         start: u64,
         end: u64,
     },
+    /// `count` records taken from `parts` in turn, starting with part
+    /// `first` (the runs of a cell split over shards `1/N` .. `N/N`: each
+    /// shard holds every N-th run).
+    Interleaved {
+        spill: Arc<Spill>,
+        parts: Vec<RecordPart>,
+        first: usize,
+        count: usize,
+    },
+}
+
+/// Some records of a cell, in seed order: a span of the spill file, or
+/// held in memory.
+#[derive(Debug, Clone)]
+pub enum RecordPart {
+    /// Bytes `start..end` of the spill file (`0..0`: no record).
+    Spilled { start: u64, end: u64 },
+    Held(Vec<RunMetrics>),
+}
+
+impl RecordPart {
+    /// Every record of the part, in memory.
+    pub fn read_all(&self, spill: &Spill) -> Result<Vec<RunMetrics>, SpillError> {
+        self.read(spill, 1 << 16).collect()
+    }
+
+    fn read<'a>(
+        &'a self,
+        spill: &'a Spill,
+        capacity: usize,
+    ) -> Box<dyn Iterator<Item = Result<RunMetrics, SpillError>> + 'a> {
+        match self {
+            Self::Spilled { start, end } => Box::new(spill.read_buffered(*start, *end, capacity)),
+            Self::Held(records) => Box::new(records.iter().cloned().map(Ok)),
+        }
+    }
+}
+
+/// Reads `count` records from parts in turn (see [`Records::Interleaved`]);
+/// a part that runs out before its turn is an error, not a shorter list.
+struct InterleavedRecords<'a> {
+    readers: Vec<Box<dyn Iterator<Item = Result<RunMetrics, SpillError>> + 'a>>,
+    next: usize,
+    left: usize,
+}
+
+impl Iterator for InterleavedRecords<'_> {
+    type Item = Result<RunMetrics, SpillError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let turns = self.readers.len();
+        let part = self.next;
+        self.next = (part + 1) % turns.max(1);
+        let record = self.readers.get_mut(part).and_then(Iterator::next);
+        Some(record.unwrap_or_else(|| {
+            self.left = 0;
+            Err(SpillError::Io(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "a part of the interleaved records ended early",
+            )))
+        }))
+    }
+}
+
+fn interleaved<'a>(
+    spill: &'a Spill,
+    parts: &'a [RecordPart],
+    first: usize,
+    count: usize,
+) -> InterleavedRecords<'a> {
+    // Many parts are read at once: a small buffer each.
+    let capacity = if parts.len() > 4 { 1 << 13 } else { 1 << 15 };
+    InterleavedRecords {
+        readers: parts.iter().map(|p| p.read(spill, capacity)).collect(),
+        next: if parts.is_empty() {
+            0
+        } else {
+            first % parts.len()
+        },
+        left: count,
+    }
 }
 
 /// A cell's runs: a row each, totals, and the records (serialized as the
@@ -267,6 +368,46 @@ impl Runs {
             rows: records.iter().map(RunRow::of).collect(),
             totals,
             records: Records::Held(records),
+        }
+    }
+
+    /// Runs whose records are `count` records taken from `parts` in turn,
+    /// starting with part `first` (each part in seed order; see
+    /// [`Records::Interleaved`]). The records are read once, here, for the
+    /// rows and totals (summed in the merged order, as a run sums them).
+    pub fn interleaved(
+        spill: &Arc<Spill>,
+        parts: Vec<RecordPart>,
+        first: usize,
+        count: usize,
+    ) -> Result<Self, SpillError> {
+        let mut rows = Vec::with_capacity(count);
+        let mut totals = RunTotals::default();
+        for record in interleaved(spill, &parts, first, count) {
+            let record = record?;
+            rows.push(RunRow::of(&record));
+            totals.add(&record);
+        }
+        Ok(Self {
+            rows,
+            totals,
+            records: Records::Interleaved {
+                spill: Arc::clone(spill),
+                parts,
+                first,
+                count,
+            },
+        })
+    }
+
+    /// Rows and totals only, without the records: for aggregates (rates,
+    /// intervals, means) of a report read back, never for writing a report
+    /// (its `results` would be empty).
+    pub fn summary_only(rows: Vec<RunRow>, totals: RunTotals) -> Self {
+        Self {
+            rows,
+            totals,
+            records: Records::Held(Vec::new()),
         }
     }
 
@@ -297,6 +438,12 @@ impl Runs {
         match &self.records {
             Records::Held(records) => Box::new(records.iter().cloned().map(Ok)),
             Records::Spilled { spill, start, end } => Box::new(spill.read(*start, *end)),
+            Records::Interleaved {
+                spill,
+                parts,
+                first,
+                count,
+            } => Box::new(interleaved(spill, parts, *first, *count)),
         }
     }
 }
@@ -332,7 +479,7 @@ impl Serialize for Runs {
                     seq.serialize_element(r)?;
                 }
             }
-            Records::Spilled { .. } => {
+            Records::Spilled { .. } | Records::Interleaved { .. } => {
                 for r in self.records() {
                     let r = r.map_err(serde::ser::Error::custom)?;
                     seq.serialize_element(&r)?;

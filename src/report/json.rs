@@ -36,10 +36,12 @@
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::report::baseline::CellRates;
 
 use crate::eval::run::RunMetrics;
+use crate::eval::runs::{RecordPart, RunRow, RunTotals, Runs, Spill, SpillError, SpillWriter};
 use crate::eval::{CellSummary, ScenarioResult, Shard};
 use crate::scenario::{CellSettings, Expectation};
 
@@ -163,7 +165,9 @@ pub struct ScenarioFile {
 pub struct CellFile {
     pub settings: CellSettings,
     pub steps_total: usize,
-    pub results: Vec<RunMetrics>,
+    /// The runs, checked and kept compact as they are read (see
+    /// [`ReadRuns`]).
+    pub results: ReadRuns,
     /// The aggregates as written: a baseline is compared on the rates, and
     /// each is checked to be within its bounds.
     #[serde(default)]
@@ -194,6 +198,134 @@ pub struct CellFile {
     pub mean_protocol_violations: Option<f64>,
 }
 
+/// Where the records of the report being read go: set by
+/// [`ReportFile::read_into`] for the one parse on this thread. (A context
+/// for a derived `Deserialize` deep inside the report: the cells' other
+/// fields keep their derived parsing.)
+#[derive(Default)]
+struct RecordsTo {
+    /// `None`: the records are checked, counted and dropped.
+    spill: Option<SpillWriter>,
+    /// Why a record could not be spilled (the parse then stops).
+    error: Option<SpillError>,
+}
+
+thread_local! {
+    static RECORDS_TO: std::cell::RefCell<RecordsTo> =
+        std::cell::RefCell::new(RecordsTo::default());
+}
+
+/// A cell's `results` as read: each run checked as it is parsed, kept as
+/// its compact row and added to the totals, its record appended to the
+/// spill file when one is given (else dropped). Memory per run: its row.
+#[derive(Debug, Clone, Default)]
+pub struct ReadRuns {
+    /// Each run's row, in the order listed.
+    pub rows: Vec<RunRow>,
+    /// Sums over the runs, in the order listed.
+    pub totals: RunTotals,
+    /// Bytes `start..end` of the spill file holding the records (none
+    /// when no spill file was given or there is no run).
+    span: Option<(u64, u64)>,
+    /// The first run's seed and steps scored.
+    first: Option<(u64, usize)>,
+    /// The first run whose steps scored differ from the first run's: its
+    /// index, seed and steps.
+    first_other_steps: Option<(usize, u64, usize)>,
+    /// The first run inconsistent in itself: its index, seed and why.
+    first_invalid: Option<(usize, u64, String)>,
+}
+
+impl ReadRuns {
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    fn push(&mut self, record: &RunMetrics) {
+        let index = self.rows.len();
+        match self.first {
+            None => self.first = Some((record.seed, record.steps_total)),
+            Some((_, steps)) => {
+                if self.first_other_steps.is_none() && record.steps_total != steps {
+                    self.first_other_steps = Some((index, record.seed, record.steps_total));
+                }
+            }
+        }
+        if self.first_invalid.is_none()
+            && let Err(e) = check_run_values(record)
+        {
+            self.first_invalid = Some((index, record.seed, e));
+        }
+        self.rows.push(RunRow::of(record));
+        self.totals.add(record);
+    }
+
+    /// The first run (in the order listed) that [`check_run`] finds at
+    /// fault against a cell scoring `steps_total` steps: its seed and why.
+    /// Found from what was noted while reading, whatever the order of the
+    /// cell's keys.
+    fn first_fault(&self, steps_total: usize) -> Option<(u64, String)> {
+        let other_steps = match self.first {
+            Some((seed, steps)) if steps != steps_total => Some((0, seed, steps)),
+            _ => self.first_other_steps,
+        };
+        let other_steps = other_steps.map(|(index, seed, steps)| {
+            let why = check_run_steps_total(steps, steps_total).err();
+            (index, seed, why.unwrap_or_default())
+        });
+        // The earlier run's fault; at one run, its steps (checked first).
+        match (other_steps, &self.first_invalid) {
+            (Some((i, seed, why)), Some((j, _, _))) if i <= *j => Some((seed, why)),
+            (_, Some((_, seed, why))) => Some((*seed, why.clone())),
+            (Some((_, seed, why)), None) => Some((seed, why)),
+            (None, None) => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ReadRuns {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct RunsVisitor;
+        impl<'de> serde::de::Visitor<'de> for RunsVisitor {
+            type Value = ReadRuns;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of run records")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<ReadRuns, A::Error> {
+                let mut runs = ReadRuns::default();
+                while let Some(record) = seq.next_element::<RunMetrics>()? {
+                    let spilled = RECORDS_TO.with(|to| {
+                        let mut to = to.borrow_mut();
+                        let to = &mut *to;
+                        match to.spill.as_mut().map(|spill| spill.append(&record)) {
+                            None => Ok(None),
+                            Some(Ok(span)) => Ok(Some(span)),
+                            Some(Err(e)) => {
+                                let message = e.to_string();
+                                to.error = Some(e);
+                                Err(message)
+                            }
+                        }
+                    });
+                    if let Some((start, end)) = spilled.map_err(serde::de::Error::custom)? {
+                        runs.span = Some((runs.span.map_or(start, |(first, _)| first), end));
+                    }
+                    runs.push(&record);
+                }
+                Ok(runs)
+            }
+        }
+        d.deserialize_seq(RunsVisitor)
+    }
+}
+
 /// Why a report file could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportFileError {
@@ -209,24 +341,52 @@ pub enum ReportFileError {
 }
 
 impl ReportFile {
-    /// Reads a report and checks every value is within its bounds.
+    /// Reads a report and checks every value is within its bounds. Its
+    /// runs are checked and kept as compact rows (for the aggregates);
+    /// their records are not kept.
     pub fn read(path: &Path) -> Result<Self, ReportFileError> {
+        Self::read_into(path, &mut None)
+    }
+
+    /// As [`ReportFile::read`], each run's record appended to `spill` as it
+    /// is read (the cells then say where their records lie). The writer is
+    /// put back, also when the file could not be read; it is dropped when
+    /// it failed.
+    fn read_into(path: &Path, spill: &mut Option<SpillWriter>) -> Result<Self, ReportFileError> {
         let invalid = |message: String| ReportFileError::Invalid {
             path: path.to_path_buf(),
             message,
         };
         // Parsed as it is read: the file's text is never held whole.
-        let file = std::fs::File::open(path).map_err(|e| invalid(format!("cannot read: {e}")))?;
-        let report: Self =
-            serde_json::from_reader(std::io::BufReader::with_capacity(1 << 16, file)).map_err(
-                |e| {
-                    invalid(if e.is_io() {
-                        format!("cannot read: {e}")
-                    } else {
-                        format!("not an agent-eval JSON report: {e}")
-                    })
-                },
-            )?;
+        let file = match std::fs::File::open(path) {
+            Ok(file) => file,
+            Err(e) => return Err(invalid(format!("cannot read: {e}"))),
+        };
+        let reader = std::io::BufReader::with_capacity(1 << 16, file);
+        let (parsed, spill_error) = RECORDS_TO.with(|to| {
+            *to.borrow_mut() = RecordsTo {
+                spill: spill.take(),
+                error: None,
+            };
+            let parsed: Result<Self, serde_json::Error> = serde_json::from_reader(reader);
+            let RecordsTo {
+                spill: writer,
+                error,
+            } = std::mem::take(&mut *to.borrow_mut());
+            *spill = writer;
+            (parsed, error)
+        });
+        if let Some(e) = spill_error {
+            *spill = None;
+            return Err(invalid(e.to_string()));
+        }
+        let report = parsed.map_err(|e| {
+            invalid(if e.is_io() {
+                format!("cannot read: {e}")
+            } else {
+                format!("not an agent-eval JSON report: {e}")
+            })
+        })?;
         if report.version != VERSION {
             return Err(invalid(format!(
                 "report version {} (this agent-eval reads version {VERSION})",
@@ -306,9 +466,8 @@ impl ReportFile {
                         c.results.len()
                     ));
                 }
-                for r in &c.results {
-                    check_run(r, c.steps_total)
-                        .map_err(|e| format!("{}, seed {}: {e}", at(), r.seed))?;
+                if let Some((seed, e)) = c.results.first_fault(c.steps_total) {
+                    return Err(format!("{}, seed {seed}: {e}", at()));
                 }
             }
         }
@@ -332,10 +491,10 @@ impl ReportFile {
                     let (completion, full, completion_ci95, full_ci95) = match stated {
                         (Some(a), Some(b), Some(ci), Some(full_ci)) => (a, b, ci, full_ci),
                         _ => {
-                            let cell = CellSummary::new(
+                            let cell = CellSummary::of_runs(
                                 c.settings.clone(),
                                 c.steps_total,
-                                c.results.clone(),
+                                Runs::summary_only(c.results.rows.clone(), c.results.totals.clone()),
                             );
                             (
                                 c.completion_rate.unwrap_or(cell.completion_rate),
@@ -358,31 +517,6 @@ impl ReportFile {
             })
             .collect()
     }
-
-    /// Rebuilds full results (expectations checked) from the runs stored.
-    pub fn into_results(self) -> Vec<ScenarioResult> {
-        self.scenarios
-            .into_iter()
-            .map(|s| {
-                let cells = s
-                    .cells
-                    .into_iter()
-                    .map(|c| {
-                        let labels: Vec<crate::eval::summary::StepLabel> = c
-                            .step_rates
-                            .iter()
-                            .map(|s| crate::eval::summary::StepLabel {
-                                id: s.id.clone(),
-                                text: s.text.clone(),
-                            })
-                            .collect();
-                        CellSummary::new(c.settings, c.steps_total, c.results).with_steps(&labels)
-                    })
-                    .collect();
-                ScenarioResult::build(s.name, s.file, s.seeds, cells, s.expect_spec, true)
-            })
-            .collect()
-    }
 }
 
 /// One run's values against each other: steps completed at most the steps
@@ -391,12 +525,20 @@ impl ReportFile {
 /// order, a cost finite and not negative. (Counts cannot be negative: they
 /// are read as unsigned numbers.)
 pub fn check_run(r: &RunMetrics, steps_total: usize) -> Result<(), String> {
-    if r.steps_total != steps_total {
-        return Err(format!(
-            "steps_total {} differs from its cell's {steps_total}",
-            r.steps_total
-        ));
+    check_run_steps_total(r.steps_total, steps_total)?;
+    check_run_values(r)
+}
+
+fn check_run_steps_total(run: usize, cell: usize) -> Result<(), String> {
+    if run == cell {
+        Ok(())
+    } else {
+        Err(format!("steps_total {run} differs from its cell's {cell}"))
     }
+}
+
+/// [`check_run`] but for the cell's count of steps.
+fn check_run_values(r: &RunMetrics) -> Result<(), String> {
     if r.steps_completed > r.steps_total {
         return Err(format!(
             "steps_completed {} is more than steps_total {}",
@@ -436,14 +578,73 @@ pub struct ShardFile {
     pub report: ReportFile,
 }
 
+/// Reads shard reports for [`ShardReader::merge`]: each run checked as it
+/// is parsed, its record appended to one anonymous spill file, and only its
+/// compact row kept, so merging takes memory in proportion to the rows
+/// (16 bytes a run), not to the records.
+#[derive(Debug)]
+pub struct ShardReader {
+    spill: Arc<Spill>,
+    /// `None` only after a write failed (the reader is then spent).
+    writer: Option<SpillWriter>,
+}
+
+impl ShardReader {
+    /// A reader spilling to a file in the system's temporary folder.
+    pub fn new() -> Result<Self, SpillError> {
+        let (spill, writer) = Spill::create()?;
+        Ok(Self {
+            spill,
+            writer: Some(writer),
+        })
+    }
+
+    /// Reads (and checks, as [`ReportFile::read`]) the shard report at
+    /// `path`.
+    pub fn read(&mut self, path: &Path) -> Result<ShardFile, ReportFileError> {
+        if self.writer.is_none() {
+            return Err(ReportFileError::Invalid {
+                path: path.to_path_buf(),
+                message: "cannot keep the run records: the temporary file failed before".into(),
+            });
+        }
+        let report = ReportFile::read_into(path, &mut self.writer)?;
+        Ok(ShardFile {
+            path: path.to_path_buf(),
+            report,
+        })
+    }
+
+    /// [`merge`]s shards this reader read.
+    pub fn merge(
+        &mut self,
+        parts: Vec<ShardFile>,
+    ) -> Result<(Vec<ScenarioResult>, Vec<String>), ReportFileError> {
+        let spilled = match self.writer.as_mut() {
+            Some(writer) => writer.flush(),
+            None => Ok(()),
+        };
+        spilled.map_err(|e| ReportFileError::Mismatch {
+            path: None,
+            message: e.to_string(),
+        })?;
+        merge(parts, &self.spill)
+    }
+}
+
 /// Combines shard reports into the report one unsharded run gives. The
 /// shards must be those of one run: each of `1/N` .. `N/N` exactly once,
 /// with the same plan, scenarios (names and file hashes), seeds,
 /// expectations and cells; and each unit (scenario, cell, seed) must be in
 /// the shard that owns it, exactly once. Runs are put back in seed order.
 /// Linear in the number of runs, but for one sort of each shard's unit
-/// positions.
-pub fn merge(parts: Vec<ShardFile>) -> Result<(Vec<ScenarioResult>, Vec<String>), ReportFileError> {
+/// positions. The runs' records are read back from `spill` (where
+/// [`ShardReader`] put them) as the merged report is written; what is held
+/// is a row per run.
+fn merge(
+    parts: Vec<ShardFile>,
+    spill: &Arc<Spill>,
+) -> Result<(Vec<ScenarioResult>, Vec<String>), ReportFileError> {
     let general = |message: String| ReportFileError::Mismatch {
         path: None,
         message,
@@ -567,7 +768,7 @@ pub fn merge(parts: Vec<ShardFile>) -> Result<(Vec<ScenarioResult>, Vec<String>)
         {
             let seeds = scenario.seeds.len() as u64;
             for (c, cell) in scenario.cells.iter().enumerate() {
-                for r in &cell.results {
+                for r in &cell.results.rows {
                     let unit = || {
                         format!(
                             "scenario `{}`, cell {}, seed {}",
@@ -627,66 +828,117 @@ pub fn merge(parts: Vec<ShardFile>) -> Result<(Vec<ScenarioResult>, Vec<String>)
             ));
         }
     }
-    // Put every run in its place: cell by cell, seed by seed.
-    let mut places: Vec<Vec<Vec<Option<RunMetrics>>>> = scenarios
-        .iter()
-        .map(|s| vec![vec![None; s.seeds.len()]; s.cells.len()])
-        .collect();
-    // Each cell's step labels, from the first shard that ran the cell (a
-    // shard without runs of a cell has none for it).
-    let mut step_labels: Vec<Vec<Vec<crate::eval::summary::StepRate>>> = scenarios
-        .iter()
-        .map(|s| vec![Vec::new(); s.cells.len()])
-        .collect();
+    // Each merged cell takes its runs from the shards in turn (shard k
+    // holds positions k, k + n, ...), each shard's in seed order.
     let mut errors: Vec<String> = Vec::new();
     let mut known_errors: BTreeSet<String> = BTreeSet::new();
-    let mut reports = shards.into_iter().map(|(_, part)| part.report);
-    let Some(mut merged) = reports.next() else {
-        return Err(general("no report given".into()));
-    };
-    let mut place = |report: &mut ReportFile, errors: &mut Vec<String>| {
-        for e in report.errors.drain(..) {
+    for (_, part) in &mut shards {
+        for e in part.report.errors.drain(..) {
             if known_errors.insert(e.clone()) {
                 errors.push(e);
             }
         }
-        for (((scenario, cells), index), labels) in report
-            .scenarios
-            .iter_mut()
-            .zip(places.iter_mut())
-            .zip(&seed_index)
-            .zip(step_labels.iter_mut())
-        {
-            for ((cell, seeds), cell_labels) in scenario
-                .cells
-                .iter_mut()
-                .zip(cells.iter_mut())
-                .zip(labels.iter_mut())
-            {
-                if cell_labels.is_empty() {
-                    *cell_labels = std::mem::take(&mut cell.step_rates);
-                }
-                for r in cell.results.drain(..) {
-                    if let Some(slot) = index.get(&r.seed).and_then(|&i| seeds.get_mut(i)) {
-                        *slot = Some(r);
-                    }
-                }
-            }
-        }
+    }
+    let mut reports: Vec<ReportFile> = shards.into_iter().map(|(_, part)| part.report).collect();
+    let Some(lead) = reports.first() else {
+        return Err(general("no report given".into()));
     };
-    place(&mut merged, &mut errors);
-    for mut report in reports {
-        place(&mut report, &mut errors);
-    }
-    for ((scenario, cells), labels) in merged.scenarios.iter_mut().zip(places).zip(step_labels) {
-        for ((cell, runs), cell_labels) in scenario.cells.iter_mut().zip(cells).zip(labels) {
-            cell.results = runs.into_iter().flatten().collect();
-            cell.step_rates = cell_labels;
+    let lead_scenarios: Vec<(String, String, Vec<u64>, Vec<Expectation>, usize)> = lead
+        .scenarios
+        .iter()
+        .map(|s| {
+            (
+                s.name.clone(),
+                s.file.clone(),
+                s.seeds.clone(),
+                s.expect_spec.clone(),
+                s.cells.len(),
+            )
+        })
+        .collect();
+    let mut results: Vec<ScenarioResult> = Vec::with_capacity(lead_scenarios.len());
+    for (j, ((name, file, seeds, expect_spec, cell_count), (&offset, index))) in lead_scenarios
+        .into_iter()
+        .zip(offsets.iter().zip(&seed_index))
+        .enumerate()
+    {
+        let mut cells: Vec<CellSummary> = Vec::with_capacity(cell_count);
+        for c in 0..cell_count {
+            let mut parts: Vec<RecordPart> = Vec::with_capacity(reports.len());
+            // The cell's step labels: from the first shard that ran it (a
+            // shard without runs of a cell has none for it).
+            let mut labels: Vec<crate::eval::summary::StepRate> = Vec::new();
+            let mut settings_and_steps = None;
+            for report in &mut reports {
+                let Some(cell) = report
+                    .scenarios
+                    .get_mut(j)
+                    .and_then(|s| s.cells.get_mut(c))
+                else {
+                    return Err(general(format!("scenario {j} lacks cell {c}")));
+                };
+                if labels.is_empty() {
+                    labels = std::mem::take(&mut cell.step_rates);
+                }
+                if settings_and_steps.is_none() {
+                    settings_and_steps = Some((cell.settings.clone(), cell.steps_total));
+                }
+                // The rows were for the checks: they go now, the merged
+                // cell's take their place.
+                let read = std::mem::take(&mut cell.results);
+                parts.push(record_part(read, index, spill).map_err(|e| general(e.to_string()))?);
+            }
+            let Some((settings, steps_total)) = settings_and_steps else {
+                return Err(general("no report given".into()));
+            };
+            let first = usize::try_from(offset.saturating_add(c as u64 * seeds.len() as u64) % n)
+                .unwrap_or(0);
+            let runs = Runs::interleaved(spill, parts, first, seeds.len())
+                .map_err(|e| general(e.to_string()))?;
+            let labels: Vec<crate::eval::summary::StepLabel> = labels
+                .iter()
+                .map(|s| crate::eval::summary::StepLabel {
+                    id: s.id.clone(),
+                    text: s.text.clone(),
+                })
+                .collect();
+            cells.push(CellSummary::of_runs(settings, steps_total, runs).with_steps(&labels));
         }
+        results.push(ScenarioResult::build(
+            name,
+            file,
+            seeds,
+            cells,
+            expect_spec,
+            true,
+        ));
     }
-    merged.shard = None;
-    merged.plan = None;
-    Ok((merged.into_results(), errors))
+    Ok((results, errors))
+}
+
+/// A shard's runs of one cell as a part of the merged cell: its span of
+/// the spill file when its runs are listed in seed order (as `run` writes
+/// them), else its records read back and put in seed order.
+fn record_part(
+    read: ReadRuns,
+    seed_index: &HashMap<u64, usize>,
+    spill: &Spill,
+) -> Result<RecordPart, SpillError> {
+    let place = |seed: &u64| seed_index.get(seed).copied().unwrap_or(usize::MAX);
+    let in_order = read
+        .rows
+        .windows(2)
+        .all(|w| place(&w[0].seed) < place(&w[1].seed));
+    let Some((start, end)) = read.span else {
+        return Ok(RecordPart::Spilled { start: 0, end: 0 });
+    };
+    let part = RecordPart::Spilled { start, end };
+    if in_order {
+        return Ok(part);
+    }
+    let mut records: Vec<RunMetrics> = part.read_all(spill)?;
+    records.sort_by_key(|r| place(&r.seed));
+    Ok(RecordPart::Held(records))
 }
 
 /// Whether two shard reports state the same run; else what differs.
@@ -784,5 +1036,177 @@ fn describe_unit(scenarios: &[ScenarioFile], offsets: &[u64], position: u64) -> 
             scenario.name, cell.settings
         ),
         _ => format!("unit {position}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    fn record(seed: u64, steps_completed: usize, steps_total: usize) -> RunMetrics {
+        RunMetrics {
+            seed,
+            turns: 4 + seed as usize % 3,
+            stop: crate::agent::StopKind::EndTurn,
+            steps_completed,
+            steps_total,
+            reminders_at: vec![2],
+            rejected_todo_updates: 0,
+            todo_calls: 1,
+            protocol_violations: 0,
+            unknown_tool_calls: 0,
+            input_tokens: Some(100 + seed),
+            output_tokens: None,
+            // Sums of these depend on their order.
+            cost: Some(0.1 * (seed % 4) as f64 + 1e-7 / (seed + 1) as f64),
+            drift_turns: Vec::new(),
+            model_error: (seed == 5).then(|| "gave up".to_string()),
+            step_checks: if steps_completed == steps_total {
+                "11".into()
+            } else {
+                "10".into()
+            },
+        }
+    }
+
+    const SEEDS: u64 = 7;
+
+    fn runs_of(cell: u64) -> Vec<RunMetrics> {
+        (0..SEEDS)
+            .map(|seed| record(seed * 3 + 1, ((seed + cell) % 3).min(2) as usize, 2))
+            .collect()
+    }
+
+    fn settings(cell: u64) -> Value {
+        if cell == 0 {
+            json!({"todo": true, "nag_threshold": 3})
+        } else {
+            json!({"todo": false})
+        }
+    }
+
+    /// Shard `k`/`n` of a run of two cells over 7 seeds, its runs listed
+    /// in seed order or, when `reversed`, backwards.
+    fn shard(k: u64, n: u64, reversed: bool) -> Value {
+        let seeds: Vec<u64> = runs_of(0).iter().map(|r| r.seed).collect();
+        let cells: Vec<Value> = (0..2)
+            .map(|c| {
+                let mut results: Vec<Value> = runs_of(c)
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| (c * SEEDS + *i as u64) % n == k - 1)
+                    .map(|(_, r)| serde_json::to_value(r).unwrap())
+                    .collect();
+                if reversed {
+                    results.reverse();
+                }
+                json!({"settings": settings(c), "steps_total": 2,
+                       "step_rates": [{"id": "a", "text": "A", "rate": 0.0},
+                                      {"id": "b", "text": "B", "rate": 0.0}],
+                       "results": results})
+            })
+            .collect();
+        json!({
+            "version": 1, "ok": false, "shard": format!("{k}/{n}"),
+            "plan": {"units": 2 * SEEDS, "seeds": null, "model": null},
+            "scenarios": [{"name": "s", "file": "s.yaml", "seeds": seeds,
+                           "sha256": "a".repeat(64), "cells": cells, "expect_spec": []}],
+            "errors": []
+        })
+    }
+
+    fn write(dir: &Path, name: &str, value: &Value) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, serde_json::to_vec_pretty(value).unwrap()).unwrap();
+        path
+    }
+
+    /// The report one unsharded run of the same runs gives.
+    fn unsharded() -> String {
+        let labels = [
+            crate::eval::summary::StepLabel {
+                id: "a".into(),
+                text: "A".into(),
+            },
+            crate::eval::summary::StepLabel {
+                id: "b".into(),
+                text: "B".into(),
+            },
+        ];
+        let cells = (0..2)
+            .map(|c| {
+                let settings: CellSettings = serde_json::from_value(settings(c)).unwrap();
+                CellSummary::new(settings, 2, runs_of(c)).with_steps(&labels)
+            })
+            .collect();
+        let seeds = runs_of(0).iter().map(|r| r.seed).collect();
+        let result =
+            ScenarioResult::build("s".into(), "s.yaml".into(), seeds, cells, Vec::new(), true);
+        Report::new(&[result], Vec::new()).to_json()
+    }
+
+    #[test]
+    fn spilled_shards_merge_into_the_unsharded_report_in_any_listing_order() {
+        let dir = tempfile::tempdir().unwrap();
+        for n in [1, 2, 3, 5, 20] {
+            for reversed in [false, true] {
+                let mut reader = ShardReader::new().unwrap();
+                let parts: Vec<ShardFile> = (1..=n)
+                    .rev()
+                    .map(|k| {
+                        let path = write(dir.path(), &format!("{k}.json"), &shard(k, n, reversed));
+                        reader.read(&path).unwrap()
+                    })
+                    .collect();
+                let (results, errors) = reader.merge(parts).unwrap();
+                assert!(errors.is_empty());
+                assert_eq!(
+                    Report::new(&results, errors).to_json(),
+                    unsharded(),
+                    "{n} shards, reversed: {reversed}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_bad_run_is_found_as_check_run_finds_it_whatever_the_key_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut invalid = record(9, 1, 2);
+        invalid.rejected_todo_updates = 5;
+        let other_steps = record(4, 1, 3);
+        let runs_cases: [Vec<RunMetrics>; 4] = [
+            vec![record(1, 1, 2), invalid.clone(), other_steps.clone()],
+            vec![record(1, 1, 2), other_steps.clone(), invalid.clone()],
+            vec![other_steps.clone(), record(1, 1, 2)],
+            vec![record(1, 1, 2), record(2, 2, 2)],
+        ];
+        for runs in &runs_cases {
+            for cell_steps in [2, 3] {
+                let expected = runs
+                    .iter()
+                    .find_map(|r| check_run(r, cell_steps).err().map(|e| (r.seed, e)));
+                let results = serde_json::to_value(runs).unwrap();
+                for results_first in [false, true] {
+                    let cell = if results_first {
+                        json!({"settings": {"todo": true}, "results": results, "steps_total": cell_steps})
+                    } else {
+                        json!({"settings": {"todo": true}, "steps_total": cell_steps, "results": results})
+                    };
+                    let report = json!({"version": 1, "scenarios": [
+                        {"name": "s", "file": "s.yaml", "seeds": [], "cells": [cell]}]});
+                    let path = write(dir.path(), "r.json", &report);
+                    let got = ReportFile::read(&path).err().map(|e| e.to_string());
+                    let want = expected.as_ref().map(|(seed, e)| {
+                        format!(
+                            "{}: scenario `s`, cell todo on (nag 3), seed {seed}: {e}",
+                            path.display()
+                        )
+                    });
+                    assert_eq!(got, want, "{runs:?} in a cell of {cell_steps} steps");
+                }
+            }
+        }
     }
 }
