@@ -2,6 +2,7 @@
 # Peak resident memory of agent-eval at growing episode counts.
 #
 #   benches/memory.sh [EPISODES...]      (default: 10000 100000 1000000)
+#   COMMANDS=merge benches/memory.sh 100000   (some of: sweep run merge)
 #
 # A cell runs at most 100,000 seeds, so the matrices have 10 or 11 cells:
 #   - `sweep scenarios/ten_step_refactor.yaml --thresholds 1,2,3,4,5,6,7,8,off`
@@ -9,15 +10,20 @@
 #     10 cells) with --seeds N/10;
 #   - `run` on a copy of that scenario whose nag_threshold axis lists
 #     1..9 and off (todo true and false: 11 cells) with --seeds N/11.
+#   - `merge` of the three shards (`run --shard K/3`, not measured) of that
+#     `run`: the shard reports are written to target/ (some 450 MB at a
+#     million episodes) and deleted after the row.
 # Each writes its JSON report to /dev/null (the report is built and written
-# in full; nothing large lands on disk). Prints GNU time's "Maximum resident
-# set size" and the wall time. Builds the release binary first.
+# in full). Prints GNU time's "Maximum resident set size" and the wall
+# time. Builds the release binary first.
 set -eu
 cd "$(dirname "$0")/.."
 cargo build --release --quiet --bin agent-eval
 bin=target/release/agent-eval
 scenario=scenarios/ten_step_refactor.yaml
 [ $# -gt 0 ] || set -- 10000 100000 1000000
+commands=${COMMANDS:-sweep run merge}
+wants() { case " $commands " in *" $1 "*) return 0 ;; esac; return 1; }
 # In target/ (ignored by git) so the copy can name the fixtures relatively.
 mkdir -p target
 work=$(mktemp -d -p target)
@@ -34,10 +40,24 @@ measure() {
 }
 printf '%-6s %10s %9s  %s\n' command episodes "peak MiB" wall
 for n in "$@"; do
-    seeds=$((n / 10))
-    result=$(measure "$bin" sweep "$scenario" --thresholds 1,2,3,4,5,6,7,8,off --seeds "$seeds" --json /dev/null)
-    printf '%-6s %10s %9s  %s\n' sweep $((seeds * 10)) ${result}
+    if wants sweep; then
+        seeds=$((n / 10))
+        result=$(measure "$bin" sweep "$scenario" --thresholds 1,2,3,4,5,6,7,8,off --seeds "$seeds" --json /dev/null)
+        printf '%-6s %10s %9s  %s\n' sweep $((seeds * 10)) ${result}
+    fi
     seeds=$((n / 11))
-    result=$(measure "$bin" run "$wide" --quiet --seeds "$seeds" --json /dev/null)
-    printf '%-6s %10s %9s  %s\n' run $((seeds * 11)) ${result}
+    if wants run; then
+        result=$(measure "$bin" run "$wide" --quiet --seeds "$seeds" --json /dev/null)
+        printf '%-6s %10s %9s  %s\n' run $((seeds * 11)) ${result}
+    fi
+    if wants merge; then
+        for k in 1 2 3; do
+            "$bin" run "$wide" --quiet --seeds "$seeds" --shard "$k/3" \
+                --json "$work/shard$k.json" >/dev/null
+        done
+        result=$(measure "$bin" merge "$work/shard1.json" "$work/shard2.json" \
+            "$work/shard3.json" --quiet --json /dev/null)
+        printf '%-6s %10s %9s  %s\n' merge $((seeds * 11)) ${result}
+        rm -f "$work/shard1.json" "$work/shard2.json" "$work/shard3.json"
+    fi
 done

@@ -278,7 +278,10 @@ enum Records {
 #[derive(Debug, Clone)]
 pub enum RecordPart {
     /// Bytes `start..end` of the spill file (`0..0`: no record).
-    Spilled { start: u64, end: u64 },
+    Spilled {
+        start: u64,
+        end: u64,
+    },
     Held(Vec<RunMetrics>),
 }
 

@@ -494,7 +494,10 @@ impl ReportFile {
                             let cell = CellSummary::of_runs(
                                 c.settings.clone(),
                                 c.steps_total,
-                                Runs::summary_only(c.results.rows.clone(), c.results.totals.clone()),
+                                Runs::summary_only(
+                                    c.results.rows.clone(),
+                                    c.results.totals.clone(),
+                                ),
                             );
                             (
                                 c.completion_rate.unwrap_or(cell.completion_rate),
@@ -840,28 +843,18 @@ fn merge(
         }
     }
     let mut reports: Vec<ReportFile> = shards.into_iter().map(|(_, part)| part.report).collect();
-    let Some(lead) = reports.first() else {
-        return Err(general("no report given".into()));
-    };
-    let lead_scenarios: Vec<(String, String, Vec<u64>, Vec<Expectation>, usize)> = lead
-        .scenarios
-        .iter()
-        .map(|s| {
-            (
-                s.name.clone(),
-                s.file.clone(),
-                s.seeds.clone(),
-                s.expect_spec.clone(),
-                s.cells.len(),
-            )
-        })
-        .collect();
-    let mut results: Vec<ScenarioResult> = Vec::with_capacity(lead_scenarios.len());
-    for (j, ((name, file, seeds, expect_spec, cell_count), (&offset, index))) in lead_scenarios
-        .into_iter()
-        .zip(offsets.iter().zip(&seed_index))
-        .enumerate()
-    {
+    let mut results: Vec<ScenarioResult> = Vec::with_capacity(offsets.len());
+    for (j, (&offset, index)) in offsets.iter().zip(&seed_index).enumerate() {
+        // The merged scenario is described as the lead shard describes it
+        // (every shard states the same, checked above).
+        let Some(lead) = reports.first_mut().and_then(|r| r.scenarios.get_mut(j)) else {
+            return Err(general("no report given".into()));
+        };
+        let name = std::mem::take(&mut lead.name);
+        let file = std::mem::take(&mut lead.file);
+        let seeds = std::mem::take(&mut lead.seeds);
+        let expect_spec = std::mem::take(&mut lead.expect_spec);
+        let cell_count = lead.cells.len();
         let mut cells: Vec<CellSummary> = Vec::with_capacity(cell_count);
         for c in 0..cell_count {
             let mut parts: Vec<RecordPart> = Vec::with_capacity(reports.len());
@@ -870,10 +863,7 @@ fn merge(
             let mut labels: Vec<crate::eval::summary::StepRate> = Vec::new();
             let mut settings_and_steps = None;
             for report in &mut reports {
-                let Some(cell) = report
-                    .scenarios
-                    .get_mut(j)
-                    .and_then(|s| s.cells.get_mut(c))
+                let Some(cell) = report.scenarios.get_mut(j).and_then(|s| s.cells.get_mut(c))
                 else {
                     return Err(general(format!("scenario {j} lacks cell {c}")));
                 };
