@@ -24,14 +24,15 @@
 //! `nag_threshold` is a number or `"off"`; numbers are rounded to 6
 //! decimals; `errors` lists scenarios that could not be loaded (then `ok`
 //! is false). Each scenario also carries `seeds` (the order of its runs)
-//! and `expect_spec` (its `expect:` entries) so that [`merge`] can rebuild
-//! the report from shards. A shard's report has `"shard": "K/N"`, a
+//! and `expect_spec` (its `expect:` entries) so that
+//! [`ShardReader::merge`] can rebuild the report from shards. A shard's report has `"shard": "K/N"`, a
 //! `"plan"` (the whole run's unit count, `--seeds` and `--model`), each
 //! scenario's `sha256` (of its file), no expectation outcomes, and `ok`
 //! false: it is not a complete report. Keys appear in a fixed order, so
 //! equal inputs give equal bytes. Reports read back are checked: every
 //! value within its bounds ([`ReportFile::check_bounds`]), and shards
-//! merged only when they are all the shards of one run ([`merge`]).
+//! merged only when they are all the shards of one run
+//! ([`ShardReader::merge`]).
 
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -618,7 +619,11 @@ impl ShardReader {
         })
     }
 
-    /// [`merge`]s shards this reader read.
+    /// Combines shards this reader read into the report one unsharded run
+    /// gives, after checking they are all the shards of one run: each of
+    /// `1/N` .. `N/N` once, with the same plan, scenarios (names and file
+    /// hashes), seeds, expectations and cells, each unit in the shard that
+    /// owns it exactly once.
     pub fn merge(
         &mut self,
         parts: Vec<ShardFile>,
