@@ -12,8 +12,9 @@ use serde_json::{Value, json};
 use super::run::RunMetrics;
 use super::stats::{self, McNemar, PairedComparison};
 use super::summary::{CellSummary, round6};
+use crate::scenario::metric::PairedTest;
 use crate::scenario::{
-    AggregateMetric, Axis, CellSelector, CellSettings, Comparison, ExactExpectation, Expectation,
+    Axis, CellSelector, CellSettings, Comparison, ExactExpectation, Expectation, Metric,
 };
 
 /// The outcome of one expectation (an `expectations` entry of the report).
@@ -71,12 +72,12 @@ pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> Expectation
             metric,
             bound,
         } => {
-            let text = format!("{} {bound} where {selector}", metric.name());
+            let text = format!("{} {bound} where {selector}", metric.name);
             let runs = select(selector, cells);
             if runs.is_empty() {
                 return failed_without_runs(text, selector);
             }
-            let measured = aggregate(*metric, &runs.iter().map(|(_, r)| *r).collect::<Vec<_>>());
+            let measured = aggregate(metric, &runs.iter().map(|(_, r)| *r).collect::<Vec<_>>());
             ExpectationOutcome {
                 ok: bound.holds(measured),
                 measured: number(measured),
@@ -127,20 +128,8 @@ fn select<'a>(
 }
 
 /// An aggregate metric over pooled runs.
-pub fn aggregate(metric: AggregateMetric, runs: &[&RunMetrics]) -> f64 {
-    let values: Vec<f64> = runs
-        .iter()
-        .map(|r| match metric {
-            AggregateMetric::CompletionRate => r.completion(),
-            AggregateMetric::FullCompletionRate => f64::from(u8::from(r.fully_completed())),
-            AggregateMetric::MeanStepsCompleted => r.steps_completed as f64,
-            AggregateMetric::MeanReminders => r.reminders_at.len() as f64,
-            AggregateMetric::MeanRejectedTodoUpdates => r.rejected_todo_updates as f64,
-            AggregateMetric::MeanTurns => r.turns as f64,
-            AggregateMetric::MeanProtocolViolations => r.protocol_violations as f64,
-        })
-        .collect();
-    stats::mean(&values)
+pub fn aggregate(metric: &Metric, runs: &[&RunMetrics]) -> f64 {
+    super::metrics::aggregate(metric, runs)
 }
 
 /// What an exact expectation measures on one run.
@@ -219,8 +208,10 @@ fn evaluate_compare(
     let measured = match comparison {
         Comparison::Ratio(m) => aggregate(m, &side_a) / aggregate(m, &side_b),
         Comparison::Diff(m) => aggregate(m, &side_a) - aggregate(m, &side_b),
-        Comparison::PValue(AggregateMetric::FullCompletionRate) => full.p_value,
-        Comparison::PValue(_) => completion.p_value,
+        Comparison::PValue(m) => match m.compare.p_value {
+            Some(PairedTest::McNemar) => full.p_value,
+            Some(PairedTest::SignTest) | None => completion.p_value,
+        },
     };
     ExpectationOutcome {
         ok: bound.holds(measured),
@@ -320,6 +311,74 @@ mod tests {
         );
     }
 
+    fn metric(name: &str) -> &'static Metric {
+        Metric::named(name).unwrap()
+    }
+
+    #[test]
+    fn a_metric_added_to_the_table_is_parsed_and_checked() {
+        // `mean_unknown_tool_calls` is only a table entry: the parser, the
+        // checker and the measurement all come from it.
+        let mut cells = [cell(true, &[4, 4]), cell(false, &[4, 4])];
+        cells[1].results[0].unknown_tool_calls = 3;
+        let spec: Vec<Expectation> = serde_json::from_value(json!([
+            {"where": {"todo": false}, "mean_unknown_tool_calls": {"at_most": 1}},
+            {"compare": {"a": {"todo": false}, "b": {"todo": true}},
+             "mean_unknown_tool_calls_diff": {"at_most": 0}},
+        ]))
+        .unwrap();
+        let outcomes: Vec<(bool, Value)> = spec
+            .iter()
+            .map(|e| evaluate(e, &cells))
+            .map(|o| (o.ok, o.measured))
+            .collect();
+        assert_eq!(outcomes, [(false, json!(1.5)), (false, json!(1.5))]);
+        let texts: Vec<String> = spec.iter().map(|e| evaluate(e, &cells).text).collect();
+        assert_eq!(
+            texts,
+            [
+                "mean_unknown_tool_calls <= 1 where todo=false",
+                "mean_unknown_tool_calls_diff <= 0 (todo=false vs todo=true)"
+            ]
+        );
+        // A ratio of it is not in its entry, so it is an unknown key.
+        let ratio: Result<Expectation, _> = serde_json::from_value(json!(
+            {"compare": {"a": {}, "b": {}}, "mean_unknown_tool_calls_ratio": {"at_most": 1}}
+        ));
+        let message = ratio.unwrap_err().to_string();
+        assert!(
+            message.contains("unknown field `mean_unknown_tool_calls_ratio`")
+                && message.contains("mean_turns_diff"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn p_values_take_the_test_of_their_metric() {
+        let cells = [cell(true, &[4, 4, 4, 4]), cell(false, &[3, 3, 3, 3])];
+        let on = selector(vec![(Axis::Todo, AxisValue::Bool(true))]);
+        let off = selector(vec![(Axis::Todo, AxisValue::Bool(false))]);
+        let p = |name: &str| {
+            evaluate(
+                &Expectation::Compare {
+                    a: on.clone(),
+                    b: off.clone(),
+                    comparison: Comparison::PValue(metric(name)),
+                    bound: Bound {
+                        at_least: None,
+                        at_most: Some(1.0),
+                    },
+                },
+                &cells,
+            )
+        };
+        let sign = p("completion_rate");
+        let mcnemar = p("full_completion_rate");
+        let paired = sign.paired.clone().unwrap();
+        assert_eq!(sign.measured, number(paired.completion.p_value));
+        assert_eq!(mcnemar.measured, number(paired.full_completion.p_value));
+    }
+
     #[test]
     fn bounds_and_comparisons_pool_the_selected_runs() {
         let cells = [cell(true, &[4, 4, 2, 4]), cell(false, &[2, 1, 2, 1])];
@@ -332,7 +391,7 @@ mod tests {
         let rate = evaluate(
             &Expectation::Bound {
                 selector: on.clone(),
-                metric: AggregateMetric::CompletionRate,
+                metric: metric("completion_rate"),
                 bound: bound(0.8),
             },
             &cells,
@@ -343,7 +402,7 @@ mod tests {
             &Expectation::Compare {
                 a: on.clone(),
                 b: off.clone(),
-                comparison: Comparison::Ratio(AggregateMetric::CompletionRate),
+                comparison: Comparison::Ratio(metric("completion_rate")),
                 bound: bound(2.0),
             },
             &cells,
@@ -366,7 +425,7 @@ mod tests {
         let missing = evaluate(
             &Expectation::Bound {
                 selector: none,
-                metric: AggregateMetric::MeanTurns,
+                metric: metric("mean_turns"),
                 bound: bound(1.0),
             },
             &cells,

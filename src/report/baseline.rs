@@ -19,6 +19,7 @@ use tabled::settings::Style;
 use super::terminal::escape;
 use crate::eval::ScenarioResult;
 use crate::scenario::CellSettings;
+use crate::scenario::metric::{COMPLETION_RATE, FULL_COMPLETION_RATE};
 
 /// The default tolerance: an absolute drop of 0.05 (five points).
 pub const DEFAULT_TOLERANCE: f64 = 0.05;
@@ -91,10 +92,10 @@ pub fn rates(results: &[ScenarioResult]) -> Vec<CellRates> {
                 scenario: s.name.clone(),
                 settings: c.settings.clone(),
                 runs: c.runs,
-                completion: c.completion_rate,
-                full_completion: c.full_completion_rate,
-                completion_ci95: c.completion_ci95,
-                full_completion_ci95: c.full_completion_ci95,
+                completion: c.value(COMPLETION_RATE),
+                full_completion: c.value(FULL_COMPLETION_RATE),
+                completion_ci95: c.interval(COMPLETION_RATE),
+                full_completion_ci95: c.interval(FULL_COMPLETION_RATE),
             })
         })
         .collect()

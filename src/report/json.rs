@@ -41,6 +41,7 @@ use crate::report::baseline::CellRates;
 
 use crate::eval::run::RunMetrics;
 use crate::eval::{CellSummary, ScenarioResult, Shard};
+use crate::scenario::metric::{COMPLETION_RATE, FULL_COMPLETION_RATE, METRICS, Metric};
 use crate::scenario::{CellSettings, Expectation};
 
 /// The report's format version.
@@ -144,39 +145,107 @@ pub struct ScenarioFile {
     pub sha256: Option<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+/// A cell as read back. The metric keys are those of the metric table
+/// ([`crate::scenario::metric`]), read by a hand-written visitor so that a
+/// metric added to the table is read with no change here.
+#[derive(Debug, Clone)]
 pub struct CellFile {
     pub settings: CellSettings,
     pub steps_total: usize,
     pub results: Vec<RunMetrics>,
-    /// The aggregates as written: a baseline is compared on the rates, and
-    /// each is checked to be within its bounds.
-    #[serde(default)]
     pub runs: Option<usize>,
-    pub completion_rate: Option<f64>,
-    pub full_completion_rate: Option<f64>,
     /// The per-step rates as written (their ids and texts label the
     /// rebuilt ones).
-    #[serde(default)]
     pub step_rates: Vec<crate::eval::summary::StepRate>,
-    #[serde(default)]
-    pub completion_ci95: Option<[f64; 2]>,
-    #[serde(default)]
-    pub full_completion_ci95: Option<[f64; 2]>,
-    #[serde(default)]
     pub pass_hat_k: Option<BTreeMap<String, f64>>,
-    #[serde(default)]
-    pub mean_steps_completed: Option<f64>,
-    #[serde(default)]
-    pub mean_reminders: Option<f64>,
-    #[serde(default)]
-    pub mean_rejected_todo_updates: Option<f64>,
-    #[serde(default)]
-    pub mean_todo_calls: Option<f64>,
-    #[serde(default)]
-    pub mean_turns: Option<f64>,
-    #[serde(default)]
-    pub mean_protocol_violations: Option<f64>,
+    /// The aggregates as written, in file order: a baseline is compared on
+    /// the rates, and each is checked to be within its bounds.
+    pub metrics: Vec<(&'static Metric, f64)>,
+    /// The rates' intervals as written.
+    pub intervals: Vec<(&'static Metric, [f64; 2])>,
+}
+
+impl CellFile {
+    /// The value of metric `name` as the file states it.
+    pub fn stated(&self, name: &str) -> Option<f64> {
+        self.metrics
+            .iter()
+            .find(|(m, _)| m.name == name)
+            .map(|(_, x)| *x)
+    }
+
+    /// The interval of rate `name` as the file states it.
+    pub fn stated_interval(&self, name: &str) -> Option<[f64; 2]> {
+        self.intervals
+            .iter()
+            .find(|(m, _)| m.name == name)
+            .map(|(_, ci)| *ci)
+    }
+}
+
+impl<'de> Deserialize<'de> for CellFile {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(CellFileVisitor)
+    }
+}
+
+struct CellFileVisitor;
+
+impl<'de> serde::de::Visitor<'de> for CellFileVisitor {
+    type Value = CellFile;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a cell (a map)")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<CellFile, A::Error> {
+        use serde::de::Error;
+        let (mut settings, mut steps_total, mut results) = (None, None, None);
+        let mut cell = CellFile {
+            settings: CellSettings::default(),
+            steps_total: 0,
+            results: Vec::new(),
+            runs: None,
+            step_rates: Vec::new(),
+            pass_hat_k: None,
+            metrics: Vec::new(),
+            intervals: Vec::new(),
+        };
+        let mut seen: BTreeSet<String> = BTreeSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(A::Error::custom(format!("duplicate field `{key}`")));
+            }
+            match key.as_str() {
+                "settings" => settings = Some(map.next_value()?),
+                "steps_total" => steps_total = Some(map.next_value()?),
+                "results" => results = Some(map.next_value()?),
+                "runs" => cell.runs = map.next_value()?,
+                "step_rates" => cell.step_rates = map.next_value()?,
+                "pass_hat_k" => cell.pass_hat_k = map.next_value()?,
+                other => {
+                    if let Some(metric) = Metric::named(other) {
+                        if let Some(x) = map.next_value::<Option<f64>>()? {
+                            cell.metrics.push((metric, x));
+                        }
+                    } else if let Some(metric) = METRICS
+                        .iter()
+                        .find(|m| m.interval().is_some_and(|i| i.key == other))
+                    {
+                        if let Some(ci) = map.next_value::<Option<[f64; 2]>>()? {
+                            cell.intervals.push((metric, ci));
+                        }
+                    } else {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+            }
+        }
+        cell.settings = settings.ok_or_else(|| A::Error::missing_field("settings"))?;
+        cell.steps_total = steps_total.ok_or_else(|| A::Error::missing_field("steps_total"))?;
+        cell.results = results.ok_or_else(|| A::Error::missing_field("results"))?;
+        Ok(cell)
+    }
 }
 
 /// Why a report file could not be used.
@@ -222,50 +291,41 @@ impl ReportFile {
         for s in &self.scenarios {
             for c in &s.cells {
                 let at = || format!("scenario `{}`, cell {}", s.name, c.settings);
-                let intervals = c
-                    .completion_ci95
+                // In the table's written order: the rates, their intervals,
+                // pass^k; then the means.
+                let order = |m: &Metric| Metric::written().position(|w| w == m);
+                let mut stated = c.metrics.clone();
+                stated.sort_by_key(|(m, _)| order(m));
+                let mut intervals = c.intervals.clone();
+                intervals.sort_by_key(|(m, _)| order(m));
+                let rates = stated
                     .iter()
-                    .flatten()
-                    .map(|&x| ("completion_ci95", x))
+                    .filter(|(m, _)| m.is_rate())
+                    .map(|(m, x)| (m.name, *x))
+                    .chain(intervals.iter().flat_map(|(m, ci)| {
+                        let key = m.interval().map_or(m.name, |i| i.key);
+                        ci.iter().map(move |&x| (key, x))
+                    }))
                     .chain(
-                        c.full_completion_ci95
+                        c.pass_hat_k
                             .iter()
-                            .flatten()
-                            .map(|&x| ("full_completion_ci95", x)),
+                            .flat_map(|m| m.values().map(|&x| ("pass_hat_k", x))),
                     );
-                let rates = [
-                    ("completion_rate", c.completion_rate),
-                    ("full_completion_rate", c.full_completion_rate),
-                ]
-                .into_iter()
-                .filter_map(|(key, value)| value.map(|x| (key, x)))
-                .chain(intervals)
-                .chain(
-                    c.pass_hat_k
-                        .iter()
-                        .flat_map(|m| m.values().map(|&x| ("pass_hat_k", x))),
-                );
                 for (key, x) in rates {
                     if !(0.0..=1.0).contains(&x) {
                         return Err(format!("{}: {key} {x} is not in [0, 1]", at()));
                     }
                 }
-                let means = [
-                    ("mean_steps_completed", c.mean_steps_completed),
-                    ("mean_reminders", c.mean_reminders),
-                    ("mean_rejected_todo_updates", c.mean_rejected_todo_updates),
-                    ("mean_todo_calls", c.mean_todo_calls),
-                    ("mean_turns", c.mean_turns),
-                    ("mean_protocol_violations", c.mean_protocol_violations),
-                ];
-                for (key, value) in means {
-                    if let Some(x) = value
-                        && !(x.is_finite() && x >= 0.0)
-                    {
-                        return Err(format!("{}: {key} {x} is not a mean of counts", at()));
+                for (metric, x) in stated.iter().filter(|(m, _)| !m.is_rate()) {
+                    if !(x.is_finite() && *x >= 0.0) {
+                        return Err(format!(
+                            "{}: {} {x} is not a mean of counts",
+                            at(),
+                            metric.name
+                        ));
                     }
                 }
-                if let Some(x) = c.mean_steps_completed
+                if let Some(x) = c.stated("mean_steps_completed")
                     && x > c.steps_total as f64
                 {
                     return Err(format!(
@@ -301,10 +361,10 @@ impl ReportFile {
             .flat_map(|s| {
                 s.cells.iter().map(|c| {
                     let stated = (
-                        c.completion_rate,
-                        c.full_completion_rate,
-                        c.completion_ci95,
-                        c.full_completion_ci95,
+                        c.stated(COMPLETION_RATE),
+                        c.stated(FULL_COMPLETION_RATE),
+                        c.stated_interval(COMPLETION_RATE),
+                        c.stated_interval(FULL_COMPLETION_RATE),
                     );
                     let (completion, full, completion_ci95, full_ci95) = match stated {
                         (Some(a), Some(b), Some(ci), Some(full_ci)) => (a, b, ci, full_ci),
@@ -315,10 +375,12 @@ impl ReportFile {
                                 c.results.clone(),
                             );
                             (
-                                c.completion_rate.unwrap_or(cell.completion_rate),
-                                c.full_completion_rate.unwrap_or(cell.full_completion_rate),
-                                cell.completion_ci95,
-                                cell.full_completion_ci95,
+                                c.stated(COMPLETION_RATE)
+                                    .unwrap_or(cell.value(COMPLETION_RATE)),
+                                c.stated(FULL_COMPLETION_RATE)
+                                    .unwrap_or(cell.value(FULL_COMPLETION_RATE)),
+                                cell.interval(COMPLETION_RATE),
+                                cell.interval(FULL_COMPLETION_RATE),
                             )
                         }
                     };

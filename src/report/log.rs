@@ -226,7 +226,6 @@ pub fn failing_runs<'a>(
     expectation: &Expectation,
     cells: &'a [crate::eval::CellSummary],
 ) -> Vec<(&'a CellSettings, &'a RunMetrics)> {
-    use crate::scenario::{AggregateMetric as M, Comparison};
     let runs_of =
         |selector: &crate::scenario::CellSelector| -> Vec<(&'a CellSettings, &'a RunMetrics)> {
             cells
@@ -250,27 +249,24 @@ pub fn failing_runs<'a>(
         Expectation::Bound {
             selector, metric, ..
         } => (runs_of(selector), *metric),
-        Expectation::Compare { a, comparison, .. } => {
-            let metric = match comparison {
-                Comparison::Ratio(m) | Comparison::Diff(m) | Comparison::PValue(m) => *m,
-            };
-            (runs_of(a), metric)
-        }
+        Expectation::Compare { a, comparison, .. } => (runs_of(a), comparison.metric()),
     };
-    let badness = |r: &RunMetrics| -> f64 {
-        match metric {
-            M::CompletionRate | M::FullCompletionRate | M::MeanStepsCompleted => {
-                1.0 - r.completion()
-            }
-            M::MeanReminders => r.reminders_at.len() as f64,
-            M::MeanRejectedTodoUpdates => r.rejected_todo_updates as f64,
-            M::MeanTurns => r.turns as f64,
-            M::MeanProtocolViolations => r.protocol_violations as f64,
+    // Worst first: for a metric where higher is better, the lowest value,
+    // equal values by least completion; otherwise the highest value.
+    let badness = |r: &RunMetrics| -> (f64, f64) {
+        let value = crate::eval::metrics::per_run(metric.per_run, r);
+        if metric.higher_is_better {
+            (-value, 1.0 - r.completion())
+        } else {
+            (value, 0.0)
         }
     };
     // Stable: equally bad runs stay in run order (when every run is as
     // bad, the first ones show it).
-    runs.sort_by(|x, y| badness(y.1).total_cmp(&badness(x.1)));
+    runs.sort_by(|x, y| {
+        let (bx, by) = (badness(x.1), badness(y.1));
+        by.0.total_cmp(&bx.0).then(by.1.total_cmp(&bx.1))
+    });
     runs.truncate(REPLAYS_PER_EXPECTATION);
     runs
 }
@@ -281,7 +277,7 @@ mod tests {
 
     #[test]
     fn failing_runs_are_the_worst_first_and_at_most_three() {
-        use crate::scenario::{AggregateMetric, Axis, AxisValue, Bound, CellSelector};
+        use crate::scenario::{Axis, AxisValue, Bound, CellSelector, Metric};
         let settings = CellSettings::new(vec![(Axis::Todo, AxisValue::Bool(true))]);
         let cells = [crate::eval::summary::test_cell(
             settings,
@@ -291,7 +287,7 @@ mod tests {
         )];
         let expectation = Expectation::Bound {
             selector: CellSelector::default(),
-            metric: AggregateMetric::CompletionRate,
+            metric: Metric::named("completion_rate").unwrap(),
             bound: Bound {
                 at_least: Some(0.99),
                 at_most: None,
@@ -305,7 +301,7 @@ mod tests {
         // A selector that matches no cell names no run.
         let elsewhere = Expectation::Bound {
             selector: CellSelector::new(vec![(Axis::Todo, AxisValue::Bool(false))]),
-            metric: AggregateMetric::CompletionRate,
+            metric: Metric::named("completion_rate").unwrap(),
             bound: Bound {
                 at_least: Some(0.99),
                 at_most: None,

@@ -1,0 +1,112 @@
+//! The metric table at work on runs: each metric's per-run value read off a
+//! [`RunMetrics`], its aggregate over pooled runs (for `expect:`), and a
+//! cell's reported values (rounded, with intervals) in table order.
+//!
+//! The table itself ([`crate::scenario::metric::METRICS`]) lives a floor
+//! below, where the `expect:` parser can read the names; this is the one
+//! place that maps a [`PerRun`] to a field of the run record.
+
+use super::run::RunMetrics;
+use super::stats;
+use super::summary::round6;
+use crate::scenario::metric::{IntervalMethod, Kind, METRICS, Metric, PerRun};
+
+/// What `what` measures on one run.
+pub fn per_run(what: PerRun, run: &RunMetrics) -> f64 {
+    match what {
+        PerRun::Completion => run.completion(),
+        PerRun::FullCompletion => f64::from(u8::from(run.fully_completed())),
+        PerRun::StepsCompleted => run.steps_completed as f64,
+        PerRun::Reminders => run.reminders_at.len() as f64,
+        PerRun::RejectedTodoUpdates => run.rejected_todo_updates as f64,
+        PerRun::TodoCalls => run.todo_calls as f64,
+        PerRun::Turns => run.turns as f64,
+        PerRun::ProtocolViolations => run.protocol_violations as f64,
+        PerRun::UnknownToolCalls => run.unknown_tool_calls as f64,
+    }
+}
+
+/// A metric's mean over pooled runs (not rounded; 0 without runs).
+pub fn aggregate(metric: &Metric, runs: &[&RunMetrics]) -> f64 {
+    let values: Vec<f64> = runs.iter().map(|r| per_run(metric.per_run, r)).collect();
+    stats::mean(&values)
+}
+
+/// One metric's value over a cell's runs, as reported (6 decimals).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MetricValue {
+    pub metric: &'static Metric,
+    pub value: f64,
+    /// The 95% interval, for rates that carry one.
+    pub ci95: Option<[f64; 2]>,
+}
+
+/// Every metric of the table over a cell's runs, in table order.
+pub fn summarize(runs: &[RunMetrics]) -> Vec<MetricValue> {
+    METRICS.iter().map(|m| summarize_one(m, runs)).collect()
+}
+
+/// One metric over a cell's runs: the mean of its per-run values, and for
+/// a rate its interval.
+pub fn summarize_one(metric: &'static Metric, runs: &[RunMetrics]) -> MetricValue {
+    let values: Vec<f64> = runs.iter().map(|r| per_run(metric.per_run, r)).collect();
+    let value = stats::mean(&values);
+    let ci95 = match metric.kind {
+        Kind::Rate(Some(interval)) => Some(match interval.method {
+            IntervalMethod::MeanT => stats::mean_ci95(&values, 0.0, 1.0).1,
+            IntervalMethod::Wilson => {
+                let successes = values.iter().filter(|&&v| v == 1.0).count();
+                stats::wilson_ci95(successes, values.len())
+            }
+        }),
+        Kind::Rate(None) | Kind::Mean => None,
+    };
+    MetricValue {
+        metric,
+        value: round6(value),
+        ci95: ci95.map(|[lo, hi]| [round6(lo), round6(hi)]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::CellSettings;
+
+    fn value_of(values: &[MetricValue], name: &str) -> MetricValue {
+        *values.iter().find(|v| v.metric.name == name).unwrap()
+    }
+
+    #[test]
+    fn rates_and_means_follow_their_entries() {
+        let mut cell = super::super::summary::test_cell(CellSettings::default(), 4, &[4, 2, 0], 2);
+        cell.results[1].unknown_tool_calls = 3;
+        let values = summarize(&cell.results);
+        assert_eq!(values.len(), METRICS.len());
+        assert_eq!(value_of(&values, "completion_rate").value, 0.5);
+        assert!(value_of(&values, "completion_rate").ci95.is_some());
+        let full = value_of(&values, "full_completion_rate");
+        assert_eq!(full.value, round6(1.0 / 3.0));
+        assert_eq!(full.ci95, Some(stats::wilson_ci95(1, 3).map(round6)));
+        assert_eq!(value_of(&values, "mean_steps_completed").value, 2.0);
+        assert_eq!(value_of(&values, "mean_reminders").value, 2.0);
+        assert_eq!(value_of(&values, "mean_turns").ci95, None);
+        // The entry added for `expect:` needs nothing but its table entry.
+        assert_eq!(value_of(&values, "mean_unknown_tool_calls").value, 1.0);
+        let runs: Vec<&RunMetrics> = cell.results.iter().collect();
+        let unknown = Metric::named("mean_unknown_tool_calls").unwrap();
+        assert_eq!(aggregate(unknown, &runs), 1.0);
+        assert_eq!(aggregate(unknown, &[]), 0.0);
+    }
+
+    #[test]
+    fn a_cell_without_runs_reports_zeros() {
+        let values = summarize(&[]);
+        assert_eq!(value_of(&values, "full_completion_rate").value, 0.0);
+        assert_eq!(
+            value_of(&values, "full_completion_rate").ci95,
+            Some([0.0, 1.0])
+        );
+        assert_eq!(value_of(&values, "mean_turns").value, 0.0);
+    }
+}
