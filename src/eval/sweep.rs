@@ -17,8 +17,8 @@ use serde::Serialize;
 use super::matrix::{EvalError, EvalEvent, EvalOptions, evaluate_scenario};
 use super::stats;
 use super::summary::{CellSummary, pair_by_seed};
-use crate::scenario::{Axis, AxisValue, RunsSpec, Scenario};
 use crate::scenario::metric::{COMPLETION_RATE, MEAN_REMINDERS};
+use crate::scenario::{Axis, AxisValue, RunsSpec, Scenario};
 
 /// Significance level below which a threshold counts as worse than the leader.
 pub const ALPHA: f64 = 0.05;

@@ -41,7 +41,7 @@ use crate::report::baseline::CellRates;
 
 use crate::eval::run::RunMetrics;
 use crate::eval::{CellSummary, ScenarioResult, Shard};
-use crate::scenario::metric::{COMPLETION_RATE, FULL_COMPLETION_RATE, METRICS, Metric};
+use crate::scenario::metric::{METRICS, Metric};
 use crate::scenario::{CellSettings, Expectation};
 
 /// The report's format version.
@@ -352,47 +352,34 @@ impl ReportFile {
         Ok(())
     }
 
-    /// Each cell's completion and full-completion rates as the file states
-    /// them (computed from the runs where a file lacks them), with its run
-    /// count and intervals.
+    /// Each cell's gated rates (completion and full completion) as the
+    /// file states them (computed from the runs where a file lacks them),
+    /// with its run count and intervals.
     pub fn rates(&self) -> Vec<CellRates> {
         self.scenarios
             .iter()
             .flat_map(|s| {
                 s.cells.iter().map(|c| {
-                    let stated = (
-                        c.stated(COMPLETION_RATE),
-                        c.stated(FULL_COMPLETION_RATE),
-                        c.stated_interval(COMPLETION_RATE),
-                        c.stated_interval(FULL_COMPLETION_RATE),
-                    );
-                    let (completion, full, completion_ci95, full_ci95) = match stated {
-                        (Some(a), Some(b), Some(ci), Some(full_ci)) => (a, b, ci, full_ci),
-                        _ => {
-                            let cell = CellSummary::new(
-                                c.settings.clone(),
-                                c.steps_total,
-                                c.results.clone(),
-                            );
-                            (
-                                c.stated(COMPLETION_RATE)
-                                    .unwrap_or(cell.value(COMPLETION_RATE)),
-                                c.stated(FULL_COMPLETION_RATE)
-                                    .unwrap_or(cell.value(FULL_COMPLETION_RATE)),
-                                cell.interval(COMPLETION_RATE),
-                                cell.interval(FULL_COMPLETION_RATE),
-                            )
-                        }
-                    };
-                    CellRates {
-                        scenario: s.name.clone(),
-                        settings: c.settings.clone(),
-                        runs: c.runs.unwrap_or(c.results.len()),
-                        completion,
-                        full_completion: full,
-                        completion_ci95,
-                        full_completion_ci95: full_ci95,
-                    }
+                    let whole = Metric::gated()
+                        .all(|m| c.stated(m.name).is_some() && c.stated_interval(m.name).is_some());
+                    let computed = (!whole).then(|| {
+                        CellSummary::new(c.settings.clone(), c.steps_total, c.results.clone())
+                    });
+                    CellRates::new(
+                        s.name.clone(),
+                        c.settings.clone(),
+                        c.runs.unwrap_or(c.results.len()),
+                        |m| match &computed {
+                            None => (
+                                c.stated(m.name).unwrap_or_default(),
+                                c.stated_interval(m.name).unwrap_or([0.0, 1.0]),
+                            ),
+                            Some(cell) => (
+                                c.stated(m.name).unwrap_or(cell.value(m.name)),
+                                cell.interval(m.name),
+                            ),
+                        },
+                    )
                 })
             })
             .collect()

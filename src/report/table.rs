@@ -161,9 +161,7 @@ pub(super) fn metric_text(metric: &Metric, format: Format, cell: &impl MetricVal
 }
 
 /// The metrics a table shows, with their columns, in table order.
-pub(super) fn shown(
-    column: impl Fn(&Columns) -> Option<Column>,
-) -> Vec<(&'static Metric, Column)> {
+pub(super) fn shown(column: impl Fn(&Columns) -> Option<Column>) -> Vec<(&'static Metric, Column)> {
     METRICS
         .iter()
         .filter_map(|m| column(&m.columns).map(|c| (m, c)))
@@ -182,11 +180,7 @@ pub fn cells_table(cells: &[CellSummary]) -> String {
     for cell in cells {
         let mut row = super::axis_values(&cell.settings, &columns);
         row.push(cell.runs.to_string());
-        row.extend(
-            metrics
-                .iter()
-                .map(|(m, c)| metric_text(m, c.format, cell)),
-        );
+        row.extend(metrics.iter().map(|(m, c)| metric_text(m, c.format, cell)));
         builder.push_record(row);
     }
     let mut table = builder.build();
@@ -208,12 +202,12 @@ pub fn sweep(result: &SweepResult) -> String {
     header.push("p vs leader");
     builder.push_record(header);
     let row = |cell: &CellSummary, value: String, p: String| {
-        let mut row = vec![cell.settings.todo().to_string(), value, cell.runs.to_string()];
-        row.extend(
-            metrics
-                .iter()
-                .map(|(m, c)| metric_text(m, c.format, cell)),
-        );
+        let mut row = vec![
+            cell.settings.todo().to_string(),
+            value,
+            cell.runs.to_string(),
+        ];
+        row.extend(metrics.iter().map(|(m, c)| metric_text(m, c.format, cell)));
         row.push(p);
         row
     };

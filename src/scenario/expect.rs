@@ -229,9 +229,7 @@ impl<'de> de::Visitor<'de> for RawVisitor {
                 "unknown_tool_calls" => map.next_value::<Option<_>>()?.map(E::UnknownToolCalls),
                 "stop" => map.next_value::<Option<_>>()?.map(E::Stop),
                 "turns" => map.next_value::<Option<_>>()?.map(E::Turns),
-                "protocol_violations" => {
-                    map.next_value::<Option<_>>()?.map(E::ProtocolViolations)
-                }
+                "protocol_violations" => map.next_value::<Option<_>>()?.map(E::ProtocolViolations),
                 "drift_turns" => map.next_value::<Option<_>>()?.map(E::DriftTurns),
                 "where" => {
                     raw.selector = map.next_value()?;

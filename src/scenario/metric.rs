@@ -158,8 +158,13 @@ pub struct Metric {
     pub per_run: PerRun,
     pub kind: Kind,
     pub written: Written,
-    /// Whether a higher value is better (replay hints show the worst runs).
+    /// Whether a higher value is better (replay hints show the worst runs;
+    /// the baseline gate fails a move in the other direction).
     pub higher_is_better: bool,
+    /// The baseline gate (`run --baseline`, `diff`) compares this metric,
+    /// under this column header (rates with an interval only: a move within
+    /// the intervals of differing run counts is noise).
+    pub baseline: Option<&'static str>,
     /// Whether `expect:` accepts `where: ...` with a bound on it.
     pub bound: bool,
     pub compare: CompareUse,
@@ -196,6 +201,7 @@ pub static METRICS: &[Metric] = &[
         kind: Kind::Mean,
         written: Written::Always,
         higher_is_better: true,
+        baseline: None,
         bound: true,
         compare: CompareUse::NONE,
         columns: Columns {
@@ -221,6 +227,7 @@ pub static METRICS: &[Metric] = &[
         })),
         written: Written::Always,
         higher_is_better: true,
+        baseline: Some("completion"),
         bound: true,
         compare: CompareUse {
             ratio: true,
@@ -256,6 +263,7 @@ pub static METRICS: &[Metric] = &[
         })),
         written: Written::Always,
         higher_is_better: true,
+        baseline: Some("full"),
         bound: true,
         compare: CompareUse {
             ratio: true,
@@ -288,6 +296,7 @@ pub static METRICS: &[Metric] = &[
         kind: Kind::Mean,
         written: Written::Always,
         higher_is_better: false,
+        baseline: None,
         bound: true,
         compare: CompareUse {
             ratio: false,
@@ -320,6 +329,7 @@ pub static METRICS: &[Metric] = &[
         kind: Kind::Mean,
         written: Written::Always,
         higher_is_better: false,
+        baseline: None,
         bound: true,
         compare: CompareUse::NONE,
         columns: Columns {
@@ -345,6 +355,7 @@ pub static METRICS: &[Metric] = &[
         kind: Kind::Mean,
         written: Written::Always,
         higher_is_better: false,
+        baseline: None,
         bound: false,
         compare: CompareUse::NONE,
         columns: Columns::NONE,
@@ -356,6 +367,7 @@ pub static METRICS: &[Metric] = &[
         kind: Kind::Mean,
         written: Written::Always,
         higher_is_better: false,
+        baseline: None,
         bound: true,
         compare: CompareUse {
             ratio: false,
@@ -388,6 +400,7 @@ pub static METRICS: &[Metric] = &[
         kind: Kind::Mean,
         written: Written::Always,
         higher_is_better: false,
+        baseline: None,
         bound: true,
         compare: CompareUse::NONE,
         columns: Columns {
@@ -412,6 +425,7 @@ pub static METRICS: &[Metric] = &[
         kind: Kind::Mean,
         written: Written::Never,
         higher_is_better: false,
+        baseline: None,
         bound: true,
         compare: CompareUse {
             ratio: false,
@@ -433,6 +447,11 @@ impl Metric {
         let written = METRICS.iter().filter(|m| m.written == Written::Always);
         let rates = written.clone().filter(|m| m.is_rate());
         rates.chain(written.filter(|m| !m.is_rate()))
+    }
+
+    /// The metrics the baseline gate compares, in table order.
+    pub fn gated() -> impl Iterator<Item = &'static Metric> {
+        METRICS.iter().filter(|m| m.baseline.is_some())
     }
 
     pub fn is_rate(&self) -> bool {
@@ -484,6 +503,12 @@ mod tests {
     #[test]
     fn only_rates_carry_intervals_and_p_values_need_a_rate() {
         for m in METRICS {
+            if m.baseline.is_some() {
+                assert!(
+                    m.interval().is_some() && m.written == Written::Always,
+                    "{m}"
+                );
+            }
             if m.compare.p_value.is_some() {
                 assert!(m.is_rate(), "{m}");
             }
