@@ -10,10 +10,10 @@
 //! offline in any browser.
 
 use serde_json::Value;
+use std::fmt::Write as _;
 
 use super::table::MetricValues as _;
 use crate::scenario::metric::{Format, Metric};
-use std::fmt::Write as _;
 
 /// A sweep chart to embed (the SVG text `sweep --svg` writes).
 #[derive(Debug, Clone)]

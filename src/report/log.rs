@@ -219,9 +219,10 @@ pub const REPLAYS_PER_EXPECTATION: usize = 3;
 /// The runs that show why `expectation` failed, worst first, at most
 /// [`REPLAYS_PER_EXPECTATION`]: for an exact expectation, the runs whose
 /// value differs; otherwise the runs of the selected cells (side `a` of a
-/// comparison) that completed fewest steps, or for a metric other than
-/// completion, the runs with the highest value of it (the first runs when
-/// they are all alike).
+/// comparison) worst on the metric: for a metric where higher is better
+/// (completion), the lowest per-run values, then fewest steps completed;
+/// otherwise the highest per-run values (the first runs when they are all
+/// alike).
 pub fn failing_runs<'a>(
     expectation: &Expectation,
     cells: &'a [crate::eval::CellSummary],
