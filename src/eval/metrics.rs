@@ -13,23 +13,39 @@ use crate::scenario::metric::{IntervalMethod, Kind, METRICS, Metric, PerRun};
 
 /// What `what` measures on one run.
 pub fn per_run(what: PerRun, run: &RunMetrics) -> f64 {
+    reader(what)(run)
+}
+
+/// The function that reads `what` off a run (chosen once per metric, not
+/// once per run, for cells of many runs).
+pub fn reader(what: PerRun) -> fn(&RunMetrics) -> f64 {
     match what {
-        PerRun::Completion => run.completion(),
-        PerRun::FullCompletion => f64::from(u8::from(run.fully_completed())),
-        PerRun::StepsCompleted => run.steps_completed as f64,
-        PerRun::Reminders => run.reminders_at.len() as f64,
-        PerRun::RejectedTodoUpdates => run.rejected_todo_updates as f64,
-        PerRun::TodoCalls => run.todo_calls as f64,
-        PerRun::Turns => run.turns as f64,
-        PerRun::ProtocolViolations => run.protocol_violations as f64,
-        PerRun::UnknownToolCalls => run.unknown_tool_calls as f64,
+        PerRun::Completion => RunMetrics::completion,
+        PerRun::FullCompletion => |r| f64::from(u8::from(r.fully_completed())),
+        PerRun::StepsCompleted => |r| r.steps_completed as f64,
+        PerRun::Reminders => |r| r.reminders_at.len() as f64,
+        PerRun::RejectedTodoUpdates => |r| r.rejected_todo_updates as f64,
+        PerRun::TodoCalls => |r| r.todo_calls as f64,
+        PerRun::Turns => |r| r.turns as f64,
+        PerRun::ProtocolViolations => |r| r.protocol_violations as f64,
+        PerRun::UnknownToolCalls => |r| r.unknown_tool_calls as f64,
     }
 }
 
 /// A metric's mean over pooled runs (not rounded; 0 without runs).
 pub fn aggregate(metric: &Metric, runs: &[&RunMetrics]) -> f64 {
-    let values: Vec<f64> = runs.iter().map(|r| per_run(metric.per_run, r)).collect();
-    stats::mean(&values)
+    let read = reader(metric.per_run);
+    mean(runs.iter().map(|r| read(r)), runs.len())
+}
+
+/// The mean of `n` values as [`stats::mean`] computes it (the same sum in
+/// the same order, so the same bits), without collecting them.
+fn mean(values: impl Iterator<Item = f64>, n: usize) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        values.sum::<f64>() / n as f64
+    }
 }
 
 /// One metric's value over a cell's runs, as reported (6 decimals).
@@ -49,14 +65,17 @@ pub fn summarize(runs: &[RunMetrics]) -> Vec<MetricValue> {
 /// One metric over a cell's runs: the mean of its per-run values, and for
 /// a rate its interval.
 pub fn summarize_one(metric: &'static Metric, runs: &[RunMetrics]) -> MetricValue {
-    let values: Vec<f64> = runs.iter().map(|r| per_run(metric.per_run, r)).collect();
-    let value = stats::mean(&values);
+    let read = reader(metric.per_run);
+    let value = mean(runs.iter().map(read), runs.len());
     let ci95 = match metric.kind {
         Kind::Rate(Some(interval)) => Some(match interval.method {
-            IntervalMethod::MeanT => stats::mean_ci95(&values, 0.0, 1.0).1,
+            IntervalMethod::MeanT => {
+                let values: Vec<f64> = runs.iter().map(read).collect();
+                stats::mean_ci95(&values, 0.0, 1.0).1
+            }
             IntervalMethod::Wilson => {
-                let successes = values.iter().filter(|&&v| v == 1.0).count();
-                stats::wilson_ci95(successes, values.len())
+                let successes = runs.iter().filter(|r| read(r) == 1.0).count();
+                stats::wilson_ci95(successes, runs.len())
             }
         }),
         Kind::Rate(None) | Kind::Mean => None,
@@ -97,6 +116,16 @@ mod tests {
         let unknown = Metric::named("mean_unknown_tool_calls").unwrap();
         assert_eq!(aggregate(unknown, &runs), 1.0);
         assert_eq!(aggregate(unknown, &[]), 0.0);
+    }
+
+    #[test]
+    fn means_are_those_of_the_stats_module_to_the_bit() {
+        let values = [0.1, 0.7, 1e-9, 3.3, 0.2];
+        assert_eq!(
+            mean(values.iter().copied(), values.len()).to_bits(),
+            stats::mean(&values).to_bits()
+        );
+        assert_eq!(mean(std::iter::empty(), 0), stats::mean(&[]));
     }
 
     #[test]
