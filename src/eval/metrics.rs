@@ -57,34 +57,65 @@ pub struct MetricValue {
     pub ci95: Option<[f64; 2]>,
 }
 
-/// Every metric of the table over a cell's runs, in table order.
+/// Every metric of the table over a cell's runs, in table order: the mean
+/// of its per-run values, and for a rate its interval. One pass over the
+/// runs serves every metric (a cell may hold 100,000 runs, and each pass
+/// reads them all from memory); each metric's sum is still taken in run
+/// order, so the values are those of [`stats::mean`] to the bit.
 pub fn summarize(runs: &[RunMetrics]) -> Vec<MetricValue> {
-    METRICS.iter().map(|m| summarize_one(m, runs)).collect()
-}
-
-/// One metric over a cell's runs: the mean of its per-run values, and for
-/// a rate its interval.
-pub fn summarize_one(metric: &'static Metric, runs: &[RunMetrics]) -> MetricValue {
-    let read = reader(metric.per_run);
-    let value = mean(runs.iter().map(read), runs.len());
-    let ci95 = match metric.kind {
-        Kind::Rate(Some(interval)) => Some(match interval.method {
-            IntervalMethod::MeanT => {
-                let values: Vec<f64> = runs.iter().map(read).collect();
-                stats::mean_ci95(&values, 0.0, 1.0).1
-            }
-            IntervalMethod::Wilson => {
-                let successes = runs.iter().filter(|r| read(r) == 1.0).count();
-                stats::wilson_ci95(successes, runs.len())
-            }
-        }),
-        Kind::Rate(None) | Kind::Mean => None,
-    };
-    MetricValue {
-        metric,
-        value: round6(value),
-        ci95: ci95.map(|[lo, hi]| [round6(lo), round6(hi)]),
+    struct Tally {
+        read: fn(&RunMetrics) -> f64,
+        sum: f64,
+        /// Runs whose value is 1 (for a Wilson interval).
+        ones: usize,
+        /// Every value (for a Student-t interval).
+        values: Option<Vec<f64>>,
     }
+    let mut tallies: Vec<Tally> = METRICS
+        .iter()
+        .map(|m| Tally {
+            read: reader(m.per_run),
+            sum: 0.0,
+            ones: 0,
+            values: matches!(
+                m.interval().map(|i| i.method),
+                Some(IntervalMethod::MeanT)
+            )
+            .then(|| Vec::with_capacity(runs.len())),
+        })
+        .collect();
+    for run in runs {
+        for tally in &mut tallies {
+            let value = (tally.read)(run);
+            tally.sum += value;
+            tally.ones += usize::from(value == 1.0);
+            if let Some(values) = &mut tally.values {
+                values.push(value);
+            }
+        }
+    }
+    let n = runs.len();
+    METRICS
+        .iter()
+        .zip(tallies)
+        .map(|(metric, tally)| {
+            let value = if n == 0 { 0.0 } else { tally.sum / n as f64 };
+            let ci95 = match metric.kind {
+                Kind::Rate(Some(interval)) => Some(match interval.method {
+                    IntervalMethod::MeanT => {
+                        stats::mean_ci95(&tally.values.unwrap_or_default(), 0.0, 1.0).1
+                    }
+                    IntervalMethod::Wilson => stats::wilson_ci95(tally.ones, n),
+                }),
+                Kind::Rate(None) | Kind::Mean => None,
+            };
+            MetricValue {
+                metric,
+                value: round6(value),
+                ci95: ci95.map(|[lo, hi]| [round6(lo), round6(hi)]),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -126,6 +157,18 @@ mod tests {
             stats::mean(&values).to_bits()
         );
         assert_eq!(mean(std::iter::empty(), 0), stats::mean(&[]));
+        // The one-pass summary against each metric's values taken apart.
+        let mut cell =
+            super::super::summary::test_cell(CellSettings::default(), 7, &[7, 2, 5, 1, 6, 3], 1);
+        for (i, run) in cell.results.iter_mut().enumerate() {
+            run.turns = 3 + 7 * i;
+            run.todo_calls = i % 4;
+        }
+        for value in summarize(&cell.results) {
+            let read = reader(value.metric.per_run);
+            let each: Vec<f64> = cell.results.iter().map(read).collect();
+            assert_eq!(value.value, round6(stats::mean(&each)), "{}", value.metric);
+        }
     }
 
     #[test]
