@@ -16,7 +16,10 @@ fn the_metrics_page_lists_every_metric_with_its_definition() {
         .filter_map(|l| l.split('`').nth(1))
         .collect::<Vec<_>>();
     let names: Vec<&str> = METRICS.iter().map(|m| m.name).collect();
-    assert_eq!(listed, names, "docs/metrics.md lists the table in its order");
+    assert_eq!(
+        listed, names,
+        "docs/metrics.md lists the table in its order"
+    );
 }
 
 #[test]

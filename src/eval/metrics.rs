@@ -77,11 +77,8 @@ pub fn summarize(runs: &[RunMetrics]) -> Vec<MetricValue> {
             read: reader(m.per_run),
             sum: 0.0,
             ones: 0,
-            values: matches!(
-                m.interval().map(|i| i.method),
-                Some(IntervalMethod::MeanT)
-            )
-            .then(|| Vec::with_capacity(runs.len())),
+            values: matches!(m.interval().map(|i| i.method), Some(IntervalMethod::MeanT))
+                .then(|| Vec::with_capacity(runs.len())),
         })
         .collect();
     for run in runs {

@@ -8,7 +8,7 @@ use super::metrics::MetricValue;
 use super::run::RunMetrics;
 use super::stats;
 use crate::scenario::CellSettings;
-use crate::scenario::metric::Metric;
+use crate::scenario::metric::Written;
 
 /// The k values pass^k is reported for (those up to the run count).
 pub const PASS_K: [usize; 4] = [1, 2, 4, 8];
@@ -239,17 +239,20 @@ impl Serialize for CellSummary {
         map.serialize_entry("settings", &self.settings)?;
         map.serialize_entry("runs", &self.runs)?;
         map.serialize_entry("steps_total", &self.steps_total)?;
-        let written: Vec<&MetricValue> = Metric::written()
-            .filter_map(|m| self.metric(m.name))
-            .collect();
-        for m in written.iter().filter(|m| m.metric.is_rate()) {
+        // The values are in table order, as `Metric::written` lists them.
+        let written = || {
+            self.metrics
+                .iter()
+                .filter(|m| m.metric.written == Written::Always)
+        };
+        for m in written().filter(|m| m.metric.is_rate()) {
             map.serialize_entry(m.metric.name, &m.value)?;
             if let (Some(interval), Some(ci)) = (m.metric.interval(), m.ci95) {
                 map.serialize_entry(interval.key, &ci)?;
             }
         }
         map.serialize_entry("pass_hat_k", &self.pass_hat_k)?;
-        for m in written.iter().filter(|m| !m.metric.is_rate()) {
+        for m in written().filter(|m| !m.metric.is_rate()) {
             map.serialize_entry(m.metric.name, &m.value)?;
         }
         if let Some(x) = self.input_tokens {

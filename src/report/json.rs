@@ -191,6 +191,69 @@ impl<'de> Deserialize<'de> for CellFile {
 
 struct CellFileVisitor;
 
+/// A cell's key, told apart without allocating (a report may hold many
+/// cells).
+#[derive(Clone, Copy, PartialEq)]
+enum CellKey {
+    Settings,
+    StepsTotal,
+    Results,
+    Runs,
+    StepRates,
+    PassHatK,
+    Metric(&'static Metric),
+    Interval(&'static Metric),
+    /// A key this version does not read (skipped, as a newer writer's).
+    Other,
+}
+
+impl<'de> Deserialize<'de> for CellKey {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl serde::de::Visitor<'_> for KeyVisitor {
+            type Value = CellKey;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a cell key")
+            }
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<CellKey, E> {
+                Ok(match key {
+                    "settings" => CellKey::Settings,
+                    "steps_total" => CellKey::StepsTotal,
+                    "results" => CellKey::Results,
+                    "runs" => CellKey::Runs,
+                    "step_rates" => CellKey::StepRates,
+                    "pass_hat_k" => CellKey::PassHatK,
+                    other => Metric::named(other)
+                        .map(CellKey::Metric)
+                        .unwrap_or_else(|| {
+                            METRICS
+                                .iter()
+                                .find(|m| m.interval().is_some_and(|i| i.key == other))
+                                .map_or(CellKey::Other, CellKey::Interval)
+                        }),
+                })
+            }
+        }
+        d.deserialize_identifier(KeyVisitor)
+    }
+}
+
+impl CellKey {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Settings => "settings",
+            Self::StepsTotal => "steps_total",
+            Self::Results => "results",
+            Self::Runs => "runs",
+            Self::StepRates => "step_rates",
+            Self::PassHatK => "pass_hat_k",
+            Self::Metric(m) => m.name,
+            Self::Interval(m) => m.interval().map_or(m.name, |i| i.key),
+            Self::Other => "?",
+        }
+    }
+}
+
 impl<'de> serde::de::Visitor<'de> for CellFileVisitor {
     type Value = CellFile;
 
@@ -211,33 +274,33 @@ impl<'de> serde::de::Visitor<'de> for CellFileVisitor {
             metrics: Vec::new(),
             intervals: Vec::new(),
         };
-        let mut seen: BTreeSet<String> = BTreeSet::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if !seen.insert(key.clone()) {
-                return Err(A::Error::custom(format!("duplicate field `{key}`")));
+        let mut seen: Vec<CellKey> = Vec::new();
+        while let Some(key) = map.next_key::<CellKey>()? {
+            if key != CellKey::Other {
+                if seen.contains(&key) {
+                    return Err(A::Error::duplicate_field(key.name()));
+                }
+                seen.push(key);
             }
-            match key.as_str() {
-                "settings" => settings = Some(map.next_value()?),
-                "steps_total" => steps_total = Some(map.next_value()?),
-                "results" => results = Some(map.next_value()?),
-                "runs" => cell.runs = map.next_value()?,
-                "step_rates" => cell.step_rates = map.next_value()?,
-                "pass_hat_k" => cell.pass_hat_k = map.next_value()?,
-                other => {
-                    if let Some(metric) = Metric::named(other) {
-                        if let Some(x) = map.next_value::<Option<f64>>()? {
-                            cell.metrics.push((metric, x));
-                        }
-                    } else if let Some(metric) = METRICS
-                        .iter()
-                        .find(|m| m.interval().is_some_and(|i| i.key == other))
-                    {
-                        if let Some(ci) = map.next_value::<Option<[f64; 2]>>()? {
-                            cell.intervals.push((metric, ci));
-                        }
-                    } else {
-                        map.next_value::<serde::de::IgnoredAny>()?;
+            match key {
+                CellKey::Settings => settings = Some(map.next_value()?),
+                CellKey::StepsTotal => steps_total = Some(map.next_value()?),
+                CellKey::Results => results = Some(map.next_value()?),
+                CellKey::Runs => cell.runs = map.next_value()?,
+                CellKey::StepRates => cell.step_rates = map.next_value()?,
+                CellKey::PassHatK => cell.pass_hat_k = map.next_value()?,
+                CellKey::Metric(metric) => {
+                    if let Some(x) = map.next_value::<Option<f64>>()? {
+                        cell.metrics.push((metric, x));
                     }
+                }
+                CellKey::Interval(metric) => {
+                    if let Some(ci) = map.next_value::<Option<[f64; 2]>>()? {
+                        cell.intervals.push((metric, ci));
+                    }
+                }
+                CellKey::Other => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
                 }
             }
         }
@@ -293,19 +356,18 @@ impl ReportFile {
                 let at = || format!("scenario `{}`, cell {}", s.name, c.settings);
                 // In the table's written order: the rates, their intervals,
                 // pass^k; then the means.
-                let order = |m: &Metric| Metric::written().position(|w| w == m);
-                let mut stated = c.metrics.clone();
-                stated.sort_by_key(|(m, _)| order(m));
-                let mut intervals = c.intervals.clone();
-                intervals.sort_by_key(|(m, _)| order(m));
-                let rates = stated
-                    .iter()
-                    .filter(|(m, _)| m.is_rate())
-                    .map(|(m, x)| (m.name, *x))
-                    .chain(intervals.iter().flat_map(|(m, ci)| {
-                        let key = m.interval().map_or(m.name, |i| i.key);
-                        ci.iter().map(move |&x| (key, x))
-                    }))
+                let stated = |rates: bool| {
+                    Metric::written()
+                        .filter(move |m| m.is_rate() == rates)
+                        .filter_map(|m| c.stated(m.name).map(|x| (m, x)))
+                };
+                let intervals = Metric::written().filter_map(|m| {
+                    let key = m.interval()?.key;
+                    c.stated_interval(m.name).map(|ci| (key, ci))
+                });
+                let rates = stated(true)
+                    .map(|(m, x)| (m.name, x))
+                    .chain(intervals.flat_map(|(key, ci)| ci.map(|x| (key, x))))
                     .chain(
                         c.pass_hat_k
                             .iter()
@@ -316,8 +378,8 @@ impl ReportFile {
                         return Err(format!("{}: {key} {x} is not in [0, 1]", at()));
                     }
                 }
-                for (metric, x) in stated.iter().filter(|(m, _)| !m.is_rate()) {
-                    if !(x.is_finite() && *x >= 0.0) {
+                for (metric, x) in stated(false) {
+                    if !(x.is_finite() && x >= 0.0) {
                         return Err(format!(
                             "{}: {} {x} is not a mean of counts",
                             at(),
@@ -810,5 +872,74 @@ fn describe_unit(scenarios: &[ScenarioFile], offsets: &[u64], position: u64) -> 
             scenario.name, cell.settings
         ),
         _ => format!("unit {position}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn cell_file(extra: serde_json::Value) -> Result<CellFile, serde_json::Error> {
+        let mut cell = json!({"settings": {"todo": true}, "steps_total": 2, "results": []});
+        if let (Some(cell), Some(extra)) = (cell.as_object_mut(), extra.as_object()) {
+            cell.extend(extra.clone());
+        }
+        serde_json::from_value(cell)
+    }
+
+    #[test]
+    fn a_cell_reads_the_table_keys_and_skips_others() {
+        let cell = cell_file(json!({
+            "completion_rate": 0.5, "completion_ci95": [0.25, 0.75],
+            "mean_turns": 4.0, "mean_todo_calls": null, "a_later_key": {"x": [1]}
+        }))
+        .unwrap();
+        assert_eq!(cell.stated("completion_rate"), Some(0.5));
+        assert_eq!(cell.stated_interval("completion_rate"), Some([0.25, 0.75]));
+        assert_eq!(cell.stated("mean_turns"), Some(4.0));
+        assert_eq!(cell.stated("mean_todo_calls"), None);
+        assert_eq!(cell.stated_interval("full_completion_rate"), None);
+    }
+
+    #[test]
+    fn a_cell_refuses_duplicates_missing_keys_and_wrong_types() {
+        let duplicated = serde_json::from_str::<CellFile>(
+            r#"{"settings": {}, "steps_total": 1, "results": [], "mean_turns": 1, "mean_turns": 2}"#,
+        );
+        let message = duplicated.unwrap_err().to_string();
+        assert!(
+            message.contains("duplicate field `mean_turns`"),
+            "{message}"
+        );
+        let missing = serde_json::from_value::<CellFile>(json!({"settings": {}, "results": []}));
+        let message = missing.unwrap_err().to_string();
+        assert!(message.contains("missing field `steps_total`"), "{message}");
+        let wrong = cell_file(json!({"mean_turns": "many"}));
+        assert!(wrong.is_err());
+    }
+
+    #[test]
+    fn bounds_are_checked_for_every_written_metric() {
+        let report = |cell: serde_json::Value| -> ReportFile {
+            serde_json::from_value(json!({
+                "version": VERSION,
+                "scenarios": [{"name": "s", "file": "s.yaml", "seeds": [], "cells": [cell]}]
+            }))
+            .unwrap()
+        };
+        let base = json!({"settings": {"todo": true}, "steps_total": 2, "results": []});
+        let with = |key: &str, value: serde_json::Value| {
+            let mut cell = base.clone();
+            cell[key] = value;
+            report(cell).check_bounds()
+        };
+        assert_eq!(with("mean_turns", json!(3.0)), Ok(()));
+        let negative = with("mean_protocol_violations", json!(-1.0)).unwrap_err();
+        assert!(negative.ends_with("mean_protocol_violations -1 is not a mean of counts"));
+        let interval = with("full_completion_ci95", json!([0.5, 1.5])).unwrap_err();
+        assert!(interval.ends_with("full_completion_ci95 1.5 is not in [0, 1]"));
+        let steps = with("mean_steps_completed", json!(3.0)).unwrap_err();
+        assert!(steps.ends_with("mean_steps_completed 3 is more than steps_total 2"));
     }
 }
