@@ -376,6 +376,23 @@ fn a_run_starts_in_memory_and_writes_the_folder_only_for_a_process() {
         call(&toolbox, "bash", json!({"command": "cat a.txt b.txt"})).unwrap(),
         "xy"
     );
+    // A process that only reads sees the files in the folder (a mirror);
+    // the workspace stays in memory.
+    assert!(workspace.in_memory());
+    assert_eq!(
+        fs::read_to_string(workspace.root().join("b.txt")).unwrap(),
+        "y"
+    );
+    // One that may write makes the folder the workspace.
+    assert_eq!(
+        call(
+            &toolbox,
+            "bash",
+            json!({"command": "cat a.txt b.txt > ab.txt; cat ab.txt"})
+        )
+        .unwrap(),
+        "xy"
+    );
     assert!(!workspace.in_memory());
     call(
         &toolbox,

@@ -11,6 +11,11 @@
 //! last ruleset built on a thread is kept for the next command in the same
 //! workspace: a run's commands all happen on one thread.
 //!
+//! A command known to only read ([`read_only_ruleset`]) runs in a stricter
+//! ruleset that allows no write at all but to `/dev/null`: it is shared by
+//! every workspace, and it guarantees that such a command leaves the
+//! workspace exactly as it found it.
+//!
 //! Where the kernel lacks Landlock (or lacks some of it), the first command
 //! says so once on stderr and the work goes on; [`require`] turns that into
 //! an error for `--require-sandbox`.
@@ -203,7 +208,7 @@ pub fn ruleset_for(root: &Path) -> Result<Option<Arc<Ruleset>>, SandboxError> {
     if let Some(ruleset) = hit {
         return Ok(Some(ruleset));
     }
-    let Some(ruleset) = build(root)? else {
+    let Some(ruleset) = build(Some(root))? else {
         return Ok(None);
     };
     let ruleset = Arc::new(ruleset);
@@ -225,20 +230,45 @@ fn path_fd(path: &Path) -> Result<PathFd, SandboxError> {
     })
 }
 
-/// Builds the ruleset (best effort: rights this kernel lacks are dropped,
-/// which [`status`] reports).
-fn build(root: &Path) -> Result<Option<Ruleset>, SandboxError> {
+/// The ruleset of a command that only reads: like [`ruleset_for`]'s, but
+/// without the workspace's write rule — nothing may be written anywhere
+/// but `/dev/null`. Built once and shared; `None` (after a warning, once)
+/// where Landlock is unavailable.
+pub fn read_only_ruleset() -> Result<Option<Arc<Ruleset>>, SandboxError> {
+    static READ_ONLY: OnceLock<Arc<Ruleset>> = OnceLock::new();
+    let status = status();
+    warn_once(status);
+    if matches!(status, SandboxStatus::Unavailable { .. }) {
+        return Ok(None);
+    }
+    if let Some(ruleset) = READ_ONLY.get() {
+        return Ok(Some(Arc::clone(ruleset)));
+    }
+    let Some(ruleset) = build(None)? else {
+        return Ok(None);
+    };
+    Ok(Some(Arc::clone(
+        READ_ONLY.get_or_init(|| Arc::new(ruleset)),
+    )))
+}
+
+/// Builds the ruleset allowing writes beneath `root` (none with `None`),
+/// best effort: rights this kernel lacks are dropped, which [`status`]
+/// reports.
+fn build(root: Option<&Path>) -> Result<Option<Ruleset>, SandboxError> {
     let writes = AccessFs::from_write(ABI::V5);
-    let created = LandlockRuleset::default()
+    let mut created = LandlockRuleset::default()
         .handle_access(writes)?
         .handle_access(AccessNet::from_all(ABI::V4))?
         .scope(Scope::from_all(ABI::V6))?
-        .create()?
-        .add_rule(PathBeneath::new(path_fd(root)?, writes))?
-        .add_rule(PathBeneath::new(
-            path_fd(Path::new("/dev/null"))?,
-            AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev,
-        ))?;
+        .create()?;
+    if let Some(root) = root {
+        created = created.add_rule(PathBeneath::new(path_fd(root)?, writes))?;
+    }
+    let created = created.add_rule(PathBeneath::new(
+        path_fd(Path::new("/dev/null"))?,
+        AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev,
+    ))?;
     let fd: Option<OwnedFd> = created.into();
     Ok(fd.map(|fd| Ruleset { fd }))
 }

@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 use std::io::Read;
 
-use crate::agent::tools::{BASH_TIMEOUT, run_command};
+use crate::agent::tools::{BASH_TIMEOUT, CommandSettings, run_command_in};
 use crate::agent::workspace::{CheckSource, Workspace};
 use crate::scenario::Check;
 
@@ -34,10 +34,8 @@ pub fn holds(check: &Check, workspace: &Workspace) -> bool {
         }
         Check::Exists { file, exists } => workspace.exists(file.as_str()) == *exists,
         Check::Command { command, exit_code } => {
-            // A process needs the files in the folder.
-            workspace.materialize().is_ok()
-                && run_command(workspace.root(), command, BASH_TIMEOUT)
-                    .is_ok_and(|outcome| outcome.exit_code == Some(*exit_code))
+            run_command_in(workspace, command, &CommandSettings::new(BASH_TIMEOUT))
+                .is_ok_and(|outcome| outcome.exit_code == Some(*exit_code))
         }
     }
 }

@@ -1,41 +1,57 @@
-//! The metric table at work on runs: each metric's per-run value read off a
-//! [`RunMetrics`], its aggregate over pooled runs (for `expect:`), and a
-//! cell's reported values (rounded, with intervals) in table order.
+//! The metric table at work on runs: each metric's per-run value, read off
+//! a run's record or found in what a cell keeps of its runs (a compact row
+//! per run and running totals, see [`super::runs`]); a cell's reported
+//! values (rounded, with intervals) in table order; and an aggregate over
+//! the pooled runs of several cells (for `expect:`).
 //!
 //! The table itself ([`crate::scenario::metric::METRICS`]) lives a floor
 //! below, where the `expect:` parser can read the names; this is the one
-//! place that maps a [`PerRun`] to a field of the run record.
+//! place that maps a [`PerRun`] to the run record, its row and the totals.
 
 use super::run::RunMetrics;
+use super::runs::{RunRow, RunTotals, Runs};
 use super::stats;
-use super::summary::round6;
+use super::summary::{CellSummary, round6};
 use crate::scenario::metric::{IntervalMethod, Kind, METRICS, Metric, PerRun};
 
-/// What `what` measures on one run.
+/// What `what` measures on one run, read off its record (a test checks it
+/// agrees with [`source`]).
 pub fn per_run(what: PerRun, run: &RunMetrics) -> f64 {
-    reader(what)(run)
-}
-
-/// The function that reads `what` off a run (chosen once per metric, not
-/// once per run, for cells of many runs).
-pub fn reader(what: PerRun) -> fn(&RunMetrics) -> f64 {
     match what {
-        PerRun::Completion => RunMetrics::completion,
-        PerRun::FullCompletion => |r| f64::from(u8::from(r.fully_completed())),
-        PerRun::StepsCompleted => |r| r.steps_completed as f64,
-        PerRun::Reminders => |r| r.reminders_at.len() as f64,
-        PerRun::RejectedTodoUpdates => |r| r.rejected_todo_updates as f64,
-        PerRun::TodoCalls => |r| r.todo_calls as f64,
-        PerRun::Turns => |r| r.turns as f64,
-        PerRun::ProtocolViolations => |r| r.protocol_violations as f64,
-        PerRun::UnknownToolCalls => |r| r.unknown_tool_calls as f64,
+        PerRun::Completion => run.completion(),
+        PerRun::FullCompletion => f64::from(u8::from(run.fully_completed())),
+        PerRun::StepsCompleted => run.steps_completed as f64,
+        PerRun::Reminders => run.reminders_at.len() as f64,
+        PerRun::RejectedTodoUpdates => run.rejected_todo_updates as f64,
+        PerRun::TodoCalls => run.todo_calls as f64,
+        PerRun::Turns => run.turns as f64,
+        PerRun::ProtocolViolations => run.protocol_violations as f64,
+        PerRun::UnknownToolCalls => run.unknown_tool_calls as f64,
     }
 }
 
-/// A metric's mean over pooled runs (not rounded; 0 without runs).
-pub fn aggregate(metric: &Metric, runs: &[&RunMetrics]) -> f64 {
-    let read = reader(metric.per_run);
-    mean(runs.iter().map(|r| read(r)), runs.len())
+/// Where a cell that does not hold its runs keeps a metric's values.
+#[derive(Clone, Copy)]
+pub enum Source {
+    /// In each run's row (what paired statistics also need).
+    Row(fn(&RunRow) -> f64),
+    /// Only as a sum over the runs (a sum of counts is exact, so the mean
+    /// is the one over the runs' values).
+    Total(fn(&RunTotals) -> u64),
+}
+
+pub fn source(what: PerRun) -> Source {
+    match what {
+        PerRun::Completion => Source::Row(RunRow::completion),
+        PerRun::FullCompletion => Source::Row(|r| f64::from(u8::from(r.fully_completed()))),
+        PerRun::StepsCompleted => Source::Row(|r| f64::from(r.steps_completed)),
+        PerRun::Reminders => Source::Total(|t| t.reminders),
+        PerRun::RejectedTodoUpdates => Source::Total(|t| t.rejected_todo_updates),
+        PerRun::TodoCalls => Source::Total(|t| t.todo_calls),
+        PerRun::Turns => Source::Total(|t| t.turns),
+        PerRun::ProtocolViolations => Source::Total(|t| t.protocol_violations),
+        PerRun::UnknownToolCalls => Source::Total(|t| t.unknown_tool_calls),
+    }
 }
 
 /// The mean of `n` values as [`stats::mean`] computes it (the same sum in
@@ -45,6 +61,19 @@ fn mean(values: impl Iterator<Item = f64>, n: usize) -> f64 {
         0.0
     } else {
         values.sum::<f64>() / n as f64
+    }
+}
+
+/// A metric's mean over the pooled runs of `cells` (not rounded; 0 without
+/// runs).
+pub fn aggregate(metric: &Metric, cells: &[&CellSummary]) -> f64 {
+    let n: usize = cells.iter().map(|c| c.results.len()).sum();
+    match source(metric.per_run) {
+        Source::Row(read) => mean(cells.iter().flat_map(|c| c.results.iter().map(read)), n),
+        Source::Total(total) => {
+            let sum: u64 = cells.iter().map(|c| total(c.results.totals())).sum();
+            mean(std::iter::once(sum as f64), n)
+        }
     }
 }
 
@@ -59,12 +88,12 @@ pub struct MetricValue {
 
 /// Every metric of the table over a cell's runs, in table order: the mean
 /// of its per-run values, and for a rate its interval. One pass over the
-/// runs serves every metric (a cell may hold 100,000 runs, and each pass
-/// reads them all from memory); each metric's sum is still taken in run
-/// order, so the values are those of [`stats::mean`] to the bit.
-pub fn summarize(runs: &[RunMetrics]) -> Vec<MetricValue> {
+/// rows serves every metric read from them (a cell may hold a million
+/// runs); each sum is still taken in run order, so the values are those of
+/// [`stats::mean`] to the bit.
+pub fn summarize(runs: &Runs) -> Vec<MetricValue> {
     struct Tally {
-        read: fn(&RunMetrics) -> f64,
+        source: Source,
         sum: f64,
         /// Runs whose value is 1 (for a Wilson interval).
         ones: usize,
@@ -74,20 +103,22 @@ pub fn summarize(runs: &[RunMetrics]) -> Vec<MetricValue> {
     let mut tallies: Vec<Tally> = METRICS
         .iter()
         .map(|m| Tally {
-            read: reader(m.per_run),
+            source: source(m.per_run),
             sum: 0.0,
             ones: 0,
             values: matches!(m.interval().map(|i| i.method), Some(IntervalMethod::MeanT))
                 .then(|| Vec::with_capacity(runs.len())),
         })
         .collect();
-    for run in runs {
+    for row in runs {
         for tally in &mut tallies {
-            let value = (tally.read)(run);
-            tally.sum += value;
-            tally.ones += usize::from(value == 1.0);
-            if let Some(values) = &mut tally.values {
-                values.push(value);
+            if let Source::Row(read) = tally.source {
+                let value = read(row);
+                tally.sum += value;
+                tally.ones += usize::from(value == 1.0);
+                if let Some(values) = &mut tally.values {
+                    values.push(value);
+                }
             }
         }
     }
@@ -96,7 +127,11 @@ pub fn summarize(runs: &[RunMetrics]) -> Vec<MetricValue> {
         .iter()
         .zip(tallies)
         .map(|(metric, tally)| {
-            let value = if n == 0 { 0.0 } else { tally.sum / n as f64 };
+            let sum = match tally.source {
+                Source::Row(_) => tally.sum,
+                Source::Total(total) => total(runs.totals()) as f64,
+            };
+            let value = if n == 0 { 0.0 } else { sum / n as f64 };
             let ci95 = match metric.kind {
                 Kind::Rate(Some(interval)) => Some(match interval.method {
                     IntervalMethod::MeanT => {
@@ -124,10 +159,22 @@ mod tests {
         *values.iter().find(|v| v.metric.name == name).unwrap()
     }
 
+    /// Runs of `completed` steps out of `total`, with some counts set.
+    fn records(total: usize, completed: &[usize]) -> Vec<RunMetrics> {
+        let cell = super::super::summary::test_cell(CellSettings::default(), total, completed, 2);
+        let mut records: Vec<RunMetrics> = cell.results.records().map_while(Result::ok).collect();
+        for (i, run) in records.iter_mut().enumerate() {
+            run.turns = 3 + 7 * i;
+            run.todo_calls = i % 4;
+        }
+        records
+    }
+
     #[test]
     fn rates_and_means_follow_their_entries() {
-        let mut cell = super::super::summary::test_cell(CellSettings::default(), 4, &[4, 2, 0], 2);
-        cell.results[1].unknown_tool_calls = 3;
+        let mut runs = records(4, &[4, 2, 0]);
+        runs[1].unknown_tool_calls = 3;
+        let cell = CellSummary::new(CellSettings::default(), 4, runs.clone());
         let values = summarize(&cell.results);
         assert_eq!(values.len(), METRICS.len());
         assert_eq!(value_of(&values, "completion_rate").value, 0.5);
@@ -140,37 +187,42 @@ mod tests {
         assert_eq!(value_of(&values, "mean_turns").ci95, None);
         // The entry added for `expect:` needs nothing but its table entry.
         assert_eq!(value_of(&values, "mean_unknown_tool_calls").value, 1.0);
-        let runs: Vec<&RunMetrics> = cell.results.iter().collect();
         let unknown = Metric::named("mean_unknown_tool_calls").unwrap();
-        assert_eq!(aggregate(unknown, &runs), 1.0);
+        assert_eq!(aggregate(unknown, &[&cell, &cell]), 1.0);
         assert_eq!(aggregate(unknown, &[]), 0.0);
+        assert_eq!(per_run(unknown.per_run, &runs[1]), 3.0);
     }
 
     #[test]
-    fn means_are_those_of_the_stats_module_to_the_bit() {
+    fn values_are_the_means_of_the_per_run_values_to_the_bit() {
         let values = [0.1, 0.7, 1e-9, 3.3, 0.2];
         assert_eq!(
             mean(values.iter().copied(), values.len()).to_bits(),
             stats::mean(&values).to_bits()
         );
         assert_eq!(mean(std::iter::empty(), 0), stats::mean(&[]));
-        // The one-pass summary against each metric's values taken apart.
-        let mut cell =
-            super::super::summary::test_cell(CellSettings::default(), 7, &[7, 2, 5, 1, 6, 3], 1);
-        for (i, run) in cell.results.iter_mut().enumerate() {
-            run.turns = 3 + 7 * i;
-            run.todo_calls = i % 4;
-        }
+        // Each metric from rows or totals against its values read off the
+        // records one by one.
+        let runs = records(7, &[7, 2, 5, 1, 6, 3]);
+        let cell = CellSummary::new(CellSettings::default(), 7, runs.clone());
         for value in summarize(&cell.results) {
-            let read = reader(value.metric.per_run);
-            let each: Vec<f64> = cell.results.iter().map(read).collect();
+            let each: Vec<f64> = runs
+                .iter()
+                .map(|r| per_run(value.metric.per_run, r))
+                .collect();
             assert_eq!(value.value, round6(stats::mean(&each)), "{}", value.metric);
+            assert_eq!(
+                aggregate(value.metric, &[&cell]).to_bits(),
+                stats::mean(&each).to_bits(),
+                "{}",
+                value.metric
+            );
         }
     }
 
     #[test]
     fn a_cell_without_runs_reports_zeros() {
-        let values = summarize(&[]);
+        let values = summarize(&Runs::held(Vec::new()));
         assert_eq!(value_of(&values, "full_completion_rate").value, 0.0);
         assert_eq!(
             value_of(&values, "full_completion_rate").ci95,

@@ -217,59 +217,82 @@ fn shell_quote(arg: &str) -> String {
 pub const REPLAYS_PER_EXPECTATION: usize = 3;
 
 /// The runs that show why `expectation` failed, worst first, at most
-/// [`REPLAYS_PER_EXPECTATION`]: for an exact expectation, the runs whose
-/// value differs; otherwise the runs of the selected cells (side `a` of a
-/// comparison) worst on the metric: for a metric where higher is better
-/// (completion), the lowest per-run values, then fewest steps completed;
-/// otherwise the highest per-run values (the first runs when they are all
-/// alike).
+/// [`REPLAYS_PER_EXPECTATION`], as their cells' settings and seeds: for an
+/// exact expectation, the runs whose value differs; otherwise the runs of
+/// the selected cells (side `a` of a comparison) worst on the metric: for a
+/// metric where higher is better (the completion measures), the runs that
+/// completed the smallest share of steps; otherwise the runs with the
+/// highest value of it (the first runs when they are all alike). Runs are
+/// looked at one at a time (records read back from where they are kept),
+/// and only the worst few are held.
 pub fn failing_runs<'a>(
     expectation: &Expectation,
     cells: &'a [crate::eval::CellSummary],
-) -> Vec<(&'a CellSettings, &'a RunMetrics)> {
-    let runs_of =
-        |selector: &crate::scenario::CellSelector| -> Vec<(&'a CellSettings, &'a RunMetrics)> {
-            cells
-                .iter()
-                .filter(|c| selector.matches(&c.settings))
-                .flat_map(|c| c.results.iter().map(move |r| (&c.settings, r)))
-                .collect()
-        };
-    let (mut runs, metric) = match expectation {
+) -> Vec<(&'a CellSettings, u64)> {
+    let (selector, metric) = match expectation {
         Expectation::Exact(exact) => {
-            let all = runs_of(&Default::default());
-            let differing: Vec<_> = all
-                .into_iter()
-                .filter(|(_, r)| crate::eval::expect::exact_measure(exact, r) != exact.expected())
-                .collect();
-            return differing
-                .into_iter()
+            let expected = exact.expected();
+            return cells
+                .iter()
+                .flat_map(|c| {
+                    c.results
+                        .records()
+                        .map_while(Result::ok)
+                        .map(move |r| (&c.settings, r))
+                })
+                .filter(|(_, r)| crate::eval::expect::exact_measure(exact, r) != expected)
+                .map(|(settings, r)| (settings, r.seed))
                 .take(REPLAYS_PER_EXPECTATION)
                 .collect();
         }
         Expectation::Bound {
             selector, metric, ..
-        } => (runs_of(selector), *metric),
-        Expectation::Compare { a, comparison, .. } => (runs_of(a), comparison.metric()),
+        } => (selector, *metric),
+        Expectation::Compare { a, comparison, .. } => (a, comparison.metric()),
     };
-    // Worst first: for a metric where higher is better, the lowest value,
-    // equal values by least completion; otherwise the highest value.
-    let badness = |r: &RunMetrics| -> (f64, f64) {
-        let value = crate::eval::metrics::per_run(metric.per_run, r);
-        if metric.higher_is_better {
-            (-value, 1.0 - r.completion())
-        } else {
-            (value, 0.0)
+    let selected = cells.iter().filter(|c| selector.matches(&c.settings));
+    let mut worst = Worst::default();
+    if metric.higher_is_better {
+        // Read from the runs' rows, which every cell holds.
+        for c in selected {
+            for r in &c.results {
+                worst.offer(1.0 - r.completion(), &c.settings, r.seed);
+            }
         }
-    };
-    // Stable: equally bad runs stay in run order (when every run is as
-    // bad, the first ones show it).
-    runs.sort_by(|x, y| {
-        let (bx, by) = (badness(x.1), badness(y.1));
-        by.0.total_cmp(&bx.0).then(by.1.total_cmp(&bx.1))
-    });
-    runs.truncate(REPLAYS_PER_EXPECTATION);
-    runs
+    } else {
+        for c in selected {
+            for r in c.results.records().map_while(Result::ok) {
+                let badness = crate::eval::metrics::per_run(metric.per_run, &r);
+                worst.offer(badness, &c.settings, r.seed);
+            }
+        }
+    }
+    worst
+        .runs
+        .into_iter()
+        .map(|(_, settings, seed)| (settings, seed))
+        .collect()
+}
+
+/// The worst runs offered so far, worst first; equally bad runs stay in
+/// the order offered (when every run is as bad, the first ones show it).
+#[derive(Default)]
+struct Worst<'a> {
+    runs: Vec<(f64, &'a CellSettings, u64)>,
+}
+
+impl<'a> Worst<'a> {
+    fn offer(&mut self, badness: f64, settings: &'a CellSettings, seed: u64) {
+        let at = self
+            .runs
+            .iter()
+            .position(|(b, _, _)| b.total_cmp(&badness).is_lt())
+            .unwrap_or(self.runs.len());
+        if at < REPLAYS_PER_EXPECTATION {
+            self.runs.insert(at, (badness, settings, seed));
+            self.runs.truncate(REPLAYS_PER_EXPECTATION);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -296,7 +319,7 @@ mod tests {
         };
         let seeds: Vec<u64> = failing_runs(&expectation, &cells)
             .iter()
-            .map(|(_, r)| r.seed)
+            .map(|(_, seed)| *seed)
             .collect();
         assert_eq!(seeds, [4, 1, 3]);
         // A selector that matches no cell names no run.

@@ -2,7 +2,7 @@
 //!
 //! The file tools work on the run's [`Workspace`] (in memory until a
 //! process needs the folder); `bash` first writes the workspace to its
-//! folder.
+//! folder, unless the command only reads ([`read_only`]).
 //!
 //! Each tool takes typed arguments (unknown fields are an error) and returns
 //! its result text, or a [`ToolError`] whose `Display` is what the model sees
@@ -12,6 +12,7 @@
 mod bash;
 mod files;
 pub mod path;
+pub mod read_only;
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -21,8 +22,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use bash::{
-    BashOutcome, CAPTURE_LIMIT, CommandSettings, run_bash, run_bash_with, run_command,
-    run_command_with,
+    BashOutcome, CAPTURE_LIMIT, CommandSettings, run_bash, run_bash_in, run_bash_with, run_command,
+    run_command_in, run_command_with,
 };
 pub use files::{edit_file, read_file, write_file};
 
@@ -145,9 +146,8 @@ impl Toolbox {
     pub fn call(&self, name: &str, input: &Value) -> Option<Result<String, ToolError>> {
         let result = match name {
             "bash" => args::<BashArgs>(input, &["command"]).and_then(|a| {
-                // A process needs the files in the folder.
-                self.workspace.materialize()?;
-                run_bash(self.root(), &a.command, self.bash_timeout)
+                let settings = CommandSettings::new(self.bash_timeout);
+                run_bash_in(&self.workspace, &a.command, &settings)
             }),
             "read_file" => {
                 args::<ReadFileArgs>(input, &["path"]).and_then(|a| read_file(&self.workspace, &a))

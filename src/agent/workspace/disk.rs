@@ -261,6 +261,21 @@ impl DiskRoot {
         File::from(fd).write_all(data)
     }
 
+    /// Replaces the content of a file this workspace wrote into its own
+    /// folder (a mirror brought up to date), keeping its inode and mode so
+    /// the folder reads as if the file had been edited in place.
+    pub fn replace_file(&self, rel: &Path, data: &[u8]) -> io::Result<()> {
+        let fd = rustix::fs::openat2(
+            &self.fd,
+            rel,
+            OFlags::WRONLY | OFlags::TRUNC | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+            Mode::empty(),
+            RESOLVE | ResolveFlags::NO_SYMLINKS,
+        )
+        .map_err(io_error)?;
+        File::from(fd).write_all(data)
+    }
+
     pub fn create_symlink(&self, rel: &Path, target: &Path) -> io::Result<()> {
         rustix::fs::symlinkat(target, &self.fd, rel).map_err(io_error)
     }

@@ -64,6 +64,41 @@ impl Tree {
         nodes
     }
 
+    /// The node at `rel`, if any (no walk: `rel` is a key).
+    pub fn get(&self, rel: &Path) -> Option<&Node> {
+        self.nodes.get(rel)
+    }
+
+    /// A digest of everything a process could observe of the tree:
+    /// paths, kinds, modes, contents and the order of creation (folder
+    /// listings follow it on some file systems). Equal digests mean the
+    /// folder written from either tree reads the same.
+    pub fn digest(&self) -> [u8; 32] {
+        use sha2::{Digest, Sha256};
+        let mut hasher = Sha256::new();
+        for (rel, node) in self.in_creation_order() {
+            let path = rel.as_os_str().as_bytes();
+            hasher.update((path.len() as u64).to_le_bytes());
+            hasher.update(path);
+            match &node.kind {
+                NodeKind::Dir => hasher.update([0u8]),
+                NodeKind::File { data, mode } => {
+                    hasher.update([1u8]);
+                    hasher.update(mode.map_or(u64::MAX, u64::from).to_le_bytes());
+                    hasher.update((data.len() as u64).to_le_bytes());
+                    hasher.update(data);
+                }
+                NodeKind::Symlink(target) => {
+                    let target = target.as_os_str().as_bytes();
+                    hasher.update([2u8]);
+                    hasher.update((target.len() as u64).to_le_bytes());
+                    hasher.update(target);
+                }
+            }
+        }
+        hasher.finalize().into()
+    }
+
     pub fn has_symlinks(&self) -> bool {
         self.nodes
             .values()

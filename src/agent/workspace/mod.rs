@@ -9,8 +9,12 @@
 //! prompt names it); the tree is written there only when a process needs
 //! it — a `bash` call, a `command:` check, an external agent — and from
 //! then on the workspace stays **on disk**, accessed race-free (see
-//! `disk`). The folder is removed when the workspace is dropped, even if
-//! the run locked folders with `chmod 000`.
+//! `disk`). A process that only reads ([`Workspace::mirror_folder`]: a
+//! read-only command in a read-only sandbox) leaves the files in memory:
+//! the folder then *mirrors* the tree, and the next such process finds
+//! only what changed since written into it. The folder is removed when
+//! the workspace is dropped, even if the run locked folders with
+//! `chmod 000`.
 
 mod cleanup;
 mod disk;
@@ -54,8 +58,28 @@ impl From<CreateError> for io::Error {
 }
 
 enum State {
-    Memory(Arc<Tree>),
+    Memory(MemoryState),
     Disk(DiskRoot),
+}
+
+/// The files while they are held in memory.
+struct MemoryState {
+    tree: Arc<Tree>,
+    /// The tree's digest, kept until the next write.
+    digest: Option<[u8; 32]>,
+    /// The folder when it mirrors an earlier version of the tree (written
+    /// for a read-only process): its descriptor and the tree it holds.
+    mirror: Option<(DiskRoot, Arc<Tree>)>,
+}
+
+impl MemoryState {
+    fn new(tree: Arc<Tree>) -> Self {
+        Self {
+            tree,
+            digest: None,
+            mirror: None,
+        }
+    }
 }
 
 /// A file opened for a check: its bytes, or a file to stream.
@@ -149,7 +173,7 @@ impl Workspace {
         let workspace = Self {
             root,
             owned: true,
-            state: Mutex::new(State::Memory(image.tree.clone())),
+            state: Mutex::new(State::Memory(MemoryState::new(image.tree.clone()))),
             folder_made: std::sync::atomic::AtomicBool::new(make_folder),
         };
         if !image.in_memory {
@@ -206,20 +230,87 @@ impl Workspace {
     /// the folder (a process).
     pub fn materialize(&self) -> io::Result<()> {
         let mut state = self.state();
-        let State::Memory(tree) = &*state else {
+        let State::Memory(memory) = &mut *state else {
             return Ok(());
         };
-        let tree = tree.clone();
+        let tree = memory.tree.clone();
+        let (disk, result) = match memory.mirror.take() {
+            Some((disk, written)) => {
+                let result = sync_mirror(&disk, &written, &tree);
+                (disk, result)
+            }
+            None => {
+                self.make_folder()?;
+                let disk = DiskRoot::open(&self.root)?;
+                let result = write_tree(&disk, &tree);
+                (disk, result)
+            }
+        };
+        // Whatever happened, the folder is the truth from now on.
+        *state = State::Disk(disk);
+        result
+    }
+
+    /// The folder, holding the files, for a process that only **reads**
+    /// them (the caller runs it in a read-only sandbox): the files stay in
+    /// memory and remain the truth. The first call writes the whole tree;
+    /// later ones write only what changed since (new entries in creation
+    /// order, changed files rewritten in place), so the folder always reads
+    /// as a folder the run had worked in directly. On disk already: the
+    /// folder as it is.
+    pub fn mirror_folder(&self) -> io::Result<&Path> {
+        let mut state = self.state();
+        let State::Memory(memory) = &mut *state else {
+            return Ok(&self.root);
+        };
+        let tree = memory.tree.clone();
+        match &mut memory.mirror {
+            Some((disk, written)) => {
+                if !Arc::ptr_eq(written, &tree) {
+                    let synced = sync_mirror(disk, written, &tree);
+                    if let Err(e) = synced {
+                        // The folder's content is unknown: it becomes the
+                        // truth, as after any failed write-out.
+                        drop(memory.mirror.take());
+                        let disk = DiskRoot::open(&self.root)?;
+                        *state = State::Disk(disk);
+                        return Err(e);
+                    }
+                    *written = tree;
+                }
+            }
+            None => {
+                self.make_folder()?;
+                let disk = DiskRoot::open(&self.root)?;
+                if let Err(e) = write_tree(&disk, &tree) {
+                    *state = State::Disk(disk);
+                    return Err(e);
+                }
+                memory.mirror = Some((disk, tree));
+            }
+        }
+        Ok(&self.root)
+    }
+
+    /// A digest of the files while they are in memory (see
+    /// [`Tree::digest`]); `None` once the workspace is on disk, where no
+    /// digest is kept.
+    pub fn content_digest(&self) -> Option<[u8; 32]> {
+        let mut state = self.state();
+        let State::Memory(memory) = &mut *state else {
+            return None;
+        };
+        Some(*memory.digest.get_or_insert_with(|| memory.tree.digest()))
+    }
+
+    /// Makes the (deferred) folder if it is not made yet.
+    fn make_folder(&self) -> io::Result<()> {
         if !self.folder_made.load(std::sync::atomic::Ordering::Acquire) {
             std::fs::DirBuilder::new().mode(0o700).create(&self.root)?;
             self.folder_made
                 .store(true, std::sync::atomic::Ordering::Release);
         }
-        let disk = DiskRoot::open(&self.root)?;
-        // Whatever happens next, the folder is the truth from now on.
-        let result = write_tree(&disk, &tree);
-        *state = State::Disk(disk);
-        result
+        Ok(())
     }
 
     /// Resolves `requested` (Python's `resolve()` semantics, see
@@ -254,8 +345,8 @@ impl Workspace {
         let resolved = self.resolve(&state, requested)?;
         let rel = self.relative(&resolved, requested)?;
         match &*state {
-            State::Memory(tree) => {
-                let data = tree.read(rel).map_err(|f| fail(f, &resolved))?;
+            State::Memory(memory) => {
+                let data = memory.tree.read(rel).map_err(|f| fail(f, &resolved))?;
                 if data.len() as u64 > MAX_READ_BYTES {
                     return Err(AccessError::TooLarge {
                         size: data.len() as u64,
@@ -283,8 +374,9 @@ impl Workspace {
         let resolved = self.resolve(&state, requested)?;
         let rel = self.relative(&resolved, requested)?;
         match &mut *state {
-            State::Memory(tree) => {
-                let tree = Arc::make_mut(tree);
+            State::Memory(memory) => {
+                memory.digest = None;
+                let tree = Arc::make_mut(&mut memory.tree);
                 if create_parents && let Some(parent) = rel.parent() {
                     let shown = resolved.parent().unwrap_or(&resolved);
                     tree.create_dir_all(parent).map_err(|f| fail(f, shown))?;
@@ -314,7 +406,7 @@ impl Workspace {
             return false;
         };
         match &*state {
-            State::Memory(tree) => matches!(tree.lookup(rel), Ok(Some(_))),
+            State::Memory(memory) => matches!(memory.tree.lookup(rel), Ok(Some(_))),
             State::Disk(disk) => disk.exists(&Target {
                 requested,
                 resolved: &resolved,
@@ -330,7 +422,7 @@ impl Workspace {
         let resolved = self.resolve(&state, requested).ok()?;
         let rel = self.relative(&resolved, requested).ok()?;
         match &*state {
-            State::Memory(tree) => tree.read(rel).ok().map(CheckSource::Memory),
+            State::Memory(memory) => memory.tree.read(rel).ok().map(CheckSource::Memory),
             State::Disk(disk) => disk
                 .open_read(&Target {
                     requested,
@@ -382,6 +474,39 @@ pub fn write_image(image: &WorkspaceImage, folder: &Path) -> io::Result<()> {
     std::fs::DirBuilder::new().create(folder)?;
     let disk = DiskRoot::open(folder)?;
     write_tree(&disk, &image.tree)
+}
+
+/// Brings a mirror folder holding `written` up to `tree`: new nodes are
+/// created in creation order, changed files rewritten in place. The file
+/// tools never remove a node or change its kind; should a tree have done
+/// so, the folder is refused (an error) rather than patched.
+fn sync_mirror(disk: &DiskRoot, written: &Tree, tree: &Tree) -> io::Result<()> {
+    let diverged = || io::Error::other("the workspace folder no longer mirrors its files");
+    if written.nodes().any(|(rel, _)| tree.get(rel).is_none()) {
+        return Err(diverged());
+    }
+    for (rel, node) in tree.in_creation_order() {
+        match (written.get(rel).map(|n| &n.kind), &node.kind) {
+            (None, NodeKind::Dir) => disk.create_dir(rel)?,
+            (None, NodeKind::File { data, mode }) => disk.create_file(rel, data, *mode)?,
+            (None, NodeKind::Symlink(target)) => disk.create_symlink(rel, target)?,
+            (Some(NodeKind::Dir), NodeKind::Dir) => {}
+            (
+                Some(NodeKind::File {
+                    data: old,
+                    mode: old_mode,
+                }),
+                NodeKind::File { data, mode },
+            ) if old_mode == mode => {
+                if !Arc::ptr_eq(old, data) && old != data {
+                    disk.replace_file(rel, data)?;
+                }
+            }
+            (Some(NodeKind::Symlink(old)), NodeKind::Symlink(target)) if old == target => {}
+            _ => return Err(diverged()),
+        }
+    }
+    Ok(())
 }
 
 /// Creates every node of `tree` in the folder, in creation order.
