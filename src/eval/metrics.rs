@@ -14,19 +14,42 @@ use super::stats;
 use super::summary::{CellSummary, round6};
 use crate::scenario::metric::{IntervalMethod, Kind, METRICS, Metric, PerRun};
 
+/// What `what` counts on one run, for the metrics a cell keeps only as a
+/// sum; `None` for those read from the run's row. A new count is one arm
+/// here (and its field on the record).
+fn count(what: PerRun, run: &RunMetrics) -> Option<usize> {
+    Some(match what {
+        PerRun::Completion | PerRun::FullCompletion | PerRun::StepsCompleted => return None,
+        PerRun::Reminders => run.reminders_at.len(),
+        PerRun::RejectedTodoUpdates => run.rejected_todo_updates,
+        PerRun::TodoCalls => run.todo_calls,
+        PerRun::Turns => run.turns,
+        PerRun::ProtocolViolations => run.protocol_violations,
+        PerRun::UnknownToolCalls => run.unknown_tool_calls,
+    })
+}
+
 /// What `what` measures on one run, read off its record (a test checks it
 /// agrees with [`source`]).
 pub fn per_run(what: PerRun, run: &RunMetrics) -> f64 {
-    match what {
-        PerRun::Completion => run.completion(),
-        PerRun::FullCompletion => f64::from(u8::from(run.fully_completed())),
-        PerRun::StepsCompleted => run.steps_completed as f64,
-        PerRun::Reminders => run.reminders_at.len() as f64,
-        PerRun::RejectedTodoUpdates => run.rejected_todo_updates as f64,
-        PerRun::TodoCalls => run.todo_calls as f64,
-        PerRun::Turns => run.turns as f64,
-        PerRun::ProtocolViolations => run.protocol_violations as f64,
-        PerRun::UnknownToolCalls => run.unknown_tool_calls as f64,
+    if let Some(n) = count(what, run) {
+        return n as f64;
+    }
+    let row = RunRow::of(run);
+    match source(what) {
+        Source::Row(read) => read(&row),
+        Source::Total(_) => 0.0,
+    }
+}
+
+/// Adds one run's counts to a cell's sums (`sums` holds one place per
+/// table entry; see [`RunTotals::counts`]).
+pub fn add_counts(sums: &mut Vec<u64>, run: &RunMetrics) {
+    sums.resize(METRICS.len(), 0);
+    for (sum, metric) in sums.iter_mut().zip(METRICS) {
+        if let Some(n) = count(metric.per_run, run) {
+            *sum = sum.saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
+        }
     }
 }
 
@@ -36,8 +59,9 @@ pub enum Source {
     /// In each run's row (what paired statistics also need).
     Row(fn(&RunRow) -> f64),
     /// Only as a sum over the runs (a sum of counts is exact, so the mean
-    /// is the one over the runs' values).
-    Total(fn(&RunTotals) -> u64),
+    /// is the one over the runs' values), at the metric's place in
+    /// [`RunTotals::counts`].
+    Total(usize),
 }
 
 pub fn source(what: PerRun) -> Source {
@@ -45,13 +69,18 @@ pub fn source(what: PerRun) -> Source {
         PerRun::Completion => Source::Row(RunRow::completion),
         PerRun::FullCompletion => Source::Row(|r| f64::from(u8::from(r.fully_completed()))),
         PerRun::StepsCompleted => Source::Row(|r| f64::from(r.steps_completed)),
-        PerRun::Reminders => Source::Total(|t| t.reminders),
-        PerRun::RejectedTodoUpdates => Source::Total(|t| t.rejected_todo_updates),
-        PerRun::TodoCalls => Source::Total(|t| t.todo_calls),
-        PerRun::Turns => Source::Total(|t| t.turns),
-        PerRun::ProtocolViolations => Source::Total(|t| t.protocol_violations),
-        PerRun::UnknownToolCalls => Source::Total(|t| t.unknown_tool_calls),
+        _ => Source::Total(
+            METRICS
+                .iter()
+                .position(|m| m.per_run == what)
+                .unwrap_or(usize::MAX),
+        ),
     }
+}
+
+/// A count's sum in `totals` (0 for a place never added to).
+fn total(totals: &RunTotals, place: usize) -> u64 {
+    totals.counts.get(place).copied().unwrap_or(0)
 }
 
 /// The mean of `n` values as [`stats::mean`] computes it (the same sum in
@@ -70,8 +99,8 @@ pub fn aggregate(metric: &Metric, cells: &[&CellSummary]) -> f64 {
     let n: usize = cells.iter().map(|c| c.results.len()).sum();
     match source(metric.per_run) {
         Source::Row(read) => mean(cells.iter().flat_map(|c| c.results.iter().map(read)), n),
-        Source::Total(total) => {
-            let sum: u64 = cells.iter().map(|c| total(c.results.totals())).sum();
+        Source::Total(place) => {
+            let sum: u64 = cells.iter().map(|c| total(c.results.totals(), place)).sum();
             mean(std::iter::once(sum as f64), n)
         }
     }
@@ -129,7 +158,7 @@ pub fn summarize(runs: &Runs) -> Vec<MetricValue> {
         .map(|(metric, tally)| {
             let sum = match tally.source {
                 Source::Row(_) => tally.sum,
-                Source::Total(total) => total(runs.totals()) as f64,
+                Source::Total(place) => total(runs.totals(), place) as f64,
             };
             let value = if n == 0 { 0.0 } else { sum / n as f64 };
             let ci95 = match metric.kind {

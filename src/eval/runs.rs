@@ -56,12 +56,10 @@ impl RunRow {
 /// floats is the one a sum over the listed runs gives).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunTotals {
-    pub turns: u64,
-    pub reminders: u64,
-    pub rejected_todo_updates: u64,
-    pub todo_calls: u64,
-    pub protocol_violations: u64,
-    pub unknown_tool_calls: u64,
+    /// For each metric of the table a cell keeps as a sum (a count), that
+    /// sum, at the metric's place in the table (see
+    /// [`super::metrics::add_counts`]); other places stay 0.
+    pub counts: Vec<u64>,
     /// A real model's usage, summed over the runs that state it.
     pub input_tokens: Option<u64>,
     pub output_tokens: Option<u64>,
@@ -79,19 +77,7 @@ pub struct RunTotals {
 impl RunTotals {
     /// Adds one run (runs are added in seed order).
     pub fn add(&mut self, r: &RunMetrics) {
-        let wide = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
-        self.turns = self.turns.saturating_add(wide(r.turns));
-        self.reminders = self.reminders.saturating_add(wide(r.reminders_at.len()));
-        self.rejected_todo_updates = self
-            .rejected_todo_updates
-            .saturating_add(wide(r.rejected_todo_updates));
-        self.todo_calls = self.todo_calls.saturating_add(wide(r.todo_calls));
-        self.protocol_violations = self
-            .protocol_violations
-            .saturating_add(wide(r.protocol_violations));
-        self.unknown_tool_calls = self
-            .unknown_tool_calls
-            .saturating_add(wide(r.unknown_tool_calls));
+        super::metrics::add_counts(&mut self.counts, r);
         if let Some(n) = r.input_tokens {
             self.input_tokens = Some(self.input_tokens.unwrap_or(0).saturating_add(n));
         }
