@@ -315,11 +315,15 @@ def build_task(scenario, n):
                 used_todo = any(c.function == "todo" for c in output.message.tool_calls)
                 rounds_since_todo = 0 if used_todo else rounds_since_todo + 1
                 if rounds_since_todo >= threshold:
-                    reminder = ChatMessageUser(content=REMINDER)
-                    if append:
-                        state.messages.append(reminder)
+                    if append or not result.messages:
+                        state.messages.append(ChatMessageUser(content=REMINDER))
                     else:
-                        state.messages.insert(len(state.messages) - len(result.messages), reminder)
+                        # Tool results must follow their call directly, so
+                        # a reminder placed first goes at the head of the
+                        # first result (s03 puts it first in the message
+                        # that carries the results).
+                        first = result.messages[0]
+                        first.content = f"{REMINDER}\n{first.text}"
             return state
 
         return solve
