@@ -9,8 +9,9 @@
 # times between `agent-eval run` of the episode repeated N times (one job,
 # so one core), the Python loop doing the same N episodes, and inspect_ai
 # doing them as one eval of N samples (one at a time), and prints the
-# median seconds per episode of each and the ratios of the peers to
-# agent-eval. Every side does the whole episode: a fresh workspace, the
+# median seconds per episode of each, in wall time and in CPU time (user
+# + system, the spawned shells included; less sensitive to other load on
+# the machine), and the ratios of the peers to agent-eval. Every side does the whole episode: a fresh workspace, the
 # loop, the file checks, cleanup.
 #
 # The Python peers run in their own virtual environment, target/peer-venv,
@@ -70,32 +71,49 @@ row_name() {
 
 echo "N=$N episodes per side per round, $ROUNDS rounds; $(nproc) cores; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "python: $("$py" --version 2>&1)$([ "$inspect" = yes ] && echo ", inspect_ai $("$py" -c 'import inspect_ai; print(inspect_ai.__version__)')")"
-printf '%-22s %12s %12s %12s %10s %10s\n' episode "agent-eval" "python loop" "inspect_ai" "loop/ae" "inspect/ae"
+# One row: name, then the three medians (seconds) or "skipped".
+row() {
+    if [ "$4" = skipped ]; then
+        printf '%-26s %12s %12s %12s %10s %10s\n' "$1" "$(ms "$2")" "$(ms "$3")" skipped "$(ratio "$3" "$2")" -
+    else
+        printf '%-26s %12s %12s %12s %10s %10s\n' "$1" "$(ms "$2")" "$(ms "$3")" "$(ms "$4")" \
+            "$(ratio "$3" "$2")" "$(ratio "$4" "$2")"
+    fi
+}
+header() { printf '%-26s %12s %12s %12s %10s %10s\n' "$1" "agent-eval" "python loop" "inspect_ai" "loop/ae" "inspect/ae"; }
+
+: > "$work/table"
 for episode in benches/peer/*_episode.yaml; do
     name=$(basename "$episode" .yaml)
     # The same episode, N seeds: a scripted run replays identically per seed.
     { cat "$episode"; printf '\nruns:\n  seeds: %d\n' "$N"; } | sed 's/^expect:/expect_unused:/' \
         | awk '/^expect_unused:/{skip=1} skip&&/^[^ -]/&&!/^expect_unused:/{skip=0} !skip' > "$work/$name.yaml"
+    # Each file gets one line per round: wall seconds and CPU seconds
+    # (user + system, spawned shells included) per episode.
     : > "$work/ae"; : > "$work/py"; : > "$work/in"
     for _ in $(seq "$ROUNDS"); do
-        start=$(date +%s.%N)
-        "$bin" run "$work/$name.yaml" --jobs 1 --quiet > /dev/null
-        end=$(date +%s.%N)
-        echo "($end - $start) / $N" | bc -l >> "$work/ae"
+        TIMEFORMAT='%R %U %S'
+        { time "$bin" run "$work/$name.yaml" --jobs 1 --quiet > /dev/null 2>&1; } 2> "$work/time"
+        read -r real user sys < "$work/time"
+        echo "$(echo "$real / $N" | bc -l) $(echo "($user + $sys) / $N" | bc -l)" >> "$work/ae"
         "$py" benches/peer/s03_loop.py "$episode" "$N" >> "$work/py"
         if [ "$inspect" = yes ]; then
             "$py" benches/peer/inspect_episode.py "$episode" "$N" 2> "$work/in.err" >> "$work/in" \
                 || { cat "$work/in.err" >&2; exit 1; }
         fi
     done
-    ae=$(median < "$work/ae"); pl=$(median < "$work/py")
-    if [ "$inspect" = yes ]; then
-        in=$(median < "$work/in")
-        printf '%-22s %12s %12s %12s %10s %10s\n' "$(row_name "$name")" "$(ms "$ae")" "$(ms "$pl")" "$(ms "$in")" \
-            "$(ratio "$pl" "$ae")" "$(ratio "$in" "$ae")"
-    else
-        printf '%-22s %12s %12s %12s %10s %10s\n' "$(row_name "$name")" "$(ms "$ae")" "$(ms "$pl")" skipped \
-            "$(ratio "$pl" "$ae")" -
-    fi
+    for column in 1 2; do
+        ae=$(cut -d' ' -f"$column" "$work/ae" | median)
+        pl=$(cut -d' ' -f"$column" "$work/py" | median)
+        if [ "$inspect" = yes ]; then in=$(cut -d' ' -f"$column" "$work/in" | median); else in=skipped; fi
+        echo "$column $(row_name "$name")|$ae|$pl|$in" >> "$work/table"
+    done
+done
+for column in 1 2; do
+    echo
+    if [ "$column" = 1 ]; then header "wall time per episode"; else header "CPU time per episode"; fi
+    grep "^$column " "$work/table" | cut -d' ' -f2- | while IFS='|' read -r what ae pl in; do
+        row "$what" "$ae" "$pl" "$in"
+    done
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -5,8 +5,10 @@ the way an inspect_ai user would write it:
 
 - the model is inspect's `mockllm/model` with `custom_outputs`: a function
   that answers turn k of the conversation with the YAML script's entry k
-  (ModelOutput.for_tool_call / from_content), so every sample replays the
-  script from its start whatever order inspect schedules samples in;
+  (a ModelOutput with the entry's tool calls, as ModelOutput.for_tool_call
+  builds for one call, or ModelOutput.from_content for a text turn), so
+  every sample replays the script from its start whatever order inspect
+  schedules samples in;
 - a Task whose dataset holds one Sample per episode (N samples = N
   episodes); a setup solver gives each sample a fresh temporary workspace
   with the YAML files and the s03 system prompt, and the task's cleanup
@@ -20,9 +22,12 @@ the way an inspect_ai user would write it:
   the todo tool;
 - a scorer doing the YAML steps' file checks.
 
-    python3 inspect_episode.py EPISODE.yaml N   -> prints seconds per episode
+    python3 inspect_episode.py EPISODE.yaml N
+        -> prints seconds per episode: wall time, then CPU time (user +
+           system, the spawned shells included)
 
-The figure is the wall time of the `eval()` call divided by N. Importing
+The figures are the wall time and the CPU time of the `eval()` call
+divided by N. Importing
 inspect_ai and a first eval of one episode (which pays the one-off costs of
 inspect's lazy imports) are not counted; the setup and teardown of the timed
 eval call itself (task and log setup, the log written at the end) are,
@@ -35,17 +40,19 @@ data folder (its trace log) are in a temporary folder deleted at the end.
 What inspect still does per episode that the other two do not, and which
 is part of its cost as a full framework: it records a transcript of typed
 events (model calls with their inputs, tool calls, store changes, state
-changes as JSON patches, scores), validates every tool call's arguments
-against the tool's JSON schema and every message with pydantic, counts
-tokens of each model input for its usage figures, runs each sample in its
-own task group with limits and cancellation scopes, traces subprocesses
-to its trace log, and builds and writes the eval log (header, per-sample
-summaries, metrics).
+changes as JSON patches, scores), deep-copies the tool descriptions and
+the conversation into each model call's event, validates every tool call's
+arguments against the tool's JSON schema and every message with pydantic,
+runs each sample in its own task group with limits and cancellation
+scopes, traces subprocesses to its trace log, and builds and writes the
+eval log (header, per-sample summaries, metrics). It does not count tokens
+here: the scripted outputs carry a zero usage (see scripted_turn).
 
 Needs PyYAML and inspect-ai (compare.sh installs pinned versions).
 """
 
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -356,11 +363,11 @@ def build_task(scenario, n):
 
 
 def run_eval(scenario, n, scratch):
-    """Runs N episodes in one eval call; returns its wall time in seconds."""
+    """Runs N episodes in one eval call; returns its wall and CPU seconds."""
     from inspect_ai import eval as inspect_eval
 
     task, model = build_task(scenario, n)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), cpu_seconds()
     logs = inspect_eval(
         task,
         model=model,
@@ -372,7 +379,7 @@ def run_eval(scenario, n, scratch):
         max_samples=1,
         score_display=False,
     )
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
     log = logs[0]
     if log.status != "success":
         message = log.error.message if log.error else "no error recorded"
@@ -383,7 +390,14 @@ def run_eval(scenario, n, scratch):
             "inspect_ai episodes did not all complete every step in the "
             f"script's turns (mean score {score})"
         )
-    return elapsed
+    return elapsed, cpu
+
+
+def cpu_seconds():
+    """CPU time (user + system) of this process and its finished children."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def main():
@@ -398,9 +412,10 @@ def main():
         # it imports lazily on its first eval, such as model providers, and
         # its first log): several seconds that would otherwise be spread
         # over the N episodes. It is reported on stderr, not counted.
-        warm_up = run_eval(scenario, 1, scratch)
+        warm_up, _ = run_eval(scenario, 1, scratch)
         print(f"inspect_ai first eval of one episode: {warm_up:.3f} s", file=sys.stderr)
-        print(f"{run_eval(scenario, n, scratch) / n:.9f}")
+        wall, cpu = run_eval(scenario, n, scratch)
+        print(f"{wall / n:.9f} {cpu / n:.9f}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
