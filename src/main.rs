@@ -250,6 +250,11 @@ enum Command {
         /// Address to listen on (loopback with a free port by default).
         #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:0")]
         listen: std::net::SocketAddr,
+        /// The folder your agent works in: the simulated model counts its
+        /// path as a placeholder, as in `run --agent`, so its choices do not
+        /// depend on where the folder is.
+        #[arg(long, value_name = "DIR")]
+        workdir: Option<PathBuf>,
     },
     /// Validate scenarios without running them: load each, dry-run every
     /// step's `do` calls in a fresh workspace and check each step holds
@@ -549,11 +554,13 @@ fn main() -> ExitCode {
             scenario,
             seed,
             listen,
+            workdir,
         } => app::serve(
             &app::ServeConfig {
                 scenario,
                 seed,
                 listen,
+                workdir,
             },
             &mut out,
             &mut err,

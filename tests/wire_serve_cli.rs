@@ -73,3 +73,23 @@ fn serve_prints_its_urls_answers_and_stops_on_sigterm() {
         "{stderr}"
     );
 }
+
+#[test]
+fn serve_refuses_a_workdir_that_does_not_exist() {
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        .args([
+            "serve",
+            "scenarios/simulated/docs_fixes.yaml",
+            "--workdir",
+            "/nonexistent/agent-eval-workdir",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--workdir /nonexistent/agent-eval-workdir"),
+        "{stderr}"
+    );
+}

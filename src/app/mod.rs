@@ -80,6 +80,7 @@ impl From<EvalError> for AppError {
             EvalError::Run(e) => AppError::Run(e),
             EvalError::Interrupted => AppError::Interrupted,
             EvalError::TooManyRuns(message) => AppError::Usage(message),
+            EvalError::Spill(e) => AppError::Usage(e.to_string()),
         }
     }
 }
@@ -171,13 +172,23 @@ pub fn check_output_path(path: &Path) -> Result<(), AppError> {
 
 /// Writes a report: `-` to `stdout`, anything else via [`write_atomic`].
 pub fn write_report(path: &Path, bytes: &[u8], stdout: &mut dyn Write) -> Result<(), AppError> {
+    write_report_with(path, stdout, &mut |out| out.write_all(bytes))
+}
+
+/// [`write_report`] for a report written piece by piece by `write` (a
+/// large report is streamed, never held whole).
+pub fn write_report_with(
+    path: &Path,
+    stdout: &mut dyn Write,
+    write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), AppError> {
     if path == Path::new(STDOUT) {
-        return stdout.write_all(bytes).map_err(|source| AppError::Write {
+        return write(stdout).map_err(|source| AppError::Write {
             path: path.to_path_buf(),
             source,
         });
     }
-    write_atomic(path, bytes)
+    write_atomic_with(path, write)
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and
@@ -185,6 +196,14 @@ pub fn write_report(path: &Path, bytes: &[u8], stdout: &mut dyn Write) -> Result
 /// and is not a regular file (`/dev/stdout`, a pipe) is written in place:
 /// renaming over it would replace the device, not feed it.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AppError> {
+    write_atomic_with(path, &mut |out| out.write_all(bytes))
+}
+
+/// [`write_atomic`] for a file written piece by piece by `write`.
+pub fn write_atomic_with(
+    path: &Path,
+    write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), AppError> {
     let wrap = |source| AppError::Write {
         path: path.to_path_buf(),
         source,
@@ -194,14 +213,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AppError> {
             .write(true)
             .open(path)
             .map_err(wrap)?;
-        return target.write_all(bytes).map_err(wrap);
+        return write(&mut target).map_err(wrap);
     }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
     let mut file = tempfile::NamedTempFile::new_in(dir).map_err(wrap)?;
-    file.write_all(bytes).map_err(wrap)?;
+    write(file.as_file_mut()).map_err(wrap)?;
     // A report is for others to read: not the temporary file's 0600.
     let mut perms = perms_of(&file).map_err(wrap)?;
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o644);

@@ -118,22 +118,21 @@ pub fn runs_not_started(env: &RunEnv, planned: usize, ran: usize) -> Option<Stri
 
 /// A warning for the runs a real model failed in, naming the first.
 pub fn model_failures(results: &[crate::eval::ScenarioResult]) -> Option<String> {
-    let failed: Vec<(&str, &crate::eval::RunMetrics)> = results
-        .iter()
-        .flat_map(|r| {
-            r.cells
-                .iter()
-                .flat_map(|c| c.results.iter())
-                .map(move |m| (r.name.as_str(), m))
-        })
-        .filter(|(_, m)| m.model_error.is_some())
-        .collect();
-    let (name, first) = failed.first()?;
+    let cells = || {
+        results
+            .iter()
+            .flat_map(|r| r.cells.iter().map(move |c| (r, c)))
+    };
+    let failed: u64 = cells().map(|(_, c)| c.results.totals().model_errors).sum();
+    let (name, (seed, message)) = cells().find_map(|(r, c)| {
+        c.results
+            .totals()
+            .first_model_error
+            .as_ref()
+            .map(|first| (r.name.as_str(), first))
+    })?;
     Some(format!(
-        "warning: {} run(s) stopped because the model failed; the first ({name}, seed {}): {}",
-        failed.len(),
-        first.seed,
-        first.model_error.as_deref().unwrap_or_default()
+        "warning: {failed} run(s) stopped because the model failed; the first ({name}, seed {seed}): {message}"
     ))
 }
 

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::{AppError, STDOUT, Status, check_output_path, write_report};
+use super::{AppError, STDOUT, Status, check_output_path, write_report, write_report_with};
 use crate::report::json::{self, Report, ReportFile, ShardFile};
 use crate::report::terminal::escape;
 use crate::report::{baseline, html, junit, markdown, table};
@@ -98,11 +98,8 @@ pub fn merge(
             path: PathBuf::from(if to_stdout == 1 { "stderr" } else { "stdout" }),
             source,
         })?;
-    let text = report.to_json();
-    match &config.json {
-        Some(path) => write_report(path, text.as_bytes(), out)?,
-        None => write_report(Path::new(STDOUT), text.as_bytes(), out)?,
-    }
+    let json_path = config.json.as_deref().unwrap_or(Path::new(STDOUT));
+    write_report_with(json_path, out, &mut |w| report.write_json(w))?;
     if let Some(path) = &config.junit {
         write_report(path, junit::render(&results, &errors).as_bytes(), out)?;
     }
@@ -110,7 +107,8 @@ pub fn merge(
         write_report(path, markdown::render(&results, &errors).as_bytes(), out)?;
     }
     if let Some(path) = &config.html {
-        let document: serde_json::Value = serde_json::from_str(&text)
+        // The page reads the report as its JSON text reads back.
+        let document: serde_json::Value = serde_json::from_str(&report.to_json())
             .map_err(|e| AppError::Usage(format!("cannot render the HTML report: {e}")))?;
         let page = html::render(html::HtmlInput {
             report: &document,

@@ -9,7 +9,9 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
-use super::{AppError, STDOUT, Status, no_scenarios, progress_bar, write_report};
+use super::{
+    AppError, STDOUT, Status, no_scenarios, progress_bar, write_report, write_report_with,
+};
 use crate::eval::{self, EvalError, EvalEvent, EvalOptions, ScenarioResult, Shard};
 use crate::report::json::{Report, ReportFile, ShardPlan};
 use crate::report::terminal::escape;
@@ -501,7 +503,7 @@ fn name_replays(results: &mut [ScenarioResult], scenarios: &[Scenario]) {
             }
             outcome.replay = log::failing_runs(spec, cells)
                 .into_iter()
-                .map(|(settings, run)| log::replay_command(scenario, settings, run.seed))
+                .map(|(settings, seed)| log::replay_command(scenario, settings, seed))
                 .collect();
         }
     }
@@ -516,7 +518,7 @@ fn write_reports(
     stdout: &mut dyn Write,
 ) -> Result<(), AppError> {
     if let Some(path) = &paths.json {
-        write_report(path, report.to_json().as_bytes(), stdout)?;
+        write_report_with(path, stdout, &mut |out| report.write_json(out))?;
     }
     if let Some(path) = &paths.junit {
         write_report(path, junit::render(results, errors).as_bytes(), stdout)?;

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::{AppError, Status};
-use crate::eval::{Cell, model_for};
+use crate::eval::{Cell, model_for_in};
 use crate::scenario::{self, ModelSpec};
 use crate::wire::{self, MockServer, ServerOptions};
 
@@ -15,6 +15,9 @@ pub struct ServeConfig {
     pub seed: u64,
     /// Where to listen (default `127.0.0.1:0`, a free loopback port).
     pub listen: std::net::SocketAddr,
+    /// The outside agent's workspace, whose path a simulated model counts
+    /// as `{WORKDIR}` (as `run --agent` does with the run's own folder).
+    pub workdir: Option<PathBuf>,
 }
 
 /// Serves the scenario's model (as its `agent:` settings describe the run)
@@ -25,6 +28,15 @@ pub fn serve(
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
     let scenario = scenario::load(&config.scenario)?;
+    // The path as the agent will see and write it: canonical (a missing
+    // folder is bad input, named).
+    let workdir = match &config.workdir {
+        Some(dir) => Some(
+            dir.canonicalize()
+                .map_err(|e| AppError::Usage(format!("--workdir {}: {e}", dir.display())))?,
+        ),
+        None => None,
+    };
     let cell = Cell::of_agent(&scenario);
     let kind = match &scenario.model {
         ModelSpec::Script(script) => format!("scripted, {} responses", script.len()),
@@ -32,7 +44,7 @@ pub fn serve(
         ModelSpec::Real(_) => "a real model".to_string(),
     };
     let server = MockServer::start(
-        model_for(&scenario, &cell, config.seed)?,
+        model_for_in(&scenario, &cell, config.seed, workdir.as_deref())?,
         ServerOptions {
             listen: config.listen,
             model_id: scenario.name.clone(),

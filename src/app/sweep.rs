@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::{AppError, Status, on_progress, progress_bar, write_atomic};
+use super::{AppError, Status, on_progress, progress_bar, write_atomic, write_atomic_with};
 use crate::eval::{self, EvalError, EvalOptions};
 use crate::report::{html, json, svg, table};
 use crate::scenario::{self, Axis, AxisValue};
@@ -189,9 +189,7 @@ pub fn sweep(
         write_atomic(path, sweep_page(&scenario, &result, chart).as_bytes())?;
     }
     if let Some(path) = &config.json {
-        let text = json::pretty(&result)
-            .map_err(|e| AppError::Usage(format!("cannot write the sweep as JSON: {e}")))?;
-        write_atomic(path, text.as_bytes())?;
+        write_atomic_with(path, &mut |out| json::write_pretty(out, &result))?;
     }
     Ok(Status::Passed)
 }

@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::run::RunMetrics;
+use super::runs::RunRow;
 use super::stats::{self, McNemar, PairedComparison};
 use super::summary::{CellSummary, round6};
 use crate::scenario::{
@@ -46,7 +47,7 @@ pub struct PairedStats {
 impl PairedStats {
     /// Per-seed completion (sign test, bootstrap interval) and full
     /// completion (McNemar) over paired runs (a, b).
-    pub fn of(pairs: &[(&RunMetrics, &RunMetrics)]) -> Self {
+    pub fn of(pairs: &[(&RunRow, &RunRow)]) -> Self {
         let completion: Vec<(f64, f64)> = pairs
             .iter()
             .map(|(x, y)| (x.completion(), y.completion()))
@@ -72,15 +73,16 @@ pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> Expectation
             bound,
         } => {
             let text = format!("{} {bound} where {selector}", metric.name());
-            let runs = select(selector, cells);
-            if runs.is_empty() {
+            let selected = select_cells(selector, cells);
+            let runs: usize = selected.iter().map(|c| c.results.len()).sum();
+            if runs == 0 {
                 return failed_without_runs(text, selector);
             }
-            let measured = aggregate(*metric, &runs.iter().map(|(_, r)| *r).collect::<Vec<_>>());
+            let measured = aggregate(*metric, &selected);
             ExpectationOutcome {
                 ok: bound.holds(measured),
                 measured: number(measured),
-                detail: Some(format!("{} runs", runs.len())),
+                detail: Some(format!("{runs} runs")),
                 text,
                 paired: None,
                 replay: Vec::new(),
@@ -118,7 +120,7 @@ fn number(x: f64) -> Value {
 fn select<'a>(
     selector: &CellSelector,
     cells: &'a [CellSummary],
-) -> Vec<(&'a CellSettings, &'a RunMetrics)> {
+) -> Vec<(&'a CellSettings, &'a RunRow)> {
     cells
         .iter()
         .filter(|c| selector.matches(&c.settings))
@@ -126,21 +128,41 @@ fn select<'a>(
         .collect()
 }
 
-/// An aggregate metric over pooled runs.
-pub fn aggregate(metric: AggregateMetric, runs: &[&RunMetrics]) -> f64 {
-    let values: Vec<f64> = runs
+/// The matching cells.
+fn select_cells<'a>(selector: &CellSelector, cells: &'a [CellSummary]) -> Vec<&'a CellSummary> {
+    cells
         .iter()
-        .map(|r| match metric {
-            AggregateMetric::CompletionRate => r.completion(),
-            AggregateMetric::FullCompletionRate => f64::from(u8::from(r.fully_completed())),
-            AggregateMetric::MeanStepsCompleted => r.steps_completed as f64,
-            AggregateMetric::MeanReminders => r.reminders_at.len() as f64,
-            AggregateMetric::MeanRejectedTodoUpdates => r.rejected_todo_updates as f64,
-            AggregateMetric::MeanTurns => r.turns as f64,
-            AggregateMetric::MeanProtocolViolations => r.protocol_violations as f64,
-        })
-        .collect();
-    stats::mean(&values)
+        .filter(|c| selector.matches(&c.settings))
+        .collect()
+}
+
+/// An aggregate metric over the pooled runs of `cells`: a mean over the
+/// runs, read from their rows (completion) or their cells' totals (counts:
+/// a sum of counts is exact, so the mean is the one over the runs' values).
+pub fn aggregate(metric: AggregateMetric, cells: &[&CellSummary]) -> f64 {
+    let runs: usize = cells.iter().map(|c| c.results.len()).sum();
+    let rows = || cells.iter().flat_map(|c| c.results.iter());
+    let total = |of: fn(&super::runs::RunTotals) -> u64| -> u64 {
+        cells.iter().map(|c| of(c.results.totals())).sum()
+    };
+    let sum = match metric {
+        AggregateMetric::CompletionRate => {
+            return stats::mean(&rows().map(RunRow::completion).collect::<Vec<_>>());
+        }
+        AggregateMetric::FullCompletionRate => {
+            rows().filter(|r| r.fully_completed()).count() as u64
+        }
+        AggregateMetric::MeanStepsCompleted => rows().map(|r| u64::from(r.steps_completed)).sum(),
+        AggregateMetric::MeanReminders => total(|t| t.reminders),
+        AggregateMetric::MeanRejectedTodoUpdates => total(|t| t.rejected_todo_updates),
+        AggregateMetric::MeanTurns => total(|t| t.turns),
+        AggregateMetric::MeanProtocolViolations => total(|t| t.protocol_violations),
+    };
+    if runs == 0 {
+        0.0
+    } else {
+        sum as f64 / runs as f64
+    }
 }
 
 /// What an exact expectation measures on one run.
@@ -165,16 +187,42 @@ fn evaluate_exact(exact: &ExactExpectation, cells: &[CellSummary]) -> Expectatio
         ExactExpectation::DriftTurns(turns) if turns.is_empty() => "no drift".to_string(),
         _ => format!("{name} == {expected}"),
     };
-    let runs = select(&CellSelector::default(), cells);
-    let Some((_, first)) = runs.first() else {
+    // Every run's record, read back one at a time: the first measured, and
+    // the first that differs.
+    let mut first: Option<Value> = None;
+    let mut mismatch: Option<(&CellSettings, RunMetrics)> = None;
+    'cells: for cell in cells {
+        for record in cell.results.records() {
+            let run = match record {
+                Ok(run) => run,
+                Err(e) => {
+                    return ExpectationOutcome {
+                        text,
+                        ok: false,
+                        measured: Value::Null,
+                        detail: Some(e.to_string()),
+                        paired: None,
+                        replay: Vec::new(),
+                    };
+                }
+            };
+            if first.is_none() {
+                first = Some(measure(&run));
+            }
+            if measure(&run) != expected {
+                mismatch = Some((&cell.settings, run));
+                break 'cells;
+            }
+        }
+    }
+    let Some(first) = first else {
         return failed_without_runs(text, &CellSelector::default());
     };
-    let mismatch = runs.iter().find(|(_, r)| measure(r) != expected);
     match mismatch {
         None => ExpectationOutcome {
             text,
             ok: true,
-            measured: measure(first),
+            measured: first,
             detail: None,
             paired: None,
             replay: Vec::new(),
@@ -182,10 +230,10 @@ fn evaluate_exact(exact: &ExactExpectation, cells: &[CellSummary]) -> Expectatio
         Some((settings, run)) => ExpectationOutcome {
             text,
             ok: false,
-            measured: measure(run),
+            measured: measure(&run),
             detail: Some(format!(
                 "expected {expected}, measured {} (seed {}, {settings})",
-                measure(run),
+                measure(&run),
                 run.seed
             )),
             paired: None,
@@ -214,8 +262,8 @@ fn evaluate_compare(
         completion,
         full_completion: full,
     } = PairedStats::of(&pair_runs(a, b, &runs_a, &runs_b));
-    let side_a: Vec<&RunMetrics> = runs_a.iter().map(|(_, r)| *r).collect();
-    let side_b: Vec<&RunMetrics> = runs_b.iter().map(|(_, r)| *r).collect();
+    let (side_a, side_b) = (select_cells(a, cells), select_cells(b, cells));
+    let (runs_a, runs_b) = (runs_a.len(), runs_b.len());
     let measured = match comparison {
         Comparison::Ratio(m) => aggregate(m, &side_a) / aggregate(m, &side_b),
         Comparison::Diff(m) => aggregate(m, &side_a) - aggregate(m, &side_b),
@@ -227,8 +275,8 @@ fn evaluate_compare(
         measured: number(measured),
         detail: Some(format!(
             "{} vs {} runs, {} pairs; completion diff {:+.3} [{:.3}, {:.3}], sign test {}; full completion only-a {} only-b {}, McNemar {}",
-            side_a.len(),
-            side_b.len(),
+            runs_a,
+            runs_b,
             completion.pairs,
             completion.mean_diff,
             completion.diff_ci95[0],
@@ -254,9 +302,9 @@ fn evaluate_compare(
 fn pair_runs<'a>(
     a: &CellSelector,
     b: &CellSelector,
-    runs_a: &[(&CellSettings, &'a RunMetrics)],
-    runs_b: &[(&CellSettings, &'a RunMetrics)],
-) -> Vec<(&'a RunMetrics, &'a RunMetrics)> {
+    runs_a: &[(&CellSettings, &'a RunRow)],
+    runs_b: &[(&CellSettings, &'a RunRow)],
+) -> Vec<(&'a RunRow, &'a RunRow)> {
     let fixed: Vec<&Axis> = a
         .entries()
         .iter()
@@ -269,15 +317,24 @@ fn pair_runs<'a>(
             .filter(|(axis, value)| sb.get(axis) == Some(value))
             .count()
     };
+    // The runs of `b` by seed (then cell order), so that each run of `a`
+    // looks only at the runs of its seed.
+    let mut by_seed: Vec<usize> = (0..runs_b.len()).collect();
+    by_seed.sort_by_key(|&i| runs_b.get(i).map(|(_, r)| r.seed));
+    let seed_at = |i: &usize| runs_b.get(*i).map_or(u64::MAX, |(_, r)| r.seed);
     runs_a
         .iter()
         .filter_map(|(sa, ra)| {
+            let from = by_seed.partition_point(|i| seed_at(i) < ra.seed);
+            let to = by_seed.partition_point(|i| seed_at(i) <= ra.seed);
             // `max_by_key` keeps the last maximum: iterate in reverse so
             // ties go to the first run in cell order.
-            runs_b
+            by_seed
+                .get(from..to)?
                 .iter()
                 .rev()
-                .filter(|(sb, rb)| rb.seed == ra.seed && sa.agrees_with(sb, &fixed))
+                .filter_map(|&i| runs_b.get(i))
+                .filter(|(sb, _)| sa.agrees_with(sb, &fixed))
                 .max_by_key(|(sb, _)| agreeing(sa, sb))
                 .map(|(_, rb)| (*ra, *rb))
         })

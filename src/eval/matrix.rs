@@ -8,6 +8,11 @@
 //! lazily: a [`Plan`] counts the units and computes the i-th one on
 //! demand, so a matrix is never materialised as a list of units, and a
 //! matrix over the cap is refused after counting at most cap + 1 cells.
+//!
+//! Memory stays flat in the number of runs: units run in batches, each
+//! batch's outcomes are handed over in unit order before the next batch
+//! starts, and a cell keeps of each run only a compact row and running
+//! totals; the full records go to a spill file (see [`super::runs`]).
 
 use rayon::prelude::*;
 use std::ops::Range;
@@ -15,6 +20,7 @@ use std::ops::Range;
 pub use super::cells::{Cell, cells};
 use super::cells::{cells_up_to, combinations};
 use super::run::{RunEnv, RunError, RunMetrics, run_once_in};
+use super::runs::{RunsBuilder, Spill, SpillError};
 use super::summary::{CellSummary, ScenarioResult};
 use crate::scenario::{CellSettings, LoadError, ModelSpec, Scenario};
 
@@ -92,6 +98,9 @@ pub enum EvalError {
     /// The matrix holds more runs than the cap; nothing was run.
     #[error("{0}")]
     TooManyRuns(String),
+    /// The runs' records could not be kept in the temporary spill file.
+    #[error(transparent)]
+    Spill(#[from] SpillError),
 }
 
 /// One run to do.
@@ -314,6 +323,7 @@ impl Plan {
     }
 
     /// The plan indices of scenario `s`'s units (they are contiguous).
+    #[cfg(test)]
     fn range_of(&self, s: usize) -> Range<usize> {
         let Some(planned) = self.scenarios.get(s) else {
             return 0..0;
@@ -358,102 +368,194 @@ pub enum UnitOutcome {
     Failed(String),
 }
 
-/// Runs the units of `plan` on a pool of `options.jobs` threads, and
-/// returns what became of each, in plan order.
+/// Units per thread in a batch. Every unit of a batch finishes before the
+/// next batch starts, so what waits to be put in unit order (outcomes,
+/// run-log lines) is bounded by the batch, whatever the run count; the
+/// cost is a thread idling at the end of a batch, about 1/64 of the time.
+const BATCH_PER_THREAD: usize = 64;
+
+/// Runs the units of `plan` on a pool of `options.jobs` threads and hands
+/// what became of each to `sink`, in plan order (with its plan index).
 pub fn run_units(
     scenarios: &[Scenario],
     plan: &Plan,
     options: &EvalOptions,
     on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
-) -> Result<Vec<UnitOutcome>, EvalError> {
+    sink: &mut dyn FnMut(usize, UnitOutcome) -> Result<(), EvalError>,
+) -> Result<(), EvalError> {
     // A Ctrl-C during this call is handled by it, then forgotten.
     let _session = crate::cancel::Session::begin();
     let budget = options.env.real.as_ref().and_then(|real| real.budget());
-    let work = || {
-        (0..plan.len())
-            .into_par_iter()
-            .map(|position| {
-                if crate::cancel::requested() {
-                    return Err(EvalError::Interrupted);
-                }
-                let Some(unit) = plan.unit(position) else {
-                    return Ok(UnitOutcome::NotRun);
-                };
-                let (Some(scenario), Some(cell)) = (
-                    scenarios.get(unit.scenario),
-                    plan.cells_of(unit.scenario).get(unit.cell),
-                ) else {
-                    return Ok(UnitOutcome::NotRun);
-                };
-                let spends = matches!(scenario.model, ModelSpec::Real(_));
-                if spends && budget.is_some_and(|b| !b.allows_new_run()) {
-                    return Ok(UnitOutcome::NotRun);
-                }
-                // A run that cannot happen costs its scenario only: the
-                // error is kept for the scenario's result, the others go on.
-                let record = match run_once_in(scenario, cell, unit.seed, &options.env) {
-                    Ok(record) => record,
-                    Err(e) => return Ok(UnitOutcome::Failed(e.to_string())),
-                };
-                // A run cut short by Ctrl-C measured nothing meaningful.
-                if crate::cancel::requested() {
-                    return Err(EvalError::Interrupted);
-                }
-                on_event(&EvalEvent::RunFinished {
-                    scenario: &scenario.name,
-                    settings: &cell.settings,
-                    metrics: &record.metrics,
-                    position,
-                    unit,
-                    record: &record,
-                });
-                Ok(UnitOutcome::Ran(record.metrics))
-            })
-            .collect::<Result<Vec<_>, EvalError>>()
+    let run_one = |position: usize| {
+        if crate::cancel::requested() {
+            return Err(EvalError::Interrupted);
+        }
+        let Some(unit) = plan.unit(position) else {
+            return Ok(UnitOutcome::NotRun);
+        };
+        let (Some(scenario), Some(cell)) = (
+            scenarios.get(unit.scenario),
+            plan.cells_of(unit.scenario).get(unit.cell),
+        ) else {
+            return Ok(UnitOutcome::NotRun);
+        };
+        let spends = matches!(scenario.model, ModelSpec::Real(_));
+        if spends && budget.is_some_and(|b| !b.allows_new_run()) {
+            return Ok(UnitOutcome::NotRun);
+        }
+        // A run that cannot happen costs its scenario only: the
+        // error is kept for the scenario's result, the others go on.
+        let record = match run_once_in(scenario, cell, unit.seed, &options.env) {
+            Ok(record) => record,
+            Err(e) => return Ok(UnitOutcome::Failed(e.to_string())),
+        };
+        // A run cut short by Ctrl-C measured nothing meaningful.
+        if crate::cancel::requested() {
+            return Err(EvalError::Interrupted);
+        }
+        on_event(&EvalEvent::RunFinished {
+            scenario: &scenario.name,
+            settings: &cell.settings,
+            metrics: &record.metrics,
+            position,
+            unit,
+            record: &record,
+        });
+        Ok(UnitOutcome::Ran(record.metrics))
     };
-    match options.jobs {
-        Some(jobs) => rayon::ThreadPoolBuilder::new()
+    let pool = options.jobs.and_then(|jobs| {
+        rayon::ThreadPoolBuilder::new()
             .num_threads(jobs)
             .build()
-            .map(|pool| pool.install(work))
-            .unwrap_or_else(|_| work()),
-        None => work(),
+            .ok()
+    });
+    let batch = |range: Range<usize>| {
+        let work = || {
+            range
+                .into_par_iter()
+                .map(run_one)
+                .collect::<Result<Vec<_>, EvalError>>()
+        };
+        match &pool {
+            Some(pool) => pool.install(work),
+            None => work(),
+        }
+    };
+    let threads = pool.as_ref().map_or_else(
+        rayon::current_num_threads,
+        rayon::ThreadPool::current_num_threads,
+    );
+    let batch_len = threads.max(1) * BATCH_PER_THREAD;
+    let mut start = 0;
+    while start < plan.len() {
+        let end = start.saturating_add(batch_len).min(plan.len());
+        for (position, outcome) in (start..end).zip(batch(start..end)?) {
+            sink(position, outcome)?;
+        }
+        start = end;
     }
+    Ok(())
 }
 
-/// Groups scenario `scenario_index`'s unit results (from [`run_units`])
-/// into cell summaries and, unless `shard` (a part of the runs only),
-/// checks the expectations. Linear in the scenario's units.
-pub fn summarise(
+/// Runs a plan and summarises each of its scenarios: each run's row and
+/// totals go to its cell as it is handed over, its record to one spill
+/// file shared by the cells (runs arrive cell by cell, seed by seed, so a
+/// cell's records lie together in it).
+fn run_and_summarise(
+    scenarios: &[Scenario],
+    plan: &Plan,
+    options: &EvalOptions,
+    on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
+) -> Result<Vec<ScenarioResult>, EvalError> {
+    // Made when the first record arrives: an evaluation none of whose runs
+    // happened (no temporary folder, say) reports its run errors.
+    let mut spill: Option<(std::sync::Arc<Spill>, super::runs::SpillWriter)> = None;
+    let share = |seeds: usize| match options.shard {
+        Some(shard) => seeds.div_ceil(shard.count),
+        None => seeds,
+    };
+    let mut builders: Vec<Vec<RunsBuilder>> = (0..scenarios.len())
+        .map(|s| {
+            let seeds = share(plan.seeds_of(s).len());
+            plan.cells_of(s)
+                .iter()
+                .map(|_| RunsBuilder::with_capacity(seeds))
+                .collect()
+        })
+        .collect();
+    let mut run_errors: Vec<Vec<String>> = vec![Vec::new(); scenarios.len()];
+    run_units(
+        scenarios,
+        plan,
+        options,
+        on_event,
+        &mut |position, outcome| {
+            let Some(unit) = plan.unit(position) else {
+                return Ok(());
+            };
+            match outcome {
+                UnitOutcome::Ran(metrics) => {
+                    if let Some(cell) = builders
+                        .get_mut(unit.scenario)
+                        .and_then(|cells| cells.get_mut(unit.cell))
+                    {
+                        let (_, writer) = match &mut spill {
+                            Some(spill) => spill,
+                            None => spill.insert(Spill::create()?),
+                        };
+                        cell.push(&metrics, writer)?;
+                    }
+                }
+                UnitOutcome::Failed(message) => {
+                    if let Some(errors) = run_errors.get_mut(unit.scenario)
+                        && !errors.contains(&message)
+                    {
+                        errors.push(message);
+                    }
+                }
+                UnitOutcome::NotRun => {}
+            }
+            Ok(())
+        },
+    )?;
+    let spill = match spill {
+        Some((spill, writer)) => {
+            writer.finish()?;
+            Some(spill)
+        }
+        None => None,
+    };
+    Ok(scenarios
+        .iter()
+        .zip(builders)
+        .zip(run_errors)
+        .enumerate()
+        .map(|(i, ((scenario, cells), errors))| {
+            summarise(scenario, i, plan, cells, spill.as_ref(), errors, options)
+        })
+        .collect())
+}
+
+/// Builds scenario `scenario_index`'s cell summaries from its cells' runs
+/// and, unless `shard` (a part of the runs only), checks the expectations.
+fn summarise(
     scenario: &Scenario,
     scenario_index: usize,
     plan: &Plan,
-    results: &[UnitOutcome],
+    cells: Vec<RunsBuilder>,
+    spill: Option<&std::sync::Arc<Spill>>,
+    run_errors: Vec<String>,
     options: &EvalOptions,
 ) -> ScenarioResult {
-    let planned_cells = plan.cells_of(scenario_index);
-    let mut runs: Vec<Vec<RunMetrics>> = vec![Vec::new(); planned_cells.len()];
-    let mut run_errors: Vec<String> = Vec::new();
-    for i in plan.range_of(scenario_index) {
-        match (plan.unit(i), results.get(i)) {
-            (Some(unit), Some(UnitOutcome::Ran(metrics))) => {
-                if let Some(cell_runs) = runs.get_mut(unit.cell) {
-                    cell_runs.push(metrics.clone());
-                }
-            }
-            (_, Some(UnitOutcome::Failed(message))) if !run_errors.contains(message) => {
-                run_errors.push(message.clone());
-            }
-            _ => {}
-        }
-    }
     let steps_total = scenario.steps_total();
     let labels = super::summary::StepLabel::of(scenario);
-    let summaries: Vec<CellSummary> = planned_cells
+    let summaries: Vec<CellSummary> = plan
+        .cells_of(scenario_index)
         .iter()
-        .zip(runs)
+        .zip(cells)
         .map(|(cell, runs)| {
-            CellSummary::new(cell.settings.clone(), steps_total, runs).with_steps(&labels)
+            CellSummary::of_runs(cell.settings.clone(), steps_total, runs.finish(spill))
+                .with_steps(&labels)
         })
         .collect();
     let mut result = ScenarioResult::build(
@@ -479,8 +581,10 @@ pub fn evaluate_scenario(
 ) -> Result<ScenarioResult, EvalError> {
     let scenarios = std::slice::from_ref(scenario);
     let plan = Plan::new(scenarios, options)?;
-    let results = run_units(scenarios, &plan, options, on_event)?;
-    Ok(summarise(scenario, 0, &plan, &results, options))
+    // One scenario in, one result out.
+    run_and_summarise(scenarios, &plan, options, on_event)?
+        .pop()
+        .ok_or_else(|| SpillError::Io(std::io::Error::other("no scenario was summarised")).into())
 }
 
 /// Plans, runs and summarises several scenarios in one pool.
@@ -501,16 +605,11 @@ pub fn evaluate_plan(
     on_event: &(dyn Fn(&EvalEvent<'_>) + Sync),
 ) -> Result<Vec<ScenarioResult>, EvalError> {
     on_event(&EvalEvent::Started { runs: plan.len() });
-    let results = run_units(scenarios, plan, options, on_event)?;
-    Ok(scenarios
-        .iter()
-        .enumerate()
-        .map(|(i, scenario)| {
-            let result = summarise(scenario, i, plan, &results, options);
-            on_event(&EvalEvent::ScenarioFinished { result: &result });
-            result
-        })
-        .collect())
+    let results = run_and_summarise(scenarios, plan, options, on_event)?;
+    for result in &results {
+        on_event(&EvalEvent::ScenarioFinished { result });
+    }
+    Ok(results)
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ pub mod expect;
 pub mod external;
 pub mod matrix;
 pub mod run;
+pub mod runs;
 pub mod stats;
 pub mod summary;
 pub mod sweep;
@@ -25,4 +26,5 @@ pub use run::{
     RunEnv, RunError, RunMetrics, RunRecord, model_for, model_for_in, run_once, run_once_in,
     run_with_model,
 };
+pub use runs::{RunRow, Runs};
 pub use summary::{CellSummary, ScenarioResult};

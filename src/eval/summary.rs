@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use super::expect::ExpectationOutcome;
 use super::run::RunMetrics;
+pub use super::runs::pair_by_seed;
+use super::runs::{RunRow, Runs};
 use super::stats;
 use crate::scenario::CellSettings;
 
@@ -43,7 +45,9 @@ pub struct CellSummary {
     /// dropped (empty when the runs carry no per-step checks).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub step_rates: Vec<StepRate>,
-    pub results: Vec<RunMetrics>,
+    /// The runs: compact rows, totals and the records (written as the
+    /// report's `results`, streamed from where they are kept).
+    pub results: Runs,
 }
 
 /// A scored step's share of runs whose check held.
@@ -74,29 +78,6 @@ impl StepLabel {
             })
             .collect()
     }
-}
-
-/// The sum of the values that are present; `None` when none is.
-fn sum_present<T: std::iter::Sum<T>>(values: impl Iterator<Item = Option<T>>) -> Option<T> {
-    let present: Vec<T> = values.flatten().collect();
-    (!present.is_empty()).then(|| present.into_iter().sum())
-}
-
-/// Pairs each run of `a` with the run of `b` that has the same seed, in
-/// the order of `a` (linear: `b` is indexed by seed once).
-pub fn pair_by_seed<'a>(
-    a: &'a [RunMetrics],
-    b: &'a [RunMetrics],
-) -> Vec<(&'a RunMetrics, &'a RunMetrics)> {
-    let mut by_seed: std::collections::HashMap<u64, &'a RunMetrics> =
-        std::collections::HashMap::with_capacity(b.len());
-    for rb in b.iter().rev() {
-        // The first run of a seed wins, as a search from the front would.
-        by_seed.insert(rb.seed, rb);
-    }
-    a.iter()
-        .filter_map(|ra| by_seed.get(&ra.seed).map(|rb| (ra, *rb)))
-        .collect()
 }
 
 /// A cell of fake runs for tests: run i has seed i and `completed[i]` steps.
@@ -160,13 +141,19 @@ pub fn round6(x: f64) -> f64 {
 
 impl CellSummary {
     pub fn new(settings: CellSettings, steps_total: usize, results: Vec<RunMetrics>) -> Self {
-        let completion: Vec<f64> = results.iter().map(RunMetrics::completion).collect();
+        Self::of_runs(settings, steps_total, Runs::held(results))
+    }
+
+    /// The summary of `results`, from their rows and totals.
+    pub fn of_runs(settings: CellSettings, steps_total: usize, results: Runs) -> Self {
+        let completion: Vec<f64> = results.iter().map(RunRow::completion).collect();
         let (completion_rate, ci) = stats::mean_ci95(&completion, 0.0, 1.0);
         let full = results.iter().filter(|r| r.fully_completed()).count();
         let n = results.len();
-        let mean_of = |f: &dyn Fn(&RunMetrics) -> f64| {
-            round6(stats::mean(&results.iter().map(f).collect::<Vec<_>>()))
-        };
+        let totals = results.totals();
+        // A mean of counts: their sum is exact, so it is the mean of the
+        // runs' values.
+        let mean_of = |sum: u64| round6(if n == 0 { 0.0 } else { sum as f64 / n as f64 });
         let pass_hat_k = PASS_K
             .iter()
             .filter_map(|&k| stats::pass_hat_k(full, n, k).map(|p| (k.to_string(), round6(p))))
@@ -181,15 +168,17 @@ impl CellSummary {
             full_completion_rate: round6(if n == 0 { 0.0 } else { full as f64 / n as f64 }),
             full_completion_ci95: [round6(wilson[0]), round6(wilson[1])],
             pass_hat_k,
-            mean_steps_completed: mean_of(&|r| r.steps_completed as f64),
-            mean_reminders: mean_of(&|r| r.reminders_at.len() as f64),
-            mean_rejected_todo_updates: mean_of(&|r| r.rejected_todo_updates as f64),
-            mean_todo_calls: mean_of(&|r| r.todo_calls as f64),
-            mean_turns: mean_of(&|r| r.turns as f64),
-            mean_protocol_violations: mean_of(&|r| r.protocol_violations as f64),
-            input_tokens: sum_present(results.iter().map(|r| r.input_tokens)),
-            output_tokens: sum_present(results.iter().map(|r| r.output_tokens)),
-            cost: sum_present(results.iter().map(|r| r.cost)).map(round6),
+            mean_steps_completed: mean_of(
+                results.iter().map(|r| u64::from(r.steps_completed)).sum(),
+            ),
+            mean_reminders: mean_of(totals.reminders),
+            mean_rejected_todo_updates: mean_of(totals.rejected_todo_updates),
+            mean_todo_calls: mean_of(totals.todo_calls),
+            mean_turns: mean_of(totals.turns),
+            mean_protocol_violations: mean_of(totals.protocol_violations),
+            input_tokens: totals.input_tokens,
+            output_tokens: totals.output_tokens,
+            cost: totals.cost.map(round6),
             step_rates: Vec::new(),
             results,
         }
@@ -198,26 +187,20 @@ impl CellSummary {
     /// This summary with each labelled step's completion rate, read from
     /// the runs' `step_checks` (none when no run recorded them).
     pub fn with_steps(mut self, labels: &[StepLabel]) -> Self {
-        let recorded: Vec<&RunMetrics> = self
-            .results
-            .iter()
-            .filter(|r| !r.step_checks.is_empty())
-            .collect();
-        if recorded.is_empty() {
+        let totals = self.results.totals();
+        let recorded = totals.step_recorded;
+        if recorded == 0 {
             return self;
         }
         self.step_rates = labels
             .iter()
             .enumerate()
             .map(|(index, label)| {
-                let held = recorded
-                    .iter()
-                    .filter(|r| r.step_checks.as_bytes().get(index) == Some(&b'1'))
-                    .count();
+                let held = totals.step_held.get(index).copied().unwrap_or(0);
                 StepRate {
                     id: label.id.clone(),
                     text: label.text.clone(),
-                    rate: round6(held as f64 / recorded.len() as f64),
+                    rate: round6(held as f64 / recorded as f64),
                 }
             })
             .collect();
@@ -311,10 +294,15 @@ mod tests {
 
     #[test]
     fn step_rates_count_each_step_over_the_runs() {
-        let mut cell = test_cell(CellSettings::default(), 3, &[3, 1, 2, 0], 0);
-        for (run, checks) in cell.results.iter_mut().zip(["111", "100", "110", "000"]) {
+        let mut runs: Vec<RunMetrics> = test_cell(CellSettings::default(), 3, &[3, 1, 2, 0], 0)
+            .results
+            .records()
+            .map(Result::unwrap)
+            .collect();
+        for (run, checks) in runs.iter_mut().zip(["111", "100", "110", "000"]) {
             run.step_checks = checks.to_string();
         }
+        let cell = CellSummary::new(CellSettings::default(), 3, runs);
         let labels: Vec<StepLabel> = ["a", "b", "c"]
             .iter()
             .enumerate()

@@ -100,6 +100,12 @@ impl<'a> Report<'a> {
         }
     }
 
+    /// Writes [`Report::to_json`]'s bytes to `out`, streaming: the runs'
+    /// records are copied from where they are kept, one at a time.
+    pub fn write_json(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        write_pretty(out, self)
+    }
+
     /// Pretty JSON with a trailing newline.
     pub fn to_json(&self) -> String {
         pretty(self).unwrap_or_else(|e| {
@@ -115,6 +121,15 @@ pub fn pretty(value: &impl Serialize) -> Result<String, serde_json::Error> {
     let mut text = serde_json::to_string_pretty(value)?;
     text.push('\n');
     Ok(text)
+}
+
+/// Writes `value` as [`pretty`] returns it, through a buffer: the same
+/// bytes, never held whole.
+pub fn write_pretty(out: &mut dyn std::io::Write, value: &impl Serialize) -> std::io::Result<()> {
+    let mut buffered = std::io::BufWriter::with_capacity(1 << 16, out);
+    serde_json::to_writer_pretty(&mut buffered, value)?;
+    std::io::Write::write_all(&mut buffered, b"\n")?;
+    std::io::Write::flush(&mut buffered)
 }
 
 /// A report read back from a file: only what the results are rebuilt from,
@@ -200,10 +215,18 @@ impl ReportFile {
             path: path.to_path_buf(),
             message,
         };
-        let text =
-            std::fs::read_to_string(path).map_err(|e| invalid(format!("cannot read: {e}")))?;
-        let report: Self = serde_json::from_str(&text)
-            .map_err(|e| invalid(format!("not an agent-eval JSON report: {e}")))?;
+        // Parsed as it is read: the file's text is never held whole.
+        let file = std::fs::File::open(path).map_err(|e| invalid(format!("cannot read: {e}")))?;
+        let report: Self =
+            serde_json::from_reader(std::io::BufReader::with_capacity(1 << 16, file)).map_err(
+                |e| {
+                    invalid(if e.is_io() {
+                        format!("cannot read: {e}")
+                    } else {
+                        format!("not an agent-eval JSON report: {e}")
+                    })
+                },
+            )?;
         if report.version != VERSION {
             return Err(invalid(format!(
                 "report version {} (this agent-eval reads version {VERSION})",

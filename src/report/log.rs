@@ -217,62 +217,99 @@ fn shell_quote(arg: &str) -> String {
 pub const REPLAYS_PER_EXPECTATION: usize = 3;
 
 /// The runs that show why `expectation` failed, worst first, at most
-/// [`REPLAYS_PER_EXPECTATION`]: for an exact expectation, the runs whose
-/// value differs; otherwise the runs of the selected cells (side `a` of a
-/// comparison) that completed fewest steps, or for a metric other than
-/// completion, the runs with the highest value of it (the first runs when
-/// they are all alike).
+/// [`REPLAYS_PER_EXPECTATION`], as their cells' settings and seeds: for an
+/// exact expectation, the runs whose value differs; otherwise the runs of
+/// the selected cells (side `a` of a comparison) that completed fewest
+/// steps, or for a metric other than completion, the runs with the highest
+/// value of it (the first runs when they are all alike). Runs are looked
+/// at one at a time (records read back from where they are kept), and
+/// only the worst few are held.
 pub fn failing_runs<'a>(
     expectation: &Expectation,
     cells: &'a [crate::eval::CellSummary],
-) -> Vec<(&'a CellSettings, &'a RunMetrics)> {
+) -> Vec<(&'a CellSettings, u64)> {
     use crate::scenario::{AggregateMetric as M, Comparison};
-    let runs_of =
-        |selector: &crate::scenario::CellSelector| -> Vec<(&'a CellSettings, &'a RunMetrics)> {
-            cells
-                .iter()
-                .filter(|c| selector.matches(&c.settings))
-                .flat_map(|c| c.results.iter().map(move |r| (&c.settings, r)))
-                .collect()
-        };
-    let (mut runs, metric) = match expectation {
+    let (selector, metric) = match expectation {
         Expectation::Exact(exact) => {
-            let all = runs_of(&Default::default());
-            let differing: Vec<_> = all
-                .into_iter()
-                .filter(|(_, r)| crate::eval::expect::exact_measure(exact, r) != exact.expected())
-                .collect();
-            return differing
-                .into_iter()
+            let expected = exact.expected();
+            return cells
+                .iter()
+                .flat_map(|c| {
+                    c.results
+                        .records()
+                        .map_while(Result::ok)
+                        .map(move |r| (&c.settings, r))
+                })
+                .filter(|(_, r)| crate::eval::expect::exact_measure(exact, r) != expected)
+                .map(|(settings, r)| (settings, r.seed))
                 .take(REPLAYS_PER_EXPECTATION)
                 .collect();
         }
         Expectation::Bound {
             selector, metric, ..
-        } => (runs_of(selector), *metric),
+        } => (selector, *metric),
         Expectation::Compare { a, comparison, .. } => {
             let metric = match comparison {
                 Comparison::Ratio(m) | Comparison::Diff(m) | Comparison::PValue(m) => *m,
             };
-            (runs_of(a), metric)
+            (a, metric)
         }
     };
-    let badness = |r: &RunMetrics| -> f64 {
-        match metric {
-            M::CompletionRate | M::FullCompletionRate | M::MeanStepsCompleted => {
-                1.0 - r.completion()
+    let selected = cells.iter().filter(|c| selector.matches(&c.settings));
+    let mut worst = Worst::default();
+    match metric {
+        M::CompletionRate | M::FullCompletionRate | M::MeanStepsCompleted => {
+            for c in selected {
+                for r in &c.results {
+                    worst.offer(1.0 - r.completion(), &c.settings, r.seed);
+                }
             }
-            M::MeanReminders => r.reminders_at.len() as f64,
-            M::MeanRejectedTodoUpdates => r.rejected_todo_updates as f64,
-            M::MeanTurns => r.turns as f64,
-            M::MeanProtocolViolations => r.protocol_violations as f64,
         }
-    };
-    // Stable: equally bad runs stay in run order (when every run is as
-    // bad, the first ones show it).
-    runs.sort_by(|x, y| badness(y.1).total_cmp(&badness(x.1)));
-    runs.truncate(REPLAYS_PER_EXPECTATION);
-    runs
+        _ => {
+            let badness = |r: &RunMetrics| -> f64 {
+                match metric {
+                    M::MeanReminders => r.reminders_at.len() as f64,
+                    M::MeanRejectedTodoUpdates => r.rejected_todo_updates as f64,
+                    M::MeanTurns => r.turns as f64,
+                    M::MeanProtocolViolations => r.protocol_violations as f64,
+                    M::CompletionRate | M::FullCompletionRate | M::MeanStepsCompleted => {
+                        1.0 - r.completion()
+                    }
+                }
+            };
+            for c in selected {
+                for r in c.results.records().map_while(Result::ok) {
+                    worst.offer(badness(&r), &c.settings, r.seed);
+                }
+            }
+        }
+    }
+    worst
+        .runs
+        .into_iter()
+        .map(|(_, settings, seed)| (settings, seed))
+        .collect()
+}
+
+/// The worst runs offered so far, worst first; equally bad runs stay in
+/// the order offered (when every run is as bad, the first ones show it).
+#[derive(Default)]
+struct Worst<'a> {
+    runs: Vec<(f64, &'a CellSettings, u64)>,
+}
+
+impl<'a> Worst<'a> {
+    fn offer(&mut self, badness: f64, settings: &'a CellSettings, seed: u64) {
+        let at = self
+            .runs
+            .iter()
+            .position(|(b, _, _)| b.total_cmp(&badness).is_lt())
+            .unwrap_or(self.runs.len());
+        if at < REPLAYS_PER_EXPECTATION {
+            self.runs.insert(at, (badness, settings, seed));
+            self.runs.truncate(REPLAYS_PER_EXPECTATION);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -299,7 +336,7 @@ mod tests {
         };
         let seeds: Vec<u64> = failing_runs(&expectation, &cells)
             .iter()
-            .map(|(_, r)| r.seed)
+            .map(|(_, seed)| *seed)
             .collect();
         assert_eq!(seeds, [4, 1, 3]);
         // A selector that matches no cell names no run.

@@ -12,8 +12,8 @@
 use serde_json::{Value, json};
 
 use super::{
-    InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, active_form_for,
-    numbered,
+    AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus,
+    active_form_for, numbered,
 };
 use crate::llm::ToolSchema;
 
@@ -267,24 +267,18 @@ impl PlanDialect for ClaudeCode {
     }
 
     fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {
+        // Neither a count limit nor a single in-progress item.
+        if matches!(kind, InvalidUpdate::TwoInProgress | InvalidUpdate::TooMany) {
+            return None;
+        }
         let mut items: Vec<Value> = wanted.iter().map(item_json).collect();
-        if items.is_empty() {
-            items.push(json!({"content": "Start", "status": "pending", "activeForm": "Starting"}));
-        }
-        match kind {
-            InvalidUpdate::EmptyText => {
-                if let Some(item) = items.first_mut() {
-                    item["content"] = json!("");
-                }
-            }
-            InvalidUpdate::UnknownStatus => {
-                if let Some(item) = items.first_mut() {
-                    item["status"] = json!("done");
-                }
-            }
-            // Neither a count limit nor a single in-progress item.
-            InvalidUpdate::TwoInProgress | InvalidUpdate::TooMany => return None,
-        }
+        kind.break_list(&mut items, "content", None, |added| {
+            let (content, status) = match added {
+                AddedItem::EmptyText => ("", "pending"),
+                _ => ("Start", "done"),
+            };
+            json!({"content": content, "status": status, "activeForm": "Starting"})
+        });
         Some(PlanCall::whole_list(TOOL, "todos", items))
     }
 }

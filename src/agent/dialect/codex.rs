@@ -134,21 +134,19 @@ impl PlanDialect for Codex {
     }
 
     fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {
-        match kind {
-            InvalidUpdate::UnknownStatus => {
-                let mut items: Vec<Value> = wanted.iter().map(item_json).collect();
-                match items.first_mut() {
-                    Some(item) => item["status"] = json!("done"),
-                    None => items.push(json!({"step": "Start", "status": "done"})),
-                }
-                Some(PlanCall::whole_list(TOOL, "plan", items))
-            }
-            // Codex takes empty steps, any number of steps, and any number
-            // of them in progress.
-            InvalidUpdate::EmptyText | InvalidUpdate::TwoInProgress | InvalidUpdate::TooMany => {
-                None
-            }
+        // Codex takes empty steps, any number of steps, and any number of
+        // them in progress: only the status can be wrong.
+        if kind != InvalidUpdate::UnknownStatus {
+            return None;
         }
+        let mut items: Vec<Value> = wanted.iter().map(item_json).collect();
+        kind.break_list(
+            &mut items,
+            "step",
+            None,
+            |_| json!({"step": "Start", "status": "done"}),
+        );
+        Some(PlanCall::whole_list(TOOL, "plan", items))
     }
 }
 

@@ -11,7 +11,9 @@
 
 use serde_json::{Value, json};
 
-use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, numbered};
+use super::{
+    AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, numbered,
+};
 use crate::llm::ToolSchema;
 
 const TOOL: &str = "write_todos";
@@ -226,27 +228,16 @@ impl PlanDialect for Gemini {
 
     fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {
         let mut items: Vec<Value> = wanted.iter().map(item_json).collect();
-        let filler =
-            |k: usize| json!({"description": format!("Sub-task {k}"), "status": "pending"});
-        match kind {
-            InvalidUpdate::TwoInProgress => {
-                while items.len() < 2 {
-                    items.push(filler(items.len() + 1));
-                }
-                for item in items.iter_mut().take(2) {
-                    item["status"] = json!("in_progress");
-                }
+        // No count limit: `TooMany` breaks nothing.
+        let broken = kind.break_list(&mut items, "description", None, |added| match added {
+            AddedItem::EmptyText => json!({"description": "", "status": "pending"}),
+            AddedItem::UnknownStatus => json!({"description": "Start", "status": "done"}),
+            AddedItem::SecondInProgress { position } | AddedItem::OverLimit { position, .. } => {
+                json!({"description": format!("Sub-task {position}"), "status": "pending"})
             }
-            InvalidUpdate::EmptyText => match items.first_mut() {
-                Some(item) => item["description"] = json!(""),
-                None => items.push(json!({"description": "", "status": "pending"})),
-            },
-            InvalidUpdate::UnknownStatus => match items.first_mut() {
-                Some(item) => item["status"] = json!("done"),
-                None => items.push(json!({"description": "Start", "status": "done"})),
-            },
-            // No count limit.
-            InvalidUpdate::TooMany => return None,
+        });
+        if !broken {
+            return None;
         }
         Some(PlanCall::whole_list(TOOL, "todos", items))
     }

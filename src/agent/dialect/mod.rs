@@ -154,6 +154,72 @@ pub enum InvalidUpdate {
     TooMany,
 }
 
+/// An item a broken whole-list update adds (the dialect says how it looks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddedItem {
+    /// The item that makes a second one in progress, numbered from the
+    /// list's length (`position` = 1-based place in the list).
+    SecondInProgress { position: usize },
+    /// The only item of an otherwise empty list, with an empty text.
+    EmptyText,
+    /// The only item of an otherwise empty list, with an unknown status.
+    UnknownStatus,
+    /// One of the items past the limit: the `nth` added (from 1), at 1-based
+    /// `position` in the list.
+    OverLimit { nth: usize, position: usize },
+}
+
+impl InvalidUpdate {
+    /// Breaks the rule in a whole list of items (`items`, the wanted plan
+    /// in the dialect's shape): two items in progress, the first item's
+    /// `text_field` empty, the first item's status `done`, or more than
+    /// `limit` items. Items are added through `added` where the list is too
+    /// short. `false` when the dialect has no such rule (`TooMany` without
+    /// a limit).
+    pub fn break_list(
+        self,
+        items: &mut Vec<Value>,
+        text_field: &str,
+        limit: Option<usize>,
+        added: impl Fn(AddedItem) -> Value,
+    ) -> bool {
+        match self {
+            Self::TwoInProgress => {
+                while items.len() < 2 {
+                    items.push(added(AddedItem::SecondInProgress {
+                        position: items.len() + 1,
+                    }));
+                }
+                for item in items.iter_mut().take(2) {
+                    item["status"] = Value::from("in_progress");
+                }
+            }
+            Self::EmptyText => match items.first_mut() {
+                Some(item) => item[text_field] = Value::from(""),
+                None => items.push(added(AddedItem::EmptyText)),
+            },
+            Self::UnknownStatus => match items.first_mut() {
+                Some(item) => item["status"] = Value::from("done"),
+                None => items.push(added(AddedItem::UnknownStatus)),
+            },
+            Self::TooMany => {
+                let Some(limit) = limit else {
+                    return false;
+                };
+                let mut nth = 0;
+                while items.len() <= limit {
+                    nth += 1;
+                    items.push(added(AddedItem::OverLimit {
+                        nth,
+                        position: items.len() + 1,
+                    }));
+                }
+            }
+        }
+        true
+    }
+}
+
 /// One planning-tool design. Implementations are stateless values; the
 /// plan itself is the `Vec<PlanItem>` the loop keeps per run.
 pub trait PlanDialect: fmt::Debug + Send + Sync {
@@ -390,5 +456,43 @@ mod tests {
             }
             assert!(!d.is_planning_tool("bash"));
         }
+    }
+
+    #[test]
+    fn break_list_breaks_exactly_one_rule() {
+        use serde_json::json;
+        let added = |a: AddedItem| json!({"t": format!("{a:?}"), "status": "pending"});
+        let wanted = || vec![json!({"t": "a", "status": "pending"})];
+
+        let mut items = wanted();
+        assert!(InvalidUpdate::TwoInProgress.break_list(&mut items, "t", None, added));
+        assert_eq!(
+            items,
+            [
+                json!({"t": "a", "status": "in_progress"}),
+                json!({"t": "SecondInProgress { position: 2 }", "status": "in_progress"}),
+            ]
+        );
+
+        let mut items = wanted();
+        assert!(InvalidUpdate::EmptyText.break_list(&mut items, "t", None, added));
+        assert_eq!(items, [json!({"t": "", "status": "pending"})]);
+        let mut empty = Vec::new();
+        InvalidUpdate::EmptyText.break_list(&mut empty, "t", None, added);
+        assert_eq!(empty, [json!({"t": "EmptyText", "status": "pending"})]);
+
+        let mut items = wanted();
+        assert!(InvalidUpdate::UnknownStatus.break_list(&mut items, "t", None, added));
+        assert_eq!(items, [json!({"t": "a", "status": "done"})]);
+
+        let mut items = wanted();
+        assert!(!InvalidUpdate::TooMany.break_list(&mut items, "t", None, added));
+        assert_eq!(items, wanted());
+        assert!(InvalidUpdate::TooMany.break_list(&mut items, "t", Some(3), added));
+        assert_eq!(items.len(), 4);
+        assert_eq!(
+            items[3],
+            json!({"t": "OverLimit { nth: 3, position: 4 }", "status": "pending"})
+        );
     }
 }

@@ -6,8 +6,8 @@
 use serde_json::{Value, json};
 
 use super::{
-    InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, active_form_for,
-    completed_count, numbered,
+    AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus,
+    active_form_for, completed_count, numbered,
 };
 use crate::agent::pyrepr::{json_kind, python_str, python_strip};
 use crate::llm::ToolSchema;
@@ -243,31 +243,19 @@ impl PlanDialect for PlanningState {
 
     fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {
         let mut items: Vec<Value> = wanted.iter().map(item_json).collect();
-        let filler =
+        let sub_task =
             |k: usize, status: &str| json!({"content": format!("Sub-task {k}"), "status": status});
-        match kind {
-            InvalidUpdate::TwoInProgress => {
-                while items.len() < 2 {
-                    items.push(filler(items.len() + 1, "pending"));
-                }
-                for item in items.iter_mut().take(2) {
-                    item["status"] = json!("in_progress");
-                }
-            }
-            InvalidUpdate::EmptyText => match items.first_mut() {
-                Some(item) => item["content"] = json!(""),
-                None => items.push(json!({"content": "", "status": "pending"})),
+        kind.break_list(
+            &mut items,
+            "content",
+            Some(MAX_ITEMS),
+            |added| match added {
+                AddedItem::SecondInProgress { position }
+                | AddedItem::OverLimit { position, .. } => sub_task(position, "pending"),
+                AddedItem::EmptyText => json!({"content": "", "status": "pending"}),
+                AddedItem::UnknownStatus => sub_task(1, "done"),
             },
-            InvalidUpdate::UnknownStatus => match items.first_mut() {
-                Some(item) => item["status"] = json!("done"),
-                None => items.push(filler(1, "done")),
-            },
-            InvalidUpdate::TooMany => {
-                while items.len() <= MAX_ITEMS {
-                    items.push(filler(items.len() + 1, "pending"));
-                }
-            }
-        }
+        );
         Some(PlanCall::whole_list(TOOL, "items", items))
     }
 }

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus};
+use super::{AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus};
 use crate::agent::todo::{self, TodoItem, TodoManager, TodoStatus};
 use crate::llm::ToolSchema;
 
@@ -131,35 +131,21 @@ impl PlanDialect for S03 {
 /// An s03-shaped `todo` call that breaks one rule (also used by java-port,
 /// which shares every rule but the status one).
 pub(super) fn invalid_call(wanted: &[PlanItem], kind: InvalidUpdate) -> PlanCall {
-    {
-        let mut items: Vec<Value> = wanted.iter().map(item_json).collect();
-        match kind {
-            InvalidUpdate::TwoInProgress => {
-                while items.len() < 2 {
-                    items.push(json!({"id": format!("extra{}", items.len() + 1), "text": "Double-check", "status": "pending"}));
-                }
-                for item in items.iter_mut().take(2) {
-                    item["status"] = json!("in_progress");
-                }
-            }
-            InvalidUpdate::EmptyText => match items.first_mut() {
-                Some(item) => item["text"] = json!(""),
-                None => items.push(json!({"id": "1", "text": "", "status": "pending"})),
-            },
-            InvalidUpdate::UnknownStatus => match items.first_mut() {
-                Some(item) => item["status"] = json!("done"),
-                None => items.push(json!({"id": "1", "text": "Start", "status": "done"})),
-            },
-            InvalidUpdate::TooMany => {
-                let extra = (todo::MAX_TODOS + 1).saturating_sub(items.len());
-                for k in 0..extra {
-                    items.push(json!({"id": format!("sub{}", k + 1), "text": format!("Sub-task {}", k + 1), "status": "pending"}));
-                }
-            }
+    let mut items: Vec<Value> = wanted.iter().map(item_json).collect();
+    kind.break_list(&mut items, "text", Some(todo::MAX_TODOS), added_item);
+    PlanCall::whole_list(TOOL, "items", items)
+}
+
+/// An item a broken s03-shaped list adds (also s03-guarded's).
+pub(super) fn added_item(added: AddedItem) -> Value {
+    match added {
+        AddedItem::SecondInProgress { position } => {
+            json!({"id": format!("extra{position}"), "text": "Double-check", "status": "pending"})
         }
-        PlanCall {
-            tool: TOOL.into(),
-            input: json!({"items": items}),
+        AddedItem::EmptyText => json!({"id": "1", "text": "", "status": "pending"}),
+        AddedItem::UnknownStatus => json!({"id": "1", "text": "Start", "status": "done"}),
+        AddedItem::OverLimit { nth, .. } => {
+            json!({"id": format!("sub{nth}"), "text": format!("Sub-task {nth}"), "status": "pending"})
         }
     }
 }

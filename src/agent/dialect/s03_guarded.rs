@@ -232,30 +232,7 @@ impl PlanDialect for S03Guarded {
 
     fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {
         let mut items: Vec<Value> = wanted.iter().map(item_json).collect();
-        match kind {
-            InvalidUpdate::TwoInProgress => {
-                while items.len() < 2 {
-                    items.push(json!({"id": format!("extra{}", items.len() + 1), "text": "Double-check", "status": "pending"}));
-                }
-                for item in items.iter_mut().take(2) {
-                    item["status"] = json!("in_progress");
-                }
-            }
-            InvalidUpdate::EmptyText => match items.first_mut() {
-                Some(item) => item["text"] = json!(""),
-                None => items.push(json!({"id": "1", "text": "", "status": "pending"})),
-            },
-            InvalidUpdate::UnknownStatus => match items.first_mut() {
-                Some(item) => item["status"] = json!("done"),
-                None => items.push(json!({"id": "1", "text": "Start", "status": "done"})),
-            },
-            InvalidUpdate::TooMany => {
-                let extra = (MAX_ITEMS + 1).saturating_sub(items.len());
-                for k in 0..extra {
-                    items.push(json!({"id": format!("sub{}", k + 1), "text": format!("Sub-task {}", k + 1), "status": "pending"}));
-                }
-            }
-        }
+        kind.break_list(&mut items, "text", Some(MAX_ITEMS), super::s03::added_item);
         Some(PlanCall::whole_list(TOOL, "todos", items))
     }
 }

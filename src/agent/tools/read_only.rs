@@ -39,40 +39,127 @@ pub const BUDGET: usize = 8 << 20;
 /// cheap to redo next to what it would hold in memory).
 const LARGEST_KEPT: usize = 256 << 10;
 
-/// Utilities whose every use, with the options [`options_read_only`]
-/// accepts, only reads its operands and prints what it read.
-const UTILITIES: &[&str] = &[
-    "basename",
-    "cat",
-    "cksum",
-    "cmp",
-    "comm",
-    "cut",
-    "diff",
-    "dirname",
-    "echo",
-    "egrep",
-    "false",
-    "fgrep",
-    "find",
-    "grep",
-    "head",
-    "ls",
-    "md5sum",
-    "nl",
-    "od",
-    "paste",
-    "printf",
-    "rev",
-    "sha1sum",
-    "sha256sum",
-    "sort",
-    "tac",
-    "tail",
-    "tr",
-    "true",
-    "uniq",
-    "wc",
+/// Which options keep a utility read-only and its output a function of
+/// the files' names and contents.
+enum Options {
+    /// Any option.
+    Any,
+    /// Only these: short options (clustered, `-1R`) from `short`, and the
+    /// words in `words` as written (`--all`, or find's `-name`).
+    Only {
+        short: &'static str,
+        words: &'static [&'static str],
+    },
+    /// Any but these: short options holding a letter of `short`, and long
+    /// options beginning with one of `long` (`--follow=name`).
+    Except {
+        short: &'static str,
+        long: &'static [&'static str],
+    },
+    /// Options only, no operand (`uniq IN OUT` writes OUT).
+    NoOperand,
+}
+
+/// The utilities a read-only command may use, with their options. Each
+/// only reads its operands (and stdin) and prints what it read.
+const UTILITIES: &[(&str, Options)] = &[
+    ("basename", Options::Any),
+    ("cat", Options::Any),
+    ("cksum", Options::Any),
+    ("cmp", Options::Any),
+    ("comm", Options::Any),
+    ("cut", Options::Any),
+    ("diff", Options::Any),
+    ("dirname", Options::Any),
+    ("echo", Options::Any),
+    ("egrep", Options::Any),
+    ("false", Options::Any),
+    ("fgrep", Options::Any),
+    // Tests of names and types only: no actions, no times, no sizes.
+    (
+        "find",
+        Options::Only {
+            short: "",
+            words: &[
+                "-name",
+                "-iname",
+                "-type",
+                "-path",
+                "-ipath",
+                "-wholename",
+                "-iwholename",
+                "-maxdepth",
+                "-mindepth",
+                "-print",
+                "-print0",
+                "-o",
+                "-a",
+                "-or",
+                "-and",
+                "-not",
+                "-empty",
+                "-regex",
+                "-iregex",
+                "-depth",
+                "-prune",
+                "-true",
+                "-false",
+                "-quit",
+            ],
+        },
+    ),
+    ("grep", Options::Any),
+    ("head", Options::Any),
+    // Names only: no times, owners, inodes, sizes or directory order.
+    (
+        "ls",
+        Options::Only {
+            short: "aA1RFprdmxXvQCNh",
+            words: &[
+                "--all",
+                "--almost-all",
+                "--recursive",
+                "--classify",
+                "--reverse",
+                "--directory",
+            ],
+        },
+    ),
+    ("md5sum", Options::Any),
+    ("nl", Options::Any),
+    ("od", Options::Any),
+    ("paste", Options::Any),
+    ("printf", Options::Any),
+    ("rev", Options::Any),
+    ("sha1sum", Options::Any),
+    ("sha256sum", Options::Any),
+    // No output file, no temporary folder, no randomness.
+    (
+        "sort",
+        Options::Except {
+            short: "oTR",
+            long: &[
+                "--output",
+                "--temporary-directory",
+                "--compress-program",
+                "--random",
+                "--sort",
+            ],
+        },
+    ),
+    ("tac", Options::Any),
+    // Not following a file in time.
+    (
+        "tail",
+        Options::Except {
+            short: "fFs",
+            long: &["--follow", "--retry", "--pid", "--sleep-interval"],
+        },
+    ),
+    ("tr", Options::Any),
+    ("true", Options::Any),
+    ("uniq", Options::NoOperand),
+    ("wc", Options::Any),
 ];
 
 /// Redirections that write nowhere but a pipe or `/dev/null`.
@@ -90,13 +177,14 @@ pub fn is_read_only(command: &str) -> bool {
     let Some(commands) = lex(command) else {
         return false;
     };
-    commands.iter().all(|words| match words.split_first() {
-        Some((name, args)) => {
-            UTILITIES.contains(&name.as_str())
-                && args.iter().all(|a| stays_inside(a))
-                && options_read_only(name, args)
-        }
-        None => false,
+    commands.iter().all(|words| {
+        let Some((name, args)) = words.split_first() else {
+            return false;
+        };
+        let Some((_, options)) = UTILITIES.iter().find(|(known, _)| known == name) else {
+            return false;
+        };
+        args.iter().all(|a| stays_inside(a)) && options.allow(args)
     })
 }
 
@@ -189,86 +277,24 @@ fn stays_inside(word: &str) -> bool {
     true
 }
 
-/// The options of `name` that are known to keep it read-only and
-/// independent of anything but the files' names and contents.
-fn options_read_only(name: &str, args: &[String]) -> bool {
-    let options = || args.iter().filter(|a| a.starts_with('-') && a.len() > 1);
-    let short = |a: &str, allowed: &str| {
-        !a.starts_with("--") && a.chars().skip(1).all(|c| allowed.contains(c))
-    };
-    match name {
-        // Names only, no times, owners, inodes, sizes or directory order.
-        "ls" => options().all(|a| {
-            short(a, "aA1RFprdmxXvQCNh")
-                || [
-                    "--all",
-                    "--almost-all",
-                    "--recursive",
-                    "--classify",
-                    "--reverse",
-                    "--directory",
-                ]
-                .contains(&a.as_str())
-        }),
-        // Tests of names and types only: no actions, no times, no sizes.
-        "find" => options().all(|a| {
-            [
-                "-name",
-                "-iname",
-                "-type",
-                "-path",
-                "-ipath",
-                "-wholename",
-                "-iwholename",
-                "-maxdepth",
-                "-mindepth",
-                "-print",
-                "-print0",
-                "-o",
-                "-a",
-                "-or",
-                "-and",
-                "-not",
-                "-empty",
-                "-regex",
-                "-iregex",
-                "-depth",
-                "-prune",
-                "-true",
-                "-false",
-                "-quit",
-            ]
-            .contains(&a.as_str())
-        }),
-        // Not following a file in time.
-        "tail" => options().all(|a| {
-            if let Some(long) = a.strip_prefix("--") {
-                !["follow", "retry", "pid", "sleep-interval"]
-                    .iter()
-                    .any(|o| long.starts_with(o))
-            } else {
-                !a.contains(['f', 'F', 's'])
-            }
-        }),
-        // No output file, no temporary folder, no randomness.
-        "sort" => options().all(|a| {
-            if let Some(long) = a.strip_prefix("--") {
-                ![
-                    "output",
-                    "temporary-directory",
-                    "compress-program",
-                    "random",
-                    "sort",
-                ]
-                .iter()
-                .any(|o| long.starts_with(o))
-            } else {
-                !a.contains(['o', 'T', 'R'])
-            }
-        }),
-        // A second operand would be written to.
-        "uniq" => args.iter().all(|a| a.starts_with('-')),
-        _ => true,
+impl Options {
+    fn allow(&self, args: &[String]) -> bool {
+        let mut options = args.iter().filter(|a| a.starts_with('-') && a.len() > 1);
+        match self {
+            Self::Any => true,
+            Self::Only { short, words } => options.all(|a| {
+                words.contains(&a.as_str())
+                    || !a.starts_with("--") && a.chars().skip(1).all(|c| short.contains(c))
+            }),
+            Self::Except { short, long } => options.all(|a| {
+                if a.starts_with("--") {
+                    !long.iter().any(|l| a.starts_with(l))
+                } else {
+                    !a.chars().skip(1).any(|c| short.contains(c))
+                }
+            }),
+            Self::NoOperand => args.iter().all(|a| a.starts_with('-')),
+        }
     }
 }
 
