@@ -85,9 +85,11 @@ header() { printf '%-26s %12s %12s %12s %10s %10s\n' "$1" "agent-eval" "python l
 : > "$work/table"
 for episode in benches/peer/*_episode.yaml; do
     name=$(basename "$episode" .yaml)
-    # The same episode, N seeds: a scripted run replays identically per seed.
-    { cat "$episode"; printf '\nruns:\n  seeds: %d\n' "$N"; } | sed 's/^expect:/expect_unused:/' \
-        | awk '/^expect_unused:/{skip=1} skip&&/^[^ -]/&&!/^expect_unused:/{skip=0} !skip' > "$work/$name.yaml"
+    # The same episode, N seeds: a scripted run replays identically per
+    # seed. Its `expect:` block stays, so agent-eval checks every episode
+    # (steps done, turns, stop) and a failure stops the comparison, as the
+    # peers' own checks do.
+    { cat "$episode"; printf '\nruns:\n  seeds: %d\n' "$N"; } > "$work/$name.yaml"
     # Each file gets one line per round: wall seconds and CPU seconds
     # (user + system, spawned shells included) per episode.
     : > "$work/ae"; : > "$work/py"; : > "$work/in"
