@@ -158,7 +158,7 @@ fn describe(expectation: &Expectation) -> String {
             selector,
             metric,
             bound,
-        } => format!("{} {bound} where {selector}", metric.name()),
+        } => format!("{} {bound} where {selector}", metric.name),
         Expectation::Compare {
             a,
             b,

@@ -13,8 +13,9 @@ use super::run::RunMetrics;
 use super::runs::RunRow;
 use super::stats::{self, McNemar, PairedComparison};
 use super::summary::{CellSummary, round6};
+use crate::scenario::metric::PairedTest;
 use crate::scenario::{
-    AggregateMetric, Axis, CellSelector, CellSettings, Comparison, ExactExpectation, Expectation,
+    Axis, CellSelector, CellSettings, Comparison, ExactExpectation, Expectation, Metric,
 };
 
 /// The outcome of one expectation (an `expectations` entry of the report).
@@ -72,13 +73,13 @@ pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> Expectation
             metric,
             bound,
         } => {
-            let text = format!("{} {bound} where {selector}", metric.name());
+            let text = format!("{} {bound} where {selector}", metric.name);
             let selected = select_cells(selector, cells);
             let runs: usize = selected.iter().map(|c| c.results.len()).sum();
             if runs == 0 {
                 return failed_without_runs(text, selector);
             }
-            let measured = aggregate(*metric, &selected);
+            let measured = aggregate(metric, &selected);
             ExpectationOutcome {
                 ok: bound.holds(measured),
                 measured: number(measured),
@@ -136,33 +137,10 @@ fn select_cells<'a>(selector: &CellSelector, cells: &'a [CellSummary]) -> Vec<&'
         .collect()
 }
 
-/// An aggregate metric over the pooled runs of `cells`: a mean over the
-/// runs, read from their rows (completion) or their cells' totals (counts:
-/// a sum of counts is exact, so the mean is the one over the runs' values).
-pub fn aggregate(metric: AggregateMetric, cells: &[&CellSummary]) -> f64 {
-    let runs: usize = cells.iter().map(|c| c.results.len()).sum();
-    let rows = || cells.iter().flat_map(|c| c.results.iter());
-    let total = |of: fn(&super::runs::RunTotals) -> u64| -> u64 {
-        cells.iter().map(|c| of(c.results.totals())).sum()
-    };
-    let sum = match metric {
-        AggregateMetric::CompletionRate => {
-            return stats::mean(&rows().map(RunRow::completion).collect::<Vec<_>>());
-        }
-        AggregateMetric::FullCompletionRate => {
-            rows().filter(|r| r.fully_completed()).count() as u64
-        }
-        AggregateMetric::MeanStepsCompleted => rows().map(|r| u64::from(r.steps_completed)).sum(),
-        AggregateMetric::MeanReminders => total(|t| t.reminders),
-        AggregateMetric::MeanRejectedTodoUpdates => total(|t| t.rejected_todo_updates),
-        AggregateMetric::MeanTurns => total(|t| t.turns),
-        AggregateMetric::MeanProtocolViolations => total(|t| t.protocol_violations),
-    };
-    if runs == 0 {
-        0.0
-    } else {
-        sum as f64 / runs as f64
-    }
+/// An aggregate metric over the pooled runs of `cells` (see
+/// [`super::metrics::aggregate`]).
+pub fn aggregate(metric: &Metric, cells: &[&CellSummary]) -> f64 {
+    super::metrics::aggregate(metric, cells)
 }
 
 /// What an exact expectation measures on one run.
@@ -267,8 +245,10 @@ fn evaluate_compare(
     let measured = match comparison {
         Comparison::Ratio(m) => aggregate(m, &side_a) / aggregate(m, &side_b),
         Comparison::Diff(m) => aggregate(m, &side_a) - aggregate(m, &side_b),
-        Comparison::PValue(AggregateMetric::FullCompletionRate) => full.p_value,
-        Comparison::PValue(_) => completion.p_value,
+        Comparison::PValue(m) => match m.compare.p_value {
+            Some(PairedTest::McNemar) => full.p_value,
+            Some(PairedTest::SignTest) | None => completion.p_value,
+        },
     };
     ExpectationOutcome {
         ok: bound.holds(measured),
@@ -361,6 +341,79 @@ mod tests {
         crate::eval::summary::test_cell(settings, 4, completed, 0)
     }
 
+    fn metric(name: &str) -> &'static Metric {
+        Metric::named(name).unwrap()
+    }
+
+    #[test]
+    fn a_metric_added_to_the_table_is_parsed_and_checked() {
+        // `mean_unknown_tool_calls` is only a table entry: the parser, the
+        // checker and the measurement all come from it.
+        let off = cell(false, &[4, 4]);
+        let mut runs: Vec<RunMetrics> = off.results.records().map_while(Result::ok).collect();
+        runs[0].unknown_tool_calls = 3;
+        let cells = [
+            cell(true, &[4, 4]),
+            CellSummary::new(off.settings.clone(), 4, runs),
+        ];
+        let spec: Vec<Expectation> = serde_json::from_value(json!([
+            {"where": {"todo": false}, "mean_unknown_tool_calls": {"at_most": 1}},
+            {"compare": {"a": {"todo": false}, "b": {"todo": true}},
+             "mean_unknown_tool_calls_diff": {"at_most": 0}},
+        ]))
+        .unwrap();
+        let outcomes: Vec<(bool, Value)> = spec
+            .iter()
+            .map(|e| evaluate(e, &cells))
+            .map(|o| (o.ok, o.measured))
+            .collect();
+        assert_eq!(outcomes, [(false, json!(1.5)), (false, json!(1.5))]);
+        let texts: Vec<String> = spec.iter().map(|e| evaluate(e, &cells).text).collect();
+        assert_eq!(
+            texts,
+            [
+                "mean_unknown_tool_calls <= 1 where todo=false",
+                "mean_unknown_tool_calls_diff <= 0 (todo=false vs todo=true)"
+            ]
+        );
+        // A ratio of it is not in its entry, so it is an unknown key.
+        let ratio: Result<Expectation, _> = serde_json::from_value(json!(
+            {"compare": {"a": {}, "b": {}}, "mean_unknown_tool_calls_ratio": {"at_most": 1}}
+        ));
+        let message = ratio.unwrap_err().to_string();
+        assert!(
+            message.contains("unknown field `mean_unknown_tool_calls_ratio`")
+                && message.contains("mean_turns_diff"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn p_values_take_the_test_of_their_metric() {
+        let cells = [cell(true, &[4, 4, 4, 4]), cell(false, &[3, 3, 3, 3])];
+        let on = selector(vec![(Axis::Todo, AxisValue::Bool(true))]);
+        let off = selector(vec![(Axis::Todo, AxisValue::Bool(false))]);
+        let p = |name: &str| {
+            evaluate(
+                &Expectation::Compare {
+                    a: on.clone(),
+                    b: off.clone(),
+                    comparison: Comparison::PValue(metric(name)),
+                    bound: Bound {
+                        at_least: None,
+                        at_most: Some(1.0),
+                    },
+                },
+                &cells,
+            )
+        };
+        let sign = p("completion_rate");
+        let mcnemar = p("full_completion_rate");
+        let paired = sign.paired.clone().unwrap();
+        assert_eq!(sign.measured, number(paired.completion.p_value));
+        assert_eq!(mcnemar.measured, number(paired.full_completion.p_value));
+    }
+
     #[test]
     fn exact_expectations_name_the_first_run_that_differs() {
         let cells = [cell(true, &[4, 3])];
@@ -389,7 +442,7 @@ mod tests {
         let rate = evaluate(
             &Expectation::Bound {
                 selector: on.clone(),
-                metric: AggregateMetric::CompletionRate,
+                metric: metric("completion_rate"),
                 bound: bound(0.8),
             },
             &cells,
@@ -400,7 +453,7 @@ mod tests {
             &Expectation::Compare {
                 a: on.clone(),
                 b: off.clone(),
-                comparison: Comparison::Ratio(AggregateMetric::CompletionRate),
+                comparison: Comparison::Ratio(metric("completion_rate")),
                 bound: bound(2.0),
             },
             &cells,
@@ -423,7 +476,7 @@ mod tests {
         let missing = evaluate(
             &Expectation::Bound {
                 selector: none,
-                metric: AggregateMetric::MeanTurns,
+                metric: metric("mean_turns"),
                 bound: bound(1.0),
             },
             &cells,

@@ -9,6 +9,7 @@ pub mod compare;
 pub mod expect;
 pub mod external;
 pub mod matrix;
+pub mod metrics;
 pub mod run;
 pub mod runs;
 pub mod stats;

@@ -4,46 +4,36 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 use super::expect::ExpectationOutcome;
+use super::metrics::MetricValue;
 use super::run::RunMetrics;
+use super::runs::Runs;
 pub use super::runs::pair_by_seed;
-use super::runs::{RunRow, Runs};
 use super::stats;
 use crate::scenario::CellSettings;
+use crate::scenario::metric::Written;
 
 /// The k values pass^k is reported for (those up to the run count).
 pub const PASS_K: [usize; 4] = [1, 2, 4, 8];
 
-/// One matrix cell's aggregate over its runs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One matrix cell's aggregate over its runs (serialized by hand: the
+/// metrics are written as keys of their own, see [`CellSummary::serialize`]).
+#[derive(Debug, Clone, PartialEq)]
 pub struct CellSummary {
     pub settings: CellSettings,
     pub runs: usize,
     pub steps_total: usize,
-    /// Mean over runs of steps_completed / steps_total.
-    pub completion_rate: f64,
-    pub completion_ci95: [f64; 2],
-    /// Share of runs that completed every step.
-    pub full_completion_rate: f64,
-    pub full_completion_ci95: [f64; 2],
     /// pass^k (tau-bench) for k = 1, 2, 4, 8 up to the run count.
     pub pass_hat_k: BTreeMap<String, f64>,
-    pub mean_steps_completed: f64,
-    pub mean_reminders: f64,
-    pub mean_rejected_todo_updates: f64,
-    pub mean_todo_calls: f64,
-    pub mean_turns: f64,
-    pub mean_protocol_violations: f64,
+    /// Every metric of the table (completion_rate, mean_turns, ...), in
+    /// table order; see [`super::metrics`].
+    pub metrics: Vec<MetricValue>,
     /// A real model's tokens and cost, summed over the runs (absent for
     /// mock models; the cost also without a price).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<f64>,
     /// Each scored step's completion rate over the runs: which steps get
     /// dropped (empty when the runs carry no per-step checks).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub step_rates: Vec<StepRate>,
     /// The runs: compact rows, totals and the records (written as the
     /// report's `results`, streamed from where they are kept).
@@ -146,42 +136,42 @@ impl CellSummary {
 
     /// The summary of `results`, from their rows and totals.
     pub fn of_runs(settings: CellSettings, steps_total: usize, results: Runs) -> Self {
-        let completion: Vec<f64> = results.iter().map(RunRow::completion).collect();
-        let (completion_rate, ci) = stats::mean_ci95(&completion, 0.0, 1.0);
         let full = results.iter().filter(|r| r.fully_completed()).count();
         let n = results.len();
         let totals = results.totals();
-        // A mean of counts: their sum is exact, so it is the mean of the
-        // runs' values.
-        let mean_of = |sum: u64| round6(if n == 0 { 0.0 } else { sum as f64 / n as f64 });
         let pass_hat_k = PASS_K
             .iter()
             .filter_map(|&k| stats::pass_hat_k(full, n, k).map(|p| (k.to_string(), round6(p))))
             .collect();
-        let wilson = stats::wilson_ci95(full, n);
         Self {
             settings,
             runs: n,
             steps_total,
-            completion_rate: round6(completion_rate),
-            completion_ci95: [round6(ci[0]), round6(ci[1])],
-            full_completion_rate: round6(if n == 0 { 0.0 } else { full as f64 / n as f64 }),
-            full_completion_ci95: [round6(wilson[0]), round6(wilson[1])],
             pass_hat_k,
-            mean_steps_completed: mean_of(
-                results.iter().map(|r| u64::from(r.steps_completed)).sum(),
-            ),
-            mean_reminders: mean_of(totals.reminders),
-            mean_rejected_todo_updates: mean_of(totals.rejected_todo_updates),
-            mean_todo_calls: mean_of(totals.todo_calls),
-            mean_turns: mean_of(totals.turns),
-            mean_protocol_violations: mean_of(totals.protocol_violations),
+            metrics: super::metrics::summarize(&results),
             input_tokens: totals.input_tokens,
             output_tokens: totals.output_tokens,
             cost: totals.cost.map(round6),
             step_rates: Vec::new(),
             results,
         }
+    }
+
+    /// The reported value of the metric `name` (NaN for a name not in the
+    /// table: [`crate::scenario::metric`] has constants for the names code
+    /// uses, and a test checks they exist).
+    pub fn value(&self, name: &str) -> f64 {
+        self.metric(name).map_or(f64::NAN, |m| m.value)
+    }
+
+    /// The 95% interval of the rate `name` (`[0, 1]` for a metric without one).
+    pub fn interval(&self, name: &str) -> [f64; 2] {
+        self.metric(name).and_then(|m| m.ci95).unwrap_or([0.0, 1.0])
+    }
+
+    /// The reported value of the metric `name`, with its interval.
+    pub fn metric(&self, name: &str) -> Option<&MetricValue> {
+        self.metrics.iter().find(|m| m.metric.name == name)
     }
 
     /// This summary with each labelled step's completion rate, read from
@@ -216,6 +206,50 @@ impl CellSummary {
                 text: s.text.clone(),
             })
             .collect()
+    }
+}
+
+/// The JSON `cells` entry: settings, runs, steps_total, the rates (each
+/// followed by its interval), pass_hat_k, the means, then the tokens and
+/// cost, step_rates and results when present. The metric keys come from the
+/// table, so a report's bytes follow the table's order.
+impl Serialize for CellSummary {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("settings", &self.settings)?;
+        map.serialize_entry("runs", &self.runs)?;
+        map.serialize_entry("steps_total", &self.steps_total)?;
+        // The values are in table order, as `Metric::written` lists them.
+        let written = || {
+            self.metrics
+                .iter()
+                .filter(|m| m.metric.written == Written::Always)
+        };
+        for m in written().filter(|m| m.metric.is_rate()) {
+            map.serialize_entry(m.metric.name, &m.value)?;
+            if let (Some(interval), Some(ci)) = (m.metric.interval(), m.ci95) {
+                map.serialize_entry(interval.key, &ci)?;
+            }
+        }
+        map.serialize_entry("pass_hat_k", &self.pass_hat_k)?;
+        for m in written().filter(|m| !m.metric.is_rate()) {
+            map.serialize_entry(m.metric.name, &m.value)?;
+        }
+        if let Some(x) = self.input_tokens {
+            map.serialize_entry("input_tokens", &x)?;
+        }
+        if let Some(x) = self.output_tokens {
+            map.serialize_entry("output_tokens", &x)?;
+        }
+        if let Some(x) = self.cost {
+            map.serialize_entry("cost", &x)?;
+        }
+        if !self.step_rates.is_empty() {
+            map.serialize_entry("step_rates", &self.step_rates)?;
+        }
+        map.serialize_entry("results", &self.results)?;
+        map.end()
     }
 }
 

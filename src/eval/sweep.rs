@@ -17,6 +17,7 @@ use serde::Serialize;
 use super::matrix::{EvalError, EvalEvent, EvalOptions, evaluate_scenario};
 use super::stats;
 use super::summary::{CellSummary, pair_by_seed};
+use crate::scenario::metric::{COMPLETION_RATE, MEAN_REMINDERS};
 use crate::scenario::{Axis, AxisValue, RunsSpec, Scenario};
 
 /// Significance level below which a threshold counts as worse than the leader.
@@ -129,9 +130,9 @@ pub fn recommend(
     min_effect: f64,
 ) -> (Option<usize>, Option<usize>, Vec<f64>) {
     let Some((leader_index, leader)) = cells.iter().enumerate().reduce(|best, c| {
-        let better = c.1.completion_rate > best.1.completion_rate
-            || (c.1.completion_rate == best.1.completion_rate
-                && c.1.mean_reminders < best.1.mean_reminders);
+        let better = c.1.value(COMPLETION_RATE) > best.1.value(COMPLETION_RATE)
+            || (c.1.value(COMPLETION_RATE) == best.1.value(COMPLETION_RATE)
+                && c.1.value(MEAN_REMINDERS) < best.1.value(MEAN_REMINDERS));
         if better { c } else { best }
     }) else {
         return (None, None, Vec::new());
@@ -154,13 +155,13 @@ pub fn recommend(
             *i == leader_index
                 || **p >= ALPHA
                 // A small tolerance: rates are rounded to 6 decimals.
-                || leader.completion_rate - c.completion_rate < min_effect - 1e-9
+                || leader.value(COMPLETION_RATE) - c.value(COMPLETION_RATE) < min_effect - 1e-9
         })
         .map(|(c, _)| c)
         .reduce(|best, c| {
-            let cheaper = c.1.mean_reminders < best.1.mean_reminders
-                || (c.1.mean_reminders == best.1.mean_reminders
-                    && c.1.completion_rate > best.1.completion_rate);
+            let cheaper = c.1.value(MEAN_REMINDERS) < best.1.value(MEAN_REMINDERS)
+                || (c.1.value(MEAN_REMINDERS) == best.1.value(MEAN_REMINDERS)
+                    && c.1.value(COMPLETION_RATE) > best.1.value(COMPLETION_RATE));
             if cheaper { c } else { best }
         })
         .map_or(leader_index, |(i, _)| i);

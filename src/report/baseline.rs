@@ -19,6 +19,7 @@ use tabled::settings::Style;
 use super::terminal::escape;
 use crate::eval::ScenarioResult;
 use crate::scenario::CellSettings;
+use crate::scenario::metric::Metric;
 
 /// The default tolerance: an absolute drop of 0.05 (five points).
 pub const DEFAULT_TOLERANCE: f64 = 0.05;
@@ -54,9 +55,10 @@ impl Movement {
 pub struct CellDiff {
     pub scenario: String,
     pub settings: CellSettings,
-    /// (completion, full completion) before and after.
-    pub old: Option<(f64, f64)>,
-    pub new: Option<(f64, f64)>,
+    /// The gated rates ([`Metric::gated`], e.g. completion and full
+    /// completion) before and after.
+    pub old: Option<Vec<f64>>,
+    pub new: Option<Vec<f64>>,
     /// Runs before and after.
     pub old_runs: Option<usize>,
     pub new_runs: Option<usize>,
@@ -70,16 +72,53 @@ impl CellDiff {
     }
 }
 
-/// One cell's rates, keyed by scenario and settings.
+/// One cell's gated rates, keyed by scenario and settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CellRates {
     pub scenario: String,
     pub settings: CellSettings,
     pub runs: usize,
-    pub completion: f64,
-    pub full_completion: f64,
-    pub completion_ci95: [f64; 2],
-    pub full_completion_ci95: [f64; 2],
+    /// One per gated metric, in table order.
+    pub rates: Vec<GatedRate>,
+}
+
+/// A gated rate's value and 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GatedRate {
+    pub metric: &'static Metric,
+    pub value: f64,
+    pub ci95: [f64; 2],
+}
+
+impl CellRates {
+    /// A cell's rates, each gated metric's value and interval given by `rate`.
+    pub fn new(
+        scenario: String,
+        settings: CellSettings,
+        runs: usize,
+        rate: impl Fn(&'static Metric) -> (f64, [f64; 2]),
+    ) -> Self {
+        let rates = Metric::gated()
+            .map(|metric| {
+                let (value, ci95) = rate(metric);
+                GatedRate {
+                    metric,
+                    value,
+                    ci95,
+                }
+            })
+            .collect();
+        Self {
+            scenario,
+            settings,
+            runs,
+            rates,
+        }
+    }
+
+    fn values(&self) -> Vec<f64> {
+        self.rates.iter().map(|r| r.value).collect()
+    }
 }
 
 /// The rates of freshly computed results.
@@ -87,14 +126,10 @@ pub fn rates(results: &[ScenarioResult]) -> Vec<CellRates> {
     results
         .iter()
         .flat_map(|s| {
-            s.cells.iter().map(|c| CellRates {
-                scenario: s.name.clone(),
-                settings: c.settings.clone(),
-                runs: c.runs,
-                completion: c.completion_rate,
-                full_completion: c.full_completion_rate,
-                completion_ci95: c.completion_ci95,
-                full_completion_ci95: c.full_completion_ci95,
+            s.cells.iter().map(|c| {
+                CellRates::new(s.name.clone(), c.settings.clone(), c.runs, |m| {
+                    (c.value(m.name), c.interval(m.name))
+                })
             })
         })
         .collect()
@@ -123,27 +158,33 @@ fn direction(
 
 fn movement(old: &CellRates, new: &CellRates, tolerance: f64) -> Movement {
     let counts_differ = old.runs != new.runs;
-    let (completion, noisy_completion) = direction(
-        old.completion,
-        new.completion,
-        old.completion_ci95,
-        new.completion_ci95,
-        tolerance,
-        counts_differ,
-    );
-    let (full, noisy_full) = direction(
-        old.full_completion,
-        new.full_completion,
-        old.full_completion_ci95,
-        new.full_completion_ci95,
-        tolerance,
-        counts_differ,
-    );
-    if completion < 0 || full < 0 {
+    let moves: Vec<(i8, bool)> = old
+        .rates
+        .iter()
+        .filter_map(|before| {
+            let after = new.rates.iter().find(|r| r.metric == before.metric)?;
+            let (moved, noisy) = direction(
+                before.value,
+                after.value,
+                before.ci95,
+                after.ci95,
+                tolerance,
+                counts_differ,
+            );
+            // A move is better or worse as the metric's direction says.
+            let better = if before.metric.higher_is_better {
+                moved
+            } else {
+                -moved
+            };
+            Some((better, noisy))
+        })
+        .collect();
+    if moves.iter().any(|(m, _)| *m < 0) {
         Movement::Regressed
-    } else if completion > 0 || full > 0 {
+    } else if moves.iter().any(|(m, _)| *m > 0) {
         Movement::Improved
-    } else if noisy_completion || noisy_full {
+    } else if moves.iter().any(|(_, noisy)| *noisy) {
         Movement::Noise
     } else {
         Movement::Unchanged
@@ -162,7 +203,7 @@ pub fn compare(old: &[CellRates], new: &[CellRates], tolerance: f64) -> Vec<Cell
         old.iter().map(|c| (key(c), c)).collect();
     let new_index: BTreeMap<(String, String), &CellRates> =
         new.iter().map(|c| (key(c), c)).collect();
-    let pair = |c: &CellRates| (c.completion, c.full_completion);
+    let pair = CellRates::values;
     let mut diffs: Vec<CellDiff> = new
         .iter()
         .map(|now| {
@@ -216,20 +257,14 @@ pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
     let mut out = String::new();
     if !moved.is_empty() {
         let mut builder = Builder::default();
-        builder.push_record([
-            "scenario",
-            "settings",
-            "runs",
-            "completion",
-            "Δ pts",
-            "full",
-            "Δ pts",
-            "status",
-        ]);
+        let mut header = vec!["scenario", "settings", "runs"];
+        for metric in Metric::gated() {
+            header.extend([metric.baseline.unwrap_or(metric.name), "Δ pts"]);
+        }
+        header.push("status");
+        builder.push_record(header);
         for d in &moved {
-            let (c0, f0) = (d.old.map(|r| r.0), d.old.map(|r| r.1));
-            let (c1, f1) = (d.new.map(|r| r.0), d.new.map(|r| r.1));
-            builder.push_record([
+            let mut row = vec![
                 escape(&d.scenario).into_owned(),
                 escape(&d.settings.to_string()).into_owned(),
                 if d.counts_differ() {
@@ -237,12 +272,15 @@ pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
                 } else {
                     count(d.new_runs.or(d.old_runs))
                 },
-                format!("{} → {}", pct(c0), pct(c1)),
-                delta(c0, c1),
-                format!("{} → {}", pct(f0), pct(f1)),
-                delta(f0, f1),
-                d.movement.label().to_string(),
-            ]);
+            ];
+            for index in 0..Metric::gated().count() {
+                let at = |v: &Option<Vec<f64>>| v.as_ref().and_then(|v| v.get(index).copied());
+                let (before, after) = (at(&d.old), at(&d.new));
+                row.push(format!("{} → {}", pct(before), pct(after)));
+                row.push(delta(before, after));
+            }
+            row.push(d.movement.label().to_string());
+            builder.push_record(row);
         }
         let mut table = builder.build();
         table.with(Style::rounded());
@@ -285,21 +323,21 @@ mod tests {
         // An interval as wide as a few hundred runs give.
         let half = 0.5 / (runs as f64).sqrt();
         let ci = |x: f64| [(x - half).max(0.0), (x + half).min(1.0)];
-        CellRates {
-            scenario: name.into(),
-            settings: CellSettings::new(vec![
-                (Axis::Todo, AxisValue::Bool(true)),
-                (
-                    Axis::NagThreshold,
-                    AxisValue::Threshold(NagThreshold::After(nag)),
-                ),
-            ]),
-            runs,
-            completion,
-            full_completion: full,
-            completion_ci95: ci(completion),
-            full_completion_ci95: ci(full),
-        }
+        let settings = CellSettings::new(vec![
+            (Axis::Todo, AxisValue::Bool(true)),
+            (
+                Axis::NagThreshold,
+                AxisValue::Threshold(NagThreshold::After(nag)),
+            ),
+        ]);
+        CellRates::new(name.into(), settings, runs, |m| {
+            let x = match m.name {
+                "completion_rate" => completion,
+                "full_completion_rate" => full,
+                other => panic!("a test cell has no {other}"),
+            };
+            (x, ci(x))
+        })
     }
 
     fn rates(name: &str, nag: u32, completion: f64, full: f64) -> CellRates {
@@ -342,6 +380,25 @@ mod tests {
             "{table}"
         );
         assert!(!table.contains("warning"), "{table}");
+    }
+
+    #[test]
+    fn a_metric_where_lower_is_better_regresses_when_it_rises() {
+        // Were `mean_turns` gated, more turns would be the regression.
+        let turns = Metric::named("mean_turns").unwrap();
+        let with_turns = |x: f64| {
+            let mut c = cell("s", 3, 200, 0.8, 0.5);
+            c.rates = vec![GatedRate {
+                metric: turns,
+                value: x,
+                ci95: [x, x],
+            }];
+            c
+        };
+        let moved = |a: f64, b: f64| compare(&[with_turns(a)], &[with_turns(b)], 0.05)[0].movement;
+        assert_eq!(moved(10.0, 12.0), Movement::Regressed);
+        assert_eq!(moved(12.0, 10.0), Movement::Improved);
+        assert_eq!(moved(10.0, 10.01), Movement::Unchanged);
     }
 
     #[test]

@@ -12,6 +12,9 @@
 use serde_json::Value;
 use std::fmt::Write as _;
 
+use super::table::MetricValues as _;
+use crate::scenario::metric::{Format, Metric};
+
 /// A sweep chart to embed (the SVG text `sweep --svg` writes).
 #[derive(Debug, Clone)]
 pub struct Chart {
@@ -172,41 +175,51 @@ fn cells_table(page: &mut String, cells: &[&Value]) {
     if cells.is_empty() {
         return;
     }
-    page.push_str(
-        "<table class=\"cells\"><thead><tr><th>settings</th><th>runs</th>\
-         <th>steps done (95% CI)</th><th>completion</th><th>full</th><th>reminders</th>\
-         <th>rejected</th><th>turns</th><th>violations</th></tr></thead><tbody>\n",
-    );
+    let metrics = super::table::shown(|c| c.html);
+    page.push_str("<table class=\"cells\"><thead><tr><th>settings</th><th>runs</th>");
+    for (_, column) in &metrics {
+        let _ = write!(page, "<th>{}</th>", esc(column.header));
+    }
+    page.push_str("</tr></thead><tbody>\n");
     for cell in cells {
-        let total = num(cell, "steps_total");
-        let ci = cell
-            .get("completion_ci95")
-            .and_then(Value::as_array)
-            .map(|a| {
-                let lo = a.first().and_then(Value::as_f64).unwrap_or(0.0) * total;
-                let hi = a.get(1).and_then(Value::as_f64).unwrap_or(0.0) * total;
-                format!(" [{lo:.1}, {hi:.1}]")
-            })
-            .unwrap_or_default();
-        let completion = num(cell, "completion_rate");
-        let _ = writeln!(
+        let cell = JsonCell(cell);
+        let _ = write!(
             page,
-            "<tr><td class=\"settings\">{}</td><td>{}</td><td>{:.1}/{}{}</td>\
-             <td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.1}</td><td>{:.2}</td></tr>",
-            esc(&settings_text(cell.get("settings"))),
-            num(cell, "runs"),
-            num(cell, "mean_steps_completed"),
-            total,
-            ci,
-            bar(completion),
-            percent(num(cell, "full_completion_rate")),
-            num(cell, "mean_reminders"),
-            num(cell, "mean_rejected_todo_updates"),
-            num(cell, "mean_turns"),
-            num(cell, "mean_protocol_violations"),
+            "<tr><td class=\"settings\">{}</td><td>{}</td>",
+            esc(&settings_text(cell.0.get("settings"))),
+            num(cell.0, "runs"),
         );
+        for (metric, column) in &metrics {
+            let text = match column.format {
+                Format::Bar => bar(cell.value(metric.name)),
+                format => super::table::metric_text(metric, format, &cell),
+            };
+            let _ = write!(page, "<td>{text}</td>");
+        }
+        page.push_str("</tr>\n");
     }
     page.push_str("</tbody></table>\n");
+}
+
+/// A cell of the JSON report, as the metric columns read it (a missing
+/// value reads as 0, a missing interval as none).
+struct JsonCell<'a>(&'a Value);
+
+impl super::table::MetricValues for JsonCell<'_> {
+    fn value(&self, name: &str) -> f64 {
+        num(self.0, name)
+    }
+
+    fn interval(&self, name: &str) -> Option<[f64; 2]> {
+        let key = Metric::named(name)?.interval()?.key;
+        let pair = self.0.get(key).and_then(Value::as_array)?;
+        let end = |i: usize| pair.get(i).and_then(Value::as_f64).unwrap_or(0.0);
+        Some([end(0), end(1)])
+    }
+
+    fn steps_total(&self) -> f64 {
+        num(self.0, "steps_total")
+    }
 }
 
 /// Which steps get dropped: each step's completion rate per cell.

@@ -41,6 +41,7 @@ use crate::report::baseline::CellRates;
 
 use crate::eval::run::RunMetrics;
 use crate::eval::{CellSummary, ScenarioResult, Shard};
+use crate::scenario::metric::{METRICS, Metric};
 use crate::scenario::{CellSettings, Expectation};
 
 /// The report's format version.
@@ -159,39 +160,170 @@ pub struct ScenarioFile {
     pub sha256: Option<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+/// A cell as read back. The metric keys are those of the metric table
+/// ([`crate::scenario::metric`]), read by a hand-written visitor so that a
+/// metric added to the table is read with no change here.
+#[derive(Debug, Clone)]
 pub struct CellFile {
     pub settings: CellSettings,
     pub steps_total: usize,
     pub results: Vec<RunMetrics>,
-    /// The aggregates as written: a baseline is compared on the rates, and
-    /// each is checked to be within its bounds.
-    #[serde(default)]
     pub runs: Option<usize>,
-    pub completion_rate: Option<f64>,
-    pub full_completion_rate: Option<f64>,
     /// The per-step rates as written (their ids and texts label the
     /// rebuilt ones).
-    #[serde(default)]
     pub step_rates: Vec<crate::eval::summary::StepRate>,
-    #[serde(default)]
-    pub completion_ci95: Option<[f64; 2]>,
-    #[serde(default)]
-    pub full_completion_ci95: Option<[f64; 2]>,
-    #[serde(default)]
     pub pass_hat_k: Option<BTreeMap<String, f64>>,
-    #[serde(default)]
-    pub mean_steps_completed: Option<f64>,
-    #[serde(default)]
-    pub mean_reminders: Option<f64>,
-    #[serde(default)]
-    pub mean_rejected_todo_updates: Option<f64>,
-    #[serde(default)]
-    pub mean_todo_calls: Option<f64>,
-    #[serde(default)]
-    pub mean_turns: Option<f64>,
-    #[serde(default)]
-    pub mean_protocol_violations: Option<f64>,
+    /// The aggregates as written, in file order: a baseline is compared on
+    /// the rates, and each is checked to be within its bounds.
+    pub metrics: Vec<(&'static Metric, f64)>,
+    /// The rates' intervals as written.
+    pub intervals: Vec<(&'static Metric, [f64; 2])>,
+}
+
+impl CellFile {
+    /// The value of metric `name` as the file states it.
+    pub fn stated(&self, name: &str) -> Option<f64> {
+        self.metrics
+            .iter()
+            .find(|(m, _)| m.name == name)
+            .map(|(_, x)| *x)
+    }
+
+    /// The interval of rate `name` as the file states it.
+    pub fn stated_interval(&self, name: &str) -> Option<[f64; 2]> {
+        self.intervals
+            .iter()
+            .find(|(m, _)| m.name == name)
+            .map(|(_, ci)| *ci)
+    }
+}
+
+impl<'de> Deserialize<'de> for CellFile {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(CellFileVisitor)
+    }
+}
+
+struct CellFileVisitor;
+
+/// A cell's key, told apart without allocating (a report may hold many
+/// cells).
+#[derive(Clone, Copy, PartialEq)]
+enum CellKey {
+    Settings,
+    StepsTotal,
+    Results,
+    Runs,
+    StepRates,
+    PassHatK,
+    Metric(&'static Metric),
+    Interval(&'static Metric),
+    /// A key this version does not read (skipped, as a newer writer's).
+    Other,
+}
+
+impl<'de> Deserialize<'de> for CellKey {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl serde::de::Visitor<'_> for KeyVisitor {
+            type Value = CellKey;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a cell key")
+            }
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<CellKey, E> {
+                Ok(match key {
+                    "settings" => CellKey::Settings,
+                    "steps_total" => CellKey::StepsTotal,
+                    "results" => CellKey::Results,
+                    "runs" => CellKey::Runs,
+                    "step_rates" => CellKey::StepRates,
+                    "pass_hat_k" => CellKey::PassHatK,
+                    other => Metric::named(other)
+                        .map(CellKey::Metric)
+                        .unwrap_or_else(|| {
+                            METRICS
+                                .iter()
+                                .find(|m| m.interval().is_some_and(|i| i.key == other))
+                                .map_or(CellKey::Other, CellKey::Interval)
+                        }),
+                })
+            }
+        }
+        d.deserialize_identifier(KeyVisitor)
+    }
+}
+
+impl CellKey {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Settings => "settings",
+            Self::StepsTotal => "steps_total",
+            Self::Results => "results",
+            Self::Runs => "runs",
+            Self::StepRates => "step_rates",
+            Self::PassHatK => "pass_hat_k",
+            Self::Metric(m) => m.name,
+            Self::Interval(m) => m.interval().map_or(m.name, |i| i.key),
+            Self::Other => "?",
+        }
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for CellFileVisitor {
+    type Value = CellFile;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a cell (a map)")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<CellFile, A::Error> {
+        use serde::de::Error;
+        let (mut settings, mut steps_total, mut results) = (None, None, None);
+        let mut cell = CellFile {
+            settings: CellSettings::default(),
+            steps_total: 0,
+            results: Vec::new(),
+            runs: None,
+            step_rates: Vec::new(),
+            pass_hat_k: None,
+            metrics: Vec::new(),
+            intervals: Vec::new(),
+        };
+        let mut seen: Vec<CellKey> = Vec::new();
+        while let Some(key) = map.next_key::<CellKey>()? {
+            if key != CellKey::Other {
+                if seen.contains(&key) {
+                    return Err(A::Error::duplicate_field(key.name()));
+                }
+                seen.push(key);
+            }
+            match key {
+                CellKey::Settings => settings = Some(map.next_value()?),
+                CellKey::StepsTotal => steps_total = Some(map.next_value()?),
+                CellKey::Results => results = Some(map.next_value()?),
+                CellKey::Runs => cell.runs = map.next_value()?,
+                CellKey::StepRates => cell.step_rates = map.next_value()?,
+                CellKey::PassHatK => cell.pass_hat_k = map.next_value()?,
+                CellKey::Metric(metric) => {
+                    if let Some(x) = map.next_value::<Option<f64>>()? {
+                        cell.metrics.push((metric, x));
+                    }
+                }
+                CellKey::Interval(metric) => {
+                    if let Some(ci) = map.next_value::<Option<[f64; 2]>>()? {
+                        cell.intervals.push((metric, ci));
+                    }
+                }
+                CellKey::Other => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        cell.settings = settings.ok_or_else(|| A::Error::missing_field("settings"))?;
+        cell.steps_total = steps_total.ok_or_else(|| A::Error::missing_field("steps_total"))?;
+        cell.results = results.ok_or_else(|| A::Error::missing_field("results"))?;
+        Ok(cell)
+    }
 }
 
 /// Why a report file could not be used.
@@ -245,50 +377,40 @@ impl ReportFile {
         for s in &self.scenarios {
             for c in &s.cells {
                 let at = || format!("scenario `{}`, cell {}", s.name, c.settings);
-                let intervals = c
-                    .completion_ci95
-                    .iter()
-                    .flatten()
-                    .map(|&x| ("completion_ci95", x))
+                // In the table's written order: the rates, their intervals,
+                // pass^k; then the means.
+                let stated = |rates: bool| {
+                    Metric::written()
+                        .filter(move |m| m.is_rate() == rates)
+                        .filter_map(|m| c.stated(m.name).map(|x| (m, x)))
+                };
+                let intervals = Metric::written().filter_map(|m| {
+                    let key = m.interval()?.key;
+                    c.stated_interval(m.name).map(|ci| (key, ci))
+                });
+                let rates = stated(true)
+                    .map(|(m, x)| (m.name, x))
+                    .chain(intervals.flat_map(|(key, ci)| ci.map(|x| (key, x))))
                     .chain(
-                        c.full_completion_ci95
+                        c.pass_hat_k
                             .iter()
-                            .flatten()
-                            .map(|&x| ("full_completion_ci95", x)),
+                            .flat_map(|m| m.values().map(|&x| ("pass_hat_k", x))),
                     );
-                let rates = [
-                    ("completion_rate", c.completion_rate),
-                    ("full_completion_rate", c.full_completion_rate),
-                ]
-                .into_iter()
-                .filter_map(|(key, value)| value.map(|x| (key, x)))
-                .chain(intervals)
-                .chain(
-                    c.pass_hat_k
-                        .iter()
-                        .flat_map(|m| m.values().map(|&x| ("pass_hat_k", x))),
-                );
                 for (key, x) in rates {
                     if !(0.0..=1.0).contains(&x) {
                         return Err(format!("{}: {key} {x} is not in [0, 1]", at()));
                     }
                 }
-                let means = [
-                    ("mean_steps_completed", c.mean_steps_completed),
-                    ("mean_reminders", c.mean_reminders),
-                    ("mean_rejected_todo_updates", c.mean_rejected_todo_updates),
-                    ("mean_todo_calls", c.mean_todo_calls),
-                    ("mean_turns", c.mean_turns),
-                    ("mean_protocol_violations", c.mean_protocol_violations),
-                ];
-                for (key, value) in means {
-                    if let Some(x) = value
-                        && !(x.is_finite() && x >= 0.0)
-                    {
-                        return Err(format!("{}: {key} {x} is not a mean of counts", at()));
+                for (metric, x) in stated(false) {
+                    if !(x.is_finite() && x >= 0.0) {
+                        return Err(format!(
+                            "{}: {} {x} is not a mean of counts",
+                            at(),
+                            metric.name
+                        ));
                     }
                 }
-                if let Some(x) = c.mean_steps_completed
+                if let Some(x) = c.stated("mean_steps_completed")
                     && x > c.steps_total as f64
                 {
                     return Err(format!(
@@ -315,45 +437,34 @@ impl ReportFile {
         Ok(())
     }
 
-    /// Each cell's completion and full-completion rates as the file states
-    /// them (computed from the runs where a file lacks them), with its run
-    /// count and intervals.
+    /// Each cell's gated rates (completion and full completion) as the
+    /// file states them (computed from the runs where a file lacks them),
+    /// with its run count and intervals.
     pub fn rates(&self) -> Vec<CellRates> {
         self.scenarios
             .iter()
             .flat_map(|s| {
                 s.cells.iter().map(|c| {
-                    let stated = (
-                        c.completion_rate,
-                        c.full_completion_rate,
-                        c.completion_ci95,
-                        c.full_completion_ci95,
-                    );
-                    let (completion, full, completion_ci95, full_ci95) = match stated {
-                        (Some(a), Some(b), Some(ci), Some(full_ci)) => (a, b, ci, full_ci),
-                        _ => {
-                            let cell = CellSummary::new(
-                                c.settings.clone(),
-                                c.steps_total,
-                                c.results.clone(),
-                            );
-                            (
-                                c.completion_rate.unwrap_or(cell.completion_rate),
-                                c.full_completion_rate.unwrap_or(cell.full_completion_rate),
-                                cell.completion_ci95,
-                                cell.full_completion_ci95,
-                            )
-                        }
-                    };
-                    CellRates {
-                        scenario: s.name.clone(),
-                        settings: c.settings.clone(),
-                        runs: c.runs.unwrap_or(c.results.len()),
-                        completion,
-                        full_completion: full,
-                        completion_ci95,
-                        full_completion_ci95: full_ci95,
-                    }
+                    let whole = Metric::gated()
+                        .all(|m| c.stated(m.name).is_some() && c.stated_interval(m.name).is_some());
+                    let computed = (!whole).then(|| {
+                        CellSummary::new(c.settings.clone(), c.steps_total, c.results.clone())
+                    });
+                    CellRates::new(
+                        s.name.clone(),
+                        c.settings.clone(),
+                        c.runs.unwrap_or(c.results.len()),
+                        |m| match &computed {
+                            None => (
+                                c.stated(m.name).unwrap_or_default(),
+                                c.stated_interval(m.name).unwrap_or([0.0, 1.0]),
+                            ),
+                            Some(cell) => (
+                                c.stated(m.name).unwrap_or(cell.value(m.name)),
+                                cell.interval(m.name),
+                            ),
+                        },
+                    )
                 })
             })
             .collect()
@@ -784,5 +895,74 @@ fn describe_unit(scenarios: &[ScenarioFile], offsets: &[u64], position: u64) -> 
             scenario.name, cell.settings
         ),
         _ => format!("unit {position}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn cell_file(extra: serde_json::Value) -> Result<CellFile, serde_json::Error> {
+        let mut cell = json!({"settings": {"todo": true}, "steps_total": 2, "results": []});
+        if let (Some(cell), Some(extra)) = (cell.as_object_mut(), extra.as_object()) {
+            cell.extend(extra.clone());
+        }
+        serde_json::from_value(cell)
+    }
+
+    #[test]
+    fn a_cell_reads_the_table_keys_and_skips_others() {
+        let cell = cell_file(json!({
+            "completion_rate": 0.5, "completion_ci95": [0.25, 0.75],
+            "mean_turns": 4.0, "mean_todo_calls": null, "a_later_key": {"x": [1]}
+        }))
+        .unwrap();
+        assert_eq!(cell.stated("completion_rate"), Some(0.5));
+        assert_eq!(cell.stated_interval("completion_rate"), Some([0.25, 0.75]));
+        assert_eq!(cell.stated("mean_turns"), Some(4.0));
+        assert_eq!(cell.stated("mean_todo_calls"), None);
+        assert_eq!(cell.stated_interval("full_completion_rate"), None);
+    }
+
+    #[test]
+    fn a_cell_refuses_duplicates_missing_keys_and_wrong_types() {
+        let duplicated = serde_json::from_str::<CellFile>(
+            r#"{"settings": {}, "steps_total": 1, "results": [], "mean_turns": 1, "mean_turns": 2}"#,
+        );
+        let message = duplicated.unwrap_err().to_string();
+        assert!(
+            message.contains("duplicate field `mean_turns`"),
+            "{message}"
+        );
+        let missing = serde_json::from_value::<CellFile>(json!({"settings": {}, "results": []}));
+        let message = missing.unwrap_err().to_string();
+        assert!(message.contains("missing field `steps_total`"), "{message}");
+        let wrong = cell_file(json!({"mean_turns": "many"}));
+        assert!(wrong.is_err());
+    }
+
+    #[test]
+    fn bounds_are_checked_for_every_written_metric() {
+        let report = |cell: serde_json::Value| -> ReportFile {
+            serde_json::from_value(json!({
+                "version": VERSION,
+                "scenarios": [{"name": "s", "file": "s.yaml", "seeds": [], "cells": [cell]}]
+            }))
+            .unwrap()
+        };
+        let base = json!({"settings": {"todo": true}, "steps_total": 2, "results": []});
+        let with = |key: &str, value: serde_json::Value| {
+            let mut cell = base.clone();
+            cell[key] = value;
+            report(cell).check_bounds()
+        };
+        assert_eq!(with("mean_turns", json!(3.0)), Ok(()));
+        let negative = with("mean_protocol_violations", json!(-1.0)).unwrap_err();
+        assert!(negative.ends_with("mean_protocol_violations -1 is not a mean of counts"));
+        let interval = with("full_completion_ci95", json!([0.5, 1.5])).unwrap_err();
+        assert!(interval.ends_with("full_completion_ci95 1.5 is not in [0, 1]"));
+        let steps = with("mean_steps_completed", json!(3.0)).unwrap_err();
+        assert!(steps.ends_with("mean_steps_completed 3 is more than steps_total 2"));
     }
 }

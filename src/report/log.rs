@@ -219,16 +219,16 @@ pub const REPLAYS_PER_EXPECTATION: usize = 3;
 /// The runs that show why `expectation` failed, worst first, at most
 /// [`REPLAYS_PER_EXPECTATION`], as their cells' settings and seeds: for an
 /// exact expectation, the runs whose value differs; otherwise the runs of
-/// the selected cells (side `a` of a comparison) that completed fewest
-/// steps, or for a metric other than completion, the runs with the highest
-/// value of it (the first runs when they are all alike). Runs are looked
-/// at one at a time (records read back from where they are kept), and
-/// only the worst few are held.
+/// the selected cells (side `a` of a comparison) worst on the metric: for a
+/// metric where higher is better (the completion measures), the runs that
+/// completed the smallest share of steps; otherwise the runs with the
+/// highest value of it (the first runs when they are all alike). Runs are
+/// looked at one at a time (records read back from where they are kept),
+/// and only the worst few are held.
 pub fn failing_runs<'a>(
     expectation: &Expectation,
     cells: &'a [crate::eval::CellSummary],
 ) -> Vec<(&'a CellSettings, u64)> {
-    use crate::scenario::{AggregateMetric as M, Comparison};
     let (selector, metric) = match expectation {
         Expectation::Exact(exact) => {
             let expected = exact.expected();
@@ -248,39 +248,22 @@ pub fn failing_runs<'a>(
         Expectation::Bound {
             selector, metric, ..
         } => (selector, *metric),
-        Expectation::Compare { a, comparison, .. } => {
-            let metric = match comparison {
-                Comparison::Ratio(m) | Comparison::Diff(m) | Comparison::PValue(m) => *m,
-            };
-            (a, metric)
-        }
+        Expectation::Compare { a, comparison, .. } => (a, comparison.metric()),
     };
     let selected = cells.iter().filter(|c| selector.matches(&c.settings));
     let mut worst = Worst::default();
-    match metric {
-        M::CompletionRate | M::FullCompletionRate | M::MeanStepsCompleted => {
-            for c in selected {
-                for r in &c.results {
-                    worst.offer(1.0 - r.completion(), &c.settings, r.seed);
-                }
+    if metric.higher_is_better {
+        // Read from the runs' rows, which every cell holds.
+        for c in selected {
+            for r in &c.results {
+                worst.offer(1.0 - r.completion(), &c.settings, r.seed);
             }
         }
-        _ => {
-            let badness = |r: &RunMetrics| -> f64 {
-                match metric {
-                    M::MeanReminders => r.reminders_at.len() as f64,
-                    M::MeanRejectedTodoUpdates => r.rejected_todo_updates as f64,
-                    M::MeanTurns => r.turns as f64,
-                    M::MeanProtocolViolations => r.protocol_violations as f64,
-                    M::CompletionRate | M::FullCompletionRate | M::MeanStepsCompleted => {
-                        1.0 - r.completion()
-                    }
-                }
-            };
-            for c in selected {
-                for r in c.results.records().map_while(Result::ok) {
-                    worst.offer(badness(&r), &c.settings, r.seed);
-                }
+    } else {
+        for c in selected {
+            for r in c.results.records().map_while(Result::ok) {
+                let badness = crate::eval::metrics::per_run(metric.per_run, &r);
+                worst.offer(badness, &c.settings, r.seed);
             }
         }
     }
@@ -318,7 +301,7 @@ mod tests {
 
     #[test]
     fn failing_runs_are_the_worst_first_and_at_most_three() {
-        use crate::scenario::{AggregateMetric, Axis, AxisValue, Bound, CellSelector};
+        use crate::scenario::{Axis, AxisValue, Bound, CellSelector, Metric};
         let settings = CellSettings::new(vec![(Axis::Todo, AxisValue::Bool(true))]);
         let cells = [crate::eval::summary::test_cell(
             settings,
@@ -328,7 +311,7 @@ mod tests {
         )];
         let expectation = Expectation::Bound {
             selector: CellSelector::default(),
-            metric: AggregateMetric::CompletionRate,
+            metric: Metric::named("completion_rate").unwrap(),
             bound: Bound {
                 at_least: Some(0.99),
                 at_most: None,
@@ -342,7 +325,7 @@ mod tests {
         // A selector that matches no cell names no run.
         let elsewhere = Expectation::Bound {
             selector: CellSelector::new(vec![(Axis::Todo, AxisValue::Bool(false))]),
-            metric: AggregateMetric::CompletionRate,
+            metric: Metric::named("completion_rate").unwrap(),
             bound: Bound {
                 at_least: Some(0.99),
                 at_most: None,

@@ -33,29 +33,31 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
         let _ = writeln!(out, "## {} (`{}`)\n", result.name, result.file);
         let columns = super::axis_columns(result.cells.iter().map(|c| &c.settings));
         let labels: Vec<String> = columns.iter().map(|a| a.label()).collect();
+        let metrics = super::table::shown(|c| c.markdown);
+        let headers: Vec<&str> = metrics.iter().map(|(_, c)| c.header).collect();
         let _ = writeln!(
             out,
-            "| {} | runs | completion (95% CI) | full | reminders | rejected | turns |",
-            labels.join(" | ")
+            "| {} | runs | {} |",
+            labels.join(" | "),
+            headers.join(" | ")
         );
         let _ = writeln!(
             out,
-            "|{}---:|---:|---:|---:|---:|---:|",
-            "---|".repeat(columns.len())
+            "|{}{}",
+            "---|".repeat(columns.len()),
+            "---:|".repeat(1 + metrics.len())
         );
         for c in &result.cells {
+            let values: Vec<String> = metrics
+                .iter()
+                .map(|(m, column)| super::table::metric_text(m, column.format, c))
+                .collect();
             let _ = writeln!(
                 out,
-                "| {} | {} | {:.1}% [{:.1}, {:.1}] | {:.0}% | {:.2} | {:.2} | {:.1} |",
+                "| {} | {} | {} |",
                 super::axis_values(&c.settings, &columns).join(" | "),
                 c.runs,
-                c.completion_rate * 100.0,
-                c.completion_ci95[0] * 100.0,
-                c.completion_ci95[1] * 100.0,
-                c.full_completion_rate * 100.0,
-                c.mean_reminders,
-                c.mean_rejected_todo_updates,
-                c.mean_turns
+                values.join(" | ")
             );
         }
         out.push('\n');

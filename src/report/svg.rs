@@ -11,6 +11,7 @@
 use plotters::prelude::*;
 
 use crate::eval::sweep::SweepResult;
+use crate::scenario::metric::{COMPLETION_RATE, MEAN_REMINDERS};
 
 const WIDTH: u32 = 900;
 const HEIGHT: u32 = 540;
@@ -54,7 +55,7 @@ fn draw<'a>(
     let max_reminders = result
         .with_todo
         .iter()
-        .map(|c| c.mean_reminders)
+        .map(|c| c.value(MEAN_REMINDERS))
         .fold(1.0_f64, f64::max)
         * 1.15;
     {
@@ -105,7 +106,7 @@ fn draw<'a>(
             .with_todo
             .iter()
             .enumerate()
-            .map(|(i, c)| (i as f64, c.completion_rate * 100.0))
+            .map(|(i, c)| (i as f64, c.value(COMPLETION_RATE) * 100.0))
             .collect();
         chart
             .draw_series(LineSeries::new(points.clone(), TODO_COLOUR.stroke_width(3)))?
@@ -121,9 +122,9 @@ fn draw<'a>(
         chart.draw_series(result.with_todo.iter().enumerate().map(|(i, c)| {
             ErrorBar::new_vertical(
                 i as f64,
-                c.completion_ci95[0] * 100.0,
-                c.completion_rate * 100.0,
-                c.completion_ci95[1] * 100.0,
+                c.interval(COMPLETION_RATE)[0] * 100.0,
+                c.value(COMPLETION_RATE) * 100.0,
+                c.interval(COMPLETION_RATE)[1] * 100.0,
                 TODO_COLOUR.stroke_width(2),
                 12,
             )
@@ -153,16 +154,16 @@ fn draw<'a>(
 
         let base = &result.without_todo;
         let base_line = vec![
-            (-0.5, base.completion_rate * 100.0),
-            (n - 0.5, base.completion_rate * 100.0),
+            (-0.5, base.value(COMPLETION_RATE) * 100.0),
+            (n - 0.5, base.value(COMPLETION_RATE) * 100.0),
         ];
         chart
             .draw_series(LineSeries::new(base_line, BASELINE_COLOUR.stroke_width(2)))?
             .label(format!(
                 "without todo tool: {:.1}% [{:.1}, {:.1}]",
-                base.completion_rate * 100.0,
-                base.completion_ci95[0] * 100.0,
-                base.completion_ci95[1] * 100.0
+                base.value(COMPLETION_RATE) * 100.0,
+                base.interval(COMPLETION_RATE)[0] * 100.0,
+                base.interval(COMPLETION_RATE)[1] * 100.0
             ))
             .legend(|(x, y)| {
                 PathElement::new(vec![(x, y), (x + 20, y)], BASELINE_COLOUR.stroke_width(2))
@@ -172,7 +173,7 @@ fn draw<'a>(
             .with_todo
             .iter()
             .enumerate()
-            .map(|(i, c)| (i as f64, c.mean_reminders))
+            .map(|(i, c)| (i as f64, c.value(MEAN_REMINDERS)))
             .collect();
         chart
             .draw_secondary_series(DashedLineSeries::new(

@@ -1,7 +1,9 @@
 //! The summary `run` prints: per scenario, one row per matrix cell
-//! (settings, runs, mean steps completed with its 95% interval, completion
-//! rate, full-completion rate, mean reminders, rejected updates, turns,
-//! protocol violations), then each expectation with expected vs measured.
+//! (settings, runs, then the metric table's text columns: mean steps
+//! completed with its 95% interval, completion rate, full-completion rate,
+//! mean reminders, rejected updates, turns, protocol violations), then each
+//! expectation with expected vs measured. The metric columns of every
+//! table (text, sweep, Markdown, HTML) are formatted here.
 
 use std::fmt::Write;
 use tabled::builder::Builder;
@@ -12,6 +14,7 @@ use crate::eval::summary::p_text;
 use crate::eval::sweep::{ALPHA, SweepResult};
 use crate::eval::{CellSummary, ScenarioResult};
 use crate::scenario::Axis;
+use crate::scenario::metric::{COMPLETION_RATE, Column, Columns, Format, METRICS, Metric};
 
 const GREEN: &str = "\x1b[32m";
 const RED: &str = "\x1b[31m";
@@ -106,44 +109,78 @@ fn shorten(text: &str, max: usize) -> String {
     format!("{cut}…")
 }
 
+/// What a metric column needs of a cell: the reported values and
+/// intervals, and the steps scored. Cells in memory and cells read from a
+/// JSON report (the HTML page) both provide it.
+pub(super) trait MetricValues {
+    fn value(&self, name: &str) -> f64;
+    /// `None` when the cell does not carry the interval.
+    fn interval(&self, name: &str) -> Option<[f64; 2]>;
+    fn steps_total(&self) -> f64;
+}
+
+impl MetricValues for CellSummary {
+    fn value(&self, name: &str) -> f64 {
+        CellSummary::value(self, name)
+    }
+
+    fn interval(&self, name: &str) -> Option<[f64; 2]> {
+        self.metric(name).and_then(|m| m.ci95)
+    }
+
+    fn steps_total(&self) -> f64 {
+        self.steps_total as f64
+    }
+}
+
+/// A metric's value in a column of the given format (HTML draws the bar of
+/// [`Format::Bar`] around this text).
+pub(super) fn metric_text(metric: &Metric, format: Format, cell: &impl MetricValues) -> String {
+    let value = cell.value(metric.name);
+    match format {
+        Format::Decimals(places) => format!("{value:.places$}"),
+        Format::Percent | Format::Bar => format!("{:.0}%", value * 100.0),
+        Format::PercentWithCi => match cell.interval(metric.name) {
+            Some([lo, hi]) => format!(
+                "{:.1}% [{:.1}, {:.1}]",
+                value * 100.0,
+                lo * 100.0,
+                hi * 100.0
+            ),
+            None => format!("{:.1}%", value * 100.0),
+        },
+        Format::StepsWithCi => {
+            let total = cell.steps_total();
+            let ci = cell
+                .interval(COMPLETION_RATE)
+                .map(|[lo, hi]| format!(" [{:.1}, {:.1}]", lo * total, hi * total))
+                .unwrap_or_default();
+            format!("{value:.1}/{total}{ci}")
+        }
+    }
+}
+
+/// The metrics a table shows, with their columns, in table order.
+pub(super) fn shown(column: impl Fn(&Columns) -> Option<Column>) -> Vec<(&'static Metric, Column)> {
+    METRICS
+        .iter()
+        .filter_map(|m| column(&m.columns).map(|c| (m, c)))
+        .collect()
+}
+
 /// The cells as a table.
 pub fn cells_table(cells: &[CellSummary]) -> String {
     let columns = super::axis_columns(cells.iter().map(|c| &c.settings));
+    let metrics = shown(|c| c.text);
     let mut builder = Builder::default();
     let mut header: Vec<String> = columns.iter().map(Axis::label).collect();
-    header.extend(
-        [
-            "runs",
-            "steps done (95% CI)",
-            "completion",
-            "full",
-            "reminders",
-            "rejected",
-            "turns",
-            "violations",
-        ]
-        .map(String::from),
-    );
+    header.push("runs".to_string());
+    header.extend(metrics.iter().map(|(_, c)| c.header.to_string()));
     builder.push_record(header);
     for cell in cells {
-        let scale = cell.steps_total as f64;
         let mut row = super::axis_values(&cell.settings, &columns);
-        row.extend([
-            cell.runs.to_string(),
-            format!(
-                "{:.1}/{} [{:.1}, {:.1}]",
-                cell.mean_steps_completed,
-                cell.steps_total,
-                cell.completion_ci95[0] * scale,
-                cell.completion_ci95[1] * scale
-            ),
-            format!("{:.0}%", cell.completion_rate * 100.0),
-            format!("{:.0}%", cell.full_completion_rate * 100.0),
-            format!("{:.2}", cell.mean_reminders),
-            format!("{:.2}", cell.mean_rejected_todo_updates),
-            format!("{:.1}", cell.mean_turns),
-            format!("{:.2}", cell.mean_protocol_violations),
-        ]);
+        row.push(cell.runs.to_string());
+        row.extend(metrics.iter().map(|(m, c)| metric_text(m, c.format, cell)));
         builder.push_record(row);
     }
     let mut table = builder.build();
@@ -158,33 +195,21 @@ pub fn cells_table(cells: &[CellSummary]) -> String {
 pub fn sweep(result: &SweepResult) -> String {
     let axis = Axis::parse(&result.axis).ok();
     let axis_label = axis.as_ref().map_or(result.axis.clone(), Axis::label);
+    let metrics = shown(|c| c.sweep);
     let mut builder = Builder::default();
-    builder.push_record([
-        "todo",
-        axis_label.as_str(),
-        "runs",
-        "completion (95% CI)",
-        "full",
-        "reminders/run",
-        "turns",
-        "p vs leader",
-    ]);
+    let mut header = vec!["todo", axis_label.as_str(), "runs"];
+    header.extend(metrics.iter().map(|(_, c)| c.header));
+    header.push("p vs leader");
+    builder.push_record(header);
     let row = |cell: &CellSummary, value: String, p: String| {
-        [
+        let mut row = vec![
             cell.settings.todo().to_string(),
             value,
             cell.runs.to_string(),
-            format!(
-                "{:.1}% [{:.1}, {:.1}]",
-                cell.completion_rate * 100.0,
-                cell.completion_ci95[0] * 100.0,
-                cell.completion_ci95[1] * 100.0
-            ),
-            format!("{:.0}%", cell.full_completion_rate * 100.0),
-            format!("{:.2}", cell.mean_reminders),
-            format!("{:.1}", cell.mean_turns),
-            p,
-        ]
+        ];
+        row.extend(metrics.iter().map(|(m, c)| metric_text(m, c.format, cell)));
+        row.push(p);
+        row
     };
     let value_of = |cell: &CellSummary| {
         axis.as_ref()

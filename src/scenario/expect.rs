@@ -7,6 +7,7 @@ use serde_json::Value;
 use std::fmt;
 
 use super::axes::CellSelector;
+use super::metric::{METRICS, Metric};
 use crate::agent::StopKind;
 
 /// A bound on a measured number.
@@ -83,51 +84,58 @@ impl ExactExpectation {
     }
 }
 
-/// An aggregate over the runs of the selected cells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AggregateMetric {
-    CompletionRate,
-    FullCompletionRate,
-    MeanStepsCompleted,
-    MeanReminders,
-    MeanRejectedTodoUpdates,
-    MeanTurns,
-    MeanProtocolViolations,
-}
-
-impl AggregateMetric {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::CompletionRate => "completion_rate",
-            Self::FullCompletionRate => "full_completion_rate",
-            Self::MeanStepsCompleted => "mean_steps_completed",
-            Self::MeanReminders => "mean_reminders",
-            Self::MeanRejectedTodoUpdates => "mean_rejected_todo_updates",
-            Self::MeanTurns => "mean_turns",
-            Self::MeanProtocolViolations => "mean_protocol_violations",
-        }
-    }
-}
-
 /// How two selections are compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Comparison {
     /// metric(a) / metric(b)
-    Ratio(AggregateMetric),
+    Ratio(&'static Metric),
     /// metric(a) - metric(b)
-    Diff(AggregateMetric),
+    Diff(&'static Metric),
     /// The paired test's p-value for a differing from b on this metric.
-    PValue(AggregateMetric),
+    PValue(&'static Metric),
 }
 
 impl Comparison {
     pub fn name(self) -> String {
         match self {
-            Self::Ratio(m) => format!("{}_ratio", m.name()),
-            Self::Diff(m) => format!("{}_diff", m.name()),
-            Self::PValue(m) => format!("{}_p_value", m.name()),
+            Self::Ratio(m) => format!("{}_ratio", m.name),
+            Self::Diff(m) => format!("{}_diff", m.name),
+            Self::PValue(m) => format!("{}_p_value", m.name),
         }
+    }
+
+    /// The metric compared.
+    pub fn metric(self) -> &'static Metric {
+        match self {
+            Self::Ratio(m) | Self::Diff(m) | Self::PValue(m) => m,
+        }
+    }
+
+    /// The comparison a key names (`completion_rate_ratio`, ...), if the
+    /// metric table allows it.
+    pub fn parse(key: &str) -> Option<Self> {
+        METRICS.iter().find_map(|m| {
+            let suffix = key.strip_prefix(m.name)?;
+            match suffix {
+                "_ratio" if m.compare.ratio => Some(Self::Ratio(m)),
+                "_diff" if m.compare.diff => Some(Self::Diff(m)),
+                "_p_value" if m.compare.p_value.is_some() => Some(Self::PValue(m)),
+                _ => None,
+            }
+        })
+    }
+
+    /// Every comparison key the metric table allows, in table order.
+    pub fn all() -> impl Iterator<Item = Self> {
+        METRICS.iter().flat_map(|m| {
+            [
+                m.compare.ratio.then_some(Self::Ratio(m)),
+                m.compare.diff.then_some(Self::Diff(m)),
+                m.compare.p_value.map(|_| Self::PValue(m)),
+            ]
+            .into_iter()
+            .flatten()
+        })
     }
 }
 
@@ -139,7 +147,7 @@ pub enum Expectation {
     /// An aggregate over the runs of the cells `selector` matches.
     Bound {
         selector: CellSelector,
-        metric: AggregateMetric,
+        metric: &'static Metric,
         bound: Bound,
     },
     /// Selection `a` against selection `b`, paired by seed.
@@ -151,36 +159,106 @@ pub enum Expectation {
     },
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+/// An `expect:` entry's keys as read, before the one-thing check.
+#[derive(Default)]
 struct RawExpectation {
-    reminders_at: Option<Vec<usize>>,
-    steps_completed: Option<usize>,
-    rejected_todo_updates: Option<usize>,
-    todo_calls: Option<usize>,
-    unknown_tool_calls: Option<usize>,
-    stop: Option<StopKind>,
-    turns: Option<usize>,
-    protocol_violations: Option<usize>,
-    drift_turns: Option<Vec<usize>>,
-    #[serde(rename = "where")]
+    exact: Vec<ExactExpectation>,
     selector: Option<CellSelector>,
-    completion_rate: Option<Bound>,
-    full_completion_rate: Option<Bound>,
-    mean_steps_completed: Option<Bound>,
-    mean_reminders: Option<Bound>,
-    mean_rejected_todo_updates: Option<Bound>,
-    mean_turns: Option<Bound>,
-    mean_protocol_violations: Option<Bound>,
+    aggregates: Vec<(&'static Metric, Bound)>,
     compare: Option<ComparePair>,
-    completion_rate_ratio: Option<Bound>,
-    completion_rate_diff: Option<Bound>,
-    completion_rate_p_value: Option<Bound>,
-    full_completion_rate_ratio: Option<Bound>,
-    full_completion_rate_diff: Option<Bound>,
-    full_completion_rate_p_value: Option<Bound>,
-    mean_reminders_diff: Option<Bound>,
-    mean_turns_diff: Option<Bound>,
+    comparisons: Vec<(Comparison, Bound)>,
+}
+
+/// The exact-metric keys, in the order error messages list them.
+const EXACT_KEYS: [&str; 9] = [
+    "reminders_at",
+    "steps_completed",
+    "rejected_todo_updates",
+    "todo_calls",
+    "unknown_tool_calls",
+    "stop",
+    "turns",
+    "protocol_violations",
+    "drift_turns",
+];
+
+/// Every key an expectation may have: the exact metrics, `where` and the
+/// metric table's bounds, `compare` and the table's comparisons.
+fn expectation_keys() -> &'static [&'static str] {
+    static KEYS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+        let bounds = METRICS.iter().filter(|m| m.bound).map(|m| m.name);
+        // Built once per process: the comparison names are leaked so that
+        // serde's unknown-field error can list them.
+        let comparisons = Comparison::all().map(|c| &*Box::leak(c.name().into_boxed_str()));
+        EXACT_KEYS
+            .into_iter()
+            .chain(["where"])
+            .chain(bounds)
+            .chain(["compare"])
+            .chain(comparisons)
+            .collect()
+    });
+    &KEYS
+}
+
+struct RawVisitor;
+
+impl<'de> de::Visitor<'de> for RawVisitor {
+    type Value = RawExpectation;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an expectation (a map)")
+    }
+
+    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<RawExpectation, A::Error> {
+        use ExactExpectation as E;
+        let mut raw = RawExpectation::default();
+        let mut seen: Vec<String> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if seen.contains(&key) {
+                return Err(de::Error::custom(format!("duplicate field `{key}`")));
+            }
+            // An explicit `null` is as if the key were absent.
+            let exact = match key.as_str() {
+                "reminders_at" => map.next_value::<Option<_>>()?.map(E::RemindersAt),
+                "steps_completed" => map.next_value::<Option<_>>()?.map(E::StepsCompleted),
+                "rejected_todo_updates" => {
+                    map.next_value::<Option<_>>()?.map(E::RejectedTodoUpdates)
+                }
+                "todo_calls" => map.next_value::<Option<_>>()?.map(E::TodoCalls),
+                "unknown_tool_calls" => map.next_value::<Option<_>>()?.map(E::UnknownToolCalls),
+                "stop" => map.next_value::<Option<_>>()?.map(E::Stop),
+                "turns" => map.next_value::<Option<_>>()?.map(E::Turns),
+                "protocol_violations" => map.next_value::<Option<_>>()?.map(E::ProtocolViolations),
+                "drift_turns" => map.next_value::<Option<_>>()?.map(E::DriftTurns),
+                "where" => {
+                    raw.selector = map.next_value()?;
+                    None
+                }
+                "compare" => {
+                    raw.compare = map.next_value()?;
+                    None
+                }
+                other => {
+                    if let Some(metric) = Metric::named(other).filter(|m| m.bound) {
+                        if let Some(bound) = map.next_value::<Option<Bound>>()? {
+                            raw.aggregates.push((metric, bound));
+                        }
+                    } else if let Some(comparison) = Comparison::parse(other) {
+                        if let Some(bound) = map.next_value::<Option<Bound>>()? {
+                            raw.comparisons.push((comparison, bound));
+                        }
+                    } else {
+                        return Err(de::Error::unknown_field(other, expectation_keys()));
+                    }
+                    None
+                }
+            };
+            raw.exact.extend(exact);
+            seen.push(key);
+        }
+        Ok(raw)
+    }
 }
 
 #[derive(Deserialize, Serialize)]
@@ -206,7 +284,7 @@ impl Serialize for Expectation {
                 bound,
             } => {
                 map.serialize_entry("where", selector)?;
-                map.serialize_entry(metric.name(), bound)?;
+                map.serialize_entry(metric.name, bound)?;
             }
             Expectation::Compare {
                 a,
@@ -230,80 +308,13 @@ impl Serialize for Expectation {
 
 impl<'de> Deserialize<'de> for Expectation {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use AggregateMetric as M;
-        let raw = RawExpectation::deserialize(d)?;
-        let mut exact = Vec::new();
-        if let Some(v) = raw.reminders_at {
-            exact.push(ExactExpectation::RemindersAt(v));
-        }
-        if let Some(v) = raw.steps_completed {
-            exact.push(ExactExpectation::StepsCompleted(v));
-        }
-        if let Some(v) = raw.rejected_todo_updates {
-            exact.push(ExactExpectation::RejectedTodoUpdates(v));
-        }
-        if let Some(v) = raw.todo_calls {
-            exact.push(ExactExpectation::TodoCalls(v));
-        }
-        if let Some(v) = raw.unknown_tool_calls {
-            exact.push(ExactExpectation::UnknownToolCalls(v));
-        }
-        if let Some(v) = raw.stop {
-            exact.push(ExactExpectation::Stop(v));
-        }
-        if let Some(v) = raw.turns {
-            exact.push(ExactExpectation::Turns(v));
-        }
-        if let Some(v) = raw.protocol_violations {
-            exact.push(ExactExpectation::ProtocolViolations(v));
-        }
-        if let Some(v) = raw.drift_turns {
-            exact.push(ExactExpectation::DriftTurns(v));
-        }
-        let aggregates: Vec<(M, Bound)> = [
-            (M::CompletionRate, raw.completion_rate),
-            (M::FullCompletionRate, raw.full_completion_rate),
-            (M::MeanStepsCompleted, raw.mean_steps_completed),
-            (M::MeanReminders, raw.mean_reminders),
-            (M::MeanRejectedTodoUpdates, raw.mean_rejected_todo_updates),
-            (M::MeanTurns, raw.mean_turns),
-            (M::MeanProtocolViolations, raw.mean_protocol_violations),
-        ]
-        .into_iter()
-        .filter_map(|(m, b)| b.map(|b| (m, b)))
-        .collect();
-        let comparisons: Vec<(Comparison, Bound)> = [
-            (
-                Comparison::Ratio(M::CompletionRate),
-                raw.completion_rate_ratio,
-            ),
-            (
-                Comparison::Diff(M::CompletionRate),
-                raw.completion_rate_diff,
-            ),
-            (
-                Comparison::PValue(M::CompletionRate),
-                raw.completion_rate_p_value,
-            ),
-            (
-                Comparison::Ratio(M::FullCompletionRate),
-                raw.full_completion_rate_ratio,
-            ),
-            (
-                Comparison::Diff(M::FullCompletionRate),
-                raw.full_completion_rate_diff,
-            ),
-            (
-                Comparison::PValue(M::FullCompletionRate),
-                raw.full_completion_rate_p_value,
-            ),
-            (Comparison::Diff(M::MeanReminders), raw.mean_reminders_diff),
-            (Comparison::Diff(M::MeanTurns), raw.mean_turns_diff),
-        ]
-        .into_iter()
-        .filter_map(|(c, b)| b.map(|b| (c, b)))
-        .collect();
-
+        let RawExpectation {
+            mut exact,
+            selector,
+            aggregates,
+            compare,
+            comparisons,
+        } = d.deserialize_map(RawVisitor)?;
         let bounds = aggregates.iter().map(|(_, b)| b);
         for bound in bounds.chain(comparisons.iter().map(|(_, b)| b)) {
             if bound.at_least.is_none() && bound.at_most.is_none() {
@@ -313,8 +324,8 @@ impl<'de> Deserialize<'de> for Expectation {
             }
         }
         let kinds = usize::from(!exact.is_empty())
-            + usize::from(!aggregates.is_empty() || raw.selector.is_some())
-            + usize::from(!comparisons.is_empty() || raw.compare.is_some());
+            + usize::from(!aggregates.is_empty() || selector.is_some())
+            + usize::from(!comparisons.is_empty() || compare.is_some());
         let count = exact.len() + aggregates.len() + comparisons.len();
         if kinds != 1 || count != 1 {
             return Err(de::Error::custom(
@@ -328,12 +339,12 @@ impl<'de> Deserialize<'de> for Expectation {
         }
         if let Some((metric, bound)) = aggregates.into_iter().next() {
             return Ok(Expectation::Bound {
-                selector: raw.selector.unwrap_or_default(),
+                selector: selector.unwrap_or_default(),
                 metric,
                 bound,
             });
         }
-        let pair = raw.compare.ok_or_else(|| {
+        let pair = compare.ok_or_else(|| {
             de::Error::custom("a comparison bound needs `compare: {a: ..., b: ...}`")
         })?;
         let (comparison, bound) = comparisons
