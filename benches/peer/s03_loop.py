@@ -7,12 +7,15 @@ workspace per episode, and the steps' file checks at the end. It does the
 same work as one agent-eval episode of the same scenario, so the two can be
 timed side by side.
 
-    python3 s03_loop.py EPISODE.yaml N   -> prints seconds per episode
+    python3 s03_loop.py EPISODE.yaml N
+        -> prints seconds per episode: wall time, then CPU time (user +
+           system, the spawned shells included)
 
 Needs PyYAML (compare.sh installs a pinned version).
 """
 
 import json
+import resource
 import shutil
 import subprocess
 import sys
@@ -201,15 +204,23 @@ def episode(scenario):
         shutil.rmtree(workdir)
 
 
+def cpu_seconds():
+    """CPU time (user + system) of this process and its finished children."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def main():
     scenario = yaml.safe_load(Path(sys.argv[1]).read_text())
     n = int(sys.argv[2])
     expected = sum(1 for s in scenario["steps"] if "check" in s)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), cpu_seconds()
     for _ in range(n):
         done = episode(scenario)
         assert done == expected, f"peer completed {done}/{expected} steps"
-    print(f"{(time.perf_counter() - start) / n:.9f}")
+    wall, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
+    print(f"{wall / n:.9f} {cpu / n:.9f}")
 
 
 if __name__ == "__main__":
