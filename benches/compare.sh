@@ -82,7 +82,7 @@ row() {
 }
 header() { printf '%-26s %12s %12s %12s %10s %10s\n' "$1" "agent-eval" "python loop" "inspect_ai" "loop/ae" "inspect/ae"; }
 
-: > "$work/table"
+: > "$work/table"; : > "$work/fixed-costs"
 for episode in benches/peer/*_episode.yaml; do
     name=$(basename "$episode" .yaml)
     # The same episode, N seeds: a scripted run replays identically per
@@ -90,14 +90,23 @@ for episode in benches/peer/*_episode.yaml; do
     # (steps done, turns, stop) and a failure stops the comparison, as the
     # peers' own checks do.
     { cat "$episode"; printf '\nruns:\n  seeds: %d\n' "$N"; } > "$work/$name.yaml"
+    { cat "$episode"; printf '\nruns:\n  seeds: 1\n'; } > "$work/$name.one.yaml"
     # Each file gets one line per round: wall seconds and CPU seconds
     # (user + system, spawned shells included) per episode.
-    : > "$work/ae"; : > "$work/py"; : > "$work/in"
+    : > "$work/ae"; : > "$work/py"; : > "$work/in"; : > "$work/fixed"
     for _ in $(seq "$ROUNDS"); do
         TIMEFORMAT='%R %U %S'
+        # The peers time their episodes inside the interpreter (its start,
+        # the imports and the YAML parse are not counted). agent-eval is
+        # timed from outside, so its fixed cost (process start, loading the
+        # scenario, the report) is taken out the same way: a one-episode
+        # run is timed too, and the difference is spread over N - 1.
+        { time "$bin" run "$work/$name.one.yaml" --jobs 1 --quiet > /dev/null 2>&1; } 2> "$work/time"
+        read -r real1 user1 sys1 < "$work/time"
         { time "$bin" run "$work/$name.yaml" --jobs 1 --quiet > /dev/null 2>&1; } 2> "$work/time"
         read -r real user sys < "$work/time"
-        echo "$(echo "$real / $N" | bc -l) $(echo "($user + $sys) / $N" | bc -l)" >> "$work/ae"
+        echo "$(echo "($real - $real1) / ($N - 1)" | bc -l) $(echo "($user + $sys - $user1 - $sys1) / ($N - 1)" | bc -l)" >> "$work/ae"
+        echo "$real1" >> "$work/fixed"
         "$py" benches/peer/s03_loop.py "$episode" "$N" >> "$work/py"
         if [ "$inspect" = yes ]; then
             "$py" benches/peer/inspect_episode.py "$episode" "$N" 2> "$work/in.err" >> "$work/in" \
@@ -110,6 +119,7 @@ for episode in benches/peer/*_episode.yaml; do
         if [ "$inspect" = yes ]; then in=$(cut -d' ' -f"$column" "$work/in" | median); else in=skipped; fi
         echo "$column $(row_name "$name")|$ae|$pl|$in" >> "$work/table"
     done
+    echo "$(row_name "$name"): agent-eval's fixed cost (a one-episode run, wall): $(ms "$(median < "$work/fixed")")" >> "$work/fixed-costs"
 done
 for column in 1 2; do
     echo
@@ -118,4 +128,6 @@ for column in 1 2; do
         row "$what" "$ae" "$pl" "$in"
     done
 done
+echo
+cat "$work/fixed-costs"
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

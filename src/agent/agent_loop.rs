@@ -13,12 +13,14 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::{Arc, Mutex};
 
 use super::dialect::{Dialect, PlanItem};
 use super::reminder::{Placement, ReminderSpec, TurnFacts};
 use super::tools::{Toolbox, schemas};
-use crate::llm::{ContentBlock, Message, ModelRequest, Role, StopReason};
+use crate::llm::{ContentBlock, Message, ModelRequest, Role, StopReason, ToolSchema};
 use crate::llm::{Model, ModelError};
 
 /// The s03 reminder text (the default policy's).
@@ -139,10 +141,7 @@ pub fn run_loop(
 ) -> LoopOutcome {
     let dialect = settings.dialect.get();
     let system = system_prompt(&toolbox.root().to_string_lossy());
-    let mut tools = schemas(false);
-    if settings.todo {
-        tools.extend(dialect.tools());
-    }
+    let tools = offered_tools(settings.dialect, settings.todo);
     let mut policy = settings.reminder.policy();
     let mut plan: Vec<PlanItem> = Vec::new();
     let mut messages = vec![Message::user_text(task)];
@@ -185,11 +184,14 @@ pub fn run_loop(
             let ContentBlock::ToolUse { id, name, input } = block else {
                 continue;
             };
-            let call = (name.clone(), input.clone());
+            // Only a guarded loop remembers the call (a copy of its input).
             let is_repeat = settings.repeat_guard.as_ref().is_some_and(|guard| {
-                previous_call.as_ref() == Some(&call) && !guard.whitelist.contains(name)
+                let repeat = previous_call
+                    .as_ref()
+                    .is_some_and(|(n, i)| n == name && i == input);
+                previous_call = Some((name.clone(), input.clone()));
+                repeat && !guard.whitelist.contains(name)
             });
-            previous_call = Some(call);
             let content = if is_repeat {
                 repeated = true;
                 RepeatGuard::warning(name)
@@ -243,4 +245,23 @@ pub fn run_loop(
         unknown_tool_calls,
         plan,
     }
+}
+
+/// The tools a run offers: the workspace tools, then the dialect's
+/// planning tools when the plan is on. Built once per (dialect, todo) and
+/// shared: an episode costs tens of microseconds, and building the schemas'
+/// JSON was a visible part of it.
+fn offered_tools(dialect: Dialect, todo: bool) -> Arc<[ToolSchema]> {
+    /// (dialect name, todo on) -> the tools offered.
+    type Offered = BTreeMap<(&'static str, bool), Arc<[ToolSchema]>>;
+    static OFFERED: Mutex<Offered> = Mutex::new(BTreeMap::new());
+    let key = (dialect.get().name(), todo);
+    let mut offered = OFFERED.lock().unwrap_or_else(|p| p.into_inner());
+    Arc::clone(offered.entry(key).or_insert_with(|| {
+        let mut tools = schemas(false);
+        if todo {
+            tools.extend(dialect.get().tools());
+        }
+        tools.into()
+    }))
 }

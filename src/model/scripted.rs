@@ -83,16 +83,17 @@ pub struct RecordedRequest {
 /// Replays a script.
 #[derive(Debug, Clone)]
 pub struct ScriptedModel {
-    script: Vec<ScriptedResponse>,
+    /// Shared with the scenario: a run copies only the answers it gives.
+    script: std::sync::Arc<[ScriptedResponse]>,
     next: usize,
     record: bool,
     requests: Vec<RecordedRequest>,
 }
 
 impl ScriptedModel {
-    pub fn new(script: Vec<ScriptedResponse>) -> Self {
+    pub fn new(script: impl Into<std::sync::Arc<[ScriptedResponse]>>) -> Self {
         Self {
-            script,
+            script: script.into(),
             next: 0,
             record: false,
             requests: Vec::new(),

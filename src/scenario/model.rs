@@ -12,7 +12,8 @@ use crate::model::simulated::SimulateParams;
 /// (`anthropic`, `openai`).
 #[derive(Debug, Clone)]
 pub enum ModelSpec {
-    Script(Vec<ScriptedResponse>),
+    /// Shared by every run of the scenario (a run reads it, never copies it).
+    Script(std::sync::Arc<[ScriptedResponse]>),
     Simulate(SimulateParams),
     Real(RealModelSpec),
 }
@@ -38,7 +39,7 @@ impl<'de> Deserialize<'de> for ModelSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = RawModelSpec::deserialize(d)?;
         let mut specs: Vec<ModelSpec> = Vec::new();
-        specs.extend(raw.script.map(Self::Script));
+        specs.extend(raw.script.map(|script| Self::Script(script.into())));
         specs.extend(raw.simulate.map(Self::Simulate));
         specs.extend(
             raw.anthropic
