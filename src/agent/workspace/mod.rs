@@ -233,19 +233,7 @@ impl Workspace {
         let State::Memory(memory) = &mut *state else {
             return Ok(());
         };
-        let tree = memory.tree.clone();
-        let (disk, result) = match memory.mirror.take() {
-            Some((disk, written)) => {
-                let result = sync_mirror(&disk, &written, &tree);
-                (disk, result)
-            }
-            None => {
-                self.make_folder()?;
-                let disk = DiskRoot::open(&self.root)?;
-                let result = write_tree(&disk, &tree);
-                (disk, result)
-            }
-        };
+        let (disk, result) = self.write_out(memory)?;
         // Whatever happened, the folder is the truth from now on.
         *state = State::Disk(disk);
         result
@@ -263,33 +251,37 @@ impl Workspace {
         let State::Memory(memory) = &mut *state else {
             return Ok(&self.root);
         };
-        let tree = memory.tree.clone();
-        match &mut memory.mirror {
+        let (disk, result) = self.write_out(memory)?;
+        match result {
+            Ok(()) => memory.mirror = Some((disk, memory.tree.clone())),
+            // The folder's content is unknown: it becomes the truth, as
+            // after any failed write-out.
+            Err(e) => {
+                *state = State::Disk(disk);
+                return Err(e);
+            }
+        }
+        Ok(&self.root)
+    }
+
+    /// Brings the folder up to the tree in memory: the mirror's folder by
+    /// writing what changed, else a (new) folder by writing everything.
+    /// The mirror is taken; the outer error is a folder that could not be
+    /// opened, the inner one a failed write (the folder then holds part of
+    /// the tree).
+    fn write_out(&self, memory: &mut MemoryState) -> io::Result<(DiskRoot, io::Result<()>)> {
+        Ok(match memory.mirror.take() {
             Some((disk, written)) => {
-                if !Arc::ptr_eq(written, &tree) {
-                    let synced = sync_mirror(disk, written, &tree);
-                    if let Err(e) = synced {
-                        // The folder's content is unknown: it becomes the
-                        // truth, as after any failed write-out.
-                        drop(memory.mirror.take());
-                        let disk = DiskRoot::open(&self.root)?;
-                        *state = State::Disk(disk);
-                        return Err(e);
-                    }
-                    *written = tree;
-                }
+                let result = sync_mirror(&disk, &written, &memory.tree);
+                (disk, result)
             }
             None => {
                 self.make_folder()?;
                 let disk = DiskRoot::open(&self.root)?;
-                if let Err(e) = write_tree(&disk, &tree) {
-                    *state = State::Disk(disk);
-                    return Err(e);
-                }
-                memory.mirror = Some((disk, tree));
+                let result = write_tree(&disk, &memory.tree);
+                (disk, result)
             }
-        }
-        Ok(&self.root)
+        })
     }
 
     /// A digest of the files while they are in memory (see
@@ -481,6 +473,9 @@ pub fn write_image(image: &WorkspaceImage, folder: &Path) -> io::Result<()> {
 /// tools never remove a node or change its kind; should a tree have done
 /// so, the folder is refused (an error) rather than patched.
 fn sync_mirror(disk: &DiskRoot, written: &Tree, tree: &Tree) -> io::Result<()> {
+    if std::ptr::eq(written, tree) {
+        return Ok(());
+    }
     let diverged = || io::Error::other("the workspace folder no longer mirrors its files");
     if written.nodes().any(|(rel, _)| tree.get(rel).is_none()) {
         return Err(diverged());
