@@ -52,7 +52,6 @@ Needs PyYAML and inspect-ai (compare.sh installs pinned versions).
 """
 
 import os
-import resource
 import shutil
 import sys
 import tempfile
@@ -61,63 +60,10 @@ from pathlib import Path
 
 import yaml
 
-SYSTEM = (
-    "You are a coding agent at {workdir}.\n"
-    "Use the todo tool to plan multi-step tasks. Mark in_progress before starting, completed when done.\n"
-    "Prefer tools over prose."
-)
-REMINDER = "<reminder>Update your todos.</reminder>"
-
-
-class TodoManager:
-    """The s03 planning list (the same rules as s03_loop.py)."""
-
-    def __init__(self):
-        self.items = []
-
-    def update(self, items):
-        if len(items) > 20:
-            raise ValueError("Max 20 todos allowed")
-        validated, in_progress = [], 0
-        for i, item in enumerate(items):
-            text = str(item.get("text", "")).strip()
-            status = str(item.get("status", "pending")).lower()
-            item_id = str(item.get("id", str(i + 1)))
-            if not text:
-                raise ValueError(f"Item {item_id}: text required")
-            if status not in ("pending", "in_progress", "completed"):
-                raise ValueError(f"Item {item_id}: invalid status '{status}'")
-            if status == "in_progress":
-                in_progress += 1
-            validated.append({"id": item_id, "text": text, "status": status})
-        if in_progress > 1:
-            raise ValueError("Only one task can be in_progress at a time")
-        self.items = validated
-        return self.render()
-
-    def render(self):
-        if not self.items:
-            return "No todos."
-        marks = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
-        lines = [f"{marks[i['status']]} #{i['id']}: {i['text']}" for i in self.items]
-        done = sum(1 for i in self.items if i["status"] == "completed")
-        lines.append(f"\n({done}/{len(self.items)} completed)")
-        return "\n".join(lines)
-
-
-def check(workdir, spec):
-    """One YAML step check on the workspace (the same as s03_loop.py)."""
-    path = workdir / spec["file"]
-    if "exists" in spec:
-        return path.exists() == spec["exists"]
-    if not path.is_file():
-        return False
-    text = path.read_text()
-    if "contains" in spec:
-        return spec["contains"] in text
-    if "not_contains" in spec:
-        return spec["not_contains"] not in text
-    return text == spec["equals"]
+# The s03 pieces both peers share (system prompt, reminder text, the
+# TodoManager's rules, the steps' file checks) come from the plain loop, so
+# the two peers cannot drift apart.
+from s03_loop import REMINDER, SYSTEM, TodoManager, check, cpu_seconds
 
 
 def build_task(scenario, n):
@@ -391,13 +337,6 @@ def run_eval(scenario, n, scratch):
             f"script's turns (mean score {score})"
         )
     return elapsed, cpu
-
-
-def cpu_seconds():
-    """CPU time (user + system) of this process and its finished children."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def main():
