@@ -25,7 +25,7 @@
 //! depends on it, never a result.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
@@ -314,7 +314,7 @@ pub fn key(command: &str, files: &[u8; 32], settings: &CommandSettings) -> [u8; 
 
 #[derive(Default)]
 struct Cache {
-    outcomes: HashMap<[u8; 32], Arc<BashOutcome>>,
+    outcomes: HashMap<[u8; 32], BashOutcome>,
     bytes: usize,
 }
 
@@ -328,7 +328,7 @@ fn cache() -> std::sync::MutexGuard<'static, Option<Cache>> {
 pub fn lookup(key: &[u8; 32]) -> Option<BashOutcome> {
     let cache = cache();
     let outcome = cache.as_ref()?.outcomes.get(key)?;
-    Some(BashOutcome::clone(outcome))
+    Some(outcome.clone())
 }
 
 /// Keeps `outcome` under `key` (unless it is too large to be worth it).
@@ -343,11 +343,7 @@ pub fn store(key: [u8; 32], outcome: &BashOutcome) {
         cache.outcomes.clear();
         cache.bytes = 0;
     }
-    if cache
-        .outcomes
-        .insert(key, Arc::new(outcome.clone()))
-        .is_none()
-    {
+    if cache.outcomes.insert(key, outcome.clone()).is_none() {
         cache.bytes += size;
     }
 }
