@@ -10,6 +10,7 @@ use crate::agent::protocol::{self, Violation};
 use crate::agent::tools::Toolbox;
 use crate::agent::{StopKind, run_loop};
 use crate::llm::Message;
+use crate::llm::price::{PlanningPrice, PriceRules, WorkdirSpelling};
 use crate::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse, turn_of};
 use crate::model::cassette::{
     CassetteSource, Recorder, Replay, Tape, cassette_file_name, cassette_fixture_dir,
@@ -38,6 +39,18 @@ pub struct RunMetrics {
     /// read as 0 when absent.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unknown_tool_calls: usize,
+    /// The price of planning (see `llm::price`): tokens of every request
+    /// the model answered, the planning part of them, turns that only
+    /// planned, and reminders right after a planning turn. Always written;
+    /// read as 0 from reports that predate them.
+    #[serde(default)]
+    pub context_tokens: u64,
+    #[serde(default)]
+    pub planning_tokens: u64,
+    #[serde(default)]
+    pub planning_turns: usize,
+    #[serde(default)]
+    pub reminders_after_planning: usize,
     /// A real model's token usage (absent for mock models).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<u64>,
@@ -66,6 +79,14 @@ fn is_zero(n: &usize) -> bool {
 }
 
 impl RunMetrics {
+    /// Sets the price of planning.
+    pub fn set_price(&mut self, price: PlanningPrice) {
+        self.context_tokens = price.context_tokens;
+        self.planning_tokens = price.planning_tokens;
+        self.planning_turns = price.planning_turns;
+        self.reminders_after_planning = price.reminders_after_planning;
+    }
+
     /// steps_completed / steps_total; 1 for a scenario with no scored step.
     pub fn completion(&self) -> f64 {
         if self.steps_total == 0 {
@@ -249,6 +270,10 @@ pub fn run_once_in(
     if let Some(meter) = usage {
         let usage = meter.get();
         metrics.input_tokens = Some(usage.input_tokens);
+        // A real API counts what it read (tool schemas included); the
+        // planning part stays the estimate, never more than the whole.
+        metrics.context_tokens = usage.input_tokens;
+        metrics.planning_tokens = metrics.planning_tokens.min(usage.input_tokens);
         metrics.output_tokens = Some(usage.output_tokens);
         metrics.cost = usage.cost;
         if metrics.stop == StopKind::ModelError {
@@ -331,6 +356,10 @@ fn run_in_workspace(
         todo_calls: outcome.todo_calls,
         protocol_violations: violations.len(),
         unknown_tool_calls: outcome.unknown_tool_calls,
+        context_tokens: 0,
+        planning_tokens: 0,
+        planning_turns: 0,
+        reminders_after_planning: 0,
         input_tokens: None,
         output_tokens: None,
         cost: None,
@@ -341,6 +370,13 @@ fn run_in_workspace(
             .map(|e| format!("{}: {e}", scenario.name)),
         step_checks: super::summary::step_checks(&step_results),
     };
+    let mut metrics = metrics;
+    metrics.set_price(loop_price(
+        toolbox,
+        settings,
+        &outcome.messages,
+        &metrics.reminders_at,
+    ));
     RunRecord {
         metrics,
         messages: outcome.messages,
@@ -351,6 +387,27 @@ fn run_in_workspace(
         planning_offered: settings.todo,
         agent_log: None,
     }
+}
+
+/// The price of planning of a built-in run, read off its transcript as an
+/// outside agent's is read off the wire (the same rules: the cell's
+/// planning tools when offered, the policy's own reminder text).
+fn loop_price(
+    toolbox: &Toolbox,
+    settings: &crate::agent::LoopSettings,
+    messages: &[Message],
+    reminders_at: &[usize],
+) -> PlanningPrice {
+    let dialect = settings.dialect.get();
+    let is_planning = |name: &str| settings.todo && dialect.is_planning_tool(name);
+    let workdir = WorkdirSpelling::new(toolbox.root());
+    let rules = PriceRules {
+        workdir: &workdir,
+        is_planning: &is_planning,
+        reminder_pattern: settings.reminder.marker(),
+    };
+    let system = crate::agent::system_prompt(&toolbox.root().to_string_lossy());
+    PlanningPrice::of_transcript(&system, messages, reminders_at, &rules)
 }
 
 /// Stands between the built-in loop and the model: a response holding a

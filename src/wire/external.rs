@@ -286,6 +286,7 @@ pub fn run_external(
         &exchanges,
         run.dialect.get(),
         run.agent.reminder_pattern.as_deref(),
+        Some(run.workspace),
         timed_out,
     );
     Ok(ExternalOutcome {

@@ -1,0 +1,356 @@
+//! The price of planning: how many tokens the requests a model answered
+//! held, and how many of them were planning.
+//!
+//! A run's price is read off the requests alone, so the built-in loop (from
+//! its transcript: each assistant message answered the messages before it)
+//! and an outside agent (from each request it sent over the wire) are
+//! measured by the same code:
+//!
+//! - a request's characters are its system prompt plus, per message, the
+//!   text blocks (a plain-string message is one), every tool input as
+//!   compact JSON and every tool result; tool schemas, tool names and ids
+//!   are not counted. The workspace path counts as the fixed placeholder
+//!   `{WORKDIR}`, so figures do not depend on where the workspace lives;
+//! - its tokens are its characters / 4, rounded up once per request (a
+//!   request is what an API counts; rounding each request up keeps every
+//!   figure a whole number and never makes planning more than the whole);
+//! - its planning characters are the inputs of the planning calls in it,
+//!   their results, and the reminder texts in it: in a user message after
+//!   the model's first answer (what the wire counts as a reminder), a text
+//!   holding a reminder marker counts from the start of the marker's line
+//!   to its end (a reminder is placed as its own block, or folded onto the
+//!   end of a tool result after a line break);
+//! - a planning turn is a turn whose every call (at least one) is a
+//!   planning call; a reminder after planning is one added right after a
+//!   turn holding a planning call.
+//!
+//! Everything sent again in a later request is counted again: that is what
+//! the context costs.
+
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+use super::{Content, ContentBlock, Message, Role};
+
+/// The texts that mark a reminder in any design.
+pub const REMINDER_MARKERS: [&str; 2] = ["<reminder>", "<system-reminder>"];
+
+/// The placeholder counted in place of the workspace path.
+pub const WORKDIR_PLACEHOLDER: &str = "{WORKDIR}";
+
+/// The spellings of a run's workspace path (as given, and resolved through
+/// symlinks such as a TMPDIR that is one), longest first, so a text is
+/// counted as if each were the fixed placeholder `{WORKDIR}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkdirSpelling {
+    spellings: Vec<String>,
+}
+
+impl WorkdirSpelling {
+    pub fn new(workdir: &std::path::Path) -> Self {
+        let mut spellings = vec![workdir.to_string_lossy().into_owned()];
+        if let Ok(resolved) = workdir.canonicalize() {
+            spellings.push(resolved.to_string_lossy().into_owned());
+        }
+        spellings.retain(|s| !s.is_empty());
+        spellings.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        spellings.dedup();
+        Self { spellings }
+    }
+
+    /// Characters of `text` with every spelling of the workspace path read
+    /// as the placeholder.
+    pub fn chars(&self, text: &str) -> usize {
+        // Longest first: a spelling inside a longer one is not counted twice.
+        let mut replaced: Option<String> = None;
+        for spelling in &self.spellings {
+            let current = replaced.as_deref().unwrap_or(text);
+            if current.contains(spelling.as_str()) {
+                replaced = Some(current.replace(spelling.as_str(), WORKDIR_PLACEHOLDER));
+            }
+        }
+        replaced.as_deref().unwrap_or(text).chars().count()
+    }
+}
+
+/// A run's price: the four per-run figures of the report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct PlanningPrice {
+    /// Tokens of every request the model answered, summed.
+    pub context_tokens: u64,
+    /// The part of them that is planning.
+    pub planning_tokens: u64,
+    /// Turns whose every call was a planning call.
+    pub planning_turns: usize,
+    /// Reminders added right after a turn holding a planning call.
+    pub reminders_after_planning: usize,
+}
+
+/// What tells planning apart in a conversation.
+pub struct PriceRules<'a> {
+    pub workdir: &'a WorkdirSpelling,
+    /// Whether a call of this tool is a planning call (an offered planning
+    /// tool).
+    pub is_planning: &'a dyn Fn(&str) -> bool,
+    /// Texts that mark a reminder (besides [`REMINDER_MARKERS`]).
+    pub reminder_pattern: Option<&'a str>,
+}
+
+impl PriceRules<'_> {
+    /// Where the reminder in `text` starts: the start of the line holding
+    /// the first marker, if there is one.
+    fn reminder_start(&self, text: &str) -> Option<usize> {
+        let pattern = self.reminder_pattern.filter(|p| !p.is_empty());
+        let at = REMINDER_MARKERS
+            .iter()
+            .copied()
+            .chain(pattern)
+            .filter_map(|marker| text.find(marker))
+            .min()?;
+        Some(text[..at].rfind('\n').map_or(0, |i| i + 1))
+    }
+
+    /// Characters of the reminder in `text` (0 without one).
+    fn reminder_chars(&self, text: &str) -> usize {
+        self.reminder_start(text)
+            .map_or(0, |start| self.workdir.chars(&text[start..]))
+    }
+}
+
+/// A conversation read message by message: characters so far, of which
+/// planning, and the planning calls seen (a result is planning when it
+/// answers one). A request's figures are those of the messages before it.
+#[derive(Debug, Default)]
+pub struct ConversationChars {
+    pub chars: u64,
+    pub planning_chars: u64,
+    planning_calls: BTreeSet<String>,
+    answered: bool,
+}
+
+impl ConversationChars {
+    /// Adds one message.
+    pub fn add(&mut self, message: &Message, rules: &PriceRules<'_>) {
+        let after_answer = self.answered && message.role == Role::User;
+        let text = |text: &str, planning: bool| {
+            let chars = rules.workdir.chars(text);
+            let planning = if planning {
+                chars
+            } else if after_answer {
+                rules.reminder_chars(text)
+            } else {
+                0
+            };
+            (chars as u64, planning as u64)
+        };
+        let parts: Vec<(u64, u64)> = match &message.content {
+            Content::Text(plain) => vec![text(plain, false)],
+            Content::Blocks(blocks) => blocks
+                .iter()
+                .map(|block| match block {
+                    ContentBlock::Text { text: t } => text(t, false),
+                    ContentBlock::ToolResult {
+                        tool_use_id,
+                        content,
+                    } => text(content, self.planning_calls.contains(tool_use_id)),
+                    ContentBlock::ToolUse { id, name, input } => {
+                        let planning = (rules.is_planning)(name);
+                        if planning {
+                            self.planning_calls.insert(id.clone());
+                        }
+                        let chars = rules.workdir.chars(&input.to_string()) as u64;
+                        (chars, if planning { chars } else { 0 })
+                    }
+                })
+                .collect(),
+        };
+        for (chars, planning) in parts {
+            self.chars = self.chars.saturating_add(chars);
+            self.planning_chars = self.planning_chars.saturating_add(planning);
+        }
+        self.answered |= message.role == Role::Assistant;
+    }
+}
+
+/// Characters to tokens: a quarter, rounded up.
+pub fn tokens(chars: u64) -> u64 {
+    chars.div_ceil(4)
+}
+
+impl PlanningPrice {
+    /// Adds one request the model answered: its system prompt's characters
+    /// and the conversation it carried.
+    pub fn add_request(&mut self, system_chars: u64, conversation: &ConversationChars) {
+        let total = system_chars.saturating_add(conversation.chars);
+        self.context_tokens = self.context_tokens.saturating_add(tokens(total));
+        self.planning_tokens = self
+            .planning_tokens
+            .saturating_add(tokens(conversation.planning_chars));
+    }
+
+    /// Adds one of the model's turns (its answer's blocks) and whether a
+    /// reminder came right after it.
+    pub fn add_turn(&mut self, answer: &[ContentBlock], reminder_after: bool, rules: &PriceRules) {
+        let calls: Vec<&str> = answer
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolUse { name, .. } => Some(name.as_str()),
+                _ => None,
+            })
+            .collect();
+        let planning = calls.iter().filter(|n| (rules.is_planning)(n)).count();
+        if planning > 0 && planning == calls.len() {
+            self.planning_turns += 1;
+        }
+        if planning > 0 && reminder_after {
+            self.reminders_after_planning += 1;
+        }
+    }
+
+    /// The price of a transcript in which each assistant message answered
+    /// the messages before it (the built-in loop's), with `system` sent
+    /// every time and reminders after the turns in `reminders_at`.
+    pub fn of_transcript(
+        system: &str,
+        messages: &[Message],
+        reminders_at: &[usize],
+        rules: &PriceRules<'_>,
+    ) -> Self {
+        let system_chars = rules.workdir.chars(system) as u64;
+        let mut price = Self::default();
+        let mut conversation = ConversationChars::default();
+        let mut turn = 0;
+        for message in messages {
+            if message.role == Role::Assistant {
+                turn += 1;
+                price.add_request(system_chars, &conversation);
+                price.add_turn(
+                    message.content_blocks(),
+                    reminders_at.contains(&turn),
+                    rules,
+                );
+            }
+            conversation.add(message, rules);
+        }
+        price
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::tool_use_id;
+    use serde_json::json;
+
+    fn call(turn: usize, name: &str, input: serde_json::Value) -> ContentBlock {
+        ContentBlock::ToolUse {
+            id: tool_use_id(turn, 1),
+            name: name.into(),
+            input,
+        }
+    }
+
+    fn result(turn: usize, content: &str) -> ContentBlock {
+        ContentBlock::ToolResult {
+            tool_use_id: tool_use_id(turn, 1),
+            content: content.into(),
+        }
+    }
+
+    fn rules<'a>(
+        workdir: &'a WorkdirSpelling,
+        is_todo: &'a dyn Fn(&str) -> bool,
+    ) -> PriceRules<'a> {
+        PriceRules {
+            workdir,
+            is_planning: is_todo,
+            reminder_pattern: None,
+        }
+    }
+
+    #[test]
+    fn each_request_is_counted_whole_and_rounded_up() {
+        let workdir = WorkdirSpelling::default();
+        let is_todo = |n: &str| n == "todo";
+        let rules = rules(&workdir, &is_todo);
+        let messages = vec![
+            Message::user_text("task"), // 4
+            Message::blocks(Role::Assistant, vec![call(1, "todo", json!({"a": 1}))]), // {"a":1} = 7
+            Message::blocks(Role::User, vec![result(1, "plan")]), // 4
+            Message::blocks(
+                Role::Assistant,
+                vec![ContentBlock::text("hi"), call(2, "bash", json!({}))],
+            ), // 2 + 2
+            Message::blocks(
+                Role::User,
+                vec![
+                    ContentBlock::ToolResult {
+                        tool_use_id: tool_use_id(2, 1),
+                        content: "out".into(),
+                    },
+                    ContentBlock::text("<reminder>Update your todos.</reminder>"),
+                ],
+            ), // 3 + 39
+            Message::blocks(Role::Assistant, vec![ContentBlock::text("done")]),
+        ];
+        let price = PlanningPrice::of_transcript("sys", &messages, &[2], &rules);
+        // Requests: 3+4 = 7 -> 2; 3+4+7+4 = 18 -> 5; 18+4+3+39 = 64 -> 16.
+        // Planning: 0; 7+4 = 11 -> 3; 11+39 = 50 -> 13.
+        assert_eq!(
+            price,
+            PlanningPrice {
+                context_tokens: 2 + 5 + 16,
+                planning_tokens: 3 + 13,
+                planning_turns: 1,
+                reminders_after_planning: 0,
+            }
+        );
+        // A reminder right after the planning turn.
+        let price = PlanningPrice::of_transcript("sys", &messages, &[1], &rules);
+        assert_eq!(price.reminders_after_planning, 1);
+    }
+
+    #[test]
+    fn a_folded_reminder_counts_from_its_line_and_the_task_never() {
+        let workdir = WorkdirSpelling::new(std::path::Path::new("/very/long/work"));
+        let is_todo = |_: &str| false;
+        let mut rules = rules(&workdir, &is_todo);
+        rules.reminder_pattern = Some("NAG");
+        let mut conversation = ConversationChars::default();
+        conversation.add(&Message::user_text("<reminder> in the task"), &rules);
+        assert_eq!(conversation.planning_chars, 0);
+        conversation.add(
+            &Message::blocks(Role::Assistant, vec![call(1, "bash", json!({}))]),
+            &rules,
+        );
+        conversation.add(
+            &Message::blocks(Role::User, vec![result(1, "/very/long/work\nxx NAG!")]),
+            &rules,
+        );
+        // "{WORKDIR}\nxx NAG!": 9 + 1 + 7 characters; the reminder is its
+        // last line.
+        assert_eq!(conversation.chars, 22 + 2 + 17);
+        assert_eq!(conversation.planning_chars, 7);
+        assert_eq!(tokens(0), 0);
+        assert_eq!(tokens(1), 1);
+        assert_eq!(tokens(8), 2);
+    }
+
+    #[test]
+    fn the_workspace_path_counts_as_the_placeholder() {
+        let short = WorkdirSpelling::new(std::path::Path::new("/t/w"));
+        let long = WorkdirSpelling::new(std::path::Path::new("/a/much/longer/tmp/w"));
+        let text = |root: &str| format!("Error: {root}/x is outside; cwd {root}");
+        assert_eq!(
+            short.chars(&text("/t/w")),
+            long.chars(&text("/a/much/longer/tmp/w"))
+        );
+        assert_eq!(
+            short.chars(&text("/t/w")),
+            text(WORKDIR_PLACEHOLDER).chars().count()
+        );
+        // Text without the path is counted as it is.
+        assert_eq!(short.chars("héllo"), 5);
+        assert_eq!(WorkdirSpelling::default().chars("/t/w"), 4);
+    }
+}
