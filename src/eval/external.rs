@@ -67,10 +67,10 @@ pub fn run_once_external(
         todo_calls: wire.todo_calls,
         protocol_violations: wire.protocol_violations,
         unknown_tool_calls: wire.unknown_tool_calls,
-        context_tokens: wire.price.context_tokens,
-        planning_tokens: wire.price.planning_tokens,
-        planning_turns: wire.price.planning_turns,
-        reminders_after_planning: wire.price.reminders_after_planning,
+        context_tokens: 0,
+        planning_tokens: 0,
+        planning_turns: 0,
+        reminders_after_planning: 0,
         input_tokens: None,
         output_tokens: None,
         cost: None,
@@ -78,6 +78,8 @@ pub fn run_once_external(
         model_error: None,
         step_checks: super::summary::step_checks(&step_results),
     };
+    let mut metrics = metrics;
+    metrics.set_price(wire.price);
     let plan = final_plan(&outcome.transcript, settings.dialect);
     Ok(RunRecord {
         metrics,

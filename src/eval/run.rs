@@ -79,6 +79,16 @@ fn is_zero(n: &usize) -> bool {
 }
 
 impl RunMetrics {
+    /// The price of planning.
+    pub fn price(&self) -> PlanningPrice {
+        PlanningPrice {
+            context_tokens: self.context_tokens,
+            planning_tokens: self.planning_tokens,
+            planning_turns: self.planning_turns,
+            reminders_after_planning: self.reminders_after_planning,
+        }
+    }
+
     /// Sets the price of planning.
     pub fn set_price(&mut self, price: PlanningPrice) {
         self.context_tokens = price.context_tokens;
