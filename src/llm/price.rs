@@ -28,6 +28,7 @@
 //! the context costs.
 
 use serde::Serialize;
+use serde_json::Value;
 use std::collections::BTreeSet;
 
 use super::{Content, ContentBlock, Message, Role};
@@ -49,7 +50,7 @@ pub struct WorkdirSpelling {
 impl WorkdirSpelling {
     pub fn new(workdir: &std::path::Path) -> Self {
         let mut spellings = vec![workdir.to_string_lossy().into_owned()];
-        if let Ok(resolved) = workdir.canonicalize() {
+        if let Some(resolved) = resolve(workdir) {
             spellings.push(resolved.to_string_lossy().into_owned());
         }
         spellings.retain(|s| !s.is_empty());
@@ -61,6 +62,15 @@ impl WorkdirSpelling {
     /// Characters of `text` with every spelling of the workspace path read
     /// as the placeholder.
     pub fn chars(&self, text: &str) -> usize {
+        match self.replaced(text) {
+            Some(replaced) => replaced.chars().count(),
+            None => text.chars().count(),
+        }
+    }
+
+    /// `text` with every spelling replaced by the placeholder; `None` when
+    /// it holds none.
+    fn replaced(&self, text: &str) -> Option<String> {
         // Longest first: a spelling inside a longer one is not counted twice.
         let mut replaced: Option<String> = None;
         for spelling in &self.spellings {
@@ -69,8 +79,32 @@ impl WorkdirSpelling {
                 replaced = Some(current.replace(spelling.as_str(), WORKDIR_PLACEHOLDER));
             }
         }
-        replaced.as_deref().unwrap_or(text).chars().count()
+        replaced
     }
+}
+
+/// `workdir` resolved through symlinks: its folder resolved once per
+/// process (every run's workspace sits in the same temporary folder, and
+/// resolving costs a system call per path component, a visible part of a
+/// run), then its own name (a workspace is a folder agent-eval made, never
+/// a symlink).
+fn resolve(workdir: &std::path::Path) -> Option<std::path::PathBuf> {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+    use std::sync::Mutex;
+    static FOLDERS: Mutex<BTreeMap<PathBuf, Option<PathBuf>>> = Mutex::new(BTreeMap::new());
+    let (Some(folder), Some(name)) = (workdir.parent(), workdir.file_name()) else {
+        return workdir.canonicalize().ok();
+    };
+    let mut folders = FOLDERS.lock().unwrap_or_else(|p| p.into_inner());
+    // Bounded: a process that sees many folders resolves them afresh.
+    if folders.len() > 64 {
+        folders.clear();
+    }
+    let resolved = folders
+        .entry(folder.to_path_buf())
+        .or_insert_with(|| folder.canonicalize().ok());
+    resolved.as_ref().map(|f| f.join(name))
 }
 
 /// A run's price: the four per-run figures of the report.
@@ -121,54 +155,106 @@ impl PriceRules<'_> {
 /// planning, and the planning calls seen (a result is planning when it
 /// answers one). A request's figures are those of the messages before it.
 #[derive(Debug, Default)]
-pub struct ConversationChars {
+pub struct ConversationChars<'m> {
     pub chars: u64,
     pub planning_chars: u64,
-    planning_calls: BTreeSet<String>,
+    planning_calls: BTreeSet<&'m str>,
     answered: bool,
 }
 
-impl ConversationChars {
+impl<'m> ConversationChars<'m> {
     /// Adds one message.
-    pub fn add(&mut self, message: &Message, rules: &PriceRules<'_>) {
+    pub fn add(&mut self, message: &'m Message, rules: &PriceRules<'_>) {
         let after_answer = self.answered && message.role == Role::User;
-        let text = |text: &str, planning: bool| {
-            let chars = rules.workdir.chars(text);
-            let planning = if planning {
-                chars
-            } else if after_answer {
-                rules.reminder_chars(text)
-            } else {
-                0
-            };
-            (chars as u64, planning as u64)
-        };
-        let parts: Vec<(u64, u64)> = match &message.content {
-            Content::Text(plain) => vec![text(plain, false)],
-            Content::Blocks(blocks) => blocks
-                .iter()
-                .map(|block| match block {
-                    ContentBlock::Text { text: t } => text(t, false),
-                    ContentBlock::ToolResult {
-                        tool_use_id,
-                        content,
-                    } => text(content, self.planning_calls.contains(tool_use_id)),
-                    ContentBlock::ToolUse { id, name, input } => {
-                        let planning = (rules.is_planning)(name);
-                        if planning {
-                            self.planning_calls.insert(id.clone());
+        match &message.content {
+            Content::Text(plain) => self.add_text(plain, false, after_answer, rules),
+            Content::Blocks(blocks) => {
+                for block in blocks {
+                    match block {
+                        ContentBlock::Text { text } => {
+                            self.add_text(text, false, after_answer, rules);
                         }
-                        let chars = rules.workdir.chars(&input.to_string()) as u64;
-                        (chars, if planning { chars } else { 0 })
+                        ContentBlock::ToolResult {
+                            tool_use_id,
+                            content,
+                        } => {
+                            let planning = self.planning_calls.contains(tool_use_id.as_str());
+                            self.add_text(content, planning, after_answer, rules);
+                        }
+                        ContentBlock::ToolUse { id, name, input } => {
+                            let planning = (rules.is_planning)(name);
+                            if planning {
+                                self.planning_calls.insert(id);
+                            }
+                            let chars = json_chars(input, rules.workdir) as u64;
+                            self.count(chars, if planning { chars } else { 0 });
+                        }
                     }
-                })
-                .collect(),
-        };
-        for (chars, planning) in parts {
-            self.chars = self.chars.saturating_add(chars);
-            self.planning_chars = self.planning_chars.saturating_add(planning);
+                }
+            }
         }
         self.answered |= message.role == Role::Assistant;
+    }
+
+    /// Adds a text: all of it planning, or its reminder (in a user
+    /// message after the model's first answer).
+    fn add_text(&mut self, text: &str, planning: bool, after_answer: bool, rules: &PriceRules) {
+        let chars = rules.workdir.chars(text);
+        let planning = if planning {
+            chars
+        } else if after_answer {
+            rules.reminder_chars(text)
+        } else {
+            0
+        };
+        self.count(chars as u64, planning as u64);
+    }
+
+    fn count(&mut self, chars: u64, planning: u64) {
+        self.chars = self.chars.saturating_add(chars);
+        self.planning_chars = self.planning_chars.saturating_add(planning);
+    }
+}
+
+/// Characters of `value` written as compact JSON (as `serde_json` writes
+/// it), each string counted with the workspace path as its placeholder;
+/// counted without writing it (a run's inputs are counted on every run).
+pub fn json_chars(value: &Value, workdir: &WorkdirSpelling) -> usize {
+    match value {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => n.to_string().len(),
+        Value::String(text) => string_chars(text, workdir),
+        Value::Array(items) => {
+            2 + items.len().saturating_sub(1)
+                + items.iter().map(|v| json_chars(v, workdir)).sum::<usize>()
+        }
+        Value::Object(map) => {
+            2 + map.len().saturating_sub(1)
+                + map
+                    .iter()
+                    .map(|(k, v)| string_chars(k, workdir) + 1 + json_chars(v, workdir))
+                    .sum::<usize>()
+        }
+    }
+}
+
+/// Characters of a JSON string literal: the quotes, and each character as
+/// `serde_json` escapes it.
+fn string_chars(text: &str, workdir: &WorkdirSpelling) -> usize {
+    let escaped = |text: &str| -> usize {
+        text.chars()
+            .map(|c| match c {
+                '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+                c if u32::from(c) < 0x20 => 6,
+                _ => 1,
+            })
+            .sum()
+    };
+    2 + match workdir.replaced(text) {
+        Some(replaced) => escaped(&replaced),
+        None => escaped(text),
     }
 }
 
@@ -316,17 +402,16 @@ mod tests {
         let is_todo = |_: &str| false;
         let mut rules = rules(&workdir, &is_todo);
         rules.reminder_pattern = Some("NAG");
+        let messages = [
+            Message::user_text("<reminder> in the task"),
+            Message::blocks(Role::Assistant, vec![call(1, "bash", json!({}))]),
+            Message::blocks(Role::User, vec![result(1, "/very/long/work\nxx NAG!")]),
+        ];
         let mut conversation = ConversationChars::default();
-        conversation.add(&Message::user_text("<reminder> in the task"), &rules);
+        conversation.add(&messages[0], &rules);
         assert_eq!(conversation.planning_chars, 0);
-        conversation.add(
-            &Message::blocks(Role::Assistant, vec![call(1, "bash", json!({}))]),
-            &rules,
-        );
-        conversation.add(
-            &Message::blocks(Role::User, vec![result(1, "/very/long/work\nxx NAG!")]),
-            &rules,
-        );
+        conversation.add(&messages[1], &rules);
+        conversation.add(&messages[2], &rules);
         // "{WORKDIR}\nxx NAG!": 9 + 1 + 7 characters; the reminder is its
         // last line.
         assert_eq!(conversation.chars, 22 + 2 + 17);
@@ -334,6 +419,67 @@ mod tests {
         assert_eq!(tokens(0), 0);
         assert_eq!(tokens(1), 1);
         assert_eq!(tokens(8), 2);
+    }
+
+    #[test]
+    fn json_is_counted_as_serde_json_writes_it() {
+        let workdir = WorkdirSpelling::default();
+        for value in [
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(-12.5),
+            json!(""),
+            json!("tab\tquote\"back\\slash\u{1}é\u{8}\u{c}\r\n"),
+            json!([]),
+            json!({}),
+            json!([1, [2, {"a": null}], "x"]),
+            json!({"items": [{"id": "1", "text": "Type hints", "status": "pending"}], "n": 3}),
+        ] {
+            let written = serde_json::to_string(&value).unwrap();
+            assert_eq!(
+                json_chars(&value, &workdir),
+                written.chars().count(),
+                "{written}"
+            );
+        }
+        let short = WorkdirSpelling::new(std::path::Path::new("/w"));
+        let long = WorkdirSpelling::new(std::path::Path::new("/a/much/longer/w"));
+        assert_eq!(
+            json_chars(&json!({"path": "/w/x"}), &short),
+            json_chars(&json!({"path": "/a/much/longer/w/x"}), &long)
+        );
+    }
+
+    /// Any JSON value: strings from any characters (control characters,
+    /// quotes and backslashes included), any numbers, nested.
+    fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            any::<f64>().prop_map(|x| json!(x)),
+            any::<String>().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::btree_map(any::<String>(), inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn json_chars_are_those_serde_json_writes(value in any_json()) {
+            let written = serde_json::to_string(&value).unwrap();
+            proptest::prop_assert_eq!(
+                json_chars(&value, &WorkdirSpelling::default()),
+                written.chars().count()
+            );
+        }
     }
 
     #[test]
