@@ -49,6 +49,7 @@ pub fn serve(
             listen: config.listen,
             model_id: scenario.name.clone(),
             max_turns: Some(scenario.agent.max_turns),
+            workspace: workdir.clone(),
             ..ServerOptions::default()
         },
     )

@@ -38,7 +38,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::WireError;
-use super::metrics::{WireMetrics, transcript, wire_metrics};
+use super::metrics::{ReminderMarks, WireMetrics, transcript, wire_metrics_marked};
 use super::record::Exchange;
 use super::server::{MockServer, ServerOptions};
 use crate::agent::StopKind;
@@ -95,6 +95,10 @@ pub struct AgentCommand {
     /// `/dev/null`), TCP connect only to the run's mock server.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sandbox: bool,
+    /// Only `reminder_pattern` marks a reminder (not the `<reminder>` and
+    /// `<system-reminder>` tags): an agent preset's own planning reminder.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reminder_pattern_only: bool,
 }
 
 impl AgentCommand {
@@ -106,6 +110,7 @@ impl AgentCommand {
             timeout_s: default_timeout(),
             reminder_pattern: None,
             sandbox: false,
+            reminder_pattern_only: false,
         }
     }
 }
@@ -175,6 +180,7 @@ pub fn run_external(
         ServerOptions {
             model_id: run.model_id.to_string(),
             max_turns: run.max_turns,
+            workspace: Some(run.workspace.to_path_buf()),
             ..ServerOptions::default()
         },
     )?;
@@ -282,12 +288,12 @@ pub fn run_external(
     };
     let exchanges = server.stop();
     let log = read_log(&mut log).map_err(|e| log_error(run, e))?;
-    let metrics = wire_metrics(
-        &exchanges,
-        run.dialect.get(),
-        run.agent.reminder_pattern.as_deref(),
-        timed_out,
-    );
+    let pattern = run.agent.reminder_pattern.as_deref();
+    let marks = match pattern {
+        Some(pattern) if run.agent.reminder_pattern_only => ReminderMarks::Exactly(pattern),
+        _ => ReminderMarks::Tagged(pattern),
+    };
+    let metrics = wire_metrics_marked(&exchanges, run.dialect.get(), marks, timed_out);
     Ok(ExternalOutcome {
         metrics,
         transcript: transcript(&exchanges),
