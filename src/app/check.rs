@@ -34,7 +34,15 @@ pub fn check(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
-    let (scenarios, mut errors) = scenario::load_all(paths);
+    let (loaded, mut errors) = scenario::load_all(paths);
+    let mut scenarios = Vec::with_capacity(loaded.len());
+    for mut scenario in loaded {
+        // A dialect a preset lacks is an error; its CLI need not be here.
+        match eval::presets::settle(&mut scenario, false) {
+            Ok(()) => scenarios.push(scenario),
+            Err(e) => errors.push(e),
+        }
+    }
     let (scenarios, over_cap) = eval::admit(
         scenarios,
         &eval::EvalOptions {

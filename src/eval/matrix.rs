@@ -570,6 +570,7 @@ fn summarise(
         result.sha256 = Some(scenario.sha256.clone());
     }
     result.run_errors = run_errors;
+    result.agent = scenario.agent.preset.map(super::presets::describe);
     result
 }
 

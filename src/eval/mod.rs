@@ -10,6 +10,7 @@ pub mod expect;
 pub mod external;
 pub mod matrix;
 pub mod metrics;
+pub mod presets;
 pub mod run;
 pub mod runs;
 pub mod stats;

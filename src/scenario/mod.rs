@@ -31,7 +31,7 @@ pub use crate::agent::{RepeatGuard, StopKind};
 pub use crate::model::ToolCall;
 pub use crate::model::scripted::ScriptedResponse;
 pub use crate::model::simulated::{SimulateParams, Skill};
-pub use agent::{AgentSettings, MAX_TURNS_LIMIT};
+pub use agent::{AgentPreset, AgentSettings, MAX_TURNS_LIMIT};
 pub use axes::{Axis, AxisValue, CellSelector, CellSettings};
 pub use expect::{Bound, Comparison, ExactExpectation, Expectation};
 pub use load::{LoadError, discover, load, load_all, load_str};

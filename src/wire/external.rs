@@ -289,9 +289,10 @@ pub fn run_external(
     let exchanges = server.stop();
     let log = read_log(&mut log).map_err(|e| log_error(run, e))?;
     let pattern = run.agent.reminder_pattern.as_deref();
-    let marks = match pattern {
-        Some(pattern) if run.agent.reminder_pattern_only => ReminderMarks::Exactly(pattern),
-        _ => ReminderMarks::Tagged(pattern),
+    let marks = if run.agent.reminder_pattern_only {
+        ReminderMarks::Exactly(pattern.unwrap_or(""))
+    } else {
+        ReminderMarks::Tagged(pattern)
     };
     let metrics = wire_metrics_marked(&exchanges, run.dialect.get(), marks, timed_out);
     Ok(ExternalOutcome {

@@ -124,6 +124,18 @@ impl SimulatedModel {
         self
     }
 
+    /// Takes only text holding one of `markers` for a reminder (an outside
+    /// agent's own planning reminder; none: it is never reminded), not the
+    /// standard tags, which such an agent also uses for other notes.
+    pub fn with_only_reminder_markers(mut self, markers: &[&str]) -> Self {
+        self.reminder_markers = markers
+            .iter()
+            .filter(|m| !m.is_empty())
+            .map(|m| m.to_string())
+            .collect();
+        self
+    }
+
     /// Also takes text holding `marker` for a reminder (a policy whose
     /// text has neither standard marker).
     pub fn with_reminder_marker(mut self, marker: impl Into<String>) -> Self {

@@ -65,9 +65,7 @@ impl Family for ClaudeCode {
                 }]
             }
             BuiltinCall::WriteFile { path, content } if context.offers("Write") => {
-                let exists = context
-                    .workspace
-                    .is_some_and(|root| root.join(path).is_file());
+                let exists = context.exists(path);
                 let mut calls = Vec::new();
                 if exists && context.offers("Read") {
                     calls.push(Self::read(context, path));

@@ -112,6 +112,9 @@ pub struct Context<'a> {
     pub workspace: Option<&'a Path>,
     /// The tools the request offered.
     pub offered: &'a [String],
+    /// Files as the earlier calls of the same response leave them (the
+    /// agent runs them in order, before a later call is done).
+    pub pending: BTreeMap<String, String>,
 }
 
 impl Context<'_> {
@@ -119,11 +122,38 @@ impl Context<'_> {
         self.offered.iter().any(|t| t == tool)
     }
 
-    /// The file at `path` (relative to the workspace) as it is now, when
-    /// the workspace is known and the file readable.
+    /// The file at `path` (relative to the workspace) as the calls before
+    /// leave it, when the workspace is known and the file readable.
     pub fn file(&self, path: &str) -> Option<String> {
+        if let Some(text) = self.pending.get(path) {
+            return Some(text.clone());
+        }
         let path = self.workspace?.join(path);
         std::fs::read_to_string(path).ok()
+    }
+
+    /// Whether the file exists, as the calls before leave it.
+    pub fn exists(&self, path: &str) -> bool {
+        self.pending.contains_key(path)
+            || self.workspace.is_some_and(|root| root.join(path).is_file())
+    }
+
+    /// Notes what `call` does to a file, for the calls after it.
+    fn record(&mut self, call: &BuiltinCall) {
+        match call {
+            BuiltinCall::WriteFile { path, content } => {
+                self.pending.insert(path.clone(), content.clone());
+            }
+            BuiltinCall::EditFile { path, old, new } => {
+                if let Some(text) = self.file(path)
+                    && text.contains(old.as_str())
+                {
+                    self.pending
+                        .insert(path.clone(), text.replacen(old.as_str(), new, 1));
+                }
+            }
+            BuiltinCall::ReadFile { .. } | BuiltinCall::Bash { .. } => {}
+        }
     }
 }
 
@@ -182,9 +212,11 @@ impl Translation {
     /// request offered.
     pub fn agent_view(&mut self, request: &WireRequest, response: ModelResponse) -> ModelResponse {
         let offered: Vec<String> = request.tools.iter().map(|t| t.name.to_string()).collect();
-        let context = Context {
-            workspace: self.workspace.as_deref(),
+        let workspace = self.workspace.clone();
+        let mut context = Context {
+            workspace: workspace.as_deref(),
             offered: &offered,
+            pending: BTreeMap::new(),
         };
         let family = FAMILIES.iter().position(|f| f.offered_by(&context));
         let mut content = Vec::with_capacity(response.content.len());
@@ -196,7 +228,9 @@ impl Translation {
             let resolved = self.resolve_workdir(&input);
             let translated = family.filter(|_| !context.offers(&name)).and_then(|f| {
                 let call = BuiltinCall::read(&name, &resolved)?;
-                Some((f, FAMILIES[f].translate(&call, &context)?))
+                let calls = FAMILIES[f].translate(&call, &context)?;
+                context.record(&call);
+                Some((f, calls))
             });
             match translated {
                 Some((f, calls)) if !calls.is_empty() => {

@@ -243,6 +243,30 @@ fn codex_gets_exec_command_and_patches() {
 }
 
 #[test]
+fn a_later_edit_of_the_same_response_sees_the_earlier_one() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.py"), "one two\n").unwrap();
+    let mut t = Translation::new(Some(dir.path().to_path_buf()));
+    let response = ModelResponse::from_blocks(vec![
+        call(
+            "toolu_1_1",
+            "edit_file",
+            json!({"path": "a.py", "old_text": "one", "new_text": "1"}),
+        ),
+        call(
+            "toolu_1_2",
+            "edit_file",
+            json!({"path": "a.py", "old_text": "1 two", "new_text": "1 2"}),
+        ),
+    ]);
+    let got = calls(&t.agent_view(&request(&CODEX, vec![]), response));
+    assert_eq!(
+        got[1].2,
+        json!("*** Begin Patch\n*** Update File: a.py\n@@\n-1 two\n+1 2\n*** End Patch\n")
+    );
+}
+
+#[test]
 fn update_patches_cover_whole_lines() {
     let file = "a\nb c\nd\n";
     assert_eq!(
