@@ -8,7 +8,10 @@
 //! - `edit_file {path, old_text, new_text}` → a `Read` then `Edit
 //!   {file_path, old_string, new_string}` in the same turn (Claude Code
 //!   refuses to edit a file not read first, or changed since it was read);
-//! - `bash {command}` → `Bash {command}`.
+//! - `bash {command}` → `Bash {command}`;
+//! - s03's `todo {items: [{id, text, status}]}` → `TodoWrite {todos:
+//!   [{content: text, status, activeForm: text}]}` (Claude Code judges the
+//!   items by its own rules).
 //!
 //! The `Read` goes in the same response as the call it serves, not as an
 //! extra turn: Claude Code runs the calls of one response in order (the
@@ -95,6 +98,29 @@ impl Family for ClaudeCode {
                 name: "Bash".into(),
                 input: json!({"command": command}),
             }],
+            BuiltinCall::Todo { items } if context.offers("TodoWrite") => vec![AgentCall {
+                name: "TodoWrite".into(),
+                input: json!({"todos": items
+                    .iter()
+                    .map(|i| json!({"content": i.text, "status": i.status, "activeForm": i.text}))
+                    .collect::<Vec<_>>()}),
+            }],
+            BuiltinCall::Malformed { builtin, input } => {
+                let name = match builtin {
+                    Builtin::ReadFile => "Read",
+                    Builtin::WriteFile => "Write",
+                    Builtin::EditFile => "Edit",
+                    Builtin::Bash => "Bash",
+                    Builtin::Todo => "TodoWrite",
+                };
+                if !context.offers(name) {
+                    return None;
+                }
+                vec![AgentCall {
+                    name: name.into(),
+                    input: input.clone(),
+                }]
+            }
             _ => return None,
         };
         Some(calls)

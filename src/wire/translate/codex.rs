@@ -11,7 +11,9 @@
 //!   whose hunk replaces the whole lines holding the first occurrence of
 //!   `old_text` (read from the workspace: a patch changes lines, an edit a
 //!   substring); when the file or the text is not there, the hunk is the
-//!   texts themselves and Codex answers that it found no such lines.
+//!   texts themselves and Codex answers that it found no such lines;
+//! - s03's `todo {items: [{id, text, status}]}` → `update_plan {plan:
+//!   [{step: text, status}]}` (Codex judges the items by its own rules).
 //!
 //! Patches are in Codex's freeform grammar (`*** Begin Patch` …
 //! `*** End Patch`), sent as the input string of a custom tool call; paths
@@ -111,6 +113,29 @@ impl Family for Codex {
             BuiltinCall::EditFile { path, old, new } if context.offers("apply_patch") => apply(
                 update_file_patch(path, context.file(path).as_deref(), old, new),
             ),
+            BuiltinCall::Todo { items } if context.offers("update_plan") => AgentCall {
+                name: "update_plan".into(),
+                input: json!({"plan": items
+                    .iter()
+                    .map(|i| json!({"step": i.text, "status": i.status}))
+                    .collect::<Vec<_>>()}),
+            },
+            BuiltinCall::Malformed { builtin, input } => {
+                // Codex's apply_patch takes a patch text, not fields: a
+                // malformed file call goes to exec_command, whose argument
+                // parsing refuses it as Codex refuses any bad input.
+                let name = match builtin {
+                    Builtin::Todo => "update_plan",
+                    _ => "exec_command",
+                };
+                if !context.offers(name) {
+                    return None;
+                }
+                AgentCall {
+                    name: name.into(),
+                    input: input.clone(),
+                }
+            }
             _ => return None,
         };
         Some(vec![call])
@@ -121,7 +146,7 @@ impl Family for Codex {
             Builtin::WriteFile | Builtin::EditFile => {
                 flagged || content.starts_with("apply_patch verification failed")
             }
-            Builtin::ReadFile | Builtin::Bash => {
+            Builtin::ReadFile | Builtin::Bash | Builtin::Todo => {
                 flagged
                     || content.lines().any(|l| {
                         l.strip_prefix("Process exited with code ")

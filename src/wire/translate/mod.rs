@@ -1,7 +1,7 @@
 //! The translation layer between a model that speaks the built-in tools
-//! (`read_file`, `write_file`, `edit_file`, `bash`) and an outside agent
-//! that offers its own: a scenario written for the built-in loop runs
-//! unchanged on Claude Code and Codex.
+//! (`read_file`, `write_file`, `edit_file`, `bash`, and the default
+//! dialect's `todo`) and an outside agent that offers its own: a scenario
+//! written for the built-in loop runs unchanged on Claude Code and Codex.
 //!
 //! Keyed by the tools the agent offered in the request being answered:
 //! a model call of a built-in tool that the request does not offer, whose
@@ -39,6 +39,9 @@ pub enum Builtin {
     WriteFile,
     EditFile,
     Bash,
+    /// The default (s03) dialect's `todo`: a script written for the
+    /// built-in loop plans with it.
+    Todo,
 }
 
 impl Builtin {
@@ -48,9 +51,18 @@ impl Builtin {
             "write_file" => Self::WriteFile,
             "edit_file" => Self::EditFile,
             "bash" => Self::Bash,
+            "todo" => Self::Todo,
             _ => return None,
         })
     }
+}
+
+/// One item of an s03 `todo` call, as written (text and status as given:
+/// the agent's own validation judges them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TodoItem {
+    pub text: Value,
+    pub status: Value,
 }
 
 /// A built-in call as the translation reads it: its typed fields (a call
@@ -73,12 +85,30 @@ pub enum BuiltinCall {
     Bash {
         command: String,
     },
+    /// s03's `todo {items: [{id, text, status}]}`.
+    Todo { items: Vec<TodoItem> },
+    /// A built-in call whose input does not fit its tool: sent to the
+    /// agent's counterpart as written, so the agent's own validation
+    /// answers it (as the built-in tool would, with an error).
+    Malformed { builtin: Builtin, input: Value },
 }
 
 impl BuiltinCall {
+    /// The call of `name`, if it is a built-in tool's: typed when its
+    /// input fits, else [`BuiltinCall::Malformed`].
     fn read(name: &str, input: &Value) -> Option<Self> {
+        let builtin = Builtin::of(name)?;
+        Some(
+            Self::typed(builtin, input).unwrap_or_else(|| Self::Malformed {
+                builtin,
+                input: input.clone(),
+            }),
+        )
+    }
+
+    fn typed(builtin: Builtin, input: &Value) -> Option<Self> {
         let text = |key: &str| input.get(key).and_then(Value::as_str).map(str::to_string);
-        Some(match Builtin::of(name)? {
+        Some(match builtin {
             Builtin::ReadFile => Self::ReadFile {
                 path: text("path")?,
                 limit: input.get("limit").and_then(Value::as_u64),
@@ -94,6 +124,20 @@ impl BuiltinCall {
             },
             Builtin::Bash => Self::Bash {
                 command: text("command")?,
+            },
+            Builtin::Todo => Self::Todo {
+                items: input
+                    .get("items")?
+                    .as_array()?
+                    .iter()
+                    .map(|item| TodoItem {
+                        text: item.get("text").cloned().unwrap_or(Value::Null),
+                        status: item
+                            .get("status")
+                            .cloned()
+                            .unwrap_or_else(|| Value::from("pending")),
+                    })
+                    .collect(),
             },
         })
     }
@@ -152,7 +196,10 @@ impl Context<'_> {
                         .insert(path.clone(), text.replacen(old.as_str(), new, 1));
                 }
             }
-            BuiltinCall::ReadFile { .. } | BuiltinCall::Bash { .. } => {}
+            BuiltinCall::ReadFile { .. }
+            | BuiltinCall::Bash { .. }
+            | BuiltinCall::Todo { .. }
+            | BuiltinCall::Malformed { .. } => {}
         }
     }
 }
@@ -350,7 +397,7 @@ impl Translation {
                 Some(Sent::Added) => None,
                 Some(Sent::Translated {
                     builtin, family, ..
-                }) if *builtin != Builtin::Bash
+                }) if !matches!(builtin, Builtin::Bash | Builtin::Todo)
                     && !content.starts_with("Error")
                     && FAMILIES[*family].failed(
                         *builtin,
