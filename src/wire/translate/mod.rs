@@ -86,11 +86,16 @@ pub enum BuiltinCall {
         command: String,
     },
     /// s03's `todo {items: [{id, text, status}]}`.
-    Todo { items: Vec<TodoItem> },
+    Todo {
+        items: Vec<TodoItem>,
+    },
     /// A built-in call whose input does not fit its tool: sent to the
     /// agent's counterpart as written, so the agent's own validation
     /// answers it (as the built-in tool would, with an error).
-    Malformed { builtin: Builtin, input: Value },
+    Malformed {
+        builtin: Builtin,
+        input: Value,
+    },
 }
 
 impl BuiltinCall {

@@ -250,21 +250,30 @@ fn an_s03_plan_goes_out_as_the_agents_planning_call() {
         json!({"items": [{"id": "1", "text": "Fix it", "status": "in_progress"}, {"id": "2", "text": "Test it"}]}),
     );
     let mut t = Translation::new(None);
-    let got = calls(&t.agent_view(&request(&CLAUDE, vec![]), ModelResponse::from_blocks(vec![todo.clone()])));
+    let got = calls(&t.agent_view(
+        &request(&CLAUDE, vec![]),
+        ModelResponse::from_blocks(vec![todo.clone()]),
+    ));
     assert_eq!(
         got[0].2,
         json!({"todos": [
             {"content": "Fix it", "status": "in_progress", "activeForm": "Fix it"},
             {"content": "Test it", "status": "pending", "activeForm": "Test it"}]})
     );
-    let got = calls(&t.agent_view(&request(&CODEX, vec![]), ModelResponse::from_blocks(vec![todo.clone()])));
+    let got = calls(&t.agent_view(
+        &request(&CODEX, vec![]),
+        ModelResponse::from_blocks(vec![todo.clone()]),
+    ));
     assert_eq!(got[0].1, "update_plan");
     assert_eq!(
         got[0].2,
         json!({"plan": [{"step": "Fix it", "status": "in_progress"}, {"step": "Test it", "status": "pending"}]})
     );
     // No planning tool offered: it stays an (unknown) `todo` call.
-    let got = calls(&t.agent_view(&request(&["Bash", "Read"], vec![]), ModelResponse::from_blocks(vec![todo])));
+    let got = calls(&t.agent_view(
+        &request(&["Bash", "Read"], vec![]),
+        ModelResponse::from_blocks(vec![todo]),
+    ));
     assert_eq!(got[0].1, "todo");
 }
 
