@@ -14,5 +14,6 @@ pub mod tools;
 pub mod workspace;
 
 pub use agent_loop::{
-    LoopOutcome, LoopSettings, REMINDER, RepeatGuard, StopKind, run_loop, system_prompt,
+    LoopOutcome, LoopSettings, REMINDER, RepeatGuard, StopKind, run_loop, run_session,
+    system_prompt,
 };

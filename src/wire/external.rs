@@ -67,6 +67,26 @@ pub enum TaskVia {
     Stdin,
     Arg,
     Env,
+    /// Each part of a session as one line on stdin (its own line breaks
+    /// turned into spaces), then end of input: how a line REPL such as the
+    /// s03 reference reads its user messages.
+    Lines,
+}
+
+impl TaskVia {
+    /// What the agent reads on stdin for `tasks` (the session's parts in
+    /// order; one for a single task), if this delivery uses stdin.
+    pub fn stdin_text(self, tasks: &[String]) -> Option<String> {
+        match self {
+            Self::Stdin => Some(tasks.join("\n")),
+            Self::Lines => Some(tasks.iter().fold(String::new(), |mut text, task| {
+                text.push_str(&crate::llm::session::one_line(task));
+                text.push('\n');
+                text
+            })),
+            Self::Arg | Self::Env => None,
+        }
+    }
 }
 
 fn default_timeout() -> u64 {
@@ -116,6 +136,9 @@ pub struct ExternalRun<'a> {
     /// The prepared workspace (the agent's cwd).
     pub workspace: &'a Path,
     pub task: &'a str,
+    /// A session's parts, in order (empty: `task` alone). Sent one a line
+    /// on stdin (`task_via: lines`).
+    pub parts: &'a [String],
     pub agent: &'a AgentCommand,
     /// The planning design the metrics read (`todo_calls`, rejections).
     pub dialect: Dialect,
@@ -133,6 +156,7 @@ impl<'a> ExternalRun<'a> {
         Self {
             workspace,
             task,
+            parts: &[],
             agent,
             dialect: Dialect::default(),
             max_turns: None,
@@ -224,7 +248,7 @@ pub fn run_external(
             format!("{} \"$@\"", run.agent.command),
             vec!["agent-eval".to_string(), run.task.to_string()],
         ),
-        TaskVia::Stdin | TaskVia::Env => (run.agent.command.clone(), Vec::new()),
+        TaskVia::Stdin | TaskVia::Env | TaskVia::Lines => (run.agent.command.clone(), Vec::new()),
     };
     let ruleset = if run.agent.sandbox {
         crate::agent::sandbox::agent_ruleset(run.workspace, server.addr().port()).map_err(|e| {
@@ -240,7 +264,14 @@ pub fn run_external(
     let invocation = Invocation {
         args,
         env: Some(env),
-        stdin: (run.agent.task_via == TaskVia::Stdin).then(|| run.task.as_bytes().to_vec()),
+        stdin: if run.parts.is_empty() {
+            run.agent
+                .task_via
+                .stdin_text(std::slice::from_ref(&run.task.to_string()))
+        } else {
+            run.agent.task_via.stdin_text(run.parts)
+        }
+        .map(String::into_bytes),
         log: Some(&log),
         stop_requested: Some(&model_done),
         term_grace: TERM_BOUND,

@@ -41,6 +41,10 @@ pub(super) fn text(plan: &[PlanItem]) -> String {
 }
 
 impl ReminderPolicy for ClaudeCode {
+    /// Both counts carry over: Claude Code counts assistant turns over the
+    /// whole conversation, whoever spoke last.
+    fn user_message(&mut self) {}
+
     fn after_turn(
         &mut self,
         facts: &TurnFacts,

@@ -52,6 +52,11 @@ pub trait ReminderPolicy: fmt::Debug {
         plan: &[PlanItem],
         dialect: &dyn PlanDialect,
     ) -> Option<String>;
+
+    /// Called when a new user message starts (the next part of a session):
+    /// each policy says here which of its counts carry over. The plan
+    /// itself always carries over (it lives in the loop).
+    fn user_message(&mut self);
 }
 
 /// Where the reminder goes among the tool results.
