@@ -151,6 +151,7 @@ pub fn exact_measure(exact: &ExactExpectation, r: &RunMetrics) -> Value {
         ExactExpectation::RejectedTodoUpdates(_) => json!(r.rejected_todo_updates),
         ExactExpectation::TodoCalls(_) => json!(r.todo_calls),
         ExactExpectation::UnknownToolCalls(_) => json!(r.unknown_tool_calls),
+        ExactExpectation::UnexpectedUserMessages(_) => json!(r.unexpected_user_messages),
         ExactExpectation::Stop(_) => json!(r.stop),
         ExactExpectation::Turns(_) => json!(r.turns),
         ExactExpectation::ProtocolViolations(_) => json!(r.protocol_violations),

@@ -15,6 +15,7 @@
 //! last turn, and a reminder added then is never seen on the wire).
 
 use super::cells::Cell;
+use super::parts::session_figures;
 use super::run::{RunError, RunMetrics, RunRecord, model_for_in};
 use super::{checks, workspace};
 use crate::agent::dialect::{Dialect, PlanItem};
@@ -22,7 +23,7 @@ use crate::agent::protocol;
 use crate::agent::reminder::ReminderSpec;
 use crate::llm::{ContentBlock, Message, Role};
 use crate::scenario::Scenario;
-use crate::wire::{AgentCommand, ExternalRun, run_external};
+use crate::wire::{AgentCommand, ExternalRun, TaskVia, run_external};
 
 /// Runs `agent` once on `scenario` with `cell`'s settings and `seed`.
 pub fn run_once_external(
@@ -38,8 +39,17 @@ pub fn run_once_external(
     let workspace = workspace::create(&scenario.workspace).map_err(io_error)?;
     let root = workspace.folder().map_err(io_error)?.to_path_buf();
     let settings = &cell.loop_settings;
-    let agent = with_cell_env(agent, cell, seed);
+    let mut agent = with_cell_env(agent, cell, seed);
+    let tasks = scenario.tasks();
+    if scenario.session {
+        // A session reaches an outside agent one part a line (the loader
+        // refuses any other explicit delivery).
+        agent.task_via = TaskVia::Lines;
+    }
     let mut run = ExternalRun::new(&root, &scenario.task, &agent);
+    if scenario.session {
+        run.parts = &tasks;
+    }
     run.dialect = settings.dialect;
     run.max_turns = Some(settings.max_turns);
     run.model_id = &scenario.name;
@@ -73,7 +83,30 @@ pub fn run_once_external(
         drift_turns: Vec::new(),
         model_error: None,
         step_checks: super::summary::step_checks(&step_results),
+        parts: Vec::new(),
+        unexpected_user_messages: 0,
     };
+    let figures = session_figures(
+        scenario,
+        &outcome.transcript,
+        &step_results,
+        &metrics.reminders_at,
+        settings.dialect,
+        settings.todo,
+    );
+    let mut metrics = metrics;
+    if scenario.session {
+        metrics.parts = figures.parts;
+    }
+    metrics.unexpected_user_messages = figures.unexpected.len();
+    let mut log = outcome.log;
+    for (index, text) in &figures.unexpected {
+        log.push_str(&format!(
+            "\nagent-eval: message {} is a user message the scenario did not send: {:?}\n",
+            index + 1,
+            crate::llm::session::one_line(text)
+        ));
+    }
     let plan = final_plan(&outcome.transcript, settings.dialect);
     Ok(RunRecord {
         metrics,
@@ -83,7 +116,7 @@ pub fn run_once_external(
         dialect: settings.dialect,
         plan,
         planning_offered: settings.todo,
-        agent_log: Some(outcome.log),
+        agent_log: Some(log),
     })
 }
 

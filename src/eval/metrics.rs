@@ -26,6 +26,7 @@ fn count(what: PerRun, run: &RunMetrics) -> Option<usize> {
         PerRun::Turns => run.turns,
         PerRun::ProtocolViolations => run.protocol_violations,
         PerRun::UnknownToolCalls => run.unknown_tool_calls,
+        PerRun::UnexpectedUserMessages => run.unexpected_user_messages,
     })
 }
 

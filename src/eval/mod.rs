@@ -10,6 +10,7 @@ pub mod expect;
 pub mod external;
 pub mod matrix;
 pub mod metrics;
+pub mod parts;
 pub mod run;
 pub mod runs;
 pub mod stats;
@@ -27,5 +28,6 @@ pub use run::{
     RunEnv, RunError, RunMetrics, RunRecord, model_for, model_for_in, run_once, run_once_in,
     run_with_model,
 };
+pub use parts::{PartMetrics, SessionFigures, session_figures};
 pub use runs::{RunRow, Runs};
 pub use summary::{CellSummary, ScenarioResult};

@@ -4,11 +4,12 @@
 use serde::Serialize;
 
 use super::cells::Cell;
+use super::parts::{PartMetrics, session_figures};
 use super::{checks, workspace};
 use crate::agent::dialect::{Dialect, PlanItem};
 use crate::agent::protocol::{self, Violation};
 use crate::agent::tools::Toolbox;
-use crate::agent::{StopKind, run_loop};
+use crate::agent::{StopKind, run_session};
 use crate::llm::Message;
 use crate::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse, turn_of};
 use crate::model::cassette::{
@@ -59,6 +60,15 @@ pub struct RunMetrics {
     /// rates of a cell are read from it).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub step_checks: String,
+    /// A session's figures per part, in order, adding up to the run's
+    /// (absent for a scenario written with `task:`, so single-task reports
+    /// keep their bytes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<PartMetrics>,
+    /// User messages an outside agent sent that the scenario did not (each
+    /// is also named in the run's log). Written only when not 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unexpected_user_messages: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -161,7 +171,14 @@ pub fn model_for_in(
                 scenario.skills(),
                 run_seed(&scenario.name, seed),
             )
-            .with_dialect(settings.dialect);
+            .with_dialect(settings.dialect)
+            .with_session(
+                scenario
+                    .parts
+                    .iter()
+                    .map(|p| (p.task.clone(), p.steps.start))
+                    .collect(),
+            );
             if let Some(workdir) = workdir {
                 simulated = simulated.with_workdir(workdir);
             }
@@ -309,7 +326,7 @@ fn run_in_workspace(
         inner: model,
         error: None,
     };
-    let outcome = run_loop(&mut model, toolbox, &scenario.task, settings);
+    let outcome = run_session(&mut model, toolbox, &scenario.tasks(), settings);
     let step_results: Vec<Option<bool>> = scenario
         .steps
         .iter()
@@ -340,7 +357,21 @@ fn run_in_workspace(
             .take()
             .map(|e| format!("{}: {e}", scenario.name)),
         step_checks: super::summary::step_checks(&step_results),
+        parts: Vec::new(),
+        unexpected_user_messages: 0,
     };
+    let mut metrics = metrics;
+    if scenario.session {
+        metrics.parts = session_figures(
+            scenario,
+            &outcome.messages,
+            &step_results,
+            &metrics.reminders_at,
+            settings.dialect,
+            settings.todo,
+        )
+        .parts;
+    }
     RunRecord {
         metrics,
         messages: outcome.messages,

@@ -569,6 +569,8 @@ mod tests {
             drift_turns: Vec::new(),
             model_error: (seed == 2).then(|| "boom \"quoted\" ü\n".to_string()),
             step_checks: "101".into(),
+            parts: Vec::new(),
+            unexpected_user_messages: 0,
         }
     }
 

@@ -98,6 +98,8 @@ pub(crate) fn test_cell(
             drift_turns: Vec::new(),
             model_error: None,
             step_checks: String::new(),
+            parts: Vec::new(),
+            unexpected_user_messages: 0,
         })
         .collect();
     CellSummary::new(settings, steps_total, results)

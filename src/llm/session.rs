@@ -5,21 +5,25 @@
 //! The built-in loop, the simulated model and the figures of an outside
 //! agent's run all place messages in parts the same way, from the
 //! messages alone: a user message holding no tool result is a user
-//! message proper; one whose text is the next expected part's task (line
-//! breaks read as spaces, surrounding blanks ignored) starts that part;
-//! any other is one the scenario did not send (counted as unexpected, and
-//! its turns stay in the part before it).
+//! message proper, unless all its text is the client's own tagged context
+//! (text starting with `<`, such as Claude Code's `<system-reminder>` or
+//! Codex's `<environment_context>`); one whose text (or one of whose text
+//! blocks) is the next expected part's task, line breaks read as spaces
+//! and surrounding blanks ignored, starts that part; any other is one the
+//! scenario did not send (counted as unexpected, and its turns stay in the
+//! part before it).
 
 use super::{Content, ContentBlock, Message, Role};
 
-/// The text of a user message that holds no tool result (the user typing),
-/// its text blocks joined by line breaks; `None` for any other message.
-pub fn user_typed(message: &Message) -> Option<String> {
+/// The texts of a user message that holds no tool result (the user
+/// typing), without the client's tagged context blocks; `None` for any
+/// other message, or when nothing else is left.
+pub fn user_typed(message: &Message) -> Option<Vec<&str>> {
     if message.role != Role::User {
         return None;
     }
-    match &message.content {
-        Content::Text(text) => Some(text.clone()),
+    let texts: Vec<&str> = match &message.content {
+        Content::Text(text) => vec![text.as_str()],
         Content::Blocks(blocks) => {
             if blocks
                 .iter()
@@ -27,16 +31,26 @@ pub fn user_typed(message: &Message) -> Option<String> {
             {
                 return None;
             }
-            let texts: Vec<&str> = blocks
+            blocks
                 .iter()
                 .filter_map(|b| match b {
                     ContentBlock::Text { text } => Some(text.as_str()),
                     _ => None,
                 })
-                .collect();
-            Some(texts.join("\n"))
+                .collect()
         }
-    }
+    };
+    let typed: Vec<&str> = texts
+        .into_iter()
+        .filter(|t| !t.trim_start().starts_with('<'))
+        .collect();
+    (!typed.is_empty()).then_some(typed)
+}
+
+/// Whether typed `texts` are `wanted` (already on one line): all of them
+/// together, or one of them.
+fn says(texts: &[&str], wanted: &str) -> bool {
+    one_line(&texts.join("\n")) == wanted || texts.iter().any(|t| one_line(t) == wanted)
 }
 
 /// `text` on one line: every line break a space, blanks trimmed at the ends.
@@ -70,15 +84,15 @@ impl SessionMap {
         let mut current = 0;
         let mut next = 0;
         for (index, message) in messages.iter().enumerate() {
-            if let Some(text) = user_typed(message) {
-                if wanted.get(next).is_some_and(|w| *w == one_line(&text)) {
+            if let Some(texts) = user_typed(message) {
+                if wanted.get(next).is_some_and(|w| says(&texts, w)) {
                     current = next;
                     if let Some(start) = map.starts.get_mut(next) {
                         *start = Some(index);
                     }
                     next += 1;
                 } else {
-                    map.unexpected.push((index, text));
+                    map.unexpected.push((index, texts.join("\n")));
                 }
             }
             map.part_of.push(current);
@@ -130,8 +144,16 @@ mod tests {
             ],
         );
         assert_eq!(user_typed(&results), None);
-        let typed = Message::blocks(Role::User, vec![ContentBlock::text("go on")]);
-        assert_eq!(user_typed(&typed).as_deref(), Some("go on"));
+        let typed = Message::blocks(
+            Role::User,
+            vec![
+                ContentBlock::text("<system-reminder>context</system-reminder>"),
+                ContentBlock::text("go on"),
+            ],
+        );
+        assert_eq!(user_typed(&typed), Some(vec!["go on"]));
+        let context = Message::user_text("<environment_context>cwd</environment_context>");
+        assert_eq!(user_typed(&context), None);
         assert_eq!(one_line(" a\r\nb\nc\r "), "a b c");
     }
 }

@@ -1243,6 +1243,8 @@ mod shard_tests {
             } else {
                 "10".into()
             },
+            parts: Vec::new(),
+            unexpected_user_messages: 0,
         }
     }
 

@@ -46,6 +46,8 @@ pub enum ExactExpectation {
     RejectedTodoUpdates(usize),
     TodoCalls(usize),
     UnknownToolCalls(usize),
+    /// User messages an outside agent sent that the scenario did not.
+    UnexpectedUserMessages(usize),
     Stop(StopKind),
     Turns(usize),
     ProtocolViolations(usize),
@@ -62,6 +64,7 @@ impl ExactExpectation {
             Self::RejectedTodoUpdates(_) => "rejected_todo_updates",
             Self::TodoCalls(_) => "todo_calls",
             Self::UnknownToolCalls(_) => "unknown_tool_calls",
+            Self::UnexpectedUserMessages(_) => "unexpected_user_messages",
             Self::Stop(_) => "stop",
             Self::Turns(_) => "turns",
             Self::ProtocolViolations(_) => "protocol_violations",
@@ -77,6 +80,7 @@ impl ExactExpectation {
             | Self::RejectedTodoUpdates(v)
             | Self::TodoCalls(v)
             | Self::UnknownToolCalls(v)
+            | Self::UnexpectedUserMessages(v)
             | Self::Turns(v)
             | Self::ProtocolViolations(v) => serde_json::json!(v),
             Self::Stop(v) => serde_json::json!(v),
@@ -170,12 +174,13 @@ struct RawExpectation {
 }
 
 /// The exact-metric keys, in the order error messages list them.
-const EXACT_KEYS: [&str; 9] = [
+const EXACT_KEYS: [&str; 10] = [
     "reminders_at",
     "steps_completed",
     "rejected_todo_updates",
     "todo_calls",
     "unknown_tool_calls",
+    "unexpected_user_messages",
     "stop",
     "turns",
     "protocol_violations",
@@ -227,6 +232,9 @@ impl<'de> de::Visitor<'de> for RawVisitor {
                 }
                 "todo_calls" => map.next_value::<Option<_>>()?.map(E::TodoCalls),
                 "unknown_tool_calls" => map.next_value::<Option<_>>()?.map(E::UnknownToolCalls),
+                "unexpected_user_messages" => {
+                    map.next_value::<Option<_>>()?.map(E::UnexpectedUserMessages)
+                }
                 "stop" => map.next_value::<Option<_>>()?.map(E::Stop),
                 "turns" => map.next_value::<Option<_>>()?.map(E::Turns),
                 "protocol_violations" => map.next_value::<Option<_>>()?.map(E::ProtocolViolations),

@@ -40,6 +40,8 @@ pub enum PerRun {
     ProtocolViolations,
     /// Calls of tools that were not offered.
     UnknownToolCalls,
+    /// User messages an outside agent sent that the scenario did not.
+    UnexpectedUserMessages,
 }
 
 /// How a cell's runs are aggregated.
@@ -422,6 +424,22 @@ pub static METRICS: &[Metric] = &[
         name: "mean_unknown_tool_calls",
         definition: "mean over runs of the calls of tools that were not offered (not written to reports; for `expect:` bounds and diffs)",
         per_run: PerRun::UnknownToolCalls,
+        kind: Kind::Mean,
+        written: Written::Never,
+        higher_is_better: false,
+        baseline: None,
+        bound: true,
+        compare: CompareUse {
+            ratio: false,
+            diff: true,
+            p_value: None,
+        },
+        columns: Columns::NONE,
+    },
+    Metric {
+        name: "mean_unexpected_user_messages",
+        definition: "mean over runs of the user messages an outside agent sent that the scenario did not (not written to reports; for `expect:` bounds and diffs)",
+        per_run: PerRun::UnexpectedUserMessages,
         kind: Kind::Mean,
         written: Written::Never,
         higher_is_better: false,
