@@ -312,6 +312,21 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
             .unwrap_or_else(|| "scenario".to_string())
     });
     let mut expect = raw.expect;
+    for expectation in &expect {
+        if let Expectation::Part { part, .. } = expectation
+            && *part > parts.len()
+        {
+            let at = top_level_key(text, "expect").and_then(|from| key_after(text, "part", from));
+            return Err(LoadError::new(
+                file,
+                at,
+                format!(
+                    "expect: part {part}, but the scenario has {} part(s)",
+                    parts.len()
+                ),
+            ));
+        }
+    }
     // A cassette is checked for drift whether or not it says so.
     if model.is_cassette()
         && !expect

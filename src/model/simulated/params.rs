@@ -85,6 +85,20 @@ impl SimulateParams {
         "stop_weight",
     ];
 
+    /// Whether the parameter called `name` only matters when a planning
+    /// tool is offered (it says when or how the model plans): with `todo`
+    /// false a matrix runs its values once.
+    pub fn only_with_planning(name: &str) -> bool {
+        matches!(
+            name,
+            "plan_first"
+                | "todo_update_rate"
+                | "reminder_compliance"
+                | "invalid_todo_rate"
+                | "rewrite_stale_plan"
+        )
+    }
+
     /// The parameter called `name`, for reading and setting it by name.
     pub fn field_mut(&mut self, name: &str) -> Option<&mut f64> {
         Some(match name {
