@@ -96,7 +96,7 @@ pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> Expectation
             bound,
         } => evaluate_compare(a, b, *comparison, bound, cells),
         Expectation::Part { part, expectation } => {
-            let mut outcome = match part_cells(cells, *part) {
+            let mut outcome = match super::part_cells::part_cells(cells, *part) {
                 Ok(cells) => evaluate(expectation, &cells),
                 Err(e) => ExpectationOutcome {
                     text: String::new(),
@@ -110,53 +110,6 @@ pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> Expectation
             outcome.text = format!("part {part}: {}", outcome.text);
             outcome
         }
-    }
-}
-
-/// The cells with every run read as its part `part` (1-based) alone.
-fn part_cells(
-    cells: &[CellSummary],
-    part: usize,
-) -> Result<Vec<CellSummary>, super::runs::SpillError> {
-    cells
-        .iter()
-        .map(|cell| {
-            let runs = cell
-                .results
-                .records()
-                .map(|r| r.map(|run| part_view(&run, part)))
-                .collect::<Result<Vec<_>, _>>()?;
-            let steps_total = runs.first().map_or(0, |r| r.steps_total);
-            Ok(CellSummary::new(cell.settings.clone(), steps_total, runs))
-        })
-        .collect()
-}
-
-/// One run read as its part `part` (1-based): that part's steps (and their
-/// checks), turns, planning calls and reminders; the rest as the run's. A
-/// run without parts (a single task) is its own part 1; a part it never
-/// reached has no turns.
-pub fn part_view(run: &RunMetrics, part: usize) -> RunMetrics {
-    if run.parts.is_empty() && part == 1 {
-        return run.clone();
-    }
-    let index = part.saturating_sub(1);
-    let figures = run.parts.get(index).cloned().unwrap_or_default();
-    let before: usize = run.parts.iter().take(index).map(|p| p.steps_total).sum();
-    let step_checks = run
-        .step_checks
-        .get(before..before + figures.steps_total)
-        .unwrap_or_default()
-        .to_string();
-    RunMetrics {
-        turns: figures.turns,
-        steps_completed: figures.steps_completed,
-        steps_total: figures.steps_total,
-        reminders_at: figures.reminders_at,
-        todo_calls: figures.todo_calls,
-        step_checks,
-        parts: Vec::new(),
-        ..run.clone()
     }
 }
 

@@ -10,6 +10,7 @@ pub mod expect;
 pub mod external;
 pub mod matrix;
 pub mod metrics;
+pub mod part_cells;
 pub mod parts;
 pub mod run;
 pub mod runs;
@@ -24,10 +25,10 @@ pub use matrix::{
     DEFAULT_MAX_RUNS, EvalError, EvalEvent, EvalOptions, Plan, Shard, Unit, UnitOutcome, admit,
     evaluate, evaluate_plan, evaluate_scenario, plan,
 };
+pub use parts::{PartMetrics, SessionFigures, session_figures};
 pub use run::{
     RunEnv, RunError, RunMetrics, RunRecord, model_for, model_for_in, run_once, run_once_in,
     run_with_model,
 };
-pub use parts::{PartMetrics, SessionFigures, session_figures};
 pub use runs::{RunRow, Runs};
 pub use summary::{CellSummary, ScenarioResult};

@@ -41,6 +41,52 @@ pub fn axis_columns<'a>(settings: impl IntoIterator<Item = &'a CellSettings>) ->
     axes
 }
 
+/// A session's per-part figures as table rows: per cell and part, the
+/// cell's axis values, then part, runs, completion, full completion, mean
+/// turns, todo calls and reminders (text, already formatted). The header
+/// row comes first; no rows at all for a scenario without parts.
+pub fn part_rows(cells: &[crate::eval::CellSummary]) -> Vec<Vec<String>> {
+    let per_cell: Vec<_> = cells
+        .iter()
+        .map(|c| (c, crate::eval::part_cells::part_summaries(c)))
+        .filter(|(_, parts)| !parts.is_empty())
+        .collect();
+    if per_cell.is_empty() {
+        return Vec::new();
+    }
+    let columns = axis_columns(per_cell.iter().map(|(c, _)| &c.settings));
+    let mut header: Vec<String> = columns.iter().map(Axis::label).collect();
+    header.extend(
+        [
+            "part",
+            "runs",
+            "completion",
+            "full",
+            "turns",
+            "todo calls",
+            "reminders",
+        ]
+        .map(String::from),
+    );
+    let mut rows = vec![header];
+    for (cell, parts) in per_cell {
+        for p in parts {
+            let mut row = axis_values(&cell.settings, &columns);
+            row.extend([
+                p.part.to_string(),
+                p.runs.to_string(),
+                format!("{:.0}%", p.completion_rate * 100.0),
+                format!("{:.0}%", p.full_completion_rate * 100.0),
+                format!("{:.1}", p.mean_turns),
+                format!("{:.2}", p.mean_todo_calls),
+                format!("{:.2}", p.mean_reminders),
+            ]);
+            rows.push(row);
+        }
+    }
+    rows
+}
+
 /// A cell's value in each column (`-` where the cell does not list it).
 pub fn axis_values(settings: &CellSettings, columns: &[Axis]) -> Vec<String> {
     columns

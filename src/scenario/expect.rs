@@ -278,9 +278,9 @@ impl<'de> de::Visitor<'de> for RawVisitor {
                 }
                 "todo_calls" => map.next_value::<Option<_>>()?.map(E::TodoCalls),
                 "unknown_tool_calls" => map.next_value::<Option<_>>()?.map(E::UnknownToolCalls),
-                "unexpected_user_messages" => {
-                    map.next_value::<Option<_>>()?.map(E::UnexpectedUserMessages)
-                }
+                "unexpected_user_messages" => map
+                    .next_value::<Option<_>>()?
+                    .map(E::UnexpectedUserMessages),
                 "stop" => map.next_value::<Option<_>>()?.map(E::Stop),
                 "turns" => map.next_value::<Option<_>>()?.map(E::Turns),
                 "protocol_violations" => map.next_value::<Option<_>>()?.map(E::ProtocolViolations),

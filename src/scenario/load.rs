@@ -438,7 +438,10 @@ fn parts_and_steps(
                         k + 1
                     )
                 } else {
-                    format!("steps: id `{id}` is used twice (by steps {first_step} and {})", k + 1)
+                    format!(
+                        "steps: id `{id}` is used twice (by steps {first_step} and {})",
+                        k + 1
+                    )
                 };
                 return Err(LoadError::new(file, id_at, message));
             }
