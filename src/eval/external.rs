@@ -39,13 +39,14 @@ pub fn run_once_external(
     let workspace = workspace::create(&scenario.workspace).map_err(io_error)?;
     let root = workspace.folder().map_err(io_error)?.to_path_buf();
     let settings = &cell.loop_settings;
-    let mut agent = with_cell_env(agent, cell, seed);
-    let tasks = scenario.tasks();
+    let mut agent = agent.clone();
     if scenario.session {
         // A session reaches an outside agent one part a line (the loader
         // refuses any other explicit delivery).
         agent.task_via = TaskVia::Lines;
     }
+    let agent = with_cell_env(&agent, cell, seed);
+    let tasks = scenario.tasks();
     let mut run = ExternalRun::new(&root, &scenario.task, &agent);
     if scenario.session {
         run.parts = &tasks;
@@ -125,6 +126,12 @@ pub fn run_once_external(
 fn with_cell_env(agent: &AgentCommand, cell: &Cell, seed: u64) -> AgentCommand {
     let settings = &cell.loop_settings;
     let mut agent = agent.clone();
+    let task_via = match agent.task_via {
+        TaskVia::Stdin => "stdin",
+        TaskVia::Arg => "arg",
+        TaskVia::Env => "env",
+        TaskVia::Lines => "lines",
+    };
     let mut set = |key: &str, value: String| {
         agent.env.entry(key.to_string()).or_insert(value);
     };
@@ -139,6 +146,7 @@ fn with_cell_env(agent: &AgentCommand, cell: &Cell, seed: u64) -> AgentCommand {
     }
     set("AGENT_EVAL_PLACEMENT", settings.placement.to_string());
     set("AGENT_EVAL_SEED", seed.to_string());
+    set("AGENT_EVAL_TASK_VIA", task_via.into());
     // The wire also reads the cell's own reminder text as a reminder (the
     // interval and every-turn policies carry no `<reminder>` tag).
     if agent.reminder_pattern.is_none() {
