@@ -12,14 +12,10 @@
 //! removed cells are reported, never failed.
 
 use std::collections::BTreeMap;
-use std::fmt::Write;
-use tabled::builder::Builder;
-use tabled::settings::Style;
 
-use super::terminal::escape;
-use crate::eval::ScenarioResult;
+use super::summary::ScenarioResult;
+use crate::metric::Metric;
 use crate::scenario::CellSettings;
-use crate::scenario::metric::Metric;
 
 /// The default tolerance: an absolute drop of 0.05 (five points).
 pub const DEFAULT_TOLERANCE: f64 = 0.05;
@@ -38,7 +34,7 @@ pub enum Movement {
 }
 
 impl Movement {
-    fn label(self) -> &'static str {
+    pub fn label(self) -> &'static str {
         match self {
             Self::Regressed => "REGRESSED",
             Self::Improved => "improved",
@@ -240,80 +236,6 @@ pub fn regressed(diffs: &[CellDiff]) -> bool {
     diffs.iter().any(|d| d.movement == Movement::Regressed)
 }
 
-/// The table of what moved (unchanged cells are counted, not listed), the
-/// warning about cells whose run counts differ, and the summary line.
-pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
-    let pct = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{:.1}%", x * 100.0));
-    let delta = |a: Option<f64>, b: Option<f64>| match (a, b) {
-        (Some(a), Some(b)) => format!("{:+.1}", (b - a) * 100.0),
-        _ => "-".into(),
-    };
-    let count = |n: Option<usize>| n.map_or("-".to_string(), |n| n.to_string());
-    let moved: Vec<&CellDiff> = diffs
-        .iter()
-        .filter(|d| d.movement != Movement::Unchanged)
-        .collect();
-    let unchanged = diffs.len() - moved.len();
-    let mut out = String::new();
-    if !moved.is_empty() {
-        let mut builder = Builder::default();
-        let mut header = vec!["scenario", "settings", "runs"];
-        for metric in Metric::gated() {
-            header.extend([metric.baseline.unwrap_or(metric.name), "Δ pts"]);
-        }
-        header.push("status");
-        builder.push_record(header);
-        for d in &moved {
-            let mut row = vec![
-                escape(&d.scenario).into_owned(),
-                escape(&d.settings.to_string()).into_owned(),
-                if d.counts_differ() {
-                    format!("{} → {}", count(d.old_runs), count(d.new_runs))
-                } else {
-                    count(d.new_runs.or(d.old_runs))
-                },
-            ];
-            for index in 0..Metric::gated().count() {
-                let at = |v: &Option<Vec<f64>>| v.as_ref().and_then(|v| v.get(index).copied());
-                let (before, after) = (at(&d.old), at(&d.new));
-                row.push(format!("{} → {}", pct(before), pct(after)));
-                row.push(delta(before, after));
-            }
-            row.push(d.movement.label().to_string());
-            builder.push_record(row);
-        }
-        let mut table = builder.build();
-        table.with(Style::rounded());
-        let _ = writeln!(out, "{table}");
-    }
-    let differing: Vec<&CellDiff> = diffs.iter().filter(|d| d.counts_differ()).collect();
-    if let Some(example) = differing.first() {
-        let _ = writeln!(
-            out,
-            "warning: {} cell{} ran a different number of runs than the baseline (e.g. {} {}: {} → {}); \
-             their moves count as regressions only when the 95% intervals are apart, and `noise?` marks a move within them",
-            differing.len(),
-            if differing.len() == 1 { "" } else { "s" },
-            escape(&example.scenario),
-            escape(&example.settings.to_string()),
-            count(example.old_runs),
-            count(example.new_runs),
-        );
-    }
-    let regressions = diffs
-        .iter()
-        .filter(|d| d.movement == Movement::Regressed)
-        .count();
-    let _ = writeln!(
-        out,
-        "baseline: {} cells compared, {unchanged} unchanged, {} moved, {regressions} regressed (tolerance {:.1} points)",
-        diffs.len(),
-        moved.len(),
-        tolerance * 100.0
-    );
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -374,12 +296,6 @@ mod tests {
         );
         assert!(regressed(&compare(&old, &new, 0.05)));
         assert!(!regressed(&compare(&old, &new, 0.2)));
-        let table = render(&compare(&old, &new, 0.05), 0.05);
-        assert!(
-            table.contains("REGRESSED") && table.contains("1 unchanged"),
-            "{table}"
-        );
-        assert!(!table.contains("warning"), "{table}");
     }
 
     #[test]
@@ -409,13 +325,6 @@ mod tests {
         let diffs = compare(&old, &noisy, 0.05);
         assert_eq!(diffs[0].movement, Movement::Noise);
         assert!(!regressed(&diffs));
-        let table = render(&diffs, 0.05);
-        assert!(table.contains("noise?"), "{table}");
-        assert!(table.contains("200 → 10"), "{table}");
-        assert!(
-            table.contains("warning: 1 cell ran a different number of runs"),
-            "{table}"
-        );
         // A drop far outside the intervals is still a regression.
         let collapsed = [cell("s", 3, 10, 0.0, 0.0)];
         assert!(regressed(&compare(&old, &collapsed, 0.05)));

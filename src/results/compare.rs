@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use super::expect::PairedStats;
 use super::summary::{CellSummary, pair_by_seed};
-use crate::agent::dialect::Dialect;
-use crate::agent::reminder::{NagThreshold, Placement, ReminderSpec};
+use crate::plan::dialect::Dialect;
+use crate::plan::reminder::{NagThreshold, Placement, ReminderSpec};
 use crate::scenario::{Axis, AxisValue, CellSettings};
 
 /// One paired comparison of two cells.

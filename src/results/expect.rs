@@ -9,11 +9,11 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::run::RunMetrics;
+use super::record::RunMetrics;
 use super::runs::RunRow;
 use super::stats::{self, McNemar, PairedComparison};
 use super::summary::{CellSummary, round6};
-use crate::scenario::metric::PairedTest;
+use crate::metric::PairedTest;
 use crate::scenario::{
     Axis, CellSelector, CellSettings, Comparison, ExactExpectation, Expectation, Metric,
 };
@@ -138,9 +138,9 @@ fn select_cells<'a>(selector: &CellSelector, cells: &'a [CellSummary]) -> Vec<&'
 }
 
 /// An aggregate metric over the pooled runs of `cells` (see
-/// [`super::metrics::aggregate`]).
+/// [`super::metric_values::aggregate`]).
 pub fn aggregate(metric: &Metric, cells: &[&CellSummary]) -> f64 {
-    super::metrics::aggregate(metric, cells)
+    super::metric_values::aggregate(metric, cells)
 }
 
 /// What an exact expectation measures on one run.
@@ -338,7 +338,7 @@ mod tests {
                 AxisValue::Threshold(NagThreshold::After(3)),
             ),
         ]);
-        crate::eval::summary::test_cell(settings, 4, completed, 0)
+        crate::results::summary::test_cell(settings, 4, completed, 0)
     }
 
     fn metric(name: &str) -> &'static Metric {

@@ -4,15 +4,15 @@
 //! values (rounded, with intervals) in table order; and an aggregate over
 //! the pooled runs of several cells (for `expect:`).
 //!
-//! The table itself ([`crate::scenario::metric::METRICS`]) lives a floor
+//! The table itself ([`crate::metric::METRICS`]) lives a floor
 //! below, where the `expect:` parser can read the names; this is the one
 //! place that maps a [`PerRun`] to the run record, its row and the totals.
 
-use super::run::RunMetrics;
+use super::record::RunMetrics;
 use super::runs::{RunRow, RunTotals, Runs};
 use super::stats;
 use super::summary::{CellSummary, round6};
-use crate::scenario::metric::{IntervalMethod, Kind, METRICS, Metric, PerRun};
+use crate::metric::{IntervalMethod, Kind, METRICS, Metric, PerRun};
 
 /// What `what` counts on one run, for the metrics a cell keeps only as a
 /// sum; `None` for those read from the run's row. A new count is one arm

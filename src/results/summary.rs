@@ -4,13 +4,13 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 use super::expect::ExpectationOutcome;
-use super::metrics::MetricValue;
-use super::run::RunMetrics;
+use super::metric_values::MetricValue;
+use super::record::RunMetrics;
 use super::runs::Runs;
 pub use super::runs::pair_by_seed;
 use super::stats;
+use crate::metric::Written;
 use crate::scenario::CellSettings;
-use crate::scenario::metric::Written;
 
 /// The k values pass^k is reported for (those up to the run count).
 pub const PASS_K: [usize; 4] = [1, 2, 4, 8];
@@ -148,7 +148,7 @@ impl CellSummary {
             runs: n,
             steps_total,
             pass_hat_k,
-            metrics: super::metrics::summarize(&results),
+            metrics: super::metric_values::summarize(&results),
             input_tokens: totals.input_tokens,
             output_tokens: totals.output_tokens,
             cost: totals.cost.map(round6),
@@ -158,7 +158,7 @@ impl CellSummary {
     }
 
     /// The reported value of the metric `name` (NaN for a name not in the
-    /// table: [`crate::scenario::metric`] has constants for the names code
+    /// table: [`crate::metric`] has constants for the names code
     /// uses, and a test checks they exist).
     pub fn value(&self, name: &str) -> f64 {
         self.metric(name).map_or(f64::NAN, |m| m.value)

@@ -6,7 +6,7 @@
 //! its own Landlock domain (so `kill $PPID` cannot end the harness).
 //!
 //! The ruleset is built here, in the parent, because building it allocates;
-//! [`crate::agent::process`] only applies it between fork and exec with two
+//! [`crate::sandbox::process`] only applies it between fork and exec with two
 //! raw system calls (`PR_SET_NO_NEW_PRIVS`, `landlock_restrict_self`). The
 //! last ruleset built on a thread is kept for the next command in the same
 //! workspace: a run's commands all happen on one thread.

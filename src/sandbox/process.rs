@@ -47,7 +47,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, Instant};
 
-use super::sandbox::{self, Ruleset, SandboxError};
+use super::landlock::{self, Ruleset, SandboxError};
 use crate::cancel::CancelToken;
 
 /// How often a running command looks at its cancellation token.
@@ -216,7 +216,7 @@ pub fn run_invocation(
     let ruleset = if invocation.ruleset.is_some() {
         None
     } else if limits.sandbox {
-        sandbox::ruleset_for(root)?
+        landlock::ruleset_for(root)?
     } else {
         None
     };

@@ -29,7 +29,7 @@ use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
-use super::bash::{BashOutcome, CommandSettings};
+use super::outcome::{BashOutcome, CommandSettings};
 
 /// Bytes of outcomes kept at most (the cache is emptied when a new one
 /// would pass it).

@@ -7,8 +7,8 @@
 //! are then equal are one cell, run once and reported once.
 
 use crate::agent::LoopSettings;
-use crate::agent::reminder::{NagThreshold, ReminderSpec};
 use crate::model::simulated::SimulateParams;
+use crate::plan::reminder::{NagThreshold, ReminderSpec};
 use crate::scenario::{Axis, AxisValue, CellSettings, ModelSpec, Scenario};
 
 /// One cell of a scenario's matrix.

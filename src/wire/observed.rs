@@ -28,8 +28,8 @@ use std::collections::BTreeSet;
 
 use super::record::{Exchange, Finish, Reply};
 use crate::agent::StopKind;
-use crate::agent::dialect::PlanDialect;
 use crate::llm::{ContentBlock, Message, Role, StopReason};
+use crate::plan::dialect::PlanDialect;
 
 /// The texts that mark a reminder in any design.
 pub const REMINDER_MARKERS: [&str; 2] = ["<reminder>", "<system-reminder>"];
@@ -168,9 +168,9 @@ pub fn transcript(exchanges: &[Exchange]) -> Vec<Message> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::dialect::Dialect;
-    use crate::agent::protocol;
+    use crate::llm::protocol;
     use crate::llm::{ModelResponse, ToolSchema, tool_use_id};
+    use crate::plan::dialect::Dialect;
     use crate::wire::record::{Api, WireRequest};
     use serde_json::json;
 

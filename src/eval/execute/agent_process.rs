@@ -1,7 +1,7 @@
 //! One run of an external agent: a per-run mock server, the agent command
 //! in the workspace, and the metrics read off the wire.
 //!
-//! The agent runs as `sh -c COMMAND` through [`crate::agent::process`]:
+//! The agent runs as `sh -c COMMAND` through [`crate::sandbox::process`]:
 //! PID 1 of its own PID namespace where the kernel allows it (so every
 //! process it starts dies with it, even one that left its session and
 //! cleared its environment), else the leader of its own process group; cwd =
@@ -28,7 +28,6 @@
 //! process that left the group but still carries the run's mark
 //! (`AGENT_EVAL_RUN_MARK`, inherited through the environment).
 
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs::File;
@@ -37,15 +36,16 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::Duration;
 
-use super::WireError;
-use super::metrics::{WireMetrics, transcript, wire_metrics};
-use super::record::Exchange;
-use super::server::{MockServer, ServerOptions};
 use crate::agent::StopKind;
-use crate::agent::dialect::Dialect;
-use crate::agent::process::{self, Invocation, Limits, ProcessError};
 use crate::cancel::CancelToken;
 use crate::llm::{Message, Model};
+use crate::plan::dialect::Dialect;
+use crate::sandbox::process::{self, Invocation, Limits, ProcessError};
+use crate::scenario::{AgentCommand, TaskVia};
+use crate::wire::WireError;
+use crate::wire::observed::{WireMetrics, transcript, wire_metrics};
+use crate::wire::record::Exchange;
+use crate::wire::server::{MockServer, ServerOptions};
 
 /// How long a finished run waits for the agent to exit by itself.
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(2);
@@ -58,57 +58,6 @@ pub const LOG_CAP: u64 = 1 << 20;
 
 /// The dummy key the agent gets.
 pub const DUMMY_KEY: &str = "agent-eval-dummy-key";
-
-/// How the agent receives its task.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TaskVia {
-    #[default]
-    Stdin,
-    Arg,
-    Env,
-}
-
-fn default_timeout() -> u64 {
-    600
-}
-
-/// The agent under test (`agent: {command, env, task_via, timeout_s,
-/// reminder_pattern}` in a scenario).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AgentCommand {
-    /// A shell command line, run by `sh -c` in the workspace.
-    pub command: String,
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    #[serde(default)]
-    pub task_via: TaskVia,
-    /// Seconds before the agent's process group is killed.
-    #[serde(default = "default_timeout")]
-    pub timeout_s: u64,
-    /// Extra text that marks a reminder in a request (besides
-    /// `<reminder>` and `<system-reminder>`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reminder_pattern: Option<String>,
-    /// Run the agent under Landlock: writes only in the workspace (and
-    /// `/dev/null`), TCP connect only to the run's mock server.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub sandbox: bool,
-}
-
-impl AgentCommand {
-    pub fn new(command: impl Into<String>) -> Self {
-        Self {
-            command: command.into(),
-            env: BTreeMap::new(),
-            task_via: TaskVia::Stdin,
-            timeout_s: default_timeout(),
-            reminder_pattern: None,
-            sandbox: false,
-        }
-    }
-}
 
 /// One run's inputs besides the model.
 #[derive(Debug, Clone)]
@@ -227,12 +176,12 @@ pub fn run_external(
         TaskVia::Stdin | TaskVia::Env => (run.agent.command.clone(), Vec::new()),
     };
     let ruleset = if run.agent.sandbox {
-        crate::agent::sandbox::agent_ruleset(run.workspace, server.addr().port()).map_err(|e| {
-            WireError::Spawn {
+        crate::sandbox::landlock::agent_ruleset(run.workspace, server.addr().port()).map_err(
+            |e| WireError::Spawn {
                 command: run.agent.command.clone(),
                 source: std::io::Error::other(e.to_string()),
-            }
-        })?
+            },
+        )?
     } else {
         None
     };

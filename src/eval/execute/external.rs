@@ -14,15 +14,17 @@
 //! turn (an agent that stops itself at the cap sends no request after the
 //! last turn, and a reminder added then is never seen on the wire).
 
-use super::cells::Cell;
-use super::run::{RunError, RunMetrics, RunRecord, model_for_in};
-use super::{checks, workspace};
-use crate::agent::dialect::{Dialect, PlanItem};
-use crate::agent::protocol;
-use crate::agent::reminder::ReminderSpec;
+use super::agent_process::{ExternalRun, run_external};
+use super::{RunError, model_for_in};
+use crate::eval::{checks, workspace};
+use crate::llm::protocol;
 use crate::llm::{ContentBlock, Message, Role};
+use crate::plan::dialect::{Dialect, PlanItem};
+use crate::plan::reminder::ReminderSpec;
+use crate::results::record::{RunMetrics, RunRecord};
+use crate::scenario::AgentCommand;
 use crate::scenario::Scenario;
-use crate::wire::{AgentCommand, ExternalRun, run_external};
+use crate::scenario::cells::Cell;
 
 /// Runs `agent` once on `scenario` with `cell`'s settings and `seed`.
 pub fn run_once_external(
@@ -72,7 +74,7 @@ pub fn run_once_external(
         cost: None,
         drift_turns: Vec::new(),
         model_error: None,
-        step_checks: super::summary::step_checks(&step_results),
+        step_checks: crate::results::summary::step_checks(&step_results),
     };
     let plan = final_plan(&outcome.transcript, settings.dialect);
     Ok(RunRecord {

@@ -1,15 +1,15 @@
-//! One run: a fresh workspace, the loop against the scenario's model, the
-//! checks, the protocol check, and the run's metrics.
+//! Execution of one run: a fresh workspace, the built-in loop against the
+//! scenario's model (or an outside agent, [`external`] with
+//! [`agent_process`]), the checks, the protocol check, and the run's record
+//! ([`crate::results::record`]).
 
-use serde::Serialize;
+pub mod agent_process;
+pub mod external;
 
-use super::cells::Cell;
 use super::{checks, workspace};
-use crate::agent::dialect::{Dialect, PlanItem};
-use crate::agent::protocol::{self, Violation};
 use crate::agent::tools::Toolbox;
 use crate::agent::{StopKind, run_loop};
-use crate::llm::Message;
+use crate::llm::protocol;
 use crate::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse, turn_of};
 use crate::model::cassette::{
     CassetteSource, Recorder, Replay, Tape, cassette_file_name, cassette_fixture_dir,
@@ -18,84 +18,10 @@ use crate::model::cassette::{
 use crate::model::http::{HttpContext, HttpModelError, RealBackends, RealModelSpec};
 use crate::model::scripted::ScriptedModel;
 use crate::model::simulated::{SimulatedModel, run_seed};
+use crate::results::record::{RunMetrics, RunRecord};
+use crate::scenario::cells::Cell;
 use crate::scenario::{ModelSpec, Scenario};
 use std::path::{Path, PathBuf};
-
-/// A run's measured results (one element of `results` in the JSON report).
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-pub struct RunMetrics {
-    pub seed: u64,
-    pub turns: usize,
-    pub stop: StopKind,
-    pub steps_completed: usize,
-    pub steps_total: usize,
-    pub reminders_at: Vec<usize>,
-    pub rejected_todo_updates: usize,
-    pub todo_calls: usize,
-    pub protocol_violations: usize,
-    /// Calls of tools that were not offered. Written only when not 0, so
-    /// the reports and replays of runs without such calls keep their bytes;
-    /// read as 0 when absent.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub unknown_tool_calls: usize,
-    /// A real model's token usage (absent for mock models).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_tokens: Option<u64>,
-    /// What a real model's answers cost, in US dollars (absent without a
-    /// price).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost: Option<f64>,
-    /// A cassette's turns whose request differed from the recorded one
-    /// (written only when there are some).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub drift_turns: Vec<usize>,
-    /// Why a real model failed for good, when the run stopped on it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model_error: Option<String>,
-    /// Each scored step's check, in step order: `1` held, `0` did not
-    /// (one character per step keeps per-run data small; the per-step
-    /// rates of a cell are read from it).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub step_checks: String,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-impl RunMetrics {
-    /// steps_completed / steps_total; 1 for a scenario with no scored step.
-    pub fn completion(&self) -> f64 {
-        if self.steps_total == 0 {
-            1.0
-        } else {
-            self.steps_completed as f64 / self.steps_total as f64
-        }
-    }
-
-    pub fn fully_completed(&self) -> bool {
-        self.steps_completed == self.steps_total
-    }
-}
-
-/// Everything a run produced, for replay.
-#[derive(Debug, Clone)]
-pub struct RunRecord {
-    pub metrics: RunMetrics,
-    pub messages: Vec<Message>,
-    pub violations: Vec<Violation>,
-    /// Whether each step's check held, in step order (`None`: not scored).
-    pub step_results: Vec<Option<bool>>,
-    /// The planning dialect the run used, and its plan at the end.
-    pub dialect: Dialect,
-    pub plan: Vec<PlanItem>,
-    /// Whether the dialect's planning tool(s) were offered.
-    pub planning_offered: bool,
-    /// An external agent's stdout and stderr (its first MiB).
-    pub agent_log: Option<String>,
-}
 
 /// Why a run could not happen.
 #[derive(Debug, thiserror::Error)]
@@ -206,7 +132,7 @@ pub fn run_once_in(
     // A Ctrl-C during this call is handled by it, then forgotten.
     let _session = crate::cancel::Session::begin();
     if let Some(agent) = &scenario.agent.external {
-        return super::external::run_once_external(scenario, cell, seed, agent);
+        return external::run_once_external(scenario, cell, seed, agent);
     }
     let toolbox = prepare_workspace(scenario)?;
     let workdir = toolbox.root().to_string_lossy().into_owned();
@@ -339,7 +265,7 @@ fn run_in_workspace(
             .error
             .take()
             .map(|e| format!("{}: {e}", scenario.name)),
-        step_checks: super::summary::step_checks(&step_results),
+        step_checks: crate::results::summary::step_checks(&step_results),
     };
     RunRecord {
         metrics,
@@ -445,7 +371,7 @@ fn copy_fixture(fixture: &Path, target: &Path) -> Result<(), String> {
     if target.is_dir() {
         return Ok(());
     }
-    let image = crate::agent::workspace::WorkspaceImage::build(
+    let image = crate::sandbox::workspace::WorkspaceImage::build(
         Some(fixture),
         std::iter::empty::<(&str, &str)>(),
     )
@@ -457,7 +383,7 @@ fn copy_fixture(fixture: &Path, target: &Path) -> Result<(), String> {
         .tempdir_in(parent)
         .map_err(|e| e.to_string())?;
     let copy = aside.path().join("copy");
-    crate::agent::workspace::write_image(&image, &copy).map_err(|e| e.to_string())?;
+    crate::sandbox::workspace::write_image(&image, &copy).map_err(|e| e.to_string())?;
     match std::fs::rename(&copy, target) {
         Ok(()) => Ok(()),
         // Another run put its copy there first.

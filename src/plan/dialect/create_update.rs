@@ -7,8 +7,8 @@
 use serde_json::{Value, json};
 
 use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus};
-use crate::agent::pyrepr::{json_kind, python_str, python_strip};
 use crate::llm::ToolSchema;
+use crate::plan::pyrepr::{json_kind, python_str, python_strip};
 
 const CREATE: &str = "create_todos";
 const UPDATE: &str = "update_todo";

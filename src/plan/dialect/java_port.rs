@@ -6,8 +6,8 @@ use serde_json::Value;
 
 use super::s03::{self, S03, to_plan};
 use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome};
-use crate::agent::todo::{self, TodoManager, UnknownStatus};
 use crate::llm::ToolSchema;
+use crate::plan::todo::{self, TodoManager, UnknownStatus};
 
 #[derive(Debug, Clone, Copy)]
 pub struct JavaPort;
@@ -83,7 +83,7 @@ impl PlanDialect for JavaPort {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::dialect::PlanStatus;
+    use crate::plan::dialect::PlanStatus;
     use serde_json::json;
 
     #[test]

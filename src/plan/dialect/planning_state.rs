@@ -9,8 +9,8 @@ use super::{
     AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus,
     active_form_for, completed_count, numbered,
 };
-use crate::agent::pyrepr::{json_kind, python_str, python_strip};
 use crate::llm::ToolSchema;
+use crate::plan::pyrepr::{json_kind, python_str, python_strip};
 
 const TOOL: &str = "todo";
 /// The most items one plan may hold.

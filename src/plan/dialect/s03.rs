@@ -1,12 +1,12 @@
 //! `s03`: the reference design. One `todo` tool whose input is the whole
 //! list (`{items: [{id, text, status}]}`), validated by the
-//! [`crate::agent::todo`] rules and rendered back on success.
+//! [`crate::plan::todo`] rules and rendered back on success.
 
 use serde_json::{Value, json};
 
 use super::{AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus};
-use crate::agent::todo::{self, TodoItem, TodoManager, TodoStatus};
 use crate::llm::ToolSchema;
+use crate::plan::todo::{self, TodoItem, TodoManager, TodoStatus};
 
 /// The tool's name.
 pub(super) const TOOL: &str = "todo";

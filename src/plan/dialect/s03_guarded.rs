@@ -9,8 +9,8 @@ use serde_json::{Map, Value, json};
 use super::{
     InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, completed_count,
 };
-use crate::agent::pyrepr::{json_kind, python_str, python_strip, python_truthy};
 use crate::llm::ToolSchema;
+use crate::plan::pyrepr::{json_kind, python_str, python_strip, python_truthy};
 
 const TOOL: &str = "todo";
 /// The most items one list may hold.

@@ -4,7 +4,7 @@
 //! percentage rounded down to a whole number.
 
 use super::{PlanDialect, PlanItem, ReminderPolicy, TurnFacts};
-use crate::agent::dialect::PlanStatus;
+use crate::plan::dialect::PlanStatus;
 
 /// The reminder's first line.
 pub const INTERVAL_TEXT: &str =

@@ -277,8 +277,8 @@ impl<'de> Deserialize<'de> for ReminderSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::dialect::{Dialect, PlanItem, PlanStatus};
-    use crate::agent::reminder::{CLAUDE_CODE_TEXT, TurnFacts};
+    use crate::plan::dialect::{Dialect, PlanItem, PlanStatus};
+    use crate::plan::reminder::{CLAUDE_CODE_TEXT, TurnFacts};
 
     /// What a turn did: planning calls and accepted updates.
     #[derive(Clone, Copy)]

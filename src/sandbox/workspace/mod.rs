@@ -21,6 +21,7 @@ mod disk;
 mod error;
 mod image;
 mod memory;
+pub mod path;
 
 use std::fmt;
 use std::fs::File;
@@ -35,9 +36,9 @@ pub use image::{
     ImageError, WorkspaceImage, fixture_outside_repository, locate_key, repository_of,
 };
 
-use crate::agent::tools::path::{disk_link, resolve_with};
 use disk::{DiskRoot, Target};
 use memory::{Fail, NodeKind, Tree};
+use path::{disk_link, resolve_with};
 
 /// Why a workspace could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -306,7 +307,7 @@ impl Workspace {
     }
 
     /// Resolves `requested` (Python's `resolve()` semantics, see
-    /// [`crate::agent::tools::path`]).
+    /// [`path`]).
     fn resolve(&self, state: &State, requested: &str) -> Result<PathBuf, AccessError> {
         let in_memory = matches!(state, State::Memory(_));
         let root = &self.root;

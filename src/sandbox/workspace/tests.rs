@@ -2,8 +2,8 @@
 //! exactly as the harness answered before either existed (resolve the path,
 //! then plain `std::fs` calls): the reference implementation below.
 
+use super::path::resolve_in_workspace;
 use super::*;
-use crate::agent::tools::path::resolve_in_workspace;
 use std::fs;
 
 /// The old behaviour: `fs` on the resolved path.

@@ -10,7 +10,7 @@
 //! names, and the path shown in error messages). It is not what keeps the
 //! tools inside the workspace: the file is then opened relative to the
 //! workspace's folder descriptor with `openat2(RESOLVE_BENEATH)` (see
-//! [`crate::agent::workspace`]), so a symlink swapped in between cannot
+//! [`crate::sandbox::workspace`]), so a symlink swapped in between cannot
 //! lead the open outside.
 
 use std::collections::VecDeque;
@@ -18,15 +18,15 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
-use super::ToolError;
+use super::error::AccessError;
 
 /// How many symlinks one resolution may follow before giving up, as the OS does.
 const MAX_SYMLINKS: usize = 40;
 
 /// Resolves `requested` against `root` (which must be canonical) and checks
 /// it stays inside.
-pub fn resolve_in_workspace(root: &Path, requested: &str) -> Result<PathBuf, ToolError> {
-    resolve_with(root, requested, &disk_link).ok_or_else(|| ToolError::PathEscapes {
+pub fn resolve_in_workspace(root: &Path, requested: &str) -> Result<PathBuf, AccessError> {
+    resolve_with(root, requested, &disk_link).ok_or_else(|| AccessError::Escapes {
         path: requested.to_string(),
     })
 }

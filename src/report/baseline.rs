@@ -1,0 +1,139 @@
+//! The baseline comparison as text: the table of cells that moved against
+//! a baseline report, the warning about cells whose run counts differ, and
+//! the summary line. The judgement itself is [`crate::results::baseline`].
+
+use std::fmt::Write;
+use tabled::builder::Builder;
+use tabled::settings::Style;
+
+use super::terminal::escape;
+use crate::metric::Metric;
+use crate::results::baseline::{CellDiff, Movement};
+
+/// The table of what moved (unchanged cells are counted, not listed), the
+/// warning about cells whose run counts differ, and the summary line.
+pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
+    let pct = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{:.1}%", x * 100.0));
+    let delta = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) => format!("{:+.1}", (b - a) * 100.0),
+        _ => "-".into(),
+    };
+    let count = |n: Option<usize>| n.map_or("-".to_string(), |n| n.to_string());
+    let moved: Vec<&CellDiff> = diffs
+        .iter()
+        .filter(|d| d.movement != Movement::Unchanged)
+        .collect();
+    let unchanged = diffs.len() - moved.len();
+    let mut out = String::new();
+    if !moved.is_empty() {
+        let mut builder = Builder::default();
+        let mut header = vec!["scenario", "settings", "runs"];
+        for metric in Metric::gated() {
+            header.extend([metric.baseline.unwrap_or(metric.name), "Δ pts"]);
+        }
+        header.push("status");
+        builder.push_record(header);
+        for d in &moved {
+            let mut row = vec![
+                escape(&d.scenario).into_owned(),
+                escape(&d.settings.to_string()).into_owned(),
+                if d.counts_differ() {
+                    format!("{} → {}", count(d.old_runs), count(d.new_runs))
+                } else {
+                    count(d.new_runs.or(d.old_runs))
+                },
+            ];
+            for index in 0..Metric::gated().count() {
+                let at = |v: &Option<Vec<f64>>| v.as_ref().and_then(|v| v.get(index).copied());
+                let (before, after) = (at(&d.old), at(&d.new));
+                row.push(format!("{} → {}", pct(before), pct(after)));
+                row.push(delta(before, after));
+            }
+            row.push(d.movement.label().to_string());
+            builder.push_record(row);
+        }
+        let mut table = builder.build();
+        table.with(Style::rounded());
+        let _ = writeln!(out, "{table}");
+    }
+    let differing: Vec<&CellDiff> = diffs.iter().filter(|d| d.counts_differ()).collect();
+    if let Some(example) = differing.first() {
+        let _ = writeln!(
+            out,
+            "warning: {} cell{} ran a different number of runs than the baseline (e.g. {} {}: {} → {}); \
+             their moves count as regressions only when the 95% intervals are apart, and `noise?` marks a move within them",
+            differing.len(),
+            if differing.len() == 1 { "" } else { "s" },
+            escape(&example.scenario),
+            escape(&example.settings.to_string()),
+            count(example.old_runs),
+            count(example.new_runs),
+        );
+    }
+    let regressions = diffs
+        .iter()
+        .filter(|d| d.movement == Movement::Regressed)
+        .count();
+    let _ = writeln!(
+        out,
+        "baseline: {} cells compared, {unchanged} unchanged, {} moved, {regressions} regressed (tolerance {:.1} points)",
+        diffs.len(),
+        moved.len(),
+        tolerance * 100.0
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::baseline::{CellRates, compare};
+    use crate::scenario::{Axis, AxisValue, CellSettings, NagThreshold};
+
+    /// A cell whose completion and full-completion rates are `completion`
+    /// and `full`, with an interval as wide as `runs` runs give.
+    fn cell(name: &str, nag: u32, runs: usize, completion: f64, full: f64) -> CellRates {
+        let half = 0.5 / (runs as f64).sqrt();
+        let ci = |x: f64| [(x - half).max(0.0), (x + half).min(1.0)];
+        let settings = CellSettings::new(vec![
+            (Axis::Todo, AxisValue::Bool(true)),
+            (
+                Axis::NagThreshold,
+                AxisValue::Threshold(NagThreshold::After(nag)),
+            ),
+        ]);
+        CellRates::new(name.into(), settings, runs, |m| {
+            let x = match m.name {
+                "completion_rate" => completion,
+                "full_completion_rate" => full,
+                other => panic!("a test cell has no {other}"),
+            };
+            (x, ci(x))
+        })
+    }
+
+    #[test]
+    fn the_table_lists_what_moved_and_counts_the_rest() {
+        let old = [cell("s", 1, 200, 0.9, 0.5), cell("s", 3, 200, 0.9, 0.5)];
+        let new = [cell("s", 1, 200, 0.84, 0.5), cell("s", 3, 200, 0.86, 0.46)];
+        let table = render(&compare(&old, &new, 0.05), 0.05);
+        assert!(
+            table.contains("REGRESSED") && table.contains("1 unchanged"),
+            "{table}"
+        );
+        assert!(!table.contains("warning"), "{table}");
+    }
+
+    #[test]
+    fn a_move_within_the_noise_is_marked_and_warned_about() {
+        let old = [cell("s", 3, 200, 0.8, 0.5)];
+        let noisy = [cell("s", 3, 10, 0.7, 0.4)];
+        let table = render(&compare(&old, &noisy, 0.05), 0.05);
+        assert!(table.contains("noise?"), "{table}");
+        assert!(table.contains("200 → 10"), "{table}");
+        assert!(
+            table.contains("warning: 1 cell ran a different number of runs"),
+            "{table}"
+        );
+    }
+}
