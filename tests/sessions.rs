@@ -6,8 +6,8 @@
 //! malformed session with the position of the problem.
 
 use agent_eval::eval::{Cell, RunMetrics, cells, run_once};
+use agent_eval::scenario::TaskVia;
 use agent_eval::scenario::{self, Scenario};
-use agent_eval::wire::TaskVia;
 use std::path::{Path, PathBuf};
 
 const AGENT: &str = env!("CARGO_BIN_EXE_s03-agent");

@@ -48,7 +48,7 @@ pub fn axis_columns<'a>(settings: impl IntoIterator<Item = &'a CellSettings>) ->
 pub fn part_rows(cells: &[crate::eval::CellSummary]) -> Vec<Vec<String>> {
     let per_cell: Vec<_> = cells
         .iter()
-        .map(|c| (c, crate::eval::part_cells::part_summaries(c)))
+        .map(|c| (c, crate::results::part_cells::part_summaries(c)))
         .filter(|(_, parts)| !parts.is_empty())
         .collect();
     if per_cell.is_empty() {

@@ -7,8 +7,8 @@ use serde_json::Value;
 use std::fmt;
 
 use super::axes::CellSelector;
-use super::metric::{METRICS, Metric};
 use crate::agent::StopKind;
+use crate::metric::{METRICS, Metric};
 
 /// A bound on a measured number.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
@@ -174,7 +174,7 @@ impl Expectation {
     /// Whether `part:` may select what this expectation measures: the
     /// figures a session records per part.
     pub fn measures_per_part(&self) -> bool {
-        use super::metric::PerRun as P;
+        use crate::metric::PerRun as P;
         let per_part = |m: &Metric| {
             matches!(
                 m.per_run,

@@ -9,11 +9,11 @@ use std::path::{Component, Path, PathBuf};
 use serde_saphyr::Spanned;
 use sha2::{Digest, Sha256};
 
+use super::agent_command::TaskVia;
 use super::axes::{Axis, AxisValue};
 use super::model::ModelSpec;
 use super::step::{RawStep, Step};
 use super::{ExactExpectation, Expectation, Part, RawPart, RawScenario, Scenario};
-use crate::wire::TaskVia;
 
 /// Scenario files larger than this are refused before parsing.
 pub const MAX_SCENARIO_BYTES: u64 = 8 << 20;
@@ -204,7 +204,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
                 resolved.display()
             ))
         } else {
-            crate::agent::workspace::fixture_outside_repository(file, &resolved)
+            crate::sandbox::workspace::fixture_outside_repository(file, &resolved)
                 .or_else(|| fixture_too_big(&resolved))
         };
         if let Some(problem) = problem {
@@ -218,7 +218,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
     }
     // Read the fixture and write the files once, now: what cannot be
     // prepared is an error of this file, not of a run.
-    let image = crate::agent::workspace::WorkspaceImage::build(
+    let image = crate::sandbox::workspace::WorkspaceImage::build(
         workspace.fixture.as_ref().map(|f| f.value.as_path()),
         workspace
             .files
@@ -227,7 +227,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
     )
     .map_err(|e| {
         let at = match e.file_key() {
-            Some(key) => crate::agent::workspace::locate_key(text, key),
+            Some(key) => crate::sandbox::workspace::locate_key(text, key),
             None => workspace
                 .fixture
                 .as_ref()
