@@ -96,7 +96,7 @@ pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> Expectation
             bound,
         } => evaluate_compare(a, b, *comparison, bound, cells),
         Expectation::Part { part, expectation } => {
-            let mut outcome = match super::part_cells::part_cells(cells, *part) {
+            let mut outcome = match part_cells(cells, *part) {
                 Ok(cells) => evaluate(expectation, &cells),
                 Err(e) => ExpectationOutcome {
                     text: String::new(),
@@ -111,6 +111,25 @@ pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> Expectation
             outcome
         }
     }
+}
+
+/// The cells with every run read as its part `part` (1-based) alone.
+fn part_cells(
+    cells: &[CellSummary],
+    part: usize,
+) -> Result<Vec<CellSummary>, super::runs::SpillError> {
+    cells
+        .iter()
+        .map(|cell| {
+            let runs = cell
+                .results
+                .records()
+                .map(|r| r.map(|run| super::parts::part_view(&run, part)))
+                .collect::<Result<Vec<_>, _>>()?;
+            let steps_total = runs.first().map_or(0, |r| r.steps_total);
+            Ok(CellSummary::new(cell.settings.clone(), steps_total, runs))
+        })
+        .collect()
 }
 
 fn failed_without_runs(text: String, selector: &CellSelector) -> ExpectationOutcome {

@@ -11,24 +11,15 @@
 //! give the run's totals. A part never sent (the run stopped before it)
 //! has zero turns. User messages the scenario did not send are counted in
 //! `unexpected_user_messages` and stay in the part before them.
+//!
+//! [`part_view`] reads a run back as one of its parts alone (for `part:`
+//! expectations and the per-part tables).
 
-use serde::{Deserialize, Serialize};
-
+use super::record::{PartMetrics, RunMetrics};
 use crate::llm::session::SessionMap;
 use crate::llm::{ContentBlock, Message, Role};
 use crate::plan::dialect::Dialect;
 use crate::scenario::Scenario;
-
-/// One part's figures.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PartMetrics {
-    pub steps_total: usize,
-    pub steps_completed: usize,
-    pub turns: usize,
-    pub todo_calls: usize,
-    pub reminders_at: Vec<usize>,
-}
 
 /// The parts of a session run, and the user messages the scenario did not
 /// send (their message index and text).
@@ -96,5 +87,33 @@ pub fn session_figures(
     SessionFigures {
         parts,
         unexpected: map.unexpected,
+    }
+}
+
+/// One run read as its part `part` (1-based): that part's steps (and their
+/// checks), turns, planning calls and reminders; the rest as the run's. A
+/// run without parts (a single task) is its own part 1; a part it never
+/// reached has no turns.
+pub fn part_view(run: &RunMetrics, part: usize) -> RunMetrics {
+    if run.parts.is_empty() && part == 1 {
+        return run.clone();
+    }
+    let index = part.saturating_sub(1);
+    let figures = run.parts.get(index).cloned().unwrap_or_default();
+    let before: usize = run.parts.iter().take(index).map(|p| p.steps_total).sum();
+    let step_checks = run
+        .step_checks
+        .get(before..before + figures.steps_total)
+        .unwrap_or_default()
+        .to_string();
+    RunMetrics {
+        turns: figures.turns,
+        steps_completed: figures.steps_completed,
+        steps_total: figures.steps_total,
+        reminders_at: figures.reminders_at,
+        todo_calls: figures.todo_calls,
+        step_checks,
+        parts: Vec::new(),
+        ..run.clone()
     }
 }

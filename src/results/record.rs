@@ -52,11 +52,22 @@ pub struct RunMetrics {
     /// (absent for a scenario written with `task:`, so single-task reports
     /// keep their bytes).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub parts: Vec<super::parts::PartMetrics>,
+    pub parts: Vec<PartMetrics>,
     /// User messages an outside agent sent that the scenario did not (each
     /// is also named in the run's log). Written only when not 0.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unexpected_user_messages: usize,
+}
+
+/// One part's figures.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartMetrics {
+    pub steps_total: usize,
+    pub steps_completed: usize,
+    pub turns: usize,
+    pub todo_calls: usize,
+    pub reminders_at: Vec<usize>,
 }
 
 fn is_zero(n: &usize) -> bool {
