@@ -217,6 +217,7 @@ mod tests {
                 ("AGENT_EVAL_PLACEMENT", "append"),
                 ("AGENT_EVAL_REMINDER", "s03"),
                 ("AGENT_EVAL_SEED", "7"),
+                ("AGENT_EVAL_TASK_VIA", "stdin"),
                 ("AGENT_EVAL_TODO", "0"),
             ]
         );
