@@ -17,6 +17,12 @@ pub enum TaskVia {
     /// turned into spaces), then end of input: how a line REPL such as the
     /// s03 reference reads its user messages.
     Lines,
+    /// Each part of a session as one user message of a JSON stream on
+    /// stdin (`{"type":"user","message":{"role":"user","content":TASK}}` a
+    /// line), then end of input: what `claude -p --input-format
+    /// stream-json` reads, answering each message in the same conversation.
+    #[serde(rename = "stream-json")]
+    StreamJson,
 }
 
 impl TaskVia {
@@ -27,6 +33,7 @@ impl TaskVia {
             Self::Arg => "arg",
             Self::Env => "env",
             Self::Lines => "lines",
+            Self::StreamJson => "stream-json",
         }
     }
 
@@ -40,8 +47,22 @@ impl TaskVia {
                 text.push('\n');
                 text
             })),
+            Self::StreamJson => Some(tasks.iter().fold(String::new(), |mut text, task| {
+                let message = serde_json::json!({
+                    "type": "user",
+                    "message": {"role": "user", "content": task},
+                });
+                text.push_str(&message.to_string());
+                text.push('\n');
+                text
+            })),
             Self::Arg | Self::Env => None,
         }
+    }
+
+    /// Whether this delivery can carry a session's parts one message each.
+    pub fn carries_sessions(self) -> bool {
+        matches!(self, Self::Lines | Self::StreamJson)
     }
 }
 
@@ -83,5 +104,26 @@ impl AgentCommand {
             reminder_pattern: None,
             sandbox: false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_json_stream_carries_each_part_as_one_user_message_a_line() {
+        let parts = ["first\nline".to_string(), "say \"two\"".to_string()];
+        let text = TaskVia::StreamJson.stdin_text(&parts).unwrap();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["type"], "user");
+        assert_eq!(lines[0]["message"]["role"], "user");
+        assert_eq!(lines[0]["message"]["content"], "first\nline");
+        assert_eq!(lines[1]["message"]["content"], "say \"two\"");
+        assert!(text.ends_with('\n'));
     }
 }

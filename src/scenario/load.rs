@@ -244,12 +244,12 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         .map_err(|(position, message)| LoadError::new(file, position, message))?;
     if session
         && let Some(external) = &agent.external
-        && !matches!(external.task_via, TaskVia::Stdin | TaskVia::Lines)
+        && !(external.task_via == TaskVia::Stdin || external.task_via.carries_sessions())
     {
         return Err(LoadError::new(
             file,
             top_level_key(text, "agent").and_then(|from| key_after(text, "task_via", from)),
-            "agent.task_via: a session is sent to an outside agent one part a line (`task_via: lines`, the default for a session)",
+            "agent.task_via: a session is sent to an outside agent one part a message (`task_via: lines`, the default for a session, or `stream-json`)",
         ));
     }
     let model_at = position_of(&raw.model);

@@ -50,6 +50,11 @@ use crate::wire::server::{MockServer, ServerOptions};
 /// How long a finished run waits for the agent to exit by itself.
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(2);
 
+/// Where each line of `text` ends (byte offsets just past its newline).
+fn message_ends(text: &str) -> Vec<usize> {
+    text.match_indices('\n').map(|(at, _)| at + 1).collect()
+}
+
 /// Between SIGTERM and SIGKILL.
 const TERM_BOUND: Duration = Duration::from_secs(1);
 
@@ -177,7 +182,9 @@ pub fn run_external(
             format!("{} \"$@\"", run.agent.command),
             vec!["agent-eval".to_string(), run.task.to_string()],
         ),
-        TaskVia::Stdin | TaskVia::Env | TaskVia::Lines => (run.agent.command.clone(), Vec::new()),
+        TaskVia::Stdin | TaskVia::Env | TaskVia::Lines | TaskVia::StreamJson => {
+            (run.agent.command.clone(), Vec::new())
+        }
     };
     let ruleset = if run.agent.sandbox {
         crate::sandbox::landlock::agent_ruleset(run.workspace, server.addr().port()).map_err(
@@ -189,18 +196,35 @@ pub fn run_external(
     } else {
         None
     };
-    let model_done = || server.finished() && server.idle_for() >= run.grace;
+    let stdin = if run.parts.is_empty() {
+        run.agent
+            .task_via
+            .stdin_text(std::slice::from_ref(&run.task.to_string()))
+    } else {
+        run.agent.task_via.stdin_text(run.parts)
+    };
+    // A JSON stream takes a session's messages one at a time: each is
+    // written once the model has ended its turn on the one before (a
+    // message queued while the agent works would not be answered).
+    let message_ends = match run.agent.task_via {
+        TaskVia::StreamJson => message_ends(stdin.as_deref().unwrap_or_default()),
+        _ => Vec::new(),
+    };
+    let released = || {
+        let answered = server.turns_ended();
+        message_ends
+            .get(answered)
+            .copied()
+            .unwrap_or_else(|| message_ends.last().copied().unwrap_or_default())
+    };
+    // Done only once the last message got its answer too.
+    let all_answered = || message_ends.len() <= server.turns_ended();
+    let model_done = || server.finished() && all_answered() && server.idle_for() >= run.grace;
     let invocation = Invocation {
         args,
         env: Some(env),
-        stdin: if run.parts.is_empty() {
-            run.agent
-                .task_via
-                .stdin_text(std::slice::from_ref(&run.task.to_string()))
-        } else {
-            run.agent.task_via.stdin_text(run.parts)
-        }
-        .map(String::into_bytes),
+        stdin: stdin.map(String::into_bytes),
+        stdin_release: (!message_ends.is_empty()).then_some(&released as &dyn Fn() -> usize),
         log: Some(&log),
         stop_requested: Some(&model_done),
         term_grace: TERM_BOUND,

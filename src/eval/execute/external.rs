@@ -42,9 +42,9 @@ pub fn run_once_external(
     let root = workspace.folder().map_err(io_error)?.to_path_buf();
     let settings = &cell.loop_settings;
     let mut agent = agent.clone();
-    if scenario.session {
-        // A session reaches an outside agent one part a line (the loader
-        // refuses any other explicit delivery).
+    if scenario.session && !agent.task_via.carries_sessions() {
+        // A session reaches an outside agent one part a message: a line
+        // unless it reads a JSON stream (the loader refuses `arg`, `env`).
         agent.task_via = TaskVia::Lines;
     }
     let agent = with_cell_env(&agent, cell, seed);
