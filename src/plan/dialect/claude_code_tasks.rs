@@ -438,11 +438,12 @@ fn update(plan: &mut Vec<PlanItem>, input: &Value) -> PlanOutcome {
         task.description = description;
         changed.push("description");
     }
-    if let Some(form) = update.active_form {
-        if item.active_form.as_deref() != Some(form.as_str()) {
-            item.active_form = Some(form);
-            changed.push("activeForm");
-        }
+    if let Some(form) = update
+        .active_form
+        .filter(|f| item.active_form.as_deref() != Some(f.as_str()))
+    {
+        item.active_form = Some(form);
+        changed.push("activeForm");
     }
     if let Some(owner) = update.owner.filter(|o| *o != task.owner) {
         task.owner = owner;

@@ -473,6 +473,7 @@ mod tests {
                 "java-port",
                 "create-update",
                 "claude-code",
+                "claude-code-tasks",
                 "codex",
                 "gemini"
             ]
@@ -489,11 +490,16 @@ mod tests {
     }
 
     #[test]
-    fn every_tool_is_a_planning_tool_of_its_dialect() {
+    fn every_tool_is_a_planning_tool_of_its_dialect_or_loads_them() {
         for &dialect in Dialect::ALL {
             let d = dialect.get();
             for tool in d.tools() {
-                assert!(d.is_planning_tool(&tool.name), "{dialect}: {}", tool.name);
+                let loads = d.load_tools(&tool.name, &serde_json::json!({})).is_some();
+                assert!(
+                    d.is_planning_tool(&tool.name) != loads,
+                    "{dialect}: {}",
+                    tool.name
+                );
             }
             assert!(!d.is_planning_tool("bash"));
         }
