@@ -133,8 +133,12 @@ pub fn inspect(s: &Scenario) -> Findings {
     let matches_none =
         |selector: &CellSelector| !cells.iter().any(|c| selector.matches(&c.settings));
     for expectation in &s.expect {
-        let selectors: Vec<(&str, &CellSelector)> = match expectation {
-            Expectation::Exact(_) => Vec::new(),
+        let inner = match expectation {
+            Expectation::Part { expectation, .. } => expectation.as_ref(),
+            other => other,
+        };
+        let selectors: Vec<(&str, &CellSelector)> = match inner {
+            Expectation::Exact(_) | Expectation::Part { .. } => Vec::new(),
             Expectation::Bound { selector, .. } => vec![("where", selector)],
             Expectation::Compare { a, b, .. } => vec![("compare a", a), ("compare b", b)],
         };
@@ -165,6 +169,9 @@ fn describe(expectation: &Expectation) -> String {
             comparison,
             bound,
         } => format!("{} {bound} ({a} vs {b})", comparison.name()),
+        Expectation::Part { part, expectation } => {
+            format!("part {part}: {}", describe(expectation))
+        }
     }
 }
 

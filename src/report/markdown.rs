@@ -61,6 +61,7 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
             );
         }
         out.push('\n');
+        parts(&mut out, result);
         steps(&mut out, result);
         for e in &result.expectations {
             let mark = if e.ok { "✅" } else { "❌" };
@@ -82,6 +83,21 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
 /// `n thing` or `n things`.
 fn count(n: usize, thing: &str) -> String {
     format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
+}
+
+/// A session's figures per part and cell.
+fn parts(out: &mut String, result: &ScenarioResult) {
+    let rows = super::part_rows(&result.cells);
+    let Some((header, rows)) = rows.split_first() else {
+        return;
+    };
+    let columns = header.len() - 7;
+    let _ = writeln!(out, "Per part:\n\n| {} |", header.join(" | "));
+    let _ = writeln!(out, "|{}{}", "---|".repeat(columns), "---:|".repeat(7));
+    for row in rows {
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    out.push('\n');
 }
 
 /// Each scored step's completion rate per cell, folded under a summary.
