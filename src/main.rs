@@ -385,6 +385,11 @@ fn parse_reminder(raw: &str) -> Result<ReminderSpec, String> {
 }
 
 fn main() -> ExitCode {
+    // SAFETY: nothing has run yet, so this is the only thread and no one
+    // reads the environment concurrently. The API keys leave the
+    // environment (and its /proc/PID/environ copy) before any agent, thread
+    // or child process can see them.
+    unsafe { agent_eval::model::http::secrets::take_from_environment() };
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -14,6 +14,7 @@
 //! - [`terminal`]: escaping what scenarios and models wrote for a terminal.
 
 pub mod baseline;
+pub mod escape;
 pub mod html;
 pub mod json;
 pub mod junit;
