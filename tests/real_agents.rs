@@ -357,6 +357,31 @@ fn claude_code_reminder_is_read_off_the_wire() {
     assert_home_untouched("claude-code-reminder", run.home.path());
 }
 
+/// A two-message session on Claude Code through its streaming JSON input
+/// (`task_via: stream-json`): each part is handed over once the model ended
+/// its turn on the one before, and the CLI answers it in the same
+/// conversation. Three turns a part, a TodoWrite in each.
+#[test]
+fn claude_code_answers_a_session_through_its_streaming_input() {
+    let Some(agents) = require("claude") else {
+        return;
+    };
+    let run = run_scenario(&agents, "claude_code_session.yaml");
+    assert_metrics("claude-code-session", &run.result, 6, 2, 0, &[], 2);
+    let parts = run.result["parts"]
+        .as_array()
+        .expect("parts in a session's record");
+    let turns: Vec<&Value> = parts.iter().map(|p| &p["turns"]).collect();
+    assert_eq!(turns, [3, 3], "{}", run.result);
+    assert_eq!(
+        run.result.get("unexpected_user_messages"),
+        None,
+        "{}",
+        run.result
+    );
+    assert_home_untouched("claude-code-session", run.home.path());
+}
+
 /// Codex over the Responses API: update_plan, exec_command, apply_patch as a freeform
 /// custom tool call, exec_command in parallel with an update_plan the CLI rejects,
 /// update_plan, text. Six turns, three planning calls, one rejected, every step done.

@@ -28,7 +28,7 @@ pub fn serve(
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
     let mut scenario = scenario::load(&config.scenario)?;
-    crate::eval::presets::settle(&mut scenario, false)?;
+    crate::eval::execute::presets::settle(&mut scenario, false)?;
     // The path as the agent will see and write it: canonical (a missing
     // folder is bad input, named).
     let workdir = match &config.workdir {

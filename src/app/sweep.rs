@@ -37,8 +37,8 @@ pub struct SweepConfig {
 
 /// The values swept when none are given.
 fn default_values(axis: &Axis) -> Result<Vec<AxisValue>, String> {
-    use crate::agent::dialect::Dialect;
-    use crate::agent::reminder::{NagThreshold, Placement, ReminderSpec};
+    use crate::plan::dialect::Dialect;
+    use crate::plan::reminder::{NagThreshold, Placement, ReminderSpec};
     Ok(match axis {
         Axis::NagThreshold => [1, 2, 3, 5, 8]
             .into_iter()
@@ -125,7 +125,7 @@ pub fn sweep(
         super::check_output_path(path)?;
     }
     let mut scenario = scenario::load(&config.scenario)?;
-    eval::presets::settle(&mut scenario, true)?;
+    eval::execute::presets::settle(&mut scenario, true)?;
     if matches!(axis, Axis::Simulate(_))
         && !matches!(scenario.model, scenario::ModelSpec::Simulate(_))
     {
