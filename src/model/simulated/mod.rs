@@ -350,10 +350,17 @@ impl Model for SimulatedModel {
 
         if update {
             let wanted = self.wanted_plan(&reading, working_on);
+            // A call of a tool the agent does not offer is left out: Claude
+            // Code offers its Task tools either deferred behind ToolSearch
+            // or directly, and only the first needs loading.
             calls.extend(
                 self.dialect
                     .write_update(&reading.items, &wanted)
                     .into_iter()
+                    .filter(|c| {
+                        self.dialect.is_planning_tool(&c.tool)
+                            || request.tools.iter().any(|t| t.name == c.tool)
+                    })
                     .map(|c| ToolCall {
                         tool: c.tool,
                         input: c.input,

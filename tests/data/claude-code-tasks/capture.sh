@@ -4,7 +4,10 @@
 #
 # Runs `claude -p` (2.1.330, from .ci/install-agents.sh) headless with
 # CLAUDE_CODE_ENABLE_TASKS=1 against tests/data/wire/capture.py (a logging
-# stand-in for the API on loopback) once per script in scripts/, then writes
+# stand-in for the API on loopback) once per script in scripts/ (offering
+# ToolSearch, so the Task tools are deferred as by default; scripts/direct*
+# name the Task tools in --tools without ToolSearch, which offers them
+# directly and disables ToolSearch), then writes
 #   probe/<script>.json   every call the script made and Claude Code's answer
 #                         (extract.py), plus the task reminders it sent
 #   schemas.json          the Task tools and ToolSearch as Claude Code offers them
@@ -27,6 +30,8 @@ mkdir -p "$here/probe"
 
 for script in "$here"/scripts/*.json; do
     name="$(basename "$script" .json)"
+    offered="$tools"
+    case "$name" in direct*) offered="${tools%,ToolSearch}" ;; esac
     dir="$work/$name"
     mkdir -p "$dir/log" "$dir/home" "$dir/ws"
     python3 "$wire/capture.py" "$dir/log" 0 "$script" >"$dir/server.out" 2>&1 &
@@ -37,7 +42,7 @@ for script in "$here"/scripts/*.json; do
         ANTHROPIC_BASE_URL="http://127.0.0.1:$port" ANTHROPIC_API_KEY=sk-ant-dummy \
         CLAUDE_CODE_ENABLE_TASKS=1 DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
         DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1 \
-        timeout 120 claude -p --tools "$tools" --allowedTools "$tools" >"$dir/out.txt" 2>"$dir/err.txt")
+        timeout 120 claude -p --tools "$offered" --allowedTools "$offered" >"$dir/out.txt" 2>"$dir/err.txt")
     kill "$server_pid" 2>/dev/null || true
     wait "$server_pid" 2>/dev/null || true
     server_pid=""
