@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use agent_eval::agent::tools::Toolbox;
-use agent_eval::agent::workspace::{Workspace, WorkspaceImage};
 use agent_eval::eval::checks;
+use agent_eval::sandbox::workspace::{Workspace, WorkspaceImage};
 use agent_eval::scenario::{self, Check, WorkspacePath};
 use serde_json::json;
 
@@ -404,4 +404,29 @@ fn a_run_starts_in_memory_and_writes_the_folder_only_for_a_process() {
         fs::read_to_string(workspace.root().join("c.txt")).unwrap(),
         "z"
     );
+}
+
+/// A cassette's `request_hash` that no request could ever hash to (not 64
+/// lowercase hex digits) is a load error on its line, not drift on every
+/// replay.
+#[test]
+fn a_malformed_request_hash_is_a_load_error_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let with_hash = |hash: &str| {
+        format!("task: t\nmodel:\n  script:\n    - text: Done.\n      request_hash: {hash}\n")
+    };
+    let good = "0123456789abcdef".repeat(4);
+    load_in(dir.path(), &with_hash(&good)).unwrap();
+    for bad in [
+        "h".to_string(),
+        good.to_uppercase(),
+        good[1..].to_string(),
+        format!("{good}0"),
+        format!("\"{}\"", "é".repeat(32)),
+        format!("{}g", &good[1..]),
+    ] {
+        let err = load_in(dir.path(), &with_hash(&bad)).unwrap_err();
+        assert!(err.contains("scenario.yaml:5:"), "{bad}: {err}");
+        assert!(err.contains("64 lowercase hex digits"), "{bad}: {err}");
+    }
 }

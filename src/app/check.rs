@@ -34,7 +34,15 @@ pub fn check(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
-    let (scenarios, mut errors) = scenario::load_all(paths);
+    let (loaded, mut errors) = scenario::load_all(paths);
+    let mut scenarios = Vec::with_capacity(loaded.len());
+    for mut scenario in loaded {
+        // A dialect a preset lacks is an error; its CLI need not be here.
+        match eval::execute::presets::settle(&mut scenario, false) {
+            Ok(()) => scenarios.push(scenario),
+            Err(e) => errors.push(e),
+        }
+    }
     let (scenarios, over_cap) = eval::admit(
         scenarios,
         &eval::EvalOptions {
@@ -133,8 +141,12 @@ pub fn inspect(s: &Scenario) -> Findings {
     let matches_none =
         |selector: &CellSelector| !cells.iter().any(|c| selector.matches(&c.settings));
     for expectation in &s.expect {
-        let selectors: Vec<(&str, &CellSelector)> = match expectation {
-            Expectation::Exact(_) => Vec::new(),
+        let inner = match expectation {
+            Expectation::Part { expectation, .. } => expectation.as_ref(),
+            other => other,
+        };
+        let selectors: Vec<(&str, &CellSelector)> = match inner {
+            Expectation::Exact(_) | Expectation::Part { .. } => Vec::new(),
             Expectation::Bound { selector, .. } => vec![("where", selector)],
             Expectation::Compare { a, b, .. } => vec![("compare a", a), ("compare b", b)],
         };
@@ -165,6 +177,9 @@ fn describe(expectation: &Expectation) -> String {
             comparison,
             bound,
         } => format!("{} {bound} ({a} vs {b})", comparison.name()),
+        Expectation::Part { part, expectation } => {
+            format!("part {part}: {}", describe(expectation))
+        }
     }
 }
 

@@ -7,6 +7,8 @@
 
 pub mod messages;
 pub mod price;
+pub mod protocol;
+pub mod session;
 
 pub use messages::{
     Content, ContentBlock, Message, ModelRequest, ModelResponse, Role, StopReason, ToolSchema,

@@ -128,6 +128,10 @@ pub struct PriceRules<'a> {
     pub is_planning: &'a dyn Fn(&str) -> bool,
     /// Texts that mark a reminder (besides [`REMINDER_MARKERS`]).
     pub reminder_pattern: Option<&'a str>,
+    /// Only `reminder_pattern` marks a reminder: an agent preset's own
+    /// planning reminder, whose client adds `<system-reminder>`s for other
+    /// reasons.
+    pub pattern_only: bool,
 }
 
 impl PriceRules<'_> {
@@ -135,7 +139,12 @@ impl PriceRules<'_> {
     /// the first marker, if there is one.
     fn reminder_start(&self, text: &str) -> Option<usize> {
         let pattern = self.reminder_pattern.filter(|p| !p.is_empty());
-        let at = REMINDER_MARKERS
+        let tags = if self.pattern_only {
+            &[][..]
+        } else {
+            &REMINDER_MARKERS[..]
+        };
+        let at = tags
             .iter()
             .copied()
             .chain(pattern)
@@ -351,6 +360,7 @@ mod tests {
             workdir,
             is_planning: is_todo,
             reminder_pattern: None,
+            pattern_only: false,
         }
     }
 

@@ -13,7 +13,7 @@ use plotters::prelude::*;
 
 use crate::eval::CellSummary;
 use crate::eval::sweep::SweepResult;
-use crate::scenario::metric::{COMPLETION_RATE, MEAN_CONTEXT_TOKENS};
+use crate::metric::{COMPLETION_RATE, MEAN_CONTEXT_TOKENS};
 
 const WIDTH: u32 = 900;
 const HEIGHT: u32 = 540;
@@ -26,7 +26,9 @@ pub fn render(result: &SweepResult) -> Result<String, String> {
     let mut svg = String::new();
     let drawn = draw(result, &mut svg).map_err(|e| format!("cannot draw the chart: {e}"));
     drawn?;
-    Ok(svg)
+    // Names come from scenario files: the writer escapes entities, but
+    // controls would make the file invalid XML.
+    Ok(super::escape::xml_chars(&svg).into_owned())
 }
 
 /// How the chart names the swept axis.
