@@ -120,7 +120,7 @@ enum Command {
         #[arg(long, value_name = "N|off", value_parser = NagThreshold::parse)]
         threshold: Option<NagThreshold>,
         /// Planning dialect (s03, s03-guarded, planning-state, java-port,
-        /// create-update, claude-code, codex, gemini).
+        /// create-update, claude-code, claude-code-tasks, codex, gemini).
         #[arg(long, value_name = "NAME", value_parser = parse_dialect)]
         dialect: Option<Dialect>,
         /// Reminder policy (s03, planning-state, claude-code, interval,

@@ -357,6 +357,20 @@ fn claude_code_reminder_is_read_off_the_wire() {
     assert_home_untouched("claude-code-reminder", run.home.path());
 }
 
+/// Claude Code's Task tools (`claude-code-tasks`), deferred behind ToolSearch: ToolSearch
+/// (not a planning call), two TaskCreates, two TaskUpdates, a TaskUpdate the CLI rejects
+/// (status `done`), ten Bash turns and the CLI's task reminder after turn 14, then the
+/// tasks completed and listed. 17 turns, 8 planning calls, 1 rejected.
+#[test]
+fn claude_code_task_tools_are_read_off_the_wire() {
+    let Some(agents) = require("claude") else {
+        return;
+    };
+    let run = run_scenario(&agents, "claude_code_tasks.yaml");
+    assert_metrics("claude-code-tasks", &run.result, 17, 8, 1, &[14], 2);
+    assert_home_untouched("claude-code-tasks", run.home.path());
+}
+
 /// A two-message session on Claude Code through its streaming JSON input
 /// (`task_via: stream-json`): each part is handed over once the model ended
 /// its turn on the one before, and the CLI answers it in the same

@@ -231,6 +231,12 @@ pub fn run_session<T: AsRef<str>>(
                     rejected_todo_updates += 1;
                 }
                 outcome.content
+            } else if let Some(answer) = settings
+                .todo
+                .then(|| dialect.load_tools(name, input))
+                .flatten()
+            {
+                answer
             } else {
                 match toolbox.call(name, input) {
                     Some(Ok(output)) => output,

@@ -37,7 +37,15 @@ pub fn check(
     // A session: Ctrl-C / SIGTERM while loading or dry-running stops the
     // check (exit 130, nothing printed) and is then forgotten.
     let _session = crate::cancel::Session::begin();
-    let (scenarios, mut errors) = scenario::load_all(paths);
+    let (loaded, mut errors) = scenario::load_all(paths);
+    let mut scenarios = Vec::with_capacity(loaded.len());
+    for mut scenario in loaded {
+        // A dialect a preset lacks is an error; its CLI need not be here.
+        match eval::execute::presets::settle(&mut scenario, false) {
+            Ok(()) => scenarios.push(scenario),
+            Err(e) => errors.push(e),
+        }
+    }
     let (scenarios, over_cap) = eval::admit(
         scenarios,
         &eval::EvalOptions {

@@ -193,6 +193,15 @@ pub fn run(
         }
     }
     scenarios.retain(|s| config.filter.matches(&s.name));
+    // A preset's CLI missing, or a dialect it lacks, is an error of the file.
+    let mut settled = Vec::with_capacity(scenarios.len());
+    for mut scenario in scenarios {
+        match eval::execute::presets::settle(&mut scenario, true) {
+            Ok(()) => settled.push(scenario),
+            Err(e) => errors.push(e),
+        }
+    }
+    let scenarios = settled;
     for e in &errors {
         let _ = writeln!(err, "error: {}", escape(&e.to_string()));
     }

@@ -27,7 +27,8 @@ pub fn serve(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
-    let scenario = scenario::load(&config.scenario)?;
+    let mut scenario = scenario::load(&config.scenario)?;
+    crate::eval::execute::presets::settle(&mut scenario, false)?;
     // The path as the agent will see and write it: canonical (a missing
     // folder is bad input, named).
     let workdir = match &config.workdir {
@@ -49,6 +50,7 @@ pub fn serve(
             listen: config.listen,
             model_id: scenario.name.clone(),
             max_turns: Some(scenario.agent.max_turns),
+            workspace: workdir.clone(),
             ..ServerOptions::default()
         },
     )

@@ -571,6 +571,7 @@ fn summarise(
         result.sha256 = Some(scenario.sha256.clone());
     }
     result.run_errors = run_errors;
+    result.agent = scenario.agent.preset.map(super::execute::presets::describe);
     result
 }
 

@@ -25,6 +25,9 @@ const RESET: &str = "\x1b[0m";
 pub fn render(result: &ScenarioResult, color: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} ({})", escape(&result.name), escape(&result.file));
+    if let Some(agent) = &result.agent {
+        let _ = writeln!(out, "  {}", escape(agent));
+    }
     out.push_str(&cells_table(&result.cells));
     out.push_str(&parts_table(&result.cells));
     for c in &result.comparisons {

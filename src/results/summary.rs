@@ -279,6 +279,11 @@ pub struct ScenarioResult {
     /// scenario with any is reported as an error, not as results.
     #[serde(skip)]
     pub run_errors: Vec<String>,
+    /// The real CLI agent under test (a preset), and that its own reminder
+    /// policy stands where the built-in settings would (`None`: the
+    /// built-in loop or an agent command).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 impl ScenarioResult {
@@ -316,6 +321,7 @@ impl ScenarioResult {
             expect_spec,
             sha256: None,
             run_errors: Vec::new(),
+            agent: None,
         }
     }
 

@@ -92,6 +92,10 @@ pub struct AgentCommand {
     /// `/dev/null`), TCP connect only to the run's mock server.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sandbox: bool,
+    /// Only `reminder_pattern` marks a reminder (not the `<reminder>` and
+    /// `<system-reminder>` tags): an agent preset's own planning reminder.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reminder_pattern_only: bool,
 }
 
 impl AgentCommand {
@@ -103,6 +107,7 @@ impl AgentCommand {
             timeout_s: default_timeout(),
             reminder_pattern: None,
             sandbox: false,
+            reminder_pattern_only: false,
         }
     }
 }

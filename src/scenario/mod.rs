@@ -33,7 +33,7 @@ pub use crate::model::scripted::ScriptedResponse;
 pub use crate::model::simulated::{SimulateParams, Skill};
 pub use crate::plan::dialect::Dialect;
 pub use crate::plan::reminder::{NagThreshold, Placement, ReminderSpec};
-pub use agent::{AgentSettings, MAX_TURNS_LIMIT};
+pub use agent::{AgentPreset, AgentSettings, MAX_TURNS_LIMIT};
 pub use agent_command::{AgentCommand, TaskVia};
 pub use axes::{Axis, AxisValue, CellSelector, CellSettings};
 pub use expect::{Bound, Comparison, ExactExpectation, Expectation};

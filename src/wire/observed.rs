@@ -12,7 +12,8 @@
 //!   `is_error: true` by the client;
 //! - `reminders_at`: turn t has a reminder when the content the request
 //!   after response t adds (everything after its last assistant message)
-//!   contains `<reminder>`, `<system-reminder>` or the custom pattern;
+//!   contains `<reminder>`, `<system-reminder>` or the custom pattern (for
+//!   an agent preset: its own planning reminder's text, and nothing else);
 //!   history is never counted again;
 //! - side requests (no tools offered) and unreadable requests take no part;
 //! - `protocol_violations`: distinct protocol violations (turn and rule)
@@ -48,12 +49,46 @@ pub struct WireMetrics {
     pub malformed_requests: usize,
 }
 
+/// What marks a reminder in a request's new content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReminderMarks<'a> {
+    /// `<reminder>`, `<system-reminder>`, or the pattern when given.
+    Tagged(Option<&'a str>),
+    /// Only this text: an agent's own planning reminder (a preset), whose
+    /// client also adds `<system-reminder>`s for other reasons.
+    Exactly(&'a str),
+}
+
+impl ReminderMarks<'_> {
+    fn found_in(&self, text: &str) -> bool {
+        match *self {
+            Self::Tagged(pattern) => has_reminder(text, pattern),
+            Self::Exactly(pattern) => !pattern.is_empty() && text.contains(pattern),
+        }
+    }
+}
+
 /// Reads the metrics off a record. `timed_out`: the run was cut by its
 /// timeout.
 pub fn wire_metrics(
     exchanges: &[Exchange],
     dialect: &dyn PlanDialect,
     reminder_pattern: Option<&str>,
+    timed_out: bool,
+) -> WireMetrics {
+    wire_metrics_marked(
+        exchanges,
+        dialect,
+        ReminderMarks::Tagged(reminder_pattern),
+        timed_out,
+    )
+}
+
+/// [`wire_metrics`] with reminders found by `marks`.
+pub fn wire_metrics_marked(
+    exchanges: &[Exchange],
+    dialect: &dyn PlanDialect,
+    marks: ReminderMarks<'_>,
     timed_out: bool,
 ) -> WireMetrics {
     let answered: Vec<&Exchange> = exchanges.iter().filter(|e| e.is_loop()).collect();
@@ -75,10 +110,7 @@ pub fn wire_metrics(
         turns += 1;
         let later = &answered[index + 1..];
         if let Some(next) = later.first().and_then(|e| e.request.as_ref())
-            && next
-                .added_texts
-                .iter()
-                .any(|text| has_reminder(text, reminder_pattern))
+            && next.added_texts.iter().any(|text| marks.found_in(text))
         {
             reminders_at.push(turns);
         }

@@ -43,7 +43,7 @@ use crate::plan::dialect::Dialect;
 use crate::sandbox::process::{self, Invocation, Limits, ProcessError};
 use crate::scenario::{AgentCommand, TaskVia};
 use crate::wire::WireError;
-use crate::wire::observed::{WireMetrics, transcript, wire_metrics};
+use crate::wire::observed::{ReminderMarks, WireMetrics, transcript, wire_metrics_marked};
 use crate::wire::record::Exchange;
 use crate::wire::server::{MockServer, ServerOptions};
 
@@ -133,6 +133,7 @@ pub fn run_external(
         ServerOptions {
             model_id: run.model_id.to_string(),
             max_turns: run.max_turns,
+            workspace: Some(run.workspace.to_path_buf()),
             ..ServerOptions::default()
         },
     )?;
@@ -266,12 +267,13 @@ pub fn run_external(
     };
     let exchanges = server.stop();
     let log = read_log(&mut log).map_err(|e| log_error(run, e))?;
-    let metrics = wire_metrics(
-        &exchanges,
-        run.dialect.get(),
-        run.agent.reminder_pattern.as_deref(),
-        timed_out,
-    );
+    let pattern = run.agent.reminder_pattern.as_deref();
+    let marks = if run.agent.reminder_pattern_only {
+        ReminderMarks::Exactly(pattern.unwrap_or(""))
+    } else {
+        ReminderMarks::Tagged(pattern)
+    };
+    let metrics = wire_metrics_marked(&exchanges, run.dialect.get(), marks, timed_out);
     Ok(ExternalOutcome {
         metrics,
         transcript: transcript(&exchanges),

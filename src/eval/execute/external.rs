@@ -14,8 +14,9 @@
 //! turn (an agent that stops itself at the cap sends no request after the
 //! last turn, and a reminder added then is never seen on the wire).
 
-use super::agent_process::{ExternalRun, run_external};
+use super::agent_process::{ExternalOutcome, ExternalRun, run_external};
 use super::{RunError, model_for_in};
+use crate::agent::StopKind;
 use crate::eval::{checks, workspace};
 use crate::llm::protocol;
 use crate::llm::{ContentBlock, Message, Role};
@@ -26,6 +27,7 @@ use crate::results::record::{RunMetrics, RunRecord};
 use crate::scenario::Scenario;
 use crate::scenario::cells::Cell;
 use crate::scenario::{AgentCommand, TaskVia};
+use crate::wire::Reply;
 
 /// Runs `agent` once on `scenario` with `cell`'s settings and `seed`.
 pub fn run_once_external(
@@ -63,6 +65,12 @@ pub fn run_once_external(
                 message: e.to_string(),
             }
         })?;
+    if let Some(message) = broken(&outcome, agent.timeout_s) {
+        return Err(RunError::Agent {
+            scenario: scenario.name.clone(),
+            message,
+        });
+    }
     let step_results: Vec<Option<bool>> = scenario
         .steps
         .iter()
@@ -120,6 +128,48 @@ pub fn run_once_external(
         plan,
         planning_offered: settings.todo,
         agent_log: Some(log),
+    })
+}
+
+/// Lines of the agent's output quoted when it is broken.
+const TAIL_LINES: usize = 20;
+
+/// Why the agent is broken rather than measured, when it never got a
+/// model response: it died (a non-zero status or a signal), made no
+/// request before its timeout, or sent only requests the mock could not
+/// read. The message ends with the last lines of its output. An agent
+/// that got at least one response and then failed is a measured run
+/// (stop `agent_exit` or `timeout`, its output's tail in the run log).
+fn broken(outcome: &ExternalOutcome, timeout_s: u64) -> Option<String> {
+    let wire = &outcome.metrics;
+    if wire.turns > 0 {
+        return None;
+    }
+    let why = if wire.malformed_requests > 0 {
+        let first = outcome.exchanges.iter().find_map(|e| match &e.reply {
+            Reply::Rejected { message, .. } if e.request.is_none() => Some(message.as_str()),
+            _ => None,
+        });
+        format!(
+            "it sent {} request(s) the mock endpoint could not read (first: {})",
+            wire.malformed_requests,
+            first.unwrap_or("?")
+        )
+    } else if wire.stop == StopKind::Timeout {
+        format!("it made no model request within its timeout ({timeout_s} s) and was killed")
+    } else {
+        match outcome.exit_code {
+            Some(0) => return None,
+            Some(code) => format!("it exited with status {code} before any model response"),
+            None => "it was killed by a signal before any model response".to_string(),
+        }
+    };
+    let lines: Vec<&str> = outcome.log.lines().collect();
+    let tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
+    Some(if tail.trim().is_empty() {
+        format!("the agent is broken: {why}; it printed nothing")
+    } else {
+        format!("the agent is broken: {why}; its output ends:\n{tail}")
     })
 }
 

@@ -5,6 +5,7 @@
 
 pub mod agent_process;
 pub mod external;
+pub mod presets;
 
 use super::{checks, workspace};
 use crate::agent::tools::Toolbox;
@@ -102,6 +103,11 @@ pub fn model_for_in(
             if let Some(marker) = settings.reminder.marker() {
                 simulated = simulated.with_reminder_marker(marker);
             }
+            // A preset's own planning reminder is the only reminder.
+            if let Some(preset) = scenario.agent.preset {
+                let text = presets::of(preset).reminder_text(settings.dialect);
+                simulated = simulated.with_only_reminder_markers(text.as_slice());
+            }
             // An external agent's own reminder text is a reminder too.
             if let Some(pattern) = scenario
                 .agent
@@ -141,6 +147,22 @@ pub fn run_once_in(
     let _session = crate::cancel::Session::begin();
     if let Some(agent) = &scenario.agent.external {
         return external::run_once_external(scenario, cell, seed, agent);
+    }
+    if let Some(preset) = scenario.agent.preset {
+        let binary = presets::binary_of(preset).map_err(|e| RunError::Agent {
+            scenario: scenario.name.clone(),
+            message: e.to_string(),
+        })?;
+        let settings = &cell.loop_settings;
+        let agent = presets::agent_command(
+            preset,
+            &binary,
+            (settings.todo, settings.dialect),
+            scenario.session,
+            &scenario.agent.preset_env,
+            scenario.agent.preset_timeout_s,
+        );
+        return external::run_once_external(scenario, cell, seed, &agent);
     }
     let toolbox = prepare_workspace(scenario)?;
     let workdir = toolbox.root().to_string_lossy().into_owned();

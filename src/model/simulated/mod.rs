@@ -154,6 +154,18 @@ impl SimulatedModel {
         self
     }
 
+    /// Takes only text holding one of `markers` for a reminder (an outside
+    /// agent's own planning reminder; none: it is never reminded), not the
+    /// standard tags, which such an agent also uses for other notes.
+    pub fn with_only_reminder_markers(mut self, markers: &[&str]) -> Self {
+        self.reminder_markers = markers
+            .iter()
+            .filter(|m| !m.is_empty())
+            .map(|m| m.to_string())
+            .collect();
+        self
+    }
+
     /// Also takes text holding `marker` for a reminder (a policy whose
     /// text has neither standard marker).
     pub fn with_reminder_marker(mut self, marker: impl Into<String>) -> Self {
@@ -338,10 +350,17 @@ impl Model for SimulatedModel {
 
         if update {
             let wanted = self.wanted_plan(&reading, working_on);
+            // A call of a tool the agent does not offer is left out: Claude
+            // Code offers its Task tools either deferred behind ToolSearch
+            // or directly, and only the first needs loading.
             calls.extend(
                 self.dialect
                     .write_update(&reading.items, &wanted)
                     .into_iter()
+                    .filter(|c| {
+                        self.dialect.is_planning_tool(&c.tool)
+                            || request.tools.iter().any(|t| t.name == c.tool)
+                    })
                     .map(|c| ToolCall {
                         tool: c.tool,
                         input: c.input,
