@@ -544,3 +544,30 @@ fn check_honours_sigterm_and_never_blocks_on_a_fifo() {
         "{stderr}"
     );
 }
+
+/// A fixture symlink that leads out of the fixture's tree (to a file or a
+/// folder, absolute or relative): writing `files:` through it is refused
+/// at load, naming the scenario file and the entry's line, and nothing
+/// outside is touched.
+#[test]
+fn files_through_a_fixture_symlink_that_leads_out_name_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fixture, outside) = (dir.path().join("fx"), dir.path().join("outside"));
+    fs::create_dir_all(&fixture).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(outside.join("target.txt"), "orig").unwrap();
+    std::os::unix::fs::symlink(outside.join("target.txt"), fixture.join("abs")).unwrap();
+    std::os::unix::fs::symlink("../outside/target.txt", fixture.join("rel")).unwrap();
+    std::os::unix::fs::symlink(&outside, fixture.join("dir")).unwrap();
+    for entry in ["abs", "rel", "dir/new.txt"] {
+        let text = format!("task: t\nworkspace:\n  fixture: fx\n  files:\n    {entry}: x\n{MODEL}");
+        let err = load_in(dir.path(), &text).unwrap_err();
+        assert!(err.contains("scenario.yaml:5:5:"), "{entry}: {err}");
+        assert!(err.contains("Path escapes workspace"), "{entry}: {err}");
+    }
+    assert_eq!(
+        fs::read_to_string(outside.join("target.txt")).unwrap(),
+        "orig"
+    );
+    assert!(!outside.join("new.txt").exists());
+}
