@@ -34,6 +34,9 @@ pub fn check(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
+    // A session: Ctrl-C / SIGTERM while loading or dry-running stops the
+    // check (exit 130, nothing printed) and is then forgotten.
+    let _session = crate::cancel::Session::begin();
     let (loaded, mut errors) = scenario::load_all(paths);
     let mut scenarios = Vec::with_capacity(loaded.len());
     for mut scenario in loaded {
@@ -54,6 +57,9 @@ pub fn check(
     let mut text = String::new();
     let mut failed = !errors.is_empty();
     for s in &scenarios {
+        if crate::cancel::requested() {
+            return Err(AppError::Interrupted);
+        }
         let findings = inspect(s);
         let cells = eval::matrix::cells(s);
         let steps = s.steps_total();
@@ -85,6 +91,9 @@ pub fn check(
             text.push_str(&format!("  warning: {}\n", escape(w)));
         }
         failed |= !findings.errors.is_empty();
+    }
+    if crate::cancel::requested() {
+        return Err(AppError::Interrupted);
     }
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
@@ -193,6 +202,10 @@ fn dry_run(s: &Scenario) -> Vec<String> {
     };
     for step in &s.steps {
         for (index, action) in step.actions.iter().enumerate() {
+            if crate::cancel::requested() {
+                problems.push("interrupted".into());
+                return problems;
+            }
             match toolbox.call(&action.tool, &action.input) {
                 None => problems.push(format!(
                     "step #{}: `do` call {} uses `{}`, which is not a workspace tool (bash, read_file, write_file, edit_file)",

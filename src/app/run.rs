@@ -171,6 +171,9 @@ pub fn run(
         .transpose()?
         .map(|report| report.rates());
     let (scenarios, mut errors) = scenario::load_all(&config.paths);
+    if crate::cancel::requested() {
+        return Err(AppError::Interrupted);
+    }
     let (mut scenarios, over_cap) = eval::admit(
         scenarios,
         &EvalOptions {

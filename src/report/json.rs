@@ -491,7 +491,7 @@ impl ReportFile {
             message,
         };
         // Parsed as it is read: the file's text is never held whole.
-        let file = match std::fs::File::open(path) {
+        let file = match crate::input::open_regular(path) {
             Ok(file) => file,
             Err(e) => return Err(invalid(format!("cannot read: {e}"))),
         };

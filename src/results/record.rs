@@ -23,10 +23,10 @@ pub struct RunMetrics {
     pub rejected_todo_updates: usize,
     pub todo_calls: usize,
     pub protocol_violations: usize,
-    /// Calls of tools that were not offered. Written only when not 0, so
-    /// the reports and replays of runs without such calls keep their bytes;
-    /// read as 0 when absent.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    /// Calls of tools that were not offered. Like every per-run metric it
+    /// is always written, 0 included, so a consumer needs no special case;
+    /// read as 0 when absent (reports written before it was always there).
+    #[serde(default)]
     pub unknown_tool_calls: usize,
     /// The price of planning (see `llm::price`): tokens of every request
     /// the model answered, the planning part of them, turns that only
@@ -67,8 +67,9 @@ pub struct RunMetrics {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<PartMetrics>,
     /// User messages an outside agent sent that the scenario did not (each
-    /// is also named in the run's log). Written only when not 0.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    /// is also named in the run's log). Always written, as
+    /// `unknown_tool_calls`; read as 0 when absent.
+    #[serde(default)]
     pub unexpected_user_messages: usize,
 }
 
@@ -81,10 +82,6 @@ pub struct PartMetrics {
     pub turns: usize,
     pub todo_calls: usize,
     pub reminders_at: Vec<usize>,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 impl RunMetrics {
@@ -135,4 +132,82 @@ pub struct RunRecord {
     pub planning_offered: bool,
     /// An external agent's stdout and stderr (its first MiB).
     pub agent_log: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metric::{METRICS, PerRun};
+
+    /// The run-record keys a metric's per-run value is read from. The match
+    /// is exhaustive: a new per-run metric must say where its value is.
+    fn keys_of(per_run: PerRun) -> &'static [&'static str] {
+        match per_run {
+            PerRun::Completion | PerRun::FullCompletion => &["steps_completed", "steps_total"],
+            PerRun::StepsCompleted => &["steps_completed"],
+            PerRun::Reminders => &["reminders_at"],
+            PerRun::RejectedTodoUpdates => &["rejected_todo_updates"],
+            PerRun::TodoCalls => &["todo_calls"],
+            PerRun::Turns => &["turns"],
+            PerRun::ProtocolViolations => &["protocol_violations"],
+            PerRun::UnknownToolCalls => &["unknown_tool_calls"],
+            PerRun::UnexpectedUserMessages => &["unexpected_user_messages"],
+            PerRun::ContextTokens => &["context_tokens"],
+            PerRun::PlanningTokens => &["planning_tokens"],
+            PerRun::PlanningShare => &["planning_tokens", "context_tokens"],
+            PerRun::PlanningTurns => &["planning_turns"],
+            PerRun::RemindersAfterPlanning => &["reminders_after_planning"],
+        }
+    }
+
+    /// A run with nothing to count still carries every metric's keys (0,
+    /// not absent), and reads back equal; a record written before a key was
+    /// always there reads it as 0.
+    #[test]
+    fn every_metric_is_in_every_record() {
+        let run = RunMetrics {
+            seed: 0,
+            turns: 0,
+            stop: crate::agent::StopKind::EndTurn,
+            steps_completed: 0,
+            steps_total: 0,
+            reminders_at: Vec::new(),
+            rejected_todo_updates: 0,
+            todo_calls: 0,
+            protocol_violations: 0,
+            unknown_tool_calls: 0,
+            context_tokens: 0,
+            planning_tokens: 0,
+            planning_turns: 0,
+            reminders_after_planning: 0,
+            input_tokens: None,
+            output_tokens: None,
+            cost: None,
+            drift_turns: Vec::new(),
+            model_error: None,
+            step_checks: String::new(),
+            parts: Vec::new(),
+            unexpected_user_messages: 0,
+        };
+        let value = serde_json::to_value(&run).unwrap();
+        for metric in METRICS {
+            for key in keys_of(metric.per_run) {
+                assert!(value.get(key).is_some(), "{}: `{key}` missing", metric.name);
+            }
+        }
+        let back: RunMetrics = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(back, run);
+        let mut old = value;
+        for key in [
+            "unknown_tool_calls",
+            "unexpected_user_messages",
+            "context_tokens",
+            "planning_tokens",
+            "planning_turns",
+            "reminders_after_planning",
+        ] {
+            old.as_object_mut().unwrap().remove(key);
+        }
+        assert_eq!(serde_json::from_value::<RunMetrics>(old).unwrap(), run);
+    }
 }

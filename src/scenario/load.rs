@@ -96,6 +96,8 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), LoadError> {
 /// folder and by name — is loaded once (files are told apart by their
 /// canonical path); a scenario whose name another file already uses is an
 /// error (reports, baselines and shards key on it).
+/// Stops early, with what it has, when a process-wide cancellation is
+/// requested ([`crate::cancel::requested`]): callers check it after.
 pub fn load_all(paths: &[PathBuf]) -> (Vec<Scenario>, Vec<LoadError>) {
     let mut scenarios: Vec<Scenario> = Vec::new();
     let mut errors = Vec::new();
@@ -110,6 +112,11 @@ pub fn load_all(paths: &[PathBuf]) -> (Vec<Scenario>, Vec<LoadError>) {
             }
         };
         for file in files {
+            // Ctrl-C / SIGTERM while loading thousands of files: stop here;
+            // the caller sees the request and reports the interruption.
+            if crate::cancel::requested() {
+                return (scenarios, errors);
+            }
             let identity = fs::canonicalize(&file).unwrap_or_else(|_| tidy(&file));
             if !seen_files.insert(identity) {
                 continue;
@@ -153,7 +160,7 @@ fn tidy(path: &Path) -> PathBuf {
 
 /// Reads and validates one scenario file.
 pub fn load(file: &Path) -> Result<Scenario, LoadError> {
-    let handle = fs::File::open(file)
+    let handle = crate::input::open_regular(file)
         .map_err(|e| LoadError::new(file, None, format!("cannot read: {e}")))?;
     let mut bytes = Vec::new();
     handle
