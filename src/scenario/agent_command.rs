@@ -66,6 +66,42 @@ impl TaskVia {
     }
 }
 
+/// The variable that marks every process of one outside-agent run, so
+/// strays that left its process group are found after it (see
+/// docs/security.md). The harness sets it; `agent.env` may not.
+pub const RUN_MARK_VAR: &str = "AGENT_EVAL_RUN_MARK";
+
+/// Checks an `agent.env` as `execve` will see it: each name non-empty and
+/// free of `=` and NUL (`A=B: x` would silently set `A` to `B=x`), each
+/// value free of NUL, and [`RUN_MARK_VAR`] left to the harness.
+pub fn check_env(env: &BTreeMap<String, String>) -> Result<(), String> {
+    for (name, value) in env {
+        if name.is_empty() || name.contains(['=', '\0']) {
+            return Err(format!(
+                "agent.env: {name:?} is not a variable name (it may not be empty or hold `=` or a NUL byte)"
+            ));
+        }
+        if value.contains('\0') {
+            return Err(format!("agent.env `{name}`: the value holds a NUL byte"));
+        }
+        if name == RUN_MARK_VAR {
+            return Err(format!(
+                "agent.env may not set {RUN_MARK_VAR}: agent-eval marks the agent's processes with it to find every one after the run"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `agent.env` as written, checked by [`check_env`].
+pub(crate) fn checked_env<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<String, String>, D::Error> {
+    let env = BTreeMap::<String, String>::deserialize(d)?;
+    check_env(&env).map_err(serde::de::Error::custom)?;
+    Ok(env)
+}
+
 fn default_timeout() -> u64 {
     600
 }
@@ -77,7 +113,7 @@ fn default_timeout() -> u64 {
 pub struct AgentCommand {
     /// A shell command line, run by `sh -c` in the workspace.
     pub command: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "checked_env")]
     pub env: BTreeMap<String, String>,
     #[serde(default)]
     pub task_via: TaskVia,

@@ -821,4 +821,29 @@ mod tests {
         );
         assert!(scripted.is_err());
     }
+
+    /// `agent.env` is checked as `execve` will see it, with its line: a
+    /// name holding `=` would silently set another variable, a NUL would
+    /// fail every run, and the run mark is the harness's.
+    #[test]
+    fn agent_env_names_and_values_are_checked_at_load() {
+        let with_env = |agent: &str, env: &str| {
+            load(&format!(
+                "task: t\nagent:\n  {agent}\n  env:\n    {env}\nmodel:\n  script: [{{text: hi}}]\n"
+            ))
+        };
+        for agent in ["command: 'true'", "preset: codex"] {
+            for (env, says) in [
+                ("\"A=B\": x", "is not a variable name"),
+                ("\"\": x", "is not a variable name"),
+                ("A: \"x\\0y\"", "holds a NUL byte"),
+                ("AGENT_EVAL_RUN_MARK: x", "may not set AGENT_EVAL_RUN_MARK"),
+            ] {
+                let err = with_env(agent, env).unwrap_err().to_string();
+                assert!(err.contains("my_scenario.yaml:5:"), "{env}: {err}");
+                assert!(err.contains(says), "{env}: {err}");
+            }
+            with_env(agent, "HOME: ./home").unwrap();
+        }
+    }
 }

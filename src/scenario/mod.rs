@@ -34,7 +34,7 @@ pub use crate::model::simulated::{SimulateParams, Skill};
 pub use crate::plan::dialect::Dialect;
 pub use crate::plan::reminder::{NagThreshold, Placement, ReminderSpec};
 pub use agent::{AgentPreset, AgentSettings, MAX_TURNS_LIMIT};
-pub use agent_command::{AgentCommand, TaskVia};
+pub use agent_command::{AgentCommand, RUN_MARK_VAR, TaskVia, check_env};
 pub use axes::{Axis, AxisValue, CellSelector, CellSettings};
 pub use expect::{Bound, Comparison, ExactExpectation, Expectation};
 pub use load::{LoadError, discover, load, load_all, load_str};

@@ -164,7 +164,6 @@ pub fn run_external(
     let mut set = |key: &str, value: &str| {
         env.insert(key.into(), value.into());
     };
-    set(RUN_MARK_VAR, &run_mark);
     set("ANTHROPIC_BASE_URL", &server.base_url());
     set("ANTHROPIC_API_KEY", DUMMY_KEY);
     set("OPENAI_BASE_URL", &server.openai_base_url());
@@ -178,6 +177,9 @@ pub fn run_external(
     for (key, value) in &run.agent.env {
         set(key, value);
     }
+    // Set last: the mark is how strays are found, whatever the command's
+    // env says (a scenario's is refused at load; a library caller's too).
+    set(RUN_MARK_VAR, &run_mark);
     let (command, args) = match run.agent.task_via {
         TaskVia::Arg => (
             format!("{} \"$@\"", run.agent.command),
@@ -307,7 +309,7 @@ fn read_log(log: &mut File) -> std::io::Result<String> {
 }
 
 /// The variable that marks every process of one external run.
-pub const RUN_MARK_VAR: &str = "AGENT_EVAL_RUN_MARK";
+pub use crate::scenario::RUN_MARK_VAR;
 
 /// Kills every process of ours whose environment carries `mark` (read from
 /// `/proc/PID/environ`), until none is left or a few rounds have passed (a
