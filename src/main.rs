@@ -12,7 +12,7 @@ use agent_eval::app::{
 };
 use agent_eval::eval::Shard;
 use agent_eval::eval::sweep::DEFAULT_MIN_EFFECT;
-use agent_eval::report::baseline::DEFAULT_TOLERANCE;
+use agent_eval::results::baseline::DEFAULT_TOLERANCE;
 use agent_eval::scenario::{Axis, AxisValue, Dialect, MAX_SEEDS, NagThreshold, ReminderSpec};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
@@ -122,7 +122,7 @@ enum Command {
         #[arg(long, value_name = "N|off", value_parser = NagThreshold::parse)]
         threshold: Option<NagThreshold>,
         /// Planning dialect (s03, s03-guarded, planning-state, java-port,
-        /// create-update, claude-code, codex, gemini).
+        /// create-update, claude-code, claude-code-tasks, codex, gemini).
         #[arg(long, value_name = "NAME", value_parser = parse_dialect)]
         dialect: Option<Dialect>,
         /// Reminder policy (s03, planning-state, claude-code, interval,
@@ -414,6 +414,11 @@ fn parse_reminder(raw: &str) -> Result<ReminderSpec, String> {
 }
 
 fn main() -> ExitCode {
+    // SAFETY: nothing has run yet, so this is the only thread and no one
+    // reads the environment concurrently. The API keys leave the
+    // environment (and its /proc/PID/environ copy) before any agent, thread
+    // or child process can see them.
+    unsafe { agent_eval::model::http::secrets::take_from_environment() };
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -425,7 +430,7 @@ fn main() -> ExitCode {
     // nothing.
     let _ = ctrlc::set_handler(agent_eval::cancel::request);
     if cli.command.requires_sandbox()
-        && let Err(e) = agent_eval::agent::sandbox::require()
+        && let Err(e) = agent_eval::sandbox::landlock::require()
     {
         eprintln!("error: {e} (--require-sandbox)");
         return ExitCode::from(Status::BadInput.exit_code());

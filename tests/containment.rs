@@ -6,10 +6,11 @@
 //! with SIGTERM, then SIGKILL, keeping its output.
 
 use agent_eval::agent::StopKind;
-use agent_eval::agent::process::{self, Containment, Invocation, Limits};
 use agent_eval::cancel::CancelToken;
+use agent_eval::eval::execute::agent_process::{ExternalOutcome, ExternalRun, run_external};
 use agent_eval::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse};
-use agent_eval::wire::{AgentCommand, ExternalOutcome, ExternalRun, TaskVia, run_external};
+use agent_eval::sandbox::process::{self, Containment, Invocation, Limits};
+use agent_eval::scenario::{AgentCommand, TaskVia};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -308,7 +309,7 @@ fn an_invocation_has_arguments_its_own_environment_and_a_log() {
 
 #[test]
 fn a_sandboxed_agent_reaches_only_its_mock_server_and_writes_only_its_workspace() {
-    let status = agent_eval::agent::sandbox::status();
+    let status = agent_eval::sandbox::landlock::status();
     if !status.is_full() {
         println!("SKIPPED: {status}");
         return;
@@ -375,4 +376,36 @@ fn the_process_group_fallback_also_feeds_stdin_logs_and_stops_early() {
     assert!(output.stopped);
     assert_eq!(output.stdout, b"from stdin\n");
     assert_eq!(std::fs::read_to_string(&log_path).unwrap(), "from stdin\n");
+}
+
+/// A gated stdin hands its bytes over only as they are released: the
+/// second line waits until the command has answered the first, and stdin
+/// closes once every byte is written (so `cat` ends).
+#[test]
+fn a_gated_stdin_hands_over_each_message_once_released() {
+    let dir = tempfile::tempdir().unwrap();
+    let answered = dir.path().join("first");
+    let released = || {
+        if answered.exists() { 13 } else { 6 }
+    };
+    let invocation = Invocation {
+        stdin: Some(b"one 1\ntwo 22\n".to_vec()),
+        stdin_release: Some(&released),
+        ..Invocation::default()
+    };
+    // While the first line is unanswered nothing more arrives: `early`
+    // stays empty (were the gate open, the second line would be in it).
+    let command = "read a; timeout 0.3 cat > early; echo \"$a\" > first; cat > rest";
+    let output = process::run_invocation(
+        dir.path(),
+        command,
+        &invocation,
+        &limits(Duration::from_secs(60)),
+    )
+    .unwrap();
+    assert_eq!(output.exit_code, Some(0));
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    assert_eq!(read("first"), "one 1\n");
+    assert_eq!(read("early"), "");
+    assert_eq!(read("rest"), "two 22\n");
 }

@@ -4,11 +4,12 @@
 //! task delivery, grace period and timeout.
 
 use agent_eval::agent::StopKind;
-use agent_eval::agent::dialect::Dialect;
+use agent_eval::eval::execute::agent_process::{ExternalRun, run_external};
 use agent_eval::eval::{Cell, checks, model_for, run_once, workspace};
 use agent_eval::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse};
+use agent_eval::plan::dialect::Dialect;
 use agent_eval::scenario::{self, ModelSpec, NagThreshold, Placement, ReminderSpec, Scenario};
-use agent_eval::wire::{AgentCommand, ExternalRun, TaskVia, run_external};
+use agent_eval::scenario::{AgentCommand, TaskVia};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -119,6 +120,7 @@ fn s03_design(scenario: &Scenario) -> bool {
 fn the_example_agent_matches_the_built_in_loop_on_every_scripted_scenario() {
     let paths = scripted_scenarios();
     let mut compared = 0;
+    let mut planning_tokens = 0;
     for (i, path) in paths.iter().enumerate() {
         let scenario = scenario::load(path).unwrap();
         if !matches!(scenario.model, ModelSpec::Script(_)) || !s03_design(&scenario) {
@@ -167,6 +169,10 @@ fn the_example_agent_matches_the_built_in_loop_on_every_scripted_scenario() {
             "{name}: violations"
         );
         assert_eq!(wire.malformed_requests, 0, "{name}");
+        // The price of planning, off the wire as off the transcript.
+        assert_eq!(wire.price, metrics.price(), "{name}: price of planning");
+        assert!(metrics.context_tokens > 0, "{name}");
+        planning_tokens += metrics.planning_tokens;
         let steps: Vec<Option<bool>> = scenario
             .steps
             .iter()
@@ -183,6 +189,7 @@ fn the_example_agent_matches_the_built_in_loop_on_every_scripted_scenario() {
         compared >= 7,
         "only {compared} scripted s03 scenarios compared"
     );
+    assert!(planning_tokens > 0, "no scenario planned");
 }
 
 /// Ends its turn at once; remembers nothing.
@@ -194,7 +201,11 @@ impl Model for Done {
     }
 }
 
-fn shell_run(command: &str, via: TaskVia, timeout_s: u64) -> agent_eval::wire::ExternalOutcome {
+fn shell_run(
+    command: &str,
+    via: TaskVia,
+    timeout_s: u64,
+) -> agent_eval::eval::execute::agent_process::ExternalOutcome {
     let dir = tempfile::tempdir().unwrap();
     let mut agent = AgentCommand::new(command);
     agent.task_via = via;
@@ -326,6 +337,8 @@ fn the_example_agent_matches_the_built_in_loop_on_simulated_scenarios_seed_for_s
                 wire.protocol_violations, metrics.protocol_violations,
                 "{name}"
             );
+            assert_eq!(wire.price, metrics.price(), "{name}: price of planning");
+            assert!(metrics.planning_tokens > 0, "{name}");
             let steps: Vec<Option<bool>> = scenario
                 .steps
                 .iter()

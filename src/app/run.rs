@@ -15,7 +15,8 @@ use super::{
 use crate::eval::{self, EvalError, EvalEvent, EvalOptions, ScenarioResult, Shard};
 use crate::report::json::{Report, ReportFile, ShardPlan};
 use crate::report::terminal::escape;
-use crate::report::{baseline, html, junit, log, markdown, table};
+use crate::report::{html, junit, log, markdown, table};
+use crate::results::baseline;
 use crate::scenario::{self, Scenario};
 
 /// Where `run` writes its reports.
@@ -170,6 +171,9 @@ pub fn run(
         .transpose()?
         .map(|report| report.rates());
     let (scenarios, mut errors) = scenario::load_all(&config.paths);
+    if crate::cancel::requested() {
+        return Err(AppError::Interrupted);
+    }
     let (mut scenarios, over_cap) = eval::admit(
         scenarios,
         &EvalOptions {
@@ -189,6 +193,15 @@ pub fn run(
         }
     }
     scenarios.retain(|s| config.filter.matches(&s.name));
+    // A preset's CLI missing, or a dialect it lacks, is an error of the file.
+    let mut settled = Vec::with_capacity(scenarios.len());
+    for mut scenario in scenarios {
+        match eval::execute::presets::settle(&mut scenario, true) {
+            Ok(()) => settled.push(scenario),
+            Err(e) => errors.push(e),
+        }
+    }
+    let scenarios = settled;
     for e in &errors {
         let _ = writeln!(err, "error: {}", escape(&e.to_string()));
     }
@@ -345,7 +358,11 @@ pub fn run(
     let mut regressed = false;
     if let Some(old) = &baseline {
         let diffs = baseline::compare(old, &baseline::rates(&results), config.tolerance);
-        let _ = write!(human, "{}", baseline::render(&diffs, config.tolerance));
+        let _ = write!(
+            human,
+            "{}",
+            crate::report::baseline::render(&diffs, config.tolerance)
+        );
         regressed = baseline::regressed(&diffs);
     }
     let shown = if stdout_reports == 1 {

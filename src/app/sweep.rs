@@ -37,8 +37,8 @@ pub struct SweepConfig {
 
 /// The values swept when none are given.
 fn default_values(axis: &Axis) -> Result<Vec<AxisValue>, String> {
-    use crate::agent::dialect::Dialect;
-    use crate::agent::reminder::{NagThreshold, Placement, ReminderSpec};
+    use crate::plan::dialect::Dialect;
+    use crate::plan::reminder::{NagThreshold, Placement, ReminderSpec};
     Ok(match axis {
         Axis::NagThreshold => [1, 2, 3, 5, 8]
             .into_iter()
@@ -124,7 +124,8 @@ pub fn sweep(
     for path in [&config.svg, &config.json].into_iter().flatten() {
         super::check_output_path(path)?;
     }
-    let scenario = scenario::load(&config.scenario)?;
+    let mut scenario = scenario::load(&config.scenario)?;
+    eval::execute::presets::settle(&mut scenario, true)?;
     if matches!(axis, Axis::Simulate(_))
         && !matches!(scenario.model, scenario::ModelSpec::Simulate(_))
     {

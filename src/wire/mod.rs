@@ -8,22 +8,22 @@
 //! record of every exchange. [`metrics`] reads a run's metrics off that
 //! record; [`external`] starts a per-run server, runs the agent command in
 //! the workspace and returns those metrics with the reconstructed
-//! transcript.
+//! transcript. [`translate`] sends a model's calls of the built-in tools
+//! in the tools an outside agent offers (Claude Code, Codex).
 //!
 //! Floor 3: imports `llm`, `agent` and `model` only.
 
 pub mod anthropic;
 pub mod chat;
-pub mod external;
 mod fields;
-pub mod metrics;
+pub mod observed;
 pub mod record;
 pub mod responses;
 pub mod server;
 mod sse;
+pub mod translate;
 
-pub use external::{AgentCommand, ExternalOutcome, ExternalRun, TaskVia, run_external};
-pub use metrics::{WireMetrics, transcript, wire_metrics};
+pub use observed::{WireMetrics, transcript, wire_metrics};
 pub use record::{Api, Exchange, Reply, WireRequest};
 pub use server::{MockServer, RunningServer, ServerOptions};
 
