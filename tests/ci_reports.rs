@@ -324,9 +324,9 @@ fn sweep_writes_a_table_json_and_an_svg_chart() {
         .map(str::trim)
         .collect();
     for label in [
-        "docs-fixes: completion vs nag threshold",
-        "with todo tool",
-        "reminders per run (right axis)",
+        "docs-fixes: completion vs tokens, by nag threshold",
+        "with todo tool, by nag threshold",
+        "context tokens per run (the cost)",
         "off",
     ] {
         assert!(texts.contains(&label), "missing {label:?}");

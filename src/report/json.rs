@@ -1232,6 +1232,10 @@ mod shard_tests {
             todo_calls: 1,
             protocol_violations: 0,
             unknown_tool_calls: 0,
+            context_tokens: 0,
+            planning_tokens: 0,
+            planning_turns: 0,
+            reminders_after_planning: 0,
             input_tokens: Some(100 + seed),
             output_tokens: None,
             // Sums of these depend on their order.

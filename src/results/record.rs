@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::agent::StopKind;
 use crate::llm::Message;
+use crate::llm::price::PlanningPrice;
 use crate::llm::protocol::Violation;
 use crate::plan::dialect::{Dialect, PlanItem};
 
@@ -27,6 +28,18 @@ pub struct RunMetrics {
     /// read as 0 when absent (reports written before it was always there).
     #[serde(default)]
     pub unknown_tool_calls: usize,
+    /// The price of planning (see `llm::price`): tokens of every request
+    /// the model answered, the planning part of them, turns that only
+    /// planned, and reminders right after a planning turn. Always written;
+    /// read as 0 from reports that predate them.
+    #[serde(default)]
+    pub context_tokens: u64,
+    #[serde(default)]
+    pub planning_tokens: u64,
+    #[serde(default)]
+    pub planning_turns: usize,
+    #[serde(default)]
+    pub reminders_after_planning: usize,
     /// A real model's token usage (absent for mock models).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<u64>,
@@ -72,6 +85,24 @@ pub struct PartMetrics {
 }
 
 impl RunMetrics {
+    /// The price of planning.
+    pub fn price(&self) -> PlanningPrice {
+        PlanningPrice {
+            context_tokens: self.context_tokens,
+            planning_tokens: self.planning_tokens,
+            planning_turns: self.planning_turns,
+            reminders_after_planning: self.reminders_after_planning,
+        }
+    }
+
+    /// Sets the price of planning.
+    pub fn set_price(&mut self, price: PlanningPrice) {
+        self.context_tokens = price.context_tokens;
+        self.planning_tokens = price.planning_tokens;
+        self.planning_turns = price.planning_turns;
+        self.reminders_after_planning = price.reminders_after_planning;
+    }
+
     /// steps_completed / steps_total; 1 for a scenario with no scored step.
     pub fn completion(&self) -> f64 {
         if self.steps_total == 0 {
@@ -121,6 +152,11 @@ mod tests {
             PerRun::ProtocolViolations => &["protocol_violations"],
             PerRun::UnknownToolCalls => &["unknown_tool_calls"],
             PerRun::UnexpectedUserMessages => &["unexpected_user_messages"],
+            PerRun::ContextTokens => &["context_tokens"],
+            PerRun::PlanningTokens => &["planning_tokens"],
+            PerRun::PlanningShare => &["planning_tokens", "context_tokens"],
+            PerRun::PlanningTurns => &["planning_turns"],
+            PerRun::RemindersAfterPlanning => &["reminders_after_planning"],
         }
     }
 
@@ -140,6 +176,10 @@ mod tests {
             todo_calls: 0,
             protocol_violations: 0,
             unknown_tool_calls: 0,
+            context_tokens: 0,
+            planning_tokens: 0,
+            planning_turns: 0,
+            reminders_after_planning: 0,
             input_tokens: None,
             output_tokens: None,
             cost: None,
@@ -158,7 +198,14 @@ mod tests {
         let back: RunMetrics = serde_json::from_value(value.clone()).unwrap();
         assert_eq!(back, run);
         let mut old = value;
-        for key in ["unknown_tool_calls", "unexpected_user_messages"] {
+        for key in [
+            "unknown_tool_calls",
+            "unexpected_user_messages",
+            "context_tokens",
+            "planning_tokens",
+            "planning_turns",
+            "reminders_after_planning",
+        ] {
             old.as_object_mut().unwrap().remove(key);
         }
         assert_eq!(serde_json::from_value::<RunMetrics>(old).unwrap(), run);

@@ -70,7 +70,8 @@ impl StepLabel {
     }
 }
 
-/// A cell of fake runs for tests: run i has seed i and `completed[i]` steps.
+/// A cell of fake runs for tests: run i has seed i and `completed[i]` steps,
+/// and `reminders` reminders of 100 tokens each over a context of 1,000.
 #[cfg(test)]
 pub(crate) fn test_cell(
     settings: CellSettings,
@@ -92,6 +93,11 @@ pub(crate) fn test_cell(
             todo_calls: 0,
             protocol_violations: 0,
             unknown_tool_calls: 0,
+            // Every reminder costs context, as in a real run.
+            context_tokens: 1000 + 100 * reminders as u64,
+            planning_tokens: 100 * reminders as u64,
+            planning_turns: 0,
+            reminders_after_planning: 0,
             input_tokens: None,
             output_tokens: None,
             cost: None,

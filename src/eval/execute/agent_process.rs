@@ -275,7 +275,13 @@ pub fn run_external(
     } else {
         ReminderMarks::Tagged(pattern)
     };
-    let metrics = wire_metrics_marked(&exchanges, run.dialect.get(), marks, timed_out);
+    let metrics = wire_metrics_marked(
+        &exchanges,
+        run.dialect.get(),
+        marks,
+        Some(run.workspace),
+        timed_out,
+    );
     Ok(ExternalOutcome {
         metrics,
         transcript: transcript(&exchanges),

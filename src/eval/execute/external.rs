@@ -88,6 +88,10 @@ pub fn run_once_external(
         todo_calls: wire.todo_calls,
         protocol_violations: wire.protocol_violations,
         unknown_tool_calls: wire.unknown_tool_calls,
+        context_tokens: 0,
+        planning_tokens: 0,
+        planning_turns: 0,
+        reminders_after_planning: 0,
         input_tokens: None,
         output_tokens: None,
         cost: None,
@@ -106,6 +110,7 @@ pub fn run_once_external(
         settings.todo,
     );
     let mut metrics = metrics;
+    metrics.set_price(wire.price);
     if scenario.session {
         metrics.parts = figures.parts;
     }

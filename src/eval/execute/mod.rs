@@ -10,6 +10,8 @@ pub mod presets;
 use super::{checks, workspace};
 use crate::agent::tools::Toolbox;
 use crate::agent::{StopKind, run_session};
+use crate::llm::Message;
+use crate::llm::price::{PlanningPrice, PriceRules, WorkdirSpelling};
 use crate::llm::protocol;
 use crate::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse, turn_of};
 use crate::model::cassette::{
@@ -205,6 +207,10 @@ pub fn run_once_in(
     if let Some(meter) = usage {
         let usage = meter.get();
         metrics.input_tokens = Some(usage.input_tokens);
+        // A real API counts what it read (tool schemas included); the
+        // planning part stays the estimate, never more than the whole.
+        metrics.context_tokens = usage.input_tokens;
+        metrics.planning_tokens = metrics.planning_tokens.min(usage.input_tokens);
         metrics.output_tokens = Some(usage.output_tokens);
         metrics.cost = usage.cost;
         if metrics.stop == StopKind::ModelError {
@@ -287,6 +293,10 @@ fn run_in_workspace(
         todo_calls: outcome.todo_calls,
         protocol_violations: violations.len(),
         unknown_tool_calls: outcome.unknown_tool_calls,
+        context_tokens: 0,
+        planning_tokens: 0,
+        planning_turns: 0,
+        reminders_after_planning: 0,
         input_tokens: None,
         output_tokens: None,
         cost: None,
@@ -300,6 +310,12 @@ fn run_in_workspace(
         unexpected_user_messages: 0,
     };
     let mut metrics = metrics;
+    metrics.set_price(loop_price(
+        toolbox,
+        settings,
+        &outcome.messages,
+        &metrics.reminders_at,
+    ));
     if scenario.session {
         metrics.parts = session_figures(
             scenario,
@@ -321,6 +337,28 @@ fn run_in_workspace(
         planning_offered: settings.todo,
         agent_log: None,
     }
+}
+
+/// The price of planning of a built-in run, read off its transcript as an
+/// outside agent's is read off the wire (the same rules: the cell's
+/// planning tools when offered, the policy's own reminder text).
+fn loop_price(
+    toolbox: &Toolbox,
+    settings: &crate::agent::LoopSettings,
+    messages: &[Message],
+    reminders_at: &[usize],
+) -> PlanningPrice {
+    let dialect = settings.dialect.get();
+    let is_planning = |name: &str| settings.todo && dialect.is_planning_tool(name);
+    let workdir = WorkdirSpelling::new(toolbox.root());
+    let rules = PriceRules {
+        workdir: &workdir,
+        is_planning: &is_planning,
+        reminder_pattern: settings.reminder.marker(),
+        pattern_only: false,
+    };
+    let system = crate::agent::system_prompt(&toolbox.root().to_string_lossy());
+    PlanningPrice::of_transcript(&system, messages, reminders_at, &rules)
 }
 
 /// Stands between the built-in loop and the model: a response holding a

@@ -67,7 +67,7 @@ pub struct Skill {
 }
 
 /// Markers that make a text a reminder whatever the policy.
-pub const REMINDER_MARKERS: [&str; 2] = ["<reminder>", "<system-reminder>"];
+pub use crate::llm::price::REMINDER_MARKERS;
 
 /// What the model decided to do about its plan this turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -55,43 +55,9 @@ pub(super) struct Reader<'a> {
     pub part_start: usize,
 }
 
-/// The placeholder counted in place of the workspace path.
-pub const WORKDIR_PLACEHOLDER: &str = "{WORKDIR}";
-
-/// The spellings of a run's workspace path (as given, and resolved through
-/// symlinks such as a TMPDIR that is one), longest first, so a text is
-/// counted as if each were the fixed placeholder `{WORKDIR}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WorkdirSpelling {
-    spellings: Vec<String>,
-}
-
-impl WorkdirSpelling {
-    pub fn new(workdir: &std::path::Path) -> Self {
-        let mut spellings = vec![workdir.to_string_lossy().into_owned()];
-        if let Ok(resolved) = workdir.canonicalize() {
-            spellings.push(resolved.to_string_lossy().into_owned());
-        }
-        spellings.retain(|s| !s.is_empty());
-        spellings.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-        spellings.dedup();
-        Self { spellings }
-    }
-
-    /// Characters of `text` with every spelling of the workspace path read
-    /// as the placeholder.
-    pub fn chars(&self, text: &str) -> usize {
-        // Longest first: a spelling inside a longer one is not counted twice.
-        let mut replaced: Option<String> = None;
-        for spelling in &self.spellings {
-            let current = replaced.as_deref().unwrap_or(text);
-            if current.contains(spelling.as_str()) {
-                replaced = Some(current.replace(spelling.as_str(), WORKDIR_PLACEHOLDER));
-            }
-        }
-        replaced.as_deref().unwrap_or(text).chars().count()
-    }
-}
+// The workspace path counted as a placeholder: one definition, shared
+// with the price of planning (which counts the same context).
+pub use crate::llm::price::WorkdirSpelling;
 
 /// What the model has read of a conversation so far, so a turn reads only
 /// the messages added since the last one: its cost does not grow with the
@@ -473,28 +439,5 @@ fn message_chars(message: &Message, workdir: &WorkdirSpelling) -> usize {
                 }
             })
             .sum(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_workspace_path_counts_as_the_placeholder() {
-        let short = WorkdirSpelling::new(std::path::Path::new("/t/w"));
-        let long = WorkdirSpelling::new(std::path::Path::new("/a/much/longer/tmp/w"));
-        let text = |root: &str| format!("Error: {root}/x is outside; cwd {root}");
-        assert_eq!(
-            short.chars(&text("/t/w")),
-            long.chars(&text("/a/much/longer/tmp/w"))
-        );
-        assert_eq!(
-            short.chars(&text("/t/w")),
-            text(WORKDIR_PLACEHOLDER).chars().count()
-        );
-        // Text without the path is counted as it is.
-        assert_eq!(short.chars("héllo"), 5);
-        assert_eq!(WorkdirSpelling::default().chars("/t/w"), 4);
     }
 }
