@@ -15,17 +15,15 @@
 
 pub mod anthropic;
 pub mod chat;
-pub mod external;
 mod fields;
-pub mod metrics;
+pub mod observed;
 pub mod record;
 pub mod responses;
 pub mod server;
 mod sse;
 pub mod translate;
 
-pub use external::{AgentCommand, ExternalOutcome, ExternalRun, TaskVia, run_external};
-pub use metrics::{WireMetrics, transcript, wire_metrics};
+pub use observed::{WireMetrics, transcript, wire_metrics};
 pub use record::{Api, Exchange, Reply, WireRequest};
 pub use server::{MockServer, RunningServer, ServerOptions};
 

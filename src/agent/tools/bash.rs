@@ -1,18 +1,9 @@
-//! The `bash` tool: `sh -c COMMAND` in the workspace, and the runner of
-//! `command:` checks.
+//! The `bash` tool: `sh -c COMMAND` in the workspace, run by
+//! [`crate::sandbox::command`] (sandboxed, bounded, cancellable; read-only
+//! commands over in-memory files answered from a mirror or a cache).
 //!
-//! Both run through [`crate::agent::process`]: the command is sandboxed
-//! (Landlock: writes only in the workspace, no TCP, no signals out), every
-//! process it starts is gone when the call returns, the timeout covers
-//! reading the output, and Ctrl-C ends it promptly as a cancellation, not a
-//! timeout. At most [`CAPTURE_LIMIT`] bytes per stream are kept (the rest is
-//! drained and discarded). The tool's result is stdout then stderr, trimmed,
-//! cut at 50000 characters, `(no output)` when empty.
-//!
-//! In a run's workspace ([`run_bash_in`], [`run_command_in`]) a command
-//! that provably only reads is run against a mirror of the in-memory files
-//! in a read-only sandbox, and its outcome is reused for the same command
-//! over the same files (see [`super::read_only`]).
+//! The tool's result is stdout then stderr, trimmed, cut at 50000
+//! characters, `(no output)` when empty.
 //!
 //! The deny-list below is the reference's: a speed bump against careless
 //! commands, not a security boundary (`rm -r -f /` passes it); the sandbox
@@ -21,59 +12,12 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::{MAX_OUTPUT_CHARS, ToolError, cut_chars, read_only};
-use crate::agent::process::{self, Containment, Invocation, Limits, ProcessError};
-use crate::agent::sandbox;
-use crate::agent::workspace::Workspace;
-use crate::cancel::CancelToken;
-
-/// Bytes kept per stream. Generous next to the 50000-character cut, so
-/// only output with a megabyte of leading white space could differ from an
-/// uncapped read.
-pub const CAPTURE_LIMIT: usize = 1 << 20;
+use super::{MAX_OUTPUT_CHARS, ToolError, cut_chars};
+use crate::sandbox::command::{BashOutcome, CommandSettings, run_command_in, run_command_with};
+use crate::sandbox::workspace::Workspace;
 
 /// Substrings that block a command, as in the reference.
 const DANGEROUS: [&str; 5] = ["rm -rf /", "sudo", "shutdown", "reboot", "> /dev/"];
-
-/// What a finished command produced.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BashOutcome {
-    /// The exit code; `None` when a signal ended the shell.
-    pub exit_code: Option<i32>,
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
-}
-
-/// How a command runs; [`CommandSettings::new`] gives the defaults of
-/// [`run_bash`] and [`run_command`].
-#[derive(Debug, Clone)]
-pub struct CommandSettings {
-    pub timeout: Duration,
-    /// Defaults to [`CancelToken::process`] (Ctrl-C, SIGTERM).
-    pub cancel: CancelToken,
-    /// Bytes kept per stream.
-    pub capture_limit: usize,
-    /// Apply the Landlock sandbox where the kernel has it (default true).
-    pub sandbox: bool,
-    /// `None`: the best containment this machine offers.
-    pub containment: Option<Containment>,
-    /// In a workspace held in memory, run read-only commands against a
-    /// mirror of the files and reuse their outcomes (default true).
-    pub reuse_read_only: bool,
-}
-
-impl CommandSettings {
-    pub fn new(timeout: Duration) -> Self {
-        Self {
-            timeout,
-            cancel: CancelToken::process(),
-            capture_limit: CAPTURE_LIMIT,
-            sandbox: true,
-            containment: None,
-            reuse_read_only: true,
-        }
-    }
-}
 
 /// Runs `command` as the bash tool; see the module doc for the result.
 pub fn run_bash(root: &Path, command: &str, timeout: Duration) -> Result<String, ToolError> {
@@ -119,89 +63,6 @@ fn tool_result(outcome: &BashOutcome) -> String {
         "(no output)".to_string()
     } else {
         cut_chars(trimmed, MAX_OUTPUT_CHARS).to_string()
-    }
-}
-
-/// Runs `sh -c command` in a run's workspace: a read-only command over
-/// files held in memory is answered from an earlier identical call when
-/// there is one, else run in a read-only sandbox against a mirror of the
-/// files (which stay in memory); any other command gets the files written
-/// to the folder, which is the workspace from then on.
-pub fn run_command_in(
-    workspace: &Workspace,
-    command: &str,
-    settings: &CommandSettings,
-) -> Result<BashOutcome, ToolError> {
-    if settings.cancel.is_cancelled() {
-        return Err(ToolError::Cancelled);
-    }
-    if settings.reuse_read_only
-        && read_only::is_read_only(command)
-        && let Some(files) = workspace.content_digest()
-    {
-        let key = read_only::key(command, &files, settings);
-        if let Some(outcome) = read_only::lookup(&key) {
-            return Ok(outcome);
-        }
-        let folder = workspace.mirror_folder()?;
-        let ruleset = if settings.sandbox {
-            sandbox::read_only_ruleset().map_err(|e| ToolError::Sandbox(e.to_string()))?
-        } else {
-            None
-        };
-        let invocation = Invocation {
-            ruleset: ruleset.as_deref(),
-            ..Invocation::default()
-        };
-        let outcome = run_invocation(folder, command, &invocation, settings)?;
-        read_only::store(key, &outcome);
-        return Ok(outcome);
-    }
-    run_command_with(workspace.folder()?, command, settings)
-}
-
-/// Runs `sh -c command` in `root` with no command filter (checks use this
-/// for the scenario author's own commands), capturing capped output.
-pub fn run_command(
-    root: &Path,
-    command: &str,
-    timeout: Duration,
-) -> Result<BashOutcome, ToolError> {
-    run_command_with(root, command, &CommandSettings::new(timeout))
-}
-
-/// [`run_command`] with explicit settings.
-pub fn run_command_with(
-    root: &Path,
-    command: &str,
-    settings: &CommandSettings,
-) -> Result<BashOutcome, ToolError> {
-    run_invocation(root, command, &Invocation::default(), settings)
-}
-
-fn run_invocation(
-    root: &Path,
-    command: &str,
-    invocation: &Invocation<'_>,
-    settings: &CommandSettings,
-) -> Result<BashOutcome, ToolError> {
-    let limits = Limits {
-        timeout: settings.timeout,
-        capture_limit: settings.capture_limit,
-        cancel: settings.cancel.clone(),
-        sandbox: settings.sandbox,
-        containment: settings.containment,
-    };
-    match process::run_invocation(root, command, invocation, &limits) {
-        Ok(output) => Ok(BashOutcome {
-            exit_code: output.exit_code,
-            stdout: output.stdout,
-            stderr: output.stderr,
-        }),
-        Err(ProcessError::Timeout) => Err(ToolError::Timeout(settings.timeout)),
-        Err(ProcessError::Cancelled) => Err(ToolError::Cancelled),
-        Err(ProcessError::Sandbox(e)) => Err(ToolError::Sandbox(e.to_string())),
-        Err(ProcessError::Spawn(e)) => Err(ToolError::Io(e)),
     }
 }
 
