@@ -78,9 +78,11 @@ enum Command {
         /// named).
         #[arg(long)]
         fail_fast: bool,
-        /// Run only shard K of N of all (scenario, cell, seed) units.
-        #[arg(long, value_name = "K/N", value_parser = Shard::parse)]
-        shard: Option<Shard>,
+        /// Run only shard K of N of all (scenario, cell, seed) units;
+        /// `auto` reads K and N from the CI engine's parallel-job variables
+        /// (GitLab, CircleCI, Buildkite, Kubernetes Indexed Job).
+        #[arg(long, value_name = "K/N|auto", value_parser = parse_shard)]
+        shard: Option<ShardChoice>,
         /// Fail (exit 1) when a cell's completion or full completion fell
         /// below this earlier JSON report by more than --tolerance.
         #[arg(long, value_name = "OLD.json")]
@@ -102,7 +104,7 @@ enum Command {
         real: app::RealModelArgs,
         /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
         /// agent against a mock endpoint, instead of the built-in loop.
-        #[arg(long, value_name = "COMMAND")]
+        #[arg(long, value_name = "COMMAND", value_parser = parse_agent)]
         agent: Option<String>,
     },
     /// Run one scenario once and show the conversation.
@@ -120,7 +122,7 @@ enum Command {
         #[arg(long, value_name = "N|off", value_parser = NagThreshold::parse)]
         threshold: Option<NagThreshold>,
         /// Planning dialect (s03, s03-guarded, planning-state, java-port,
-        /// create-update, claude-code, codex, gemini).
+        /// create-update, claude-code, claude-code-tasks, codex, gemini).
         #[arg(long, value_name = "NAME", value_parser = parse_dialect)]
         dialect: Option<Dialect>,
         /// Reminder policy (s03, planning-state, claude-code, interval,
@@ -142,7 +144,7 @@ enum Command {
         require_sandbox: bool,
         /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
         /// agent against a mock endpoint, instead of the built-in loop.
-        #[arg(long, value_name = "COMMAND")]
+        #[arg(long, value_name = "COMMAND", value_parser = parse_agent)]
         agent: Option<String>,
     },
     /// Compare the values of one axis (nag thresholds by default) with the
@@ -350,12 +352,49 @@ enum Format {
     Json,
 }
 
+/// `--agent`: a preset's name or a shell command; an empty one would run
+/// `sh -c ''` and count every run as a broken agent.
+fn parse_agent(raw: &str) -> Result<String, String> {
+    if raw.trim().is_empty() {
+        Err("the agent command is empty (give a command, or a preset: claude-code, codex)".into())
+    } else {
+        Ok(raw.to_string())
+    }
+}
+
 fn parse_tolerance(raw: &str) -> Result<f64, String> {
     match raw.parse::<f64>() {
         Ok(t) if (0.0..=1.0).contains(&t) => Ok(t),
         _ => Err(format!(
             "tolerance must be a number from 0 to 1, got `{raw}`"
         )),
+    }
+}
+
+/// `--shard K/N` or `--shard auto` (resolved from the environment before
+/// the run starts).
+#[derive(Clone, Copy)]
+enum ShardChoice {
+    Fixed(Shard),
+    Auto,
+}
+
+fn parse_shard(raw: &str) -> Result<ShardChoice, String> {
+    if raw.trim() == "auto" {
+        Ok(ShardChoice::Auto)
+    } else {
+        Shard::parse(raw).map(ShardChoice::Fixed)
+    }
+}
+
+/// The shard asked for, with `auto` read off the CI's variables.
+fn resolve_shard(choice: Option<ShardChoice>) -> Result<Option<Shard>, String> {
+    match choice {
+        None => Ok(None),
+        Some(ShardChoice::Fixed(shard)) => Ok(Some(shard)),
+        Some(ShardChoice::Auto) => {
+            app::ci::shard_from_env(&|name| std::env::var(name).ok()).map(Some)
+        }
     }
 }
 
@@ -385,6 +424,11 @@ fn parse_reminder(raw: &str) -> Result<ReminderSpec, String> {
 }
 
 fn main() -> ExitCode {
+    // SAFETY: nothing has run yet, so this is the only thread and no one
+    // reads the environment concurrently. The API keys leave the
+    // environment (and its /proc/PID/environ copy) before any agent, thread
+    // or child process can see them.
+    unsafe { agent_eval::model::http::secrets::take_from_environment() };
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -426,35 +470,44 @@ fn main() -> ExitCode {
             max_runs,
             agent,
             ..
-        } => app::run(
-            &RunConfig {
-                paths,
-                reports: ReportPaths {
-                    json,
-                    junit,
-                    markdown,
-                    html,
+        } => {
+            let shard = match resolve_shard(shard) {
+                Ok(shard) => shard,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    return ExitCode::from(Status::BadInput.exit_code());
+                }
+            };
+            app::run(
+                &RunConfig {
+                    paths,
+                    reports: ReportPaths {
+                        json,
+                        junit,
+                        markdown,
+                        html,
+                    },
+                    seeds,
+                    jobs: jobs.map(|j| j as usize),
+                    filter: NameFilter::new(&filter),
+                    steps,
+                    log_dir,
+                    list,
+                    fail_fast,
+                    shard,
+                    baseline,
+                    tolerance,
+                    quiet,
+                    color: app::stdout_wants_color(),
+                    progress,
+                    real,
+                    max_runs,
+                    agent,
                 },
-                seeds,
-                jobs: jobs.map(|j| j as usize),
-                filter: NameFilter::new(&filter),
-                steps,
-                log_dir,
-                list,
-                fail_fast,
-                shard,
-                baseline,
-                tolerance,
-                quiet,
-                color: app::stdout_wants_color(),
-                progress,
-                real,
-                max_runs,
-                agent,
-            },
-            &mut out,
-            &mut err,
-        ),
+                &mut out,
+                &mut err,
+            )
+        }
         Command::Replay {
             scenario,
             seed,

@@ -171,6 +171,9 @@ pub fn run(
         .transpose()?
         .map(|report| report.rates());
     let (scenarios, mut errors) = scenario::load_all(&config.paths);
+    if crate::cancel::requested() {
+        return Err(AppError::Interrupted);
+    }
     let (mut scenarios, over_cap) = eval::admit(
         scenarios,
         &EvalOptions {
@@ -193,7 +196,7 @@ pub fn run(
     // A preset's CLI missing, or a dialect it lacks, is an error of the file.
     let mut settled = Vec::with_capacity(scenarios.len());
     for mut scenario in scenarios {
-        match eval::presets::settle(&mut scenario, true) {
+        match eval::execute::presets::settle(&mut scenario, true) {
             Ok(()) => settled.push(scenario),
             Err(e) => errors.push(e),
         }

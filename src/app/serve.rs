@@ -28,7 +28,7 @@ pub fn serve(
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
     let mut scenario = scenario::load(&config.scenario)?;
-    crate::eval::presets::settle(&mut scenario, false)?;
+    crate::eval::execute::presets::settle(&mut scenario, false)?;
     // The path as the agent will see and write it: canonical (a missing
     // folder is bad input, named).
     let workdir = match &config.workdir {
@@ -68,7 +68,7 @@ pub fn serve(
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let exchanges = server.stop();
-    let metrics = wire::wire_metrics(&exchanges, scenario.agent.dialect.get(), None, false);
+    let metrics = wire::wire_metrics(&exchanges, scenario.agent.dialect.get(), None, None, false);
     let _ = writeln!(
         err,
         "stopped after {} requests: turns {}, stop {}, reminders at {:?}, todo calls {}, rejected {}, unknown tool calls {}, protocol violations {}, malformed requests {}",

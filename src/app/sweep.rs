@@ -125,7 +125,7 @@ pub fn sweep(
         super::check_output_path(path)?;
     }
     let mut scenario = scenario::load(&config.scenario)?;
-    eval::presets::settle(&mut scenario, true)?;
+    eval::execute::presets::settle(&mut scenario, true)?;
     if matches!(axis, Axis::Simulate(_))
         && !matches!(scenario.model, scenario::ModelSpec::Simulate(_))
     {

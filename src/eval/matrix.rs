@@ -20,7 +20,8 @@ use std::ops::Range;
 use super::execute::{RunEnv, RunError, run_once_in};
 use crate::results::record::RunMetrics;
 use crate::results::runs::{RunsBuilder, Spill, SpillError};
-use crate::results::summary::{CellSummary, ScenarioResult};
+use crate::results::scenario_result::ScenarioResult;
+use crate::results::summary::CellSummary;
 pub use crate::scenario::cells::{Cell, cells};
 use crate::scenario::cells::{cells_up_to, combinations};
 use crate::scenario::{CellSettings, LoadError, ModelSpec, Scenario};
@@ -361,7 +362,7 @@ pub fn plan(scenarios: &[Scenario], options: &EvalOptions) -> Result<Plan, EvalE
 /// What became of one unit of a plan.
 #[derive(Debug, Clone, PartialEq)]
 pub enum UnitOutcome {
-    Ran(RunMetrics),
+    Ran(Box<RunMetrics>),
     /// Never started: the spend limit was reached before its turn (runs
     /// already started finish).
     NotRun,
@@ -422,7 +423,7 @@ pub fn run_units(
             unit,
             record: &record,
         });
-        Ok(UnitOutcome::Ran(record.metrics))
+        Ok(UnitOutcome::Ran(Box::new(record.metrics)))
     };
     let pool = options.jobs.and_then(|jobs| {
         rayon::ThreadPoolBuilder::new()
@@ -571,7 +572,7 @@ fn summarise(
         result.sha256 = Some(scenario.sha256.clone());
     }
     result.run_errors = run_errors;
-    result.agent = scenario.agent.preset.map(super::presets::describe);
+    result.agent = scenario.agent.preset.map(super::execute::presets::describe);
     result
 }
 

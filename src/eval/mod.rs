@@ -10,7 +10,6 @@ pub mod sweep;
 pub mod workspace;
 
 pub use crate::scenario::cells::{Cell, cells};
-pub use execute::presets;
 pub use execute::{
     RunEnv, RunError, model_for, model_for_in, run_once, run_once_in, run_with_model,
 };
@@ -22,4 +21,5 @@ pub use matrix::{
 pub use crate::results::expect::ExpectationOutcome;
 pub use crate::results::record::{RunMetrics, RunRecord};
 pub use crate::results::runs::{RunRow, Runs};
-pub use crate::results::summary::{CellSummary, ScenarioResult};
+pub use crate::results::scenario_result::ScenarioResult;
+pub use crate::results::summary::CellSummary;

@@ -279,6 +279,8 @@ pub fn failing_runs<'a>(
             selector, metric, ..
         } => (selector, *metric),
         Expectation::Compare { a, comparison, .. } => (a, comparison.metric()),
+        // The runs worst on the whole session show the part too.
+        Expectation::Part { expectation, .. } => return failing_runs(expectation, cells),
     };
     let selected = cells.iter().filter(|c| selector.matches(&c.settings));
     let mut worst = Worst::default();

@@ -9,9 +9,9 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::compare::PairedStats;
 use super::record::RunMetrics;
-use super::runs::RunRow;
-use super::stats::{self, McNemar, PairedComparison};
+use super::runs::{RunRow, Runs};
 use super::summary::{CellSummary, round6};
 use crate::metric::PairedTest;
 use crate::scenario::{
@@ -36,32 +36,6 @@ pub struct ExpectationOutcome {
     /// show why (filled in by `run`, which knows the scenario files).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub replay: Vec<String>,
-}
-
-/// The paired statistics of a comparison.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PairedStats {
-    pub completion: PairedComparison,
-    pub full_completion: McNemar,
-}
-
-impl PairedStats {
-    /// Per-seed completion (sign test, bootstrap interval) and full
-    /// completion (McNemar) over paired runs (a, b).
-    pub fn of(pairs: &[(&RunRow, &RunRow)]) -> Self {
-        let completion: Vec<(f64, f64)> = pairs
-            .iter()
-            .map(|(x, y)| (x.completion(), y.completion()))
-            .collect();
-        let full: Vec<(bool, bool)> = pairs
-            .iter()
-            .map(|(x, y)| (x.fully_completed(), y.fully_completed()))
-            .collect();
-        Self {
-            completion: stats::paired(&completion),
-            full_completion: stats::mcnemar(&full),
-        }
-    }
 }
 
 /// Evaluates one expectation.
@@ -95,7 +69,41 @@ pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> Expectation
             comparison,
             bound,
         } => evaluate_compare(a, b, *comparison, bound, cells),
+        Expectation::Part { part, expectation } => {
+            let mut outcome = match part_cells(cells, *part) {
+                Ok(cells) => evaluate(expectation, &cells),
+                Err(e) => ExpectationOutcome {
+                    text: String::new(),
+                    ok: false,
+                    measured: Value::Null,
+                    detail: Some(e.to_string()),
+                    paired: None,
+                    replay: Vec::new(),
+                },
+            };
+            outcome.text = format!("part {part}: {}", outcome.text);
+            outcome
+        }
     }
+}
+
+/// The cells with every run read as its part `part` (1-based) alone.
+fn part_cells(
+    cells: &[CellSummary],
+    part: usize,
+) -> Result<Vec<CellSummary>, super::runs::SpillError> {
+    cells
+        .iter()
+        .map(|cell| {
+            let runs = cell
+                .results
+                .records()
+                .map(|r| r.map(|run| super::parts::part_view(&run, part)))
+                .collect::<Result<Vec<_>, _>>()?;
+            let steps_total = runs.first().map_or(0, |r| r.steps_total);
+            Ok(CellSummary::new(cell.settings.clone(), steps_total, runs))
+        })
+        .collect()
 }
 
 fn failed_without_runs(text: String, selector: &CellSelector) -> ExpectationOutcome {
@@ -140,7 +148,8 @@ fn select_cells<'a>(selector: &CellSelector, cells: &'a [CellSummary]) -> Vec<&'
 /// An aggregate metric over the pooled runs of `cells` (see
 /// [`super::metric_values::aggregate`]).
 pub fn aggregate(metric: &Metric, cells: &[&CellSummary]) -> f64 {
-    super::metric_values::aggregate(metric, cells)
+    let runs: Vec<&Runs> = cells.iter().map(|c| &c.results).collect();
+    super::metric_values::aggregate(metric, &runs)
 }
 
 /// What an exact expectation measures on one run.
@@ -151,6 +160,7 @@ pub fn exact_measure(exact: &ExactExpectation, r: &RunMetrics) -> Value {
         ExactExpectation::RejectedTodoUpdates(_) => json!(r.rejected_todo_updates),
         ExactExpectation::TodoCalls(_) => json!(r.todo_calls),
         ExactExpectation::UnknownToolCalls(_) => json!(r.unknown_tool_calls),
+        ExactExpectation::UnexpectedUserMessages(_) => json!(r.unexpected_user_messages),
         ExactExpectation::Stop(_) => json!(r.stop),
         ExactExpectation::Turns(_) => json!(r.turns),
         ExactExpectation::ProtocolViolations(_) => json!(r.protocol_violations),

@@ -58,7 +58,7 @@ impl RunRow {
 pub struct RunTotals {
     /// For each metric of the table a cell keeps as a sum (a count), that
     /// sum, at the metric's place in the table (see
-    /// [`super::metric_values::add_counts`]); other places stay 0.
+    /// [`super::run_counts::add_counts`]); other places stay 0.
     pub counts: Vec<u64>,
     /// A real model's usage, summed over the runs that state it.
     pub input_tokens: Option<u64>,
@@ -77,7 +77,7 @@ pub struct RunTotals {
 impl RunTotals {
     /// Adds one run (runs are added in seed order).
     pub fn add(&mut self, r: &RunMetrics) {
-        super::metric_values::add_counts(&mut self.counts, r);
+        super::run_counts::add_counts(&mut self.counts, r);
         if let Some(n) = r.input_tokens {
             self.input_tokens = Some(self.input_tokens.unwrap_or(0).saturating_add(n));
         }
@@ -563,12 +563,18 @@ mod tests {
             todo_calls: 2,
             protocol_violations: 0,
             unknown_tool_calls: 0,
+            context_tokens: 0,
+            planning_tokens: 0,
+            planning_turns: 0,
+            reminders_after_planning: 0,
             input_tokens: cost.map(|_| 10),
             output_tokens: None,
             cost,
             drift_turns: Vec::new(),
             model_error: (seed == 2).then(|| "boom \"quoted\" ü\n".to_string()),
             step_checks: "101".into(),
+            parts: Vec::new(),
+            unexpected_user_messages: 0,
         }
     }
 

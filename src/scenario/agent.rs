@@ -166,7 +166,7 @@ pub(crate) struct RawAgent {
     pub max_turns: usize,
     pub repeat_guard: Option<RepeatGuard>,
     pub command: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::agent_command::checked_env")]
     pub env: BTreeMap<String, String>,
     pub task_via: Option<TaskVia>,
     #[serde(default, deserialize_with = "positive_seconds")]

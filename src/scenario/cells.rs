@@ -126,6 +126,7 @@ impl Cell {
             for axis in varying {
                 if let Axis::Simulate(i) = axis
                     && let Some(name) = SimulateParams::NAMES.get(*i)
+                    && (s.todo || !SimulateParams::only_with_planning(name))
                 {
                     let mut p = *params;
                     let x = p.field_mut(name).map_or(0.0, |f| *f);

@@ -230,6 +230,15 @@ impl RunningServer {
         script_finished(&lock(&self.shared.record))
     }
 
+    /// How many times the model has ended its turn (or had nothing left to
+    /// say): a session's next user message is due after each.
+    pub fn turns_ended(&self) -> usize {
+        lock(&self.shared.record)
+            .iter()
+            .filter(|e| e.is_loop() && ends_the_turn(&e.reply))
+            .count()
+    }
+
     /// How long no request has been in flight (zero while one is).
     pub fn idle_for(&self) -> Duration {
         let activity = lock(&self.shared.activity);
@@ -276,11 +285,17 @@ pub fn script_finished(record: &[Exchange]) -> bool {
         .iter()
         .rev()
         .find(|e| e.is_loop())
-        .is_some_and(|e| match &e.reply {
-            Reply::Response { response, .. } => response.stop_reason == StopReason::EndTurn,
-            Reply::Finished(_) | Reply::ModelFailed { .. } => true,
-            Reply::Rejected { .. } | Reply::Side => false,
-        })
+        .is_some_and(|e| ends_the_turn(&e.reply))
+}
+
+/// Whether a reply leaves the agent waiting for its user: the model ended
+/// its turn, had nothing left to say, or failed.
+fn ends_the_turn(reply: &Reply) -> bool {
+    match reply {
+        Reply::Response { response, .. } => response.stop_reason == StopReason::EndTurn,
+        Reply::Finished(_) | Reply::ModelFailed { .. } => true,
+        Reply::Rejected { .. } | Reply::Side => false,
+    }
 }
 
 fn router(shared: Arc<Shared>) -> Router {

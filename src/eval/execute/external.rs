@@ -14,8 +14,7 @@
 //! turn (an agent that stops itself at the cap sends no request after the
 //! last turn, and a reminder added then is never seen on the wire).
 
-use super::agent_process::ExternalOutcome;
-use super::agent_process::{ExternalRun, run_external};
+use super::agent_process::{ExternalOutcome, ExternalRun, run_external};
 use super::{RunError, model_for_in};
 use crate::agent::StopKind;
 use crate::eval::{checks, workspace};
@@ -23,10 +22,11 @@ use crate::llm::protocol;
 use crate::llm::{ContentBlock, Message, Role};
 use crate::plan::dialect::{Dialect, PlanItem};
 use crate::plan::reminder::ReminderSpec;
+use crate::results::parts::session_figures;
 use crate::results::record::{RunMetrics, RunRecord};
-use crate::scenario::AgentCommand;
 use crate::scenario::Scenario;
 use crate::scenario::cells::Cell;
+use crate::scenario::{AgentCommand, TaskVia};
 use crate::wire::Reply;
 
 /// Runs `agent` once on `scenario` with `cell`'s settings and `seed`.
@@ -43,8 +43,18 @@ pub fn run_once_external(
     let workspace = workspace::create(&scenario.workspace).map_err(io_error)?;
     let root = workspace.folder().map_err(io_error)?.to_path_buf();
     let settings = &cell.loop_settings;
-    let agent = with_cell_env(agent, cell, seed);
+    let mut agent = agent.clone();
+    if scenario.session && !agent.task_via.carries_sessions() {
+        // A session reaches an outside agent one part a message: a line
+        // unless it reads a JSON stream (the loader refuses `arg`, `env`).
+        agent.task_via = TaskVia::Lines;
+    }
+    let agent = with_cell_env(&agent, cell, seed);
+    let tasks = scenario.tasks();
     let mut run = ExternalRun::new(&root, &scenario.task, &agent);
+    if scenario.session {
+        run.parts = &tasks;
+    }
     run.dialect = settings.dialect;
     run.max_turns = Some(settings.max_turns);
     run.model_id = &scenario.name;
@@ -78,13 +88,41 @@ pub fn run_once_external(
         todo_calls: wire.todo_calls,
         protocol_violations: wire.protocol_violations,
         unknown_tool_calls: wire.unknown_tool_calls,
+        context_tokens: 0,
+        planning_tokens: 0,
+        planning_turns: 0,
+        reminders_after_planning: 0,
         input_tokens: None,
         output_tokens: None,
         cost: None,
         drift_turns: Vec::new(),
         model_error: None,
         step_checks: crate::results::summary::step_checks(&step_results),
+        parts: Vec::new(),
+        unexpected_user_messages: 0,
     };
+    let figures = session_figures(
+        scenario,
+        &outcome.transcript,
+        &step_results,
+        &metrics.reminders_at,
+        settings.dialect,
+        settings.todo,
+    );
+    let mut metrics = metrics;
+    metrics.set_price(wire.price);
+    if scenario.session {
+        metrics.parts = figures.parts;
+    }
+    metrics.unexpected_user_messages = figures.unexpected.len();
+    let mut log = outcome.log;
+    for (index, text) in &figures.unexpected {
+        log.push_str(&format!(
+            "\nagent-eval: message {} is a user message the scenario did not send: {:?}\n",
+            index + 1,
+            crate::llm::session::one_line(text)
+        ));
+    }
     let plan = final_plan(&outcome.transcript, settings.dialect);
     Ok(RunRecord {
         metrics,
@@ -94,7 +132,7 @@ pub fn run_once_external(
         dialect: settings.dialect,
         plan,
         planning_offered: settings.todo,
-        agent_log: Some(outcome.log),
+        agent_log: Some(log),
     })
 }
 
@@ -145,6 +183,7 @@ fn broken(outcome: &ExternalOutcome, timeout_s: u64) -> Option<String> {
 fn with_cell_env(agent: &AgentCommand, cell: &Cell, seed: u64) -> AgentCommand {
     let settings = &cell.loop_settings;
     let mut agent = agent.clone();
+    let task_via = agent.task_via.name();
     let mut set = |key: &str, value: String| {
         agent.env.entry(key.to_string()).or_insert(value);
     };
@@ -159,6 +198,7 @@ fn with_cell_env(agent: &AgentCommand, cell: &Cell, seed: u64) -> AgentCommand {
     }
     set("AGENT_EVAL_PLACEMENT", settings.placement.to_string());
     set("AGENT_EVAL_SEED", seed.to_string());
+    set("AGENT_EVAL_TASK_VIA", task_via.into());
     // The wire also reads the cell's own reminder text as a reminder (the
     // interval and every-turn policies carry no `<reminder>` tag).
     if agent.reminder_pattern.is_none() {
@@ -232,6 +272,7 @@ mod tests {
                 ("AGENT_EVAL_PLACEMENT", "append"),
                 ("AGENT_EVAL_REMINDER", "s03"),
                 ("AGENT_EVAL_SEED", "7"),
+                ("AGENT_EVAL_TASK_VIA", "stdin"),
                 ("AGENT_EVAL_TODO", "0"),
             ]
         );

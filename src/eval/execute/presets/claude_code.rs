@@ -76,6 +76,13 @@ impl Preset for ClaudeCode {
         "claude-code's own (after 10 turns without a planning call, then every 10 turns)"
     }
 
+    fn session_options(&self) -> Option<&'static str> {
+        // Headless, it answers each JSON user message in the same
+        // conversation (agent-eval writes the next once the model ended
+        // its turn).
+        Some("--input-format stream-json --output-format stream-json --verbose")
+    }
+
     fn command_line(&self, binary: &Path, todo: bool, dialect: Dialect) -> AgentCommand {
         let mut tools = vec!["Bash", "Write", "Read", "Edit"];
         if todo {

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 use crate::plan::dialect::Dialect;
 use crate::plan::reminder::ReminderSpec;
-use crate::scenario::AgentCommand;
+use crate::scenario::{AgentCommand, TaskVia};
 use crate::scenario::{AgentPreset, Axis, AxisValue, LoadError, Scenario};
 
 /// The command that installs the pinned CLIs.
@@ -49,6 +49,12 @@ pub trait Preset: Sync {
     /// The shell command line of one run (cwd = the workspace) and its
     /// environment, for the cell's `todo` and `dialect`.
     fn command_line(&self, binary: &Path, todo: bool, dialect: Dialect) -> AgentCommand;
+    /// The options that make it read a session's parts one user message at
+    /// a time from a JSON stream on stdin (`task_via: stream-json`), if it
+    /// can take a session at all.
+    fn session_options(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// The preset of this name.
@@ -70,6 +76,10 @@ pub enum PresetError {
         binary: &'static str,
         looked: String,
     },
+    #[error(
+        "agent preset `{preset}` cannot run a session (several user messages): its CLI takes one prompt a process"
+    )]
+    NoSessions { preset: AgentPreset },
     #[error("agent preset `{preset}` has no `{dialect}` dialect (it has: {has})")]
     Dialect {
         preset: AgentPreset,
@@ -128,6 +138,10 @@ pub fn settle(scenario: &mut Scenario, require_binary: bool) -> Result<(), LoadE
     if require_binary {
         binary_of(name).map_err(|e| error(None, e))?;
     }
+    if scenario.session && preset.session_options().is_none() {
+        let at = top_level_line(&scenario.file, "session:");
+        return Err(error(at, PresetError::NoSessions { preset: name }));
+    }
     let has = preset.dialects();
     let lacks = |dialect: Dialect| PresetError::Dialect {
         preset: name,
@@ -161,6 +175,14 @@ pub fn settle(scenario: &mut Scenario, require_binary: bool) -> Result<(), LoadE
     Ok(())
 }
 
+/// Where a top-level key starts in the scenario's file (line, column), if
+/// the file reads.
+fn top_level_line(file: &Path, key: &str) -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let index = text.lines().position(|line| line.starts_with(key))?;
+    Some((u64::try_from(index).ok()? + 1, 1))
+}
+
 /// What the tables say of a preset's settings.
 pub fn describe(preset: AgentPreset) -> String {
     format!(
@@ -174,12 +196,17 @@ pub fn describe(preset: AgentPreset) -> String {
 pub fn agent_command(
     preset: AgentPreset,
     binary: &Path,
-    todo: bool,
-    dialect: Dialect,
+    cell: (bool, Dialect),
+    session: bool,
     env: &std::collections::BTreeMap<String, String>,
     timeout_s: Option<u64>,
 ) -> AgentCommand {
+    let (todo, dialect) = cell;
     let mut agent = of(preset).command_line(binary, todo, dialect);
+    if session && let Some(options) = of(preset).session_options() {
+        agent.command = format!("{} {options}", agent.command);
+        agent.task_via = TaskVia::StreamJson;
+    }
     agent.reminder_pattern = of(preset).reminder_text(dialect).map(str::to_string);
     agent.reminder_pattern_only = true;
     for (key, value) in env {

@@ -96,8 +96,8 @@ fn command_lines_offer_the_cells_tools() {
     let run = agent_command(
         AgentPreset::ClaudeCode,
         bin,
-        true,
-        Dialect::ClaudeCode,
+        (true, Dialect::ClaudeCode),
+        false,
         &Default::default(),
         Some(9),
     );
@@ -107,4 +107,35 @@ fn command_lines_offer_the_cells_tools() {
     );
     assert!(run.reminder_pattern_only);
     assert_eq!(run.timeout_s, 9);
+    assert_eq!(run.task_via, TaskVia::Stdin);
+    // A session reaches Claude Code one JSON user message at a time.
+    let session = agent_command(
+        AgentPreset::ClaudeCode,
+        bin,
+        (true, Dialect::ClaudeCode),
+        true,
+        &Default::default(),
+        None,
+    );
+    assert_eq!(session.task_via, TaskVia::StreamJson);
+    assert!(
+        session
+            .command
+            .ends_with("--input-format stream-json --output-format stream-json --verbose")
+    );
+}
+
+#[test]
+fn a_session_on_a_preset_without_sessions_is_refused_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.yaml");
+    let text = "model:\n  script: [{text: done}]\nagent: {preset: codex}\nsession:\n  - task: a\n    steps: [{text: a}]\n  - task: b\n    steps: [{text: b}]\n";
+    std::fs::write(&file, text).unwrap();
+    let mut s = crate::scenario::load(&file).unwrap();
+    let e = settle(&mut s, false).unwrap_err().to_string();
+    assert!(e.ends_with(":4:1: agent preset `codex` cannot run a session (several user messages): its CLI takes one prompt a process"), "{e}");
+    let mut s = crate::scenario::load(&file).unwrap();
+    s.agent.preset = Some(AgentPreset::ClaudeCode);
+    s.agent.dialect_set_at = None;
+    settle(&mut s, false).unwrap();
 }
