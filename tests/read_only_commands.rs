@@ -183,7 +183,7 @@ fn the_same_command_over_the_same_files_is_answered_without_a_process() {
     assert!(other.root().exists());
     // Without reuse, always a process.
     let mut fresh = settings.clone();
-    fresh.reuse_read_only = false;
+    fresh.reuse = false;
     let third = Workspace::create_deferred(&WorkspaceImage::build(None, files).unwrap()).unwrap();
     assert_eq!(
         run_command_in(&third, "cat notes.txt", &fresh).unwrap(),

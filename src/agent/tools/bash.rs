@@ -9,22 +9,20 @@
 //! drained and discarded). The tool's result is stdout then stderr, trimmed,
 //! cut at 50000 characters, `(no output)` when empty.
 //!
-//! In a run's workspace ([`run_bash_in`], [`run_command_in`]) a command
-//! that provably only reads is run against a mirror of the in-memory files
-//! in a read-only sandbox, and its outcome is reused for the same command
-//! over the same files (see [`super::read_only`]).
+//! In a run's workspace ([`super::reuse`]) the effect of a command that
+//! provably depends only on the files is reused for the same command over
+//! the same files.
 //!
 //! The deny-list below is the reference's: a speed bump against careless
 //! commands, not a security boundary (`rm -r -f /` passes it); the sandbox
 //! is the boundary.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use super::{MAX_OUTPUT_CHARS, ToolError, cut_chars, read_only};
+use super::{MAX_OUTPUT_CHARS, ToolError, cut_chars};
 use crate::agent::process::{self, Containment, Invocation, Limits, ProcessError};
-use crate::agent::sandbox;
-use crate::agent::workspace::Workspace;
 use crate::cancel::CancelToken;
 
 /// Bytes kept per stream. Generous next to the 50000-character cut, so
@@ -44,6 +42,16 @@ pub struct BashOutcome {
     pub stderr: Vec<u8>,
 }
 
+/// Whether [`CommandSettings::new`] turns reuse on: the process-wide
+/// switch of `--no-reuse`.
+static REUSE_DEFAULT: AtomicBool = AtomicBool::new(true);
+
+/// Sets whether commands made from now on reuse effects (`--no-reuse`
+/// turns it off, to compare or to rule the reuse out).
+pub fn set_reuse_default(reuse: bool) {
+    REUSE_DEFAULT.store(reuse, Ordering::Relaxed);
+}
+
 /// How a command runs; [`CommandSettings::new`] gives the defaults of
 /// [`run_bash`] and [`run_command`].
 #[derive(Debug, Clone)]
@@ -57,9 +65,10 @@ pub struct CommandSettings {
     pub sandbox: bool,
     /// `None`: the best containment this machine offers.
     pub containment: Option<Containment>,
-    /// In a workspace held in memory, run read-only commands against a
-    /// mirror of the files and reuse their outcomes (default true).
-    pub reuse_read_only: bool,
+    /// In a workspace held in memory, reuse the effects of commands that
+    /// depend only on the files (see [`super::reuse`]; default true, or
+    /// what [`set_reuse_default`] said).
+    pub reuse: bool,
 }
 
 impl CommandSettings {
@@ -70,7 +79,7 @@ impl CommandSettings {
             capture_limit: CAPTURE_LIMIT,
             sandbox: true,
             containment: None,
-            reuse_read_only: true,
+            reuse: REUSE_DEFAULT.load(Ordering::Relaxed),
         }
     }
 }
@@ -90,17 +99,7 @@ pub fn run_bash_with(
     Ok(tool_result(&run_command_with(root, command, settings)?))
 }
 
-/// Runs `command` as the bash tool in a run's workspace.
-pub fn run_bash_in(
-    workspace: &Workspace,
-    command: &str,
-    settings: &CommandSettings,
-) -> Result<String, ToolError> {
-    refuse_dangerous(command)?;
-    Ok(tool_result(&run_command_in(workspace, command, settings)?))
-}
-
-fn refuse_dangerous(command: &str) -> Result<(), ToolError> {
+pub(super) fn refuse_dangerous(command: &str) -> Result<(), ToolError> {
     if DANGEROUS.iter().any(|d| command.contains(d)) {
         return Err(ToolError::DangerousCommand);
     }
@@ -108,7 +107,7 @@ fn refuse_dangerous(command: &str) -> Result<(), ToolError> {
 }
 
 /// The bash tool's result text for an outcome.
-fn tool_result(outcome: &BashOutcome) -> String {
+pub(super) fn tool_result(outcome: &BashOutcome) -> String {
     let mut text = String::from_utf8_lossy(&outcome.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&outcome.stderr));
     // As the reference reads them: text mode (universal newlines), then
@@ -120,44 +119,6 @@ fn tool_result(outcome: &BashOutcome) -> String {
     } else {
         cut_chars(trimmed, MAX_OUTPUT_CHARS).to_string()
     }
-}
-
-/// Runs `sh -c command` in a run's workspace: a read-only command over
-/// files held in memory is answered from an earlier identical call when
-/// there is one, else run in a read-only sandbox against a mirror of the
-/// files (which stay in memory); any other command gets the files written
-/// to the folder, which is the workspace from then on.
-pub fn run_command_in(
-    workspace: &Workspace,
-    command: &str,
-    settings: &CommandSettings,
-) -> Result<BashOutcome, ToolError> {
-    if settings.cancel.is_cancelled() {
-        return Err(ToolError::Cancelled);
-    }
-    if settings.reuse_read_only
-        && read_only::is_read_only(command)
-        && let Some(files) = workspace.content_digest()
-    {
-        let key = read_only::key(command, &files, settings);
-        if let Some(outcome) = read_only::lookup(&key) {
-            return Ok(outcome);
-        }
-        let folder = workspace.mirror_folder()?;
-        let ruleset = if settings.sandbox {
-            sandbox::read_only_ruleset().map_err(|e| ToolError::Sandbox(e.to_string()))?
-        } else {
-            None
-        };
-        let invocation = Invocation {
-            ruleset: ruleset.as_deref(),
-            ..Invocation::default()
-        };
-        let outcome = run_invocation(folder, command, &invocation, settings)?;
-        read_only::store(key, &outcome);
-        return Ok(outcome);
-    }
-    run_command_with(workspace.folder()?, command, settings)
 }
 
 /// Runs `sh -c command` in `root` with no command filter (checks use this
@@ -179,7 +140,7 @@ pub fn run_command_with(
     run_invocation(root, command, &Invocation::default(), settings)
 }
 
-fn run_invocation(
+pub(super) fn run_invocation(
     root: &Path,
     command: &str,
     invocation: &Invocation<'_>,

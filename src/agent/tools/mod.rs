@@ -2,7 +2,7 @@
 //!
 //! The file tools work on the run's [`Workspace`] (in memory until a
 //! process needs the folder); `bash` first writes the workspace to its
-//! folder, unless the command only reads ([`read_only`]).
+//! folder, unless the command's effect can be reused ([`reuse`]).
 //!
 //! Each tool takes typed arguments (unknown fields are an error) and returns
 //! its result text, or a [`ToolError`] whose `Display` is what the model sees
@@ -10,9 +10,11 @@
 //! it holds state. Schemas are those of the s03 reference.
 
 mod bash;
+pub mod contained;
 mod files;
 pub mod path;
 pub mod read_only;
+pub mod reuse;
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -22,9 +24,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use bash::{
-    BashOutcome, CAPTURE_LIMIT, CommandSettings, run_bash, run_bash_in, run_bash_with, run_command,
-    run_command_in, run_command_with,
+    BashOutcome, CAPTURE_LIMIT, CommandSettings, run_bash, run_bash_with, run_command,
+    run_command_with, set_reuse_default,
 };
+pub use reuse::{run_bash_in, run_command_in};
 pub use files::{edit_file, read_file, write_file};
 
 use crate::agent::workspace::{AccessError, Workspace};
