@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use agent_eval::agent::run_loop;
 use agent_eval::agent::tools::Toolbox;
-use agent_eval::agent::workspace::Workspace;
-use agent_eval::eval::{Cell, checks, run::model_for, run_once, workspace};
+use agent_eval::eval::{Cell, checks, model_for, run_once, workspace};
+use agent_eval::sandbox::workspace::Workspace;
 use agent_eval::scenario;
 use criterion::{Criterion, criterion_group, criterion_main};
 

@@ -4,11 +4,11 @@
 use std::hint::black_box;
 use std::path::Path;
 
-use agent_eval::agent::todo::TodoManager;
 use agent_eval::eval::sweep::sweep;
 use agent_eval::eval::{Cell, EvalOptions, run_once};
 use agent_eval::llm::{ContentBlock, Message, Model, ModelRequest, Role, tool_use_id};
 use agent_eval::model::simulated::{SimulateParams, SimulatedModel};
+use agent_eval::plan::todo::TodoManager;
 use agent_eval::scenario::{self, Axis, AxisValue, NagThreshold};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;

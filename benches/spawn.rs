@@ -10,8 +10,9 @@ use std::hint::black_box;
 use std::process::Command;
 use std::time::Duration;
 
-use agent_eval::agent::process::Containment;
-use agent_eval::agent::tools::{CommandSettings, run_bash, run_command_with};
+use agent_eval::agent::tools::run_bash;
+use agent_eval::sandbox::command::{CommandSettings, run_command_with};
+use agent_eval::sandbox::process::Containment;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 fn spawn(c: &mut Criterion) {

@@ -5,11 +5,13 @@
 use std::hint::black_box;
 use std::path::Path;
 
+use agent_eval::eval::execute::agent_process::{ExternalRun, run_external};
 use agent_eval::eval::{Cell, model_for};
 use agent_eval::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse};
 use agent_eval::scenario;
+use agent_eval::scenario::AgentCommand;
 use agent_eval::wire::anthropic::{self, Usage};
-use agent_eval::wire::{AgentCommand, ExternalRun, MockServer, ServerOptions, run_external};
+use agent_eval::wire::{MockServer, ServerOptions};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
 

@@ -12,7 +12,7 @@ use agent_eval::app::{
 };
 use agent_eval::eval::Shard;
 use agent_eval::eval::sweep::DEFAULT_MIN_EFFECT;
-use agent_eval::report::baseline::DEFAULT_TOLERANCE;
+use agent_eval::results::baseline::DEFAULT_TOLERANCE;
 use agent_eval::scenario::{Axis, AxisValue, Dialect, MAX_SEEDS, NagThreshold, ReminderSpec};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
@@ -421,13 +421,13 @@ fn main() -> ExitCode {
     // nothing.
     let _ = ctrlc::set_handler(agent_eval::cancel::request);
     if cli.command.requires_sandbox()
-        && let Err(e) = agent_eval::agent::sandbox::require()
+        && let Err(e) = agent_eval::sandbox::landlock::require()
     {
         eprintln!("error: {e} (--require-sandbox)");
         return ExitCode::from(Status::BadInput.exit_code());
     }
     if cli.command.no_reuse() {
-        agent_eval::agent::tools::set_reuse_default(false);
+        agent_eval::sandbox::outcome::set_reuse_default(false);
     }
     let mut out = io::stdout().lock();
     let mut err = io::stderr();

@@ -1,11 +1,11 @@
 //! The loop against scripted models: every tool_use is answered, requests
 //! are what the reference sends, the nag counts rounds as s03 does.
 
-use agent_eval::agent::protocol;
 use agent_eval::agent::tools::Toolbox;
 use agent_eval::agent::{
     LoopOutcome, LoopSettings, REMINDER, RepeatGuard, StopKind, run_loop, system_prompt,
 };
+use agent_eval::llm::protocol;
 use agent_eval::llm::{Content, ContentBlock, Role};
 use agent_eval::model::scripted::ScriptedModel;
 use agent_eval::scenario::{NagThreshold, Placement, ReminderSpec, ScriptedResponse, ToolCall};

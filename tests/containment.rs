@@ -6,10 +6,11 @@
 //! with SIGTERM, then SIGKILL, keeping its output.
 
 use agent_eval::agent::StopKind;
-use agent_eval::agent::process::{self, Containment, Invocation, Limits};
 use agent_eval::cancel::CancelToken;
+use agent_eval::eval::execute::agent_process::{ExternalOutcome, ExternalRun, run_external};
 use agent_eval::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse};
-use agent_eval::wire::{AgentCommand, ExternalOutcome, ExternalRun, TaskVia, run_external};
+use agent_eval::sandbox::process::{self, Containment, Invocation, Limits};
+use agent_eval::scenario::{AgentCommand, TaskVia};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -308,7 +309,7 @@ fn an_invocation_has_arguments_its_own_environment_and_a_log() {
 
 #[test]
 fn a_sandboxed_agent_reaches_only_its_mock_server_and_writes_only_its_workspace() {
-    let status = agent_eval::agent::sandbox::status();
+    let status = agent_eval::sandbox::landlock::status();
     if !status.is_full() {
         println!("SKIPPED: {status}");
         return;

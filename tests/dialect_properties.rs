@@ -4,7 +4,7 @@
 //! updates do what they were written for, and written invalid updates are
 //! rejected.
 
-use agent_eval::agent::dialect::{
+use agent_eval::plan::dialect::{
     Dialect, InvalidUpdate, PlanDialect, PlanItem, PlanStatus, active_form_for,
 };
 use proptest::prelude::*;

@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use agent_eval::agent::dialect::{Dialect, PlanItem, PlanStatus};
+use agent_eval::plan::dialect::{Dialect, PlanItem, PlanStatus};
 use serde_json::{Value, json};
 
 fn plan() -> Vec<PlanItem> {

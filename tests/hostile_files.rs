@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use agent_eval::agent::tools::Toolbox;
-use agent_eval::agent::workspace::{Workspace, WorkspaceImage};
 use agent_eval::eval::checks;
+use agent_eval::sandbox::workspace::{Workspace, WorkspaceImage};
 use agent_eval::scenario::{self, Check, WorkspacePath};
 use serde_json::json;
 

@@ -7,8 +7,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use agent_eval::agent::tools::{CommandSettings, Toolbox, run_command_in};
-use agent_eval::agent::workspace::{Workspace, WorkspaceImage};
+use agent_eval::agent::tools::Toolbox;
+use agent_eval::sandbox::command::{CommandSettings, run_command_in};
+use agent_eval::sandbox::workspace::{Workspace, WorkspaceImage};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -200,28 +201,28 @@ fn the_same_command_over_the_same_files_is_answered_without_a_process() {
 
 #[test]
 fn a_read_only_command_cannot_write_even_if_it_tried() {
-    if !agent_eval::agent::sandbox::status().is_full() {
-        eprintln!("SKIPPED: {}", agent_eval::agent::sandbox::status());
+    if !agent_eval::sandbox::landlock::status().is_full() {
+        eprintln!("SKIPPED: {}", agent_eval::sandbox::landlock::status());
         return;
     }
     // `find -fprint` writes a file: not read-only by the classification,
     // so run it through the read-only ruleset directly.
     let dir = tempfile::tempdir().unwrap();
-    let ruleset = agent_eval::agent::sandbox::read_only_ruleset()
+    let ruleset = agent_eval::sandbox::landlock::read_only_ruleset()
         .unwrap()
         .unwrap();
-    let invocation = agent_eval::agent::process::Invocation {
+    let invocation = agent_eval::sandbox::process::Invocation {
         ruleset: Some(&ruleset),
         ..Default::default()
     };
-    let limits = agent_eval::agent::process::Limits {
+    let limits = agent_eval::sandbox::process::Limits {
         timeout: std::time::Duration::from_secs(30),
         capture_limit: 1 << 16,
         cancel: agent_eval::cancel::CancelToken::new(),
         sandbox: true,
         containment: None,
     };
-    let out = agent_eval::agent::process::run_invocation(
+    let out = agent_eval::sandbox::process::run_invocation(
         dir.path(),
         "echo x > written.txt; find . -fprint listed.txt",
         &invocation,

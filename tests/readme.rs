@@ -44,7 +44,7 @@ fn the_scenario_example_loads_and_holds() {
     let full = result
         .cells
         .iter()
-        .map(|c| c.value(agent_eval::scenario::metric::COMPLETION_RATE))
+        .map(|c| c.value(agent_eval::metric::COMPLETION_RATE))
         .fold(0.0, f64::max);
     assert_eq!(full, 1.0);
 }

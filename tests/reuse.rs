@@ -7,8 +7,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use agent_eval::agent::tools::{CommandSettings, run_command_in};
-use agent_eval::agent::workspace::{Workspace, WorkspaceImage};
+use agent_eval::sandbox::command::run_command_in;
+use agent_eval::sandbox::outcome::CommandSettings;
+use agent_eval::sandbox::workspace::{Workspace, WorkspaceImage};
 
 /// `agent-eval run scenarios/ --json REPORT [extra]`, in a private TMPDIR
 /// (so nothing another process left in the system's temp folder, such as
@@ -63,8 +64,8 @@ fn every_shipped_scenario_reports_the_same_bytes_with_reuse_on_and_off() {
 
 #[test]
 fn a_contained_commands_changes_reach_another_runs_files_without_a_process() {
-    if !agent_eval::agent::sandbox::status().is_full() {
-        eprintln!("SKIPPED: {}", agent_eval::agent::sandbox::status());
+    if !agent_eval::sandbox::landlock::status().is_full() {
+        eprintln!("SKIPPED: {}", agent_eval::sandbox::landlock::status());
         return;
     }
     let settings = CommandSettings::new(Duration::from_secs(30));
@@ -77,10 +78,17 @@ fn a_contained_commands_changes_reach_another_runs_files_without_a_process() {
     // The changes were read back: the files are still in memory.
     assert!(first.in_memory());
     let mode = first.read("out/mode.txt").unwrap();
-    assert!(mode.starts_with(b"-rwx"), "{}", String::from_utf8_lossy(&mode));
+    assert!(
+        mode.starts_with(b"-rwx"),
+        "{}",
+        String::from_utf8_lossy(&mode)
+    );
     // Another run with the same files: the same effect, no folder made.
     let second = Workspace::create_deferred(&image).unwrap();
-    assert_eq!(run_command_in(&second, command, &settings).unwrap(), outcome);
+    assert_eq!(
+        run_command_in(&second, command, &settings).unwrap(),
+        outcome
+    );
     assert!(!second.root().exists());
     assert_eq!(second.read("out/mode.txt").unwrap(), mode);
     // Written out for a process that is not contained, the folder has
@@ -96,8 +104,8 @@ fn a_contained_commands_changes_reach_another_runs_files_without_a_process() {
 
 #[test]
 fn a_change_memory_cannot_hold_makes_the_folder_the_workspace() {
-    if !agent_eval::agent::sandbox::status().is_full() {
-        eprintln!("SKIPPED: {}", agent_eval::agent::sandbox::status());
+    if !agent_eval::sandbox::landlock::status().is_full() {
+        eprintln!("SKIPPED: {}", agent_eval::sandbox::landlock::status());
         return;
     }
     let settings = CommandSettings::new(Duration::from_secs(30));

@@ -12,12 +12,11 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::time::Duration;
 
-use agent_eval::agent::process::{self, Containment};
-use agent_eval::agent::sandbox::{self, SandboxStatus};
-use agent_eval::agent::tools::{
-    CommandSettings, ToolError, run_bash, run_bash_with, run_command, run_command_with,
-};
+use agent_eval::agent::tools::{ToolError, run_bash, run_bash_with};
 use agent_eval::cancel::{self, CancelToken};
+use agent_eval::sandbox::command::{CommandError, CommandSettings, run_command, run_command_with};
+use agent_eval::sandbox::landlock::{self, SandboxStatus};
+use agent_eval::sandbox::process::{self, Containment};
 
 /// Generous: only a hang (the bug) comes near it.
 const LONG: Duration = Duration::from_secs(60);
@@ -66,7 +65,7 @@ fn containments() -> Vec<Containment> {
 }
 
 fn landlock_enforced() -> bool {
-    match sandbox::status() {
+    match landlock::status() {
         SandboxStatus::Unavailable { reason } => {
             eprintln!("skipped: Landlock unavailable ({reason})");
             false
@@ -76,7 +75,7 @@ fn landlock_enforced() -> bool {
 }
 
 fn landlock_full() -> bool {
-    let status = sandbox::status();
+    let status = landlock::status();
     if !status.is_full() {
         eprintln!("skipped: {status}");
     }
@@ -147,7 +146,7 @@ fn the_timeout_kills_the_tree_and_covers_reading() {
             &settings,
         )
         .unwrap_err();
-        assert!(matches!(err, ToolError::Timeout(_)), "{err}");
+        assert!(matches!(err, CommandError::Timeout(_)), "{err}");
         assert_gone(&a);
         assert_gone(&b);
     }
@@ -442,7 +441,7 @@ fn require_sandbox_exits_2_exactly_when_landlock_is_not_full() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    if sandbox::status().is_full() {
+    if landlock::status().is_full() {
         assert_eq!(output.status.code(), Some(0), "{stderr}");
     } else {
         assert_eq!(output.status.code(), Some(2), "{stderr}");

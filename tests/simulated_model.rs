@@ -1,12 +1,12 @@
 //! The simulated model: it decides from its input alone, it is
 //! deterministic, and its parameters move results the way they claim to.
 
-use agent_eval::agent::todo::TodoManager;
 use agent_eval::agent::tools::schemas;
 use agent_eval::eval::{Cell, EvalOptions, evaluate_scenario, run_once};
 use agent_eval::llm::Model;
 use agent_eval::llm::{ContentBlock, Message, ModelRequest, Role};
 use agent_eval::model::simulated::{SimulateParams, SimulatedModel, run_seed};
+use agent_eval::plan::todo::TodoManager;
 use agent_eval::scenario::{self, Axis, AxisValue, ModelSpec, NagThreshold, Scenario};
 use serde_json::json;
 use std::path::Path;
@@ -349,7 +349,7 @@ fn a_step_that_cannot_be_done_is_given_up_after_three_attempts() {
 
 #[test]
 fn every_tool_use_is_answered_and_only_prepended_reminders_break_the_protocol() {
-    use agent_eval::agent::protocol;
+    use agent_eval::llm::protocol;
     use agent_eval::scenario::Placement;
     let base = ten_step();
     for placement in [Placement::Prepend, Placement::Append, Placement::Fold] {
@@ -385,7 +385,7 @@ fn every_tool_use_is_answered_and_only_prepended_reminders_break_the_protocol() 
 
 #[test]
 fn every_dialect_plans_in_its_own_shape_and_completes_without_drift() {
-    use agent_eval::agent::dialect::Dialect;
+    use agent_eval::plan::dialect::Dialect;
     let s = ten_step();
     let p = SimulateParams {
         recall_floor: 1.0,
@@ -413,7 +413,7 @@ fn every_dialect_plans_in_its_own_shape_and_completes_without_drift() {
 
 #[test]
 fn every_dialect_completes_more_than_no_planning_tool() {
-    use agent_eval::agent::dialect::Dialect;
+    use agent_eval::plan::dialect::Dialect;
     let s = ten_step();
     let without = mean_completion(&s, false, 30);
     for &dialect in Dialect::ALL {
@@ -429,7 +429,7 @@ fn every_dialect_completes_more_than_no_planning_tool() {
 
 #[test]
 fn invalid_updates_are_written_in_the_dialect_s_shape_and_rejected() {
-    use agent_eval::agent::dialect::Dialect;
+    use agent_eval::plan::dialect::Dialect;
     let s = ten_step();
     let p = SimulateParams {
         invalid_todo_rate: 1.0,

@@ -1,6 +1,6 @@
 //! Properties of the TodoManager over arbitrary (and adversarial) input.
 
-use agent_eval::agent::todo::{MAX_TODOS, TodoManager, TodoStatus, parse_render};
+use agent_eval::plan::todo::{MAX_TODOS, TodoManager, TodoStatus, parse_render};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

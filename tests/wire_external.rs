@@ -4,11 +4,12 @@
 //! task delivery, grace period and timeout.
 
 use agent_eval::agent::StopKind;
-use agent_eval::agent::dialect::Dialect;
+use agent_eval::eval::execute::agent_process::{ExternalRun, run_external};
 use agent_eval::eval::{Cell, checks, model_for, run_once, workspace};
 use agent_eval::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse};
+use agent_eval::plan::dialect::Dialect;
 use agent_eval::scenario::{self, ModelSpec, NagThreshold, Placement, ReminderSpec, Scenario};
-use agent_eval::wire::{AgentCommand, ExternalRun, TaskVia, run_external};
+use agent_eval::scenario::{AgentCommand, TaskVia};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -194,7 +195,11 @@ impl Model for Done {
     }
 }
 
-fn shell_run(command: &str, via: TaskVia, timeout_s: u64) -> agent_eval::wire::ExternalOutcome {
+fn shell_run(
+    command: &str,
+    via: TaskVia,
+    timeout_s: u64,
+) -> agent_eval::eval::execute::agent_process::ExternalOutcome {
     let dir = tempfile::tempdir().unwrap();
     let mut agent = AgentCommand::new(command);
     agent.task_via = via;

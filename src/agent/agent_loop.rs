@@ -17,14 +17,14 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use super::dialect::{Dialect, PlanItem};
-use super::reminder::{Placement, ReminderSpec, TurnFacts};
 use super::tools::{Toolbox, schemas};
 use crate::llm::{ContentBlock, Message, ModelRequest, Role, StopReason, ToolSchema};
 use crate::llm::{Model, ModelError};
+use crate::plan::dialect::{Dialect, PlanItem};
+use crate::plan::reminder::{Placement, ReminderSpec, TurnFacts};
 
 /// The s03 reminder text (the default policy's).
-pub const REMINDER: &str = super::reminder::S03_TEXT;
+pub const REMINDER: &str = crate::plan::reminder::S03_TEXT;
 
 /// The system prompt for a workspace.
 pub fn system_prompt(workdir: &str) -> String {

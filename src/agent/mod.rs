@@ -3,15 +3,7 @@
 //! check. Built on [`crate::llm`] only.
 
 pub mod agent_loop;
-pub mod dialect;
-pub mod process;
-pub mod protocol;
-pub mod pyrepr;
-pub mod reminder;
-pub mod sandbox;
-pub mod todo;
 pub mod tools;
-pub mod workspace;
 
 pub use agent_loop::{
     LoopOutcome, LoopSettings, REMINDER, RepeatGuard, StopKind, run_loop, system_prompt,

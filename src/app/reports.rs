@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use super::{AppError, STDOUT, Status, check_output_path, write_report, write_report_with};
 use crate::report::json::{self, Report, ReportFile, ShardReader};
 use crate::report::terminal::escape;
-use crate::report::{baseline, html, junit, markdown, table};
+use crate::report::{html, junit, markdown, table};
+use crate::results::baseline;
 
 /// `agent-eval merge`.
 #[derive(Debug, Clone, Default)]
@@ -153,7 +154,7 @@ pub fn diff(
         )));
     }
     let diffs = baseline::compare(&old, &new, tolerance);
-    out.write_all(baseline::render(&diffs, tolerance).as_bytes())
+    out.write_all(crate::report::baseline::render(&diffs, tolerance).as_bytes())
         .map_err(|source| AppError::Write {
             path: PathBuf::from("stdout"),
             source,

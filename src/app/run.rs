@@ -15,7 +15,8 @@ use super::{
 use crate::eval::{self, EvalError, EvalEvent, EvalOptions, ScenarioResult, Shard};
 use crate::report::json::{Report, ReportFile, ShardPlan};
 use crate::report::terminal::escape;
-use crate::report::{baseline, html, junit, log, markdown, table};
+use crate::report::{html, junit, log, markdown, table};
+use crate::results::baseline;
 use crate::scenario::{self, Scenario};
 
 /// Where `run` writes its reports.
@@ -345,7 +346,11 @@ pub fn run(
     let mut regressed = false;
     if let Some(old) = &baseline {
         let diffs = baseline::compare(old, &baseline::rates(&results), config.tolerance);
-        let _ = write!(human, "{}", baseline::render(&diffs, config.tolerance));
+        let _ = write!(
+            human,
+            "{}",
+            crate::report::baseline::render(&diffs, config.tolerance)
+        );
         regressed = baseline::regressed(&diffs);
     }
     let shown = if stdout_reports == 1 {

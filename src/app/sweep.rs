@@ -37,8 +37,8 @@ pub struct SweepConfig {
 
 /// The values swept when none are given.
 fn default_values(axis: &Axis) -> Result<Vec<AxisValue>, String> {
-    use crate::agent::dialect::Dialect;
-    use crate::agent::reminder::{NagThreshold, Placement, ReminderSpec};
+    use crate::plan::dialect::Dialect;
+    use crate::plan::reminder::{NagThreshold, Placement, ReminderSpec};
     Ok(match axis {
         Axis::NagThreshold => [1, 2, 3, 5, 8]
             .into_iter()

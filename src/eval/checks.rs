@@ -11,8 +11,9 @@
 use std::borrow::Cow;
 use std::io::Read;
 
-use crate::agent::tools::{BASH_TIMEOUT, CommandSettings, run_command_in};
-use crate::agent::workspace::{CheckSource, Workspace};
+use crate::agent::tools::BASH_TIMEOUT;
+use crate::sandbox::command::{CommandSettings, run_command_in};
+use crate::sandbox::workspace::{CheckSource, Workspace};
 use crate::scenario::Check;
 
 /// Bytes read from disk at a time.

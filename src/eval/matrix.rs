@@ -17,11 +17,12 @@
 use rayon::prelude::*;
 use std::ops::Range;
 
-pub use super::cells::{Cell, cells};
-use super::cells::{cells_up_to, combinations};
-use super::run::{RunEnv, RunError, RunMetrics, run_once_in};
-use super::runs::{RunsBuilder, Spill, SpillError};
-use super::summary::{CellSummary, ScenarioResult};
+use super::execute::{RunEnv, RunError, run_once_in};
+use crate::results::record::RunMetrics;
+use crate::results::runs::{RunsBuilder, Spill, SpillError};
+use crate::results::summary::{CellSummary, ScenarioResult};
+pub use crate::scenario::cells::{Cell, cells};
+use crate::scenario::cells::{cells_up_to, combinations};
 use crate::scenario::{CellSettings, LoadError, ModelSpec, Scenario};
 
 /// Seeds a simulated scenario runs when neither it nor `--seeds` says.
@@ -126,7 +127,7 @@ pub enum EvalEvent<'a> {
         position: usize,
         unit: Unit,
         /// Everything the run produced (for run logs).
-        record: &'a super::run::RunRecord,
+        record: &'a crate::results::record::RunRecord,
     },
     ScenarioFinished {
         result: &'a ScenarioResult,
@@ -469,7 +470,7 @@ fn run_and_summarise(
 ) -> Result<Vec<ScenarioResult>, EvalError> {
     // Made when the first record arrives: an evaluation none of whose runs
     // happened (no temporary folder, say) reports its run errors.
-    let mut spill: Option<(std::sync::Arc<Spill>, super::runs::SpillWriter)> = None;
+    let mut spill: Option<(std::sync::Arc<Spill>, crate::results::runs::SpillWriter)> = None;
     let share = |seeds: usize| match options.shard {
         Some(shard) => seeds.div_ceil(shard.count),
         None => seeds,
@@ -548,7 +549,7 @@ fn summarise(
     options: &EvalOptions,
 ) -> ScenarioResult {
     let steps_total = scenario.steps_total();
-    let labels = super::summary::StepLabel::of(scenario);
+    let labels = crate::results::summary::StepLabel::of(scenario);
     let summaries: Vec<CellSummary> = plan
         .cells_of(scenario_index)
         .iter()

@@ -3,29 +3,22 @@
 //! expectations. The engine emits [`EvalEvent`]s as it goes; reporters
 //! consume the finished [`ScenarioResult`]s.
 
-pub mod cells;
 pub mod checks;
-pub mod compare;
-pub mod expect;
-pub mod external;
+pub mod execute;
 pub mod matrix;
-pub mod metrics;
-pub mod run;
-pub mod runs;
-pub mod stats;
-pub mod summary;
 pub mod sweep;
 pub mod workspace;
 
-pub use cells::{Cell, cells};
-pub use expect::ExpectationOutcome;
+pub use crate::scenario::cells::{Cell, cells};
+pub use execute::{
+    RunEnv, RunError, model_for, model_for_in, run_once, run_once_in, run_with_model,
+};
 pub use matrix::{
     DEFAULT_MAX_RUNS, EvalError, EvalEvent, EvalOptions, Plan, Shard, Unit, UnitOutcome, admit,
     evaluate, evaluate_plan, evaluate_scenario, plan,
 };
-pub use run::{
-    RunEnv, RunError, RunMetrics, RunRecord, model_for, model_for_in, run_once, run_once_in,
-    run_with_model,
-};
-pub use runs::{RunRow, Runs};
-pub use summary::{CellSummary, ScenarioResult};
+// Shims for one stage of the structure move: these moved to `results`.
+pub use crate::results::expect::ExpectationOutcome;
+pub use crate::results::record::{RunMetrics, RunRecord};
+pub use crate::results::runs::{RunRow, Runs};
+pub use crate::results::summary::{CellSummary, ScenarioResult};

@@ -15,9 +15,9 @@
 use serde::Serialize;
 
 use super::matrix::{EvalError, EvalEvent, EvalOptions, evaluate_scenario};
-use super::stats;
-use super::summary::{CellSummary, pair_by_seed};
-use crate::scenario::metric::{COMPLETION_RATE, MEAN_REMINDERS};
+use crate::metric::{COMPLETION_RATE, MEAN_REMINDERS};
+use crate::results::stats;
+use crate::results::summary::{CellSummary, pair_by_seed};
 use crate::scenario::{Axis, AxisValue, RunsSpec, Scenario};
 
 /// Significance level below which a threshold counts as worse than the leader.
@@ -101,7 +101,7 @@ pub fn sweep_with(
         .into_iter()
         .next()
         .unwrap_or_else(|| {
-            let cell = super::cells::Cell::of_agent(&swept).with_todo(false);
+            let cell = crate::scenario::cells::Cell::of_agent(&swept).with_todo(false);
             CellSummary::new(cell.settings, scenario.steps_total(), Vec::new())
         });
     let (leader, best, p_vs_leader) = recommend(&with_todo, min_effect);
@@ -178,7 +178,7 @@ mod tests {
             (Axis::Todo, AxisValue::Bool(true)),
             (Axis::NagThreshold, AxisValue::Threshold(nag)),
         ]);
-        crate::eval::summary::test_cell(settings, 10, completed, reminders)
+        crate::results::summary::test_cell(settings, 10, completed, reminders)
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::agent::workspace::{CreateError, ImageError, Workspace, WorkspaceImage};
+use crate::sandbox::workspace::{CreateError, ImageError, Workspace, WorkspaceImage};
 use crate::scenario::WorkspaceSpec;
 
 /// Builds the image a spec describes (reading the fixture).

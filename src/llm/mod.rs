@@ -6,6 +6,7 @@
 //! imports the rest of the crate, so every other module can build on it.
 
 pub mod messages;
+pub mod protocol;
 
 pub use messages::{
     Content, ContentBlock, Message, ModelRequest, ModelResponse, Role, StopReason, ToolSchema,

@@ -1,244 +1,14 @@
-//! Regression gating: a new report against a baseline (`run --baseline`,
-//! `diff OLD NEW`). Cells are matched by scenario name and settings.
-//!
-//! When a cell ran as many runs before as now (the same seeds, with mock
-//! models the same runs), any move is real, and it regresses when its
-//! completion rate or full-completion rate fell by more than the
-//! tolerance. When the run counts differ, part of a move is noise: the cell
-//! regresses only when the drop exceeds the tolerance *and* the new 95%
-//! interval lies wholly below the old one; a drop within the intervals is
-//! reported as `noise?`, never failed, and the table is followed by a
-//! warning naming the cells whose counts differ. Improvements, new and
-//! removed cells are reported, never failed.
+//! The baseline comparison as text: the table of cells that moved against
+//! a baseline report, the warning about cells whose run counts differ, and
+//! the summary line. The judgement itself is [`crate::results::baseline`].
 
-use std::collections::BTreeMap;
 use std::fmt::Write;
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
 use super::terminal::escape;
-use crate::eval::ScenarioResult;
-use crate::scenario::CellSettings;
-use crate::scenario::metric::Metric;
-
-/// The default tolerance: an absolute drop of 0.05 (five points).
-pub const DEFAULT_TOLERANCE: f64 = 0.05;
-
-/// How a cell moved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Movement {
-    Regressed,
-    Improved,
-    Unchanged,
-    /// Moved by more than the tolerance, but within what a different run
-    /// count explains (the 95% intervals overlap).
-    Noise,
-    New,
-    Removed,
-}
-
-impl Movement {
-    fn label(self) -> &'static str {
-        match self {
-            Self::Regressed => "REGRESSED",
-            Self::Improved => "improved",
-            Self::Unchanged => "unchanged",
-            Self::Noise => "noise?",
-            Self::New => "new",
-            Self::Removed => "removed",
-        }
-    }
-}
-
-/// One cell's comparison.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CellDiff {
-    pub scenario: String,
-    pub settings: CellSettings,
-    /// The gated rates ([`Metric::gated`], e.g. completion and full
-    /// completion) before and after.
-    pub old: Option<Vec<f64>>,
-    pub new: Option<Vec<f64>>,
-    /// Runs before and after.
-    pub old_runs: Option<usize>,
-    pub new_runs: Option<usize>,
-    pub movement: Movement,
-}
-
-impl CellDiff {
-    /// Whether the cell ran a different number of runs before and now.
-    pub fn counts_differ(&self) -> bool {
-        matches!((self.old_runs, self.new_runs), (Some(a), Some(b)) if a != b)
-    }
-}
-
-/// One cell's gated rates, keyed by scenario and settings.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CellRates {
-    pub scenario: String,
-    pub settings: CellSettings,
-    pub runs: usize,
-    /// One per gated metric, in table order.
-    pub rates: Vec<GatedRate>,
-}
-
-/// A gated rate's value and 95% interval.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct GatedRate {
-    pub metric: &'static Metric,
-    pub value: f64,
-    pub ci95: [f64; 2],
-}
-
-impl CellRates {
-    /// A cell's rates, each gated metric's value and interval given by `rate`.
-    pub fn new(
-        scenario: String,
-        settings: CellSettings,
-        runs: usize,
-        rate: impl Fn(&'static Metric) -> (f64, [f64; 2]),
-    ) -> Self {
-        let rates = Metric::gated()
-            .map(|metric| {
-                let (value, ci95) = rate(metric);
-                GatedRate {
-                    metric,
-                    value,
-                    ci95,
-                }
-            })
-            .collect();
-        Self {
-            scenario,
-            settings,
-            runs,
-            rates,
-        }
-    }
-
-    fn values(&self) -> Vec<f64> {
-        self.rates.iter().map(|r| r.value).collect()
-    }
-}
-
-/// The rates of freshly computed results.
-pub fn rates(results: &[ScenarioResult]) -> Vec<CellRates> {
-    results
-        .iter()
-        .flat_map(|s| {
-            s.cells.iter().map(|c| {
-                CellRates::new(s.name.clone(), c.settings.clone(), c.runs, |m| {
-                    (c.value(m.name), c.interval(m.name))
-                })
-            })
-        })
-        .collect()
-}
-
-/// How one rate moved: -1 down, 0 not beyond the tolerance, 1 up. With
-/// different run counts a move also needs the intervals apart.
-fn direction(
-    before: f64,
-    after: f64,
-    before_ci: [f64; 2],
-    after_ci: [f64; 2],
-    tolerance: f64,
-    counts_differ: bool,
-) -> (i8, bool) {
-    let (down, up) = (after < before - tolerance, after > before + tolerance);
-    let apart_down = after_ci[1] < before_ci[0];
-    let apart_up = after_ci[0] > before_ci[1];
-    match (down, up) {
-        (true, _) if !counts_differ || apart_down => (-1, false),
-        (_, true) if !counts_differ || apart_up => (1, false),
-        (true, _) | (_, true) => (0, true),
-        _ => (0, false),
-    }
-}
-
-fn movement(old: &CellRates, new: &CellRates, tolerance: f64) -> Movement {
-    let counts_differ = old.runs != new.runs;
-    let moves: Vec<(i8, bool)> = old
-        .rates
-        .iter()
-        .filter_map(|before| {
-            let after = new.rates.iter().find(|r| r.metric == before.metric)?;
-            let (moved, noisy) = direction(
-                before.value,
-                after.value,
-                before.ci95,
-                after.ci95,
-                tolerance,
-                counts_differ,
-            );
-            // A move is better or worse as the metric's direction says.
-            let better = if before.metric.higher_is_better {
-                moved
-            } else {
-                -moved
-            };
-            Some((better, noisy))
-        })
-        .collect();
-    if moves.iter().any(|(m, _)| *m < 0) {
-        Movement::Regressed
-    } else if moves.iter().any(|(m, _)| *m > 0) {
-        Movement::Improved
-    } else if moves.iter().any(|(_, noisy)| *noisy) {
-        Movement::Noise
-    } else {
-        Movement::Unchanged
-    }
-}
-
-/// The key a cell is matched by.
-fn key(c: &CellRates) -> (String, String) {
-    (c.scenario.clone(), c.settings.to_string())
-}
-
-/// Compares every cell of `old` and `new` (matched through an index, so
-/// linear in the cells up to a log factor).
-pub fn compare(old: &[CellRates], new: &[CellRates], tolerance: f64) -> Vec<CellDiff> {
-    let old_index: BTreeMap<(String, String), &CellRates> =
-        old.iter().map(|c| (key(c), c)).collect();
-    let new_index: BTreeMap<(String, String), &CellRates> =
-        new.iter().map(|c| (key(c), c)).collect();
-    let pair = CellRates::values;
-    let mut diffs: Vec<CellDiff> = new
-        .iter()
-        .map(|now| {
-            let before = old_index.get(&key(now)).copied();
-            CellDiff {
-                scenario: now.scenario.clone(),
-                settings: now.settings.clone(),
-                old: before.map(pair),
-                new: Some(pair(now)),
-                old_runs: before.map(|b| b.runs),
-                new_runs: Some(now.runs),
-                movement: before.map_or(Movement::New, |b| movement(b, now, tolerance)),
-            }
-        })
-        .collect();
-    diffs.extend(
-        old.iter()
-            .filter(|c| !new_index.contains_key(&key(c)))
-            .map(|c| CellDiff {
-                scenario: c.scenario.clone(),
-                settings: c.settings.clone(),
-                old: Some(pair(c)),
-                new: None,
-                old_runs: Some(c.runs),
-                new_runs: None,
-                movement: Movement::Removed,
-            }),
-    );
-    diffs
-}
-
-/// Whether any cell regressed.
-pub fn regressed(diffs: &[CellDiff]) -> bool {
-    diffs.iter().any(|d| d.movement == Movement::Regressed)
-}
+use crate::metric::Metric;
+use crate::results::baseline::{CellDiff, Movement};
 
 /// The table of what moved (unchanged cells are counted, not listed), the
 /// warning about cells whose run counts differ, and the summary line.
@@ -317,10 +87,12 @@ pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{Axis, AxisValue, NagThreshold};
+    use crate::results::baseline::{CellRates, compare};
+    use crate::scenario::{Axis, AxisValue, CellSettings, NagThreshold};
 
+    /// A cell whose completion and full-completion rates are `completion`
+    /// and `full`, with an interval as wide as `runs` runs give.
     fn cell(name: &str, nag: u32, runs: usize, completion: f64, full: f64) -> CellRates {
-        // An interval as wide as a few hundred runs give.
         let half = 0.5 / (runs as f64).sqrt();
         let ci = |x: f64| [(x - half).max(0.0), (x + half).min(1.0)];
         let settings = CellSettings::new(vec![
@@ -340,40 +112,10 @@ mod tests {
         })
     }
 
-    fn rates(name: &str, nag: u32, completion: f64, full: f64) -> CellRates {
-        cell(name, nag, 200, completion, full)
-    }
-
     #[test]
-    fn movements() {
-        let old = [
-            rates("s", 1, 0.9, 0.5),
-            rates("s", 2, 0.9, 0.5),
-            rates("s", 3, 0.9, 0.5),
-            rates("gone", 1, 1.0, 1.0),
-        ];
-        let new = [
-            rates("s", 1, 0.84, 0.5),
-            rates("s", 2, 0.9, 0.56),
-            rates("s", 3, 0.86, 0.46),
-            rates("fresh", 1, 0.0, 0.0),
-        ];
-        let moves: Vec<Movement> = compare(&old, &new, 0.05)
-            .iter()
-            .map(|d| d.movement)
-            .collect();
-        assert_eq!(
-            moves,
-            [
-                Movement::Regressed,
-                Movement::Improved,
-                Movement::Unchanged,
-                Movement::New,
-                Movement::Removed
-            ]
-        );
-        assert!(regressed(&compare(&old, &new, 0.05)));
-        assert!(!regressed(&compare(&old, &new, 0.2)));
+    fn the_table_lists_what_moved_and_counts_the_rest() {
+        let old = [cell("s", 1, 200, 0.9, 0.5), cell("s", 3, 200, 0.9, 0.5)];
+        let new = [cell("s", 1, 200, 0.84, 0.5), cell("s", 3, 200, 0.86, 0.46)];
         let table = render(&compare(&old, &new, 0.05), 0.05);
         assert!(
             table.contains("REGRESSED") && table.contains("1 unchanged"),
@@ -383,44 +125,15 @@ mod tests {
     }
 
     #[test]
-    fn a_metric_where_lower_is_better_regresses_when_it_rises() {
-        // Were `mean_turns` gated, more turns would be the regression.
-        let turns = Metric::named("mean_turns").unwrap();
-        let with_turns = |x: f64| {
-            let mut c = cell("s", 3, 200, 0.8, 0.5);
-            c.rates = vec![GatedRate {
-                metric: turns,
-                value: x,
-                ci95: [x, x],
-            }];
-            c
-        };
-        let moved = |a: f64, b: f64| compare(&[with_turns(a)], &[with_turns(b)], 0.05)[0].movement;
-        assert_eq!(moved(10.0, 12.0), Movement::Regressed);
-        assert_eq!(moved(12.0, 10.0), Movement::Improved);
-        assert_eq!(moved(10.0, 10.01), Movement::Unchanged);
-    }
-
-    #[test]
-    fn a_drop_within_the_noise_of_other_run_counts_is_no_regression() {
-        // 200 runs before, 10 now: a 10-point drop is within the intervals.
+    fn a_move_within_the_noise_is_marked_and_warned_about() {
         let old = [cell("s", 3, 200, 0.8, 0.5)];
         let noisy = [cell("s", 3, 10, 0.7, 0.4)];
-        let diffs = compare(&old, &noisy, 0.05);
-        assert_eq!(diffs[0].movement, Movement::Noise);
-        assert!(!regressed(&diffs));
-        let table = render(&diffs, 0.05);
+        let table = render(&compare(&old, &noisy, 0.05), 0.05);
         assert!(table.contains("noise?"), "{table}");
         assert!(table.contains("200 → 10"), "{table}");
         assert!(
             table.contains("warning: 1 cell ran a different number of runs"),
             "{table}"
         );
-        // A drop far outside the intervals is still a regression.
-        let collapsed = [cell("s", 3, 10, 0.0, 0.0)];
-        assert!(regressed(&compare(&old, &collapsed, 0.05)));
-        // Equal counts: the tolerance alone decides.
-        let same_count = [cell("s", 3, 200, 0.7, 0.5)];
-        assert!(regressed(&compare(&old, &same_count, 0.05)));
     }
 }

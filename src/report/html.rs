@@ -13,7 +13,7 @@ use serde_json::Value;
 use std::fmt::Write as _;
 
 use super::table::MetricValues as _;
-use crate::scenario::metric::{Format, Metric};
+use crate::metric::{Format, Metric};
 
 /// A sweep chart to embed (the SVG text `sweep --svg` writes).
 #[derive(Debug, Clone)]
@@ -502,7 +502,7 @@ fn is_reminder(text: &str) -> bool {
 /// A p-value as every report prints it.
 fn p_text(p: Option<&Value>) -> String {
     match p.and_then(Value::as_f64) {
-        Some(p) => crate::eval::summary::p_text(p),
+        Some(p) => crate::results::summary::p_text(p),
         None => "–".into(),
     }
 }

@@ -39,12 +39,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::report::baseline::CellRates;
+use crate::results::baseline::CellRates;
 
-use crate::eval::run::RunMetrics;
-use crate::eval::runs::{RecordPart, RunRow, RunTotals, Runs, Spill, SpillError, SpillWriter};
 use crate::eval::{CellSummary, ScenarioResult, Shard};
-use crate::scenario::metric::{METRICS, Metric};
+use crate::metric::{METRICS, Metric};
+use crate::results::record::RunMetrics;
+use crate::results::runs::{RecordPart, RunRow, RunTotals, Runs, Spill, SpillError, SpillWriter};
 use crate::scenario::{CellSettings, Expectation};
 
 /// The report's format version.
@@ -164,7 +164,7 @@ pub struct ScenarioFile {
 }
 
 /// A cell as read back. The metric keys are those of the metric table
-/// ([`crate::scenario::metric`]), read by a hand-written visitor so that a
+/// ([`crate::metric`]), read by a hand-written visitor so that a
 /// metric added to the table is read with no change here.
 #[derive(Debug, Clone)]
 pub struct CellFile {
@@ -176,7 +176,7 @@ pub struct CellFile {
     pub runs: Option<usize>,
     /// The per-step rates as written (their ids and texts label the
     /// rebuilt ones).
-    pub step_rates: Vec<crate::eval::summary::StepRate>,
+    pub step_rates: Vec<crate::results::summary::StepRate>,
     pub pass_hat_k: Option<BTreeMap<String, f64>>,
     /// The aggregates as written, in file order: a baseline is compared on
     /// the rates, and each is checked to be within its bounds.
@@ -976,7 +976,7 @@ fn merge(
             let mut parts: Vec<RecordPart> = Vec::with_capacity(reports.len());
             // The cell's step labels: from the first shard that ran it (a
             // shard without runs of a cell has none for it).
-            let mut labels: Vec<crate::eval::summary::StepRate> = Vec::new();
+            let mut labels: Vec<crate::results::summary::StepRate> = Vec::new();
             let mut settings_and_steps = None;
             for report in &mut reports {
                 let Some(cell) = report.scenarios.get_mut(j).and_then(|s| s.cells.get_mut(c))
@@ -1001,9 +1001,9 @@ fn merge(
                 .unwrap_or(0);
             let runs = Runs::interleaved(spill, parts, first, seeds.len())
                 .map_err(|e| general(e.to_string()))?;
-            let labels: Vec<crate::eval::summary::StepLabel> = labels
+            let labels: Vec<crate::results::summary::StepLabel> = labels
                 .iter()
-                .map(|s| crate::eval::summary::StepLabel {
+                .map(|s| crate::results::summary::StepLabel {
                     id: s.id.clone(),
                     text: s.text.clone(),
                 })
@@ -1301,11 +1301,11 @@ mod shard_tests {
     /// The report one unsharded run of the same runs gives.
     fn unsharded() -> String {
         let labels = [
-            crate::eval::summary::StepLabel {
+            crate::results::summary::StepLabel {
                 id: "a".into(),
                 text: "A".into(),
             },
-            crate::eval::summary::StepLabel {
+            crate::results::summary::StepLabel {
                 id: "b".into(),
                 text: "B".into(),
             },

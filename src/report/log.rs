@@ -12,9 +12,9 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::agent::dialect::PlanItem;
 use crate::eval::{Cell, RunMetrics, RunRecord};
 use crate::llm::{Content, ContentBlock, Role};
+use crate::plan::dialect::PlanItem;
 use crate::scenario::{Axis, AxisValue, CellSettings, Expectation, ReminderSpec, Scenario};
 
 /// The plan after `turn` (1-based), when that turn changed it.
@@ -240,7 +240,7 @@ pub fn failing_runs<'a>(
                         .map_while(Result::ok)
                         .map(move |r| (&c.settings, r))
                 })
-                .filter(|(_, r)| crate::eval::expect::exact_measure(exact, r) != expected)
+                .filter(|(_, r)| crate::results::expect::exact_measure(exact, r) != expected)
                 .map(|(settings, r)| (settings, r.seed))
                 .take(REPLAYS_PER_EXPECTATION)
                 .collect();
@@ -262,7 +262,7 @@ pub fn failing_runs<'a>(
     } else {
         for c in selected {
             for r in c.results.records().map_while(Result::ok) {
-                let badness = crate::eval::metrics::per_run(metric.per_run, &r);
+                let badness = crate::results::metric_values::per_run(metric.per_run, &r);
                 worst.offer(badness, &c.settings, r.seed);
             }
         }
@@ -303,7 +303,7 @@ mod tests {
     fn failing_runs_are_the_worst_first_and_at_most_three() {
         use crate::scenario::{Axis, AxisValue, Bound, CellSelector, Metric};
         let settings = CellSettings::new(vec![(Axis::Todo, AxisValue::Bool(true))]);
-        let cells = [crate::eval::summary::test_cell(
+        let cells = [crate::results::summary::test_cell(
             settings,
             10,
             &[10, 4, 10, 7, 2, 9],

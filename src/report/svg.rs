@@ -11,7 +11,7 @@
 use plotters::prelude::*;
 
 use crate::eval::sweep::SweepResult;
-use crate::scenario::metric::{COMPLETION_RATE, MEAN_REMINDERS};
+use crate::metric::{COMPLETION_RATE, MEAN_REMINDERS};
 
 const WIDTH: u32 = 900;
 const HEIGHT: u32 = 540;

@@ -10,11 +10,11 @@ use tabled::builder::Builder;
 use tabled::settings::Style;
 
 use super::terminal::escape;
-use crate::eval::summary::p_text;
 use crate::eval::sweep::{ALPHA, SweepResult};
 use crate::eval::{CellSummary, ScenarioResult};
+use crate::metric::{COMPLETION_RATE, Column, Columns, Format, METRICS, Metric};
+use crate::results::summary::p_text;
 use crate::scenario::Axis;
-use crate::scenario::metric::{COMPLETION_RATE, Column, Columns, Format, METRICS, Metric};
 
 const GREEN: &str = "\x1b[32m";
 const RED: &str = "\x1b[31m";

@@ -13,10 +13,10 @@
 use std::fmt::Write;
 
 use super::terminal::{escape, escape_multiline, strip_sgr};
-use crate::agent::dialect::{PlanDialect, PlanItem};
-use crate::agent::todo::python_str;
 use crate::eval::RunRecord;
 use crate::llm::{Content, ContentBlock, Message, Role};
+use crate::plan::dialect::{PlanDialect, PlanItem};
+use crate::plan::todo::python_str;
 use crate::scenario::Scenario;
 
 /// Result lines shown per tool call before eliding.

@@ -11,10 +11,10 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer};
 use std::collections::BTreeMap;
 
-use crate::agent::dialect::Dialect;
-use crate::agent::reminder::{NagThreshold, Placement, ReminderSpec};
+use super::agent_command::{AgentCommand, TaskVia};
 use crate::agent::{LoopSettings, RepeatGuard};
-use crate::wire::{AgentCommand, TaskVia};
+use crate::plan::dialect::Dialect;
+use crate::plan::reminder::{NagThreshold, Placement, ReminderSpec};
 
 /// The loop's settings, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]

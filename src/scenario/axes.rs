@@ -16,9 +16,9 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 use std::fmt;
 
-use crate::agent::dialect::Dialect;
-use crate::agent::reminder::{NagThreshold, Placement, ReminderSpec};
 use crate::model::simulated::SimulateParams;
+use crate::plan::dialect::Dialect;
+use crate::plan::reminder::{NagThreshold, Placement, ReminderSpec};
 
 /// One named axis.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -7,8 +7,8 @@ use serde_json::Value;
 use std::fmt;
 
 use super::axes::CellSelector;
-use super::metric::{METRICS, Metric};
 use crate::agent::StopKind;
+use crate::metric::{METRICS, Metric};
 
 /// A bound on a measured number.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]

@@ -203,7 +203,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
                 resolved.display()
             ))
         } else {
-            crate::agent::workspace::fixture_outside_repository(file, &resolved)
+            crate::sandbox::workspace::fixture_outside_repository(file, &resolved)
                 .or_else(|| fixture_too_big(&resolved))
         };
         if let Some(problem) = problem {
@@ -217,7 +217,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
     }
     // Read the fixture and write the files once, now: what cannot be
     // prepared is an error of this file, not of a run.
-    let image = crate::agent::workspace::WorkspaceImage::build(
+    let image = crate::sandbox::workspace::WorkspaceImage::build(
         workspace.fixture.as_ref().map(|f| f.value.as_path()),
         workspace
             .files
@@ -226,7 +226,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
     )
     .map_err(|e| {
         let at = match e.file_key() {
-            Some(key) => crate::agent::workspace::locate_key(text, key),
+            Some(key) => crate::sandbox::workspace::locate_key(text, key),
             None => workspace
                 .fixture
                 .as_ref()

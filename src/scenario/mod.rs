@@ -12,10 +12,11 @@
 //! backends' own parameter types.
 
 mod agent;
+mod agent_command;
 mod axes;
+pub mod cells;
 mod expect;
 mod load;
-pub mod metric;
 mod model;
 mod runs;
 mod seeds;
@@ -25,17 +26,18 @@ mod workspace;
 use serde::Deserialize;
 use std::path::PathBuf;
 
-pub use crate::agent::dialect::Dialect;
-pub use crate::agent::reminder::{NagThreshold, Placement, ReminderSpec};
 pub use crate::agent::{RepeatGuard, StopKind};
+pub use crate::metric::{METRICS, Metric};
 pub use crate::model::ToolCall;
 pub use crate::model::scripted::ScriptedResponse;
 pub use crate::model::simulated::{SimulateParams, Skill};
+pub use crate::plan::dialect::Dialect;
+pub use crate::plan::reminder::{NagThreshold, Placement, ReminderSpec};
 pub use agent::{AgentSettings, MAX_TURNS_LIMIT};
+pub use agent_command::{AgentCommand, TaskVia};
 pub use axes::{Axis, AxisValue, CellSelector, CellSettings};
 pub use expect::{Bound, Comparison, ExactExpectation, Expectation};
 pub use load::{LoadError, discover, load, load_all, load_str};
-pub use metric::{METRICS, Metric};
 pub use model::ModelSpec;
 pub use runs::RunsSpec;
 pub use seeds::{MAX_SEEDS, Seeds};

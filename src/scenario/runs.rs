@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use super::axes::{Axis, AxisValue};
 use super::seeds::Seeds;
-use crate::agent::dialect::Dialect;
-use crate::agent::reminder::{NagThreshold, Placement, ReminderSpec};
+use crate::plan::dialect::Dialect;
+use crate::plan::reminder::{NagThreshold, Placement, ReminderSpec};
 
 /// The run matrix.
 #[derive(Debug, Clone, Default, PartialEq)]

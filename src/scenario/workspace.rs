@@ -19,7 +19,7 @@ pub struct WorkspaceSpec {
     /// The fixture and files read once (by the loader, or on first use)
     /// and shared by every run.
     #[serde(skip)]
-    pub image: std::sync::OnceLock<std::sync::Arc<crate::agent::workspace::WorkspaceImage>>,
+    pub image: std::sync::OnceLock<std::sync::Arc<crate::sandbox::workspace::WorkspaceImage>>,
 }
 
 /// A relative path that stays inside the workspace (no root, no `..`).

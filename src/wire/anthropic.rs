@@ -441,7 +441,7 @@ mod tests {
             ]
         );
         assert_eq!(request.added_texts, ["last"]);
-        assert!(crate::agent::protocol::check(&request.messages).is_empty());
+        assert!(crate::llm::protocol::check(&request.messages).is_empty());
     }
 
     #[test]

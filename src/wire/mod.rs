@@ -14,16 +14,14 @@
 
 pub mod anthropic;
 pub mod chat;
-pub mod external;
 mod fields;
-pub mod metrics;
+pub mod observed;
 pub mod record;
 pub mod responses;
 pub mod server;
 mod sse;
 
-pub use external::{AgentCommand, ExternalOutcome, ExternalRun, TaskVia, run_external};
-pub use metrics::{WireMetrics, transcript, wire_metrics};
+pub use observed::{WireMetrics, transcript, wire_metrics};
 pub use record::{Api, Exchange, Reply, WireRequest};
 pub use server::{MockServer, RunningServer, ServerOptions};
 

@@ -1,7 +1,7 @@
 //! What the server saw and said: one [`Exchange`] per request, in arrival
 //! order. Metrics and transcripts are read off this record.
 
-use crate::agent::protocol::Violation;
+use crate::llm::protocol::Violation;
 use crate::llm::{Content, ContentBlock, Message, ModelRequest, ModelResponse, Role, ToolSchema};
 
 /// The API a request came in through.

@@ -36,7 +36,7 @@ use tokio::sync::watch;
 use super::anthropic::{self, Usage};
 use super::record::{Api, Exchange, FINISHED_TEXT, Finish, Reply, SIDE_TEXT, WireRequest};
 use super::{BadRequest, WireError, chat, responses, sse, token_estimate};
-use crate::agent::protocol;
+use crate::llm::protocol;
 use crate::llm::{ContentBlock, Model, ModelError, ModelResponse, StopReason, turn_of};
 
 /// The largest request body accepted (64 MiB: long agent conversations

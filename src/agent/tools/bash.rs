@@ -1,88 +1,23 @@
-//! The `bash` tool: `sh -c COMMAND` in the workspace, and the runner of
-//! `command:` checks.
+//! The `bash` tool: `sh -c COMMAND` in the workspace, run by
+//! [`crate::sandbox::command`] (sandboxed, bounded, cancellable; read-only
+//! commands over in-memory files answered from a mirror or a cache).
 //!
-//! Both run through [`crate::agent::process`]: the command is sandboxed
-//! (Landlock: writes only in the workspace, no TCP, no signals out), every
-//! process it starts is gone when the call returns, the timeout covers
-//! reading the output, and Ctrl-C ends it promptly as a cancellation, not a
-//! timeout. At most [`CAPTURE_LIMIT`] bytes per stream are kept (the rest is
-//! drained and discarded). The tool's result is stdout then stderr, trimmed,
-//! cut at 50000 characters, `(no output)` when empty.
-//!
-//! In a run's workspace ([`super::reuse`]) the effect of a command that
-//! provably depends only on the files is reused for the same command over
-//! the same files.
+//! The tool's result is stdout then stderr, trimmed, cut at 50000
+//! characters, `(no output)` when empty.
 //!
 //! The deny-list below is the reference's: a speed bump against careless
 //! commands, not a security boundary (`rm -r -f /` passes it); the sandbox
 //! is the boundary.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use super::{MAX_OUTPUT_CHARS, ToolError, cut_chars};
-use crate::agent::process::{self, Containment, Invocation, Limits, ProcessError};
-use crate::cancel::CancelToken;
-
-/// Bytes kept per stream. Generous next to the 50000-character cut, so
-/// only output with a megabyte of leading white space could differ from an
-/// uncapped read.
-pub const CAPTURE_LIMIT: usize = 1 << 20;
+use crate::sandbox::command::{BashOutcome, CommandSettings, run_command_in, run_command_with};
+use crate::sandbox::workspace::Workspace;
 
 /// Substrings that block a command, as in the reference.
 const DANGEROUS: [&str; 5] = ["rm -rf /", "sudo", "shutdown", "reboot", "> /dev/"];
-
-/// What a finished command produced.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BashOutcome {
-    /// The exit code; `None` when a signal ended the shell.
-    pub exit_code: Option<i32>,
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
-}
-
-/// Whether [`CommandSettings::new`] turns reuse on: the process-wide
-/// switch of `--no-reuse`.
-static REUSE_DEFAULT: AtomicBool = AtomicBool::new(true);
-
-/// Sets whether commands made from now on reuse effects (`--no-reuse`
-/// turns it off, to compare or to rule the reuse out).
-pub fn set_reuse_default(reuse: bool) {
-    REUSE_DEFAULT.store(reuse, Ordering::Relaxed);
-}
-
-/// How a command runs; [`CommandSettings::new`] gives the defaults of
-/// [`run_bash`] and [`run_command`].
-#[derive(Debug, Clone)]
-pub struct CommandSettings {
-    pub timeout: Duration,
-    /// Defaults to [`CancelToken::process`] (Ctrl-C, SIGTERM).
-    pub cancel: CancelToken,
-    /// Bytes kept per stream.
-    pub capture_limit: usize,
-    /// Apply the Landlock sandbox where the kernel has it (default true).
-    pub sandbox: bool,
-    /// `None`: the best containment this machine offers.
-    pub containment: Option<Containment>,
-    /// In a workspace held in memory, reuse the effects of commands that
-    /// depend only on the files (see [`super::reuse`]; default true, or
-    /// what [`set_reuse_default`] said).
-    pub reuse: bool,
-}
-
-impl CommandSettings {
-    pub fn new(timeout: Duration) -> Self {
-        Self {
-            timeout,
-            cancel: CancelToken::process(),
-            capture_limit: CAPTURE_LIMIT,
-            sandbox: true,
-            containment: None,
-            reuse: REUSE_DEFAULT.load(Ordering::Relaxed),
-        }
-    }
-}
 
 /// Runs `command` as the bash tool; see the module doc for the result.
 pub fn run_bash(root: &Path, command: &str, timeout: Duration) -> Result<String, ToolError> {
@@ -99,7 +34,17 @@ pub fn run_bash_with(
     Ok(tool_result(&run_command_with(root, command, settings)?))
 }
 
-pub(super) fn refuse_dangerous(command: &str) -> Result<(), ToolError> {
+/// Runs `command` as the bash tool in a run's workspace.
+pub fn run_bash_in(
+    workspace: &Workspace,
+    command: &str,
+    settings: &CommandSettings,
+) -> Result<String, ToolError> {
+    refuse_dangerous(command)?;
+    Ok(tool_result(&run_command_in(workspace, command, settings)?))
+}
+
+fn refuse_dangerous(command: &str) -> Result<(), ToolError> {
     if DANGEROUS.iter().any(|d| command.contains(d)) {
         return Err(ToolError::DangerousCommand);
     }
@@ -107,7 +52,7 @@ pub(super) fn refuse_dangerous(command: &str) -> Result<(), ToolError> {
 }
 
 /// The bash tool's result text for an outcome.
-pub(super) fn tool_result(outcome: &BashOutcome) -> String {
+fn tool_result(outcome: &BashOutcome) -> String {
     let mut text = String::from_utf8_lossy(&outcome.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&outcome.stderr));
     // As the reference reads them: text mode (universal newlines), then
@@ -118,51 +63,6 @@ pub(super) fn tool_result(outcome: &BashOutcome) -> String {
         "(no output)".to_string()
     } else {
         cut_chars(trimmed, MAX_OUTPUT_CHARS).to_string()
-    }
-}
-
-/// Runs `sh -c command` in `root` with no command filter (checks use this
-/// for the scenario author's own commands), capturing capped output.
-pub fn run_command(
-    root: &Path,
-    command: &str,
-    timeout: Duration,
-) -> Result<BashOutcome, ToolError> {
-    run_command_with(root, command, &CommandSettings::new(timeout))
-}
-
-/// [`run_command`] with explicit settings.
-pub fn run_command_with(
-    root: &Path,
-    command: &str,
-    settings: &CommandSettings,
-) -> Result<BashOutcome, ToolError> {
-    run_invocation(root, command, &Invocation::default(), settings)
-}
-
-pub(super) fn run_invocation(
-    root: &Path,
-    command: &str,
-    invocation: &Invocation<'_>,
-    settings: &CommandSettings,
-) -> Result<BashOutcome, ToolError> {
-    let limits = Limits {
-        timeout: settings.timeout,
-        capture_limit: settings.capture_limit,
-        cancel: settings.cancel.clone(),
-        sandbox: settings.sandbox,
-        containment: settings.containment,
-    };
-    match process::run_invocation(root, command, invocation, &limits) {
-        Ok(output) => Ok(BashOutcome {
-            exit_code: output.exit_code,
-            stdout: output.stdout,
-            stderr: output.stderr,
-        }),
-        Err(ProcessError::Timeout) => Err(ToolError::Timeout(settings.timeout)),
-        Err(ProcessError::Cancelled) => Err(ToolError::Cancelled),
-        Err(ProcessError::Sandbox(e)) => Err(ToolError::Sandbox(e.to_string())),
-        Err(ProcessError::Spawn(e)) => Err(ToolError::Io(e)),
     }
 }
 

@@ -3,7 +3,7 @@
 //! anything but regular files).
 
 use super::{EditFileArgs, MAX_OUTPUT_CHARS, ReadFileArgs, ToolError, WriteFileArgs, cut_chars};
-use crate::agent::workspace::Workspace;
+use crate::sandbox::workspace::Workspace;
 
 /// Reads a file as UTF-8 text with universal newlines (`\r\n` and `\r`
 /// become `\n`), as Python's `read_text()` does; a decoding error is worded

@@ -2,19 +2,15 @@
 //!
 //! The file tools work on the run's [`Workspace`] (in memory until a
 //! process needs the folder); `bash` first writes the workspace to its
-//! folder, unless the command's effect can be reused ([`reuse`]).
+//! folder, unless the command only reads ([`crate::sandbox::read_only`]).
 //!
 //! Each tool takes typed arguments (unknown fields are an error) and returns
 //! its result text, or a [`ToolError`] whose `Display` is what the model sees
-//! after `Error: `. The `todo` tool lives in [`crate::agent::todo`] because
+//! after `Error: `. The `todo` tool lives in [`crate::plan::todo`] because
 //! it holds state. Schemas are those of the s03 reference.
 
 mod bash;
-pub mod contained;
 mod files;
-pub mod path;
-pub mod read_only;
-pub mod reuse;
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -23,15 +19,12 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use bash::{
-    BashOutcome, CAPTURE_LIMIT, CommandSettings, run_bash, run_bash_with, run_command,
-    run_command_with, set_reuse_default,
-};
-pub use reuse::{run_bash_in, run_command_in};
+pub use bash::{run_bash, run_bash_in, run_bash_with};
 pub use files::{edit_file, read_file, write_file};
 
-use crate::agent::workspace::{AccessError, Workspace};
 use crate::llm::ToolSchema;
+use crate::sandbox::command::{CommandError, CommandSettings};
+use crate::sandbox::workspace::{AccessError, Workspace};
 
 /// Results are cut to this many characters.
 pub const MAX_OUTPUT_CHARS: usize = 50_000;
@@ -64,6 +57,17 @@ pub enum ToolError {
     File(String),
     #[error("{0}")]
     Io(#[from] std::io::Error),
+}
+
+impl From<CommandError> for ToolError {
+    fn from(e: CommandError) -> Self {
+        match e {
+            CommandError::Timeout(timeout) => Self::Timeout(timeout),
+            CommandError::Cancelled => Self::Cancelled,
+            CommandError::Sandbox(message) => Self::Sandbox(message),
+            CommandError::Io(e) => Self::Io(e),
+        }
+    }
 }
 
 impl From<AccessError> for ToolError {
@@ -212,7 +216,7 @@ pub fn schemas(with_todo: bool) -> Vec<ToolSchema> {
     ];
     if with_todo {
         // The planning tool is the default dialect's (s03).
-        tools.extend(crate::agent::dialect::Dialect::default().get().tools());
+        tools.extend(crate::plan::dialect::Dialect::default().get().tools());
     }
     tools
 }

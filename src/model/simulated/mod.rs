@@ -51,8 +51,8 @@ pub use params::SimulateParams;
 pub use seed::{mix, name_hash, run_seed};
 
 use super::{Model, ModelError, ToolCall};
-use crate::agent::dialect::{Dialect, InvalidUpdate, PlanDialect, PlanItem, PlanStatus};
 use crate::llm::{ContentBlock, Message, ModelRequest, ModelResponse, Role, tool_use_id};
+use crate::plan::dialect::{Dialect, InvalidUpdate, PlanDialect, PlanItem, PlanStatus};
 pub use reading::WorkdirSpelling;
 use reading::{ReadCache, Reader, Reading};
 use seed::{below, pick, rng_for_turn, uniform};

@@ -11,8 +11,8 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 
 use super::{MAX_ATTEMPTS, Skill, claim_text, work_text};
-use crate::agent::dialect::{PlanDialect, PlanItem, PlanStatus};
 use crate::llm::{Content, ContentBlock, Message, Role};
+use crate::plan::dialect::{PlanDialect, PlanItem, PlanStatus};
 
 /// The model's reading of the context.
 pub(super) struct Reading {

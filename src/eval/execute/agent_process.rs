@@ -1,0 +1,312 @@
+//! One run of an external agent: a per-run mock server, the agent command
+//! in the workspace, and the metrics read off the wire.
+//!
+//! The agent runs as `sh -c COMMAND` through [`crate::sandbox::process`]:
+//! PID 1 of its own PID namespace where the kernel allows it (so every
+//! process it starts dies with it, even one that left its session and
+//! cleared its environment), else the leader of its own process group; cwd =
+//! the workspace and agent-eval's environment minus every `ANTHROPIC_*` and
+//! `OPENAI_*` variable (a real key never reaches it), plus:
+//! `ANTHROPIC_BASE_URL` (`http://127.0.0.1:PORT`), `ANTHROPIC_API_KEY` (a
+//! dummy), `OPENAI_BASE_URL` (`http://127.0.0.1:PORT/v1`),
+//! `OPENAI_API_KEY` (a dummy), `MODEL_ID`, `NO_PROXY`/`no_proxy` extended
+//! with the loopback names, then the command's own `env`. The task goes on
+//! stdin followed by end of input (`task_via: stdin`, the default), as the
+//! last argument of the command (`arg`: run as `COMMAND "$@"`), or in
+//! `AGENT_TASK` (`env`); stdin is empty unless it carries the task.
+//! stdout and stderr go, interleaved, to one log. No Landlock sandbox by
+//! default: the agent must reach the mock server over loopback TCP and
+//! write its HOME; `sandbox: true` applies one that allows exactly the
+//! mock server's port and writes beneath the workspace.
+//!
+//! The run ends when the agent exits; or when the model is done (its last
+//! response ended the turn, or the script ran out) and no request came for
+//! the grace period ([`DEFAULT_GRACE`]): the agent then gets SIGTERM and,
+//! a second later, SIGKILL; or at the timeout (SIGKILL). Whatever ends it,
+//! the agent's whole tree is gone before this returns: the namespace dies
+//! with its PID 1; in the fallback the group is killed, and so is every
+//! process that left the group but still carries the run's mark
+//! (`AGENT_EVAL_RUN_MARK`, inherited through the environment).
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::agent::StopKind;
+use crate::cancel::CancelToken;
+use crate::llm::{Message, Model};
+use crate::plan::dialect::Dialect;
+use crate::sandbox::process::{self, Invocation, Limits, ProcessError};
+use crate::scenario::{AgentCommand, TaskVia};
+use crate::wire::WireError;
+use crate::wire::observed::{WireMetrics, transcript, wire_metrics};
+use crate::wire::record::Exchange;
+use crate::wire::server::{MockServer, ServerOptions};
+
+/// How long a finished run waits for the agent to exit by itself.
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(2);
+
+/// Between SIGTERM and SIGKILL.
+const TERM_BOUND: Duration = Duration::from_secs(1);
+
+/// The log kept in memory (the file keeps everything).
+pub const LOG_CAP: u64 = 1 << 20;
+
+/// The dummy key the agent gets.
+pub const DUMMY_KEY: &str = "agent-eval-dummy-key";
+
+/// One run's inputs besides the model.
+#[derive(Debug, Clone)]
+pub struct ExternalRun<'a> {
+    /// The prepared workspace (the agent's cwd).
+    pub workspace: &'a Path,
+    pub task: &'a str,
+    pub agent: &'a AgentCommand,
+    /// The planning design the metrics read (`todo_calls`, rejections).
+    pub dialect: Dialect,
+    /// The loop's turn cap, enforced at the server.
+    pub max_turns: Option<usize>,
+    /// `MODEL_ID` and the id `/v1/models` lists.
+    pub model_id: &'a str,
+    /// Where the agent's stdout/stderr go (else a temporary file).
+    pub log_path: Option<&'a Path>,
+    pub grace: Duration,
+}
+
+impl<'a> ExternalRun<'a> {
+    pub fn new(workspace: &'a Path, task: &'a str, agent: &'a AgentCommand) -> Self {
+        Self {
+            workspace,
+            task,
+            agent,
+            dialect: Dialect::default(),
+            max_turns: None,
+            model_id: "agent-eval-mock",
+            log_path: None,
+            grace: DEFAULT_GRACE,
+        }
+    }
+}
+
+/// What one external run gave.
+#[derive(Debug, Clone)]
+pub struct ExternalOutcome {
+    pub metrics: WireMetrics,
+    /// The conversation in the Anthropic shape (last request + last
+    /// response), comparable with the built-in loop's.
+    pub transcript: Vec<Message>,
+    /// stdout and stderr, interleaved (the first [`LOG_CAP`] bytes).
+    pub log: String,
+    /// The agent's exit code (`None`: ended by a signal).
+    pub exit_code: Option<i32>,
+    /// Whether the agent was stopped after the grace period.
+    pub stopped_after_grace: bool,
+    pub exchanges: Vec<Exchange>,
+}
+
+impl ExternalOutcome {
+    pub fn stop(&self) -> StopKind {
+        self.metrics.stop
+    }
+}
+
+/// Runs the agent once against `model`.
+pub fn run_external(
+    model: Box<dyn Model + Send>,
+    run: &ExternalRun<'_>,
+) -> Result<ExternalOutcome, WireError> {
+    let server = MockServer::start(
+        model,
+        ServerOptions {
+            model_id: run.model_id.to_string(),
+            max_turns: run.max_turns,
+            ..ServerOptions::default()
+        },
+    )?;
+    let mut log = match run.log_path {
+        Some(path) => File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path),
+        None => tempfile::tempfile(),
+    }
+    .map_err(|source| log_error(run, source))?;
+    let mut env: BTreeMap<OsString, OsString> = std::env::vars_os()
+        .filter(|(key, _)| {
+            let key = key.as_bytes();
+            !key.starts_with(b"ANTHROPIC_") && !key.starts_with(b"OPENAI_")
+        })
+        .collect();
+    let no_proxy = match std::env::var("NO_PROXY").or_else(|_| std::env::var("no_proxy")) {
+        Ok(existing) if !existing.is_empty() => format!("{existing},127.0.0.1,localhost"),
+        _ => "127.0.0.1,localhost".to_string(),
+    };
+    // Every process the agent starts inherits this mark (unless it clears
+    // its environment): where PID namespaces are missing, strays that left
+    // the process group are found by it after the run.
+    let run_mark = format!("{}:{}", std::process::id(), server.addr().port());
+    let mut set = |key: &str, value: &str| {
+        env.insert(key.into(), value.into());
+    };
+    set(RUN_MARK_VAR, &run_mark);
+    set("ANTHROPIC_BASE_URL", &server.base_url());
+    set("ANTHROPIC_API_KEY", DUMMY_KEY);
+    set("OPENAI_BASE_URL", &server.openai_base_url());
+    set("OPENAI_API_KEY", DUMMY_KEY);
+    set("MODEL_ID", run.model_id);
+    set("NO_PROXY", &no_proxy);
+    set("no_proxy", &no_proxy);
+    if run.agent.task_via == TaskVia::Env {
+        set("AGENT_TASK", run.task);
+    }
+    for (key, value) in &run.agent.env {
+        set(key, value);
+    }
+    let (command, args) = match run.agent.task_via {
+        TaskVia::Arg => (
+            format!("{} \"$@\"", run.agent.command),
+            vec!["agent-eval".to_string(), run.task.to_string()],
+        ),
+        TaskVia::Stdin | TaskVia::Env => (run.agent.command.clone(), Vec::new()),
+    };
+    let ruleset = if run.agent.sandbox {
+        crate::sandbox::landlock::agent_ruleset(run.workspace, server.addr().port()).map_err(
+            |e| WireError::Spawn {
+                command: run.agent.command.clone(),
+                source: std::io::Error::other(e.to_string()),
+            },
+        )?
+    } else {
+        None
+    };
+    let model_done = || server.finished() && server.idle_for() >= run.grace;
+    let invocation = Invocation {
+        args,
+        env: Some(env),
+        stdin: (run.agent.task_via == TaskVia::Stdin).then(|| run.task.as_bytes().to_vec()),
+        log: Some(&log),
+        stop_requested: Some(&model_done),
+        term_grace: TERM_BOUND,
+        ruleset: ruleset.as_ref(),
+    };
+    let limits = Limits {
+        timeout: Duration::from_secs(run.agent.timeout_s),
+        // Everything goes to the log; nothing is kept in memory here.
+        capture_limit: 0,
+        cancel: CancelToken::process(),
+        sandbox: false,
+        containment: None,
+    };
+    let result = process::run_invocation(run.workspace, &command, &invocation, &limits);
+    // Only the fallback containment can leave a daemon behind: one that
+    // left the group still carries the run's mark.
+    kill_marked(&run_mark);
+    let (exit_code, timed_out, stopped_after_grace) = match result {
+        Ok(output) => (output.exit_code, false, output.stopped),
+        Err(ProcessError::Timeout) => (None, true, false),
+        Err(ProcessError::Cancelled) => {
+            server.stop();
+            return Err(WireError::Interrupted);
+        }
+        Err(ProcessError::Sandbox(e)) => {
+            server.stop();
+            return Err(WireError::Spawn {
+                command: run.agent.command.clone(),
+                source: std::io::Error::other(e.to_string()),
+            });
+        }
+        Err(ProcessError::Spawn(source)) => {
+            server.stop();
+            return Err(WireError::Spawn {
+                command: run.agent.command.clone(),
+                source,
+            });
+        }
+    };
+    let exchanges = server.stop();
+    let log = read_log(&mut log).map_err(|e| log_error(run, e))?;
+    let metrics = wire_metrics(
+        &exchanges,
+        run.dialect.get(),
+        run.agent.reminder_pattern.as_deref(),
+        timed_out,
+    );
+    Ok(ExternalOutcome {
+        metrics,
+        transcript: transcript(&exchanges),
+        log,
+        exit_code,
+        stopped_after_grace,
+        exchanges,
+    })
+}
+
+fn log_error(run: &ExternalRun<'_>, source: std::io::Error) -> WireError {
+    WireError::Log {
+        path: run
+            .log_path
+            .map_or_else(|| "(temporary file)".into(), Path::to_path_buf),
+        source,
+    }
+}
+
+fn read_log(log: &mut File) -> std::io::Result<String> {
+    log.seek(SeekFrom::Start(0))?;
+    let mut bytes = Vec::new();
+    log.take(LOG_CAP).read_to_end(&mut bytes)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The variable that marks every process of one external run.
+pub const RUN_MARK_VAR: &str = "AGENT_EVAL_RUN_MARK";
+
+/// Kills every process of ours whose environment carries `mark` (read from
+/// `/proc/PID/environ`), until none is left or a few rounds have passed (a
+/// process may fork while it is being looked for).
+fn kill_marked(mark: &str) {
+    let needle = format!("{RUN_MARK_VAR}={mark}\0");
+    let me = std::process::id();
+    for _ in 0..5 {
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        let mut found = false;
+        for entry in entries.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if pid == me {
+                continue;
+            }
+            let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+                continue;
+            };
+            if environ
+                .windows(needle.len())
+                .any(|w| w == needle.as_bytes())
+                && let Ok(pid) = libc::pid_t::try_from(pid)
+            {
+                found = true;
+                // SAFETY: kill has no memory-safety preconditions; the pid
+                // is a process of ours that carries this run's mark.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
+        }
+        if !found {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -1,0 +1,204 @@
+//! One run of an external agent (`agent.command` or `run --agent`): a
+//! fresh workspace, the scenario's model served over HTTP for this run
+//! alone, the agent process, then the same checks and metrics as for the
+//! built-in loop — every metric read off the wire.
+//!
+//! The cell's loop settings are told to the agent in its environment, so
+//! an agent that can vary them follows the matrix: `AGENT_EVAL_TODO` (`1`
+//! or `0`), `AGENT_EVAL_DIALECT`, `AGENT_EVAL_REMINDER` (the policy's name),
+//! `AGENT_EVAL_NAG_THRESHOLD` (s03 policy: a number or `off`),
+//! `AGENT_EVAL_PLACEMENT` and `AGENT_EVAL_SEED` (the command's own `env`
+//! wins over these). The turn cap is not among them: the server enforces
+//! it, answering every request past `max_turns` with a closing `end_turn`
+//! text, so the agent should simply keep asking until the model ends its
+//! turn (an agent that stops itself at the cap sends no request after the
+//! last turn, and a reminder added then is never seen on the wire).
+
+use super::agent_process::{ExternalRun, run_external};
+use super::{RunError, model_for_in};
+use crate::eval::{checks, workspace};
+use crate::llm::protocol;
+use crate::llm::{ContentBlock, Message, Role};
+use crate::plan::dialect::{Dialect, PlanItem};
+use crate::plan::reminder::ReminderSpec;
+use crate::results::record::{RunMetrics, RunRecord};
+use crate::scenario::AgentCommand;
+use crate::scenario::Scenario;
+use crate::scenario::cells::Cell;
+
+/// Runs `agent` once on `scenario` with `cell`'s settings and `seed`.
+pub fn run_once_external(
+    scenario: &Scenario,
+    cell: &Cell,
+    seed: u64,
+    agent: &AgentCommand,
+) -> Result<RunRecord, RunError> {
+    let io_error = |source| RunError::Workspace {
+        scenario: scenario.name.clone(),
+        source,
+    };
+    let workspace = workspace::create(&scenario.workspace).map_err(io_error)?;
+    let root = workspace.folder().map_err(io_error)?.to_path_buf();
+    let settings = &cell.loop_settings;
+    let agent = with_cell_env(agent, cell, seed);
+    let mut run = ExternalRun::new(&root, &scenario.task, &agent);
+    run.dialect = settings.dialect;
+    run.max_turns = Some(settings.max_turns);
+    run.model_id = &scenario.name;
+    let outcome =
+        run_external(model_for_in(scenario, cell, seed, Some(&root))?, &run).map_err(|e| {
+            RunError::Agent {
+                scenario: scenario.name.clone(),
+                message: e.to_string(),
+            }
+        })?;
+    let step_results: Vec<Option<bool>> = scenario
+        .steps
+        .iter()
+        .map(|step| step.check.as_ref().map(|c| checks::holds(c, &workspace)))
+        .collect();
+    let wire = outcome.metrics;
+    let metrics = RunMetrics {
+        seed,
+        turns: wire.turns,
+        stop: wire.stop,
+        steps_completed: step_results.iter().filter(|r| **r == Some(true)).count(),
+        steps_total: scenario.steps_total(),
+        reminders_at: wire.reminders_at,
+        rejected_todo_updates: wire.rejected_todo_updates,
+        todo_calls: wire.todo_calls,
+        protocol_violations: wire.protocol_violations,
+        unknown_tool_calls: wire.unknown_tool_calls,
+        input_tokens: None,
+        output_tokens: None,
+        cost: None,
+        drift_turns: Vec::new(),
+        model_error: None,
+        step_checks: crate::results::summary::step_checks(&step_results),
+    };
+    let plan = final_plan(&outcome.transcript, settings.dialect);
+    Ok(RunRecord {
+        metrics,
+        violations: protocol::check(&outcome.transcript),
+        messages: outcome.transcript,
+        step_results,
+        dialect: settings.dialect,
+        plan,
+        planning_offered: settings.todo,
+        agent_log: Some(outcome.log),
+    })
+}
+
+/// The agent command with the cell's settings added to its environment,
+/// and the cell's reminder text as its reminder pattern when it has none.
+fn with_cell_env(agent: &AgentCommand, cell: &Cell, seed: u64) -> AgentCommand {
+    let settings = &cell.loop_settings;
+    let mut agent = agent.clone();
+    let mut set = |key: &str, value: String| {
+        agent.env.entry(key.to_string()).or_insert(value);
+    };
+    set(
+        "AGENT_EVAL_TODO",
+        if settings.todo { "1" } else { "0" }.into(),
+    );
+    set("AGENT_EVAL_DIALECT", settings.dialect.name().into());
+    set("AGENT_EVAL_REMINDER", settings.reminder.name().into());
+    if let ReminderSpec::S03 { threshold } = settings.reminder {
+        set("AGENT_EVAL_NAG_THRESHOLD", threshold.to_string());
+    }
+    set("AGENT_EVAL_PLACEMENT", settings.placement.to_string());
+    set("AGENT_EVAL_SEED", seed.to_string());
+    // The wire also reads the cell's own reminder text as a reminder (the
+    // interval and every-turn policies carry no `<reminder>` tag).
+    if agent.reminder_pattern.is_none() {
+        agent.reminder_pattern = settings.reminder.marker().map(str::to_string);
+    }
+    agent
+}
+
+/// The plan at the end, replayed from the accepted planning calls of the
+/// transcript (a call is accepted when its result is not a dialect error).
+fn final_plan(messages: &[Message], dialect: Dialect) -> Vec<PlanItem> {
+    let dialect = dialect.get();
+    let mut plan = Vec::new();
+    for (index, message) in messages.iter().enumerate() {
+        if message.role != Role::Assistant {
+            continue;
+        }
+        let results = messages
+            .get(index + 1)
+            .map_or(&[][..], Message::content_blocks);
+        for block in message.content_blocks() {
+            let ContentBlock::ToolUse { id, name, input } = block else {
+                continue;
+            };
+            if !dialect.is_planning_tool(name) {
+                continue;
+            }
+            let accepted = results.iter().any(|b| {
+                matches!(b, ContentBlock::ToolResult { tool_use_id, content }
+                    if tool_use_id == id && !dialect.is_error(content))
+            });
+            if accepted && let Some(next) = dialect.plan_from_call(&plan, name, input) {
+                plan = next;
+            }
+        }
+    }
+    plan
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(yaml: &str) -> Cell {
+        let scenario = crate::scenario::load_str(
+            std::path::Path::new("t.yaml"),
+            &format!("task: t\nsteps: [{{text: a}}]\nmodel: {{script: [{{text: done}}]}}\n{yaml}"),
+        )
+        .unwrap();
+        Cell::of_agent(&scenario)
+    }
+
+    #[test]
+    fn the_cell_is_told_to_the_agent() {
+        let agent = AgentCommand::new("x");
+        let told = with_cell_env(
+            &agent,
+            &cell("agent: {todo: false, nag: {threshold: 2, placement: append}}"),
+            7,
+        );
+        let env: Vec<(&str, &str)> = told
+            .env
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            env,
+            [
+                ("AGENT_EVAL_DIALECT", "s03"),
+                ("AGENT_EVAL_NAG_THRESHOLD", "2"),
+                ("AGENT_EVAL_PLACEMENT", "append"),
+                ("AGENT_EVAL_REMINDER", "s03"),
+                ("AGENT_EVAL_SEED", "7"),
+                ("AGENT_EVAL_TODO", "0"),
+            ]
+        );
+        assert_eq!(told.reminder_pattern, None);
+        // The command's own env wins.
+        let mut agent = AgentCommand::new("x");
+        agent.env.insert("AGENT_EVAL_TODO".into(), "1".into());
+        let told = with_cell_env(&agent, &cell("agent: {todo: false}"), 0);
+        assert_eq!(told.env["AGENT_EVAL_TODO"], "1");
+    }
+
+    #[test]
+    fn a_policy_without_a_tag_gives_its_text_as_the_reminder_pattern() {
+        let interval = cell("agent: {reminder: interval}");
+        let told = with_cell_env(&AgentCommand::new("x"), &interval, 0);
+        assert!(
+            told.reminder_pattern
+                .is_some_and(|p| p.contains("TODO LIST UPDATE REQUIRED"))
+        );
+    }
+}

@@ -1,0 +1,213 @@
+//! `s03`: the reference design. One `todo` tool whose input is the whole
+//! list (`{items: [{id, text, status}]}`), validated by the
+//! [`crate::plan::todo`] rules and rendered back on success.
+
+use serde_json::{Value, json};
+
+use super::{AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus};
+use crate::llm::ToolSchema;
+use crate::plan::todo::{self, TodoItem, TodoManager, TodoStatus};
+
+/// The tool's name.
+pub(super) const TOOL: &str = "todo";
+
+#[derive(Debug, Clone, Copy)]
+pub struct S03;
+
+pub(super) fn to_plan(items: &[TodoItem]) -> Vec<PlanItem> {
+    items
+        .iter()
+        .map(|item| {
+            PlanItem::new(
+                item.id.clone(),
+                item.text.clone(),
+                match item.status {
+                    TodoStatus::Pending => PlanStatus::Pending,
+                    TodoStatus::InProgress => PlanStatus::InProgress,
+                    TodoStatus::Completed => PlanStatus::Completed,
+                },
+            )
+        })
+        .collect()
+}
+
+pub(super) fn to_todo(items: &[PlanItem]) -> Vec<TodoItem> {
+    items
+        .iter()
+        .map(|item| TodoItem {
+            id: item.id.clone(),
+            text: item.text.clone(),
+            status: match item.status {
+                PlanStatus::InProgress => TodoStatus::InProgress,
+                PlanStatus::Completed => TodoStatus::Completed,
+                PlanStatus::Pending | PlanStatus::Failed | PlanStatus::Cancelled => {
+                    TodoStatus::Pending
+                }
+            },
+        })
+        .collect()
+}
+
+pub(super) fn item_json(item: &PlanItem) -> Value {
+    let status = match item.status {
+        PlanStatus::InProgress => "in_progress",
+        PlanStatus::Completed => "completed",
+        _ => "pending",
+    };
+    json!({"id": item.id, "text": item.text, "status": status})
+}
+
+impl PlanDialect for S03 {
+    fn name(&self) -> &'static str {
+        "s03"
+    }
+
+    fn tools(&self) -> Vec<ToolSchema> {
+        vec![ToolSchema::new(
+            TOOL,
+            "Update task list. Track progress on multi-step tasks.",
+            json!({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}, "text": {"type": "string"}, "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}}, "required": ["id", "text", "status"]}}}, "required": ["items"]}),
+        )]
+    }
+
+    fn is_planning_tool(&self, tool: &str) -> bool {
+        tool == TOOL
+    }
+
+    fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
+        let mut manager = TodoManager::new();
+        match manager.handle_input(input) {
+            Ok(render) => {
+                *plan = to_plan(manager.items());
+                PlanOutcome::accepted(render)
+            }
+            Err(e) => PlanOutcome::rejected(format!("Error: {e}")),
+        }
+    }
+
+    fn render(&self, plan: &[PlanItem]) -> String {
+        todo::render_items(&to_todo(plan))
+    }
+
+    fn plan_from_result(&self, result: &str) -> Option<Vec<PlanItem>> {
+        todo::parse_render(result).map(|items| to_plan(&items))
+    }
+
+    fn plan_from_call(
+        &self,
+        _before: &[PlanItem],
+        _tool: &str,
+        input: &Value,
+    ) -> Option<Vec<PlanItem>> {
+        todo::parse_input(input, todo::UnknownStatus::Reject)
+            .ok()
+            .map(|items| to_plan(&items))
+    }
+
+    fn error_prefix(&self) -> &'static str {
+        "Error: "
+    }
+
+    fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
+        vec![PlanCall {
+            tool: TOOL.into(),
+            input: json!({"items": wanted.iter().map(item_json).collect::<Vec<_>>()}),
+        }]
+    }
+
+    fn max_items(&self) -> Option<usize> {
+        Some(todo::MAX_TODOS)
+    }
+
+    fn single_in_progress(&self) -> bool {
+        true
+    }
+
+    fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {
+        Some(invalid_call(wanted, kind))
+    }
+}
+
+/// An s03-shaped `todo` call that breaks one rule (also used by java-port,
+/// which shares every rule but the status one).
+pub(super) fn invalid_call(wanted: &[PlanItem], kind: InvalidUpdate) -> PlanCall {
+    let mut items: Vec<Value> = wanted.iter().map(item_json).collect();
+    kind.break_list(&mut items, "text", Some(todo::MAX_TODOS), added_item);
+    PlanCall::whole_list(TOOL, "items", items)
+}
+
+/// An item a broken s03-shaped list adds (also s03-guarded's).
+pub(super) fn added_item(added: AddedItem) -> Value {
+    match added {
+        AddedItem::SecondInProgress { position } => {
+            json!({"id": format!("extra{position}"), "text": "Double-check", "status": "pending"})
+        }
+        AddedItem::EmptyText => json!({"id": "1", "text": "", "status": "pending"}),
+        AddedItem::UnknownStatus => json!({"id": "1", "text": "Start", "status": "done"}),
+        AddedItem::OverLimit { nth, .. } => {
+            json!({"id": format!("sub{nth}"), "text": format!("Sub-task {nth}"), "status": "pending"})
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepted_render_reads_back() {
+        let mut plan = Vec::new();
+        let input = json!({"items": [{"id": "1", "text": "Read", "status": "completed"}, {"id": "2", "text": "Write", "status": "in_progress"}]});
+        let outcome = S03.apply(&mut plan, "todo", &input);
+        assert!(outcome.accepted);
+        assert_eq!(
+            outcome.content,
+            "[x] #1: Read\n[>] #2: Write\n\n(1/2 completed)"
+        );
+        assert_eq!(S03.plan_from_result(&outcome.content), Some(plan.clone()));
+        assert_eq!(S03.render(&plan), outcome.content);
+    }
+
+    #[test]
+    fn rejected_call_changes_nothing() {
+        let mut plan = vec![PlanItem::new("1", "Read", PlanStatus::Pending)];
+        let before = plan.clone();
+        let outcome = S03.apply(
+            &mut plan,
+            "todo",
+            &json!({"items": [{"id": "1", "text": "", "status": "pending"}]}),
+        );
+        assert_eq!(
+            outcome,
+            PlanOutcome::rejected("Error: Item 1: text required")
+        );
+        assert_eq!(plan, before);
+        assert!(S03.is_error(&outcome.content));
+    }
+
+    #[test]
+    fn every_invalid_kind_is_rejected() {
+        for wanted in [
+            vec![],
+            vec![PlanItem::new("1", "Read", PlanStatus::Pending)],
+        ] {
+            every_invalid_kind_is_rejected_from(&wanted);
+        }
+    }
+
+    fn every_invalid_kind_is_rejected_from(wanted: &[PlanItem]) {
+        for kind in [
+            InvalidUpdate::TwoInProgress,
+            InvalidUpdate::EmptyText,
+            InvalidUpdate::UnknownStatus,
+            InvalidUpdate::TooMany,
+        ] {
+            let call = S03.write_invalid(wanted, kind).unwrap();
+            let mut plan = Vec::new();
+            assert!(
+                !S03.apply(&mut plan, &call.tool, &call.input).accepted,
+                "{kind:?}"
+            );
+        }
+    }
+}

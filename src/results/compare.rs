@@ -1,0 +1,135 @@
+//! The comparisons every matrix gets without asking: what the planning
+//! tool buys (each cell with it against the cell without it that agrees on
+//! everything else), and, for each varying axis, what each value buys
+//! against the axis's reference value (nag and reminder: `off`; dialect:
+//! `s03`; placement: `prepend`; otherwise the first value listed) in cells
+//! that agree on every other axis. Runs are paired by seed; cells share
+//! their random streams seed for seed, so the pairs are fair.
+
+use serde::Serialize;
+
+use super::expect::PairedStats;
+use super::summary::{CellSummary, pair_by_seed};
+use crate::plan::dialect::Dialect;
+use crate::plan::reminder::{NagThreshold, Placement, ReminderSpec};
+use crate::scenario::{Axis, AxisValue, CellSettings};
+
+/// One paired comparison of two cells.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CellComparison {
+    /// What is compared, e.g. `todo tool (nag 3)`.
+    pub what: String,
+    pub a: CellSettings,
+    pub b: CellSettings,
+    #[serde(flatten)]
+    pub stats: PairedStats,
+}
+
+/// The value cells of `axis` are compared against, among `values`.
+fn reference(axis: &Axis, values: &[AxisValue]) -> Option<AxisValue> {
+    let preferred = match axis {
+        Axis::Todo => return None,
+        Axis::NagThreshold => Some(AxisValue::Threshold(NagThreshold::Off)),
+        Axis::Reminder => Some(AxisValue::Reminder(ReminderSpec::Off)),
+        Axis::Dialect => Some(AxisValue::Dialect(Dialect::default())),
+        Axis::Placement => Some(AxisValue::Placement(Placement::Prepend)),
+        Axis::Simulate(_) => None,
+    };
+    match preferred {
+        Some(p) if values.contains(&p) => Some(p),
+        // A threshold sweep without `off` has no natural baseline.
+        _ if *axis == Axis::NagThreshold => None,
+        _ => values.first().copied(),
+    }
+}
+
+/// The other settings of a cell, for a label: ` (nag 3)`.
+fn context(settings: &CellSettings, skip: &[&Axis]) -> String {
+    let parts: Vec<String> = settings
+        .entries()
+        .iter()
+        .filter(|(axis, _)| !skip.contains(&axis))
+        .map(|(axis, value)| format!("{} {value}", axis.label()))
+        .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
+    }
+}
+
+/// The standard comparisons present in `cells`, in cell order.
+pub fn standard(cells: &[CellSummary]) -> Vec<CellComparison> {
+    let mut out = Vec::new();
+    let with_todo = |c: &&CellSummary| c.settings.todo();
+    let counterpart = |a: &CellSummary, pred: &dyn Fn(&CellSummary) -> bool, except: &[&Axis]| {
+        cells
+            .iter()
+            .find(|b| pred(b) && a.settings.agrees_with(&b.settings, except))
+    };
+    for a in cells.iter().filter(with_todo) {
+        if let Some(b) = counterpart(a, &|b| !b.settings.todo(), &[&Axis::Todo]) {
+            out.push(compare(
+                format!("todo tool{}", context(&a.settings, &[&Axis::Todo])),
+                a,
+                b,
+            ));
+        }
+    }
+    let mut axes: Vec<Axis> = Vec::new();
+    for cell in cells {
+        for (axis, _) in cell.settings.entries() {
+            if *axis != Axis::Todo && !axes.contains(axis) {
+                axes.push(axis.clone());
+            }
+        }
+    }
+    axes.sort();
+    for axis in &axes {
+        let mut values: Vec<AxisValue> = Vec::new();
+        for cell in cells {
+            if let Some(v) = cell.settings.get(axis)
+                && !values.contains(v)
+            {
+                values.push(*v);
+            }
+        }
+        if values.len() < 2 {
+            continue;
+        }
+        let Some(reference) = reference(axis, &values) else {
+            continue;
+        };
+        for a in cells.iter().filter(with_todo) {
+            let Some(value) = a.settings.get(axis) else {
+                continue;
+            };
+            if *value == reference {
+                continue;
+            }
+            let is_reference = |b: &CellSummary| b.settings.get(axis) == Some(&reference);
+            if let Some(b) = counterpart(a, &is_reference, &[axis]) {
+                let what = format!(
+                    "{} {value} vs {reference}{}",
+                    axis.label(),
+                    if a.settings.entries().len() <= 2 {
+                        " (todo tool)".to_string()
+                    } else {
+                        context(&a.settings, &[&Axis::Todo, axis])
+                    }
+                );
+                out.push(compare(what, a, b));
+            }
+        }
+    }
+    out
+}
+
+fn compare(what: String, a: &CellSummary, b: &CellSummary) -> CellComparison {
+    CellComparison {
+        what,
+        a: a.settings.clone(),
+        b: b.settings.clone(),
+        stats: PairedStats::of(&pair_by_seed(&a.results, &b.results)),
+    }
+}

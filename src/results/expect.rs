@@ -1,0 +1,487 @@
+//! Checking `expect:` entries against a scenario's cells.
+//!
+//! Exact expectations must hold for every run of every cell. Bounds apply
+//! to the runs of the selected cells pooled together. Comparisons compute
+//! the metric on each side's pooled runs (ratio or difference) and, for the
+//! statistics, pair runs that share a seed and every setting neither
+//! selector fixes.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::record::RunMetrics;
+use super::runs::RunRow;
+use super::stats::{self, McNemar, PairedComparison};
+use super::summary::{CellSummary, round6};
+use crate::metric::PairedTest;
+use crate::scenario::{
+    Axis, CellSelector, CellSettings, Comparison, ExactExpectation, Expectation, Metric,
+};
+
+/// The outcome of one expectation (an `expectations` entry of the report).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExpectationOutcome {
+    /// What was expected, e.g. `completion_rate_ratio >= 2`.
+    pub text: String,
+    pub ok: bool,
+    /// What was measured (a number, a list, a word; `null` if nothing was).
+    pub measured: Value,
+    /// Where the measurement came from, and why it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// For comparisons: the paired statistics.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired: Option<PairedStats>,
+    /// When it failed: the `agent-eval replay` commands of the runs that
+    /// show why (filled in by `run`, which knows the scenario files).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub replay: Vec<String>,
+}
+
+/// The paired statistics of a comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairedStats {
+    pub completion: PairedComparison,
+    pub full_completion: McNemar,
+}
+
+impl PairedStats {
+    /// Per-seed completion (sign test, bootstrap interval) and full
+    /// completion (McNemar) over paired runs (a, b).
+    pub fn of(pairs: &[(&RunRow, &RunRow)]) -> Self {
+        let completion: Vec<(f64, f64)> = pairs
+            .iter()
+            .map(|(x, y)| (x.completion(), y.completion()))
+            .collect();
+        let full: Vec<(bool, bool)> = pairs
+            .iter()
+            .map(|(x, y)| (x.fully_completed(), y.fully_completed()))
+            .collect();
+        Self {
+            completion: stats::paired(&completion),
+            full_completion: stats::mcnemar(&full),
+        }
+    }
+}
+
+/// Evaluates one expectation.
+pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> ExpectationOutcome {
+    match expectation {
+        Expectation::Exact(exact) => evaluate_exact(exact, cells),
+        Expectation::Bound {
+            selector,
+            metric,
+            bound,
+        } => {
+            let text = format!("{} {bound} where {selector}", metric.name);
+            let selected = select_cells(selector, cells);
+            let runs: usize = selected.iter().map(|c| c.results.len()).sum();
+            if runs == 0 {
+                return failed_without_runs(text, selector);
+            }
+            let measured = aggregate(metric, &selected);
+            ExpectationOutcome {
+                ok: bound.holds(measured),
+                measured: number(measured),
+                detail: Some(format!("{runs} runs")),
+                text,
+                paired: None,
+                replay: Vec::new(),
+            }
+        }
+        Expectation::Compare {
+            a,
+            b,
+            comparison,
+            bound,
+        } => evaluate_compare(a, b, *comparison, bound, cells),
+    }
+}
+
+fn failed_without_runs(text: String, selector: &CellSelector) -> ExpectationOutcome {
+    ExpectationOutcome {
+        text,
+        ok: false,
+        measured: Value::Null,
+        detail: Some(format!("no cell matches {selector}")),
+        paired: None,
+        replay: Vec::new(),
+    }
+}
+
+fn number(x: f64) -> Value {
+    if x.is_finite() {
+        json!(round6(x))
+    } else {
+        json!(x.to_string())
+    }
+}
+
+/// The runs of the matching cells, with their cell's settings.
+fn select<'a>(
+    selector: &CellSelector,
+    cells: &'a [CellSummary],
+) -> Vec<(&'a CellSettings, &'a RunRow)> {
+    cells
+        .iter()
+        .filter(|c| selector.matches(&c.settings))
+        .flat_map(|c| c.results.iter().map(move |r| (&c.settings, r)))
+        .collect()
+}
+
+/// The matching cells.
+fn select_cells<'a>(selector: &CellSelector, cells: &'a [CellSummary]) -> Vec<&'a CellSummary> {
+    cells
+        .iter()
+        .filter(|c| selector.matches(&c.settings))
+        .collect()
+}
+
+/// An aggregate metric over the pooled runs of `cells` (see
+/// [`super::metric_values::aggregate`]).
+pub fn aggregate(metric: &Metric, cells: &[&CellSummary]) -> f64 {
+    super::metric_values::aggregate(metric, cells)
+}
+
+/// What an exact expectation measures on one run.
+pub fn exact_measure(exact: &ExactExpectation, r: &RunMetrics) -> Value {
+    match exact {
+        ExactExpectation::RemindersAt(_) => json!(r.reminders_at),
+        ExactExpectation::StepsCompleted(_) => json!(r.steps_completed),
+        ExactExpectation::RejectedTodoUpdates(_) => json!(r.rejected_todo_updates),
+        ExactExpectation::TodoCalls(_) => json!(r.todo_calls),
+        ExactExpectation::UnknownToolCalls(_) => json!(r.unknown_tool_calls),
+        ExactExpectation::Stop(_) => json!(r.stop),
+        ExactExpectation::Turns(_) => json!(r.turns),
+        ExactExpectation::ProtocolViolations(_) => json!(r.protocol_violations),
+        ExactExpectation::DriftTurns(_) => json!(r.drift_turns),
+    }
+}
+
+fn evaluate_exact(exact: &ExactExpectation, cells: &[CellSummary]) -> ExpectationOutcome {
+    let (name, expected) = (exact.name(), exact.expected());
+    let measure = |r: &RunMetrics| exact_measure(exact, r);
+    let text = match exact {
+        ExactExpectation::DriftTurns(turns) if turns.is_empty() => "no drift".to_string(),
+        _ => format!("{name} == {expected}"),
+    };
+    // Every run's record, read back one at a time: the first measured, and
+    // the first that differs.
+    let mut first: Option<Value> = None;
+    let mut mismatch: Option<(&CellSettings, RunMetrics)> = None;
+    'cells: for cell in cells {
+        for record in cell.results.records() {
+            let run = match record {
+                Ok(run) => run,
+                Err(e) => {
+                    return ExpectationOutcome {
+                        text,
+                        ok: false,
+                        measured: Value::Null,
+                        detail: Some(e.to_string()),
+                        paired: None,
+                        replay: Vec::new(),
+                    };
+                }
+            };
+            if first.is_none() {
+                first = Some(measure(&run));
+            }
+            if measure(&run) != expected {
+                mismatch = Some((&cell.settings, run));
+                break 'cells;
+            }
+        }
+    }
+    let Some(first) = first else {
+        return failed_without_runs(text, &CellSelector::default());
+    };
+    match mismatch {
+        None => ExpectationOutcome {
+            text,
+            ok: true,
+            measured: first,
+            detail: None,
+            paired: None,
+            replay: Vec::new(),
+        },
+        Some((settings, run)) => ExpectationOutcome {
+            text,
+            ok: false,
+            measured: measure(&run),
+            detail: Some(format!(
+                "expected {expected}, measured {} (seed {}, {settings})",
+                measure(&run),
+                run.seed
+            )),
+            paired: None,
+            replay: Vec::new(),
+        },
+    }
+}
+
+fn evaluate_compare(
+    a: &CellSelector,
+    b: &CellSelector,
+    comparison: Comparison,
+    bound: &crate::scenario::Bound,
+    cells: &[CellSummary],
+) -> ExpectationOutcome {
+    let text = format!("{} {bound} ({a} vs {b})", comparison.name());
+    let runs_a = select(a, cells);
+    let runs_b = select(b, cells);
+    if runs_a.is_empty() {
+        return failed_without_runs(text, a);
+    }
+    if runs_b.is_empty() {
+        return failed_without_runs(text, b);
+    }
+    let PairedStats {
+        completion,
+        full_completion: full,
+    } = PairedStats::of(&pair_runs(a, b, &runs_a, &runs_b));
+    let (side_a, side_b) = (select_cells(a, cells), select_cells(b, cells));
+    let (runs_a, runs_b) = (runs_a.len(), runs_b.len());
+    let measured = match comparison {
+        Comparison::Ratio(m) => aggregate(m, &side_a) / aggregate(m, &side_b),
+        Comparison::Diff(m) => aggregate(m, &side_a) - aggregate(m, &side_b),
+        Comparison::PValue(m) => match m.compare.p_value {
+            Some(PairedTest::McNemar) => full.p_value,
+            Some(PairedTest::SignTest) | None => completion.p_value,
+        },
+    };
+    ExpectationOutcome {
+        ok: bound.holds(measured),
+        measured: number(measured),
+        detail: Some(format!(
+            "{} vs {} runs, {} pairs; completion diff {:+.3} [{:.3}, {:.3}], sign test {}; full completion only-a {} only-b {}, McNemar {}",
+            runs_a,
+            runs_b,
+            completion.pairs,
+            completion.mean_diff,
+            completion.diff_ci95[0],
+            completion.diff_ci95[1],
+            super::summary::p_text(completion.p_value),
+            full.only_a,
+            full.only_b,
+            super::summary::p_text(full.p_value)
+        )),
+        text,
+        paired: Some(PairedStats {
+            completion,
+            full_completion: full,
+        }),
+        replay: Vec::new(),
+    }
+}
+
+/// Pairs each run of `a` with the run of `b` that has the same seed and
+/// agrees on every axis neither selector fixes (where both cells list it);
+/// among several, the one agreeing on most axes, then the first in cell
+/// order.
+fn pair_runs<'a>(
+    a: &CellSelector,
+    b: &CellSelector,
+    runs_a: &[(&CellSettings, &'a RunRow)],
+    runs_b: &[(&CellSettings, &'a RunRow)],
+) -> Vec<(&'a RunRow, &'a RunRow)> {
+    let fixed: Vec<&Axis> = a
+        .entries()
+        .iter()
+        .chain(b.entries())
+        .map(|(axis, _)| axis)
+        .collect();
+    let agreeing = |sa: &CellSettings, sb: &CellSettings| {
+        sa.entries()
+            .iter()
+            .filter(|(axis, value)| sb.get(axis) == Some(value))
+            .count()
+    };
+    // The runs of `b` by seed (then cell order), so that each run of `a`
+    // looks only at the runs of its seed.
+    let mut by_seed: Vec<usize> = (0..runs_b.len()).collect();
+    by_seed.sort_by_key(|&i| runs_b.get(i).map(|(_, r)| r.seed));
+    let seed_at = |i: &usize| runs_b.get(*i).map_or(u64::MAX, |(_, r)| r.seed);
+    runs_a
+        .iter()
+        .filter_map(|(sa, ra)| {
+            let from = by_seed.partition_point(|i| seed_at(i) < ra.seed);
+            let to = by_seed.partition_point(|i| seed_at(i) <= ra.seed);
+            // `max_by_key` keeps the last maximum: iterate in reverse so
+            // ties go to the first run in cell order.
+            by_seed
+                .get(from..to)?
+                .iter()
+                .rev()
+                .filter_map(|&i| runs_b.get(i))
+                .filter(|(sb, _)| sa.agrees_with(sb, &fixed))
+                .max_by_key(|(sb, _)| agreeing(sa, sb))
+                .map(|(_, rb)| (*ra, *rb))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{AxisValue, Bound, NagThreshold};
+
+    fn selector(entries: Vec<(Axis, AxisValue)>) -> CellSelector {
+        CellSelector::new(entries)
+    }
+
+    fn cell(todo: bool, completed: &[usize]) -> CellSummary {
+        let settings = CellSettings::new(vec![
+            (Axis::Todo, AxisValue::Bool(todo)),
+            (
+                Axis::NagThreshold,
+                AxisValue::Threshold(NagThreshold::After(3)),
+            ),
+        ]);
+        crate::results::summary::test_cell(settings, 4, completed, 0)
+    }
+
+    fn metric(name: &str) -> &'static Metric {
+        Metric::named(name).unwrap()
+    }
+
+    #[test]
+    fn a_metric_added_to_the_table_is_parsed_and_checked() {
+        // `mean_unknown_tool_calls` is only a table entry: the parser, the
+        // checker and the measurement all come from it.
+        let off = cell(false, &[4, 4]);
+        let mut runs: Vec<RunMetrics> = off.results.records().map_while(Result::ok).collect();
+        runs[0].unknown_tool_calls = 3;
+        let cells = [
+            cell(true, &[4, 4]),
+            CellSummary::new(off.settings.clone(), 4, runs),
+        ];
+        let spec: Vec<Expectation> = serde_json::from_value(json!([
+            {"where": {"todo": false}, "mean_unknown_tool_calls": {"at_most": 1}},
+            {"compare": {"a": {"todo": false}, "b": {"todo": true}},
+             "mean_unknown_tool_calls_diff": {"at_most": 0}},
+        ]))
+        .unwrap();
+        let outcomes: Vec<(bool, Value)> = spec
+            .iter()
+            .map(|e| evaluate(e, &cells))
+            .map(|o| (o.ok, o.measured))
+            .collect();
+        assert_eq!(outcomes, [(false, json!(1.5)), (false, json!(1.5))]);
+        let texts: Vec<String> = spec.iter().map(|e| evaluate(e, &cells).text).collect();
+        assert_eq!(
+            texts,
+            [
+                "mean_unknown_tool_calls <= 1 where todo=false",
+                "mean_unknown_tool_calls_diff <= 0 (todo=false vs todo=true)"
+            ]
+        );
+        // A ratio of it is not in its entry, so it is an unknown key.
+        let ratio: Result<Expectation, _> = serde_json::from_value(json!(
+            {"compare": {"a": {}, "b": {}}, "mean_unknown_tool_calls_ratio": {"at_most": 1}}
+        ));
+        let message = ratio.unwrap_err().to_string();
+        assert!(
+            message.contains("unknown field `mean_unknown_tool_calls_ratio`")
+                && message.contains("mean_turns_diff"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn p_values_take_the_test_of_their_metric() {
+        let cells = [cell(true, &[4, 4, 4, 4]), cell(false, &[3, 3, 3, 3])];
+        let on = selector(vec![(Axis::Todo, AxisValue::Bool(true))]);
+        let off = selector(vec![(Axis::Todo, AxisValue::Bool(false))]);
+        let p = |name: &str| {
+            evaluate(
+                &Expectation::Compare {
+                    a: on.clone(),
+                    b: off.clone(),
+                    comparison: Comparison::PValue(metric(name)),
+                    bound: Bound {
+                        at_least: None,
+                        at_most: Some(1.0),
+                    },
+                },
+                &cells,
+            )
+        };
+        let sign = p("completion_rate");
+        let mcnemar = p("full_completion_rate");
+        let paired = sign.paired.clone().unwrap();
+        assert_eq!(sign.measured, number(paired.completion.p_value));
+        assert_eq!(mcnemar.measured, number(paired.full_completion.p_value));
+    }
+
+    #[test]
+    fn exact_expectations_name_the_first_run_that_differs() {
+        let cells = [cell(true, &[4, 3])];
+        let outcome = evaluate(
+            &Expectation::Exact(ExactExpectation::StepsCompleted(4)),
+            &cells,
+        );
+        assert!(!outcome.ok);
+        assert_eq!(outcome.text, "steps_completed == 4");
+        assert_eq!(outcome.measured, json!(3));
+        assert_eq!(
+            outcome.detail.as_deref(),
+            Some("expected 4, measured 3 (seed 1, todo=true nag=3)")
+        );
+    }
+
+    #[test]
+    fn bounds_and_comparisons_pool_the_selected_runs() {
+        let cells = [cell(true, &[4, 4, 2, 4]), cell(false, &[2, 1, 2, 1])];
+        let on = selector(vec![(Axis::Todo, AxisValue::Bool(true))]);
+        let off = selector(vec![(Axis::Todo, AxisValue::Bool(false))]);
+        let bound = |at_least| Bound {
+            at_least: Some(at_least),
+            at_most: None,
+        };
+        let rate = evaluate(
+            &Expectation::Bound {
+                selector: on.clone(),
+                metric: metric("completion_rate"),
+                bound: bound(0.8),
+            },
+            &cells,
+        );
+        assert!(rate.ok);
+        assert_eq!(rate.measured, json!(0.875));
+        let ratio = evaluate(
+            &Expectation::Compare {
+                a: on.clone(),
+                b: off.clone(),
+                comparison: Comparison::Ratio(metric("completion_rate")),
+                bound: bound(2.0),
+            },
+            &cells,
+        );
+        assert_eq!(ratio.measured, json!(2.333333));
+        assert!(ratio.ok);
+        let paired = ratio.paired.unwrap();
+        assert_eq!(
+            (
+                paired.completion.pairs,
+                paired.completion.a_better,
+                paired.completion.b_better
+            ),
+            (4, 3, 0)
+        );
+        let none = selector(vec![(
+            Axis::NagThreshold,
+            AxisValue::Threshold(NagThreshold::Off),
+        )]);
+        let missing = evaluate(
+            &Expectation::Bound {
+                selector: none,
+                metric: metric("mean_turns"),
+                bound: bound(1.0),
+            },
+            &cells,
+        );
+        assert!(!missing.ok);
+        assert_eq!(missing.detail.as_deref(), Some("no cell matches nag=off"));
+    }
+}

@@ -1,0 +1,262 @@
+//! The metric table at work on runs: each metric's per-run value, read off
+//! a run's record or found in what a cell keeps of its runs (a compact row
+//! per run and running totals, see [`super::runs`]); a cell's reported
+//! values (rounded, with intervals) in table order; and an aggregate over
+//! the pooled runs of several cells (for `expect:`).
+//!
+//! The table itself ([`crate::metric::METRICS`]) lives a floor
+//! below, where the `expect:` parser can read the names; this is the one
+//! place that maps a [`PerRun`] to the run record, its row and the totals.
+
+use super::record::RunMetrics;
+use super::runs::{RunRow, RunTotals, Runs};
+use super::stats;
+use super::summary::{CellSummary, round6};
+use crate::metric::{IntervalMethod, Kind, METRICS, Metric, PerRun};
+
+/// What `what` counts on one run, for the metrics a cell keeps only as a
+/// sum; `None` for those read from the run's row. A new count is one arm
+/// here (and its field on the record).
+fn count(what: PerRun, run: &RunMetrics) -> Option<usize> {
+    Some(match what {
+        PerRun::Completion | PerRun::FullCompletion | PerRun::StepsCompleted => return None,
+        PerRun::Reminders => run.reminders_at.len(),
+        PerRun::RejectedTodoUpdates => run.rejected_todo_updates,
+        PerRun::TodoCalls => run.todo_calls,
+        PerRun::Turns => run.turns,
+        PerRun::ProtocolViolations => run.protocol_violations,
+        PerRun::UnknownToolCalls => run.unknown_tool_calls,
+    })
+}
+
+/// What `what` measures on one run, read off its record (a test checks it
+/// agrees with [`source`]).
+pub fn per_run(what: PerRun, run: &RunMetrics) -> f64 {
+    if let Some(n) = count(what, run) {
+        return n as f64;
+    }
+    let row = RunRow::of(run);
+    match source(what) {
+        Source::Row(read) => read(&row),
+        Source::Total(_) => 0.0,
+    }
+}
+
+/// Adds one run's counts to a cell's sums (`sums` holds one place per
+/// table entry; see [`RunTotals::counts`]).
+pub fn add_counts(sums: &mut Vec<u64>, run: &RunMetrics) {
+    sums.resize(METRICS.len(), 0);
+    for (sum, metric) in sums.iter_mut().zip(METRICS) {
+        if let Some(n) = count(metric.per_run, run) {
+            *sum = sum.saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
+        }
+    }
+}
+
+/// Where a cell that does not hold its runs keeps a metric's values.
+#[derive(Clone, Copy)]
+pub enum Source {
+    /// In each run's row (what paired statistics also need).
+    Row(fn(&RunRow) -> f64),
+    /// Only as a sum over the runs (a sum of counts is exact, so the mean
+    /// is the one over the runs' values), at the metric's place in
+    /// [`RunTotals::counts`].
+    Total(usize),
+}
+
+pub fn source(what: PerRun) -> Source {
+    match what {
+        PerRun::Completion => Source::Row(RunRow::completion),
+        PerRun::FullCompletion => Source::Row(|r| f64::from(u8::from(r.fully_completed()))),
+        PerRun::StepsCompleted => Source::Row(|r| f64::from(r.steps_completed)),
+        _ => Source::Total(
+            METRICS
+                .iter()
+                .position(|m| m.per_run == what)
+                .unwrap_or(usize::MAX),
+        ),
+    }
+}
+
+/// A count's sum in `totals` (0 for a place never added to).
+fn total(totals: &RunTotals, place: usize) -> u64 {
+    totals.counts.get(place).copied().unwrap_or(0)
+}
+
+/// The mean of `n` values as [`stats::mean`] computes it (the same sum in
+/// the same order, so the same bits), without collecting them.
+fn mean(values: impl Iterator<Item = f64>, n: usize) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        values.sum::<f64>() / n as f64
+    }
+}
+
+/// A metric's mean over the pooled runs of `cells` (not rounded; 0 without
+/// runs).
+pub fn aggregate(metric: &Metric, cells: &[&CellSummary]) -> f64 {
+    let n: usize = cells.iter().map(|c| c.results.len()).sum();
+    match source(metric.per_run) {
+        Source::Row(read) => mean(cells.iter().flat_map(|c| c.results.iter().map(read)), n),
+        Source::Total(place) => {
+            let sum: u64 = cells.iter().map(|c| total(c.results.totals(), place)).sum();
+            mean(std::iter::once(sum as f64), n)
+        }
+    }
+}
+
+/// One metric's value over a cell's runs, as reported (6 decimals).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MetricValue {
+    pub metric: &'static Metric,
+    pub value: f64,
+    /// The 95% interval, for rates that carry one.
+    pub ci95: Option<[f64; 2]>,
+}
+
+/// Every metric of the table over a cell's runs, in table order: the mean
+/// of its per-run values, and for a rate its interval. One pass over the
+/// rows serves every metric read from them (a cell may hold a million
+/// runs); each sum is still taken in run order, so the values are those of
+/// [`stats::mean`] to the bit.
+pub fn summarize(runs: &Runs) -> Vec<MetricValue> {
+    struct Tally {
+        source: Source,
+        sum: f64,
+        /// Runs whose value is 1 (for a Wilson interval).
+        ones: usize,
+        /// Every value (for a Student-t interval).
+        values: Option<Vec<f64>>,
+    }
+    let mut tallies: Vec<Tally> = METRICS
+        .iter()
+        .map(|m| Tally {
+            source: source(m.per_run),
+            sum: 0.0,
+            ones: 0,
+            values: matches!(m.interval().map(|i| i.method), Some(IntervalMethod::MeanT))
+                .then(|| Vec::with_capacity(runs.len())),
+        })
+        .collect();
+    for row in runs {
+        for tally in &mut tallies {
+            if let Source::Row(read) = tally.source {
+                let value = read(row);
+                tally.sum += value;
+                tally.ones += usize::from(value == 1.0);
+                if let Some(values) = &mut tally.values {
+                    values.push(value);
+                }
+            }
+        }
+    }
+    let n = runs.len();
+    METRICS
+        .iter()
+        .zip(tallies)
+        .map(|(metric, tally)| {
+            let sum = match tally.source {
+                Source::Row(_) => tally.sum,
+                Source::Total(place) => total(runs.totals(), place) as f64,
+            };
+            let value = if n == 0 { 0.0 } else { sum / n as f64 };
+            let ci95 = match metric.kind {
+                Kind::Rate(Some(interval)) => Some(match interval.method {
+                    IntervalMethod::MeanT => {
+                        stats::mean_ci95(&tally.values.unwrap_or_default(), 0.0, 1.0).1
+                    }
+                    IntervalMethod::Wilson => stats::wilson_ci95(tally.ones, n),
+                }),
+                Kind::Rate(None) | Kind::Mean => None,
+            };
+            MetricValue {
+                metric,
+                value: round6(value),
+                ci95: ci95.map(|[lo, hi]| [round6(lo), round6(hi)]),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::CellSettings;
+
+    fn value_of(values: &[MetricValue], name: &str) -> MetricValue {
+        *values.iter().find(|v| v.metric.name == name).unwrap()
+    }
+
+    /// Runs of `completed` steps out of `total`, with some counts set.
+    fn records(total: usize, completed: &[usize]) -> Vec<RunMetrics> {
+        let cell = super::super::summary::test_cell(CellSettings::default(), total, completed, 2);
+        let mut records: Vec<RunMetrics> = cell.results.records().map_while(Result::ok).collect();
+        for (i, run) in records.iter_mut().enumerate() {
+            run.turns = 3 + 7 * i;
+            run.todo_calls = i % 4;
+        }
+        records
+    }
+
+    #[test]
+    fn rates_and_means_follow_their_entries() {
+        let mut runs = records(4, &[4, 2, 0]);
+        runs[1].unknown_tool_calls = 3;
+        let cell = CellSummary::new(CellSettings::default(), 4, runs.clone());
+        let values = summarize(&cell.results);
+        assert_eq!(values.len(), METRICS.len());
+        assert_eq!(value_of(&values, "completion_rate").value, 0.5);
+        assert!(value_of(&values, "completion_rate").ci95.is_some());
+        let full = value_of(&values, "full_completion_rate");
+        assert_eq!(full.value, round6(1.0 / 3.0));
+        assert_eq!(full.ci95, Some(stats::wilson_ci95(1, 3).map(round6)));
+        assert_eq!(value_of(&values, "mean_steps_completed").value, 2.0);
+        assert_eq!(value_of(&values, "mean_reminders").value, 2.0);
+        assert_eq!(value_of(&values, "mean_turns").ci95, None);
+        // The entry added for `expect:` needs nothing but its table entry.
+        assert_eq!(value_of(&values, "mean_unknown_tool_calls").value, 1.0);
+        let unknown = Metric::named("mean_unknown_tool_calls").unwrap();
+        assert_eq!(aggregate(unknown, &[&cell, &cell]), 1.0);
+        assert_eq!(aggregate(unknown, &[]), 0.0);
+        assert_eq!(per_run(unknown.per_run, &runs[1]), 3.0);
+    }
+
+    #[test]
+    fn values_are_the_means_of_the_per_run_values_to_the_bit() {
+        let values = [0.1, 0.7, 1e-9, 3.3, 0.2];
+        assert_eq!(
+            mean(values.iter().copied(), values.len()).to_bits(),
+            stats::mean(&values).to_bits()
+        );
+        assert_eq!(mean(std::iter::empty(), 0), stats::mean(&[]));
+        // Each metric from rows or totals against its values read off the
+        // records one by one.
+        let runs = records(7, &[7, 2, 5, 1, 6, 3]);
+        let cell = CellSummary::new(CellSettings::default(), 7, runs.clone());
+        for value in summarize(&cell.results) {
+            let each: Vec<f64> = runs
+                .iter()
+                .map(|r| per_run(value.metric.per_run, r))
+                .collect();
+            assert_eq!(value.value, round6(stats::mean(&each)), "{}", value.metric);
+            assert_eq!(
+                aggregate(value.metric, &[&cell]).to_bits(),
+                stats::mean(&each).to_bits(),
+                "{}",
+                value.metric
+            );
+        }
+    }
+
+    #[test]
+    fn a_cell_without_runs_reports_zeros() {
+        let values = summarize(&Runs::held(Vec::new()));
+        assert_eq!(value_of(&values, "full_completion_rate").value, 0.0);
+        assert_eq!(
+            value_of(&values, "full_completion_rate").ci95,
+            Some([0.0, 1.0])
+        );
+        assert_eq!(value_of(&values, "mean_turns").value, 0.0);
+    }
+}

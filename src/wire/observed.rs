@@ -1,0 +1,343 @@
+//! A run's metrics read off the wire: only from the requests the agent
+//! sent and the responses the model gave, never from the agent's word.
+//!
+//! - `turns`: responses the model served (closing answers after the script
+//!   ran out, errors and unreadable requests are not turns);
+//! - `todo_calls`: `tool_use` blocks the model sent naming one of the
+//!   dialect's planning tools that the answered request offered;
+//! - `unknown_tool_calls`: `tool_use` blocks naming a tool the answered
+//!   request did not offer (a planning tool included);
+//! - `rejected_todo_updates`: planning calls whose `tool_result` (in a
+//!   later request) is one of the dialect's errors, or is flagged
+//!   `is_error: true` by the client;
+//! - `reminders_at`: turn t has a reminder when the content the request
+//!   after response t adds (everything after its last assistant message)
+//!   contains `<reminder>`, `<system-reminder>` or the custom pattern;
+//!   history is never counted again;
+//! - side requests (no tools offered) and unreadable requests take no part;
+//! - `protocol_violations`: distinct protocol violations (turn and rule)
+//!   over every request;
+//! - `stop`: `end_turn` (the model's last response ended its turn),
+//!   `max_turns`, `script_exhausted` (the agent asked for more after the
+//!   script ran out), `model_error`, `timeout` (cut by the timeout while the
+//!   model still had work to give), `agent_exit` (the agent exited, or
+//!   never asked, while the model still had work to give).
+
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+use super::record::{Exchange, Finish, Reply};
+use crate::agent::StopKind;
+use crate::llm::{ContentBlock, Message, Role, StopReason};
+use crate::plan::dialect::PlanDialect;
+
+/// The texts that mark a reminder in any design.
+pub const REMINDER_MARKERS: [&str; 2] = ["<reminder>", "<system-reminder>"];
+
+/// Everything measured from the wire for one run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WireMetrics {
+    pub turns: usize,
+    pub stop: StopKind,
+    pub reminders_at: Vec<usize>,
+    pub rejected_todo_updates: usize,
+    pub todo_calls: usize,
+    pub unknown_tool_calls: usize,
+    pub protocol_violations: usize,
+    /// Requests the server could not read (answered 400/413).
+    pub malformed_requests: usize,
+}
+
+/// Reads the metrics off a record. `timed_out`: the run was cut by its
+/// timeout.
+pub fn wire_metrics(
+    exchanges: &[Exchange],
+    dialect: &dyn PlanDialect,
+    reminder_pattern: Option<&str>,
+    timed_out: bool,
+) -> WireMetrics {
+    let answered: Vec<&Exchange> = exchanges.iter().filter(|e| e.is_loop()).collect();
+    let mut turns = 0;
+    let mut reminders_at = Vec::new();
+    let mut todo_calls = 0;
+    let mut unknown_tool_calls = 0;
+    let mut rejected_todo_updates = 0;
+    let mut violations = BTreeSet::new();
+    for (index, exchange) in answered.iter().enumerate() {
+        for v in &exchange.violations {
+            violations.insert((v.turn, v.rule.clone()));
+        }
+        let (Reply::Response { response, .. }, Some(request)) =
+            (&exchange.reply, &exchange.request)
+        else {
+            continue;
+        };
+        turns += 1;
+        let later = &answered[index + 1..];
+        if let Some(next) = later.first().and_then(|e| e.request.as_ref())
+            && next
+                .added_texts
+                .iter()
+                .any(|text| has_reminder(text, reminder_pattern))
+        {
+            reminders_at.push(turns);
+        }
+        for block in &response.content {
+            let ContentBlock::ToolUse { id, name, .. } = block else {
+                continue;
+            };
+            if !request.offers(name) {
+                unknown_tool_calls += 1;
+            } else if dialect.is_planning_tool(name) {
+                todo_calls += 1;
+                let flagged = later.first().is_some_and(|e| {
+                    e.request
+                        .as_ref()
+                        .is_some_and(|r| r.error_results.binary_search(id).is_ok())
+                });
+                if flagged || result_for(later, id).is_some_and(|content| dialect.is_error(content))
+                {
+                    rejected_todo_updates += 1;
+                }
+            }
+        }
+    }
+    WireMetrics {
+        turns,
+        stop: stop_of(exchanges, timed_out),
+        reminders_at,
+        rejected_todo_updates,
+        todo_calls,
+        unknown_tool_calls,
+        protocol_violations: violations.len(),
+        malformed_requests: exchanges.iter().filter(|e| e.request.is_none()).count(),
+    }
+}
+
+fn has_reminder(text: &str, pattern: Option<&str>) -> bool {
+    REMINDER_MARKERS.iter().any(|m| text.contains(m))
+        || pattern.is_some_and(|p| !p.is_empty() && text.contains(p))
+}
+
+/// The first tool result answering `id` in the requests that followed.
+fn result_for<'a>(later: &[&'a Exchange], id: &str) -> Option<&'a str> {
+    later.iter().find_map(|e| {
+        e.request.as_ref()?.messages.iter().find_map(|m| {
+            m.content_blocks().iter().find_map(|b| match b {
+                ContentBlock::ToolResult {
+                    tool_use_id,
+                    content,
+                } if tool_use_id == id => Some(content.as_str()),
+                _ => None,
+            })
+        })
+    })
+}
+
+fn stop_of(exchanges: &[Exchange], timed_out: bool) -> StopKind {
+    let last = exchanges.iter().rev().find(|e| e.is_loop());
+    match last.map(|e| &e.reply) {
+        Some(Reply::Response { response, .. }) if response.stop_reason == StopReason::EndTurn => {
+            StopKind::EndTurn
+        }
+        Some(Reply::Finished(Finish::ScriptExhausted)) => StopKind::ScriptExhausted,
+        Some(Reply::Finished(Finish::MaxTurns)) => StopKind::MaxTurns,
+        Some(Reply::ModelFailed { .. }) => StopKind::ModelError,
+        _ if timed_out => StopKind::Timeout,
+        _ => StopKind::AgentExit,
+    }
+}
+
+/// The conversation as the built-in loop would hold it: the last request's
+/// messages, plus the model's last response when it was one.
+pub fn transcript(exchanges: &[Exchange]) -> Vec<Message> {
+    let Some(last) = exchanges.iter().rev().find(|e| e.is_loop()) else {
+        return Vec::new();
+    };
+    let mut messages = last
+        .request
+        .as_ref()
+        .map(|r| r.messages.clone())
+        .unwrap_or_default();
+    if let Reply::Response { response, .. } = &last.reply {
+        messages.push(Message::blocks(Role::Assistant, response.content.clone()));
+    }
+    messages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::protocol;
+    use crate::llm::{ModelResponse, ToolSchema, tool_use_id};
+    use crate::plan::dialect::Dialect;
+    use crate::wire::record::{Api, WireRequest};
+    use serde_json::json;
+
+    fn call(turn: usize, k: usize, name: &str) -> ContentBlock {
+        ContentBlock::ToolUse {
+            id: tool_use_id(turn, k),
+            name: name.into(),
+            input: json!({}),
+        }
+    }
+
+    fn result(turn: usize, k: usize, content: &str) -> ContentBlock {
+        ContentBlock::ToolResult {
+            tool_use_id: tool_use_id(turn, k),
+            content: content.into(),
+        }
+    }
+
+    /// A record as a faithful s03 client produces it from `turns` (each the
+    /// response blocks, then the user blocks that answer them).
+    fn record(turns: &[(Vec<ContentBlock>, Vec<ContentBlock>)], tools: &[&str]) -> Vec<Exchange> {
+        let tools: Vec<ToolSchema> = tools
+            .iter()
+            .map(|n| ToolSchema {
+                name: n.to_string().into(),
+                description: "".into(),
+                input_schema: json!({}),
+            })
+            .collect();
+        let mut messages = vec![Message::user_text("task")];
+        let mut exchanges = Vec::new();
+        for (t, (response, answer)) in turns.iter().enumerate() {
+            let request = WireRequest {
+                system: String::new(),
+                messages: messages.clone(),
+                tools: tools.clone(),
+                stream: false,
+                stream_usage: false,
+                model: None,
+                added_texts: crate::wire::record::texts_after_last_assistant(&messages),
+                error_results: Vec::new(),
+            };
+            exchanges.push(Exchange {
+                api: Api::Anthropic,
+                violations: protocol::check(&messages),
+                request: Some(request),
+                reply: Reply::Response {
+                    turn: t + 1,
+                    response: ModelResponse::from_blocks(response.clone()),
+                },
+            });
+            messages.push(Message::blocks(Role::Assistant, response.clone()));
+            if !answer.is_empty() {
+                messages.push(Message::blocks(Role::User, answer.clone()));
+            }
+        }
+        exchanges
+    }
+
+    #[test]
+    fn metrics_follow_the_wire() {
+        let exchanges = record(
+            &[
+                (
+                    vec![call(1, 1, "todo")],
+                    vec![result(
+                        1,
+                        1,
+                        "Error: Only one task can be in_progress at a time",
+                    )],
+                ),
+                (
+                    vec![call(2, 1, "todo"), call(2, 2, "nope")],
+                    vec![
+                        result(2, 1, "[ ] #1: a\n\n(0/1 completed)"),
+                        result(2, 2, "Unknown tool: nope"),
+                    ],
+                ),
+                (
+                    vec![call(3, 1, "bash")],
+                    vec![
+                        ContentBlock::text("<reminder>Update your todos.</reminder>"),
+                        result(3, 1, "ok"),
+                    ],
+                ),
+                (vec![ContentBlock::text("done")], vec![]),
+            ],
+            &["bash", "todo"],
+        );
+        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, false);
+        assert_eq!(
+            metrics,
+            WireMetrics {
+                turns: 4,
+                stop: StopKind::EndTurn,
+                reminders_at: vec![3],
+                rejected_todo_updates: 1,
+                todo_calls: 2,
+                unknown_tool_calls: 1,
+                protocol_violations: 1,
+                malformed_requests: 0,
+            }
+        );
+        let transcript = transcript(&exchanges);
+        assert_eq!(transcript.len(), 8);
+        assert_eq!(protocol::check(&transcript).len(), 1);
+    }
+
+    #[test]
+    fn history_is_not_counted_again_and_patterns_work() {
+        let exchanges = record(
+            &[
+                (
+                    vec![call(1, 1, "bash")],
+                    vec![result(1, 1, "ok"), ContentBlock::text("NAG!")],
+                ),
+                (vec![call(2, 1, "bash")], vec![result(2, 1, "ok")]),
+                (vec![ContentBlock::text("done")], vec![]),
+            ],
+            &["bash"],
+        );
+        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), Some("NAG!"), false);
+        assert_eq!(metrics.reminders_at, [1]);
+        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, false);
+        assert!(metrics.reminders_at.is_empty());
+    }
+
+    #[test]
+    fn a_planning_result_flagged_as_an_error_is_a_rejection() {
+        let mut exchanges = record(
+            &[
+                (
+                    vec![call(1, 1, "todo")],
+                    vec![result(1, 1, "<tool_use_error>bad</tool_use_error>")],
+                ),
+                (vec![ContentBlock::text("done")], vec![]),
+            ],
+            &["todo"],
+        );
+        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, false);
+        assert_eq!((metrics.todo_calls, metrics.rejected_todo_updates), (1, 0));
+        if let Some(request) = exchanges[1].request.as_mut() {
+            request.error_results = vec![tool_use_id(1, 1)];
+        }
+        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, false);
+        assert_eq!(metrics.rejected_todo_updates, 1);
+    }
+
+    #[test]
+    fn stop_reads_the_last_answer() {
+        let mut exchanges = record(&[(vec![call(1, 1, "bash")], vec![])], &["bash"]);
+        assert_eq!(
+            wire_metrics(&exchanges, Dialect::S03.get(), None, false).stop,
+            StopKind::AgentExit
+        );
+        assert_eq!(
+            wire_metrics(&exchanges, Dialect::S03.get(), None, true).stop,
+            StopKind::Timeout
+        );
+        let mut closing = exchanges[0].clone();
+        closing.reply = Reply::Finished(Finish::ScriptExhausted);
+        exchanges.push(closing);
+        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, true);
+        assert_eq!(
+            (metrics.stop, metrics.turns),
+            (StopKind::ScriptExhausted, 1)
+        );
+        assert_eq!(transcript(&exchanges).len(), 1);
+    }
+}
