@@ -5,8 +5,8 @@
 //! The crate is built in floors; each imports only floors below it.
 //!
 //! 1. [`llm`] and [`metric`]: the conversation types, the `Model` trait and
-//!    the protocol rule over them; the metric table. [`cancel`] (Ctrl-C) sits
-//!    beside them.
+//!    the protocol rule over them; the metric table. [`cancel`] (Ctrl-C) and
+//!    [`input`] (opening user-named files without blocking) sit beside them.
 //! 2. [`plan`]: the planning designs under test (dialects, the todo manager,
 //!    reminder policies). [`sandbox`]: where runs act (workspace, contained
 //!    processes, Landlock, the command runner and its read-only cache).
@@ -33,6 +33,7 @@ pub mod agent;
 pub mod app;
 pub mod cancel;
 pub mod eval;
+pub mod input;
 pub mod llm;
 pub mod metric;
 pub mod model;

@@ -125,7 +125,7 @@ enum Command {
         #[arg(long, value_name = "N|off", value_parser = NagThreshold::parse)]
         threshold: Option<NagThreshold>,
         /// Planning dialect (s03, s03-guarded, planning-state, java-port,
-        /// create-update, claude-code, codex, gemini).
+        /// create-update, claude-code, claude-code-tasks, codex, gemini).
         #[arg(long, value_name = "NAME", value_parser = parse_dialect)]
         dialect: Option<Dialect>,
         /// Reminder policy (s03, planning-state, claude-code, interval,
@@ -410,6 +410,11 @@ fn parse_reminder(raw: &str) -> Result<ReminderSpec, String> {
 }
 
 fn main() -> ExitCode {
+    // SAFETY: nothing has run yet, so this is the only thread and no one
+    // reads the environment concurrently. The API keys leave the
+    // environment (and its /proc/PID/environ copy) before any agent, thread
+    // or child process can see them.
+    unsafe { agent_eval::model::http::secrets::take_from_environment() };
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -40,6 +40,19 @@ pub enum PerRun {
     ProtocolViolations,
     /// Calls of tools that were not offered.
     UnknownToolCalls,
+    /// Tokens of every request the model answered.
+    ContextTokens,
+    /// The planning part of them (planning calls, their results, reminders).
+    PlanningTokens,
+    /// planning tokens / context tokens; over a cell, the share of all its
+    /// runs' tokens (a ratio of the two sums, not a mean of shares).
+    PlanningShare,
+    /// Turns whose every call was a planning call.
+    PlanningTurns,
+    /// Reminders added right after a turn with a planning call.
+    RemindersAfterPlanning,
+    /// User messages an outside agent sent that the scenario did not.
+    UnexpectedUserMessages,
 }
 
 /// How a cell's runs are aggregated.
@@ -190,6 +203,7 @@ impl fmt::Display for Metric {
 pub const COMPLETION_RATE: &str = "completion_rate";
 pub const FULL_COMPLETION_RATE: &str = "full_completion_rate";
 pub const MEAN_REMINDERS: &str = "mean_reminders";
+pub const MEAN_CONTEXT_TOKENS: &str = "mean_context_tokens";
 
 /// Every metric, in display order (tables show columns in this order; the
 /// JSON writes the rates in this order, then `pass_hat_k`, then the means).
@@ -416,12 +430,143 @@ pub static METRICS: &[Metric] = &[
             sweep: None,
         },
     },
+    // The price of planning (see `llm::price`).
+    Metric {
+        name: MEAN_CONTEXT_TOKENS,
+        definition: "mean over runs of the tokens of every request the model answered (system prompt and messages, tool schemas excluded; characters / 4 rounded up per request, or a real API's input tokens)",
+        per_run: PerRun::ContextTokens,
+        kind: Kind::Mean,
+        written: Written::Always,
+        higher_is_better: false,
+        baseline: None,
+        bound: true,
+        compare: CompareUse {
+            ratio: true,
+            diff: true,
+            p_value: None,
+        },
+        columns: Columns {
+            text: Some(Column {
+                header: "tokens",
+                format: Format::Decimals(0),
+            }),
+            markdown: Some(Column {
+                header: "tokens",
+                format: Format::Decimals(0),
+            }),
+            html: Some(Column {
+                header: "tokens",
+                format: Format::Decimals(0),
+            }),
+            sweep: Some(Column {
+                header: "tokens/run",
+                format: Format::Decimals(0),
+            }),
+        },
+    },
+    Metric {
+        name: "mean_planning_tokens",
+        definition: "mean over runs of the planning part of those tokens: planning calls' inputs, their results and reminder texts, each time they are sent",
+        per_run: PerRun::PlanningTokens,
+        kind: Kind::Mean,
+        written: Written::Always,
+        higher_is_better: false,
+        baseline: None,
+        bound: true,
+        compare: CompareUse {
+            ratio: true,
+            diff: true,
+            p_value: None,
+        },
+        columns: Columns::NONE,
+    },
+    Metric {
+        name: "planning_share",
+        definition: "the cell's planning tokens over its context tokens (a ratio of the two sums over the runs)",
+        per_run: PerRun::PlanningShare,
+        kind: Kind::Rate(None),
+        written: Written::Always,
+        higher_is_better: false,
+        baseline: None,
+        bound: true,
+        compare: CompareUse {
+            ratio: true,
+            diff: true,
+            p_value: None,
+        },
+        columns: Columns {
+            text: Some(Column {
+                header: "planning",
+                format: Format::Percent,
+            }),
+            markdown: Some(Column {
+                header: "planning share",
+                format: Format::Percent,
+            }),
+            html: Some(Column {
+                header: "planning share",
+                format: Format::Percent,
+            }),
+            sweep: Some(Column {
+                header: "planning",
+                format: Format::Percent,
+            }),
+        },
+    },
+    Metric {
+        name: "mean_planning_turns",
+        definition: "mean over runs of the turns whose every call was a planning call",
+        per_run: PerRun::PlanningTurns,
+        kind: Kind::Mean,
+        written: Written::Always,
+        higher_is_better: false,
+        baseline: None,
+        bound: true,
+        compare: CompareUse {
+            ratio: false,
+            diff: true,
+            p_value: None,
+        },
+        columns: Columns::NONE,
+    },
+    Metric {
+        name: "mean_reminders_after_planning",
+        definition: "mean over runs of the reminders added right after a turn with a planning call",
+        per_run: PerRun::RemindersAfterPlanning,
+        kind: Kind::Mean,
+        written: Written::Always,
+        higher_is_better: false,
+        baseline: None,
+        bound: true,
+        compare: CompareUse {
+            ratio: false,
+            diff: true,
+            p_value: None,
+        },
+        columns: Columns::NONE,
+    },
     // Measured for `expect:` only: writing it to every cell would change
     // the bytes of every existing report.
     Metric {
         name: "mean_unknown_tool_calls",
         definition: "mean over runs of the calls of tools that were not offered (not written to reports; for `expect:` bounds and diffs)",
         per_run: PerRun::UnknownToolCalls,
+        kind: Kind::Mean,
+        written: Written::Never,
+        higher_is_better: false,
+        baseline: None,
+        bound: true,
+        compare: CompareUse {
+            ratio: false,
+            diff: true,
+            p_value: None,
+        },
+        columns: Columns::NONE,
+    },
+    Metric {
+        name: "mean_unexpected_user_messages",
+        definition: "mean over runs of the user messages an outside agent sent that the scenario did not (not written to reports; for `expect:` bounds and diffs)",
+        per_run: PerRun::UnexpectedUserMessages,
         kind: Kind::Mean,
         written: Written::Never,
         higher_is_better: false,
@@ -476,7 +621,12 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), METRICS.len());
-        for name in [COMPLETION_RATE, FULL_COMPLETION_RATE, MEAN_REMINDERS] {
+        for name in [
+            COMPLETION_RATE,
+            FULL_COMPLETION_RATE,
+            MEAN_REMINDERS,
+            MEAN_CONTEXT_TOKENS,
+        ] {
             assert!(Metric::named(name).is_some(), "{name}");
         }
         assert!(Metric::named("mean_nothing").is_none());
@@ -490,12 +640,17 @@ mod tests {
             [
                 "completion_rate",
                 "full_completion_rate",
+                "planning_share",
                 "mean_steps_completed",
                 "mean_reminders",
                 "mean_rejected_todo_updates",
                 "mean_todo_calls",
                 "mean_turns",
                 "mean_protocol_violations",
+                "mean_context_tokens",
+                "mean_planning_tokens",
+                "mean_planning_turns",
+                "mean_reminders_after_planning",
             ]
         );
     }

@@ -324,9 +324,9 @@ fn sweep_writes_a_table_json_and_an_svg_chart() {
         .map(str::trim)
         .collect();
     for label in [
-        "docs-fixes: completion vs nag threshold",
-        "with todo tool",
-        "reminders per run (right axis)",
+        "docs-fixes: completion vs tokens, by nag threshold",
+        "with todo tool, by nag threshold",
+        "context tokens per run (the cost)",
         "off",
     ] {
         assert!(texts.contains(&label), "missing {label:?}");
@@ -360,5 +360,75 @@ fn a_report_on_stdout_keeps_stdout_machine_readable() {
             .status
             .code(),
         Some(2)
+    );
+}
+
+/// A scenario whose name and step text hold a table border, a line break,
+/// an HTML comment opener, tags and control characters: the Markdown
+/// summary keeps its table and hides nothing, and the sweep chart is still
+/// valid XML.
+#[test]
+fn hostile_names_are_escaped_in_markdown_and_svg() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = std::fs::read_to_string("scenarios/simulated/docs_fixes.yaml").unwrap();
+    let hostile = source
+        .replace(
+            "name: docs-fixes",
+            r#"name: "docs|x\n<!-- hide \x07\e[31m <b>bold</b> [l](http://x)""#,
+        )
+        .replace(
+            r#"text: "Fix the install command""#,
+            r#"text: "Fix | the <i>install</i>\n- command\x01""#,
+        );
+    let scenario = path(dir.path(), "hostile.yaml");
+    std::fs::write(&scenario, hostile).unwrap();
+    let markdown = path(dir.path(), "summary.md");
+    let out = agent_eval(&["run", &scenario, "--seeds", "2", "--markdown", &markdown]);
+    // Two seeds may miss an expectation (1); what matters is the summary.
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        text(&out.stderr)
+    );
+    let summary = std::fs::read_to_string(&markdown).unwrap();
+    assert!(!summary.contains("<!--"), "{summary}");
+    assert!(
+        !summary.contains("<b>") && !summary.contains("<i>"),
+        "{summary}"
+    );
+    assert!(
+        !summary.chars().any(|c| c.is_control() && c != '\n'),
+        "{summary}"
+    );
+    assert!(summary.contains("## docs\\|x &lt;\\!--") || summary.contains("## docs\\|x &lt;!--"));
+    // Every row of the step table has the header's number of cells.
+    let rows: Vec<&str> = summary
+        .lines()
+        .skip_while(|l| !l.starts_with("| step |"))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert_eq!(rows.len(), 8, "{summary}");
+    let cells = |row: &str| row.replace("\\|", "").matches('|').count();
+    assert!(rows.iter().all(|r| cells(r) == cells(rows[0])), "{rows:?}");
+
+    let svg = path(dir.path(), "chart.svg");
+    let out = agent_eval(&[
+        "sweep",
+        &scenario,
+        "--thresholds",
+        "1,off",
+        "--seeds",
+        "2",
+        "--svg",
+        &svg,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    let doc = roxmltree::Document::parse(&chart).unwrap();
+    assert!(
+        doc.descendants()
+            .filter_map(|n| n.text())
+            .any(|t| t.contains("docs|x") && t.contains("<b>bold</b>")),
+        "{chart}"
     );
 }

@@ -53,7 +53,7 @@ fn errors_carry_line_and_column() {
     let out = agent_eval(&["check", "tests/data/bad/unknown_key.yaml"]);
     assert_eq!(
         text(&out.stderr).trim(),
-        "error: tests/data/bad/unknown_key.yaml:5:1: unknown field `agnet`, expected one of name, description, task, workspace, steps, agent, model, runs, expect"
+        "error: tests/data/bad/unknown_key.yaml:5:1: unknown field `agnet`, expected one of name, description, task, session, workspace, steps, agent, model, runs, expect"
     );
 }
 

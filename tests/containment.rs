@@ -377,3 +377,35 @@ fn the_process_group_fallback_also_feeds_stdin_logs_and_stops_early() {
     assert_eq!(output.stdout, b"from stdin\n");
     assert_eq!(std::fs::read_to_string(&log_path).unwrap(), "from stdin\n");
 }
+
+/// A gated stdin hands its bytes over only as they are released: the
+/// second line waits until the command has answered the first, and stdin
+/// closes once every byte is written (so `cat` ends).
+#[test]
+fn a_gated_stdin_hands_over_each_message_once_released() {
+    let dir = tempfile::tempdir().unwrap();
+    let answered = dir.path().join("first");
+    let released = || {
+        if answered.exists() { 13 } else { 6 }
+    };
+    let invocation = Invocation {
+        stdin: Some(b"one 1\ntwo 22\n".to_vec()),
+        stdin_release: Some(&released),
+        ..Invocation::default()
+    };
+    // While the first line is unanswered nothing more arrives: `early`
+    // stays empty (were the gate open, the second line would be in it).
+    let command = "read a; timeout 0.3 cat > early; echo \"$a\" > first; cat > rest";
+    let output = process::run_invocation(
+        dir.path(),
+        command,
+        &invocation,
+        &limits(Duration::from_secs(60)),
+    )
+    .unwrap();
+    assert_eq!(output.exit_code, Some(0));
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    assert_eq!(read("first"), "one 1\n");
+    assert_eq!(read("early"), "");
+    assert_eq!(read("rest"), "two 22\n");
+}

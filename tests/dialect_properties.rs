@@ -138,6 +138,8 @@ fn own_shape(dialect: Dialect) -> (&'static str, &'static [&'static str]) {
             ("items", &["content", "status", "activeForm"])
         }
         Dialect::ClaudeCode => ("todos", &["content", "status", "activeForm"]),
+        // One task a call; `own_call` builds those.
+        Dialect::ClaudeCodeTasks => ("", &["subject", "description", "activeForm"]),
         Dialect::Codex => ("plan", &["step", "status"]),
         Dialect::Gemini => ("todos", &["description", "status"]),
     }
@@ -197,6 +199,19 @@ fn own_call(dialect: Dialect) -> BoxedStrategy<(usize, Value)> {
             .prop_map(|(id, status)| (1usize, json!({"id": id, "status": status})));
         return prop_oneof![create, update].boxed();
     }
+    if dialect == Dialect::ClaudeCodeTasks {
+        // Tools by index: TaskCreate 0, TaskGet 1, TaskList 2, TaskUpdate 3.
+        let create = own_item(keys).prop_map(|task| (0usize, task));
+        let update = (
+            prop_oneof!["[1-9]".prop_map(Value::String), (1u64..9).prop_map(|n| json!(n))],
+            prop_oneof![
+                6 => prop::sample::select(vec!["pending", "in_progress", "completed", "deleted"]).prop_map(|s| json!(s)),
+                1 => status_word(),
+            ],
+        )
+            .prop_map(|(id, status)| (3usize, json!({"taskId": id, "status": status})));
+        return prop_oneof![3 => create, 2 => update, 1 => Just((2usize, json!({})))].boxed();
+    }
     prop_oneof![
         6 => prop::collection::vec(own_item(keys), 0..6),
         1 => prop::collection::vec(own_item(keys), 0..24),
@@ -233,7 +248,7 @@ fn tool_name(dialect: &dyn PlanDialect, index: usize) -> String {
 /// Whether a dialect requires every stored text to be non-empty (Codex
 /// takes an empty step, as its source does).
 fn requires_text(dialect: Dialect) -> bool {
-    dialect != Dialect::Codex
+    !matches!(dialect, Dialect::Codex | Dialect::ClaudeCodeTasks)
 }
 
 fn check_invariants(dialect: Dialect, plan: &[PlanItem]) -> Result<(), TestCaseError> {
@@ -324,7 +339,9 @@ fn shape(dialect: Dialect, raw: &[(String, String, PlanStatus, Option<String>)])
                 _ => (i + 1).to_string(),
             };
             let active_form = match dialect {
-                Dialect::PlanningState | Dialect::ClaudeCode => form.clone(),
+                Dialect::PlanningState | Dialect::ClaudeCode | Dialect::ClaudeCodeTasks => {
+                    form.clone()
+                }
                 _ => None,
             };
             PlanItem {
@@ -332,18 +349,21 @@ fn shape(dialect: Dialect, raw: &[(String, String, PlanStatus, Option<String>)])
                 text: text.clone(),
                 status,
                 active_form,
+                task: None,
             }
         })
         .collect()
 }
 
 /// What the dialect shows of a plan: planning-state shows the
-/// `activeForm` of the in-progress item only.
+/// `activeForm` of the in-progress item only, TaskList none.
 fn shown(dialect: Dialect, plan: &[PlanItem]) -> Vec<PlanItem> {
     plan.iter()
         .map(|item| {
             let mut item = item.clone();
-            if dialect == Dialect::PlanningState && item.status != PlanStatus::InProgress {
+            if dialect == Dialect::PlanningState && item.status != PlanStatus::InProgress
+                || dialect == Dialect::ClaudeCodeTasks
+            {
                 item.active_form = None;
             }
             item
@@ -356,7 +376,10 @@ fn shown(dialect: Dialect, plan: &[PlanItem]) -> Vec<PlanItem> {
 /// Claude Code empties a list whose every item is completed.
 fn stored(dialect: Dialect, wanted: &[PlanItem]) -> Vec<PlanItem> {
     let mut plan: Vec<PlanItem> = wanted.to_vec();
-    if matches!(dialect, Dialect::PlanningState | Dialect::ClaudeCode) {
+    if matches!(
+        dialect,
+        Dialect::PlanningState | Dialect::ClaudeCode | Dialect::ClaudeCodeTasks
+    ) {
         for item in &mut plan {
             if item.active_form.is_none() {
                 item.active_form = Some(active_form_for(&item.text));
@@ -367,6 +390,21 @@ fn stored(dialect: Dialect, wanted: &[PlanItem]) -> Vec<PlanItem> {
         plan.clear();
     }
     plan
+}
+
+/// A plan as `TaskList` shows it: id, subject and status only.
+fn bare(plan: &[PlanItem]) -> Vec<PlanItem> {
+    plan.iter()
+        .map(|i| PlanItem::new(i.id.clone(), i.text.clone(), i.status))
+        .collect()
+}
+
+/// Subjects and statuses, sorted: what a Task plan holds whatever the
+/// order its tasks were created in (an update keeps a task's activeForm).
+fn tasks_by_text(plan: &[PlanItem]) -> Vec<(String, PlanStatus)> {
+    let mut tasks: Vec<_> = plan.iter().map(|i| (i.text.clone(), i.status)).collect();
+    tasks.sort();
+    tasks
 }
 
 /// For create-update, a `wanted` reachable from `before`: the same steps
@@ -474,11 +512,18 @@ proptest! {
         let wanted = shape(dialect, &raw);
         let mut plan = Vec::new();
         for call in d.write_update(&[], &wanted) {
+            if d.load_tools(&call.tool, &call.input).is_some() {
+                continue;
+            }
             let outcome = d.apply(&mut plan, &call.tool, &call.input);
             prop_assert!(outcome.accepted, "{}: {}", dialect, outcome.content);
             match d.plan_from_result(&outcome.content) {
+                Some(read) if dialect == Dialect::ClaudeCodeTasks => {
+                    prop_assert_eq!(read, bare(&plan));
+                }
                 Some(read) => prop_assert_eq!(read, shown(dialect, &plan)),
-                None => prop_assert!(matches!(dialect, Dialect::ClaudeCode | Dialect::Codex)),
+                // The Task tools echo the plan from TaskList only.
+                None => prop_assert!(matches!(dialect, Dialect::ClaudeCode | Dialect::Codex | Dialect::ClaudeCodeTasks)),
             }
         }
     }
@@ -503,6 +548,10 @@ proptest! {
         };
         let calls = d.write_update(&plan, &wanted);
         for call in calls {
+            if d.load_tools(&call.tool, &call.input).is_some() {
+                prop_assert!(plan.is_empty(), "{}: loads its tools only at first", dialect);
+                continue;
+            }
             prop_assert!(d.is_planning_tool(&call.tool));
             let before = plan.clone();
             let outcome = d.apply(&mut plan, &call.tool, &call.input);
@@ -512,7 +561,12 @@ proptest! {
                 prop_assert_eq!(written, Some(plan.clone()));
             }
         }
-        prop_assert_eq!(plan, stored(dialect, &wanted), "{}", dialect);
+        if dialect == Dialect::ClaudeCodeTasks {
+            // Tasks keep their ids and places; new ones come last.
+            prop_assert_eq!(tasks_by_text(&plan), tasks_by_text(&stored(dialect, &wanted)));
+        } else {
+            prop_assert_eq!(plan, stored(dialect, &wanted), "{}", dialect);
+        }
     }
 
     #[test]
@@ -574,6 +628,7 @@ fn the_invalid_kinds_each_dialect_rejects() {
         ("java-port", vec![true, true, false, true]),
         ("create-update", vec![false, true, true, false]),
         ("claude-code", vec![false, true, true, false]),
+        ("claude-code-tasks", vec![false, false, true, false]),
         ("codex", vec![false, false, true, false]),
         ("gemini", vec![true, true, true, false]),
     ];

@@ -405,3 +405,169 @@ fn a_run_starts_in_memory_and_writes_the_folder_only_for_a_process() {
         "z"
     );
 }
+
+/// A cassette's `request_hash` that no request could ever hash to (not 64
+/// lowercase hex digits) is a load error on its line, not drift on every
+/// replay.
+#[test]
+fn a_malformed_request_hash_is_a_load_error_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let with_hash = |hash: &str| {
+        format!("task: t\nmodel:\n  script:\n    - text: Done.\n      request_hash: {hash}\n")
+    };
+    let good = "0123456789abcdef".repeat(4);
+    load_in(dir.path(), &with_hash(&good)).unwrap();
+    for bad in [
+        "h".to_string(),
+        good.to_uppercase(),
+        good[1..].to_string(),
+        format!("{good}0"),
+        format!("\"{}\"", "é".repeat(32)),
+        format!("{}g", &good[1..]),
+    ] {
+        let err = load_in(dir.path(), &with_hash(&bad)).unwrap_err();
+        assert!(err.contains("scenario.yaml:5:"), "{bad}: {err}");
+        assert!(err.contains("64 lowercase hex digits"), "{bad}: {err}");
+    }
+}
+
+/// Paths thousands of levels deep. In a scenario they are a load error on
+/// their line (a documented limit); from a model, a path longer than the
+/// kernel takes is `File name too long` at once, in memory and on disk,
+/// and nothing is created.
+#[test]
+fn deep_paths_are_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = vec!["d"; 5_000].join("/");
+    // (YAML keys are at most 1024 characters: a long path is a value.)
+    let check = |path: &str| {
+        format!("task: t\nsteps:\n  - text: s\n    check: {{file: {path}, exists: true}}\n{MODEL}")
+    };
+    let err = load_in(dir.path(), &check(&deep)).unwrap_err();
+    assert!(err.contains("scenario.yaml:4:"), "{err}");
+    assert!(err.contains("at most 4095"), "{err}");
+    let levels = vec!["d"; 129].join("/");
+    let files = format!("task: t\nworkspace:\n  files:\n    {levels}: x\n{MODEL}");
+    let err = load_in(dir.path(), &files).unwrap_err();
+    assert!(err.contains("scenario.yaml:4:"), "{err}");
+    assert!(err.contains("more than 128 folders deep"), "{err}");
+    let err = load_in(dir.path(), &check(&levels)).unwrap_err();
+    assert!(err.contains("scenario.yaml:4:"), "{err}");
+    assert!(err.contains("more than 128 folders deep"), "{err}");
+    let fine = vec!["d"; 128].join("/");
+    let files = format!("task: t\nworkspace:\n  files:\n    {fine}: x\n{MODEL}");
+    load_in(dir.path(), &files).unwrap();
+
+    let image = WorkspaceImage::build(None, [("a.txt", "x")]).unwrap();
+    let memory = Toolbox::with_workspace(Arc::new(Workspace::create(&image).unwrap()));
+    let (_disk_dir, disk) = disk_workspace();
+    for toolbox in [&memory, &disk] {
+        let err = call(
+            toolbox,
+            "write_file",
+            json!({"path": format!("{deep}/f"), "content": "x"}),
+        )
+        .unwrap_err();
+        assert!(err.contains("File name too long"), "{err}");
+        assert!(
+            !err.contains(&deep),
+            "the message shows the path's start only"
+        );
+        let err = call(toolbox, "read_file", json!({"path": deep})).unwrap_err();
+        assert!(err.contains("File name too long"), "{err}");
+        assert!(!toolbox.root().join("d").exists());
+    }
+}
+
+/// SIGTERM while `check` dry-runs a scenario (its `do` command waits on a
+/// FIFO that this test holds open) stops it: exit 130, nothing printed,
+/// the command killed. A scenario file that is itself a FIFO is refused
+/// at once instead of blocking the loader.
+#[test]
+fn check_honours_sigterm_and_never_blocks_on_a_fifo() {
+    let dir = tempfile::tempdir().unwrap();
+    let gate = dir.path().join("gate");
+    mkfifo(&gate);
+    let scenario = dir.path().join("s.yaml");
+    fs::write(
+        &scenario,
+        format!(
+            "task: t\nsteps:\n  - text: s\n    check: {{file: x, exists: true}}\n    do:\n      - {{tool: bash, input: {{command: \"cat {}\"}}}}\n{MODEL}",
+            gate.display()
+        ),
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        .arg("check")
+        .arg(&scenario)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The write end opens once the `do` command has opened the read end:
+    // the dry run is under way (bounded by a count of tries).
+    let c = CString::new(gate.as_os_str().as_encoded_bytes()).unwrap();
+    let mut writer = -1;
+    for _ in 0..6000 {
+        // SAFETY: a valid path; non-blocking, so it fails while no reader.
+        writer = unsafe { libc::open(c.as_ptr(), libc::O_WRONLY | libc::O_NONBLOCK) };
+        if writer >= 0 || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(writer >= 0, "the dry run never reached its command");
+    // SAFETY: signalling the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    // SAFETY: closing the descriptor opened above.
+    unsafe { libc::close(writer) };
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+
+    fs::remove_file(&scenario).unwrap();
+    mkfifo(&scenario);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        .arg("check")
+        .arg(&scenario)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("s.yaml: cannot read: not a regular file: a FIFO"),
+        "{stderr}"
+    );
+}
+
+/// A fixture symlink that leads out of the fixture's tree (to a file or a
+/// folder, absolute or relative): writing `files:` through it is refused
+/// at load, naming the scenario file and the entry's line, and nothing
+/// outside is touched.
+#[test]
+fn files_through_a_fixture_symlink_that_leads_out_name_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fixture, outside) = (dir.path().join("fx"), dir.path().join("outside"));
+    fs::create_dir_all(&fixture).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(outside.join("target.txt"), "orig").unwrap();
+    std::os::unix::fs::symlink(outside.join("target.txt"), fixture.join("abs")).unwrap();
+    std::os::unix::fs::symlink("../outside/target.txt", fixture.join("rel")).unwrap();
+    std::os::unix::fs::symlink(&outside, fixture.join("dir")).unwrap();
+    for entry in ["abs", "rel", "dir/new.txt"] {
+        let text = format!("task: t\nworkspace:\n  fixture: fx\n  files:\n    {entry}: x\n{MODEL}");
+        let err = load_in(dir.path(), &text).unwrap_err();
+        assert!(err.contains("scenario.yaml:5:5:"), "{entry}: {err}");
+        assert!(err.contains("Path escapes workspace"), "{entry}: {err}");
+    }
+    assert_eq!(
+        fs::read_to_string(outside.join("target.txt")).unwrap(),
+        "orig"
+    );
+    assert!(!outside.join("new.txt").exists());
+}

@@ -476,3 +476,64 @@ fn an_oversized_answer_is_refused_not_read_whole() {
     );
     assert_eq!(fake.received().len(), 1, "not retried");
 }
+
+#[test]
+fn a_redirect_to_another_origin_is_refused_and_carries_no_key() {
+    let elsewhere = FakeApi::builder()
+        .otherwise(Reply::ok(anthropic_text("stolen", 1, 1)))
+        .start();
+    let front = FakeApi::builder()
+        .otherwise(
+            Reply::status(307, json!({}))
+                .header("location", &format!("{}/v1/messages", elsewhere.url())),
+        )
+        .start();
+    for model in [
+        &mut anthropic(&front, fast_retries(1)) as &mut dyn Model,
+        &mut openai(&front, fast_retries(1)),
+    ] {
+        let error = ask(model, &conversation(None)).unwrap_err();
+        assert!(error.contains("another origin"), "{error}");
+    }
+    assert_eq!(front.received().len(), 2);
+    assert!(
+        elsewhere.received().is_empty(),
+        "{:?}",
+        elsewhere.received()
+    );
+}
+
+#[test]
+fn a_redirect_within_the_origin_is_followed() {
+    let fake = FakeApi::builder()
+        .then(Reply::status(307, json!({})).header("location", "/v1/moved"))
+        .then(Reply::ok(anthropic_text("Done.", 1, 1)))
+        .start();
+    let mut model = anthropic(&fake, fast_retries(1));
+    ask(&mut model, &conversation(None)).unwrap();
+    let received = fake.received();
+    assert_eq!(received.len(), 2);
+    assert_eq!(received[1].path, "/v1/moved");
+    assert_eq!(received[1].header("x-api-key"), Some(KEY));
+}
+
+#[test]
+fn a_key_in_a_models_answer_is_redacted_before_it_leaves_the_model() {
+    let echo = json!({
+        "id": "msg_3", "type": "message", "role": "assistant", "model": "claude-fake",
+        "content": [
+            {"type": "text", "text": format!("Your key is {KEY}.")},
+            {"type": "tool_use", "id": "toolu_x", "name": "bash",
+             "input": {"command": format!("echo {KEY}"), "list": [KEY], KEY: 1}}
+        ],
+        "stop_reason": "tool_use", "stop_sequence": null,
+        "usage": {"input_tokens": 1, "output_tokens": 1}
+    });
+    let fake = FakeApi::builder().then(Reply::ok(echo)).start();
+    let mut model = anthropic(&fake, fast_retries(1));
+    let response = ask(&mut model, &conversation(None)).unwrap();
+    let text = serde_json::to_string(&response.content).unwrap();
+    assert!(!text.contains("SECRET"), "{text}");
+    assert!(text.contains("Your key is [redacted]."), "{text}");
+    assert!(text.contains("echo [redacted]"), "{text}");
+}

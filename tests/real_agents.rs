@@ -168,9 +168,7 @@ fn assert_metrics(
     );
     assert_eq!(field("steps_completed"), steps, "{name}: {result}");
     assert_eq!(field("protocol_violations"), 0, "{name}: {result}");
-    if let Some(unknown) = result.get("unknown_tool_calls") {
-        assert_eq!(unknown, 0, "{name}: {result}");
-    }
+    assert_eq!(field("unknown_tool_calls"), 0, "{name}: {result}");
 }
 
 fn assert_home_untouched(name: &str, home: &Path) {
@@ -355,6 +353,45 @@ fn claude_code_reminder_is_read_off_the_wire() {
     let run = run_scenario(&agents, "claude_code_reminder.yaml");
     assert_metrics("claude-code-reminder", &run.result, 13, 1, 0, &[11], 1);
     assert_home_untouched("claude-code-reminder", run.home.path());
+}
+
+/// Claude Code's Task tools (`claude-code-tasks`), deferred behind ToolSearch: ToolSearch
+/// (not a planning call), two TaskCreates, two TaskUpdates, a TaskUpdate the CLI rejects
+/// (status `done`), ten Bash turns and the CLI's task reminder after turn 14, then the
+/// tasks completed and listed. 17 turns, 8 planning calls, 1 rejected.
+#[test]
+fn claude_code_task_tools_are_read_off_the_wire() {
+    let Some(agents) = require("claude") else {
+        return;
+    };
+    let run = run_scenario(&agents, "claude_code_tasks.yaml");
+    assert_metrics("claude-code-tasks", &run.result, 17, 8, 1, &[14], 2);
+    assert_home_untouched("claude-code-tasks", run.home.path());
+}
+
+/// A two-message session on Claude Code through its streaming JSON input
+/// (`task_via: stream-json`): each part is handed over once the model ended
+/// its turn on the one before, and the CLI answers it in the same
+/// conversation. Three turns a part, a TodoWrite in each.
+#[test]
+fn claude_code_answers_a_session_through_its_streaming_input() {
+    let Some(agents) = require("claude") else {
+        return;
+    };
+    let run = run_scenario(&agents, "claude_code_session.yaml");
+    assert_metrics("claude-code-session", &run.result, 6, 2, 0, &[], 2);
+    let parts = run.result["parts"]
+        .as_array()
+        .expect("parts in a session's record");
+    let turns: Vec<&Value> = parts.iter().map(|p| &p["turns"]).collect();
+    assert_eq!(turns, [3, 3], "{}", run.result);
+    assert_eq!(
+        run.result.get("unexpected_user_messages"),
+        Some(&Value::from(0)),
+        "{}",
+        run.result
+    );
+    assert_home_untouched("claude-code-session", run.home.path());
 }
 
 /// Codex over the Responses API: update_plan, exec_command, apply_patch as a freeform

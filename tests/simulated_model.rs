@@ -487,3 +487,64 @@ fn reading_turn_by_turn_answers_as_reading_afresh() {
         }
     }
 }
+
+/// With Claude Code's Task tools the model loads them with ToolSearch
+/// first when ToolSearch is offered (the binary's default, deferred), and
+/// goes straight to TaskCreate when the agent offers the tools directly;
+/// it reads its plan back with TaskList.
+#[test]
+fn the_task_tools_are_loaded_only_where_toolsearch_is_offered() {
+    use agent_eval::plan::dialect::Dialect;
+    let scenario = ten_step();
+    let dialect = Dialect::ClaudeCodeTasks;
+    let p = SimulateParams {
+        plan_first: 1.0,
+        invalid_todo_rate: 0.0,
+        ..params(&scenario)
+    };
+    let all = schemas(false)
+        .into_iter()
+        .chain(dialect.get().tools())
+        .collect::<Vec<_>>();
+    let direct: Vec<_> = all
+        .iter()
+        .filter(|t| t.name != "ToolSearch")
+        .cloned()
+        .collect();
+    let messages = [Message::user_text(scenario.task.clone())];
+    let first_calls = |tools: &[agent_eval::llm::ToolSchema]| -> Vec<String> {
+        let mut model = SimulatedModel::new(p, scenario.skills(), 7).with_dialect(dialect);
+        let request = ModelRequest {
+            system: "s",
+            messages: &messages,
+            tools,
+        };
+        let response = model.respond(&request).unwrap();
+        response
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolUse { name, .. } => Some(name.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let deferred = first_calls(&all);
+    assert_eq!(
+        deferred.first().map(String::as_str),
+        Some("ToolSearch"),
+        "{deferred:?}"
+    );
+    assert!(
+        deferred.iter().filter(|n| *n == "TaskCreate").count() == 10,
+        "{deferred:?}"
+    );
+    assert!(deferred.contains(&"TaskList".to_string()), "{deferred:?}");
+    let direct = first_calls(&direct);
+    assert!(!direct.contains(&"ToolSearch".to_string()), "{direct:?}");
+    assert_eq!(
+        direct.first().map(String::as_str),
+        Some("TaskCreate"),
+        "{direct:?}"
+    );
+}

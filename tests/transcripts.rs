@@ -58,3 +58,12 @@ fn reminder_prepend_text() {
     );
     insta::assert_snapshot!(transcript::render(&scenario, &record));
 }
+
+/// Claude Code's Task tools in the built-in loop: ToolSearch, one task a
+/// call, the probed answers, and the task reminder listing tasks by id.
+#[test]
+fn claude_code_tasks_text() {
+    let scenario = scenario::load(Path::new("scenarios/dialects/claude-code-tasks.yaml")).unwrap();
+    let record = run_once(&scenario, &Cell::of_agent(&scenario), 0).unwrap();
+    insta::assert_snapshot!(transcript::render(&scenario, &record));
+}

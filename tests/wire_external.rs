@@ -120,6 +120,7 @@ fn s03_design(scenario: &Scenario) -> bool {
 fn the_example_agent_matches_the_built_in_loop_on_every_scripted_scenario() {
     let paths = scripted_scenarios();
     let mut compared = 0;
+    let mut planning_tokens = 0;
     for (i, path) in paths.iter().enumerate() {
         let scenario = scenario::load(path).unwrap();
         if !matches!(scenario.model, ModelSpec::Script(_)) || !s03_design(&scenario) {
@@ -168,6 +169,10 @@ fn the_example_agent_matches_the_built_in_loop_on_every_scripted_scenario() {
             "{name}: violations"
         );
         assert_eq!(wire.malformed_requests, 0, "{name}");
+        // The price of planning, off the wire as off the transcript.
+        assert_eq!(wire.price, metrics.price(), "{name}: price of planning");
+        assert!(metrics.context_tokens > 0, "{name}");
+        planning_tokens += metrics.planning_tokens;
         let steps: Vec<Option<bool>> = scenario
             .steps
             .iter()
@@ -184,6 +189,7 @@ fn the_example_agent_matches_the_built_in_loop_on_every_scripted_scenario() {
         compared >= 7,
         "only {compared} scripted s03 scenarios compared"
     );
+    assert!(planning_tokens > 0, "no scenario planned");
 }
 
 /// Ends its turn at once; remembers nothing.
@@ -331,6 +337,8 @@ fn the_example_agent_matches_the_built_in_loop_on_simulated_scenarios_seed_for_s
                 wire.protocol_violations, metrics.protocol_violations,
                 "{name}"
             );
+            assert_eq!(wire.price, metrics.price(), "{name}: price of planning");
+            assert!(metrics.planning_tokens > 0, "{name}");
             let steps: Vec<Option<bool>> = scenario
                 .steps
                 .iter()

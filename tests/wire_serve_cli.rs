@@ -93,3 +93,44 @@ fn serve_refuses_a_workdir_that_does_not_exist() {
         "{stderr}"
     );
 }
+
+/// The API keys leave agent-eval's environment at start-up, including the
+/// start-up block `/proc/PID/environ` shows to any process of the same
+/// user (an agent under test among them).
+#[test]
+fn the_api_keys_are_gone_from_proc_environ() {
+    const SECRET: &str = "sk-proc-environ-SECRET-42";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        .args([
+            "serve",
+            "scenarios/scripted/no_todo.yaml",
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .env("ANTHROPIC_API_KEY", SECRET)
+        .env("OPENAI_API_KEY", SECRET)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Once it prints a URL, main has long passed its first statement.
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("BASE_URL=") {
+        line.clear();
+        if stdout.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+    }
+    let environ = std::fs::read(format!("/proc/{}/environ", child.id())).unwrap();
+    // SAFETY: kill has no memory-safety preconditions; the pid is our child.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+    }
+    let _ = child.wait();
+    let environ = String::from_utf8_lossy(&environ);
+    assert!(line.contains("BASE_URL="), "{line}");
+    assert!(!environ.contains("SECRET"), "{environ}");
+    assert!(environ.contains("ANTHROPIC_API_KEY=xxxx"), "{environ}");
+}

@@ -12,8 +12,12 @@
 //! s03 reference). Settings from the environment, each `S03_<NAME>` or else
 //! the `AGENT_EVAL_<NAME>` agent-eval sets from the run's cell: `TODO=0`
 //! (no todo tool), `NAG_THRESHOLD=N|off`, `PLACEMENT=prepend|append`,
-//! `MAX_TURNS=N` (default 50), `STREAM=1` (ask for server-sent events
-//! instead of one JSON body).
+//! `MAX_TURNS=N` (default 50, over the whole session), `STREAM=1` (ask for
+//! server-sent events instead of one JSON body), `REPL=1` or
+//! `TASK_VIA=lines` (agent-eval sets `AGENT_EVAL_TASK_VIA`): read stdin as
+//! a line REPL, as the s03 reference does, each line the next user message
+//! of one session (the todo list carries over, the nag counter restarts),
+//! until an empty line, `q`, `exit` or the end of input.
 
 use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
@@ -86,32 +90,109 @@ fn task() -> Result<String, String> {
 
 fn run() -> Result<(), String> {
     let settings = settings();
-    let task = task()?;
     let workdir = std::env::current_dir().map_err(|e| e.to_string())?;
-    let base = std::env::var("ANTHROPIC_BASE_URL")
-        .unwrap_or_else(|_| "https://api.anthropic.com".to_string());
-    let key = std::env::var("ANTHROPIC_API_KEY").unwrap_or_default();
-    let model = std::env::var("MODEL_ID").unwrap_or_else(|_| "claude-sonnet-4-5".to_string());
     let system = format!(
         "You are a coding agent at {}.\nUse the todo tool to plan multi-step tasks. Mark in_progress before starting, completed when done.\nPrefer tools over prose.",
         workdir.display()
     );
-    let tools = tool_schemas(settings.todo);
-    let client = reqwest::blocking::Client::builder()
-        .timeout(Duration::from_secs(300))
-        .build()
-        .map_err(|e| e.to_string())?;
-    let mut todos: Vec<(String, String, String)> = Vec::new();
-    let mut messages = vec![json!({"role": "user", "content": task})];
-    let mut rounds_since_todo = 0;
-    for _turn in 1..=settings.max_turns {
+    let mut agent = Agent {
+        base: std::env::var("ANTHROPIC_BASE_URL")
+            .unwrap_or_else(|_| "https://api.anthropic.com".to_string()),
+        key: std::env::var("ANTHROPIC_API_KEY").unwrap_or_default(),
+        model: std::env::var("MODEL_ID").unwrap_or_else(|_| "claude-sonnet-4-5".to_string()),
+        tools: tool_schemas(settings.todo),
+        client: reqwest::blocking::Client::builder()
+            .timeout(Duration::from_secs(300))
+            .build()
+            .map_err(|e| e.to_string())?,
+        settings,
+        workdir,
+        system,
+        todos: Vec::new(),
+        messages: Vec::new(),
+        turns: 0,
+    };
+    // A line REPL, as the s03 reference's `__main__`: each line of stdin is
+    // the next user message, until an empty line, `q`, `exit` or the end.
+    if setting("TASK_VIA") == "lines" || setting("REPL") == "1" {
+        for line in std::io::stdin().lines() {
+            let query = line.map_err(|e| format!("cannot read stdin: {e}"))?;
+            if matches!(query.trim().to_lowercase().as_str(), "" | "q" | "exit") {
+                break;
+            }
+            agent
+                .messages
+                .push(json!({"role": "user", "content": query}));
+            agent.agent_loop()?;
+        }
+        return Ok(());
+    }
+    agent
+        .messages
+        .push(json!({"role": "user", "content": task()?}));
+    agent.agent_loop()
+}
+
+/// One session: the conversation and the TodoManager live as long as it
+/// does; the nag counter lives in each call of [`Agent::agent_loop`].
+struct Agent {
+    settings: Settings,
+    workdir: PathBuf,
+    system: String,
+    base: String,
+    key: String,
+    model: String,
+    tools: Value,
+    client: reqwest::blocking::Client,
+    todos: Vec<(String, String, String)>,
+    messages: Vec<Value>,
+    /// Model turns over the whole session (capped at `MAX_TURNS`).
+    turns: usize,
+}
+
+impl Agent {
+    fn agent_loop(&mut self) -> Result<(), String> {
+        let mut rounds_since_todo = 0;
+        while self.turns < self.settings.max_turns {
+            self.turns += 1;
+            let (content, stop_reason) = self.ask()?;
+            self.messages
+                .push(json!({"role": "assistant", "content": content}));
+            if stop_reason != "tool_use" {
+                for block in content.as_array().into_iter().flatten() {
+                    if let Some(text) = block["text"].as_str() {
+                        println!("{text}");
+                    }
+                }
+                return Ok(());
+            }
+            let (mut results, used_todo) = self.run_tools(&content);
+            rounds_since_todo = if used_todo { 0 } else { rounds_since_todo + 1 };
+            let settings = &self.settings;
+            if settings.todo && settings.threshold.is_some_and(|t| rounds_since_todo >= t) {
+                let reminder = json!({"type": "text", "text": REMINDER});
+                if settings.append {
+                    results.push(reminder);
+                } else {
+                    results.insert(0, reminder);
+                }
+            }
+            self.messages
+                .push(json!({"role": "user", "content": results}));
+        }
+        Ok(())
+    }
+
+    /// One request: the model's content and stop reason.
+    fn ask(&self) -> Result<(Value, Value), String> {
         let body = json!({
-            "model": model, "max_tokens": 8000, "system": system,
-            "messages": messages, "tools": tools, "stream": settings.stream,
+            "model": self.model, "max_tokens": 8000, "system": self.system,
+            "messages": self.messages, "tools": self.tools, "stream": self.settings.stream,
         });
-        let response = client
-            .post(format!("{}/v1/messages", base.trim_end_matches('/')))
-            .header("x-api-key", &key)
+        let response = self
+            .client
+            .post(format!("{}/v1/messages", self.base.trim_end_matches('/')))
+            .header("x-api-key", &self.key)
             .header("anthropic-version", "2023-06-01")
             .json(&body)
             .send()
@@ -121,23 +202,17 @@ fn run() -> Result<(), String> {
         if !status.is_success() {
             return Err(format!("the API answered {status}: {text}"));
         }
-        let (content, stop_reason) = if settings.stream {
-            from_stream(&text)?
+        if self.settings.stream {
+            from_stream(&text)
         } else {
             let reply: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-            (reply["content"].clone(), reply["stop_reason"].clone())
-        };
-        messages.push(json!({"role": "assistant", "content": content}));
-        if stop_reason != "tool_use" {
-            if let Some(blocks) = content.as_array() {
-                for block in blocks {
-                    if let Some(text) = block["text"].as_str() {
-                        println!("{text}");
-                    }
-                }
-            }
-            return Ok(());
+            Ok((reply["content"].clone(), reply["stop_reason"].clone()))
         }
+    }
+
+    /// Runs the calls of `content`: their results, and whether `todo` was
+    /// called.
+    fn run_tools(&mut self, content: &Value) -> (Vec<Value>, bool) {
         let mut results = Vec::new();
         let mut used_todo = false;
         for block in content.as_array().into_iter().flatten() {
@@ -147,12 +222,12 @@ fn run() -> Result<(), String> {
             let name = block["name"].as_str().unwrap_or_default();
             let input = &block["input"];
             let output = match name {
-                "todo" if settings.todo => {
+                "todo" if self.settings.todo => {
                     used_todo = true;
-                    todo_update(&mut todos, input).unwrap_or_else(|e| format!("Error: {e}"))
+                    todo_update(&mut self.todos, input).unwrap_or_else(|e| format!("Error: {e}"))
                 }
                 "bash" | "read_file" | "write_file" | "edit_file" => {
-                    call_tool(&workdir, name, input).unwrap_or_else(|e| format!("Error: {e}"))
+                    call_tool(&self.workdir, name, input).unwrap_or_else(|e| format!("Error: {e}"))
                 }
                 _ => {
                     used_todo |= name == "todo";
@@ -163,18 +238,8 @@ fn run() -> Result<(), String> {
                 json!({"type": "tool_result", "tool_use_id": block["id"], "content": output}),
             );
         }
-        rounds_since_todo = if used_todo { 0 } else { rounds_since_todo + 1 };
-        if settings.todo && settings.threshold.is_some_and(|t| rounds_since_todo >= t) {
-            let reminder = json!({"type": "text", "text": REMINDER});
-            if settings.append {
-                results.push(reminder);
-            } else {
-                results.insert(0, reminder);
-            }
-        }
-        messages.push(json!({"role": "user", "content": results}));
+        (results, used_todo)
     }
-    Ok(())
 }
 
 /// Rebuilds the content and stop reason from the Messages API's events.

@@ -139,12 +139,30 @@ pub fn run_loop(
     task: &str,
     settings: &LoopSettings,
 ) -> LoopOutcome {
+    run_session(model, toolbox, std::slice::from_ref(&task), settings)
+}
+
+/// Runs a session: `tasks` are sent one by one, each as the next user
+/// message once the model has ended its turn on the one before (a line
+/// REPL's user typing the next line). The conversation, the workspace and
+/// the plan carry over; the reminder policy is told of each new message
+/// (s03's count restarts). The run ends when the model ends its turn on
+/// the last task, or as a single-task run ends (script exhausted, repeat
+/// guard, `max_turns` counted over the whole session); later tasks are then
+/// never sent.
+pub fn run_session<T: AsRef<str>>(
+    model: &mut dyn Model,
+    toolbox: &Toolbox,
+    tasks: &[T],
+    settings: &LoopSettings,
+) -> LoopOutcome {
     let dialect = settings.dialect.get();
     let system = system_prompt(&toolbox.root().to_string_lossy());
     let tools = offered_tools(settings.dialect, settings.todo);
     let mut policy = settings.reminder.policy();
     let mut plan: Vec<PlanItem> = Vec::new();
-    let mut messages = vec![Message::user_text(task)];
+    let mut tasks = tasks.iter().map(AsRef::as_ref);
+    let mut messages = vec![Message::user_text(tasks.next().unwrap_or_default())];
     let mut reminders_at = Vec::new();
     let mut rejected_todo_updates = 0;
     let mut todo_calls = 0;
@@ -170,7 +188,15 @@ pub fn run_loop(
         let stop_reason = response.stop_reason;
         messages.push(Message::blocks(Role::Assistant, response.content));
         if stop_reason != StopReason::ToolUse {
-            break StopKind::EndTurn;
+            match tasks.next() {
+                Some(next) if turn < settings.max_turns => {
+                    messages.push(Message::user_text(next));
+                    policy.user_message();
+                    continue;
+                }
+                Some(_) => break StopKind::MaxTurns,
+                None => break StopKind::EndTurn,
+            }
         }
 
         let mut results = Vec::new();
@@ -205,6 +231,12 @@ pub fn run_loop(
                     rejected_todo_updates += 1;
                 }
                 outcome.content
+            } else if let Some(answer) = settings
+                .todo
+                .then(|| dialect.load_tools(name, input))
+                .flatten()
+            {
+                answer
             } else {
                 match toolbox.call(name, input) {
                     Some(Ok(output)) => output,

@@ -6,5 +6,6 @@ pub mod agent_loop;
 pub mod tools;
 
 pub use agent_loop::{
-    LoopOutcome, LoopSettings, REMINDER, RepeatGuard, StopKind, run_loop, system_prompt,
+    LoopOutcome, LoopSettings, REMINDER, RepeatGuard, StopKind, run_loop, run_session,
+    system_prompt,
 };

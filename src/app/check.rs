@@ -34,7 +34,18 @@ pub fn check(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
-    let (scenarios, mut errors) = scenario::load_all(paths);
+    // A session: Ctrl-C / SIGTERM while loading or dry-running stops the
+    // check (exit 130, nothing printed) and is then forgotten.
+    let _session = crate::cancel::Session::begin();
+    let (loaded, mut errors) = scenario::load_all(paths);
+    let mut scenarios = Vec::with_capacity(loaded.len());
+    for mut scenario in loaded {
+        // A dialect a preset lacks is an error; its CLI need not be here.
+        match eval::execute::presets::settle(&mut scenario, false) {
+            Ok(()) => scenarios.push(scenario),
+            Err(e) => errors.push(e),
+        }
+    }
     let (scenarios, over_cap) = eval::admit(
         scenarios,
         &eval::EvalOptions {
@@ -46,6 +57,9 @@ pub fn check(
     let mut text = String::new();
     let mut failed = !errors.is_empty();
     for s in &scenarios {
+        if crate::cancel::requested() {
+            return Err(AppError::Interrupted);
+        }
         let findings = inspect(s);
         let cells = eval::matrix::cells(s);
         let steps = s.steps_total();
@@ -77,6 +91,9 @@ pub fn check(
             text.push_str(&format!("  warning: {}\n", escape(w)));
         }
         failed |= !findings.errors.is_empty();
+    }
+    if crate::cancel::requested() {
+        return Err(AppError::Interrupted);
     }
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
@@ -133,8 +150,12 @@ pub fn inspect(s: &Scenario) -> Findings {
     let matches_none =
         |selector: &CellSelector| !cells.iter().any(|c| selector.matches(&c.settings));
     for expectation in &s.expect {
-        let selectors: Vec<(&str, &CellSelector)> = match expectation {
-            Expectation::Exact(_) => Vec::new(),
+        let inner = match expectation {
+            Expectation::Part { expectation, .. } => expectation.as_ref(),
+            other => other,
+        };
+        let selectors: Vec<(&str, &CellSelector)> = match inner {
+            Expectation::Exact(_) | Expectation::Part { .. } => Vec::new(),
             Expectation::Bound { selector, .. } => vec![("where", selector)],
             Expectation::Compare { a, b, .. } => vec![("compare a", a), ("compare b", b)],
         };
@@ -165,6 +186,9 @@ fn describe(expectation: &Expectation) -> String {
             comparison,
             bound,
         } => format!("{} {bound} ({a} vs {b})", comparison.name()),
+        Expectation::Part { part, expectation } => {
+            format!("part {part}: {}", describe(expectation))
+        }
     }
 }
 
@@ -178,6 +202,10 @@ fn dry_run(s: &Scenario) -> Vec<String> {
     };
     for step in &s.steps {
         for (index, action) in step.actions.iter().enumerate() {
+            if crate::cancel::requested() {
+                problems.push("interrupted".into());
+                return problems;
+            }
             match toolbox.call(&action.tool, &action.input) {
                 None => problems.push(format!(
                     "step #{}: `do` call {} uses `{}`, which is not a workspace tool (bash, read_file, write_file, edit_file)",

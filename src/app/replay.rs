@@ -42,6 +42,7 @@ pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppE
     if let Some(command) = &config.agent {
         scenario.agent.use_command(command);
     }
+    crate::eval::execute::presets::settle(&mut scenario, true)?;
     // Every override, applied in axis order as the matrix applies a
     // cell's values (the named flags win over `--set` of the same axis).
     let mut overrides: Vec<(Axis, AxisValue)> = Vec::new();

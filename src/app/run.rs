@@ -171,6 +171,9 @@ pub fn run(
         .transpose()?
         .map(|report| report.rates());
     let (scenarios, mut errors) = scenario::load_all(&config.paths);
+    if crate::cancel::requested() {
+        return Err(AppError::Interrupted);
+    }
     let (mut scenarios, over_cap) = eval::admit(
         scenarios,
         &EvalOptions {
@@ -190,6 +193,15 @@ pub fn run(
         }
     }
     scenarios.retain(|s| config.filter.matches(&s.name));
+    // A preset's CLI missing, or a dialect it lacks, is an error of the file.
+    let mut settled = Vec::with_capacity(scenarios.len());
+    for mut scenario in scenarios {
+        match eval::execute::presets::settle(&mut scenario, true) {
+            Ok(()) => settled.push(scenario),
+            Err(e) => errors.push(e),
+        }
+    }
+    let scenarios = settled;
     for e in &errors {
         let _ = writeln!(err, "error: {}", escape(&e.to_string()));
     }

@@ -27,7 +27,8 @@ pub fn serve(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
-    let scenario = scenario::load(&config.scenario)?;
+    let mut scenario = scenario::load(&config.scenario)?;
+    crate::eval::execute::presets::settle(&mut scenario, false)?;
     // The path as the agent will see and write it: canonical (a missing
     // folder is bad input, named).
     let workdir = match &config.workdir {
@@ -49,6 +50,7 @@ pub fn serve(
             listen: config.listen,
             model_id: scenario.name.clone(),
             max_turns: Some(scenario.agent.max_turns),
+            workspace: workdir.clone(),
             ..ServerOptions::default()
         },
     )
@@ -66,7 +68,7 @@ pub fn serve(
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let exchanges = server.stop();
-    let metrics = wire::wire_metrics(&exchanges, scenario.agent.dialect.get(), None, false);
+    let metrics = wire::wire_metrics(&exchanges, scenario.agent.dialect.get(), None, None, false);
     let _ = writeln!(
         err,
         "stopped after {} requests: turns {}, stop {}, reminders at {:?}, todo calls {}, rejected {}, unknown tool calls {}, protocol violations {}, malformed requests {}",

@@ -124,7 +124,8 @@ pub fn sweep(
     for path in [&config.svg, &config.json].into_iter().flatten() {
         super::check_output_path(path)?;
     }
-    let scenario = scenario::load(&config.scenario)?;
+    let mut scenario = scenario::load(&config.scenario)?;
+    eval::execute::presets::settle(&mut scenario, true)?;
     if matches!(axis, Axis::Simulate(_))
         && !matches!(scenario.model, scenario::ModelSpec::Simulate(_))
     {

@@ -361,7 +361,7 @@ pub fn plan(scenarios: &[Scenario], options: &EvalOptions) -> Result<Plan, EvalE
 /// What became of one unit of a plan.
 #[derive(Debug, Clone, PartialEq)]
 pub enum UnitOutcome {
-    Ran(RunMetrics),
+    Ran(Box<RunMetrics>),
     /// Never started: the spend limit was reached before its turn (runs
     /// already started finish).
     NotRun,
@@ -422,7 +422,7 @@ pub fn run_units(
             unit,
             record: &record,
         });
-        Ok(UnitOutcome::Ran(record.metrics))
+        Ok(UnitOutcome::Ran(Box::new(record.metrics)))
     };
     let pool = options.jobs.and_then(|jobs| {
         rayon::ThreadPoolBuilder::new()
@@ -571,6 +571,7 @@ fn summarise(
         result.sha256 = Some(scenario.sha256.clone());
     }
     result.run_errors = run_errors;
+    result.agent = scenario.agent.preset.map(super::execute::presets::describe);
     result
 }
 

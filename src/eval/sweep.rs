@@ -2,20 +2,21 @@
 //! default; any axis but `todo`), with the planning tool, plus the baseline
 //! without it, and the value to recommend.
 //!
-//! The recommendation weighs completion against the cost of reminding:
-//! take the value with the highest completion rate (the *leader*); every
-//! value whose completion is within the *minimum effect* of the leader's
-//! (a gain smaller than that is not worth more reminders), or whose
-//! per-seed completion is not significantly worse (paired sign test,
-//! p >= 0.05), is *as good*; among those, recommend the one with the
-//! fewest reminders per run (ties: higher completion, then the order
-//! given). Without the minimum effect the pick would drift with the seed
-//! count: with enough seeds any difference becomes significant.
+//! The recommendation weighs completion against its price in context:
+//! take the value with the highest completion rate (the *leader*; ties:
+//! fewer tokens); every value whose completion is within the *minimum
+//! effect* of the leader's (a gain smaller than that is not worth more
+//! tokens), or whose per-seed completion is not significantly worse
+//! (paired sign test, p >= 0.05), is *as good*; among those, recommend the
+//! cheapest: the fewest context tokens per run (`mean_context_tokens`;
+//! ties: fewer reminders, then higher completion, then the order given).
+//! Without the minimum effect the pick would drift with the seed count:
+//! with enough seeds any difference becomes significant.
 
 use serde::Serialize;
 
 use super::matrix::{EvalError, EvalEvent, EvalOptions, evaluate_scenario};
-use crate::metric::{COMPLETION_RATE, MEAN_REMINDERS};
+use crate::metric::{COMPLETION_RATE, MEAN_CONTEXT_TOKENS, MEAN_REMINDERS};
 use crate::results::stats;
 use crate::results::summary::{CellSummary, pair_by_seed};
 use crate::scenario::{Axis, AxisValue, RunsSpec, Scenario};
@@ -132,7 +133,7 @@ pub fn recommend(
     let Some((leader_index, leader)) = cells.iter().enumerate().reduce(|best, c| {
         let better = c.1.value(COMPLETION_RATE) > best.1.value(COMPLETION_RATE)
             || (c.1.value(COMPLETION_RATE) == best.1.value(COMPLETION_RATE)
-                && c.1.value(MEAN_REMINDERS) < best.1.value(MEAN_REMINDERS));
+                && cheaper(c.1, best.1) == Some(true));
         if better { c } else { best }
     }) else {
         return (None, None, Vec::new());
@@ -159,13 +160,22 @@ pub fn recommend(
         })
         .map(|(c, _)| c)
         .reduce(|best, c| {
-            let cheaper = c.1.value(MEAN_REMINDERS) < best.1.value(MEAN_REMINDERS)
-                || (c.1.value(MEAN_REMINDERS) == best.1.value(MEAN_REMINDERS)
-                    && c.1.value(COMPLETION_RATE) > best.1.value(COMPLETION_RATE));
-            if cheaper { c } else { best }
+            let better = cheaper(c.1, best.1)
+                .unwrap_or_else(|| c.1.value(COMPLETION_RATE) > best.1.value(COMPLETION_RATE));
+            if better { c } else { best }
         })
         .map_or(leader_index, |(i, _)| i);
     (Some(leader_index), Some(best), p_values)
+}
+
+/// Whether `a` costs less than `b`: fewer context tokens per run, then
+/// fewer reminders; `None` when they cost the same.
+fn cheaper(a: &CellSummary, b: &CellSummary) -> Option<bool> {
+    [MEAN_CONTEXT_TOKENS, MEAN_REMINDERS]
+        .iter()
+        .map(|name| (a.value(name), b.value(name)))
+        .find(|(x, y)| x != y)
+        .map(|(x, y)| x < y)
 }
 
 #[cfg(test)]
@@ -192,6 +202,37 @@ mod tests {
         assert_eq!(leader, Some(0));
         assert_eq!(best, Some(1));
         assert!(p[1] >= ALPHA && p[2] < ALPHA, "{p:?}");
+    }
+
+    #[test]
+    fn tokens_are_the_cost_and_reminders_break_ties() {
+        let with_tokens = |reminders: u32, tokens: u64| {
+            let mut runs: Vec<crate::eval::RunMetrics> = cell(
+                NagThreshold::After(1),
+                &[10, 10, 10, 10],
+                reminders as usize,
+            )
+            .results
+            .records()
+            .map_while(Result::ok)
+            .collect();
+            for run in &mut runs {
+                run.context_tokens = tokens;
+            }
+            CellSummary::new(
+                cell(NagThreshold::After(reminders), &[], 0).settings,
+                10,
+                runs,
+            )
+        };
+        // Fewer reminders but more tokens (e.g. a longer reminder text):
+        // the tokens decide.
+        let cells = [with_tokens(4, 900), with_tokens(1, 1200)];
+        assert_eq!(recommend(&cells, DEFAULT_MIN_EFFECT).1, Some(0));
+        // The same tokens: fewer reminders.
+        let cells = [with_tokens(4, 900), with_tokens(2, 900)];
+        assert_eq!(recommend(&cells, DEFAULT_MIN_EFFECT).1, Some(1));
+        assert_eq!(recommend(&cells, DEFAULT_MIN_EFFECT).0, Some(1));
     }
 
     #[test]

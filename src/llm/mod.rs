@@ -6,7 +6,9 @@
 //! imports the rest of the crate, so every other module can build on it.
 
 pub mod messages;
+pub mod price;
 pub mod protocol;
+pub mod session;
 
 pub use messages::{
     Content, ContentBlock, Message, ModelRequest, ModelResponse, Role, StopReason, ToolSchema,

@@ -27,8 +27,9 @@ use sha2::{Digest, Sha256};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-/// What the workspace path becomes before hashing.
-pub const WORKDIR_PLACEHOLDER: &str = "{WORKDIR}";
+/// What the workspace path becomes before hashing (the placeholder every
+/// count of a context uses).
+pub use crate::llm::price::WORKDIR_PLACEHOLDER;
 
 /// The canonical value of a request that [`request_hash`] hashes.
 pub fn canonical_request(request: &ModelRequest<'_>, workdir: &str) -> Value {

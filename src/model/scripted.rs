@@ -31,11 +31,30 @@ struct RawScriptedResponse {
     input: Option<Value>,
     tools: Option<Vec<ToolCall>>,
     text: Option<String>,
+    #[serde(default, deserialize_with = "some_request_hash")]
     request_hash: Option<String>,
 }
 
 fn some_object<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     object_value(d).map(Some)
+}
+
+/// A recorded request hash: 64 lowercase hex digits, the SHA-256 that
+/// [`super::cassette::request_hash`] writes. Anything else could never
+/// match, so every replay would report drift on it; it is refused at load
+/// time instead, with the line it is on.
+fn some_request_hash<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let hash = String::deserialize(d)?;
+    let is_hex = |b: u8| b.is_ascii_digit() || (b'a'..=b'f').contains(&b);
+    if hash.len() == 64 && hash.bytes().all(is_hex) {
+        Ok(Some(hash))
+    } else {
+        Err(de::Error::custom(format!(
+            "`request_hash` must be 64 lowercase hex digits (a SHA-256 as `record` writes it), got {:?}",
+            // A hostile file may hold a huge value: show its start.
+            hash.chars().take(80).collect::<String>()
+        )))
+    }
 }
 
 impl<'de> Deserialize<'de> for ScriptedResponse {

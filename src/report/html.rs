@@ -131,6 +131,7 @@ fn scenario_section(page: &mut String, scenario: &Value, runs: &[Value]) {
         .map(|c| c.iter().collect())
         .unwrap_or_default();
     cells_table(page, &cells);
+    part_table(page, &cells);
     step_rates(page, &cells);
     comparisons(page, scenario);
     expectations(page, scenario);
@@ -223,6 +224,58 @@ impl super::table::MetricValues for JsonCell<'_> {
 }
 
 /// Which steps get dropped: each step's completion rate per cell.
+/// A session's figures per part and cell, read off the runs' `parts`.
+fn part_table(page: &mut String, cells: &[&Value]) {
+    let mut rows = String::new();
+    for cell in cells {
+        let runs: Vec<&Vec<Value>> = cell
+            .get("results")
+            .and_then(Value::as_array)
+            .map(|r| {
+                r.iter()
+                    .filter_map(|run| run.get("parts").and_then(Value::as_array))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let parts = runs.iter().map(|p| p.len()).max().unwrap_or(0);
+        for part in 0..parts {
+            let figures: Vec<&Value> = runs.iter().filter_map(|p| p.get(part)).collect();
+            let n = figures.len().max(1) as f64;
+            let mean = |f: &dyn Fn(&Value) -> f64| figures.iter().map(|v| f(v)).sum::<f64>() / n;
+            let completion = |v: &Value| {
+                let total = num(v, "steps_total");
+                if total == 0.0 {
+                    1.0
+                } else {
+                    num(v, "steps_completed") / total
+                }
+            };
+            let reminders = |v: &Value| {
+                v.get("reminders_at")
+                    .and_then(Value::as_array)
+                    .map_or(0.0, |r| r.len() as f64)
+            };
+            let _ = writeln!(
+                rows,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.2}</td><td>{:.2}</td></tr>",
+                esc(&settings_text(cell.get("settings"))),
+                part + 1,
+                bar(mean(&completion)),
+                percent(mean(&|v| f64::from(u8::from(completion(v) >= 1.0)))),
+                mean(&|v| num(v, "turns")),
+                mean(&|v| num(v, "todo_calls")),
+                mean(&reminders),
+            );
+        }
+    }
+    if rows.is_empty() {
+        return;
+    }
+    page.push_str("<h3>Per part</h3>\n<table class=\"parts\"><thead><tr><th>settings</th><th>part</th><th>completion</th><th>full</th><th>turns</th><th>todo calls</th><th>reminders</th></tr></thead><tbody>\n");
+    page.push_str(&rows);
+    page.push_str("</tbody></table>\n");
+}
+
 fn step_rates(page: &mut String, cells: &[&Value]) {
     let with_steps: Vec<(&Value, &Vec<Value>)> = cells
         .iter()
@@ -378,15 +431,25 @@ fn transcript(page: &mut String, run: &Value) {
         .map(Vec::as_slice)
         .unwrap_or(&[]);
     let mut turn = 0usize;
+    let mut typed = 0usize;
     page.push_str("<ol class=\"conversation\">\n");
     for message in messages {
         let role = str_of(message, "role");
         match message.get("content") {
             Some(Value::String(text)) => {
+                typed += 1;
+                // The first message is the task; each later one a new user
+                // message of the session, marked where it begins.
+                let who = match (turn, typed) {
+                    (0, _) => "task".to_string(),
+                    (_, 1) => esc(role),
+                    (_, n) => format!("user message {n} · after turn {turn}"),
+                };
                 let _ = writeln!(
                     page,
-                    "<li class=\"msg {role}\"><div class=\"who\">{}</div><pre>{}</pre></li>",
-                    if turn == 0 { "task" } else { role },
+                    "<li class=\"msg {}{}\"><div class=\"who\">{who}</div><pre>{}</pre></li>",
+                    esc(role),
+                    if typed > 1 { " part-start" } else { "" },
                     esc(text)
                 );
             }
@@ -596,6 +659,7 @@ details.run > summary { cursor: pointer; font-family: monospace; }
 ol.conversation { list-style: none; padding-left: 0; }
 .msg { margin: 8px 0; padding: 6px 8px; border-left: 3px solid var(--line); }
 .msg.assistant { border-color: #8250df; } .msg.user { border-color: #2f81f7; }
+.msg.part-start { border-left-width: 6px; background: #f0f6ff; }
 .who { font-size: 12px; color: var(--muted); text-transform: uppercase; }
 pre { white-space: pre-wrap; margin: 2px 0; font-size: 13px; }
 .call code { background: var(--bg); }

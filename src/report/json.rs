@@ -491,7 +491,7 @@ impl ReportFile {
             message,
         };
         // Parsed as it is read: the file's text is never held whole.
-        let file = match std::fs::File::open(path) {
+        let file = match crate::input::open_regular(path) {
             Ok(file) => file,
             Err(e) => return Err(invalid(format!("cannot read: {e}"))),
         };
@@ -1232,6 +1232,10 @@ mod shard_tests {
             todo_calls: 1,
             protocol_violations: 0,
             unknown_tool_calls: 0,
+            context_tokens: 0,
+            planning_tokens: 0,
+            planning_turns: 0,
+            reminders_after_planning: 0,
             input_tokens: Some(100 + seed),
             output_tokens: None,
             // Sums of these depend on their order.
@@ -1243,6 +1247,8 @@ mod shard_tests {
             } else {
                 "10".into()
             },
+            parts: Vec::new(),
+            unexpected_user_messages: 0,
         }
     }
 

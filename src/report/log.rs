@@ -15,7 +15,9 @@ use serde_json::Value;
 use crate::eval::{Cell, RunMetrics, RunRecord};
 use crate::llm::{Content, ContentBlock, Role};
 use crate::plan::dialect::PlanItem;
-use crate::scenario::{Axis, AxisValue, CellSettings, Expectation, ReminderSpec, Scenario};
+use crate::scenario::{
+    Axis, AxisValue, CellSettings, Expectation, ReminderSpec, Scenario, StopKind,
+};
 
 /// The plan after `turn` (1-based), when that turn changed it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -42,6 +44,8 @@ pub fn record(scenario: &Scenario, settings: &CellSettings, run: &RunRecord) -> 
         plans: Vec<PlanAt>,
         violations: Vec<Violation<'a>>,
         messages: &'a [crate::llm::Message],
+        #[serde(skip_serializing_if = "Option::is_none")]
+        agent_log_tail: Option<&'a str>,
     }
     let value = serde_json::to_value(Record {
         scenario: &scenario.name,
@@ -60,9 +64,30 @@ pub fn record(scenario: &Scenario, settings: &CellSettings, run: &RunRecord) -> 
             })
             .collect(),
         messages: &run.messages,
+        agent_log_tail: failed_agent_tail(run),
     });
     // Plain data always serializes; an error would only drop the record.
     value.unwrap_or(Value::Null)
+}
+
+/// How much of an outside agent's output a failed run's record keeps.
+pub const AGENT_LOG_TAIL: usize = 4000;
+
+/// The end of an outside agent's stdout and stderr when its run failed
+/// (it exited or was cut off while the model still had work, or the model
+/// failed): what it said last is why. Runs that ended well keep none (a
+/// CLI's chatter is not part of the measurement).
+fn failed_agent_tail(run: &RunRecord) -> Option<&str> {
+    let failed = matches!(
+        run.metrics.stop,
+        StopKind::AgentExit | StopKind::Timeout | StopKind::ModelError
+    );
+    let log = run.agent_log.as_deref().filter(|_| failed)?;
+    let mut start = log.len().saturating_sub(AGENT_LOG_TAIL);
+    while !log.is_char_boundary(start) {
+        start += 1;
+    }
+    Some(&log[start..])
 }
 
 /// The record as one line of a `.jsonl` file (newline included).
@@ -169,8 +194,13 @@ pub fn replay_command(scenario: &Scenario, settings: &CellSettings, seed: u64) -
     if let Some(agent) = &scenario.agent.external {
         args.extend(["--agent".to_string(), agent.command.clone()]);
     }
+    if let Some(preset) = scenario.agent.preset {
+        args.extend(["--agent".to_string(), preset.to_string()]);
+    }
     for (axis, value) in settings.entries() {
         match (axis, value) {
+            // A preset's reminder is its own: nothing to set.
+            (Axis::Reminder, _) if scenario.agent.preset.is_some() => {}
             (Axis::Todo, AxisValue::Bool(todo)) if *todo == default_todo => {}
             (Axis::Todo, AxisValue::Bool(false)) => args.push("--no-todo".into()),
             (Axis::Dialect, AxisValue::Dialect(d)) => {
@@ -249,6 +279,8 @@ pub fn failing_runs<'a>(
             selector, metric, ..
         } => (selector, *metric),
         Expectation::Compare { a, comparison, .. } => (a, comparison.metric()),
+        // The runs worst on the whole session show the part too.
+        Expectation::Part { expectation, .. } => return failing_runs(expectation, cells),
     };
     let selected = cells.iter().filter(|c| selector.matches(&c.settings));
     let mut worst = Worst::default();

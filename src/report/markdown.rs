@@ -5,6 +5,7 @@
 
 use std::fmt::Write;
 
+use super::escape::{markdown_code as code, markdown_text as text};
 use crate::eval::ScenarioResult;
 
 pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
@@ -27,12 +28,17 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
         count(load_errors.len(), "unreadable file")
     );
     for error in load_errors {
-        let _ = writeln!(out, "- ❌ `{}`", error.replace('`', "'"));
+        let _ = writeln!(out, "- ❌ `{}`", code(error));
     }
     for result in results {
-        let _ = writeln!(out, "## {} (`{}`)\n", result.name, result.file);
+        let _ = writeln!(
+            out,
+            "## {} (`{}`)\n",
+            text(&result.name),
+            code(&result.file)
+        );
         let columns = super::axis_columns(result.cells.iter().map(|c| &c.settings));
-        let labels: Vec<String> = columns.iter().map(|a| a.label()).collect();
+        let labels: Vec<String> = columns.iter().map(|a| text(&a.label())).collect();
         let metrics = super::table::shown(|c| c.markdown);
         let headers: Vec<&str> = metrics.iter().map(|(_, c)| c.header).collect();
         let _ = writeln!(
@@ -50,27 +56,33 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
         for c in &result.cells {
             let values: Vec<String> = metrics
                 .iter()
-                .map(|(m, column)| super::table::metric_text(m, column.format, c))
+                .map(|(m, column)| text(&super::table::metric_text(m, column.format, c)))
                 .collect();
             let _ = writeln!(
                 out,
                 "| {} | {} | {} |",
-                super::axis_values(&c.settings, &columns).join(" | "),
+                cells(super::axis_values(&c.settings, &columns)).join(" | "),
                 c.runs,
                 values.join(" | ")
             );
         }
         out.push('\n');
+        parts(&mut out, result);
         steps(&mut out, result);
         for e in &result.expectations {
             let mark = if e.ok { "✅" } else { "❌" };
-            let _ = writeln!(out, "- {mark} `{}` — measured `{}`", e.text, e.measured);
+            let _ = writeln!(
+                out,
+                "- {mark} `{}` — measured `{}`",
+                code(&e.text),
+                code(&e.measured.to_string())
+            );
             if !e.ok {
                 if let Some(detail) = &e.detail {
-                    let _ = writeln!(out, "  - {}", detail.replace('`', "'"));
+                    let _ = writeln!(out, "  - {}", text(detail));
                 }
                 for command in &e.replay {
-                    let _ = writeln!(out, "  - see: `{}`", command.replace('`', "'"));
+                    let _ = writeln!(out, "  - see: `{}`", code(command));
                 }
             }
         }
@@ -79,9 +91,29 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
     out
 }
 
+/// Table cells as Markdown text.
+fn cells(values: Vec<String>) -> Vec<String> {
+    values.iter().map(|v| text(v)).collect()
+}
+
 /// `n thing` or `n things`.
 fn count(n: usize, thing: &str) -> String {
     format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
+}
+
+/// A session's figures per part and cell.
+fn parts(out: &mut String, result: &ScenarioResult) {
+    let rows = super::part_rows(&result.cells);
+    let Some((header, rows)) = rows.split_first() else {
+        return;
+    };
+    let columns = header.len() - 7;
+    let _ = writeln!(out, "Per part:\n\n| {} |", header.join(" | "));
+    let _ = writeln!(out, "|{}{}", "---|".repeat(columns), "---:|".repeat(7));
+    for row in rows {
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    out.push('\n');
 }
 
 /// Each scored step's completion rate per cell, folded under a summary.
@@ -103,7 +135,7 @@ fn steps(out: &mut String, result: &ScenarioResult) {
                 .iter()
                 .zip(super::axis_values(&c.settings, &columns))
                 .filter(|(_, v)| v != "-")
-                .map(|(a, v)| format!("{}={v}", a.label()))
+                .map(|(a, v)| text(&format!("{}={v}", a.label())))
                 .collect::<Vec<_>>()
                 .join(" ")
         })
@@ -122,8 +154,8 @@ fn steps(out: &mut String, result: &ScenarioResult) {
         let _ = writeln!(
             out,
             "| #{} {} | {} |",
-            step.id,
-            step.text.replace('|', "\\|").replace('\n', " "),
+            text(&step.id.to_string()),
+            text(&step.text),
             rates.join(" | ")
         );
     }

@@ -14,6 +14,7 @@
 //! - [`terminal`]: escaping what scenarios and models wrote for a terminal.
 
 pub mod baseline;
+pub mod escape;
 pub mod html;
 pub mod json;
 pub mod junit;
@@ -39,6 +40,97 @@ pub fn axis_columns<'a>(settings: impl IntoIterator<Item = &'a CellSettings>) ->
     }
     axes.sort();
     axes
+}
+
+/// A session's per-part figures as table rows: per cell and part, the
+/// cell's axis values, then part, runs, completion, full completion, mean
+/// turns, todo calls and reminders (text, already formatted). The header
+/// row comes first; no rows at all for a scenario without parts.
+pub fn part_rows(cells: &[crate::results::summary::CellSummary]) -> Vec<Vec<String>> {
+    let per_cell: Vec<_> = cells
+        .iter()
+        .map(|c| (c, part_summaries(c)))
+        .filter(|(_, parts)| !parts.is_empty())
+        .collect();
+    if per_cell.is_empty() {
+        return Vec::new();
+    }
+    let columns = axis_columns(per_cell.iter().map(|(c, _)| &c.settings));
+    let mut header: Vec<String> = columns.iter().map(Axis::label).collect();
+    header.extend(
+        [
+            "part",
+            "runs",
+            "completion",
+            "full",
+            "turns",
+            "todo calls",
+            "reminders",
+        ]
+        .map(String::from),
+    );
+    let mut rows = vec![header];
+    for (cell, parts) in per_cell {
+        for p in parts {
+            let mut row = axis_values(&cell.settings, &columns);
+            row.extend([
+                p.part.to_string(),
+                p.runs.to_string(),
+                format!("{:.0}%", p.completion_rate * 100.0),
+                format!("{:.0}%", p.full_completion_rate * 100.0),
+                format!("{:.1}", p.mean_turns),
+                format!("{:.2}", p.mean_todo_calls),
+                format!("{:.2}", p.mean_reminders),
+            ]);
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+/// One part's figures over a cell's runs.
+#[derive(Debug, Clone, PartialEq)]
+struct PartSummary {
+    /// 1-based.
+    part: usize,
+    runs: usize,
+    steps_total: usize,
+    completion_rate: f64,
+    full_completion_rate: f64,
+    mean_turns: f64,
+    mean_todo_calls: f64,
+    mean_reminders: f64,
+}
+
+/// Each part's figures over `cell`'s runs (rounded to 6 decimals); empty
+/// when its runs have no parts (a single task) or their records are not
+/// kept.
+fn part_summaries(cell: &crate::results::summary::CellSummary) -> Vec<PartSummary> {
+    let runs: Vec<crate::results::record::RunMetrics> =
+        cell.results.records().map_while(Result::ok).collect();
+    let parts = runs.iter().map(|r| r.parts.len()).max().unwrap_or(0);
+    (1..=parts)
+        .map(|part| {
+            let views: Vec<crate::results::record::RunMetrics> = runs
+                .iter()
+                .map(|r| crate::results::parts::part_view(r, part))
+                .collect();
+            let n = views.len().max(1) as f64;
+            let mean = |f: &dyn Fn(&crate::results::record::RunMetrics) -> f64| {
+                crate::results::summary::round6(views.iter().map(f).sum::<f64>() / n)
+            };
+            PartSummary {
+                part,
+                runs: views.len(),
+                steps_total: views.first().map_or(0, |r| r.steps_total),
+                completion_rate: mean(&|r| r.completion()),
+                full_completion_rate: mean(&|r| f64::from(u8::from(r.fully_completed()))),
+                mean_turns: mean(&|r| r.turns as f64),
+                mean_todo_calls: mean(&|r| r.todo_calls as f64),
+                mean_reminders: mean(&|r| r.reminders_at.len() as f64),
+            }
+        })
+        .collect()
 }
 
 /// A cell's value in each column (`-` where the cell does not list it).

@@ -1,23 +1,24 @@
-//! `sweep --svg FILE`: completion against the swept axis (nag threshold by
-//! default).
+//! `sweep --svg FILE`: completion against its price in context, one point
+//! per value of the swept axis (nag threshold by default).
 //!
-//! The left axis is completion (%): the todo tool's completion per
-//! threshold with its 95% interval as error bars, and the no-todo baseline
-//! as a flat line. The right axis is reminders per run, the cost of
-//! nagging, as a dashed line. Thresholds are evenly spaced categories in
-//! the order given. The recommended value (the pick) is ringed in green
-//! and named in the legend.
+//! The x axis is the mean context tokens per run (what the value costs,
+//! the sweep's cost), the y axis completion (%). Each value with the todo
+//! tool is a point with its 95% interval as an error bar, named beside
+//! it, the points joined in the order given; the baseline without the
+//! todo tool is a point of its own (it pays no planning tokens). The
+//! recommended value (the pick) is ringed in green and named in the
+//! legend. Up and to the left is better: more completion for fewer tokens.
 
 use plotters::prelude::*;
 
+use crate::eval::CellSummary;
 use crate::eval::sweep::SweepResult;
-use crate::metric::{COMPLETION_RATE, MEAN_REMINDERS};
+use crate::metric::{COMPLETION_RATE, MEAN_CONTEXT_TOKENS};
 
 const WIDTH: u32 = 900;
 const HEIGHT: u32 = 540;
 const TODO_COLOUR: RGBColor = RGBColor(31, 119, 180);
 const BASELINE_COLOUR: RGBColor = RGBColor(214, 39, 40);
-const COST_COLOUR: RGBColor = RGBColor(120, 120, 120);
 const PICK_COLOUR: RGBColor = RGBColor(44, 160, 44);
 
 /// Renders the sweep chart as SVG text.
@@ -25,7 +26,9 @@ pub fn render(result: &SweepResult) -> Result<String, String> {
     let mut svg = String::new();
     let drawn = draw(result, &mut svg).map_err(|e| format!("cannot draw the chart: {e}"));
     drawn?;
-    Ok(svg)
+    // Names come from scenario files: the writer escapes entities, but
+    // controls would make the file invalid XML.
+    Ok(super::escape::xml_chars(&svg).into_owned())
 }
 
 /// How the chart names the swept axis.
@@ -37,25 +40,38 @@ fn axis_title(axis: &str) -> String {
     }
 }
 
+/// A cell's point: (tokens per run, completion %), and its interval in %.
+fn point(cell: &CellSummary) -> ((f64, f64), [f64; 2]) {
+    let [lo, hi] = cell.interval(COMPLETION_RATE);
+    (
+        (
+            cell.value(MEAN_CONTEXT_TOKENS),
+            cell.value(COMPLETION_RATE) * 100.0,
+        ),
+        [lo * 100.0, hi * 100.0],
+    )
+}
+
 fn draw<'a>(
     result: &SweepResult,
     svg: &'a mut String,
 ) -> Result<(), Box<dyn std::error::Error + 'a>> {
+    let axis = crate::scenario::Axis::parse(&result.axis).ok();
     let labels: Vec<String> = result
         .with_todo
         .iter()
         .map(|c| {
-            crate::scenario::Axis::parse(&result.axis)
-                .ok()
-                .and_then(|a| c.settings.get(&a).map(ToString::to_string))
+            axis.as_ref()
+                .and_then(|a| c.settings.get(a).map(ToString::to_string))
                 .unwrap_or_else(|| "-".to_string())
         })
         .collect();
-    let n = labels.len().max(1) as f64;
-    let max_reminders = result
-        .with_todo
+    let points: Vec<((f64, f64), [f64; 2])> = result.with_todo.iter().map(point).collect();
+    let (base, base_ci) = point(&result.without_todo);
+    let max_tokens = points
         .iter()
-        .map(|c| c.value(MEAN_REMINDERS))
+        .map(|((x, _), _)| *x)
+        .chain([base.0])
         .fold(1.0_f64, f64::max)
         * 1.15;
     {
@@ -64,7 +80,7 @@ fn draw<'a>(
         let mut chart = ChartBuilder::on(&root)
             .caption(
                 format!(
-                    "{}: completion vs {}",
+                    "{}: completion vs tokens, by {}",
                     result.scenario,
                     axis_title(&result.axis)
                 ),
@@ -73,65 +89,40 @@ fn draw<'a>(
             .margin(16)
             .x_label_area_size(48)
             .y_label_area_size(64)
-            .right_y_label_area_size(64)
-            .build_cartesian_2d(-0.5..(n - 0.5), 0.0..100.0)?
-            .set_secondary_coord(-0.5..(n - 0.5), 0.0..max_reminders);
-        let label_of = |x: &f64| {
-            let i = x.round();
-            if (x - i).abs() < 1e-6 && i >= 0.0 {
-                labels.get(i as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        };
+            .build_cartesian_2d(0.0..max_tokens, 0.0..100.0)?;
         chart
             .configure_mesh()
-            .x_labels(labels.len() * 2 + 1)
-            .x_label_formatter(&label_of)
-            .x_desc(if result.axis == "nag_threshold" {
-                "nag threshold (rounds without a todo update before a reminder)".to_string()
-            } else {
-                result.axis.clone()
-            })
+            .x_desc("context tokens per run (the cost)")
             .y_desc("steps completed (%), 95% interval")
-            .disable_x_mesh()
+            .x_label_formatter(&|x| format!("{x:.0}"))
             .light_line_style(WHITE)
             .draw()?;
-        chart
-            .configure_secondary_axes()
-            .y_desc("reminders per run (cost)")
-            .draw()?;
 
-        let points: Vec<(f64, f64)> = result
-            .with_todo
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (i as f64, c.value(COMPLETION_RATE) * 100.0))
-            .collect();
+        let centres: Vec<(f64, f64)> = points.iter().map(|(p, _)| *p).collect();
         chart
-            .draw_series(LineSeries::new(points.clone(), TODO_COLOUR.stroke_width(3)))?
-            .label("with todo tool")
+            .draw_series(LineSeries::new(
+                centres.clone(),
+                TODO_COLOUR.stroke_width(2),
+            ))?
+            .label(format!("with todo tool, by {}", axis_title(&result.axis)))
             .legend(|(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], TODO_COLOUR.stroke_width(3))
+                PathElement::new(vec![(x, y), (x + 20, y)], TODO_COLOUR.stroke_width(2))
             });
         chart.draw_series(
-            points
+            centres
                 .iter()
                 .map(|&p| Circle::new(p, 5, TODO_COLOUR.filled())),
         )?;
-        chart.draw_series(result.with_todo.iter().enumerate().map(|(i, c)| {
-            ErrorBar::new_vertical(
-                i as f64,
-                c.interval(COMPLETION_RATE)[0] * 100.0,
-                c.value(COMPLETION_RATE) * 100.0,
-                c.interval(COMPLETION_RATE)[1] * 100.0,
-                TODO_COLOUR.stroke_width(2),
-                12,
-            )
+        chart.draw_series(points.iter().map(|((x, y), [lo, hi])| {
+            ErrorBar::new_vertical(*x, *lo, *y, *hi, TODO_COLOUR.stroke_width(2), 10)
+        }))?;
+        // Each point named beside it (up and to the right, clear of its
+        // marker and error bar).
+        chart.draw_series(centres.iter().zip(&labels).map(|(&p, label)| {
+            EmptyElement::at(p) + Text::new(label.clone(), (9, -20), ("sans-serif", 15).into_font())
         }))?;
 
         // The pick: a ring round its point, named in the legend.
-        let axis = crate::scenario::Axis::parse(&result.axis).ok();
         let pick = result.best.as_ref().and_then(|best| {
             result
                 .with_todo
@@ -140,7 +131,7 @@ fn draw<'a>(
                 .map(|i| (i, best))
         });
         if let Some((i, best)) = pick
-            && let Some(&point) = points.get(i)
+            && let Some(&point) = centres.get(i)
         {
             chart
                 .draw_series(std::iter::once(Circle::new(
@@ -152,48 +143,29 @@ fn draw<'a>(
                 .legend(|(x, y)| Circle::new((x + 10, y), 6, PICK_COLOUR.stroke_width(3)));
         }
 
-        let base = &result.without_todo;
-        let base_line = vec![
-            (-0.5, base.value(COMPLETION_RATE) * 100.0),
-            (n - 0.5, base.value(COMPLETION_RATE) * 100.0),
-        ];
         chart
-            .draw_series(LineSeries::new(base_line, BASELINE_COLOUR.stroke_width(2)))?
+            .draw_series(std::iter::once(Circle::new(
+                base,
+                6,
+                BASELINE_COLOUR.filled(),
+            )))?
             .label(format!(
-                "without todo tool: {:.1}% [{:.1}, {:.1}]",
-                base.value(COMPLETION_RATE) * 100.0,
-                base.interval(COMPLETION_RATE)[0] * 100.0,
-                base.interval(COMPLETION_RATE)[1] * 100.0
+                "without todo tool: {:.1}% [{:.1}, {:.1}] at {:.0} tokens",
+                base.1, base_ci[0], base_ci[1], base.0
             ))
-            .legend(|(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], BASELINE_COLOUR.stroke_width(2))
-            });
-
-        let cost: Vec<(f64, f64)> = result
-            .with_todo
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (i as f64, c.value(MEAN_REMINDERS)))
-            .collect();
-        chart
-            .draw_secondary_series(DashedLineSeries::new(
-                cost.clone(),
-                8,
-                5,
-                COST_COLOUR.stroke_width(2),
-            ))?
-            .label("reminders per run (right axis)")
-            .legend(|(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], COST_COLOUR.stroke_width(2))
-            });
-        chart.draw_secondary_series(
-            cost.iter()
-                .map(|&p| TriangleMarker::new(p, 6, COST_COLOUR.filled())),
-        )?;
+            .legend(|(x, y)| Circle::new((x + 10, y), 5, BASELINE_COLOUR.filled()));
+        chart.draw_series(std::iter::once(ErrorBar::new_vertical(
+            base.0,
+            base_ci[0],
+            base.1,
+            base_ci[1],
+            BASELINE_COLOUR.stroke_width(2),
+            10,
+        )))?;
 
         chart
             .configure_series_labels()
-            .position(SeriesLabelPosition::LowerLeft)
+            .position(SeriesLabelPosition::LowerRight)
             .background_style(WHITE.mix(0.9))
             .border_style(BLACK)
             .draw()?;

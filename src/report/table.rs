@@ -25,7 +25,11 @@ const RESET: &str = "\x1b[0m";
 pub fn render(result: &ScenarioResult, color: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} ({})", escape(&result.name), escape(&result.file));
+    if let Some(agent) = &result.agent {
+        let _ = writeln!(out, "  {}", escape(agent));
+    }
     out.push_str(&cells_table(&result.cells));
+    out.push_str(&parts_table(&result.cells));
     for c in &result.comparisons {
         let (p, m) = (&c.stats.completion, &c.stats.full_completion);
         let _ = writeln!(
@@ -95,6 +99,24 @@ pub fn steps_table(cells: &[CellSummary]) -> String {
     let mut table = builder.build();
     table.with(Style::rounded());
     let mut text = table.to_string();
+    text.push('\n');
+    text
+}
+
+/// A session's figures per part and cell (nothing for a single task).
+pub fn parts_table(cells: &[CellSummary]) -> String {
+    let rows = super::part_rows(cells);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut builder = Builder::default();
+    for row in rows {
+        builder.push_record(row.iter().map(|v| escape(v).into_owned()));
+    }
+    let mut table = builder.build();
+    table.with(Style::rounded());
+    let mut text = String::from("per part:\n");
+    text.push_str(&table.to_string());
     text.push('\n');
     text
 }
@@ -238,7 +260,7 @@ pub fn sweep(result: &SweepResult) -> String {
     let mut out = format!("{} — {what} sweep\n{table}\n", escape(&result.scenario));
     let _ = writeln!(
         out,
-        "best {best_what}: {} (fewest reminders per run among values whose completion is within {:.1} points of the leader's, {axis_label} {}, or not significantly below it: paired sign test, p >= {ALPHA})",
+        "best {best_what}: {} (fewest context tokens per run among values whose completion is within {:.1} points of the leader's, {axis_label} {}, or not significantly below it: paired sign test, p >= {ALPHA})",
         shown(&result.best),
         result.min_effect * 100.0,
         shown(&result.leader)

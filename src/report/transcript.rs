@@ -27,12 +27,21 @@ pub fn render(scenario: &Scenario, record: &RunRecord) -> String {
     let offered = record.planning_offered;
     let mut out = String::new();
     let mut turn = 0;
+    let mut typed = 0;
     let mut calls: Vec<(String, String, serde_json::Value)> = Vec::new();
     let mut plan: Vec<PlanItem> = Vec::new();
     for message in &record.messages {
         match (&message.role, &message.content) {
             (Role::User, Content::Text(task)) => {
-                let _ = writeln!(out, "── task ──\n{}", escape_multiline(task.trim_end()));
+                typed += 1;
+                // Each later user message of a session is marked where it
+                // begins.
+                let label = if typed == 1 {
+                    "── task ──".to_string()
+                } else {
+                    format!("\n══ user message {typed} (after turn {turn}) ══")
+                };
+                let _ = writeln!(out, "{label}\n{}", escape_multiline(task.trim_end()));
             }
             (Role::Assistant, _) => {
                 turn += 1;

@@ -95,7 +95,41 @@ pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> Expectation
             comparison,
             bound,
         } => evaluate_compare(a, b, *comparison, bound, cells),
+        Expectation::Part { part, expectation } => {
+            let mut outcome = match part_cells(cells, *part) {
+                Ok(cells) => evaluate(expectation, &cells),
+                Err(e) => ExpectationOutcome {
+                    text: String::new(),
+                    ok: false,
+                    measured: Value::Null,
+                    detail: Some(e.to_string()),
+                    paired: None,
+                    replay: Vec::new(),
+                },
+            };
+            outcome.text = format!("part {part}: {}", outcome.text);
+            outcome
+        }
     }
+}
+
+/// The cells with every run read as its part `part` (1-based) alone.
+fn part_cells(
+    cells: &[CellSummary],
+    part: usize,
+) -> Result<Vec<CellSummary>, super::runs::SpillError> {
+    cells
+        .iter()
+        .map(|cell| {
+            let runs = cell
+                .results
+                .records()
+                .map(|r| r.map(|run| super::parts::part_view(&run, part)))
+                .collect::<Result<Vec<_>, _>>()?;
+            let steps_total = runs.first().map_or(0, |r| r.steps_total);
+            Ok(CellSummary::new(cell.settings.clone(), steps_total, runs))
+        })
+        .collect()
 }
 
 fn failed_without_runs(text: String, selector: &CellSelector) -> ExpectationOutcome {
@@ -151,6 +185,7 @@ pub fn exact_measure(exact: &ExactExpectation, r: &RunMetrics) -> Value {
         ExactExpectation::RejectedTodoUpdates(_) => json!(r.rejected_todo_updates),
         ExactExpectation::TodoCalls(_) => json!(r.todo_calls),
         ExactExpectation::UnknownToolCalls(_) => json!(r.unknown_tool_calls),
+        ExactExpectation::UnexpectedUserMessages(_) => json!(r.unexpected_user_messages),
         ExactExpectation::Stop(_) => json!(r.stop),
         ExactExpectation::Turns(_) => json!(r.turns),
         ExactExpectation::ProtocolViolations(_) => json!(r.protocol_violations),

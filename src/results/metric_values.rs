@@ -17,16 +17,25 @@ use crate::metric::{IntervalMethod, Kind, METRICS, Metric, PerRun};
 /// What `what` counts on one run, for the metrics a cell keeps only as a
 /// sum; `None` for those read from the run's row. A new count is one arm
 /// here (and its field on the record).
-fn count(what: PerRun, run: &RunMetrics) -> Option<usize> {
-    Some(match what {
-        PerRun::Completion | PerRun::FullCompletion | PerRun::StepsCompleted => return None,
+fn count(what: PerRun, run: &RunMetrics) -> Option<u64> {
+    let n = match what {
+        PerRun::Completion
+        | PerRun::FullCompletion
+        | PerRun::StepsCompleted
+        | PerRun::PlanningShare => return None,
         PerRun::Reminders => run.reminders_at.len(),
         PerRun::RejectedTodoUpdates => run.rejected_todo_updates,
         PerRun::TodoCalls => run.todo_calls,
         PerRun::Turns => run.turns,
         PerRun::ProtocolViolations => run.protocol_violations,
         PerRun::UnknownToolCalls => run.unknown_tool_calls,
-    })
+        PerRun::UnexpectedUserMessages => run.unexpected_user_messages,
+        PerRun::PlanningTurns => run.planning_turns,
+        PerRun::RemindersAfterPlanning => run.reminders_after_planning,
+        PerRun::ContextTokens => return Some(run.context_tokens),
+        PerRun::PlanningTokens => return Some(run.planning_tokens),
+    };
+    Some(u64::try_from(n).unwrap_or(u64::MAX))
 }
 
 /// What `what` measures on one run, read off its record (a test checks it
@@ -39,6 +48,19 @@ pub fn per_run(what: PerRun, run: &RunMetrics) -> f64 {
     match source(what) {
         Source::Row(read) => read(&row),
         Source::Total(_) => 0.0,
+        Source::Share { part, whole } => share(
+            count(METRICS[part].per_run, run).unwrap_or(0),
+            count(METRICS[whole].per_run, run).unwrap_or(0),
+        ),
+    }
+}
+
+/// `part / whole`, 0 when the whole is 0.
+fn share(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
     }
 }
 
@@ -48,7 +70,7 @@ pub fn add_counts(sums: &mut Vec<u64>, run: &RunMetrics) {
     sums.resize(METRICS.len(), 0);
     for (sum, metric) in sums.iter_mut().zip(METRICS) {
         if let Some(n) = count(metric.per_run, run) {
-            *sum = sum.saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
+            *sum = sum.saturating_add(n);
         }
     }
 }
@@ -62,19 +84,27 @@ pub enum Source {
     /// is the one over the runs' values), at the metric's place in
     /// [`RunTotals::counts`].
     Total(usize),
+    /// A share of two counts' sums (places in [`RunTotals::counts`]): over
+    /// a cell, the sum of the part over the sum of the whole.
+    Share { part: usize, whole: usize },
 }
 
 pub fn source(what: PerRun) -> Source {
+    let place = |what: PerRun| {
+        METRICS
+            .iter()
+            .position(|m| m.per_run == what)
+            .unwrap_or(usize::MAX)
+    };
     match what {
         PerRun::Completion => Source::Row(RunRow::completion),
         PerRun::FullCompletion => Source::Row(|r| f64::from(u8::from(r.fully_completed()))),
         PerRun::StepsCompleted => Source::Row(|r| f64::from(r.steps_completed)),
-        _ => Source::Total(
-            METRICS
-                .iter()
-                .position(|m| m.per_run == what)
-                .unwrap_or(usize::MAX),
-        ),
+        PerRun::PlanningShare => Source::Share {
+            part: place(PerRun::PlanningTokens),
+            whole: place(PerRun::ContextTokens),
+        },
+        _ => Source::Total(place(what)),
     }
 }
 
@@ -102,6 +132,11 @@ pub fn aggregate(metric: &Metric, cells: &[&CellSummary]) -> f64 {
         Source::Total(place) => {
             let sum: u64 = cells.iter().map(|c| total(c.results.totals(), place)).sum();
             mean(std::iter::once(sum as f64), n)
+        }
+        Source::Share { part, whole } => {
+            let sum =
+                |place| -> u64 { cells.iter().map(|c| total(c.results.totals(), place)).sum() };
+            share(sum(part), sum(whole))
         }
     }
 }
@@ -156,11 +191,14 @@ pub fn summarize(runs: &Runs) -> Vec<MetricValue> {
         .iter()
         .zip(tallies)
         .map(|(metric, tally)| {
-            let sum = match tally.source {
-                Source::Row(_) => tally.sum,
-                Source::Total(place) => total(runs.totals(), place) as f64,
+            let per_run_mean = |sum: f64| if n == 0 { 0.0 } else { sum / n as f64 };
+            let value = match tally.source {
+                Source::Row(_) => per_run_mean(tally.sum),
+                Source::Total(place) => per_run_mean(total(runs.totals(), place) as f64),
+                Source::Share { part, whole } => {
+                    share(total(runs.totals(), part), total(runs.totals(), whole))
+                }
             };
-            let value = if n == 0 { 0.0 } else { sum / n as f64 };
             let ci95 = match metric.kind {
                 Kind::Rate(Some(interval)) => Some(match interval.method {
                     IntervalMethod::MeanT => {
@@ -195,6 +233,10 @@ mod tests {
         for (i, run) in records.iter_mut().enumerate() {
             run.turns = 3 + 7 * i;
             run.todo_calls = i % 4;
+            run.context_tokens = 1000 + 333 * i as u64;
+            run.planning_tokens = 50 * (i as u64 % 3);
+            run.planning_turns = i % 2;
+            run.reminders_after_planning = i % 3;
         }
         records
     }
@@ -239,14 +281,49 @@ mod tests {
                 .iter()
                 .map(|r| per_run(value.metric.per_run, r))
                 .collect();
-            assert_eq!(value.value, round6(stats::mean(&each)), "{}", value.metric);
+            // A share is the ratio of the sums, not the mean of the shares.
+            let expected = if value.metric.per_run == PerRun::PlanningShare {
+                let planning: u64 = runs.iter().map(|r| r.planning_tokens).sum();
+                let context: u64 = runs.iter().map(|r| r.context_tokens).sum();
+                planning as f64 / context as f64
+            } else {
+                stats::mean(&each)
+            };
+            assert_eq!(value.value, round6(expected), "{}", value.metric);
             assert_eq!(
                 aggregate(value.metric, &[&cell]).to_bits(),
-                stats::mean(&each).to_bits(),
+                expected.to_bits(),
                 "{}",
                 value.metric
             );
         }
+    }
+
+    #[test]
+    fn the_planning_share_of_a_run_and_of_cells() {
+        let mut runs = records(4, &[4, 2]);
+        runs[0].context_tokens = 300;
+        runs[0].planning_tokens = 100;
+        runs[1].context_tokens = 100;
+        runs[1].planning_tokens = 0;
+        let share = Metric::named("planning_share").unwrap();
+        assert_eq!(per_run(share.per_run, &runs[0]), 1.0 / 3.0);
+        let cell = CellSummary::new(CellSettings::default(), 4, runs.clone());
+        assert_eq!(aggregate(share, &[&cell]), 0.25);
+        assert_eq!(
+            value_of(&summarize(&cell.results), "planning_share").value,
+            0.25
+        );
+        assert_eq!(
+            value_of(&summarize(&cell.results), "mean_context_tokens").value,
+            200.0
+        );
+        // No tokens at all: a share of 0, not NaN.
+        runs[0].context_tokens = 0;
+        runs[1].context_tokens = 0;
+        assert_eq!(per_run(share.per_run, &runs[0]), 0.0);
+        let cell = CellSummary::new(CellSettings::default(), 4, runs);
+        assert_eq!(aggregate(share, &[&cell, &cell]), 0.0);
     }
 
     #[test]

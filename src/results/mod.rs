@@ -4,7 +4,8 @@
 //! spilled to disk; [`stats`]: intervals and paired tests;
 //! [`metric_values`]: the metric table ([`crate::metric`]) applied to a
 //! cell's runs; [`summary`]: a cell's summary and a scenario's result;
-//! [`expect`]: expectations checked against them; [`compare`]: paired
+//! [`expect`]: expectations checked against them; [`parts`]: a
+//! session's runs read part by part; [`compare`]: paired
 //! comparisons between cells; [`baseline`]: what moved against an earlier
 //! report. The engine ([`crate::eval`]) fills these; the renderers
 //! ([`crate::report`]) and the commands ([`crate::app`]) read them.
@@ -13,6 +14,7 @@ pub mod baseline;
 pub mod compare;
 pub mod expect;
 pub mod metric_values;
+pub mod parts;
 pub mod record;
 pub mod runs;
 pub mod stats;

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::agent::StopKind;
 use crate::llm::Message;
+use crate::llm::price::PlanningPrice;
 use crate::llm::protocol::Violation;
 use crate::plan::dialect::{Dialect, PlanItem};
 
@@ -22,11 +23,23 @@ pub struct RunMetrics {
     pub rejected_todo_updates: usize,
     pub todo_calls: usize,
     pub protocol_violations: usize,
-    /// Calls of tools that were not offered. Written only when not 0, so
-    /// the reports and replays of runs without such calls keep their bytes;
-    /// read as 0 when absent.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    /// Calls of tools that were not offered. Like every per-run metric it
+    /// is always written, 0 included, so a consumer needs no special case;
+    /// read as 0 when absent (reports written before it was always there).
+    #[serde(default)]
     pub unknown_tool_calls: usize,
+    /// The price of planning (see `llm::price`): tokens of every request
+    /// the model answered, the planning part of them, turns that only
+    /// planned, and reminders right after a planning turn. Always written;
+    /// read as 0 from reports that predate them.
+    #[serde(default)]
+    pub context_tokens: u64,
+    #[serde(default)]
+    pub planning_tokens: u64,
+    #[serde(default)]
+    pub planning_turns: usize,
+    #[serde(default)]
+    pub reminders_after_planning: usize,
     /// A real model's token usage (absent for mock models).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<u64>,
@@ -48,13 +61,48 @@ pub struct RunMetrics {
     /// rates of a cell are read from it).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub step_checks: String,
+    /// A session's figures per part, in order, adding up to the run's
+    /// (absent for a scenario written with `task:`, so single-task reports
+    /// keep their bytes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<PartMetrics>,
+    /// User messages an outside agent sent that the scenario did not (each
+    /// is also named in the run's log). Always written, as
+    /// `unknown_tool_calls`; read as 0 when absent.
+    #[serde(default)]
+    pub unexpected_user_messages: usize,
 }
 
-fn is_zero(n: &usize) -> bool {
-    *n == 0
+/// One part's figures.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartMetrics {
+    pub steps_total: usize,
+    pub steps_completed: usize,
+    pub turns: usize,
+    pub todo_calls: usize,
+    pub reminders_at: Vec<usize>,
 }
 
 impl RunMetrics {
+    /// The price of planning.
+    pub fn price(&self) -> PlanningPrice {
+        PlanningPrice {
+            context_tokens: self.context_tokens,
+            planning_tokens: self.planning_tokens,
+            planning_turns: self.planning_turns,
+            reminders_after_planning: self.reminders_after_planning,
+        }
+    }
+
+    /// Sets the price of planning.
+    pub fn set_price(&mut self, price: PlanningPrice) {
+        self.context_tokens = price.context_tokens;
+        self.planning_tokens = price.planning_tokens;
+        self.planning_turns = price.planning_turns;
+        self.reminders_after_planning = price.reminders_after_planning;
+    }
+
     /// steps_completed / steps_total; 1 for a scenario with no scored step.
     pub fn completion(&self) -> f64 {
         if self.steps_total == 0 {
@@ -84,4 +132,82 @@ pub struct RunRecord {
     pub planning_offered: bool,
     /// An external agent's stdout and stderr (its first MiB).
     pub agent_log: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metric::{METRICS, PerRun};
+
+    /// The run-record keys a metric's per-run value is read from. The match
+    /// is exhaustive: a new per-run metric must say where its value is.
+    fn keys_of(per_run: PerRun) -> &'static [&'static str] {
+        match per_run {
+            PerRun::Completion | PerRun::FullCompletion => &["steps_completed", "steps_total"],
+            PerRun::StepsCompleted => &["steps_completed"],
+            PerRun::Reminders => &["reminders_at"],
+            PerRun::RejectedTodoUpdates => &["rejected_todo_updates"],
+            PerRun::TodoCalls => &["todo_calls"],
+            PerRun::Turns => &["turns"],
+            PerRun::ProtocolViolations => &["protocol_violations"],
+            PerRun::UnknownToolCalls => &["unknown_tool_calls"],
+            PerRun::UnexpectedUserMessages => &["unexpected_user_messages"],
+            PerRun::ContextTokens => &["context_tokens"],
+            PerRun::PlanningTokens => &["planning_tokens"],
+            PerRun::PlanningShare => &["planning_tokens", "context_tokens"],
+            PerRun::PlanningTurns => &["planning_turns"],
+            PerRun::RemindersAfterPlanning => &["reminders_after_planning"],
+        }
+    }
+
+    /// A run with nothing to count still carries every metric's keys (0,
+    /// not absent), and reads back equal; a record written before a key was
+    /// always there reads it as 0.
+    #[test]
+    fn every_metric_is_in_every_record() {
+        let run = RunMetrics {
+            seed: 0,
+            turns: 0,
+            stop: crate::agent::StopKind::EndTurn,
+            steps_completed: 0,
+            steps_total: 0,
+            reminders_at: Vec::new(),
+            rejected_todo_updates: 0,
+            todo_calls: 0,
+            protocol_violations: 0,
+            unknown_tool_calls: 0,
+            context_tokens: 0,
+            planning_tokens: 0,
+            planning_turns: 0,
+            reminders_after_planning: 0,
+            input_tokens: None,
+            output_tokens: None,
+            cost: None,
+            drift_turns: Vec::new(),
+            model_error: None,
+            step_checks: String::new(),
+            parts: Vec::new(),
+            unexpected_user_messages: 0,
+        };
+        let value = serde_json::to_value(&run).unwrap();
+        for metric in METRICS {
+            for key in keys_of(metric.per_run) {
+                assert!(value.get(key).is_some(), "{}: `{key}` missing", metric.name);
+            }
+        }
+        let back: RunMetrics = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(back, run);
+        let mut old = value;
+        for key in [
+            "unknown_tool_calls",
+            "unexpected_user_messages",
+            "context_tokens",
+            "planning_tokens",
+            "planning_turns",
+            "reminders_after_planning",
+        ] {
+            old.as_object_mut().unwrap().remove(key);
+        }
+        assert_eq!(serde_json::from_value::<RunMetrics>(old).unwrap(), run);
+    }
 }

@@ -563,12 +563,18 @@ mod tests {
             todo_calls: 2,
             protocol_violations: 0,
             unknown_tool_calls: 0,
+            context_tokens: 0,
+            planning_tokens: 0,
+            planning_turns: 0,
+            reminders_after_planning: 0,
             input_tokens: cost.map(|_| 10),
             output_tokens: None,
             cost,
             drift_turns: Vec::new(),
             model_error: (seed == 2).then(|| "boom \"quoted\" ü\n".to_string()),
             step_checks: "101".into(),
+            parts: Vec::new(),
+            unexpected_user_messages: 0,
         }
     }
 

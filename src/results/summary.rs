@@ -70,7 +70,8 @@ impl StepLabel {
     }
 }
 
-/// A cell of fake runs for tests: run i has seed i and `completed[i]` steps.
+/// A cell of fake runs for tests: run i has seed i and `completed[i]` steps,
+/// and `reminders` reminders of 100 tokens each over a context of 1,000.
 #[cfg(test)]
 pub(crate) fn test_cell(
     settings: CellSettings,
@@ -92,12 +93,19 @@ pub(crate) fn test_cell(
             todo_calls: 0,
             protocol_violations: 0,
             unknown_tool_calls: 0,
+            // Every reminder costs context, as in a real run.
+            context_tokens: 1000 + 100 * reminders as u64,
+            planning_tokens: 100 * reminders as u64,
+            planning_turns: 0,
+            reminders_after_planning: 0,
             input_tokens: None,
             output_tokens: None,
             cost: None,
             drift_turns: Vec::new(),
             model_error: None,
             step_checks: String::new(),
+            parts: Vec::new(),
+            unexpected_user_messages: 0,
         })
         .collect();
     CellSummary::new(settings, steps_total, results)
@@ -277,6 +285,11 @@ pub struct ScenarioResult {
     /// scenario with any is reported as an error, not as results.
     #[serde(skip)]
     pub run_errors: Vec<String>,
+    /// The real CLI agent under test (a preset), and that its own reminder
+    /// policy stands where the built-in settings would (`None`: the
+    /// built-in loop or an agent command).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 impl ScenarioResult {
@@ -314,6 +327,7 @@ impl ScenarioResult {
             expect_spec,
             sha256: None,
             run_errors: Vec::new(),
+            agent: None,
         }
     }
 

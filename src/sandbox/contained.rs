@@ -24,13 +24,13 @@
 //! in (see [`super::reuse`]), so the list needs to prove determinism and
 //! containment only: a write the list did not foresee is still seen.
 
-use super::read_only::{REDIRECTIONS, plain, reads_only, stays_inside};
+use super::read_only::{REDIRECTIONS, Word, plain, reads_only, stays_inside};
 
 /// One simple command: its words (quotes removed) and where its output
 /// is redirected.
 #[derive(Debug, Default)]
 struct Simple {
-    words: Vec<String>,
+    words: Vec<Word>,
     /// Whether a word held an unquoted `*` or `?` (a glob).
     globs: bool,
     targets: Vec<String>,
@@ -47,29 +47,36 @@ pub fn is_contained(command: &str) -> bool {
             .targets
             .iter()
             .all(|t| stays_inside(t) && !t.starts_with('-') && !t.contains(['*', '?']))
-            && (reads_only(&simple.words) || !simple.globs && writes_contained(&simple.words))
+            && (reads_only(&simple.words) || !simple.globs && writes_contained(&simple.texts()))
     })
+}
+
+impl Simple {
+    /// The words' texts, quotes removed.
+    fn texts(&self) -> Vec<String> {
+        self.words.iter().map(|w| w.text.clone()).collect()
+    }
 }
 
 /// A word being read, and whether it is a redirection's target.
 #[derive(Default)]
-struct Word {
-    text: Option<String>,
+struct Pending {
+    word: Option<Word>,
     target: bool,
 }
 
-impl Word {
-    fn get(&mut self) -> &mut String {
-        self.text.get_or_insert_with(String::new)
+impl Pending {
+    fn get(&mut self) -> &mut Word {
+        self.word.get_or_insert_with(Word::default)
     }
 
     /// Ends the word, if one was started, adding it to `simple`.
     fn end(&mut self, simple: &mut Simple) {
-        if let Some(text) = self.text.take() {
+        if let Some(word) = self.word.take() {
             if std::mem::take(&mut self.target) {
-                simple.targets.push(text);
+                simple.targets.push(word.text);
             } else {
-                simple.words.push(text);
+                simple.words.push(word);
             }
         }
     }
@@ -79,15 +86,15 @@ impl Word {
 /// grammar of the module doc.
 fn lex(command: &str) -> Option<Vec<Simple>> {
     let mut commands = vec![Simple::default()];
-    let mut word = Word::default();
+    let mut word = Pending::default();
     let mut chars = command.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
         let simple = commands.last_mut()?;
         match c {
-            ' ' | '\t' if !(word.target && word.text.is_none()) => word.end(simple),
+            ' ' | '\t' if !(word.target && word.word.is_none()) => word.end(simple),
             ' ' | '\t' => {}
             '|' | ';' | '&' => {
-                if word.target && word.text.is_none() {
+                if word.target && word.word.is_none() {
                     return None;
                 }
                 word.end(simple);
@@ -99,7 +106,7 @@ fn lex(command: &str) -> Option<Vec<Simple>> {
             }
             '>' => {
                 // `>` or `>>`, after a blank, and a word follows.
-                if word.text.is_some() || word.target {
+                if word.word.is_some() || word.target {
                     return None;
                 }
                 chars.next_if(|&(_, next)| next == '>');
@@ -110,7 +117,7 @@ fn lex(command: &str) -> Option<Vec<Simple>> {
                 loop {
                     match chars.next()? {
                         (_, '\'') => break,
-                        (_, c) => w.push(c),
+                        (_, c) => w.text.push(c),
                     }
                 }
             }
@@ -120,11 +127,11 @@ fn lex(command: &str) -> Option<Vec<Simple>> {
                     match chars.next()? {
                         (_, '"') => break,
                         (_, '$' | '`' | '\\' | '!') => return None,
-                        (_, c) => w.push(c),
+                        (_, c) => w.text.push(c),
                     }
                 }
             }
-            '2' if word.text.is_none() && !word.target => {
+            '2' if word.word.is_none() && !word.target => {
                 let rest = &command[at..];
                 let redirection = REDIRECTIONS.iter().find(|r| {
                     rest.strip_prefix(**r).is_some_and(|after| {
@@ -137,17 +144,21 @@ fn lex(command: &str) -> Option<Vec<Simple>> {
                             chars.next();
                         }
                     }
-                    None => word.get().push(c),
+                    None => word.get().text.push(c),
                 }
             }
             c if plain(c) => {
-                simple.globs |= matches!(c, '*' | '?');
-                word.get().push(c);
+                let w = word.get();
+                if matches!(c, '*' | '?') {
+                    simple.globs = true;
+                    w.globs.push(w.text.len());
+                }
+                w.text.push(c);
             }
             _ => return None,
         }
     }
-    if word.target && word.text.is_none() {
+    if word.target && word.word.is_none() {
         return None;
     }
     word.end(commands.last_mut()?);

@@ -106,6 +106,11 @@ pub struct Invocation<'a> {
     /// Written to stdin, which is then closed; `None` (or empty) = stdin is
     /// `/dev/null`.
     pub stdin: Option<Vec<u8>>,
+    /// How many bytes of `stdin` may be written by now, asked between
+    /// reads (`None`: all at once). Lets a caller hand a conversation's
+    /// messages over one at a time, each once the agent has answered the
+    /// one before; stdin closes when every byte is written.
+    pub stdin_release: Option<&'a dyn Fn() -> usize>,
     /// Gets every byte of stdout and stderr, in the order they are read
     /// (the capture keeps only `capture_limit` of each).
     pub log: Option<&'a File>,
@@ -273,13 +278,30 @@ struct Feed {
 }
 
 impl Feed {
-    /// One non-blocking write (the pipe was reported ready); closes the
-    /// pipe once everything is written or the reader is gone.
-    fn write_once(&mut self) {
+    /// Whether bytes released by `release` wait to be written.
+    fn waiting(&self, release: Option<&dyn Fn() -> usize>) -> bool {
+        self.fd.is_some() && self.written < self.released(release)
+    }
+
+    fn released(&self, release: Option<&dyn Fn() -> usize>) -> usize {
+        release.map_or(self.bytes.len(), |released| {
+            released().min(self.bytes.len())
+        })
+    }
+
+    /// One non-blocking write (the pipe was reported ready) of what
+    /// `release` allows; closes the pipe once everything is written or the
+    /// reader is gone.
+    fn write_once(&mut self, release: Option<&dyn Fn() -> usize>) {
+        let upto = self.released(release);
         let Some(fd) = &self.fd else { return };
-        let rest = self.bytes.get(self.written..).unwrap_or_default();
-        if rest.is_empty() {
+        if self.written >= self.bytes.len() {
             self.fd = None;
+            return;
+        }
+        let rest = self.bytes.get(self.written..upto).unwrap_or_default();
+        if rest.is_empty() {
+            // Nothing released yet: the caller's next message waits.
             return;
         }
         // SAFETY: writes from `rest`, valid for its length, to our pipe.
@@ -965,7 +987,10 @@ impl Child {
                 poll_entry(self.stderr.fd.as_ref()),
                 poll_entry((!exited).then_some(&self.pidfd)),
                 libc::pollfd {
-                    fd: self.stdin.fd.as_ref().map_or(-1, AsRawFd::as_raw_fd),
+                    fd: match self.stdin.waiting(invocation.stdin_release) {
+                        true => self.stdin.fd.as_ref().map_or(-1, AsRawFd::as_raw_fd),
+                        false => -1,
+                    },
                     events: libc::POLLOUT,
                     revents: 0,
                 },
@@ -996,7 +1021,7 @@ impl Child {
                 // in Rust programs, but not necessarily in a host program).
                 self.stdin.fd = None;
             } else if fds[3].revents != 0 {
-                self.stdin.write_once();
+                self.stdin.write_once(invocation.stdin_release);
             }
             if fds[2].revents != 0 {
                 exited = true;

@@ -10,7 +10,8 @@
 //! fixed list, with literal words (quotes allowed; no `$`, backquotes,
 //! globs over brackets, braces, `~`, redirections but `2>&1` and
 //! `2>/dev/null`), no option that writes, follows a file in time, or shows
-//! times, inode numbers, owners or sizes of folders, and no path that
+//! times, inode numbers, owners or sizes of folders (under any spelling
+//! GNU accepts, and under any expansion of a glob), and no path that
 //! leaves the workspace (absolute, `~`, or with `..`) — so the output can
 //! depend on nothing but the workspace's files, which memory trees hold
 //! without symlinks.
@@ -23,8 +24,14 @@
 
 /// Which options keep a utility read-only and its output a function of
 /// the files' names and contents.
+///
+/// GNU programs accept any unambiguous prefix of a long option (`sort
+/// --outp=F` is `--output=F`), so a forbidden long option is matched by
+/// every spelling that could reach it: `--NAME` is refused when NAME is a
+/// prefix of a forbidden option (an abbreviation) or begins with one.
 enum Options {
-    /// Any option.
+    /// Any option: the utility has none that writes, reads names from a
+    /// file, is random or shows times.
     Any,
     /// Only these: short options (clustered, `-1R`) from `short`, and the
     /// words in `words` as written (`--all`, or find's `-name`).
@@ -33,7 +40,7 @@ enum Options {
         words: &'static [&'static str],
     },
     /// Any but these: short options holding a letter of `short`, and long
-    /// options beginning with one of `long` (`--follow=name`).
+    /// options (named here without `--`) reachable by any spelling.
     Except {
         short: &'static str,
         long: &'static [&'static str],
@@ -42,16 +49,31 @@ enum Options {
     NoOperand,
 }
 
+/// The checksum utilities' only option that reads elsewhere: `--check`
+/// reads file names from a file.
+const CHECKSUM: Options = Options::Except {
+    short: "c",
+    long: &["check"],
+};
+
 /// The utilities a read-only command may use, with their options. Each
 /// only reads its operands (and stdin) and prints what it read.
 const UTILITIES: &[(&str, Options)] = &[
     ("basename", Options::Any),
     ("cat", Options::Any),
-    ("cksum", Options::Any),
+    ("cksum", CHECKSUM),
     ("cmp", Options::Any),
     ("comm", Options::Any),
     ("cut", Options::Any),
-    ("diff", Options::Any),
+    // Context and unified formats (and `pr` pagination) show the files'
+    // modification times.
+    (
+        "diff",
+        Options::Except {
+            short: "cCuUl",
+            long: &["context", "unified", "paginate"],
+        },
+    ),
     ("dirname", Options::Any),
     ("echo", Options::Any),
     ("egrep", Options::Any),
@@ -107,25 +129,28 @@ const UTILITIES: &[(&str, Options)] = &[
             ],
         },
     ),
-    ("md5sum", Options::Any),
+    ("md5sum", CHECKSUM),
     ("nl", Options::Any),
     ("od", Options::Any),
     ("paste", Options::Any),
     ("printf", Options::Any),
     ("rev", Options::Any),
-    ("sha1sum", Options::Any),
-    ("sha256sum", Options::Any),
-    // No output file, no temporary folder, no randomness.
+    ("sha1sum", CHECKSUM),
+    ("sha256sum", CHECKSUM),
+    // No output file, no temporary folder or helper program, no
+    // randomness, no file names read from a file.
     (
         "sort",
         Options::Except {
             short: "oTR",
             long: &[
-                "--output",
-                "--temporary-directory",
-                "--compress-program",
-                "--random",
-                "--sort",
+                "output",
+                "temporary-directory",
+                "compress-program",
+                "random-sort",
+                "random-source",
+                "sort",
+                "files0-from",
             ],
         },
     ),
@@ -135,13 +160,26 @@ const UTILITIES: &[(&str, Options)] = &[
         "tail",
         Options::Except {
             short: "fFs",
-            long: &["--follow", "--retry", "--pid", "--sleep-interval"],
+            long: &[
+                "follow",
+                "retry",
+                "pid",
+                "sleep-interval",
+                "max-unchanged-stats",
+            ],
         },
     ),
     ("tr", Options::Any),
     ("true", Options::Any),
     ("uniq", Options::NoOperand),
-    ("wc", Options::Any),
+    // No file names read from a file.
+    (
+        "wc",
+        Options::Except {
+            short: "",
+            long: &["files0-from"],
+        },
+    ),
 ];
 
 /// Redirections that write nowhere but a pipe or `/dev/null`.
@@ -151,6 +189,48 @@ pub(super) const REDIRECTIONS: [&str; 2] = ["2>&1", "2>/dev/null"];
 /// their expansion is a listing of the workspace).
 pub(super) fn plain(c: char) -> bool {
     c.is_ascii_alphanumeric() || "._,:=+@%/-*?^".contains(c)
+}
+
+/// One word of a simple command, quotes removed.
+#[derive(Debug, Default)]
+pub(super) struct Word {
+    pub(super) text: String,
+    /// Byte offsets in `text` of the glob characters the shell expands
+    /// (unquoted `*` and `?`).
+    pub(super) globs: Vec<usize>,
+}
+
+impl Word {
+    /// Whether the shell may replace this word by names from the
+    /// workspace that begin with anything, `-` included: a glob before
+    /// any literal character (`*.py` can become `--output=x.py`).
+    fn may_become_any_option(&self) -> bool {
+        self.globs.first() == Some(&0)
+    }
+
+    /// Whether the shell may replace this word by a different option
+    /// (`-*`, `--out*`); `--include=*.py` only ever becomes the same
+    /// option with another value.
+    fn may_change_option(&self) -> bool {
+        let Some(&first) = self.globs.first() else {
+            return false;
+        };
+        self.text.starts_with('-') && !self.text[..first].contains('=')
+    }
+
+    /// Whether a glob may match `..` (`.*`, `src/.?`): a path component
+    /// beginning with `.` that holds a glob.
+    fn may_match_parent(&self) -> bool {
+        let mut start = 0;
+        for component in self.text.split('/') {
+            let end = start + component.len();
+            if component.starts_with('.') && self.globs.iter().any(|&g| g > start && g < end) {
+                return true;
+            }
+            start = end + 1;
+        }
+        false
+    }
 }
 
 /// Whether `command` provably only reads the workspace (see the module
@@ -163,22 +243,28 @@ pub fn is_read_only(command: &str) -> bool {
 }
 
 /// Whether one simple command (its words, quotes removed) is a utility of
-/// the list that only reads the workspace, with options that keep it so.
-pub(super) fn reads_only(words: &[String]) -> bool {
+/// the list that only reads the workspace, with options that keep it so
+/// under any expansion of its globs.
+pub(super) fn reads_only(words: &[Word]) -> bool {
     let Some((name, args)) = words.split_first() else {
         return false;
     };
-    let Some((_, options)) = UTILITIES.iter().find(|(known, _)| known == name) else {
+    if !name.globs.is_empty() {
+        return false;
+    }
+    let Some((_, options)) = UTILITIES.iter().find(|(known, _)| *known == name.text) else {
         return false;
     };
-    args.iter().all(|a| stays_inside(a)) && options.allow(args)
+    args.iter()
+        .all(|a| stays_inside(&a.text) && !a.may_match_parent() && !a.may_change_option())
+        && options.allow(args)
 }
 
 /// Splits `command` into simple commands (lists of words, quotes removed);
 /// `None` for anything beyond the small grammar of the module doc.
-fn lex(command: &str) -> Option<Vec<Vec<String>>> {
+fn lex(command: &str) -> Option<Vec<Vec<Word>>> {
     let mut commands = vec![Vec::new()];
-    let mut word: Option<String> = None;
+    let mut word: Option<Word> = None;
     let mut chars = command.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
         match c {
@@ -198,21 +284,21 @@ fn lex(command: &str) -> Option<Vec<Vec<String>>> {
                 commands.push(Vec::new());
             }
             '\'' => {
-                let w = word.get_or_insert_with(String::new);
+                let w = word.get_or_insert_with(Word::default);
                 loop {
                     match chars.next()? {
                         (_, '\'') => break,
-                        (_, c) => w.push(c),
+                        (_, c) => w.text.push(c),
                     }
                 }
             }
             '"' => {
-                let w = word.get_or_insert_with(String::new);
+                let w = word.get_or_insert_with(Word::default);
                 loop {
                     match chars.next()? {
                         (_, '"') => break,
                         (_, '$' | '`' | '\\' | '!') => return None,
-                        (_, c) => w.push(c),
+                        (_, c) => w.text.push(c),
                     }
                 }
             }
@@ -230,10 +316,16 @@ fn lex(command: &str) -> Option<Vec<Vec<String>>> {
                             chars.next();
                         }
                     }
-                    None => word.get_or_insert_with(String::new).push(c),
+                    None => word.get_or_insert_with(Word::default).text.push(c),
                 }
             }
-            c if plain(c) => word.get_or_insert_with(String::new).push(c),
+            c if plain(c) => {
+                let w = word.get_or_insert_with(Word::default);
+                if c == '*' || c == '?' {
+                    w.globs.push(w.text.len());
+                }
+                w.text.push(c);
+            }
             _ => return None,
         }
     }
@@ -263,23 +355,49 @@ pub(super) fn stays_inside(word: &str) -> bool {
     true
 }
 
+/// Whether the long option `--NAME[=VALUE]` may be one of `forbidden`
+/// under GNU's abbreviations: NAME is empty, a prefix of a forbidden name
+/// (`--outp`, `--so`), or begins with one (`--output-x`).
+fn may_reach(word: &str, forbidden: &[&str]) -> bool {
+    let name = word.trim_start_matches('-');
+    let name = name.split_once('=').map_or(name, |(name, _)| name);
+    name.is_empty()
+        || forbidden
+            .iter()
+            .any(|f| f.starts_with(name) || name.starts_with(f))
+}
+
 impl Options {
-    fn allow(&self, args: &[String]) -> bool {
-        let mut options = args.iter().filter(|a| a.starts_with('-') && a.len() > 1);
+    fn allow(&self, args: &[Word]) -> bool {
+        // Every word that is or may become an option, wherever it stands:
+        // GNU programs take options after operands too, and a `--` may be
+        // the value of the option before it, so nothing is skipped.
+        let mut options = args
+            .iter()
+            .filter(|a| a.text.starts_with('-') && a.text.len() > 1 || a.may_become_any_option());
         match self {
             Self::Any => true,
             Self::Only { short, words } => options.all(|a| {
-                words.contains(&a.as_str())
-                    || !a.starts_with("--") && a.chars().skip(1).all(|c| short.contains(c))
+                !a.may_become_any_option()
+                    && (words.contains(&a.text.as_str())
+                        || !a.text.starts_with("--")
+                            && a.text.chars().skip(1).all(|c| short.contains(c)))
             }),
             Self::Except { short, long } => options.all(|a| {
-                if a.starts_with("--") {
-                    !long.iter().any(|l| a.starts_with(l))
+                if a.may_become_any_option() {
+                    false
+                } else if a.text == "--" {
+                    true
+                } else if a.text.starts_with("--") {
+                    !may_reach(&a.text, long)
                 } else {
-                    !a.chars().skip(1).any(|c| short.contains(c))
+                    !a.text.chars().skip(1).any(|c| short.contains(c))
                 }
             }),
-            Self::NoOperand => args.iter().all(|a| a.starts_with('-')),
+            // `--` would make the words after it operands.
+            Self::NoOperand => args
+                .iter()
+                .all(|a| a.text.starts_with('-') && a.text != "--" && a.globs.is_empty()),
         }
     }
 }
@@ -313,6 +431,13 @@ mod tests {
             "cat nope 2>&1 | head -1",
             "diff a.py b.py",
             "echo done",
+            "sort --reverse names",
+            "sort -- names",
+            "wc -l src/*.py",
+            "cat ./*.py",
+            "grep -c x ./*",
+            "ls src/*.py",
+            "sort --key=*.py names",
         ] {
             let expected = command != "ls -la";
             assert_eq!(is_read_only(command), expected, "{command}");
@@ -372,8 +497,90 @@ mod tests {
             "/bin/ls",
             "./script.sh",
             "ls 1>/dev/null",
+            // Abbreviated long options, globs that may become options,
+            // names read from a file, globs that may match `..`.
+            "sort --outp=out.txt in.txt",
+            "sort --so=random names",
+            "sort --ran names",
+            "sort -- --o=x names",
+            "sort names *",
+            "sort names ?x",
+            "sort --files0-from=list",
+            "wc --files0-from=list",
+            "wc --files0=list",
+            "wc --f=list",
+            "md5sum -c sums",
+            "sha256sum --ch sums",
+            "tail --fo=name log",
+            "ls *",
+            "ls -*",
+            "uniq -- -in -out",
+            "uniq -c -*",
+            "cat .*/secret",
+            "cat src/.?/x",
+            "grep -r x .*",
+            "diff -u a.py b.py",
+            "diff --uni a.py b.py",
+            "c* a.py",
         ] {
             assert!(!is_read_only(command), "{command}");
+        }
+    }
+
+    /// A forbidden long option of a utility, with the prefixes it may be
+    /// spelled by.
+    fn forbidden_spellings() -> Vec<(&'static str, String)> {
+        let mut spellings = Vec::new();
+        for (utility, options) in UTILITIES {
+            if let Options::Except { long, .. } = options {
+                for name in *long {
+                    for end in 1..=name.len() {
+                        spellings.push((*utility, format!("--{}", &name[..end])));
+                    }
+                }
+            }
+        }
+        spellings
+    }
+
+    proptest::proptest! {
+        /// Every spelling of a forbidden option (any abbreviation, with
+        /// or without a value, before or after operands, quoted or not)
+        /// keeps the command out of the cache.
+        #[test]
+        fn no_spelling_of_a_forbidden_option_is_read_only(
+            which in 0..forbidden_spellings().len(),
+            value in proptest::option::of("[a-z0-9.]{1,8}"),
+            before in proptest::collection::vec("[a-z0-9.]{1,6}|-[a-z]?", 0..3),
+            after in proptest::collection::vec("[a-z0-9.]{1,6}", 0..3),
+            quoted in proptest::bool::ANY,
+        ) {
+            let (utility, option) = &forbidden_spellings()[which];
+            let option = match value {
+                Some(value) => format!("{option}={value}"),
+                None => option.clone(),
+            };
+            let option = if quoted { format!("'{option}'") } else { option };
+            let command = format!(
+                "{utility} {} {option} {}",
+                before.join(" "),
+                after.join(" ")
+            );
+            proptest::prop_assert!(!is_read_only(&command), "{}", command);
+        }
+
+        /// A word whose glob comes before any literal character may
+        /// become any option, so only a utility with no forbidden option
+        /// may take it.
+        #[test]
+        fn leading_globs_only_where_every_option_is_harmless(
+            which in 0..UTILITIES.len(),
+            glob in "[*?][a-z.*?]{0,5}",
+        ) {
+            let (utility, options) = &UTILITIES[which];
+            let command = format!("{utility} {glob}");
+            let harmless = matches!(options, Options::Any);
+            proptest::prop_assert!(harmless || !is_read_only(&command), "{}", command);
         }
     }
 }

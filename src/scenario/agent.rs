@@ -1,7 +1,9 @@
 //! The loop's settings (`agent:`): planning tool on/off, dialect, reminder
 //! policy and placement, turn cap, repeat guard; and, for an external agent
 //! run instead of the built-in loop, its `command`, `env`, `task_via`,
-//! `timeout_s` and `reminder_pattern`.
+//! `timeout_s` and `reminder_pattern`, or a `preset` naming a real CLI
+//! agent (`claude-code`, `codex`: only the name is read here; what a
+//! preset runs is the engine's, see `crate::eval::presets`).
 //!
 //! `agent.nag` is the s03 shorthand: `nag.threshold` sets the s03 policy's
 //! threshold, `nag.placement` the placement of every policy. Writing both
@@ -28,6 +30,46 @@ pub struct AgentSettings {
     /// The external agent run instead of the built-in loop (`agent.command`,
     /// or `run --agent`).
     pub external: Option<AgentCommand>,
+    /// The real CLI agent run instead of the built-in loop (`agent.preset`,
+    /// or `run --agent claude-code|codex`); its `env` and `timeout_s` are
+    /// in `external`'s place in [`AgentSettings::preset_env`].
+    pub preset: Option<AgentPreset>,
+    /// `agent.env` and `agent.timeout_s` given with a preset.
+    pub preset_env: BTreeMap<String, String>,
+    pub preset_timeout_s: Option<u64>,
+    /// Where the file sets `agent.dialect` (line, column), when it does: a
+    /// preset takes its own default dialect only when none is set.
+    pub dialect_set_at: Option<(u64, u64)>,
+}
+
+/// A real CLI agent the engine knows how to run (`agent.preset`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AgentPreset {
+    ClaudeCode,
+    Codex,
+}
+
+impl AgentPreset {
+    pub const ALL: [Self; 2] = [Self::ClaudeCode, Self::Codex];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::ClaudeCode => "claude-code",
+            Self::Codex => "codex",
+        }
+    }
+
+    /// The preset of this name (`--agent NAME`).
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+impl std::fmt::Display for AgentPreset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 impl Default for AgentSettings {
@@ -40,6 +82,10 @@ impl Default for AgentSettings {
             max_turns: default_max_turns(),
             repeat_guard: None,
             external: None,
+            preset: None,
+            preset_env: BTreeMap::new(),
+            preset_timeout_s: None,
+            dialect_set_at: None,
         }
     }
 }
@@ -57,10 +103,32 @@ impl AgentSettings {
     /// (`--agent`): replaces the scenario's command, keeping its `env`,
     /// `task_via`, `timeout_s` and `reminder_pattern` if it has them.
     pub fn use_command(&mut self, command: &str) {
+        if let Some(preset) = AgentPreset::parse(command) {
+            self.use_preset(preset);
+            return;
+        }
+        self.preset = None;
         match &mut self.external {
             Some(agent) => agent.command = command.to_string(),
             None => self.external = Some(AgentCommand::new(command)),
         }
+    }
+
+    /// Runs the real CLI `preset` instead of the built-in loop (`--agent
+    /// claude-code`): keeps the `env` and `timeout_s` of a command the
+    /// scenario has.
+    pub fn use_preset(&mut self, preset: AgentPreset) {
+        if let Some(agent) = self.external.take() {
+            self.preset_env = agent.env;
+            self.preset_timeout_s = Some(agent.timeout_s);
+        }
+        self.preset = Some(preset);
+    }
+
+    /// Whether an outside agent (a command or a preset) runs instead of the
+    /// built-in loop.
+    pub fn is_outside(&self) -> bool {
+        self.external.is_some() || self.preset.is_some()
     }
 
     pub fn loop_settings(&self) -> LoopSettings {
@@ -90,8 +158,7 @@ pub(crate) struct RawNag {
 pub(crate) struct RawAgent {
     #[serde(default = "yes")]
     pub todo: bool,
-    #[serde(default)]
-    pub dialect: Dialect,
+    pub dialect: Option<serde_saphyr::Spanned<Dialect>>,
     pub reminder: Option<serde_saphyr::Spanned<ReminderSpec>>,
     #[serde(default)]
     pub nag: RawNag,
@@ -99,20 +166,21 @@ pub(crate) struct RawAgent {
     pub max_turns: usize,
     pub repeat_guard: Option<RepeatGuard>,
     pub command: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::agent_command::checked_env")]
     pub env: BTreeMap<String, String>,
     pub task_via: Option<TaskVia>,
     #[serde(default, deserialize_with = "positive_seconds")]
     pub timeout_s: Option<u64>,
     pub reminder_pattern: Option<String>,
     pub sandbox: Option<bool>,
+    pub preset: Option<AgentPreset>,
 }
 
 impl Default for RawAgent {
     fn default() -> Self {
         Self {
             todo: true,
-            dialect: Dialect::default(),
+            dialect: None,
             reminder: None,
             nag: RawNag::default(),
             max_turns: default_max_turns(),
@@ -123,13 +191,14 @@ impl Default for RawAgent {
             timeout_s: None,
             reminder_pattern: None,
             sandbox: None,
+            preset: None,
         }
     }
 }
 
 impl RawAgent {
     /// The settings, or the position and message of the conflict.
-    pub fn validate(self) -> Result<AgentSettings, (Option<(u64, u64)>, String)> {
+    pub fn validate(mut self) -> Result<AgentSettings, (Option<(u64, u64)>, String)> {
         let reminder = match (self.reminder, self.nag.threshold) {
             (Some(spanned), Some(_)) => {
                 return Err((
@@ -141,6 +210,31 @@ impl RawAgent {
             (None, threshold) => ReminderSpec::S03 {
                 threshold: threshold.unwrap_or_default(),
             },
+        };
+        if self.preset.is_some() {
+            if self.command.is_some() {
+                return Err((
+                    None,
+                    "agent.preset and agent.command both name the agent to run; keep one".into(),
+                ));
+            }
+            if self.task_via.is_some() || self.reminder_pattern.is_some() || self.sandbox.is_some()
+            {
+                return Err((
+                    None,
+                    "agent.task_via, agent.reminder_pattern and agent.sandbox are a command's; a preset sets them itself (it takes agent.env and agent.timeout_s)".into(),
+                ));
+            }
+        }
+        let dialect_set_at = self
+            .dialect
+            .as_ref()
+            .map(|d| (d.referenced.line(), d.referenced.column()));
+        let dialect = self.dialect.map(|d| d.value).unwrap_or_default();
+        let (preset_env, preset_timeout_s) = if self.preset.is_some() {
+            (std::mem::take(&mut self.env), self.timeout_s.take())
+        } else {
+            (BTreeMap::new(), None)
         };
         let external = match self.command {
             Some(command) if command.trim().is_empty() => {
@@ -163,19 +257,23 @@ impl RawAgent {
             {
                 return Err((
                     None,
-                    "agent.env, agent.task_via, agent.timeout_s, agent.reminder_pattern and agent.sandbox set up an external agent: they need agent.command".into(),
+                    "agent.env, agent.task_via, agent.timeout_s, agent.reminder_pattern and agent.sandbox set up an external agent: they need agent.command (or agent.preset)".into(),
                 ));
             }
             None => None,
         };
         Ok(AgentSettings {
             todo: self.todo,
-            dialect: self.dialect,
+            dialect,
             reminder,
             placement: self.nag.placement,
             max_turns: self.max_turns,
             repeat_guard: self.repeat_guard,
             external,
+            preset: self.preset,
+            preset_env,
+            preset_timeout_s,
+            dialect_set_at,
         })
     }
 }

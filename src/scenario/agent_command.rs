@@ -13,6 +13,93 @@ pub enum TaskVia {
     Stdin,
     Arg,
     Env,
+    /// Each part of a session as one line on stdin (its own line breaks
+    /// turned into spaces), then end of input: how a line REPL such as the
+    /// s03 reference reads its user messages.
+    Lines,
+    /// Each part of a session as one user message of a JSON stream on
+    /// stdin (`{"type":"user","message":{"role":"user","content":TASK}}` a
+    /// line), then end of input: what `claude -p --input-format
+    /// stream-json` reads, answering each message in the same conversation.
+    #[serde(rename = "stream-json")]
+    StreamJson,
+}
+
+impl TaskVia {
+    /// Its name as a scenario writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Stdin => "stdin",
+            Self::Arg => "arg",
+            Self::Env => "env",
+            Self::Lines => "lines",
+            Self::StreamJson => "stream-json",
+        }
+    }
+
+    /// What the agent reads on stdin for `tasks` (the session's parts in
+    /// order; one for a single task), if this delivery uses stdin.
+    pub fn stdin_text(self, tasks: &[String]) -> Option<String> {
+        match self {
+            Self::Stdin => Some(tasks.join("\n")),
+            Self::Lines => Some(tasks.iter().fold(String::new(), |mut text, task| {
+                text.push_str(&crate::llm::session::one_line(task));
+                text.push('\n');
+                text
+            })),
+            Self::StreamJson => Some(tasks.iter().fold(String::new(), |mut text, task| {
+                let message = serde_json::json!({
+                    "type": "user",
+                    "message": {"role": "user", "content": task},
+                });
+                text.push_str(&message.to_string());
+                text.push('\n');
+                text
+            })),
+            Self::Arg | Self::Env => None,
+        }
+    }
+
+    /// Whether this delivery can carry a session's parts one message each.
+    pub fn carries_sessions(self) -> bool {
+        matches!(self, Self::Lines | Self::StreamJson)
+    }
+}
+
+/// The variable that marks every process of one outside-agent run, so
+/// strays that left its process group are found after it (see
+/// docs/security.md). The harness sets it; `agent.env` may not.
+pub const RUN_MARK_VAR: &str = "AGENT_EVAL_RUN_MARK";
+
+/// Checks an `agent.env` as `execve` will see it: each name non-empty and
+/// free of `=` and NUL (`A=B: x` would silently set `A` to `B=x`), each
+/// value free of NUL, and [`RUN_MARK_VAR`] left to the harness.
+pub fn check_env(env: &BTreeMap<String, String>) -> Result<(), String> {
+    for (name, value) in env {
+        if name.is_empty() || name.contains(['=', '\0']) {
+            return Err(format!(
+                "agent.env: {name:?} is not a variable name (it may not be empty or hold `=` or a NUL byte)"
+            ));
+        }
+        if value.contains('\0') {
+            return Err(format!("agent.env `{name}`: the value holds a NUL byte"));
+        }
+        if name == RUN_MARK_VAR {
+            return Err(format!(
+                "agent.env may not set {RUN_MARK_VAR}: agent-eval marks the agent's processes with it to find every one after the run"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `agent.env` as written, checked by [`check_env`].
+pub(crate) fn checked_env<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<String, String>, D::Error> {
+    let env = BTreeMap::<String, String>::deserialize(d)?;
+    check_env(&env).map_err(serde::de::Error::custom)?;
+    Ok(env)
 }
 
 fn default_timeout() -> u64 {
@@ -26,7 +113,7 @@ fn default_timeout() -> u64 {
 pub struct AgentCommand {
     /// A shell command line, run by `sh -c` in the workspace.
     pub command: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "checked_env")]
     pub env: BTreeMap<String, String>,
     #[serde(default)]
     pub task_via: TaskVia,
@@ -41,6 +128,10 @@ pub struct AgentCommand {
     /// `/dev/null`), TCP connect only to the run's mock server.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sandbox: bool,
+    /// Only `reminder_pattern` marks a reminder (not the `<reminder>` and
+    /// `<system-reminder>` tags): an agent preset's own planning reminder.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reminder_pattern_only: bool,
 }
 
 impl AgentCommand {
@@ -52,6 +143,28 @@ impl AgentCommand {
             timeout_s: default_timeout(),
             reminder_pattern: None,
             sandbox: false,
+            reminder_pattern_only: false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_json_stream_carries_each_part_as_one_user_message_a_line() {
+        let parts = ["first\nline".to_string(), "say \"two\"".to_string()];
+        let text = TaskVia::StreamJson.stdin_text(&parts).unwrap();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["type"], "user");
+        assert_eq!(lines[0]["message"]["role"], "user");
+        assert_eq!(lines[0]["message"]["content"], "first\nline");
+        assert_eq!(lines[1]["message"]["content"], "say \"two\"");
+        assert!(text.ends_with('\n'));
     }
 }

@@ -19,6 +19,9 @@ pub struct Cell {
     pub loop_settings: LoopSettings,
     /// The simulated model's parameters (`None` for a scripted model).
     pub simulate: Option<SimulateParams>,
+    /// The agent keeps its own reminder policy (a preset): the cell shows
+    /// that policy as its `reminder`, and no threshold or placement.
+    pub own_reminder: bool,
 }
 
 impl Cell {
@@ -31,6 +34,7 @@ impl Cell {
                 ModelSpec::Simulate(p) => Some(*p),
                 ModelSpec::Script(_) | ModelSpec::Real(_) => None,
             },
+            own_reminder: scenario.agent.preset.is_some(),
         };
         cell.describe(&[]);
         cell
@@ -97,7 +101,9 @@ impl Cell {
             if varies(&Axis::Dialect) {
                 entries.push((Axis::Dialect, AxisValue::Dialect(s.dialect)));
             }
-            if let ReminderSpec::S03 { threshold } = s.reminder {
+            if self.own_reminder {
+                entries.push((Axis::Reminder, AxisValue::Reminder(s.reminder)));
+            } else if let ReminderSpec::S03 { threshold } = s.reminder {
                 if varies(&Axis::Reminder) {
                     let shown = if varies(&Axis::NagThreshold) {
                         ReminderSpec::default()
@@ -112,7 +118,7 @@ impl Cell {
             } else if varies(&Axis::Reminder) {
                 entries.push((Axis::Reminder, AxisValue::Reminder(s.reminder)));
             }
-            if varies(&Axis::Placement) && !s.reminder.is_off() {
+            if varies(&Axis::Placement) && !s.reminder.is_off() && !self.own_reminder {
                 entries.push((Axis::Placement, AxisValue::Placement(s.placement)));
             }
         }
@@ -120,6 +126,7 @@ impl Cell {
             for axis in varying {
                 if let Axis::Simulate(i) = axis
                     && let Some(name) = SimulateParams::NAMES.get(*i)
+                    && (s.todo || !SimulateParams::only_with_planning(name))
                 {
                     let mut p = *params;
                     let x = p.field_mut(name).map_or(0.0, |f| *f);

@@ -46,6 +46,8 @@ pub enum ExactExpectation {
     RejectedTodoUpdates(usize),
     TodoCalls(usize),
     UnknownToolCalls(usize),
+    /// User messages an outside agent sent that the scenario did not.
+    UnexpectedUserMessages(usize),
     Stop(StopKind),
     Turns(usize),
     ProtocolViolations(usize),
@@ -62,6 +64,7 @@ impl ExactExpectation {
             Self::RejectedTodoUpdates(_) => "rejected_todo_updates",
             Self::TodoCalls(_) => "todo_calls",
             Self::UnknownToolCalls(_) => "unknown_tool_calls",
+            Self::UnexpectedUserMessages(_) => "unexpected_user_messages",
             Self::Stop(_) => "stop",
             Self::Turns(_) => "turns",
             Self::ProtocolViolations(_) => "protocol_violations",
@@ -77,6 +80,7 @@ impl ExactExpectation {
             | Self::RejectedTodoUpdates(v)
             | Self::TodoCalls(v)
             | Self::UnknownToolCalls(v)
+            | Self::UnexpectedUserMessages(v)
             | Self::Turns(v)
             | Self::ProtocolViolations(v) => serde_json::json!(v),
             Self::Stop(v) => serde_json::json!(v),
@@ -157,7 +161,52 @@ pub enum Expectation {
         comparison: Comparison,
         bound: Bound,
     },
+    /// An expectation on one part of a session (`part: N`, 1-based): every
+    /// run is read as its part N alone (its steps, turns, planning calls
+    /// and reminders).
+    Part {
+        part: usize,
+        expectation: Box<Expectation>,
+    },
 }
+
+impl Expectation {
+    /// Whether `part:` may select what this expectation measures: the
+    /// figures a session records per part.
+    pub fn measures_per_part(&self) -> bool {
+        use crate::metric::PerRun as P;
+        let per_part = |m: &Metric| {
+            matches!(
+                m.per_run,
+                P::Completion
+                    | P::FullCompletion
+                    | P::StepsCompleted
+                    | P::Reminders
+                    | P::TodoCalls
+                    | P::Turns
+            )
+        };
+        match self {
+            Self::Exact(exact) => matches!(
+                exact,
+                ExactExpectation::RemindersAt(_)
+                    | ExactExpectation::StepsCompleted(_)
+                    | ExactExpectation::TodoCalls(_)
+                    | ExactExpectation::Turns(_)
+            ),
+            Self::Bound { metric, .. } => per_part(metric),
+            // A p-value pairs whole runs; ratios and differences of means
+            // are per part.
+            Self::Compare { comparison, .. } => {
+                !matches!(comparison, Comparison::PValue(_)) && per_part(comparison.metric())
+            }
+            Self::Part { .. } => false,
+        }
+    }
+}
+
+/// The keys `part:` may go with, for its error message.
+const PER_PART_KEYS: &str = "steps_completed, turns, todo_calls, reminders_at; bounds on completion_rate, full_completion_rate, mean_steps_completed, mean_turns, mean_todo_calls, mean_reminders; their _ratio and _diff comparisons";
 
 /// An `expect:` entry's keys as read, before the one-thing check.
 #[derive(Default)]
@@ -167,15 +216,17 @@ struct RawExpectation {
     aggregates: Vec<(&'static Metric, Bound)>,
     compare: Option<ComparePair>,
     comparisons: Vec<(Comparison, Bound)>,
+    part: Option<usize>,
 }
 
 /// The exact-metric keys, in the order error messages list them.
-const EXACT_KEYS: [&str; 9] = [
+const EXACT_KEYS: [&str; 10] = [
     "reminders_at",
     "steps_completed",
     "rejected_todo_updates",
     "todo_calls",
     "unknown_tool_calls",
+    "unexpected_user_messages",
     "stop",
     "turns",
     "protocol_violations",
@@ -192,7 +243,7 @@ fn expectation_keys() -> &'static [&'static str] {
         let comparisons = Comparison::all().map(|c| &*Box::leak(c.name().into_boxed_str()));
         EXACT_KEYS
             .into_iter()
-            .chain(["where"])
+            .chain(["part", "where"])
             .chain(bounds)
             .chain(["compare"])
             .chain(comparisons)
@@ -227,6 +278,9 @@ impl<'de> de::Visitor<'de> for RawVisitor {
                 }
                 "todo_calls" => map.next_value::<Option<_>>()?.map(E::TodoCalls),
                 "unknown_tool_calls" => map.next_value::<Option<_>>()?.map(E::UnknownToolCalls),
+                "unexpected_user_messages" => map
+                    .next_value::<Option<_>>()?
+                    .map(E::UnexpectedUserMessages),
                 "stop" => map.next_value::<Option<_>>()?.map(E::Stop),
                 "turns" => map.next_value::<Option<_>>()?.map(E::Turns),
                 "protocol_violations" => map.next_value::<Option<_>>()?.map(E::ProtocolViolations),
@@ -237,6 +291,15 @@ impl<'de> de::Visitor<'de> for RawVisitor {
                 }
                 "compare" => {
                     raw.compare = map.next_value()?;
+                    None
+                }
+                "part" => {
+                    raw.part = map.next_value()?;
+                    if raw.part == Some(0) {
+                        return Err(de::Error::custom(
+                            "part counts from 1 (the session's first part)",
+                        ));
+                    }
                     None
                 }
                 other => {
@@ -274,6 +337,13 @@ impl Serialize for Expectation {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut map = s.serialize_map(None)?;
+        self.write_entries(&mut map)?;
+        map.end()
+    }
+}
+
+impl Expectation {
+    fn write_entries<M: serde::ser::SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         match self {
             Expectation::Exact(exact) => {
                 map.serialize_entry(exact.name(), &exact.expected())?;
@@ -301,26 +371,47 @@ impl Serialize for Expectation {
                 )?;
                 map.serialize_entry(&comparison.name(), bound)?;
             }
+            Expectation::Part { part, expectation } => {
+                map.serialize_entry("part", part)?;
+                expectation.write_entries(map)?;
+            }
         }
-        map.end()
+        Ok(())
     }
 }
 
 impl<'de> Deserialize<'de> for Expectation {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut raw = d.deserialize_map(RawVisitor)?;
+        let part = raw.part.take();
+        let expectation = Self::from_raw(raw).map_err(de::Error::custom)?;
+        match part {
+            None => Ok(expectation),
+            Some(_) if !expectation.measures_per_part() => Err(de::Error::custom(format!(
+                "`part` selects a figure a session records per part: {PER_PART_KEYS}"
+            ))),
+            Some(part) => Ok(Expectation::Part {
+                part,
+                expectation: Box::new(expectation),
+            }),
+        }
+    }
+}
+
+impl Expectation {
+    fn from_raw(raw: RawExpectation) -> Result<Self, &'static str> {
         let RawExpectation {
             mut exact,
             selector,
             aggregates,
             compare,
             comparisons,
-        } = d.deserialize_map(RawVisitor)?;
+            part: _,
+        } = raw;
         let bounds = aggregates.iter().map(|(_, b)| b);
         for bound in bounds.chain(comparisons.iter().map(|(_, b)| b)) {
             if bound.at_least.is_none() && bound.at_most.is_none() {
-                return Err(de::Error::custom(
-                    "a bound needs `at_least` and/or `at_most`",
-                ));
+                return Err("a bound needs `at_least` and/or `at_most`");
             }
         }
         let kinds = usize::from(!exact.is_empty())
@@ -328,11 +419,11 @@ impl<'de> Deserialize<'de> for Expectation {
             + usize::from(!comparisons.is_empty() || compare.is_some());
         let count = exact.len() + aggregates.len() + comparisons.len();
         if kinds != 1 || count != 1 {
-            return Err(de::Error::custom(
+            return Err(
                 "each expectation states one thing: one exact metric (e.g. `turns: 9`), \
                  or `where` with one aggregate bound (e.g. `completion_rate: {at_least: 0.8}`), \
                  or `compare: {a, b}` with one comparison bound (e.g. `completion_rate_ratio: {at_least: 2}`)",
-            ));
+            );
         }
         if let Some(e) = exact.pop() {
             return Ok(Expectation::Exact(e));
@@ -344,13 +435,11 @@ impl<'de> Deserialize<'de> for Expectation {
                 bound,
             });
         }
-        let pair = compare.ok_or_else(|| {
-            de::Error::custom("a comparison bound needs `compare: {a: ..., b: ...}`")
-        })?;
+        let pair = compare.ok_or("a comparison bound needs `compare: {a: ..., b: ...}`")?;
         let (comparison, bound) = comparisons
             .into_iter()
             .next()
-            .ok_or_else(|| de::Error::custom("`compare` needs a comparison bound"))?;
+            .ok_or("`compare` needs a comparison bound")?;
         Ok(Expectation::Compare {
             a: pair.a,
             b: pair.b,

@@ -9,10 +9,11 @@ use std::path::{Component, Path, PathBuf};
 use serde_saphyr::Spanned;
 use sha2::{Digest, Sha256};
 
+use super::agent_command::TaskVia;
 use super::axes::{Axis, AxisValue};
 use super::model::ModelSpec;
-use super::step::Step;
-use super::{ExactExpectation, Expectation, RawScenario, Scenario};
+use super::step::{RawStep, Step};
+use super::{ExactExpectation, Expectation, Part, RawPart, RawScenario, Scenario};
 
 /// Scenario files larger than this are refused before parsing.
 pub const MAX_SCENARIO_BYTES: u64 = 8 << 20;
@@ -95,6 +96,8 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), LoadError> {
 /// folder and by name — is loaded once (files are told apart by their
 /// canonical path); a scenario whose name another file already uses is an
 /// error (reports, baselines and shards key on it).
+/// Stops early, with what it has, when a process-wide cancellation is
+/// requested ([`crate::cancel::requested`]): callers check it after.
 pub fn load_all(paths: &[PathBuf]) -> (Vec<Scenario>, Vec<LoadError>) {
     let mut scenarios: Vec<Scenario> = Vec::new();
     let mut errors = Vec::new();
@@ -109,6 +112,11 @@ pub fn load_all(paths: &[PathBuf]) -> (Vec<Scenario>, Vec<LoadError>) {
             }
         };
         for file in files {
+            // Ctrl-C / SIGTERM while loading thousands of files: stop here;
+            // the caller sees the request and reports the interruption.
+            if crate::cancel::requested() {
+                return (scenarios, errors);
+            }
             let identity = fs::canonicalize(&file).unwrap_or_else(|_| tidy(&file));
             if !seen_files.insert(identity) {
                 continue;
@@ -152,7 +160,7 @@ fn tidy(path: &Path) -> PathBuf {
 
 /// Reads and validates one scenario file.
 pub fn load(file: &Path) -> Result<Scenario, LoadError> {
-    let handle = fs::File::open(file)
+    let handle = crate::input::open_regular(file)
         .map_err(|e| LoadError::new(file, None, format!("cannot read: {e}")))?;
     let mut bytes = Vec::new();
     handle
@@ -235,42 +243,22 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         LoadError::new(file, at, e.to_string())
     })?;
     let _ = workspace.image.set(std::sync::Arc::new(image));
-    // Steps: an id written twice is an error at the second one (a step
-    // without an id is numbered by its place, and may collide too).
-    let mut steps: Vec<Step> = Vec::with_capacity(raw.steps.len());
-    let mut ids: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, spanned) in raw.steps.into_iter().enumerate() {
-        let at = position_of(&spanned);
-        let step = spanned.value;
-        let (id, id_at) = match step.id {
-            Some(id) => {
-                let id_at = position_of(&id);
-                (id.value.0, id_at)
-            }
-            None => ((i + 1).to_string(), at),
-        };
-        if let Some(first) = ids.insert(id.clone(), i) {
-            return Err(LoadError::new(
-                file,
-                id_at,
-                format!(
-                    "steps: id `{id}` is used twice (by steps {} and {})",
-                    first + 1,
-                    i + 1
-                ),
-            ));
-        }
-        steps.push(Step {
-            id,
-            text: step.text,
-            check: step.check,
-            actions: step.actions,
-        });
-    }
+    let session = raw.session.is_some();
+    let (parts, steps) = parts_and_steps(file, text, raw.task, raw.steps, raw.session)?;
     let agent = raw
         .agent
         .validate()
         .map_err(|(position, message)| LoadError::new(file, position, message))?;
+    if session
+        && let Some(external) = &agent.external
+        && !(external.task_via == TaskVia::Stdin || external.task_via.carries_sessions())
+    {
+        return Err(LoadError::new(
+            file,
+            top_level_key(text, "agent").and_then(|from| key_after(text, "task_via", from)),
+            "agent.task_via: a session is sent to an outside agent one part a message (`task_via: lines`, the default for a session, or `stream-json`)",
+        ));
+    }
     let model_at = position_of(&raw.model);
     let model = raw.model.value;
     let (runs, runs_at) = match raw.runs {
@@ -331,6 +319,21 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
             .unwrap_or_else(|| "scenario".to_string())
     });
     let mut expect = raw.expect;
+    for expectation in &expect {
+        if let Expectation::Part { part, .. } = expectation
+            && *part > parts.len()
+        {
+            let at = top_level_key(text, "expect").and_then(|from| key_after(text, "part", from));
+            return Err(LoadError::new(
+                file,
+                at,
+                format!(
+                    "expect: part {part}, but the scenario has {} part(s)",
+                    parts.len()
+                ),
+            ));
+        }
+    }
     // A cassette is checked for drift whether or not it says so.
     if model.is_cassette()
         && !expect
@@ -343,9 +346,11 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         name,
         description: raw.description,
         file: file.to_path_buf(),
-        task: raw.task,
+        task: parts.first().map(|p| p.task.clone()).unwrap_or_default(),
         workspace,
         steps,
+        parts,
+        session,
         agent,
         model,
         runs,
@@ -353,6 +358,113 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         runs_position: runs_at.or(Some((1, 1))),
         sha256: sha256_hex(text.as_bytes()),
     })
+}
+
+/// The conversation's parts and every step: `task` + `steps` make one
+/// part; `session:` one part per entry, its steps following the previous
+/// part's. A step id written twice (in one part or across parts) is an
+/// error at the second one; a step without an id is numbered by its place
+/// in the whole list, and may collide too.
+fn parts_and_steps(
+    file: &Path,
+    text: &str,
+    task: Option<String>,
+    steps: Option<Vec<Spanned<RawStep>>>,
+    session: Option<Spanned<Vec<Spanned<RawPart>>>>,
+) -> Result<(Vec<Part>, Vec<Step>), LoadError> {
+    let session_at = || top_level_key(text, "session");
+    let raw_parts: Vec<(String, Vec<Spanned<RawStep>>)> = match (task, session) {
+        (Some(_), Some(_)) => {
+            return Err(LoadError::new(
+                file,
+                session_at(),
+                "`task` and `session` are both set: a scenario is one task (`task` + `steps`) or a session of parts (`session`, each part its own `task` and `steps`)",
+            ));
+        }
+        (None, None) => {
+            return Err(LoadError::new(
+                file,
+                Some((1, 1)),
+                "missing field `task` (or `session`, for several user messages)",
+            ));
+        }
+        (Some(task), None) => vec![(task, steps.unwrap_or_default())],
+        (None, Some(session)) => {
+            if steps.is_some() {
+                return Err(LoadError::new(
+                    file,
+                    top_level_key(text, "steps"),
+                    "`steps` beside `session`: in a session each part lists its own steps",
+                ));
+            }
+            if session.value.is_empty() {
+                return Err(LoadError::new(
+                    file,
+                    session_at().or_else(|| position_of(&session)),
+                    "session: needs at least one part (`- task: ...`)",
+                ));
+            }
+            let mut parts = Vec::with_capacity(session.value.len());
+            for (k, part) in session.value.into_iter().enumerate() {
+                // A line REPL stops at an empty line: an empty part would
+                // end an outside agent's session early.
+                if crate::llm::session::one_line(&part.value.task).is_empty() {
+                    return Err(LoadError::new(
+                        file,
+                        position_of(&part),
+                        format!("session: part {} has an empty task", k + 1),
+                    ));
+                }
+                parts.push((part.value.task, part.value.steps));
+            }
+            parts
+        }
+    };
+    let mut parts = Vec::with_capacity(raw_parts.len());
+    let mut all: Vec<Step> = Vec::new();
+    // id -> (part, step within the part), 1-based, for the message.
+    let mut ids: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let several = raw_parts.len() > 1;
+    for (p, (task, steps)) in raw_parts.into_iter().enumerate() {
+        let start = all.len();
+        for (k, spanned) in steps.into_iter().enumerate() {
+            let at = position_of(&spanned);
+            let step = spanned.value;
+            let (id, id_at) = match step.id {
+                Some(id) => {
+                    let id_at = position_of(&id);
+                    (id.value.0, id_at)
+                }
+                None => ((all.len() + 1).to_string(), at),
+            };
+            if let Some((first_part, first_step)) = ids.insert(id.clone(), (p + 1, k + 1)) {
+                let message = if several {
+                    format!(
+                        "session: step id `{id}` is used twice (by part {first_part} step {first_step} and part {} step {}); ids name steps across the whole session",
+                        p + 1,
+                        k + 1
+                    )
+                } else {
+                    format!(
+                        "steps: id `{id}` is used twice (by steps {first_step} and {})",
+                        k + 1
+                    )
+                };
+                return Err(LoadError::new(file, id_at, message));
+            }
+            all.push(Step {
+                id,
+                text: step.text,
+                check: step.check,
+                actions: step.actions,
+            });
+        }
+        parts.push(Part {
+            task,
+            steps: start..all.len(),
+        });
+    }
+    Ok((parts, all))
 }
 
 /// SHA-256 of `bytes` in lower-case hex.
@@ -708,5 +820,30 @@ mod tests {
             "task: t\nmodel:\n  script: [{text: hi}]\nruns:\n  simulate.attention_span: [1]\n",
         );
         assert!(scripted.is_err());
+    }
+
+    /// `agent.env` is checked as `execve` will see it, with its line: a
+    /// name holding `=` would silently set another variable, a NUL would
+    /// fail every run, and the run mark is the harness's.
+    #[test]
+    fn agent_env_names_and_values_are_checked_at_load() {
+        let with_env = |agent: &str, env: &str| {
+            load(&format!(
+                "task: t\nagent:\n  {agent}\n  env:\n    {env}\nmodel:\n  script: [{{text: hi}}]\n"
+            ))
+        };
+        for agent in ["command: 'true'", "preset: codex"] {
+            for (env, says) in [
+                ("\"A=B\": x", "is not a variable name"),
+                ("\"\": x", "is not a variable name"),
+                ("A: \"x\\0y\"", "holds a NUL byte"),
+                ("AGENT_EVAL_RUN_MARK: x", "may not set AGENT_EVAL_RUN_MARK"),
+            ] {
+                let err = with_env(agent, env).unwrap_err().to_string();
+                assert!(err.contains("my_scenario.yaml:5:"), "{env}: {err}");
+                assert!(err.contains(says), "{env}: {err}");
+            }
+            with_env(agent, "HOME: ./home").unwrap();
+        }
     }
 }

@@ -33,8 +33,8 @@ pub use crate::model::scripted::ScriptedResponse;
 pub use crate::model::simulated::{SimulateParams, Skill};
 pub use crate::plan::dialect::Dialect;
 pub use crate::plan::reminder::{NagThreshold, Placement, ReminderSpec};
-pub use agent::{AgentSettings, MAX_TURNS_LIMIT};
-pub use agent_command::{AgentCommand, TaskVia};
+pub use agent::{AgentPreset, AgentSettings, MAX_TURNS_LIMIT};
+pub use agent_command::{AgentCommand, RUN_MARK_VAR, TaskVia, check_env};
 pub use axes::{Axis, AxisValue, CellSelector, CellSettings};
 pub use expect::{Bound, Comparison, ExactExpectation, Expectation};
 pub use load::{LoadError, discover, load, load_all, load_str};
@@ -51,9 +51,17 @@ pub struct Scenario {
     pub description: Option<String>,
     /// The file it came from, as given.
     pub file: PathBuf,
+    /// The first user message (the first part's task in a session).
     pub task: String,
     pub workspace: WorkspaceSpec,
+    /// Every step, the parts' steps one after the other in a session.
     pub steps: Vec<Step>,
+    /// The user messages of the conversation, in order: one part holding
+    /// `task` and every step for a scenario written with `task:`, the
+    /// `session:` parts otherwise.
+    pub parts: Vec<Part>,
+    /// Whether the file used `session:` (its run records carry `parts`).
+    pub session: bool,
     pub agent: AgentSettings,
     pub model: ModelSpec,
     pub runs: RunsSpec,
@@ -76,6 +84,24 @@ impl Scenario {
     pub fn skills(&self) -> Vec<Skill> {
         self.steps.iter().map(Step::skill).collect()
     }
+
+    /// The parts' tasks, in order: the user messages of a run.
+    pub fn tasks(&self) -> Vec<String> {
+        self.parts.iter().map(|p| p.task.clone()).collect()
+    }
+
+    /// Where each part's steps begin in [`Scenario::steps`].
+    pub fn part_starts(&self) -> Vec<usize> {
+        self.parts.iter().map(|p| p.steps.start).collect()
+    }
+}
+
+/// One user message of a session (`session:` entry): its task and the
+/// range of [`Scenario::steps`] that are its steps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    pub task: String,
+    pub steps: std::ops::Range<usize>,
 }
 
 /// The scenario file's top level, before defaults are applied.
@@ -84,15 +110,25 @@ impl Scenario {
 pub(crate) struct RawScenario {
     pub name: Option<String>,
     pub description: Option<String>,
-    pub task: String,
+    pub task: Option<String>,
+    /// Several user messages instead of `task` + `steps`.
+    pub session: Option<serde_saphyr::Spanned<Vec<serde_saphyr::Spanned<RawPart>>>>,
     #[serde(default)]
     pub workspace: WorkspaceSpec,
-    #[serde(default)]
-    pub steps: Vec<serde_saphyr::Spanned<step::RawStep>>,
+    pub steps: Option<Vec<serde_saphyr::Spanned<step::RawStep>>>,
     #[serde(default)]
     pub agent: agent::RawAgent,
     pub model: serde_saphyr::Spanned<ModelSpec>,
     pub runs: Option<serde_saphyr::Spanned<RunsSpec>>,
     #[serde(default)]
     pub expect: Vec<Expectation>,
+}
+
+/// One `session:` entry as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawPart {
+    pub task: String,
+    #[serde(default)]
+    pub steps: Vec<serde_saphyr::Spanned<step::RawStep>>,
 }

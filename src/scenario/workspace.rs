@@ -22,7 +22,17 @@ pub struct WorkspaceSpec {
     pub image: std::sync::OnceLock<std::sync::Arc<crate::sandbox::workspace::WorkspaceImage>>,
 }
 
-/// A relative path that stays inside the workspace (no root, no `..`).
+/// The most components a workspace path may have. Real trees are far
+/// shallower; a path thousands of levels deep is a mistake or an attack
+/// on the loader, refused with its line (docs/scenario-format.md).
+pub const MAX_PATH_DEPTH: usize = 128;
+/// The longest workspace path, in bytes: Linux's `PATH_MAX` less its NUL.
+pub const MAX_PATH_BYTES: usize = 4095;
+/// The longest component, in bytes (`NAME_MAX` of ext4 and tmpfs).
+pub const MAX_NAME_BYTES: usize = 255;
+
+/// A relative path that stays inside the workspace (no root, no `..`) and
+/// within [`MAX_PATH_DEPTH`], [`MAX_PATH_BYTES`] and [`MAX_NAME_BYTES`].
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]
 pub struct WorkspacePath(String);
@@ -35,9 +45,32 @@ impl WorkspacePath {
         if raw.contains('\0') {
             return Err(format!("workspace path {raw:?} holds a NUL byte"));
         }
+        if raw.len() > MAX_PATH_BYTES {
+            return Err(format!(
+                "workspace path `{}…` is {} bytes long (at most {MAX_PATH_BYTES})",
+                shorten(raw),
+                raw.len()
+            ));
+        }
+        let mut depth = 0;
         for component in Path::new(raw).components() {
             match component {
-                Component::Normal(_) | Component::CurDir => {}
+                Component::Normal(name) => {
+                    depth += 1;
+                    if depth > MAX_PATH_DEPTH {
+                        return Err(format!(
+                            "workspace path `{}…` is more than {MAX_PATH_DEPTH} folders deep",
+                            shorten(raw)
+                        ));
+                    }
+                    if name.len() > MAX_NAME_BYTES {
+                        return Err(format!(
+                            "workspace path `{}…` has a name longer than {MAX_NAME_BYTES} bytes",
+                            shorten(raw)
+                        ));
+                    }
+                }
+                Component::CurDir => {}
                 Component::ParentDir | Component::RootDir | Component::Prefix(_) => {
                     return Err(format!(
                         "workspace path `{raw}` escapes the workspace (use a relative path without `..`)"
@@ -51,6 +84,17 @@ impl WorkspacePath {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// The start of a long path, for a message (whole characters).
+fn shorten(raw: &str) -> &str {
+    let end = raw
+        .char_indices()
+        .map(|(i, c)| i + c.len_utf8())
+        .take_while(|&end| end <= 60)
+        .last()
+        .unwrap_or(0);
+    &raw[..end]
 }
 
 impl<'de> Deserialize<'de> for WorkspacePath {

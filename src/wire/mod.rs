@@ -8,7 +8,8 @@
 //! record of every exchange. [`metrics`] reads a run's metrics off that
 //! record; [`external`] starts a per-run server, runs the agent command in
 //! the workspace and returns those metrics with the reconstructed
-//! transcript.
+//! transcript. [`translate`] sends a model's calls of the built-in tools
+//! in the tools an outside agent offers (Claude Code, Codex).
 //!
 //! Floor 3: imports `llm`, `agent` and `model` only.
 
@@ -20,6 +21,7 @@ pub mod record;
 pub mod responses;
 pub mod server;
 mod sse;
+pub mod translate;
 
 pub use observed::{WireMetrics, transcript, wire_metrics};
 pub use record::{Api, Exchange, Reply, WireRequest};

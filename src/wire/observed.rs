@@ -12,11 +12,15 @@
 //!   `is_error: true` by the client;
 //! - `reminders_at`: turn t has a reminder when the content the request
 //!   after response t adds (everything after its last assistant message)
-//!   contains `<reminder>`, `<system-reminder>` or the custom pattern;
+//!   contains `<reminder>`, `<system-reminder>` or the custom pattern (for
+//!   an agent preset: its own planning reminder's text, and nothing else);
 //!   history is never counted again;
 //! - side requests (no tools offered) and unreadable requests take no part;
 //! - `protocol_violations`: distinct protocol violations (turn and rule)
 //!   over every request;
+//! - the price of planning (`llm::price`): each answered request's own
+//!   system prompt and messages, its planning calls those of the tools it
+//!   offered; reminders as above;
 //! - `stop`: `end_turn` (the model's last response ended its turn),
 //!   `max_turns`, `script_exhausted` (the agent asked for more after the
 //!   script ran out), `model_error`, `timeout` (cut by the timeout while the
@@ -25,14 +29,16 @@
 
 use serde::Serialize;
 use std::collections::BTreeSet;
+use std::path::Path;
 
 use super::record::{Exchange, Finish, Reply};
 use crate::agent::StopKind;
+use crate::llm::price::{ConversationChars, PlanningPrice, PriceRules, WorkdirSpelling};
 use crate::llm::{ContentBlock, Message, Role, StopReason};
 use crate::plan::dialect::PlanDialect;
 
 /// The texts that mark a reminder in any design.
-pub const REMINDER_MARKERS: [&str; 2] = ["<reminder>", "<system-reminder>"];
+pub use crate::llm::price::REMINDER_MARKERS;
 
 /// Everything measured from the wire for one run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -46,6 +52,27 @@ pub struct WireMetrics {
     pub protocol_violations: usize,
     /// Requests the server could not read (answered 400/413).
     pub malformed_requests: usize,
+    /// Tokens of the answered requests, and the planning part of them.
+    pub price: PlanningPrice,
+}
+
+/// What marks a reminder in a request's new content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReminderMarks<'a> {
+    /// `<reminder>`, `<system-reminder>`, or the pattern when given.
+    Tagged(Option<&'a str>),
+    /// Only this text: an agent's own planning reminder (a preset), whose
+    /// client also adds `<system-reminder>`s for other reasons.
+    Exactly(&'a str),
+}
+
+impl ReminderMarks<'_> {
+    fn found_in(&self, text: &str) -> bool {
+        match *self {
+            Self::Tagged(pattern) => has_reminder(text, pattern),
+            Self::Exactly(pattern) => !pattern.is_empty() && text.contains(pattern),
+        }
+    }
 }
 
 /// Reads the metrics off a record. `timed_out`: the run was cut by its
@@ -54,6 +81,24 @@ pub fn wire_metrics(
     exchanges: &[Exchange],
     dialect: &dyn PlanDialect,
     reminder_pattern: Option<&str>,
+    workdir: Option<&Path>,
+    timed_out: bool,
+) -> WireMetrics {
+    wire_metrics_marked(
+        exchanges,
+        dialect,
+        ReminderMarks::Tagged(reminder_pattern),
+        workdir,
+        timed_out,
+    )
+}
+
+/// [`wire_metrics`] with reminders found by `marks`.
+pub fn wire_metrics_marked(
+    exchanges: &[Exchange],
+    dialect: &dyn PlanDialect,
+    marks: ReminderMarks<'_>,
+    workdir: Option<&Path>,
     timed_out: bool,
 ) -> WireMetrics {
     let answered: Vec<&Exchange> = exchanges.iter().filter(|e| e.is_loop()).collect();
@@ -75,10 +120,7 @@ pub fn wire_metrics(
         turns += 1;
         let later = &answered[index + 1..];
         if let Some(next) = later.first().and_then(|e| e.request.as_ref())
-            && next
-                .added_texts
-                .iter()
-                .any(|text| has_reminder(text, reminder_pattern))
+            && next.added_texts.iter().any(|text| marks.found_in(text))
         {
             reminders_at.push(turns);
         }
@@ -102,7 +144,10 @@ pub fn wire_metrics(
             }
         }
     }
+    let workdir = workdir.map(WorkdirSpelling::new).unwrap_or_default();
+    let price = wire_price(&answered, dialect, marks, &reminders_at, &workdir);
     WireMetrics {
+        price,
         turns,
         stop: stop_of(exchanges, timed_out),
         reminders_at,
@@ -112,6 +157,46 @@ pub fn wire_metrics(
         protocol_violations: violations.len(),
         malformed_requests: exchanges.iter().filter(|e| e.request.is_none()).count(),
     }
+}
+
+/// The price of planning over the answered requests: each priced as sent
+/// (a client may rewrite or compact its history), with the turns that
+/// answered them.
+fn wire_price(
+    answered: &[&Exchange],
+    dialect: &dyn PlanDialect,
+    marks: ReminderMarks<'_>,
+    reminders_at: &[usize],
+    workdir: &WorkdirSpelling,
+) -> PlanningPrice {
+    let (reminder_pattern, pattern_only) = match marks {
+        ReminderMarks::Tagged(pattern) => (pattern, false),
+        ReminderMarks::Exactly(pattern) => (Some(pattern), true),
+    };
+    let mut price = PlanningPrice::default();
+    let mut turn = 0;
+    for exchange in answered {
+        let (Reply::Response { response, .. }, Some(request)) =
+            (&exchange.reply, &exchange.request)
+        else {
+            continue;
+        };
+        turn += 1;
+        let is_planning = |name: &str| request.offers(name) && dialect.is_planning_tool(name);
+        let rules = PriceRules {
+            workdir,
+            is_planning: &is_planning,
+            reminder_pattern,
+            pattern_only,
+        };
+        let mut conversation = ConversationChars::default();
+        for message in &request.messages {
+            conversation.add(message, &rules);
+        }
+        price.add_request(workdir.chars(&request.system) as u64, &conversation);
+        price.add_turn(&response.content, reminders_at.contains(&turn), &rules);
+    }
+    price
 }
 
 fn has_reminder(text: &str, pattern: Option<&str>) -> bool {
@@ -260,10 +345,26 @@ mod tests {
             ],
             &["bash", "todo"],
         );
-        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, false);
+        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, None, false);
+        // A faithful client's requests are priced as the transcript is.
+        let is_todo = |name: &str| name == "todo";
+        let rules = PriceRules {
+            workdir: &WorkdirSpelling::default(),
+            is_planning: &is_todo,
+            reminder_pattern: None,
+            pattern_only: false,
+        };
+        let price = PlanningPrice::of_transcript("", &transcript(&exchanges), &[3], &rules);
+        assert_eq!(metrics.price, price);
+        assert_eq!(
+            (price.planning_turns, price.reminders_after_planning),
+            (1, 0)
+        );
+        assert!(price.planning_tokens > 0 && price.planning_tokens < price.context_tokens);
         assert_eq!(
             metrics,
             WireMetrics {
+                price,
                 turns: 4,
                 stop: StopKind::EndTurn,
                 reminders_at: vec![3],
@@ -292,9 +393,9 @@ mod tests {
             ],
             &["bash"],
         );
-        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), Some("NAG!"), false);
+        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), Some("NAG!"), None, false);
         assert_eq!(metrics.reminders_at, [1]);
-        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, false);
+        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, None, false);
         assert!(metrics.reminders_at.is_empty());
     }
 
@@ -310,12 +411,12 @@ mod tests {
             ],
             &["todo"],
         );
-        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, false);
+        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, None, false);
         assert_eq!((metrics.todo_calls, metrics.rejected_todo_updates), (1, 0));
         if let Some(request) = exchanges[1].request.as_mut() {
             request.error_results = vec![tool_use_id(1, 1)];
         }
-        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, false);
+        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, None, false);
         assert_eq!(metrics.rejected_todo_updates, 1);
     }
 
@@ -323,17 +424,17 @@ mod tests {
     fn stop_reads_the_last_answer() {
         let mut exchanges = record(&[(vec![call(1, 1, "bash")], vec![])], &["bash"]);
         assert_eq!(
-            wire_metrics(&exchanges, Dialect::S03.get(), None, false).stop,
+            wire_metrics(&exchanges, Dialect::S03.get(), None, None, false).stop,
             StopKind::AgentExit
         );
         assert_eq!(
-            wire_metrics(&exchanges, Dialect::S03.get(), None, true).stop,
+            wire_metrics(&exchanges, Dialect::S03.get(), None, None, true).stop,
             StopKind::Timeout
         );
         let mut closing = exchanges[0].clone();
         closing.reply = Reply::Finished(Finish::ScriptExhausted);
         exchanges.push(closing);
-        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, true);
+        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, None, true);
         assert_eq!(
             (metrics.stop, metrics.turns),
             (StopKind::ScriptExhausted, 1)

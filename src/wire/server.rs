@@ -35,6 +35,7 @@ use tokio::sync::watch;
 
 use super::anthropic::{self, Usage};
 use super::record::{Api, Exchange, FINISHED_TEXT, Finish, Reply, SIDE_TEXT, WireRequest};
+use super::translate::Translation;
 use super::{BadRequest, WireError, chat, responses, sse, token_estimate};
 use crate::llm::protocol;
 use crate::llm::{ContentBlock, Model, ModelError, ModelResponse, StopReason, turn_of};
@@ -62,6 +63,9 @@ pub struct ServerOptions {
     /// asking the model (a client's title, topic or quota requests, a
     /// context compaction): the agent's loop always offers its tools.
     pub side_requests: bool,
+    /// The outside agent's workspace: where `{WORKDIR}` points and where
+    /// the tool translation reads files (see [`super::translate`]).
+    pub workspace: Option<std::path::PathBuf>,
 }
 
 impl Default for ServerOptions {
@@ -72,6 +76,7 @@ impl Default for ServerOptions {
             max_turns: None,
             body_limit: DEFAULT_BODY_LIMIT,
             side_requests: true,
+            workspace: None,
         }
     }
 }
@@ -83,6 +88,9 @@ struct Activity {
 
 struct Shared {
     model: Mutex<Box<dyn Model + Send>>,
+    /// Held with the model's lock: calls out in the agent's tools, and the
+    /// model's own calls shown back to it.
+    translation: Mutex<Translation>,
     record: Mutex<Vec<Exchange>>,
     activity: Mutex<Activity>,
     options: ServerOptions,
@@ -116,6 +124,7 @@ impl MockServer {
             .map_err(WireError::Runtime)?;
         let shared = Arc::new(Shared {
             model: Mutex::new(model),
+            translation: Mutex::new(Translation::new(options.workspace.clone())),
             record: Mutex::new(Vec::new()),
             activity: Mutex::new(Activity {
                 in_flight: 0,
@@ -221,6 +230,15 @@ impl RunningServer {
         script_finished(&lock(&self.shared.record))
     }
 
+    /// How many times the model has ended its turn (or had nothing left to
+    /// say): a session's next user message is due after each.
+    pub fn turns_ended(&self) -> usize {
+        lock(&self.shared.record)
+            .iter()
+            .filter(|e| e.is_loop() && ends_the_turn(&e.reply))
+            .count()
+    }
+
     /// How long no request has been in flight (zero while one is).
     pub fn idle_for(&self) -> Duration {
         let activity = lock(&self.shared.activity);
@@ -267,11 +285,17 @@ pub fn script_finished(record: &[Exchange]) -> bool {
         .iter()
         .rev()
         .find(|e| e.is_loop())
-        .is_some_and(|e| match &e.reply {
-            Reply::Response { response, .. } => response.stop_reason == StopReason::EndTurn,
-            Reply::Finished(_) | Reply::ModelFailed { .. } => true,
-            Reply::Rejected { .. } | Reply::Side => false,
-        })
+        .is_some_and(|e| ends_the_turn(&e.reply))
+}
+
+/// Whether a reply leaves the agent waiting for its user: the model ended
+/// its turn, had nothing left to say, or failed.
+fn ends_the_turn(reply: &Reply) -> bool {
+    match reply {
+        Reply::Response { response, .. } => response.stop_reason == StopReason::EndTurn,
+        Reply::Finished(_) | Reply::ModelFailed { .. } => true,
+        Reply::Rejected { .. } | Reply::Side => false,
+    }
 }
 
 fn router(shared: Arc<Shared>) -> Router {
@@ -485,8 +509,11 @@ fn answer(shared: &Shared, api: Api, request: WireRequest) -> (usize, WireReques
     let reply = if at_cap {
         Reply::Finished(Finish::MaxTurns)
     } else {
-        match model.respond(&request.as_model_request()) {
+        let mut translation = lock(&shared.translation);
+        let seen = translation.model_view(&request);
+        match model.respond(&seen.as_model_request()) {
             Ok(response) => {
+                let response = translation.agent_view(&request, response);
                 let turn = turn_of(&request.as_model_request());
                 match anthropic::freeform_call(&response) {
                     Some(name) if api != Api::Responses => Reply::ModelFailed {

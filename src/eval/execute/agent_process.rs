@@ -43,12 +43,17 @@ use crate::plan::dialect::Dialect;
 use crate::sandbox::process::{self, Invocation, Limits, ProcessError};
 use crate::scenario::{AgentCommand, TaskVia};
 use crate::wire::WireError;
-use crate::wire::observed::{WireMetrics, transcript, wire_metrics};
+use crate::wire::observed::{ReminderMarks, WireMetrics, transcript, wire_metrics_marked};
 use crate::wire::record::Exchange;
 use crate::wire::server::{MockServer, ServerOptions};
 
 /// How long a finished run waits for the agent to exit by itself.
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(2);
+
+/// Where each line of `text` ends (byte offsets just past its newline).
+fn message_ends(text: &str) -> Vec<usize> {
+    text.match_indices('\n').map(|(at, _)| at + 1).collect()
+}
 
 /// Between SIGTERM and SIGKILL.
 const TERM_BOUND: Duration = Duration::from_secs(1);
@@ -65,6 +70,9 @@ pub struct ExternalRun<'a> {
     /// The prepared workspace (the agent's cwd).
     pub workspace: &'a Path,
     pub task: &'a str,
+    /// A session's parts, in order (empty: `task` alone). Sent one a line
+    /// on stdin (`task_via: lines`).
+    pub parts: &'a [String],
     pub agent: &'a AgentCommand,
     /// The planning design the metrics read (`todo_calls`, rejections).
     pub dialect: Dialect,
@@ -82,6 +90,7 @@ impl<'a> ExternalRun<'a> {
         Self {
             workspace,
             task,
+            parts: &[],
             agent,
             dialect: Dialect::default(),
             max_turns: None,
@@ -124,6 +133,7 @@ pub fn run_external(
         ServerOptions {
             model_id: run.model_id.to_string(),
             max_turns: run.max_turns,
+            workspace: Some(run.workspace.to_path_buf()),
             ..ServerOptions::default()
         },
     )?;
@@ -154,7 +164,6 @@ pub fn run_external(
     let mut set = |key: &str, value: &str| {
         env.insert(key.into(), value.into());
     };
-    set(RUN_MARK_VAR, &run_mark);
     set("ANTHROPIC_BASE_URL", &server.base_url());
     set("ANTHROPIC_API_KEY", DUMMY_KEY);
     set("OPENAI_BASE_URL", &server.openai_base_url());
@@ -168,12 +177,17 @@ pub fn run_external(
     for (key, value) in &run.agent.env {
         set(key, value);
     }
+    // Set last: the mark is how strays are found, whatever the command's
+    // env says (a scenario's is refused at load; a library caller's too).
+    set(RUN_MARK_VAR, &run_mark);
     let (command, args) = match run.agent.task_via {
         TaskVia::Arg => (
             format!("{} \"$@\"", run.agent.command),
             vec!["agent-eval".to_string(), run.task.to_string()],
         ),
-        TaskVia::Stdin | TaskVia::Env => (run.agent.command.clone(), Vec::new()),
+        TaskVia::Stdin | TaskVia::Env | TaskVia::Lines | TaskVia::StreamJson => {
+            (run.agent.command.clone(), Vec::new())
+        }
     };
     let ruleset = if run.agent.sandbox {
         crate::sandbox::landlock::agent_ruleset(run.workspace, server.addr().port()).map_err(
@@ -185,11 +199,35 @@ pub fn run_external(
     } else {
         None
     };
-    let model_done = || server.finished() && server.idle_for() >= run.grace;
+    let stdin = if run.parts.is_empty() {
+        run.agent
+            .task_via
+            .stdin_text(std::slice::from_ref(&run.task.to_string()))
+    } else {
+        run.agent.task_via.stdin_text(run.parts)
+    };
+    // A JSON stream takes a session's messages one at a time: each is
+    // written once the model has ended its turn on the one before (a
+    // message queued while the agent works would not be answered).
+    let message_ends = match run.agent.task_via {
+        TaskVia::StreamJson => message_ends(stdin.as_deref().unwrap_or_default()),
+        _ => Vec::new(),
+    };
+    let released = || {
+        let answered = server.turns_ended();
+        message_ends
+            .get(answered)
+            .copied()
+            .unwrap_or_else(|| message_ends.last().copied().unwrap_or_default())
+    };
+    // Done only once the last message got its answer too.
+    let all_answered = || message_ends.len() <= server.turns_ended();
+    let model_done = || server.finished() && all_answered() && server.idle_for() >= run.grace;
     let invocation = Invocation {
         args,
         env: Some(env),
-        stdin: (run.agent.task_via == TaskVia::Stdin).then(|| run.task.as_bytes().to_vec()),
+        stdin: stdin.map(String::into_bytes),
+        stdin_release: (!message_ends.is_empty()).then_some(&released as &dyn Fn() -> usize),
         log: Some(&log),
         stop_requested: Some(&model_done),
         term_grace: TERM_BOUND,
@@ -231,10 +269,17 @@ pub fn run_external(
     };
     let exchanges = server.stop();
     let log = read_log(&mut log).map_err(|e| log_error(run, e))?;
-    let metrics = wire_metrics(
+    let pattern = run.agent.reminder_pattern.as_deref();
+    let marks = if run.agent.reminder_pattern_only {
+        ReminderMarks::Exactly(pattern.unwrap_or(""))
+    } else {
+        ReminderMarks::Tagged(pattern)
+    };
+    let metrics = wire_metrics_marked(
         &exchanges,
         run.dialect.get(),
-        run.agent.reminder_pattern.as_deref(),
+        marks,
+        Some(run.workspace),
         timed_out,
     );
     Ok(ExternalOutcome {
@@ -264,7 +309,7 @@ fn read_log(log: &mut File) -> std::io::Result<String> {
 }
 
 /// The variable that marks every process of one external run.
-pub const RUN_MARK_VAR: &str = "AGENT_EVAL_RUN_MARK";
+pub use crate::scenario::RUN_MARK_VAR;
 
 /// Kills every process of ours whose environment carries `mark` (read from
 /// `/proc/PID/environ`), until none is left or a few rounds have passed (a

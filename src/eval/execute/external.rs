@@ -14,17 +14,20 @@
 //! turn (an agent that stops itself at the cap sends no request after the
 //! last turn, and a reminder added then is never seen on the wire).
 
-use super::agent_process::{ExternalRun, run_external};
+use super::agent_process::{ExternalOutcome, ExternalRun, run_external};
 use super::{RunError, model_for_in};
+use crate::agent::StopKind;
 use crate::eval::{checks, workspace};
 use crate::llm::protocol;
 use crate::llm::{ContentBlock, Message, Role};
 use crate::plan::dialect::{Dialect, PlanItem};
 use crate::plan::reminder::ReminderSpec;
+use crate::results::parts::session_figures;
 use crate::results::record::{RunMetrics, RunRecord};
-use crate::scenario::AgentCommand;
 use crate::scenario::Scenario;
 use crate::scenario::cells::Cell;
+use crate::scenario::{AgentCommand, TaskVia};
+use crate::wire::Reply;
 
 /// Runs `agent` once on `scenario` with `cell`'s settings and `seed`.
 pub fn run_once_external(
@@ -40,8 +43,18 @@ pub fn run_once_external(
     let workspace = workspace::create(&scenario.workspace).map_err(io_error)?;
     let root = workspace.folder().map_err(io_error)?.to_path_buf();
     let settings = &cell.loop_settings;
-    let agent = with_cell_env(agent, cell, seed);
+    let mut agent = agent.clone();
+    if scenario.session && !agent.task_via.carries_sessions() {
+        // A session reaches an outside agent one part a message: a line
+        // unless it reads a JSON stream (the loader refuses `arg`, `env`).
+        agent.task_via = TaskVia::Lines;
+    }
+    let agent = with_cell_env(&agent, cell, seed);
+    let tasks = scenario.tasks();
     let mut run = ExternalRun::new(&root, &scenario.task, &agent);
+    if scenario.session {
+        run.parts = &tasks;
+    }
     run.dialect = settings.dialect;
     run.max_turns = Some(settings.max_turns);
     run.model_id = &scenario.name;
@@ -52,6 +65,12 @@ pub fn run_once_external(
                 message: e.to_string(),
             }
         })?;
+    if let Some(message) = broken(&outcome, agent.timeout_s) {
+        return Err(RunError::Agent {
+            scenario: scenario.name.clone(),
+            message,
+        });
+    }
     let step_results: Vec<Option<bool>> = scenario
         .steps
         .iter()
@@ -69,13 +88,41 @@ pub fn run_once_external(
         todo_calls: wire.todo_calls,
         protocol_violations: wire.protocol_violations,
         unknown_tool_calls: wire.unknown_tool_calls,
+        context_tokens: 0,
+        planning_tokens: 0,
+        planning_turns: 0,
+        reminders_after_planning: 0,
         input_tokens: None,
         output_tokens: None,
         cost: None,
         drift_turns: Vec::new(),
         model_error: None,
         step_checks: crate::results::summary::step_checks(&step_results),
+        parts: Vec::new(),
+        unexpected_user_messages: 0,
     };
+    let figures = session_figures(
+        scenario,
+        &outcome.transcript,
+        &step_results,
+        &metrics.reminders_at,
+        settings.dialect,
+        settings.todo,
+    );
+    let mut metrics = metrics;
+    metrics.set_price(wire.price);
+    if scenario.session {
+        metrics.parts = figures.parts;
+    }
+    metrics.unexpected_user_messages = figures.unexpected.len();
+    let mut log = outcome.log;
+    for (index, text) in &figures.unexpected {
+        log.push_str(&format!(
+            "\nagent-eval: message {} is a user message the scenario did not send: {:?}\n",
+            index + 1,
+            crate::llm::session::one_line(text)
+        ));
+    }
     let plan = final_plan(&outcome.transcript, settings.dialect);
     Ok(RunRecord {
         metrics,
@@ -85,7 +132,49 @@ pub fn run_once_external(
         dialect: settings.dialect,
         plan,
         planning_offered: settings.todo,
-        agent_log: Some(outcome.log),
+        agent_log: Some(log),
+    })
+}
+
+/// Lines of the agent's output quoted when it is broken.
+const TAIL_LINES: usize = 20;
+
+/// Why the agent is broken rather than measured, when it never got a
+/// model response: it died (a non-zero status or a signal), made no
+/// request before its timeout, or sent only requests the mock could not
+/// read. The message ends with the last lines of its output. An agent
+/// that got at least one response and then failed is a measured run
+/// (stop `agent_exit` or `timeout`, its output's tail in the run log).
+fn broken(outcome: &ExternalOutcome, timeout_s: u64) -> Option<String> {
+    let wire = &outcome.metrics;
+    if wire.turns > 0 {
+        return None;
+    }
+    let why = if wire.malformed_requests > 0 {
+        let first = outcome.exchanges.iter().find_map(|e| match &e.reply {
+            Reply::Rejected { message, .. } if e.request.is_none() => Some(message.as_str()),
+            _ => None,
+        });
+        format!(
+            "it sent {} request(s) the mock endpoint could not read (first: {})",
+            wire.malformed_requests,
+            first.unwrap_or("?")
+        )
+    } else if wire.stop == StopKind::Timeout {
+        format!("it made no model request within its timeout ({timeout_s} s) and was killed")
+    } else {
+        match outcome.exit_code {
+            Some(0) => return None,
+            Some(code) => format!("it exited with status {code} before any model response"),
+            None => "it was killed by a signal before any model response".to_string(),
+        }
+    };
+    let lines: Vec<&str> = outcome.log.lines().collect();
+    let tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
+    Some(if tail.trim().is_empty() {
+        format!("the agent is broken: {why}; it printed nothing")
+    } else {
+        format!("the agent is broken: {why}; its output ends:\n{tail}")
     })
 }
 
@@ -94,6 +183,7 @@ pub fn run_once_external(
 fn with_cell_env(agent: &AgentCommand, cell: &Cell, seed: u64) -> AgentCommand {
     let settings = &cell.loop_settings;
     let mut agent = agent.clone();
+    let task_via = agent.task_via.name();
     let mut set = |key: &str, value: String| {
         agent.env.entry(key.to_string()).or_insert(value);
     };
@@ -108,6 +198,7 @@ fn with_cell_env(agent: &AgentCommand, cell: &Cell, seed: u64) -> AgentCommand {
     }
     set("AGENT_EVAL_PLACEMENT", settings.placement.to_string());
     set("AGENT_EVAL_SEED", seed.to_string());
+    set("AGENT_EVAL_TASK_VIA", task_via.into());
     // The wire also reads the cell's own reminder text as a reminder (the
     // interval and every-turn policies carry no `<reminder>` tag).
     if agent.reminder_pattern.is_none() {
@@ -181,6 +272,7 @@ mod tests {
                 ("AGENT_EVAL_PLACEMENT", "append"),
                 ("AGENT_EVAL_REMINDER", "s03"),
                 ("AGENT_EVAL_SEED", "7"),
+                ("AGENT_EVAL_TASK_VIA", "stdin"),
                 ("AGENT_EVAL_TODO", "0"),
             ]
         );

@@ -5,10 +5,13 @@
 
 pub mod agent_process;
 pub mod external;
+pub mod presets;
 
 use super::{checks, workspace};
 use crate::agent::tools::Toolbox;
-use crate::agent::{StopKind, run_loop};
+use crate::agent::{StopKind, run_session};
+use crate::llm::Message;
+use crate::llm::price::{PlanningPrice, PriceRules, WorkdirSpelling};
 use crate::llm::protocol;
 use crate::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse, turn_of};
 use crate::model::cassette::{
@@ -18,6 +21,7 @@ use crate::model::cassette::{
 use crate::model::http::{HttpContext, HttpModelError, RealBackends, RealModelSpec};
 use crate::model::scripted::ScriptedModel;
 use crate::model::simulated::{SimulatedModel, run_seed};
+use crate::results::parts::session_figures;
 use crate::results::record::{RunMetrics, RunRecord};
 use crate::scenario::cells::Cell;
 use crate::scenario::{ModelSpec, Scenario};
@@ -87,12 +91,24 @@ pub fn model_for_in(
                 scenario.skills(),
                 run_seed(&scenario.name, seed),
             )
-            .with_dialect(settings.dialect);
+            .with_dialect(settings.dialect)
+            .with_session(
+                scenario
+                    .parts
+                    .iter()
+                    .map(|p| (p.task.clone(), p.steps.start))
+                    .collect(),
+            );
             if let Some(workdir) = workdir {
                 simulated = simulated.with_workdir(workdir);
             }
             if let Some(marker) = settings.reminder.marker() {
                 simulated = simulated.with_reminder_marker(marker);
+            }
+            // A preset's own planning reminder is the only reminder.
+            if let Some(preset) = scenario.agent.preset {
+                let text = presets::of(preset).reminder_text(settings.dialect);
+                simulated = simulated.with_only_reminder_markers(text.as_slice());
             }
             // An external agent's own reminder text is a reminder too.
             if let Some(pattern) = scenario
@@ -133,6 +149,22 @@ pub fn run_once_in(
     let _session = crate::cancel::Session::begin();
     if let Some(agent) = &scenario.agent.external {
         return external::run_once_external(scenario, cell, seed, agent);
+    }
+    if let Some(preset) = scenario.agent.preset {
+        let binary = presets::binary_of(preset).map_err(|e| RunError::Agent {
+            scenario: scenario.name.clone(),
+            message: e.to_string(),
+        })?;
+        let settings = &cell.loop_settings;
+        let agent = presets::agent_command(
+            preset,
+            &binary,
+            (settings.todo, settings.dialect),
+            scenario.session,
+            &scenario.agent.preset_env,
+            scenario.agent.preset_timeout_s,
+        );
+        return external::run_once_external(scenario, cell, seed, &agent);
     }
     let toolbox = prepare_workspace(scenario)?;
     let workdir = toolbox.root().to_string_lossy().into_owned();
@@ -175,6 +207,10 @@ pub fn run_once_in(
     if let Some(meter) = usage {
         let usage = meter.get();
         metrics.input_tokens = Some(usage.input_tokens);
+        // A real API counts what it read (tool schemas included); the
+        // planning part stays the estimate, never more than the whole.
+        metrics.context_tokens = usage.input_tokens;
+        metrics.planning_tokens = metrics.planning_tokens.min(usage.input_tokens);
         metrics.output_tokens = Some(usage.output_tokens);
         metrics.cost = usage.cost;
         if metrics.stop == StopKind::ModelError {
@@ -235,7 +271,7 @@ fn run_in_workspace(
         inner: model,
         error: None,
     };
-    let outcome = run_loop(&mut model, toolbox, &scenario.task, settings);
+    let outcome = run_session(&mut model, toolbox, &scenario.tasks(), settings);
     let step_results: Vec<Option<bool>> = scenario
         .steps
         .iter()
@@ -257,6 +293,10 @@ fn run_in_workspace(
         todo_calls: outcome.todo_calls,
         protocol_violations: violations.len(),
         unknown_tool_calls: outcome.unknown_tool_calls,
+        context_tokens: 0,
+        planning_tokens: 0,
+        planning_turns: 0,
+        reminders_after_planning: 0,
         input_tokens: None,
         output_tokens: None,
         cost: None,
@@ -266,7 +306,27 @@ fn run_in_workspace(
             .take()
             .map(|e| format!("{}: {e}", scenario.name)),
         step_checks: crate::results::summary::step_checks(&step_results),
+        parts: Vec::new(),
+        unexpected_user_messages: 0,
     };
+    let mut metrics = metrics;
+    metrics.set_price(loop_price(
+        toolbox,
+        settings,
+        &outcome.messages,
+        &metrics.reminders_at,
+    ));
+    if scenario.session {
+        metrics.parts = session_figures(
+            scenario,
+            &outcome.messages,
+            &step_results,
+            &metrics.reminders_at,
+            settings.dialect,
+            settings.todo,
+        )
+        .parts;
+    }
     RunRecord {
         metrics,
         messages: outcome.messages,
@@ -277,6 +337,28 @@ fn run_in_workspace(
         planning_offered: settings.todo,
         agent_log: None,
     }
+}
+
+/// The price of planning of a built-in run, read off its transcript as an
+/// outside agent's is read off the wire (the same rules: the cell's
+/// planning tools when offered, the policy's own reminder text).
+fn loop_price(
+    toolbox: &Toolbox,
+    settings: &crate::agent::LoopSettings,
+    messages: &[Message],
+    reminders_at: &[usize],
+) -> PlanningPrice {
+    let dialect = settings.dialect.get();
+    let is_planning = |name: &str| settings.todo && dialect.is_planning_tool(name);
+    let workdir = WorkdirSpelling::new(toolbox.root());
+    let rules = PriceRules {
+        workdir: &workdir,
+        is_planning: &is_planning,
+        reminder_pattern: settings.reminder.marker(),
+        pattern_only: false,
+    };
+    let system = crate::agent::system_prompt(&toolbox.root().to_string_lossy());
+    PlanningPrice::of_transcript(&system, messages, reminders_at, &rules)
 }
 
 /// Stands between the built-in loop and the model: a response holding a

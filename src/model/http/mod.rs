@@ -23,6 +23,7 @@ pub mod backends;
 pub mod limits;
 pub mod openai;
 pub mod retry;
+pub mod secrets;
 pub mod usage;
 
 pub use anthropic::{AnthropicModel, AnthropicParams};
@@ -233,7 +234,9 @@ impl Endpoint {
     /// From the process environment (`ANTHROPIC_BASE_URL`/`ANTHROPIC_API_KEY`
     /// or `OPENAI_BASE_URL`/`OPENAI_API_KEY`).
     pub fn from_env(provider: Provider) -> Result<Self, HttpModelError> {
-        Self::from_lookup(provider, |name| std::env::var(name).ok())
+        Self::from_lookup(provider, |name| {
+            secrets::taken(name).or_else(|| std::env::var(name).ok())
+        })
     }
 
     /// From any variable lookup (tests pass a map instead of the process
@@ -274,6 +277,7 @@ impl HttpContext {
     pub fn new() -> Result<Self, HttpModelError> {
         let client = Client::builder()
             .connect_timeout(Duration::from_secs(30))
+            .redirect(same_origin_redirects())
             .build()
             .map_err(|e| HttpModelError::Client(e.to_string()))?;
         Ok(Self {
@@ -334,6 +338,27 @@ impl HttpContext {
         }
         Ok(price)
     }
+}
+
+/// Redirects are followed only within the base URL's origin (scheme, host
+/// and port): the key headers (`x-api-key`, `Authorization`) go with every
+/// request this client makes, and reqwest strips only `Authorization` when
+/// a redirect changes host, so a redirect elsewhere is an error instead.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let origin = |url: &reqwest::Url| url.origin();
+        let same = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| origin(first) == origin(attempt.url()));
+        if !same {
+            attempt.error("redirect to another origin refused (it would carry the API key)")
+        } else if attempt.previous().len() >= 10 {
+            attempt.error("too many redirects")
+        } else {
+            attempt.follow()
+        }
+    })
 }
 
 /// One block of an API's answer, with the API's own call id.
@@ -595,7 +620,11 @@ fn answer<F: WireFormat>(
     }
     let mut content = Vec::with_capacity(reply.blocks.len());
     let mut k = 0;
-    for block in reply.blocks {
+    // The one point where a real model's text leaves this layer: a key the
+    // model repeats (it may have read it somewhere) is redacted here, so
+    // no transcript, log, report or cassette holds it.
+    let key = model.endpoint.key();
+    for block in reply.blocks.into_iter().map(|b| redact_block(key, b)) {
         match block {
             // An empty text block is refused by the API when sent back.
             ApiBlock::Text(text) if text.is_empty() => {}
@@ -617,6 +646,39 @@ fn answer<F: WireFormat>(
         }
     }
     Ok(ModelResponse::from_blocks(content))
+}
+
+/// `block` with every occurrence of the key redacted (texts, tool names,
+/// every string and object key of a call's input).
+fn redact_block(key: &ApiKey, block: ApiBlock) -> ApiBlock {
+    match block {
+        ApiBlock::Text(text) => ApiBlock::Text(key.redact(&text)),
+        ApiBlock::Call {
+            api_id,
+            name,
+            input,
+        } => ApiBlock::Call {
+            api_id,
+            name: key.redact(&name),
+            input: redact_value(key, input),
+        },
+    }
+}
+
+fn redact_value(key: &ApiKey, value: Value) -> Value {
+    match value {
+        Value::String(text) => Value::String(key.redact(&text)),
+        Value::Array(items) => {
+            Value::Array(items.into_iter().map(|v| redact_value(key, v)).collect())
+        }
+        Value::Object(fields) => Value::Object(
+            fields
+                .into_iter()
+                .map(|(k, v)| (key.redact(&k), redact_value(key, v)))
+                .collect(),
+        ),
+        other => other,
+    }
 }
 
 /// The messages with every call id replaced by the API's.

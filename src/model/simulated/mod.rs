@@ -67,7 +67,7 @@ pub struct Skill {
 }
 
 /// Markers that make a text a reminder whatever the policy.
-pub const REMINDER_MARKERS: [&str; 2] = ["<reminder>", "<system-reminder>"];
+pub use crate::llm::price::REMINDER_MARKERS;
 
 /// What the model decided to do about its plan this turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,6 +92,9 @@ pub struct SimulatedModel {
     /// What it has read of the conversation so far (see [`ReadCache`]):
     /// only the new messages are read each turn.
     cache: ReadCache,
+    /// A session's parts: each task, and where its steps start among the
+    /// skills (empty: one task holding every step).
+    session: Vec<(String, usize)>,
 }
 
 impl SimulatedModel {
@@ -106,7 +109,34 @@ impl SimulatedModel {
             reminder_markers: REMINDER_MARKERS.iter().map(|m| m.to_string()).collect(),
             workdir: WorkdirSpelling::default(),
             cache: ReadCache::default(),
+            session: Vec::new(),
         }
+    }
+
+    /// Works through a session: `parts` holds each part's task and the
+    /// index of its first step among the skills, in order. The model reads
+    /// which part it is in from the user messages it has been sent.
+    pub fn with_session(mut self, parts: Vec<(String, usize)>) -> Self {
+        self.session = if parts.len() > 1 { parts } else { Vec::new() };
+        self
+    }
+
+    /// The current part's steps and the index of the message that gave its
+    /// task.
+    fn current_part(&self, messages: &[Message]) -> (std::ops::Range<usize>, usize) {
+        if self.session.is_empty() {
+            return (0..self.skills.len(), 0);
+        }
+        let tasks: Vec<String> = self.session.iter().map(|(t, _)| t.clone()).collect();
+        let map = crate::llm::session::SessionMap::read(messages, &tasks);
+        let part = map.current();
+        let start = self.session.get(part).map_or(0, |(_, s)| *s);
+        let end = self
+            .session
+            .get(part + 1)
+            .map_or(self.skills.len(), |(_, s)| *s);
+        let at = map.starts.get(part).copied().flatten().unwrap_or(0);
+        (start..end.max(start), at)
     }
 
     /// Reads `workdir` (as given and as the kernel resolves it) as the
@@ -124,6 +154,18 @@ impl SimulatedModel {
         self
     }
 
+    /// Takes only text holding one of `markers` for a reminder (an outside
+    /// agent's own planning reminder; none: it is never reminded), not the
+    /// standard tags, which such an agent also uses for other notes.
+    pub fn with_only_reminder_markers(mut self, markers: &[&str]) -> Self {
+        self.reminder_markers = markers
+            .iter()
+            .filter(|m| !m.is_empty())
+            .map(|m| m.to_string())
+            .collect();
+        self
+    }
+
     /// Also takes text holding `marker` for a reminder (a policy whose
     /// text has neither standard marker).
     pub fn with_reminder_marker(mut self, marker: impl Into<String>) -> Self {
@@ -134,13 +176,19 @@ impl SimulatedModel {
         self
     }
 
-    fn reader(&self, offered: bool) -> Reader<'_> {
+    fn reader(
+        &self,
+        offered: bool,
+        (part, part_start): (std::ops::Range<usize>, usize),
+    ) -> Reader<'_> {
         Reader {
             skills: &self.skills,
             dialect: self.dialect,
             offered,
             params: &self.params,
             workdir: &self.workdir,
+            part,
+            part_start,
         }
     }
 
@@ -169,6 +217,7 @@ impl SimulatedModel {
     fn wants_update(
         &self,
         reader: &Reader<'_>,
+        reading: &Reading,
         messages: &[Message],
         turn: usize,
         rng: &mut ChaCha8Rng,
@@ -180,7 +229,9 @@ impl SimulatedModel {
         });
         let chance = if reader.last_update_rejected(messages) {
             1.0
-        } else if turn == 1 {
+        } else if reading.first_turn_of_part && reading.stale {
+            self.params.rewrite_stale_plan
+        } else if turn == 1 || reading.first_turn_of_part {
             self.params.plan_first
         } else if reminded {
             self.params.reminder_compliance
@@ -198,14 +249,22 @@ impl Model for SimulatedModel {
             .tools
             .iter()
             .any(|t| self.dialect.is_planning_tool(&t.name));
+        let part = self.current_part(messages);
         let mut cache = std::mem::take(&mut self.cache);
-        let mut reading = self.reader(offered).read_with(&mut cache, messages);
+        let mut reading = self
+            .reader(offered, part.clone())
+            .read_with(&mut cache, messages);
         self.cache = cache;
         // The turn as `turn_of` counts it, from what was read.
         let turn = reading.own_turns + 1;
         let mut rng = rng_for_turn(self.seed, turn);
-        let reader = self.reader(offered);
-        let update = offered && self.wants_update(&reader, messages, turn, &mut rng);
+        let reader = self.reader(offered, part.clone());
+        let update = offered && self.wants_update(&reader, &reading, messages, turn, &mut rng);
+        // Updating a stale plan at the start of a part is rewriting it for
+        // the new task: the earlier part's items are dropped.
+        if update && reading.stale && reading.first_turn_of_part {
+            reading.plan.retain(|i| part.0.contains(i));
+        }
         let mut content = Vec::new();
         let mut calls: Vec<ToolCall> = Vec::new();
 
@@ -291,10 +350,17 @@ impl Model for SimulatedModel {
 
         if update {
             let wanted = self.wanted_plan(&reading, working_on);
+            // A call of a tool the agent does not offer is left out: Claude
+            // Code offers its Task tools either deferred behind ToolSearch
+            // or directly, and only the first needs loading.
             calls.extend(
                 self.dialect
                     .write_update(&reading.items, &wanted)
                     .into_iter()
+                    .filter(|c| {
+                        self.dialect.is_planning_tool(&c.tool)
+                            || request.tools.iter().any(|t| t.name == c.tool)
+                    })
                     .map(|c| ToolCall {
                         tool: c.tool,
                         input: c.input,

@@ -30,6 +30,13 @@ pub struct SimulateParams {
     pub reminder_compliance: f64,
     /// Chance that a plan update is invalid.
     pub invalid_todo_rate: f64,
+    /// In a session: chance of rewriting the plan for the new task on the
+    /// first turn of a later part while the latest plan is an earlier
+    /// part's. Otherwise it keeps the stale plan: the old list stays the
+    /// one it follows (its unfinished items first, the new task's steps
+    /// after them), recall counted from where that list was last seen, and
+    /// its next update carries the old items along.
+    pub rewrite_stale_plan: f64,
     /// Drift weights: skip ahead, repeat a finished step, improvise, stop.
     pub skip_weight: f64,
     pub repeat_weight: f64,
@@ -49,6 +56,7 @@ impl Default for SimulateParams {
             todo_update_rate: 0.15,
             reminder_compliance: 0.9,
             invalid_todo_rate: 0.05,
+            rewrite_stale_plan: 0.5,
             skip_weight: 0.4,
             repeat_weight: 0.1,
             improvise_weight: 0.15,
@@ -60,7 +68,7 @@ impl Default for SimulateParams {
 impl SimulateParams {
     /// Every parameter's name, in declaration order (the names a matrix
     /// axis `simulate.<name>` may vary).
-    pub const NAMES: [&'static str; 13] = [
+    pub const NAMES: [&'static str; 14] = [
         "attention_span",
         "sharpness",
         "recall_floor",
@@ -70,11 +78,26 @@ impl SimulateParams {
         "todo_update_rate",
         "reminder_compliance",
         "invalid_todo_rate",
+        "rewrite_stale_plan",
         "skip_weight",
         "repeat_weight",
         "improvise_weight",
         "stop_weight",
     ];
+
+    /// Whether the parameter called `name` only matters when a planning
+    /// tool is offered (it says when or how the model plans): with `todo`
+    /// false a matrix runs its values once.
+    pub fn only_with_planning(name: &str) -> bool {
+        matches!(
+            name,
+            "plan_first"
+                | "todo_update_rate"
+                | "reminder_compliance"
+                | "invalid_todo_rate"
+                | "rewrite_stale_plan"
+        )
+    }
 
     /// The parameter called `name`, for reading and setting it by name.
     pub fn field_mut(&mut self, name: &str) -> Option<&mut f64> {
@@ -88,6 +111,7 @@ impl SimulateParams {
             "todo_update_rate" => &mut self.todo_update_rate,
             "reminder_compliance" => &mut self.reminder_compliance,
             "invalid_todo_rate" => &mut self.invalid_todo_rate,
+            "rewrite_stale_plan" => &mut self.rewrite_stale_plan,
             "skip_weight" => &mut self.skip_weight,
             "repeat_weight" => &mut self.repeat_weight,
             "improvise_weight" => &mut self.improvise_weight,
@@ -104,6 +128,7 @@ impl SimulateParams {
             ("todo_update_rate", self.todo_update_rate),
             ("reminder_compliance", self.reminder_compliance),
             ("invalid_todo_rate", self.invalid_todo_rate),
+            ("rewrite_stale_plan", self.rewrite_stale_plan),
         ];
         for (name, p) in probabilities {
             if !(0.0..=1.0).contains(&p) {

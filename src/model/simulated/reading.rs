@@ -25,6 +25,10 @@ pub(super) struct Reading {
     pub recall: f64,
     /// The model's own turns in the conversation.
     pub own_turns: usize,
+    /// The plan is an earlier part's (a session's stale plan, kept).
+    pub stale: bool,
+    /// The model has not answered the current part's task yet.
+    pub first_turn_of_part: bool,
 }
 
 /// A plan found in the context: the message it was seen in, its steps
@@ -44,45 +48,16 @@ pub(super) struct Reader<'a> {
     pub offered: bool,
     pub params: &'a super::SimulateParams,
     pub workdir: &'a WorkdirSpelling,
+    /// The current part of a session: its steps (a range of the skills)
+    /// and the index of the user message that gave its task. A single task
+    /// is one part holding every step, given by message 0.
+    pub part: std::ops::Range<usize>,
+    pub part_start: usize,
 }
 
-/// The placeholder counted in place of the workspace path.
-pub const WORKDIR_PLACEHOLDER: &str = "{WORKDIR}";
-
-/// The spellings of a run's workspace path (as given, and resolved through
-/// symlinks such as a TMPDIR that is one), longest first, so a text is
-/// counted as if each were the fixed placeholder `{WORKDIR}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WorkdirSpelling {
-    spellings: Vec<String>,
-}
-
-impl WorkdirSpelling {
-    pub fn new(workdir: &std::path::Path) -> Self {
-        let mut spellings = vec![workdir.to_string_lossy().into_owned()];
-        if let Ok(resolved) = workdir.canonicalize() {
-            spellings.push(resolved.to_string_lossy().into_owned());
-        }
-        spellings.retain(|s| !s.is_empty());
-        spellings.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-        spellings.dedup();
-        Self { spellings }
-    }
-
-    /// Characters of `text` with every spelling of the workspace path read
-    /// as the placeholder.
-    pub fn chars(&self, text: &str) -> usize {
-        // Longest first: a spelling inside a longer one is not counted twice.
-        let mut replaced: Option<String> = None;
-        for spelling in &self.spellings {
-            let current = replaced.as_deref().unwrap_or(text);
-            if current.contains(spelling.as_str()) {
-                replaced = Some(current.replace(spelling.as_str(), WORKDIR_PLACEHOLDER));
-            }
-        }
-        replaced.as_deref().unwrap_or(text).chars().count()
-    }
-}
+// The workspace path counted as a placeholder: one definition, shared
+// with the price of planning (which counts the same context).
+pub use crate::llm::price::WorkdirSpelling;
 
 /// What the model has read of a conversation so far, so a turn reads only
 /// the messages added since the last one: its cost does not grow with the
@@ -137,7 +112,23 @@ impl Reader<'_> {
         cache.read = messages.len();
         cache.last = messages.last().cloned();
 
-        let found = cache.found.clone().unwrap_or_else(|| self.task_plan());
+        // A plan seen before the current part's task is an earlier part's:
+        // kept, it is still the list the model follows (its unfinished
+        // items first), with the new task's steps after them.
+        let (mut found, stale) = match cache.found.clone() {
+            Some(found) if found.at < self.part_start => (found, true),
+            Some(found) => (found, false),
+            None => (self.task_plan(), false),
+        };
+        if stale {
+            let old: BTreeSet<usize> = found.steps.iter().map(|(i, _)| *i).collect();
+            found.steps.extend(
+                self.part
+                    .clone()
+                    .filter(|i| !old.contains(i))
+                    .map(|i| (i, PlanStatus::Pending)),
+            );
+        }
         let plan_at = found.at;
         let total = messages.len();
         let from = (plan_at + 1).min(total);
@@ -177,12 +168,15 @@ impl Reader<'_> {
                 .filter(|(_, n)| **n >= MAX_ATTEMPTS)
                 .map(|(i, _)| i),
         );
+        let part_from = (self.part_start + 1).min(total);
         Reading {
             plan: found.steps.into_iter().map(|(i, _)| i).collect(),
             items: found.items,
             done,
             recall,
             own_turns: cache.assistants[total],
+            stale,
+            first_turn_of_part: cache.assistants[total] == cache.assistants[part_from],
         }
     }
 
@@ -204,12 +198,15 @@ impl Reader<'_> {
             .collect()
     }
 
-    /// The plan when the context holds none: the task as given, every step
-    /// still to do (what was done since is read from the conversation).
+    /// The plan when the context holds none: the current part's task as
+    /// given, every one of its steps still to do (what was done since is
+    /// read from the conversation).
     fn task_plan(&self) -> FoundPlan {
         FoundPlan {
-            at: 0,
-            steps: (0..self.skills.len())
+            at: self.part_start,
+            steps: self
+                .part
+                .clone()
                 .map(|i| (i, PlanStatus::Pending))
                 .collect(),
             items: Vec::new(),
@@ -442,28 +439,5 @@ fn message_chars(message: &Message, workdir: &WorkdirSpelling) -> usize {
                 }
             })
             .sum(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_workspace_path_counts_as_the_placeholder() {
-        let short = WorkdirSpelling::new(std::path::Path::new("/t/w"));
-        let long = WorkdirSpelling::new(std::path::Path::new("/a/much/longer/tmp/w"));
-        let text = |root: &str| format!("Error: {root}/x is outside; cwd {root}");
-        assert_eq!(
-            short.chars(&text("/t/w")),
-            long.chars(&text("/a/much/longer/tmp/w"))
-        );
-        assert_eq!(
-            short.chars(&text("/t/w")),
-            text(WORKDIR_PLACEHOLDER).chars().count()
-        );
-        // Text without the path is counted as it is.
-        assert_eq!(short.chars("héllo"), 5);
-        assert_eq!(WorkdirSpelling::default().chars("/t/w"), 4);
     }
 }

@@ -17,11 +17,13 @@
 //!
 //! The dialects, by scenario name: `s03` (the reference), `s03-guarded`,
 //! `planning-state`, `java-port`, `create-update`, `claude-code` (Claude
-//! Code's TodoWrite), `codex` (Codex CLI's update_plan) and `gemini`
+//! Code's TodoWrite), `claude-code-tasks` (Claude Code's Task tools),
+//! `codex` (Codex CLI's update_plan) and `gemini`
 //! (Gemini CLI's write_todos). `docs/dialects.md` lists their schemas,
 //! rules and exact texts.
 
 mod claude_code;
+mod claude_code_tasks;
 mod codex;
 mod create_update;
 mod gemini;
@@ -86,6 +88,33 @@ pub struct PlanItem {
     /// Claude Code's and planning-state's present-tense form, when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub active_form: Option<String>,
+    /// What a task of Claude Code's Task tools holds besides its subject
+    /// and status (`claude-code-tasks` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<Box<TaskFields>>,
+}
+
+/// The fields of a `claude-code-tasks` task that no other dialect has.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskFields {
+    pub description: String,
+    /// Empty when no owner was set.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub owner: String,
+    /// Ids of the tasks this one blocks, in the order they were added.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<String>,
+    /// Ids of the tasks that block this one, in the order they were added.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocked_by: Vec<String>,
+    /// The highest id given out so far, as far as this task knows: a
+    /// deleted task's id is never given again while any task remains.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub last_id: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl PlanItem {
@@ -95,6 +124,7 @@ impl PlanItem {
             text: text.into(),
             status,
             active_form: None,
+            task: None,
         }
     }
 }
@@ -233,6 +263,13 @@ pub trait PlanDialect: fmt::Debug + Send + Sync {
     /// Whether `tool` is one of this dialect's planning tools.
     fn is_planning_tool(&self, tool: &str) -> bool;
 
+    /// The answer to a call of a tool that loads this dialect's tools
+    /// (Claude Code's `ToolSearch` for its deferred Task tools); `None` for
+    /// every other tool. Such a call is neither a planning call nor unknown.
+    fn load_tools(&self, _tool: &str, _input: &Value) -> Option<String> {
+        None
+    }
+
     /// Validates one call of a planning tool and, when it is accepted,
     /// updates `plan`. A rejected call must leave `plan` unchanged. Never
     /// panics, whatever the input.
@@ -330,6 +367,7 @@ pub(crate) fn numbered(
             text,
             status,
             active_form,
+            task: None,
         })
         .collect()
 }
@@ -347,6 +385,7 @@ pub enum Dialect {
     JavaPort,
     CreateUpdate,
     ClaudeCode,
+    ClaudeCodeTasks,
     Codex,
     Gemini,
 }
@@ -360,6 +399,7 @@ impl Dialect {
         Dialect::JavaPort,
         Dialect::CreateUpdate,
         Dialect::ClaudeCode,
+        Dialect::ClaudeCodeTasks,
         Dialect::Codex,
         Dialect::Gemini,
     ];
@@ -373,6 +413,7 @@ impl Dialect {
             Self::JavaPort => &java_port::JavaPort,
             Self::CreateUpdate => &create_update::CreateUpdate,
             Self::ClaudeCode => &claude_code::ClaudeCode,
+            Self::ClaudeCodeTasks => &claude_code_tasks::ClaudeCodeTasks,
             Self::Codex => &codex::Codex,
             Self::Gemini => &gemini::Gemini,
         }
@@ -399,7 +440,7 @@ impl std::str::FromStr for Dialect {
 /// A dialect name that is not in the registry.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown dialect `{0}`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, codex, gemini"
+    "unknown dialect `{0}`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, claude-code-tasks, codex, gemini"
 )]
 pub struct UnknownDialect(pub String);
 
@@ -432,6 +473,7 @@ mod tests {
                 "java-port",
                 "create-update",
                 "claude-code",
+                "claude-code-tasks",
                 "codex",
                 "gemini"
             ]
@@ -443,16 +485,21 @@ mod tests {
         let err = "claude_code".parse::<Dialect>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown dialect `claude_code`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, codex, gemini"
+            "unknown dialect `claude_code`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, claude-code-tasks, codex, gemini"
         );
     }
 
     #[test]
-    fn every_tool_is_a_planning_tool_of_its_dialect() {
+    fn every_tool_is_a_planning_tool_of_its_dialect_or_loads_them() {
         for &dialect in Dialect::ALL {
             let d = dialect.get();
             for tool in d.tools() {
-                assert!(d.is_planning_tool(&tool.name), "{dialect}: {}", tool.name);
+                let loads = d.load_tools(&tool.name, &serde_json::json!({})).is_some();
+                assert!(
+                    d.is_planning_tool(&tool.name) != loads,
+                    "{dialect}: {}",
+                    tool.name
+                );
             }
             assert!(!d.is_planning_tool("bash"));
         }

@@ -22,6 +22,9 @@ pub(super) fn text(plan: &[PlanItem], dialect: &dyn PlanDialect) -> String {
 }
 
 impl ReminderPolicy for EveryTurn {
+    /// Nothing to carry: every turn with tool results gets the plan.
+    fn user_message(&mut self) {}
+
     fn after_turn(
         &mut self,
         _facts: &TurnFacts,

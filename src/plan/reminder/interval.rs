@@ -33,6 +33,10 @@ pub(super) fn text(plan: &[PlanItem]) -> String {
 }
 
 impl ReminderPolicy for Interval {
+    /// The count carries over: Cline counts requests over the task, and a
+    /// follow-up message continues the task.
+    fn user_message(&mut self) {}
+
     fn after_turn(
         &mut self,
         facts: &TurnFacts,

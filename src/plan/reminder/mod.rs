@@ -23,7 +23,9 @@ use std::fmt;
 use super::dialect::{PlanDialect, PlanItem};
 use crate::llm::ContentBlock;
 
-pub use claude_code::{CLAUDE_CODE_LIST_INTRO, CLAUDE_CODE_TEXT};
+pub use claude_code::{
+    CLAUDE_CODE_LIST_INTRO, CLAUDE_CODE_TASKS_LIST_INTRO, CLAUDE_CODE_TASKS_TEXT, CLAUDE_CODE_TEXT,
+};
 pub use every_turn::EVERY_TURN_HEADER;
 pub use interval::INTERVAL_TEXT;
 pub use planning_state::PLANNING_STATE_TEXT;
@@ -52,6 +54,11 @@ pub trait ReminderPolicy: fmt::Debug {
         plan: &[PlanItem],
         dialect: &dyn PlanDialect,
     ) -> Option<String>;
+
+    /// Called when a new user message starts (the next part of a session):
+    /// each policy says here which of its counts carry over. The plan
+    /// itself always carries over (it lives in the loop).
+    fn user_message(&mut self);
 }
 
 /// Where the reminder goes among the tool results.

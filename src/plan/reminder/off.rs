@@ -6,6 +6,8 @@ use super::{PlanDialect, PlanItem, ReminderPolicy, TurnFacts};
 pub(super) struct Off;
 
 impl ReminderPolicy for Off {
+    fn user_message(&mut self) {}
+
     fn after_turn(
         &mut self,
         _facts: &TurnFacts,

@@ -15,6 +15,13 @@ pub(super) struct PlanningState {
 }
 
 impl ReminderPolicy for PlanningState {
+    /// The count restarts, as s03's does (seed 002's REPL keeps its plan for
+    /// the session, but counts rounds per call of its loop). The plan, and
+    /// so "a plan exists", carries over.
+    fn user_message(&mut self) {
+        self.rounds_since_update = 0;
+    }
+
     fn after_turn(
         &mut self,
         facts: &TurnFacts,

@@ -75,6 +75,12 @@ pub(super) struct S03 {
 }
 
 impl ReminderPolicy for S03 {
+    /// The count restarts: in the s03 reference `rounds_since_todo` is local
+    /// to `agent_loop`, which each user message of the REPL calls afresh.
+    fn user_message(&mut self) {
+        self.rounds_since_planning = 0;
+    }
+
     fn after_turn(
         &mut self,
         facts: &TurnFacts,

@@ -165,39 +165,28 @@ impl Tree {
         Ok(node)
     }
 
-    /// `mkdir(rel)`.
-    fn mkdir(&mut self, rel: &Path) -> Result<(), Fail> {
-        match self.lookup(rel)? {
-            Some(_) => Err(Fail::Errno(libc::EEXIST)),
-            None => {
-                self.insert(rel.to_path_buf(), NodeKind::Dir);
-                Ok(())
+    /// `std::fs::create_dir_all(rel)` with its results (`EEXIST` when `rel`
+    /// is a file, `ENOTDIR` when an ancestor is, `ENAMETOOLONG`), in one
+    /// walk from the root: each level is looked up once, so a deep path
+    /// costs one map lookup per level, not a walk from the root per level
+    /// (std's recursion, emulated, was quadratic and as deep as the path).
+    pub fn create_dir_all(&mut self, rel: &Path) -> Result<(), Fail> {
+        if rel.as_os_str().as_bytes().contains(&0) {
+            return Err(Fail::Nul);
+        }
+        let parts: Vec<&OsStr> = rel.iter().collect();
+        let mut at = PathBuf::new();
+        for (i, part) in parts.iter().enumerate() {
+            Self::check_name(part)?;
+            at.push(part);
+            match self.nodes.get(&at).map(|n| &n.kind) {
+                Some(NodeKind::Dir) => {}
+                None => self.insert(at.clone(), NodeKind::Dir),
+                Some(_) if i + 1 == parts.len() => return Err(Fail::Errno(libc::EEXIST)),
+                Some(_) => return Err(Fail::Errno(libc::ENOTDIR)),
             }
         }
-    }
-
-    fn is_dir(&self, rel: &Path) -> bool {
-        matches!(self.lookup(rel), Ok(Some(NodeKind::Dir)))
-    }
-
-    /// `std::fs::create_dir_all(rel)`, step for step (so it fails the same
-    /// way: `EEXIST` when `rel` is a file, `ENOTDIR` when an ancestor is).
-    pub fn create_dir_all(&mut self, rel: &Path) -> Result<(), Fail> {
-        if rel.as_os_str().is_empty() {
-            return Ok(());
-        }
-        match self.mkdir(rel) {
-            Ok(()) => return Ok(()),
-            Err(Fail::Errno(libc::ENOENT)) => {}
-            Err(_) if self.is_dir(rel) => return Ok(()),
-            Err(e) => return Err(e),
-        }
-        self.create_dir_all(rel.parent().unwrap_or(Path::new("")))?;
-        match self.mkdir(rel) {
-            Ok(()) => Ok(()),
-            Err(_) if self.is_dir(rel) => Ok(()),
-            Err(e) => Err(e),
-        }
+        Ok(())
     }
 
     /// `open(rel, O_RDONLY)` then read.
@@ -259,7 +248,7 @@ mod tests {
             Err(Fail::Errno(libc::ENOTDIR))
         );
         tree.create_dir_all(Path::new("d/e/f")).unwrap();
-        assert!(tree.is_dir(Path::new("d/e")));
+        assert_eq!(tree.lookup(Path::new("d/e")), Ok(Some(&NodeKind::Dir)));
         tree.create_dir_all(Path::new("d/e")).unwrap();
         // Same answers as the real thing.
         let dir = tempfile::tempdir().unwrap();
@@ -271,6 +260,25 @@ mod tests {
         };
         assert_eq!(real("a"), Some(libc::EEXIST));
         assert_eq!(real("a/b/c"), Some(libc::ENOTDIR));
+    }
+
+    /// Two thousand levels (what 4095 bytes allow) in one call: one lookup per
+    /// level, no recursion
+    /// (the emulation of std's recursion walked from the root per level).
+    #[test]
+    fn create_dir_all_is_one_walk() {
+        let mut tree = Tree::default();
+        let deep = vec!["d"; 2_000].join("/");
+        tree.create_dir_all(Path::new(&deep)).unwrap();
+        assert_eq!(tree.nodes().count(), 2_000);
+        tree.create_dir_all(Path::new(&deep)).unwrap();
+        assert_eq!(tree.nodes().count(), 2_000);
+        let order: Vec<usize> = tree
+            .in_creation_order()
+            .iter()
+            .map(|(p, _)| p.iter().count())
+            .collect();
+        assert!(order.windows(2).all(|w| w[0] + 1 == w[1]));
     }
 
     #[test]

@@ -42,6 +42,11 @@ use disk::{DiskRoot, Target};
 use memory::{Fail, NodeKind, Tree};
 use path::{disk_link, resolve_with};
 
+/// The longest path a file tool or check accepts, in bytes: Linux's
+/// `PATH_MAX` less its NUL. Longer is `File name too long` (`ENAMETOOLONG`),
+/// in memory and on disk alike.
+pub const MAX_REQUESTED_PATH: usize = 4095;
+
 /// Why a workspace could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum CreateError {
@@ -354,6 +359,16 @@ impl Workspace {
     /// Resolves `requested` (Python's `resolve()` semantics, see
     /// [`path`]).
     fn resolve(&self, state: &State, requested: &str) -> Result<PathBuf, AccessError> {
+        // The kernel refuses such a path in any one system call; refusing
+        // it before resolving keeps resolution (and a memory tree) from
+        // doing work quadratic in a model's arbitrarily long path.
+        if requested.len() > MAX_REQUESTED_PATH {
+            let start: String = requested.chars().take(60).collect();
+            return Err(error::errno(
+                libc::ENAMETOOLONG,
+                Path::new(&format!("{start}…")),
+            ));
+        }
         let in_memory = matches!(state, State::Memory(_));
         let root = &self.root;
         // A memory tree holds no symlinks; outside the root the disk says.

@@ -1,0 +1,87 @@
+//! The Codex CLI preset (`--agent codex`; pinned 0.169.0).
+//!
+//! Runs `codex exec` (headless: the task on stdin until end of input, exit
+//! when the model ends its turn) with `--skip-git-repo-check` (the
+//! workspace is no repository) and
+//! `--dangerously-bypass-approvals-and-sandbox` (no approval prompts, and
+//! no bubblewrap sandbox, which needs user namespaces; the run is already
+//! in a throwaway workspace). Its `config.toml`, written into `CODEX_HOME`
+//! = `.agent-home/codex` in the workspace, points a custom model provider
+//! at the mock (`base_url = $OPENAI_BASE_URL`, `wire_api = "responses"`),
+//! names the model `gpt-5.5` (a slug Codex's bundled catalog gives the
+//! classic tools: `exec_command`, `apply_patch`, `update_plan`, ...), turns
+//! analytics, feedback and update checks off, and offers `update_plan` (the
+//! `codex` dialect) only when the cell's `todo` is on.
+//!
+//! Codex 0.169 has no planning reminder: nothing it sends counts as one.
+
+use std::path::Path;
+
+use super::{Preset, QUIET_ENV, sh_quoted};
+use crate::plan::dialect::Dialect;
+use crate::plan::reminder::ReminderSpec;
+use crate::scenario::{AgentCommand, TaskVia};
+
+/// The Codex CLI.
+pub struct Codex;
+
+/// The model slug Codex is told (see the module doc).
+pub const MODEL: &str = "gpt-5.5";
+
+impl Preset for Codex {
+    fn binary(&self) -> &'static str {
+        "codex"
+    }
+
+    fn dialects(&self) -> Vec<Dialect> {
+        vec![Dialect::Codex]
+    }
+
+    fn reminder_text(&self, _dialect: Dialect) -> Option<&'static str> {
+        None
+    }
+
+    fn own_reminder(&self) -> ReminderSpec {
+        ReminderSpec::Off
+    }
+
+    fn own_reminder_words(&self) -> &'static str {
+        "none (codex has no planning reminder)"
+    }
+
+    fn command_line(&self, binary: &Path, todo: bool, _dialect: Dialect) -> AgentCommand {
+        let config = [
+            format!("model = \"{MODEL}\""),
+            "model_provider = \"mock\"".into(),
+            "check_for_update_on_startup = false".into(),
+            "[analytics]".into(),
+            "enabled = false".into(),
+            "[feedback]".into(),
+            "enabled = false".into(),
+            "[model_providers.mock]".into(),
+            "name = \"mock\"".into(),
+            "base_url = \"$OPENAI_BASE_URL\"".into(),
+            "env_key = \"OPENAI_API_KEY\"".into(),
+            "wire_api = \"responses\"".into(),
+            "[tools.update_plan]".into(),
+            format!("enabled = {todo}"),
+        ];
+        // printf's arguments in double quotes: $OPENAI_BASE_URL expands.
+        let lines: Vec<String> = config
+            .iter()
+            .map(|l| format!("\"{}\"", l.replace('"', "\\\"")))
+            .collect();
+        let command = format!(
+            "mkdir -p \"$PWD/.agent-home/codex\" \"$PWD/.agent-home/tmp\" && printf '%s\\n' {} > \"$PWD/.agent-home/codex/config.toml\" && HOME=\"$PWD/.agent-home\" CODEX_HOME=\"$PWD/.agent-home/codex\" TMPDIR=\"$PWD/.agent-home/tmp\" exec {} exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox --color never",
+            lines.join(" "),
+            sh_quoted(&binary.to_string_lossy())
+        );
+        let mut agent = AgentCommand::new(command);
+        agent.task_via = TaskVia::Stdin;
+        agent.timeout_s = super::DEFAULT_TIMEOUT_S;
+        for (key, value) in QUIET_ENV {
+            agent.env.insert(key.into(), value.into());
+        }
+        agent
+    }
+}

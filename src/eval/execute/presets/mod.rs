@@ -1,0 +1,239 @@
+//! Agent presets: the real CLI agents people ship, run headless as the
+//! agent under test (`--agent claude-code`, `--agent codex`, or `agent:
+//! {preset: ...}` in a scenario). One file per preset ([`claude_code`],
+//! [`codex`]); this module finds the CLI, settles a scenario for it, and
+//! builds the command of one run.
+//!
+//! A preset owns: the command line (headless), where its binary is (the
+//! install script's folder, `${AGENT_EVAL_AGENTS_DIR:-~/.cache/agent-eval/agents}/node_modules/.bin`,
+//! then `PATH`), a throwaway `HOME` (and `CODEX_HOME`, `TMPDIR`) inside the
+//! run's workspace, telemetry and updates off, which tools are offered (by
+//! the cell's `todo` and `dialect`), and which text is its planning
+//! reminder. The run itself is any outside agent's (see
+//! [`super::external`]): the mock endpoint's base URLs and dummy keys in
+//! the environment, metrics off the wire, the tool translation on the
+//! server (`crate::wire::translate`).
+//!
+//! Settling ([`settle`]): an unset `dialect` becomes the agent's default;
+//! a dialect set in the file (or on a `runs:` axis) that the agent lacks is
+//! bad input naming the file and line; the built-in reminder settings
+//! (`nag`, `placement`, `reminder`, and their axes) do not apply: the
+//! agent's own reminder policy stands in the cell's settings instead.
+
+pub mod claude_code;
+pub mod codex;
+
+use std::path::{Path, PathBuf};
+
+use crate::plan::dialect::Dialect;
+use crate::plan::reminder::ReminderSpec;
+use crate::scenario::{AgentCommand, TaskVia};
+use crate::scenario::{AgentPreset, Axis, AxisValue, LoadError, Scenario};
+
+/// The command that installs the pinned CLIs.
+pub const INSTALL_COMMAND: &str = "bash .ci/install-agents.sh";
+
+/// A real CLI agent.
+pub trait Preset: Sync {
+    /// The binary's name (`claude`, `codex`).
+    fn binary(&self) -> &'static str;
+    /// The planning dialects it has, its default first.
+    fn dialects(&self) -> Vec<Dialect>;
+    /// The text that starts its planning reminder under `dialect`, if it
+    /// has one.
+    fn reminder_text(&self, dialect: Dialect) -> Option<&'static str>;
+    /// Its own reminder policy, as the cell's settings show it.
+    fn own_reminder(&self) -> ReminderSpec;
+    /// Its own reminder policy in words (tables, reports).
+    fn own_reminder_words(&self) -> &'static str;
+    /// The shell command line of one run (cwd = the workspace) and its
+    /// environment, for the cell's `todo` and `dialect`.
+    fn command_line(&self, binary: &Path, todo: bool, dialect: Dialect) -> AgentCommand;
+    /// The options that make it read a session's parts one user message at
+    /// a time from a JSON stream on stdin (`task_via: stream-json`), if it
+    /// can take a session at all.
+    fn session_options(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// The preset of this name.
+pub fn of(preset: AgentPreset) -> &'static dyn Preset {
+    match preset {
+        AgentPreset::ClaudeCode => &claude_code::ClaudeCode,
+        AgentPreset::Codex => &codex::Codex,
+    }
+}
+
+/// Why a preset cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum PresetError {
+    #[error(
+        "agent preset `{preset}`: the `{binary}` CLI is not installed (looked in {looked} and on PATH); install it with `{INSTALL_COMMAND}` (or set AGENT_EVAL_AGENTS_DIR)"
+    )]
+    Missing {
+        preset: AgentPreset,
+        binary: &'static str,
+        looked: String,
+    },
+    #[error(
+        "agent preset `{preset}` cannot run a session (several user messages): its CLI takes one prompt a process"
+    )]
+    NoSessions { preset: AgentPreset },
+    #[error("agent preset `{preset}` has no `{dialect}` dialect (it has: {has})")]
+    Dialect {
+        preset: AgentPreset,
+        dialect: Dialect,
+        has: String,
+    },
+}
+
+/// The install script's folder of binaries.
+pub fn agents_bin_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("AGENT_EVAL_AGENTS_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => PathBuf::from(std::env::var_os("HOME")?).join(".cache/agent-eval/agents"),
+    };
+    Some(dir.join("node_modules/.bin"))
+}
+
+/// Where `binary` is: the install script's folder, then `PATH`.
+pub fn find_binary(binary: &str) -> Option<PathBuf> {
+    let installed = agents_bin_dir().map(|dir| dir.join(binary));
+    let on_path = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|dir| dir.join(binary));
+    installed
+        .into_iter()
+        .chain(on_path)
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The binary of `preset`, or the error naming the install command.
+pub fn binary_of(preset: AgentPreset) -> Result<PathBuf, PresetError> {
+    let binary = of(preset).binary();
+    find_binary(binary).ok_or_else(|| PresetError::Missing {
+        preset,
+        binary,
+        looked: agents_bin_dir().map_or_else(|| "(no HOME)".into(), |d| d.display().to_string()),
+    })
+}
+
+/// Settles a scenario that runs a preset (nothing to do otherwise): the
+/// agent's default dialect when none is set, every dialect set checked,
+/// the agent's own reminder policy in place of the built-in one. With
+/// `require_binary`, a missing CLI is an error too.
+pub fn settle(scenario: &mut Scenario, require_binary: bool) -> Result<(), LoadError> {
+    let Some(name) = scenario.agent.preset else {
+        return Ok(());
+    };
+    let preset = of(name);
+    let error = |position, e: PresetError| LoadError::new(&scenario.file, position, e.to_string());
+    if require_binary {
+        binary_of(name).map_err(|e| error(None, e))?;
+    }
+    if scenario.session && preset.session_options().is_none() {
+        let at = top_level_line(&scenario.file, "session:");
+        return Err(error(at, PresetError::NoSessions { preset: name }));
+    }
+    let has = preset.dialects();
+    let lacks = |dialect: Dialect| PresetError::Dialect {
+        preset: name,
+        dialect,
+        has: has.iter().map(|d| d.name()).collect::<Vec<_>>().join(", "),
+    };
+    match scenario.agent.dialect_set_at {
+        Some(at) if !has.contains(&scenario.agent.dialect) => {
+            return Err(error(Some(at), lacks(scenario.agent.dialect)));
+        }
+        Some(_) => {}
+        None => scenario.agent.dialect = has[0],
+    }
+    for (axis, values) in &scenario.runs.axes {
+        for value in values {
+            if let (Axis::Dialect, AxisValue::Dialect(d)) = (axis, value)
+                && !has.contains(d)
+            {
+                return Err(error(scenario.runs_position, lacks(*d)));
+            }
+        }
+    }
+    // The agent keeps its own reminders: the built-in settings of them do
+    // not apply, and the cells show the agent's policy.
+    scenario.agent.reminder = preset.own_reminder();
+    scenario.agent.placement = Default::default();
+    scenario
+        .runs
+        .axes
+        .retain(|(axis, _)| !matches!(axis, Axis::Reminder | Axis::NagThreshold | Axis::Placement));
+    Ok(())
+}
+
+/// Where a top-level key starts in the scenario's file (line, column), if
+/// the file reads.
+fn top_level_line(file: &Path, key: &str) -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let index = text.lines().position(|line| line.starts_with(key))?;
+    Some((u64::try_from(index).ok()? + 1, 1))
+}
+
+/// What the tables say of a preset's settings.
+pub fn describe(preset: AgentPreset) -> String {
+    format!(
+        "agent: {preset} (the real CLI, headless); reminders: {}; nag, placement, reminder: n/a (agent's own)",
+        of(preset).own_reminder_words()
+    )
+}
+
+/// The outside-agent command of one run of `preset` with the cell's
+/// `todo` and `dialect`, `env` and `timeout_s` the scenario gave added.
+pub fn agent_command(
+    preset: AgentPreset,
+    binary: &Path,
+    cell: (bool, Dialect),
+    session: bool,
+    env: &std::collections::BTreeMap<String, String>,
+    timeout_s: Option<u64>,
+) -> AgentCommand {
+    let (todo, dialect) = cell;
+    let mut agent = of(preset).command_line(binary, todo, dialect);
+    if session && let Some(options) = of(preset).session_options() {
+        agent.command = format!("{} {options}", agent.command);
+        agent.task_via = TaskVia::StreamJson;
+    }
+    agent.reminder_pattern = of(preset).reminder_text(dialect).map(str::to_string);
+    agent.reminder_pattern_only = true;
+    for (key, value) in env {
+        agent.env.insert(key.clone(), value.clone());
+    }
+    if let Some(timeout) = timeout_s {
+        agent.timeout_s = timeout;
+    }
+    agent
+}
+
+/// `text` quoted for `sh`.
+pub(crate) fn sh_quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// How long a preset run may take unless the scenario says (a run costs
+/// about the CLI's start-up, a second or two).
+pub const DEFAULT_TIMEOUT_S: u64 = 300;
+
+/// The environment every preset sets: no telemetry, no update checks.
+pub(crate) const QUIET_ENV: [(&str, &str); 4] = [
+    ("DISABLE_TELEMETRY", "1"),
+    ("DISABLE_AUTOUPDATER", "1"),
+    ("DISABLE_ERROR_REPORTING", "1"),
+    ("NO_UPDATE_NOTIFIER", "1"),
+];
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,141 @@
+//! Presets: settling a scenario, and the command lines they run.
+
+use super::*;
+use crate::scenario::load_str;
+
+fn scenario(agent: &str, runs: &str) -> Scenario {
+    load_str(
+        Path::new("s.yaml"),
+        &format!(
+            "task: t\nsteps:\n  - text: a\n    do: [{{tool: bash, input: {{command: ls}}}}]\nmodel:\n  simulate: {{}}\nagent:\n{agent}{runs}"
+        ),
+    )
+    .unwrap()
+}
+
+#[test]
+fn an_unset_dialect_becomes_the_agents_own() {
+    let mut s = scenario(
+        "  preset: codex\n  nag: {threshold: 2}\n",
+        "runs:\n  nag_threshold: [1, 2]\n",
+    );
+    settle(&mut s, false).unwrap();
+    assert_eq!(s.agent.dialect, Dialect::Codex);
+    assert_eq!(s.agent.reminder, ReminderSpec::Off);
+    assert!(s.runs.axes.is_empty(), "the nag axis does not apply");
+    let mut s = scenario("  preset: claude-code\n", "");
+    settle(&mut s, false).unwrap();
+    assert_eq!(s.agent.dialect, Dialect::ClaudeCode);
+    assert_eq!(s.agent.reminder.name(), "claude-code");
+}
+
+#[test]
+fn a_dialect_the_agent_lacks_is_named_with_its_line() {
+    let mut s = scenario("  preset: codex\n  dialect: claude-code\n", "");
+    let e = settle(&mut s, false).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "s.yaml:9:12: agent preset `codex` has no `claude-code` dialect (it has: codex)"
+    );
+    let mut s = scenario(
+        "  preset: claude-code\n",
+        "runs:\n  dialect: [claude-code, s03]\n",
+    );
+    let e = settle(&mut s, false).unwrap_err().to_string();
+    assert!(
+        e.starts_with("s.yaml:9:1: agent preset `claude-code` has no `s03` dialect"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_preset_and_a_command_together_are_refused() {
+    let e = load_str(
+        Path::new("s.yaml"),
+        "task: t\nmodel: {script: [{text: done}]}\nagent: {preset: codex, command: x}\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("agent.preset and agent.command"), "{e}");
+}
+
+#[test]
+fn command_lines_offer_the_cells_tools() {
+    let bin = Path::new("/opt/x/claude");
+    let with = of(AgentPreset::ClaudeCode).command_line(bin, true, Dialect::ClaudeCode);
+    assert!(
+        with.command.contains(
+            "--tools Bash,Write,Read,Edit,TodoWrite --allowedTools Bash,Write,Read,Edit,TodoWrite"
+        ),
+        "{}",
+        with.command
+    );
+    assert!(with.command.contains("exec '/opt/x/claude' -p"));
+    assert_eq!(with.env["CLAUDE_CODE_ENABLE_TASKS"], "0");
+    let without = of(AgentPreset::ClaudeCode).command_line(bin, false, Dialect::ClaudeCode);
+    assert!(
+        without
+            .command
+            .contains("--tools Bash,Write,Read,Edit --allowedTools Bash,Write,Read,Edit")
+    );
+    let codex = of(AgentPreset::Codex).command_line(Path::new("/c"), false, Dialect::Codex);
+    assert!(
+        codex
+            .command
+            .contains("\"enabled = false\" > \"$PWD/.agent-home/codex/config.toml\""),
+        "{}",
+        codex.command
+    );
+    assert!(
+        codex
+            .command
+            .contains("\"base_url = \\\"$OPENAI_BASE_URL\\\"\""),
+        "{}",
+        codex.command
+    );
+    let run = agent_command(
+        AgentPreset::ClaudeCode,
+        bin,
+        (true, Dialect::ClaudeCode),
+        false,
+        &Default::default(),
+        Some(9),
+    );
+    assert_eq!(
+        run.reminder_pattern.as_deref(),
+        Some(claude_code::TODO_WRITE_REMINDER)
+    );
+    assert!(run.reminder_pattern_only);
+    assert_eq!(run.timeout_s, 9);
+    assert_eq!(run.task_via, TaskVia::Stdin);
+    // A session reaches Claude Code one JSON user message at a time.
+    let session = agent_command(
+        AgentPreset::ClaudeCode,
+        bin,
+        (true, Dialect::ClaudeCode),
+        true,
+        &Default::default(),
+        None,
+    );
+    assert_eq!(session.task_via, TaskVia::StreamJson);
+    assert!(
+        session
+            .command
+            .ends_with("--input-format stream-json --output-format stream-json --verbose")
+    );
+}
+
+#[test]
+fn a_session_on_a_preset_without_sessions_is_refused_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.yaml");
+    let text = "model:\n  script: [{text: done}]\nagent: {preset: codex}\nsession:\n  - task: a\n    steps: [{text: a}]\n  - task: b\n    steps: [{text: b}]\n";
+    std::fs::write(&file, text).unwrap();
+    let mut s = crate::scenario::load(&file).unwrap();
+    let e = settle(&mut s, false).unwrap_err().to_string();
+    assert!(e.ends_with(":4:1: agent preset `codex` cannot run a session (several user messages): its CLI takes one prompt a process"), "{e}");
+    let mut s = crate::scenario::load(&file).unwrap();
+    s.agent.preset = Some(AgentPreset::ClaudeCode);
+    s.agent.dialect_set_at = None;
+    settle(&mut s, false).unwrap();
+}

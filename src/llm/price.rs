@@ -1,0 +1,512 @@
+//! The price of planning: how many tokens the requests a model answered
+//! held, and how many of them were planning.
+//!
+//! A run's price is read off the requests alone, so the built-in loop (from
+//! its transcript: each assistant message answered the messages before it)
+//! and an outside agent (from each request it sent over the wire) are
+//! measured by the same code:
+//!
+//! - a request's characters are its system prompt plus, per message, the
+//!   text blocks (a plain-string message is one), every tool input as
+//!   compact JSON and every tool result; tool schemas, tool names and ids
+//!   are not counted. The workspace path counts as the fixed placeholder
+//!   `{WORKDIR}`, so figures do not depend on where the workspace lives;
+//! - its tokens are its characters / 4, rounded up once per request (a
+//!   request is what an API counts; rounding each request up keeps every
+//!   figure a whole number and never makes planning more than the whole);
+//! - its planning characters are the inputs of the planning calls in it,
+//!   their results, and the reminder texts in it: in a user message after
+//!   the model's first answer (what the wire counts as a reminder), a text
+//!   holding a reminder marker counts from the start of the marker's line
+//!   to its end (a reminder is placed as its own block, or folded onto the
+//!   end of a tool result after a line break);
+//! - a planning turn is a turn whose every call (at least one) is a
+//!   planning call; a reminder after planning is one added right after a
+//!   turn holding a planning call.
+//!
+//! Everything sent again in a later request is counted again: that is what
+//! the context costs.
+
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+use super::{Content, ContentBlock, Message, Role};
+
+/// The texts that mark a reminder in any design.
+pub const REMINDER_MARKERS: [&str; 2] = ["<reminder>", "<system-reminder>"];
+
+/// The placeholder counted in place of the workspace path.
+pub const WORKDIR_PLACEHOLDER: &str = "{WORKDIR}";
+
+/// The spellings of a run's workspace path (as given, and resolved through
+/// symlinks such as a TMPDIR that is one), longest first, so a text is
+/// counted as if each were the fixed placeholder `{WORKDIR}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkdirSpelling {
+    spellings: Vec<String>,
+}
+
+impl WorkdirSpelling {
+    pub fn new(workdir: &std::path::Path) -> Self {
+        let mut spellings = vec![workdir.to_string_lossy().into_owned()];
+        if let Some(resolved) = resolve(workdir) {
+            spellings.push(resolved.to_string_lossy().into_owned());
+        }
+        spellings.retain(|s| !s.is_empty());
+        spellings.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        spellings.dedup();
+        Self { spellings }
+    }
+
+    /// Characters of `text` with every spelling of the workspace path read
+    /// as the placeholder.
+    pub fn chars(&self, text: &str) -> usize {
+        match self.replaced(text) {
+            Some(replaced) => replaced.chars().count(),
+            None => text.chars().count(),
+        }
+    }
+
+    /// `text` with every spelling replaced by the placeholder; `None` when
+    /// it holds none.
+    fn replaced(&self, text: &str) -> Option<String> {
+        // Longest first: a spelling inside a longer one is not counted twice.
+        let mut replaced: Option<String> = None;
+        for spelling in &self.spellings {
+            let current = replaced.as_deref().unwrap_or(text);
+            if current.contains(spelling.as_str()) {
+                replaced = Some(current.replace(spelling.as_str(), WORKDIR_PLACEHOLDER));
+            }
+        }
+        replaced
+    }
+}
+
+/// `workdir` resolved through symlinks: its folder resolved once per
+/// process (every run's workspace sits in the same temporary folder, and
+/// resolving costs a system call per path component, a visible part of a
+/// run), then its own name (a workspace is a folder agent-eval made, never
+/// a symlink).
+fn resolve(workdir: &std::path::Path) -> Option<std::path::PathBuf> {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+    use std::sync::Mutex;
+    static FOLDERS: Mutex<BTreeMap<PathBuf, Option<PathBuf>>> = Mutex::new(BTreeMap::new());
+    let (Some(folder), Some(name)) = (workdir.parent(), workdir.file_name()) else {
+        return workdir.canonicalize().ok();
+    };
+    let mut folders = FOLDERS.lock().unwrap_or_else(|p| p.into_inner());
+    // Bounded: a process that sees many folders resolves them afresh.
+    if folders.len() > 64 {
+        folders.clear();
+    }
+    let resolved = folders
+        .entry(folder.to_path_buf())
+        .or_insert_with(|| folder.canonicalize().ok());
+    resolved.as_ref().map(|f| f.join(name))
+}
+
+/// A run's price: the four per-run figures of the report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct PlanningPrice {
+    /// Tokens of every request the model answered, summed.
+    pub context_tokens: u64,
+    /// The part of them that is planning.
+    pub planning_tokens: u64,
+    /// Turns whose every call was a planning call.
+    pub planning_turns: usize,
+    /// Reminders added right after a turn holding a planning call.
+    pub reminders_after_planning: usize,
+}
+
+/// What tells planning apart in a conversation.
+pub struct PriceRules<'a> {
+    pub workdir: &'a WorkdirSpelling,
+    /// Whether a call of this tool is a planning call (an offered planning
+    /// tool).
+    pub is_planning: &'a dyn Fn(&str) -> bool,
+    /// Texts that mark a reminder (besides [`REMINDER_MARKERS`]).
+    pub reminder_pattern: Option<&'a str>,
+    /// Only `reminder_pattern` marks a reminder: an agent preset's own
+    /// planning reminder, whose client adds `<system-reminder>`s for other
+    /// reasons.
+    pub pattern_only: bool,
+}
+
+impl PriceRules<'_> {
+    /// Where the reminder in `text` starts: the start of the line holding
+    /// the first marker, if there is one.
+    fn reminder_start(&self, text: &str) -> Option<usize> {
+        let pattern = self.reminder_pattern.filter(|p| !p.is_empty());
+        let tags = if self.pattern_only {
+            &[][..]
+        } else {
+            &REMINDER_MARKERS[..]
+        };
+        let at = tags
+            .iter()
+            .copied()
+            .chain(pattern)
+            .filter_map(|marker| text.find(marker))
+            .min()?;
+        Some(text[..at].rfind('\n').map_or(0, |i| i + 1))
+    }
+
+    /// Characters of the reminder in `text` (0 without one).
+    fn reminder_chars(&self, text: &str) -> usize {
+        self.reminder_start(text)
+            .map_or(0, |start| self.workdir.chars(&text[start..]))
+    }
+}
+
+/// A conversation read message by message: characters so far, of which
+/// planning, and the planning calls seen (a result is planning when it
+/// answers one). A request's figures are those of the messages before it.
+#[derive(Debug, Default)]
+pub struct ConversationChars<'m> {
+    pub chars: u64,
+    pub planning_chars: u64,
+    planning_calls: BTreeSet<&'m str>,
+    answered: bool,
+}
+
+impl<'m> ConversationChars<'m> {
+    /// Adds one message.
+    pub fn add(&mut self, message: &'m Message, rules: &PriceRules<'_>) {
+        let after_answer = self.answered && message.role == Role::User;
+        match &message.content {
+            Content::Text(plain) => self.add_text(plain, false, after_answer, rules),
+            Content::Blocks(blocks) => {
+                for block in blocks {
+                    match block {
+                        ContentBlock::Text { text } => {
+                            self.add_text(text, false, after_answer, rules);
+                        }
+                        ContentBlock::ToolResult {
+                            tool_use_id,
+                            content,
+                        } => {
+                            let planning = self.planning_calls.contains(tool_use_id.as_str());
+                            self.add_text(content, planning, after_answer, rules);
+                        }
+                        ContentBlock::ToolUse { id, name, input } => {
+                            let planning = (rules.is_planning)(name);
+                            if planning {
+                                self.planning_calls.insert(id);
+                            }
+                            let chars = json_chars(input, rules.workdir) as u64;
+                            self.count(chars, if planning { chars } else { 0 });
+                        }
+                    }
+                }
+            }
+        }
+        self.answered |= message.role == Role::Assistant;
+    }
+
+    /// Adds a text: all of it planning, or its reminder (in a user
+    /// message after the model's first answer).
+    fn add_text(&mut self, text: &str, planning: bool, after_answer: bool, rules: &PriceRules) {
+        let chars = rules.workdir.chars(text);
+        let planning = if planning {
+            chars
+        } else if after_answer {
+            rules.reminder_chars(text)
+        } else {
+            0
+        };
+        self.count(chars as u64, planning as u64);
+    }
+
+    fn count(&mut self, chars: u64, planning: u64) {
+        self.chars = self.chars.saturating_add(chars);
+        self.planning_chars = self.planning_chars.saturating_add(planning);
+    }
+}
+
+/// Characters of `value` written as compact JSON (as `serde_json` writes
+/// it), each string counted with the workspace path as its placeholder;
+/// counted without writing it (a run's inputs are counted on every run).
+pub fn json_chars(value: &Value, workdir: &WorkdirSpelling) -> usize {
+    match value {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => n.to_string().len(),
+        Value::String(text) => string_chars(text, workdir),
+        Value::Array(items) => {
+            2 + items.len().saturating_sub(1)
+                + items.iter().map(|v| json_chars(v, workdir)).sum::<usize>()
+        }
+        Value::Object(map) => {
+            2 + map.len().saturating_sub(1)
+                + map
+                    .iter()
+                    .map(|(k, v)| string_chars(k, workdir) + 1 + json_chars(v, workdir))
+                    .sum::<usize>()
+        }
+    }
+}
+
+/// Characters of a JSON string literal: the quotes, and each character as
+/// `serde_json` escapes it.
+fn string_chars(text: &str, workdir: &WorkdirSpelling) -> usize {
+    let escaped = |text: &str| -> usize {
+        text.chars()
+            .map(|c| match c {
+                '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+                c if u32::from(c) < 0x20 => 6,
+                _ => 1,
+            })
+            .sum()
+    };
+    2 + match workdir.replaced(text) {
+        Some(replaced) => escaped(&replaced),
+        None => escaped(text),
+    }
+}
+
+/// Characters to tokens: a quarter, rounded up.
+pub fn tokens(chars: u64) -> u64 {
+    chars.div_ceil(4)
+}
+
+impl PlanningPrice {
+    /// Adds one request the model answered: its system prompt's characters
+    /// and the conversation it carried.
+    pub fn add_request(&mut self, system_chars: u64, conversation: &ConversationChars) {
+        let total = system_chars.saturating_add(conversation.chars);
+        self.context_tokens = self.context_tokens.saturating_add(tokens(total));
+        self.planning_tokens = self
+            .planning_tokens
+            .saturating_add(tokens(conversation.planning_chars));
+    }
+
+    /// Adds one of the model's turns (its answer's blocks) and whether a
+    /// reminder came right after it.
+    pub fn add_turn(&mut self, answer: &[ContentBlock], reminder_after: bool, rules: &PriceRules) {
+        let calls: Vec<&str> = answer
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolUse { name, .. } => Some(name.as_str()),
+                _ => None,
+            })
+            .collect();
+        let planning = calls.iter().filter(|n| (rules.is_planning)(n)).count();
+        if planning > 0 && planning == calls.len() {
+            self.planning_turns += 1;
+        }
+        if planning > 0 && reminder_after {
+            self.reminders_after_planning += 1;
+        }
+    }
+
+    /// The price of a transcript in which each assistant message answered
+    /// the messages before it (the built-in loop's), with `system` sent
+    /// every time and reminders after the turns in `reminders_at`.
+    pub fn of_transcript(
+        system: &str,
+        messages: &[Message],
+        reminders_at: &[usize],
+        rules: &PriceRules<'_>,
+    ) -> Self {
+        let system_chars = rules.workdir.chars(system) as u64;
+        let mut price = Self::default();
+        let mut conversation = ConversationChars::default();
+        let mut turn = 0;
+        for message in messages {
+            if message.role == Role::Assistant {
+                turn += 1;
+                price.add_request(system_chars, &conversation);
+                price.add_turn(
+                    message.content_blocks(),
+                    reminders_at.contains(&turn),
+                    rules,
+                );
+            }
+            conversation.add(message, rules);
+        }
+        price
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::tool_use_id;
+    use serde_json::json;
+
+    fn call(turn: usize, name: &str, input: serde_json::Value) -> ContentBlock {
+        ContentBlock::ToolUse {
+            id: tool_use_id(turn, 1),
+            name: name.into(),
+            input,
+        }
+    }
+
+    fn result(turn: usize, content: &str) -> ContentBlock {
+        ContentBlock::ToolResult {
+            tool_use_id: tool_use_id(turn, 1),
+            content: content.into(),
+        }
+    }
+
+    fn rules<'a>(
+        workdir: &'a WorkdirSpelling,
+        is_todo: &'a dyn Fn(&str) -> bool,
+    ) -> PriceRules<'a> {
+        PriceRules {
+            workdir,
+            is_planning: is_todo,
+            reminder_pattern: None,
+            pattern_only: false,
+        }
+    }
+
+    #[test]
+    fn each_request_is_counted_whole_and_rounded_up() {
+        let workdir = WorkdirSpelling::default();
+        let is_todo = |n: &str| n == "todo";
+        let rules = rules(&workdir, &is_todo);
+        let messages = vec![
+            Message::user_text("task"), // 4
+            Message::blocks(Role::Assistant, vec![call(1, "todo", json!({"a": 1}))]), // {"a":1} = 7
+            Message::blocks(Role::User, vec![result(1, "plan")]), // 4
+            Message::blocks(
+                Role::Assistant,
+                vec![ContentBlock::text("hi"), call(2, "bash", json!({}))],
+            ), // 2 + 2
+            Message::blocks(
+                Role::User,
+                vec![
+                    ContentBlock::ToolResult {
+                        tool_use_id: tool_use_id(2, 1),
+                        content: "out".into(),
+                    },
+                    ContentBlock::text("<reminder>Update your todos.</reminder>"),
+                ],
+            ), // 3 + 39
+            Message::blocks(Role::Assistant, vec![ContentBlock::text("done")]),
+        ];
+        let price = PlanningPrice::of_transcript("sys", &messages, &[2], &rules);
+        // Requests: 3+4 = 7 -> 2; 3+4+7+4 = 18 -> 5; 18+4+3+39 = 64 -> 16.
+        // Planning: 0; 7+4 = 11 -> 3; 11+39 = 50 -> 13.
+        assert_eq!(
+            price,
+            PlanningPrice {
+                context_tokens: 2 + 5 + 16,
+                planning_tokens: 3 + 13,
+                planning_turns: 1,
+                reminders_after_planning: 0,
+            }
+        );
+        // A reminder right after the planning turn.
+        let price = PlanningPrice::of_transcript("sys", &messages, &[1], &rules);
+        assert_eq!(price.reminders_after_planning, 1);
+    }
+
+    #[test]
+    fn a_folded_reminder_counts_from_its_line_and_the_task_never() {
+        let workdir = WorkdirSpelling::new(std::path::Path::new("/very/long/work"));
+        let is_todo = |_: &str| false;
+        let mut rules = rules(&workdir, &is_todo);
+        rules.reminder_pattern = Some("NAG");
+        let messages = [
+            Message::user_text("<reminder> in the task"),
+            Message::blocks(Role::Assistant, vec![call(1, "bash", json!({}))]),
+            Message::blocks(Role::User, vec![result(1, "/very/long/work\nxx NAG!")]),
+        ];
+        let mut conversation = ConversationChars::default();
+        conversation.add(&messages[0], &rules);
+        assert_eq!(conversation.planning_chars, 0);
+        conversation.add(&messages[1], &rules);
+        conversation.add(&messages[2], &rules);
+        // "{WORKDIR}\nxx NAG!": 9 + 1 + 7 characters; the reminder is its
+        // last line.
+        assert_eq!(conversation.chars, 22 + 2 + 17);
+        assert_eq!(conversation.planning_chars, 7);
+        assert_eq!(tokens(0), 0);
+        assert_eq!(tokens(1), 1);
+        assert_eq!(tokens(8), 2);
+    }
+
+    #[test]
+    fn json_is_counted_as_serde_json_writes_it() {
+        let workdir = WorkdirSpelling::default();
+        for value in [
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(-12.5),
+            json!(""),
+            json!("tab\tquote\"back\\slash\u{1}é\u{8}\u{c}\r\n"),
+            json!([]),
+            json!({}),
+            json!([1, [2, {"a": null}], "x"]),
+            json!({"items": [{"id": "1", "text": "Type hints", "status": "pending"}], "n": 3}),
+        ] {
+            let written = serde_json::to_string(&value).unwrap();
+            assert_eq!(
+                json_chars(&value, &workdir),
+                written.chars().count(),
+                "{written}"
+            );
+        }
+        let short = WorkdirSpelling::new(std::path::Path::new("/w"));
+        let long = WorkdirSpelling::new(std::path::Path::new("/a/much/longer/w"));
+        assert_eq!(
+            json_chars(&json!({"path": "/w/x"}), &short),
+            json_chars(&json!({"path": "/a/much/longer/w/x"}), &long)
+        );
+    }
+
+    /// Any JSON value: strings from any characters (control characters,
+    /// quotes and backslashes included), any numbers, nested.
+    fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            any::<f64>().prop_map(|x| json!(x)),
+            any::<String>().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::btree_map(any::<String>(), inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn json_chars_are_those_serde_json_writes(value in any_json()) {
+            let written = serde_json::to_string(&value).unwrap();
+            proptest::prop_assert_eq!(
+                json_chars(&value, &WorkdirSpelling::default()),
+                written.chars().count()
+            );
+        }
+    }
+
+    #[test]
+    fn the_workspace_path_counts_as_the_placeholder() {
+        let short = WorkdirSpelling::new(std::path::Path::new("/t/w"));
+        let long = WorkdirSpelling::new(std::path::Path::new("/a/much/longer/tmp/w"));
+        let text = |root: &str| format!("Error: {root}/x is outside; cwd {root}");
+        assert_eq!(
+            short.chars(&text("/t/w")),
+            long.chars(&text("/a/much/longer/tmp/w"))
+        );
+        assert_eq!(
+            short.chars(&text("/t/w")),
+            text(WORKDIR_PLACEHOLDER).chars().count()
+        );
+        // Text without the path is counted as it is.
+        assert_eq!(short.chars("héllo"), 5);
+        assert_eq!(WorkdirSpelling::default().chars("/t/w"), 4);
+    }
+}

@@ -1,0 +1,114 @@
+//! Text from scenarios, models and agents, made safe for each report
+//! format: one place that knows what each format lets through.
+//!
+//! - Markdown ([`markdown_text`], [`markdown_code`]): a CI job summary is
+//!   rendered as GitHub-flavoured Markdown with inline HTML, so a raw `|`
+//!   or line break breaks a table, `<!--` hides the rest of the summary,
+//!   and tags render. Plain text is escaped character by character; code
+//!   spans cannot hold backticks or line breaks, so those are replaced.
+//! - XML ([`xml_chars`]): XML 1.0 forbids most control characters even as
+//!   character references, and a browser refuses an SVG that holds one,
+//!   so they are dropped (entities are the SVG writer's job).
+//!
+//! Every format drops control characters (terminal escapes, C1 controls,
+//! bidirectional overrides that reorder what a reader sees).
+
+use std::borrow::Cow;
+
+/// Whether `c` is shown as nothing in every report: controls (but tab and
+/// line breaks, which each format handles itself) and bidirectional
+/// embedding/override/isolate characters.
+fn invisible(c: char) -> bool {
+    (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(c, '\u{fffe}' | '\u{ffff}')
+}
+
+/// `text` without the characters XML 1.0 forbids (and the other
+/// [`invisible`] ones); borrowed when there are none.
+pub fn xml_chars(text: &str) -> Cow<'_, str> {
+    if text.chars().any(invisible) {
+        Cow::Owned(text.chars().filter(|&c| !invisible(c)).collect())
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// `text` as plain Markdown text on one line (a table cell, a heading, a
+/// list item): line breaks become spaces, controls go, HTML's `<`, `>`
+/// and `&` become entities, and Markdown's punctuation is backslashed so
+/// nothing turns into emphasis, code, a link or a table border (nor, at
+/// the start, a heading or a list).
+pub fn markdown_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    // A block marker at the start of a list item (`- x`, `# x`) would nest
+    // a list or make a heading; a lone `-` (an empty table cell) is text.
+    if text.starts_with(['#', '-', '+']) && text[1..].starts_with([' ', '\t', '#']) {
+        out.push('\\');
+    }
+    for c in text.chars() {
+        match c {
+            '\n' | '\r' | '\t' => out.push(' '),
+            c if invisible(c) => {}
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` for a Markdown code span (`` `...` ``): no backtick (it would
+/// end the span; `'` instead), no line break (a blank line would end the
+/// paragraph and let what follows render), no controls. Inside the span
+/// HTML is shown as written.
+pub fn markdown_code(text: &str) -> String {
+    text.chars()
+        .filter(|&c| !invisible(c))
+        .map(|c| match c {
+            '`' => '\'',
+            '\n' | '\r' | '\t' => ' ',
+            c => c,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_text_cannot_break_out() {
+        let hostile = "a|b\n# h <!-- x --> <b>t</b> \u{1b}[31m *e* [l](u) \u{202e}r";
+        let escaped = markdown_text(hostile);
+        assert!(!escaped.contains('\n'));
+        assert!(!escaped.contains('<'));
+        assert!(!escaped.contains('\u{1b}'));
+        assert!(!escaped.contains('\u{202e}'));
+        // Every `|` is escaped, so a table row keeps its cells.
+        assert_eq!(escaped.matches('|').count(), escaped.matches("\\|").count());
+        assert!(
+            escaped.starts_with("a\\|b # h &lt;!-- x --&gt;"),
+            "{escaped}"
+        );
+        assert_eq!(markdown_text("- x"), "\\- x");
+        assert_eq!(markdown_text("-"), "-");
+    }
+
+    #[test]
+    fn markdown_code_keeps_one_span_on_one_line() {
+        assert_eq!(markdown_code("a`b\n\nc\u{7}"), "a'b  c");
+        assert_eq!(markdown_code("<!--"), "<!--");
+    }
+
+    #[test]
+    fn xml_chars_drops_what_xml_forbids() {
+        assert_eq!(xml_chars("a\u{0}b\u{7}c\u{1b}d\u{ffff}"), "abcd");
+        assert!(matches!(xml_chars("plain <&> text\n"), Cow::Borrowed(_)));
+    }
+}

@@ -1,0 +1,445 @@
+//! The translation layer between a model that speaks the built-in tools
+//! (`read_file`, `write_file`, `edit_file`, `bash`, and the default
+//! dialect's `todo`) and an outside agent that offers its own: a scenario
+//! written for the built-in loop runs unchanged on Claude Code and Codex.
+//!
+//! Keyed by the tools the agent offered in the request being answered:
+//! a model call of a built-in tool that the request does not offer, whose
+//! counterpart it does offer, is sent as that counterpart (one file per
+//! agent family: [`claude_code`], [`codex`]). Every other call (the
+//! dialect's planning calls, a call already in the agent's own names, a
+//! built-in tool the agent itself offers) goes out unchanged. `{WORKDIR}`
+//! in any string of a call's input becomes the agent's workspace path.
+//!
+//! The translation remembers what it sent, by call id, so the model is
+//! shown its own calls back ([`Translation::model_view`]): each translated
+//! call as the model wrote it, calls the translation added itself (the
+//! `Read` Claude Code requires before an `Edit`) hidden with their results,
+//! and a result the agent marks as failed for a file tool starting with
+//! `Error: ` as the built-in tools' failures do (the simulated model reads
+//! a step as done when its calls did not fail). Result texts otherwise
+//! stay the agent's own: what they cost in context is part of what is
+//! measured. The record of the wire (metrics, transcripts) keeps the
+//! agent's side.
+
+pub mod claude_code;
+pub mod codex;
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::record::WireRequest;
+use crate::llm::{Content, ContentBlock, Message, ModelResponse};
+
+/// The built-in tool a translated call came from: how its failure reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Builtin {
+    ReadFile,
+    WriteFile,
+    EditFile,
+    Bash,
+    /// The default (s03) dialect's `todo`: a script written for the
+    /// built-in loop plans with it.
+    Todo,
+}
+
+impl Builtin {
+    fn of(name: &str) -> Option<Self> {
+        Some(match name {
+            "read_file" => Self::ReadFile,
+            "write_file" => Self::WriteFile,
+            "edit_file" => Self::EditFile,
+            "bash" => Self::Bash,
+            "todo" => Self::Todo,
+            _ => return None,
+        })
+    }
+}
+
+/// One item of an s03 `todo` call, as written (text and status as given:
+/// the agent's own validation judges them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TodoItem {
+    pub text: Value,
+    pub status: Value,
+}
+
+/// A built-in call as the translation reads it: its typed fields (a call
+/// whose input does not fit goes out unchanged, and the agent answers it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuiltinCall {
+    ReadFile {
+        path: String,
+        limit: Option<u64>,
+    },
+    WriteFile {
+        path: String,
+        content: String,
+    },
+    EditFile {
+        path: String,
+        old: String,
+        new: String,
+    },
+    Bash {
+        command: String,
+    },
+    /// s03's `todo {items: [{id, text, status}]}`.
+    Todo {
+        items: Vec<TodoItem>,
+    },
+    /// A built-in call whose input does not fit its tool: sent to the
+    /// agent's counterpart as written, so the agent's own validation
+    /// answers it (as the built-in tool would, with an error).
+    Malformed {
+        builtin: Builtin,
+        input: Value,
+    },
+}
+
+impl BuiltinCall {
+    /// The call of `name`, if it is a built-in tool's: typed when its
+    /// input fits, else [`BuiltinCall::Malformed`].
+    fn read(name: &str, input: &Value) -> Option<Self> {
+        let builtin = Builtin::of(name)?;
+        Some(
+            Self::typed(builtin, input).unwrap_or_else(|| Self::Malformed {
+                builtin,
+                input: input.clone(),
+            }),
+        )
+    }
+
+    fn typed(builtin: Builtin, input: &Value) -> Option<Self> {
+        let text = |key: &str| input.get(key).and_then(Value::as_str).map(str::to_string);
+        Some(match builtin {
+            Builtin::ReadFile => Self::ReadFile {
+                path: text("path")?,
+                limit: input.get("limit").and_then(Value::as_u64),
+            },
+            Builtin::WriteFile => Self::WriteFile {
+                path: text("path")?,
+                content: text("content")?,
+            },
+            Builtin::EditFile => Self::EditFile {
+                path: text("path")?,
+                old: text("old_text")?,
+                new: text("new_text")?,
+            },
+            Builtin::Bash => Self::Bash {
+                command: text("command")?,
+            },
+            Builtin::Todo => Self::Todo {
+                items: input
+                    .get("items")?
+                    .as_array()?
+                    .iter()
+                    .map(|item| TodoItem {
+                        text: item.get("text").cloned().unwrap_or(Value::Null),
+                        status: item
+                            .get("status")
+                            .cloned()
+                            .unwrap_or_else(|| Value::from("pending")),
+                    })
+                    .collect(),
+            },
+        })
+    }
+}
+
+/// One call as sent to the agent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentCall {
+    pub name: String,
+    pub input: Value,
+}
+
+/// What a family needs to translate one call.
+pub struct Context<'a> {
+    /// The agent's workspace (its cwd), when known.
+    pub workspace: Option<&'a Path>,
+    /// The tools the request offered.
+    pub offered: &'a [String],
+    /// Files as the earlier calls of the same response leave them (the
+    /// agent runs them in order, before a later call is done).
+    pub pending: BTreeMap<String, String>,
+}
+
+impl Context<'_> {
+    pub fn offers(&self, tool: &str) -> bool {
+        self.offered.iter().any(|t| t == tool)
+    }
+
+    /// The file at `path` (relative to the workspace) as the calls before
+    /// leave it, when the workspace is known and the file readable.
+    pub fn file(&self, path: &str) -> Option<String> {
+        if let Some(text) = self.pending.get(path) {
+            return Some(text.clone());
+        }
+        let path = self.workspace?.join(path);
+        std::fs::read_to_string(path).ok()
+    }
+
+    /// Whether the file exists, as the calls before leave it.
+    pub fn exists(&self, path: &str) -> bool {
+        self.pending.contains_key(path)
+            || self.workspace.is_some_and(|root| root.join(path).is_file())
+    }
+
+    /// Notes what `call` does to a file, for the calls after it.
+    fn record(&mut self, call: &BuiltinCall) {
+        match call {
+            BuiltinCall::WriteFile { path, content } => {
+                self.pending.insert(path.clone(), content.clone());
+            }
+            BuiltinCall::EditFile { path, old, new } => {
+                if let Some(text) = self.file(path)
+                    && text.contains(old.as_str())
+                {
+                    self.pending
+                        .insert(path.clone(), text.replacen(old.as_str(), new, 1));
+                }
+            }
+            BuiltinCall::ReadFile { .. }
+            | BuiltinCall::Bash { .. }
+            | BuiltinCall::Todo { .. }
+            | BuiltinCall::Malformed { .. } => {}
+        }
+    }
+}
+
+/// An agent family: how it spells the built-in tools.
+pub trait Family {
+    /// Whether the offered tools are this family's.
+    fn offered_by(&self, context: &Context<'_>) -> bool;
+    /// The calls that do `call` in the agent's tools, in order: extra
+    /// calls first, the call that stands for the model's last. `None`:
+    /// the agent offers no counterpart (the call goes out unchanged).
+    fn translate(&self, call: &BuiltinCall, context: &Context<'_>) -> Option<Vec<AgentCall>>;
+    /// Whether `content` (flagged as an error by the client or not) says
+    /// the translated call of `builtin` failed.
+    fn failed(&self, builtin: Builtin, content: &str, flagged: bool) -> bool;
+}
+
+const FAMILIES: [&dyn Family; 2] = [&claude_code::ClaudeCode, &codex::Codex];
+
+/// What the translation sent for one agent-side call id.
+#[derive(Debug, Clone, PartialEq)]
+enum Sent {
+    /// The model's call (as the model wrote it), translated from `builtin`.
+    Translated {
+        name: String,
+        input: Value,
+        builtin: Builtin,
+        family: usize,
+    },
+    /// The model's call with `{WORKDIR}` resolved in its input.
+    Resolved { input: Value },
+    /// A call the translation added (hidden from the model).
+    Added,
+}
+
+/// One run's translation: the workspace and what was sent.
+#[derive(Debug, Clone, Default)]
+pub struct Translation {
+    workspace: Option<PathBuf>,
+    sent: BTreeMap<String, Sent>,
+}
+
+/// The id of the `n`th call added before the model's call `id`.
+fn added_id(id: &str, n: usize) -> String {
+    format!("{id}_pre{n}")
+}
+
+impl Translation {
+    pub fn new(workspace: Option<PathBuf>) -> Self {
+        Self {
+            workspace,
+            sent: BTreeMap::new(),
+        }
+    }
+
+    /// The model's response with its built-in calls in the tools the
+    /// request offered.
+    pub fn agent_view(&mut self, request: &WireRequest, response: ModelResponse) -> ModelResponse {
+        let offered: Vec<String> = request.tools.iter().map(|t| t.name.to_string()).collect();
+        let workspace = self.workspace.clone();
+        let mut context = Context {
+            workspace: workspace.as_deref(),
+            offered: &offered,
+            pending: BTreeMap::new(),
+        };
+        let family = FAMILIES.iter().position(|f| f.offered_by(&context));
+        let mut content = Vec::with_capacity(response.content.len());
+        for block in response.content {
+            let ContentBlock::ToolUse { id, name, input } = block else {
+                content.push(block);
+                continue;
+            };
+            let resolved = self.resolve_workdir(&input);
+            let translated = family.filter(|_| !context.offers(&name)).and_then(|f| {
+                let call = BuiltinCall::read(&name, &resolved)?;
+                let calls = FAMILIES[f].translate(&call, &context)?;
+                context.record(&call);
+                Some((f, calls))
+            });
+            match translated {
+                Some((f, calls)) if !calls.is_empty() => {
+                    let last = calls.len() - 1;
+                    for (n, call) in calls.into_iter().enumerate() {
+                        let agent_id = if n == last {
+                            id.clone()
+                        } else {
+                            added_id(&id, n + 1)
+                        };
+                        if n != last {
+                            self.sent.insert(agent_id.clone(), Sent::Added);
+                        }
+                        content.push(ContentBlock::ToolUse {
+                            id: agent_id,
+                            name: call.name,
+                            input: call.input,
+                        });
+                    }
+                    if let Some(builtin) = Builtin::of(&name) {
+                        self.sent.insert(
+                            id,
+                            Sent::Translated {
+                                name,
+                                input,
+                                builtin,
+                                family: f,
+                            },
+                        );
+                    }
+                }
+                _ => {
+                    if resolved != input {
+                        self.sent.insert(
+                            id.clone(),
+                            Sent::Resolved {
+                                input: input.clone(),
+                            },
+                        );
+                    }
+                    content.push(ContentBlock::ToolUse {
+                        id,
+                        name,
+                        input: resolved,
+                    });
+                }
+            }
+        }
+        ModelResponse {
+            content,
+            ..response
+        }
+    }
+
+    /// `{WORKDIR}` in every string of `input` as the workspace path.
+    fn resolve_workdir(&self, input: &Value) -> Value {
+        match &self.workspace {
+            Some(workspace) => replace_strings(input, &workspace.to_string_lossy()),
+            None => input.clone(),
+        }
+    }
+
+    /// The request as the model is shown it: its own calls as it wrote
+    /// them, added calls and their results left out, failures of
+    /// translated file tools starting with `Error: `.
+    pub fn model_view(&self, request: &WireRequest) -> WireRequest {
+        if self.sent.is_empty() {
+            return request.clone();
+        }
+        let mut seen = request.clone();
+        seen.messages = request
+            .messages
+            .iter()
+            .map(|m| self.message_view(m, &request.error_results))
+            .collect();
+        seen
+    }
+
+    fn message_view(&self, message: &Message, flagged: &[String]) -> Message {
+        let Content::Blocks(blocks) = &message.content else {
+            return message.clone();
+        };
+        let blocks = blocks
+            .iter()
+            .filter_map(|block| self.block_view(block, flagged))
+            .collect();
+        Message {
+            role: message.role,
+            content: Content::Blocks(blocks),
+        }
+    }
+
+    fn block_view(&self, block: &ContentBlock, flagged: &[String]) -> Option<ContentBlock> {
+        match block {
+            ContentBlock::ToolUse { id, name, input } => match self.sent.get(id) {
+                Some(Sent::Added) => None,
+                Some(Sent::Translated { name, input, .. }) => Some(ContentBlock::ToolUse {
+                    id: id.clone(),
+                    name: name.clone(),
+                    input: input.clone(),
+                }),
+                Some(Sent::Resolved { input }) => Some(ContentBlock::ToolUse {
+                    id: id.clone(),
+                    name: name.clone(),
+                    input: input.clone(),
+                }),
+                None => Some(ContentBlock::ToolUse {
+                    id: id.clone(),
+                    name: name.clone(),
+                    input: input.clone(),
+                }),
+            },
+            ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+            } => match self.sent.get(tool_use_id) {
+                Some(Sent::Added) => None,
+                Some(Sent::Translated {
+                    builtin, family, ..
+                }) if !matches!(builtin, Builtin::Bash | Builtin::Todo)
+                    && !content.starts_with("Error")
+                    && FAMILIES[*family].failed(
+                        *builtin,
+                        content,
+                        flagged.binary_search(tool_use_id).is_ok(),
+                    ) =>
+                {
+                    Some(ContentBlock::ToolResult {
+                        tool_use_id: tool_use_id.clone(),
+                        content: format!("Error: {content}"),
+                    })
+                }
+                _ => Some(block.clone()),
+            },
+            ContentBlock::Text { .. } => Some(block.clone()),
+        }
+    }
+}
+
+/// `value` with `{WORKDIR}` replaced by `workdir` in every string.
+fn replace_strings(value: &Value, workdir: &str) -> Value {
+    const PLACEHOLDER: &str = "{WORKDIR}";
+    match value {
+        Value::String(s) if s.contains(PLACEHOLDER) => {
+            Value::String(s.replace(PLACEHOLDER, workdir))
+        }
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| replace_strings(v, workdir)).collect())
+        }
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), replace_strings(v, workdir)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

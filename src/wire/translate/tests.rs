@@ -1,0 +1,351 @@
+//! The translation on its own: built-in calls out in each family's tools,
+//! and the model's view back.
+
+use super::codex::{add_file_patch, update_file_patch};
+use super::*;
+use crate::llm::{Role, ToolSchema};
+use serde_json::json;
+
+fn request(tools: &[&str], messages: Vec<Message>) -> WireRequest {
+    WireRequest {
+        system: String::new(),
+        messages,
+        tools: tools
+            .iter()
+            .map(|n| ToolSchema {
+                name: n.to_string().into(),
+                description: "".into(),
+                input_schema: json!({}),
+            })
+            .collect(),
+        stream: false,
+        stream_usage: false,
+        model: None,
+        added_texts: Vec::new(),
+        error_results: Vec::new(),
+    }
+}
+
+fn call(id: &str, name: &str, input: Value) -> ContentBlock {
+    ContentBlock::ToolUse {
+        id: id.into(),
+        name: name.into(),
+        input,
+    }
+}
+
+fn calls(response: &ModelResponse) -> Vec<(String, String, Value)> {
+    response
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::ToolUse { id, name, input } => {
+                Some((id.clone(), name.clone(), input.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+const CLAUDE: [&str; 5] = ["Bash", "Edit", "Read", "TodoWrite", "Write"];
+const CODEX: [&str; 3] = ["exec_command", "update_plan", "apply_patch"];
+
+#[test]
+fn claude_code_gets_its_tools_with_a_read_before_an_edit() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.py"), "x = 1\n").unwrap();
+    let mut t = Translation::new(Some(dir.path().to_path_buf()));
+    let root = dir.path().to_string_lossy().into_owned();
+    let response = ModelResponse::from_blocks(vec![
+        ContentBlock::text("Working."),
+        call(
+            "toolu_1_1",
+            "edit_file",
+            json!({"path": "a.py", "old_text": "1", "new_text": "2"}),
+        ),
+        call(
+            "toolu_1_2",
+            "write_file",
+            json!({"path": "a.py", "content": "y"}),
+        ),
+        call(
+            "toolu_1_3",
+            "write_file",
+            json!({"path": "new.py", "content": "z"}),
+        ),
+        call("toolu_1_4", "bash", json!({"command": "ls"})),
+        call(
+            "toolu_1_5",
+            "read_file",
+            json!({"path": "{WORKDIR}/a.py", "limit": 3}),
+        ),
+        call("toolu_1_6", "TodoWrite", json!({"todos": []})),
+    ]);
+    let out = t.agent_view(&request(&CLAUDE, vec![Message::user_text("t")]), response);
+    let got = calls(&out);
+    let path = format!("{root}/a.py");
+    assert_eq!(
+        got,
+        vec![
+            (
+                "toolu_1_1_pre1".into(),
+                "Read".into(),
+                json!({"file_path": path})
+            ),
+            (
+                "toolu_1_1".into(),
+                "Edit".into(),
+                json!({"file_path": path, "old_string": "1", "new_string": "2"})
+            ),
+            (
+                "toolu_1_2_pre1".into(),
+                "Read".into(),
+                json!({"file_path": path})
+            ),
+            (
+                "toolu_1_2".into(),
+                "Write".into(),
+                json!({"file_path": path, "content": "y"})
+            ),
+            (
+                "toolu_1_3".into(),
+                "Write".into(),
+                json!({"file_path": format!("{root}/new.py"), "content": "z"})
+            ),
+            ("toolu_1_4".into(), "Bash".into(), json!({"command": "ls"})),
+            (
+                "toolu_1_5".into(),
+                "Read".into(),
+                json!({"file_path": path, "limit": 3})
+            ),
+            ("toolu_1_6".into(), "TodoWrite".into(), json!({"todos": []})),
+        ]
+    );
+    assert!(matches!(&out.content[0], ContentBlock::Text { text } if text == "Working."));
+
+    // Back: the model sees its own calls, the added Reads gone, and a
+    // flagged failure of a file tool as an error.
+    let results = |ids: &[&str]| {
+        Message::blocks(
+            Role::User,
+            ids.iter()
+                .map(|id| ContentBlock::ToolResult {
+                    tool_use_id: id.to_string(),
+                    content: format!("result of {id}"),
+                })
+                .collect(),
+        )
+    };
+    let mut next = request(
+        &CLAUDE,
+        vec![
+            Message::user_text("t"),
+            Message::blocks(Role::Assistant, out.content.clone()),
+            results(&[
+                "toolu_1_1_pre1",
+                "toolu_1_1",
+                "toolu_1_2_pre1",
+                "toolu_1_2",
+                "toolu_1_3",
+                "toolu_1_4",
+                "toolu_1_5",
+                "toolu_1_6",
+            ]),
+        ],
+    );
+    next.error_results = vec!["toolu_1_1".into(), "toolu_1_4".into()];
+    let seen = t.model_view(&next);
+    let names: Vec<(String, Value)> = seen.messages[1]
+        .content_blocks()
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::ToolUse { name, input, .. } => Some((name.clone(), input.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        names[0],
+        (
+            "edit_file".into(),
+            json!({"path": "a.py", "old_text": "1", "new_text": "2"})
+        )
+    );
+    assert_eq!(
+        names[4],
+        (
+            "read_file".into(),
+            json!({"path": "{WORKDIR}/a.py", "limit": 3})
+        )
+    );
+    assert_eq!(names.len(), 6);
+    let contents: Vec<&str> = seen.messages[2]
+        .content_blocks()
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::ToolResult { content, .. } => Some(content.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(contents.len(), 6);
+    assert_eq!(contents[0], "Error: result of toolu_1_1");
+    // A failed bash is output, as in the built-in loop.
+    assert_eq!(contents[3], "result of toolu_1_4");
+}
+
+#[test]
+fn built_in_tools_an_agent_offers_go_unchanged() {
+    let mut t = Translation::new(None);
+    let response =
+        ModelResponse::from_blocks(vec![call("toolu_1_1", "bash", json!({"command": "ls"}))]);
+    let out = t.agent_view(&request(&["bash", "read_file"], vec![]), response.clone());
+    assert_eq!(out, response);
+    // An unknown family: unchanged too.
+    let out = t.agent_view(&request(&["shell"], vec![]), response.clone());
+    assert_eq!(out, response);
+}
+
+#[test]
+fn codex_gets_exec_command_and_patches() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.py"), "def f(x):\n    return x\n").unwrap();
+    let mut t = Translation::new(Some(dir.path().to_path_buf()));
+    let response = ModelResponse::from_blocks(vec![
+        call(
+            "toolu_2_1",
+            "edit_file",
+            json!({"path": "a.py", "old_text": "return x", "new_text": "return x + 1"}),
+        ),
+        call(
+            "toolu_2_2",
+            "write_file",
+            json!({"path": "b.txt", "content": "one\ntwo\n"}),
+        ),
+        call("toolu_2_3", "read_file", json!({"path": "it's.txt"})),
+        call("toolu_2_4", "bash", json!({"command": "ls -R"})),
+    ]);
+    let got = calls(&t.agent_view(&request(&CODEX, vec![]), response));
+    assert_eq!(
+        got[0],
+        (
+            "toolu_2_1".into(),
+            "apply_patch".into(),
+            json!(
+                "*** Begin Patch\n*** Update File: a.py\n@@\n-    return x\n+    return x + 1\n*** End Patch\n"
+            )
+        )
+    );
+    assert_eq!(
+        got[1].2,
+        json!("*** Begin Patch\n*** Add File: b.txt\n+one\n+two\n*** End Patch\n")
+    );
+    assert_eq!(got[2].2, json!({"cmd": "cat -- 'it'\\''s.txt'"}));
+    assert_eq!(got[3].2, json!({"cmd": "ls -R"}));
+}
+
+#[test]
+fn an_s03_plan_goes_out_as_the_agents_planning_call() {
+    let todo = call(
+        "toolu_1_1",
+        "todo",
+        json!({"items": [{"id": "1", "text": "Fix it", "status": "in_progress"}, {"id": "2", "text": "Test it"}]}),
+    );
+    let mut t = Translation::new(None);
+    let got = calls(&t.agent_view(
+        &request(&CLAUDE, vec![]),
+        ModelResponse::from_blocks(vec![todo.clone()]),
+    ));
+    assert_eq!(
+        got[0].2,
+        json!({"todos": [
+            {"content": "Fix it", "status": "in_progress", "activeForm": "Fix it"},
+            {"content": "Test it", "status": "pending", "activeForm": "Test it"}]})
+    );
+    let got = calls(&t.agent_view(
+        &request(&CODEX, vec![]),
+        ModelResponse::from_blocks(vec![todo.clone()]),
+    ));
+    assert_eq!(got[0].1, "update_plan");
+    assert_eq!(
+        got[0].2,
+        json!({"plan": [{"step": "Fix it", "status": "in_progress"}, {"step": "Test it", "status": "pending"}]})
+    );
+    // No planning tool offered: it stays an (unknown) `todo` call.
+    let got = calls(&t.agent_view(
+        &request(&["Bash", "Read"], vec![]),
+        ModelResponse::from_blocks(vec![todo]),
+    ));
+    assert_eq!(got[0].1, "todo");
+}
+
+#[test]
+fn a_later_edit_of_the_same_response_sees_the_earlier_one() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.py"), "one two\n").unwrap();
+    let mut t = Translation::new(Some(dir.path().to_path_buf()));
+    let response = ModelResponse::from_blocks(vec![
+        call(
+            "toolu_1_1",
+            "edit_file",
+            json!({"path": "a.py", "old_text": "one", "new_text": "1"}),
+        ),
+        call(
+            "toolu_1_2",
+            "edit_file",
+            json!({"path": "a.py", "old_text": "1 two", "new_text": "1 2"}),
+        ),
+    ]);
+    let got = calls(&t.agent_view(&request(&CODEX, vec![]), response));
+    assert_eq!(
+        got[1].2,
+        json!("*** Begin Patch\n*** Update File: a.py\n@@\n-1 two\n+1 2\n*** End Patch\n")
+    );
+}
+
+#[test]
+fn update_patches_cover_whole_lines() {
+    let file = "a\nb c\nd\n";
+    assert_eq!(
+        update_file_patch("f", Some(file), "c\nd", "C\nD"),
+        "*** Begin Patch\n*** Update File: f\n@@\n-b c\n-d\n+b C\n+D\n*** End Patch\n"
+    );
+    // Whole lines removed: no `+` line.
+    assert_eq!(
+        update_file_patch("f", Some(file), "b c\n", ""),
+        "*** Begin Patch\n*** Update File: f\n@@\n-b c\n*** End Patch\n"
+    );
+    // A multibyte last character.
+    assert_eq!(
+        update_file_patch("f", Some("x é\ny\n"), "é", "e"),
+        "*** Begin Patch\n*** Update File: f\n@@\n-x é\n+x e\n*** End Patch\n"
+    );
+    // Not found: the texts themselves (Codex says it found no such lines).
+    assert_eq!(
+        update_file_patch("f", Some(file), "zzz", "y"),
+        "*** Begin Patch\n*** Update File: f\n@@\n-zzz\n+y\n*** End Patch\n"
+    );
+    assert_eq!(
+        add_file_patch("e", ""),
+        "*** Begin Patch\n*** Add File: e\n*** End Patch\n"
+    );
+}
+
+#[test]
+fn codex_failures_read_as_errors_for_file_tools_only() {
+    let codex = codex::Codex;
+    assert!(codex.failed(
+        Builtin::EditFile,
+        "apply_patch verification failed: Failed to find expected lines",
+        false
+    ));
+    assert!(!codex.failed(Builtin::EditFile, "Exit code: 0\nOutput:\nSuccess.", false));
+    assert!(codex.failed(
+        Builtin::ReadFile,
+        "Chunk ID: x\nProcess exited with code 1\nOutput:\ncat: no such file",
+        false
+    ));
+    assert!(!codex.failed(
+        Builtin::ReadFile,
+        "Process exited with code 0\nOutput:\nx",
+        false
+    ));
+}
