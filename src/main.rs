@@ -78,9 +78,11 @@ enum Command {
         /// named).
         #[arg(long)]
         fail_fast: bool,
-        /// Run only shard K of N of all (scenario, cell, seed) units.
-        #[arg(long, value_name = "K/N", value_parser = Shard::parse)]
-        shard: Option<Shard>,
+        /// Run only shard K of N of all (scenario, cell, seed) units;
+        /// `auto` reads K and N from the CI engine's parallel-job variables
+        /// (GitLab, CircleCI, Buildkite, Kubernetes Indexed Job).
+        #[arg(long, value_name = "K/N|auto", value_parser = parse_shard)]
+        shard: Option<ShardChoice>,
         /// Fail (exit 1) when a cell's completion or full completion fell
         /// below this earlier JSON report by more than --tolerance.
         #[arg(long, value_name = "OLD.json")]
@@ -384,6 +386,33 @@ fn parse_tolerance(raw: &str) -> Result<f64, String> {
     }
 }
 
+/// `--shard K/N` or `--shard auto` (resolved from the environment before
+/// the run starts).
+#[derive(Clone, Copy)]
+enum ShardChoice {
+    Fixed(Shard),
+    Auto,
+}
+
+fn parse_shard(raw: &str) -> Result<ShardChoice, String> {
+    if raw.trim() == "auto" {
+        Ok(ShardChoice::Auto)
+    } else {
+        Shard::parse(raw).map(ShardChoice::Fixed)
+    }
+}
+
+/// The shard asked for, with `auto` read off the CI's variables.
+fn resolve_shard(choice: Option<ShardChoice>) -> Result<Option<Shard>, String> {
+    match choice {
+        None => Ok(None),
+        Some(ShardChoice::Fixed(shard)) => Ok(Some(shard)),
+        Some(ShardChoice::Auto) => {
+            app::ci::shard_from_env(&|name| std::env::var(name).ok()).map(Some)
+        }
+    }
+}
+
 fn parse_dialect(raw: &str) -> Result<Dialect, String> {
     Dialect::ALL
         .iter()
@@ -459,35 +488,44 @@ fn main() -> ExitCode {
             max_runs,
             agent,
             ..
-        } => app::run(
-            &RunConfig {
-                paths,
-                reports: ReportPaths {
-                    json,
-                    junit,
-                    markdown,
-                    html,
+        } => {
+            let shard = match resolve_shard(shard) {
+                Ok(shard) => shard,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    return ExitCode::from(Status::BadInput.exit_code());
+                }
+            };
+            app::run(
+                &RunConfig {
+                    paths,
+                    reports: ReportPaths {
+                        json,
+                        junit,
+                        markdown,
+                        html,
+                    },
+                    seeds,
+                    jobs: jobs.map(|j| j as usize),
+                    filter: NameFilter::new(&filter),
+                    steps,
+                    log_dir,
+                    list,
+                    fail_fast,
+                    shard,
+                    baseline,
+                    tolerance,
+                    quiet,
+                    color: app::stdout_wants_color(),
+                    progress,
+                    real,
+                    max_runs,
+                    agent,
                 },
-                seeds,
-                jobs: jobs.map(|j| j as usize),
-                filter: NameFilter::new(&filter),
-                steps,
-                log_dir,
-                list,
-                fail_fast,
-                shard,
-                baseline,
-                tolerance,
-                quiet,
-                color: app::stdout_wants_color(),
-                progress,
-                real,
-                max_runs,
-                agent,
-            },
-            &mut out,
-            &mut err,
-        ),
+                &mut out,
+                &mut err,
+            )
+        }
         Command::Replay {
             scenario,
             seed,

@@ -6,6 +6,7 @@
 //! how reports are written.
 
 mod check;
+pub mod ci;
 mod init;
 mod real;
 mod replay;

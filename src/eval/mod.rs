@@ -21,4 +21,5 @@ pub use matrix::{
 pub use crate::results::expect::ExpectationOutcome;
 pub use crate::results::record::{RunMetrics, RunRecord};
 pub use crate::results::runs::{RunRow, Runs};
-pub use crate::results::summary::{CellSummary, ScenarioResult};
+pub use crate::results::scenario_result::ScenarioResult;
+pub use crate::results::summary::CellSummary;

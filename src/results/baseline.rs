@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use super::summary::ScenarioResult;
+use super::scenario_result::ScenarioResult;
 use crate::metric::Metric;
 use crate::scenario::CellSettings;
 

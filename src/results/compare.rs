@@ -8,11 +8,38 @@
 
 use serde::Serialize;
 
-use super::expect::PairedStats;
+use super::runs::RunRow;
+use super::stats::{self, McNemar, PairedComparison};
 use super::summary::{CellSummary, pair_by_seed};
 use crate::plan::dialect::Dialect;
 use crate::plan::reminder::{NagThreshold, Placement, ReminderSpec};
 use crate::scenario::{Axis, AxisValue, CellSettings};
+
+/// The paired statistics of a comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairedStats {
+    pub completion: PairedComparison,
+    pub full_completion: McNemar,
+}
+
+impl PairedStats {
+    /// Per-seed completion (sign test, bootstrap interval) and full
+    /// completion (McNemar) over paired runs (a, b).
+    pub fn of(pairs: &[(&RunRow, &RunRow)]) -> Self {
+        let completion: Vec<(f64, f64)> = pairs
+            .iter()
+            .map(|(x, y)| (x.completion(), y.completion()))
+            .collect();
+        let full: Vec<(bool, bool)> = pairs
+            .iter()
+            .map(|(x, y)| (x.fully_completed(), y.fully_completed()))
+            .collect();
+        Self {
+            completion: stats::paired(&completion),
+            full_completion: stats::mcnemar(&full),
+        }
+    }
+}
 
 /// One paired comparison of two cells.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -9,9 +9,9 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::compare::PairedStats;
 use super::record::RunMetrics;
-use super::runs::RunRow;
-use super::stats::{self, McNemar, PairedComparison};
+use super::runs::{RunRow, Runs};
 use super::summary::{CellSummary, round6};
 use crate::metric::PairedTest;
 use crate::scenario::{
@@ -36,32 +36,6 @@ pub struct ExpectationOutcome {
     /// show why (filled in by `run`, which knows the scenario files).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub replay: Vec<String>,
-}
-
-/// The paired statistics of a comparison.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PairedStats {
-    pub completion: PairedComparison,
-    pub full_completion: McNemar,
-}
-
-impl PairedStats {
-    /// Per-seed completion (sign test, bootstrap interval) and full
-    /// completion (McNemar) over paired runs (a, b).
-    pub fn of(pairs: &[(&RunRow, &RunRow)]) -> Self {
-        let completion: Vec<(f64, f64)> = pairs
-            .iter()
-            .map(|(x, y)| (x.completion(), y.completion()))
-            .collect();
-        let full: Vec<(bool, bool)> = pairs
-            .iter()
-            .map(|(x, y)| (x.fully_completed(), y.fully_completed()))
-            .collect();
-        Self {
-            completion: stats::paired(&completion),
-            full_completion: stats::mcnemar(&full),
-        }
-    }
 }
 
 /// Evaluates one expectation.
@@ -174,7 +148,8 @@ fn select_cells<'a>(selector: &CellSelector, cells: &'a [CellSummary]) -> Vec<&'
 /// An aggregate metric over the pooled runs of `cells` (see
 /// [`super::metric_values::aggregate`]).
 pub fn aggregate(metric: &Metric, cells: &[&CellSummary]) -> f64 {
-    super::metric_values::aggregate(metric, cells)
+    let runs: Vec<&Runs> = cells.iter().map(|c| &c.results).collect();
+    super::metric_values::aggregate(metric, &runs)
 }
 
 /// What an exact expectation measures on one run.

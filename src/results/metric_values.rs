@@ -9,34 +9,11 @@
 //! place that maps a [`PerRun`] to the run record, its row and the totals.
 
 use super::record::RunMetrics;
+use super::run_counts::count;
 use super::runs::{RunRow, RunTotals, Runs};
 use super::stats;
-use super::summary::{CellSummary, round6};
+use super::stats::round6;
 use crate::metric::{IntervalMethod, Kind, METRICS, Metric, PerRun};
-
-/// What `what` counts on one run, for the metrics a cell keeps only as a
-/// sum; `None` for those read from the run's row. A new count is one arm
-/// here (and its field on the record).
-fn count(what: PerRun, run: &RunMetrics) -> Option<u64> {
-    let n = match what {
-        PerRun::Completion
-        | PerRun::FullCompletion
-        | PerRun::StepsCompleted
-        | PerRun::PlanningShare => return None,
-        PerRun::Reminders => run.reminders_at.len(),
-        PerRun::RejectedTodoUpdates => run.rejected_todo_updates,
-        PerRun::TodoCalls => run.todo_calls,
-        PerRun::Turns => run.turns,
-        PerRun::ProtocolViolations => run.protocol_violations,
-        PerRun::UnknownToolCalls => run.unknown_tool_calls,
-        PerRun::UnexpectedUserMessages => run.unexpected_user_messages,
-        PerRun::PlanningTurns => run.planning_turns,
-        PerRun::RemindersAfterPlanning => run.reminders_after_planning,
-        PerRun::ContextTokens => return Some(run.context_tokens),
-        PerRun::PlanningTokens => return Some(run.planning_tokens),
-    };
-    Some(u64::try_from(n).unwrap_or(u64::MAX))
-}
 
 /// What `what` measures on one run, read off its record (a test checks it
 /// agrees with [`source`]).
@@ -61,17 +38,6 @@ fn share(part: u64, whole: u64) -> f64 {
         0.0
     } else {
         part as f64 / whole as f64
-    }
-}
-
-/// Adds one run's counts to a cell's sums (`sums` holds one place per
-/// table entry; see [`RunTotals::counts`]).
-pub fn add_counts(sums: &mut Vec<u64>, run: &RunMetrics) {
-    sums.resize(METRICS.len(), 0);
-    for (sum, metric) in sums.iter_mut().zip(METRICS) {
-        if let Some(n) = count(metric.per_run, run) {
-            *sum = sum.saturating_add(n);
-        }
     }
 }
 
@@ -125,17 +91,16 @@ fn mean(values: impl Iterator<Item = f64>, n: usize) -> f64 {
 
 /// A metric's mean over the pooled runs of `cells` (not rounded; 0 without
 /// runs).
-pub fn aggregate(metric: &Metric, cells: &[&CellSummary]) -> f64 {
-    let n: usize = cells.iter().map(|c| c.results.len()).sum();
+pub fn aggregate(metric: &Metric, cells: &[&Runs]) -> f64 {
+    let n: usize = cells.iter().map(|c| c.len()).sum();
     match source(metric.per_run) {
-        Source::Row(read) => mean(cells.iter().flat_map(|c| c.results.iter().map(read)), n),
+        Source::Row(read) => mean(cells.iter().flat_map(|c| c.iter().map(read)), n),
         Source::Total(place) => {
-            let sum: u64 = cells.iter().map(|c| total(c.results.totals(), place)).sum();
+            let sum: u64 = cells.iter().map(|c| total(c.totals(), place)).sum();
             mean(std::iter::once(sum as f64), n)
         }
         Source::Share { part, whole } => {
-            let sum =
-                |place| -> u64 { cells.iter().map(|c| total(c.results.totals(), place)).sum() };
+            let sum = |place| -> u64 { cells.iter().map(|c| total(c.totals(), place)).sum() };
             share(sum(part), sum(whole))
         }
     }
@@ -220,7 +185,6 @@ pub fn summarize(runs: &Runs) -> Vec<MetricValue> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::CellSettings;
 
     fn value_of(values: &[MetricValue], name: &str) -> MetricValue {
         *values.iter().find(|v| v.metric.name == name).unwrap()
@@ -228,8 +192,7 @@ mod tests {
 
     /// Runs of `completed` steps out of `total`, with some counts set.
     fn records(total: usize, completed: &[usize]) -> Vec<RunMetrics> {
-        let cell = super::super::summary::test_cell(CellSettings::default(), total, completed, 2);
-        let mut records: Vec<RunMetrics> = cell.results.records().map_while(Result::ok).collect();
+        let mut records = super::super::record::test_runs(total, completed, 2);
         for (i, run) in records.iter_mut().enumerate() {
             run.turns = 3 + 7 * i;
             run.todo_calls = i % 4;
@@ -245,8 +208,8 @@ mod tests {
     fn rates_and_means_follow_their_entries() {
         let mut runs = records(4, &[4, 2, 0]);
         runs[1].unknown_tool_calls = 3;
-        let cell = CellSummary::new(CellSettings::default(), 4, runs.clone());
-        let values = summarize(&cell.results);
+        let cell = Runs::held(runs.clone());
+        let values = summarize(&cell);
         assert_eq!(values.len(), METRICS.len());
         assert_eq!(value_of(&values, "completion_rate").value, 0.5);
         assert!(value_of(&values, "completion_rate").ci95.is_some());
@@ -275,8 +238,8 @@ mod tests {
         // Each metric from rows or totals against its values read off the
         // records one by one.
         let runs = records(7, &[7, 2, 5, 1, 6, 3]);
-        let cell = CellSummary::new(CellSettings::default(), 7, runs.clone());
-        for value in summarize(&cell.results) {
+        let cell = Runs::held(runs.clone());
+        for value in summarize(&cell) {
             let each: Vec<f64> = runs
                 .iter()
                 .map(|r| per_run(value.metric.per_run, r))
@@ -308,21 +271,18 @@ mod tests {
         runs[1].planning_tokens = 0;
         let share = Metric::named("planning_share").unwrap();
         assert_eq!(per_run(share.per_run, &runs[0]), 1.0 / 3.0);
-        let cell = CellSummary::new(CellSettings::default(), 4, runs.clone());
+        let cell = Runs::held(runs.clone());
         assert_eq!(aggregate(share, &[&cell]), 0.25);
+        assert_eq!(value_of(&summarize(&cell), "planning_share").value, 0.25);
         assert_eq!(
-            value_of(&summarize(&cell.results), "planning_share").value,
-            0.25
-        );
-        assert_eq!(
-            value_of(&summarize(&cell.results), "mean_context_tokens").value,
+            value_of(&summarize(&cell), "mean_context_tokens").value,
             200.0
         );
         // No tokens at all: a share of 0, not NaN.
         runs[0].context_tokens = 0;
         runs[1].context_tokens = 0;
         assert_eq!(per_run(share.per_run, &runs[0]), 0.0);
-        let cell = CellSummary::new(CellSettings::default(), 4, runs);
+        let cell = Runs::held(runs);
         assert_eq!(aggregate(share, &[&cell, &cell]), 0.0);
     }
 

@@ -1,13 +1,15 @@
 //! Floor 6: what an evaluation yields, and what is read back from it.
 //!
-//! [`record`]: one run's record; [`runs`]: a cell's runs, kept compact or
-//! spilled to disk; [`stats`]: intervals and paired tests;
-//! [`metric_values`]: the metric table ([`crate::metric`]) applied to a
-//! cell's runs; [`summary`]: a cell's summary and a scenario's result;
-//! [`expect`]: expectations checked against them; [`parts`]: a
-//! session's runs read part by part; [`compare`]: paired
-//! comparisons between cells; [`baseline`]: what moved against an earlier
-//! report. The engine ([`crate::eval`]) fills these; the renderers
+//! From the bottom up: [`stats`]: intervals, paired tests and how numbers
+//! are rounded; [`record`]: one run's record; [`run_counts`]: what each
+//! counted metric counts on a run; [`runs`]: a cell's runs, kept compact or
+//! spilled to disk; [`metric_values`]: the metric table
+//! ([`crate::metric`]) applied to runs; [`summary`]: a cell's summary;
+//! [`parts`]: a session's runs read part by part; [`compare`]: paired
+//! comparisons between cells; [`expect`]: expectations checked against the
+//! cells; [`scenario_result`]: a scenario's cells, comparisons and
+//! expectation outcomes; [`baseline`]: what moved against an earlier
+//! report. Each file imports only those before it. The engine ([`crate::eval`]) fills these; the renderers
 //! ([`crate::report`]) and the commands ([`crate::app`]) read them.
 
 pub mod baseline;
@@ -16,6 +18,8 @@ pub mod expect;
 pub mod metric_values;
 pub mod parts;
 pub mod record;
+pub mod run_counts;
 pub mod runs;
+pub mod scenario_result;
 pub mod stats;
 pub mod summary;

@@ -134,6 +134,45 @@ pub struct RunRecord {
     pub agent_log: Option<String>,
 }
 
+/// Fake runs for tests: run i has seed i and `completed[i]` steps, and
+/// `reminders` reminders of 100 tokens each over a context of 1,000.
+#[cfg(test)]
+pub(crate) fn test_runs(
+    steps_total: usize,
+    completed: &[usize],
+    reminders: usize,
+) -> Vec<RunMetrics> {
+    completed
+        .iter()
+        .enumerate()
+        .map(|(seed, &steps_completed)| RunMetrics {
+            seed: seed as u64,
+            turns: 10,
+            stop: crate::agent::StopKind::EndTurn,
+            steps_completed,
+            steps_total,
+            reminders_at: (0..reminders).collect(),
+            rejected_todo_updates: 0,
+            todo_calls: 0,
+            protocol_violations: 0,
+            unknown_tool_calls: 0,
+            // Every reminder costs context, as in a real run.
+            context_tokens: 1000 + 100 * reminders as u64,
+            planning_tokens: 100 * reminders as u64,
+            planning_turns: 0,
+            reminders_after_planning: 0,
+            input_tokens: None,
+            output_tokens: None,
+            cost: None,
+            drift_turns: Vec::new(),
+            model_error: None,
+            step_checks: String::new(),
+            parts: Vec::new(),
+            unexpected_user_messages: 0,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

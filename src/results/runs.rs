@@ -58,7 +58,7 @@ impl RunRow {
 pub struct RunTotals {
     /// For each metric of the table a cell keeps as a sum (a count), that
     /// sum, at the metric's place in the table (see
-    /// [`super::metric_values::add_counts`]); other places stay 0.
+    /// [`super::run_counts::add_counts`]); other places stay 0.
     pub counts: Vec<u64>,
     /// A real model's usage, summed over the runs that state it.
     pub input_tokens: Option<u64>,
@@ -77,7 +77,7 @@ pub struct RunTotals {
 impl RunTotals {
     /// Adds one run (runs are added in seed order).
     pub fn add(&mut self, r: &RunMetrics) {
-        super::metric_values::add_counts(&mut self.counts, r);
+        super::run_counts::add_counts(&mut self.counts, r);
         if let Some(n) = r.input_tokens {
             self.input_tokens = Some(self.input_tokens.unwrap_or(0).saturating_add(n));
         }

@@ -208,6 +208,11 @@ pub fn mcnemar(pairs: &[(bool, bool)]) -> McNemar {
     }
 }
 
+/// Rounds to 6 decimals so reports read well and stay byte-stable.
+pub fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

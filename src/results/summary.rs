@@ -3,7 +3,6 @@
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-use super::expect::ExpectationOutcome;
 use super::metric_values::MetricValue;
 use super::record::RunMetrics;
 use super::runs::Runs;
@@ -70,8 +69,7 @@ impl StepLabel {
     }
 }
 
-/// A cell of fake runs for tests: run i has seed i and `completed[i]` steps,
-/// and `reminders` reminders of 100 tokens each over a context of 1,000.
+/// A cell of fake runs for tests (see [`super::record::test_runs`]).
 #[cfg(test)]
 pub(crate) fn test_cell(
     settings: CellSettings,
@@ -79,35 +77,7 @@ pub(crate) fn test_cell(
     completed: &[usize],
     reminders: usize,
 ) -> CellSummary {
-    let results = completed
-        .iter()
-        .enumerate()
-        .map(|(seed, &steps_completed)| RunMetrics {
-            seed: seed as u64,
-            turns: 10,
-            stop: crate::agent::StopKind::EndTurn,
-            steps_completed,
-            steps_total,
-            reminders_at: (0..reminders).collect(),
-            rejected_todo_updates: 0,
-            todo_calls: 0,
-            protocol_violations: 0,
-            unknown_tool_calls: 0,
-            // Every reminder costs context, as in a real run.
-            context_tokens: 1000 + 100 * reminders as u64,
-            planning_tokens: 100 * reminders as u64,
-            planning_turns: 0,
-            reminders_after_planning: 0,
-            input_tokens: None,
-            output_tokens: None,
-            cost: None,
-            drift_turns: Vec::new(),
-            model_error: None,
-            step_checks: String::new(),
-            parts: Vec::new(),
-            unexpected_user_messages: 0,
-        })
-        .collect();
+    let results = super::record::test_runs(steps_total, completed, reminders);
     CellSummary::new(settings, steps_total, results)
 }
 
@@ -132,10 +102,7 @@ pub fn p_text(p: f64) -> String {
     }
 }
 
-/// Rounds to 6 decimals so reports read well and stay byte-stable.
-pub fn round6(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
-}
+pub use super::stats::round6;
 
 impl CellSummary {
     pub fn new(settings: CellSettings, steps_total: usize, results: Vec<RunMetrics>) -> Self {
@@ -258,81 +225,6 @@ impl Serialize for CellSummary {
         }
         map.serialize_entry("results", &self.results)?;
         map.end()
-    }
-}
-
-/// A scenario's cells and expectation outcomes.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ScenarioResult {
-    pub name: String,
-    pub file: String,
-    /// The seeds every cell runs, in order (results follow this order).
-    pub seeds: Vec<u64>,
-    pub cells: Vec<CellSummary>,
-    /// Paired comparisons: the planning tool against none, and each value
-    /// of each varying axis against its reference (see [`super::compare`]).
-    pub comparisons: Vec<super::compare::CellComparison>,
-    pub expectations: Vec<ExpectationOutcome>,
-    /// The scenario's `expect:` entries, so `merge` can check them again.
-    pub expect_spec: Vec<crate::scenario::Expectation>,
-    /// SHA-256 of the scenario file (shard reports only: `merge` combines
-    /// shards of the same scenario text only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sha256: Option<String>,
-    /// Why some of its runs could not happen (a workspace that could not be
-    /// prepared at run time, an agent that could not start, a cassette that
-    /// could not be written): each distinct message once, in run order. A
-    /// scenario with any is reported as an error, not as results.
-    #[serde(skip)]
-    pub run_errors: Vec<String>,
-    /// The real CLI agent under test (a preset), and that its own reminder
-    /// policy stands where the built-in settings would (`None`: the
-    /// built-in loop or an agent command).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub agent: Option<String>,
-}
-
-impl ScenarioResult {
-    /// Assembles a result and, when `check` (not for a shard's partial
-    /// runs), evaluates the expectations. Both `run` and `merge` build
-    /// results here, so a merged report equals an unsharded one.
-    pub fn build(
-        name: String,
-        file: String,
-        seeds: Vec<u64>,
-        cells: Vec<CellSummary>,
-        expect_spec: Vec<crate::scenario::Expectation>,
-        check: bool,
-    ) -> Self {
-        let expectations = if check {
-            expect_spec
-                .iter()
-                .map(|e| super::expect::evaluate(e, &cells))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let comparisons = if check {
-            super::compare::standard(&cells)
-        } else {
-            Vec::new()
-        };
-        Self {
-            name,
-            file,
-            seeds,
-            cells,
-            comparisons,
-            expectations,
-            expect_spec,
-            sha256: None,
-            run_errors: Vec::new(),
-            agent: None,
-        }
-    }
-
-    pub fn ok(&self) -> bool {
-        self.expectations.iter().all(|e| e.ok)
     }
 }
 

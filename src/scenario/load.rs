@@ -248,7 +248,11 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
     let agent = raw
         .agent
         .validate()
-        .map_err(|(position, message)| LoadError::new(file, position, message))?;
+        .map_err(|(position, message)| {
+            // A conflict between keys of `agent:` is shown at `agent:`.
+            let position = position.or_else(|| top_level_key(text, "agent"));
+            LoadError::new(file, position, message)
+        })?;
     if session
         && let Some(external) = &agent.external
         && !(external.task_via == TaskVia::Stdin || external.task_via.carries_sessions())

@@ -1,0 +1,288 @@
+//! The CI engines agent-eval knows, one entry each: where an engine says
+//! which parallel job this is (for `--shard auto`) and which commit and
+//! branch are being built (for `--history`). Adding an engine is adding an
+//! entry to [`ENGINES`]; nothing else names these variables.
+
+use crate::eval::Shard;
+
+/// The variables of one parallel-job scheme: which job this is and how
+/// many there are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParallelVars {
+    pub index: &'static str,
+    pub total: &'static str,
+    /// What the first job's index is (0 or 1).
+    pub first_index: usize,
+}
+
+/// One CI engine (or job runner).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Engine {
+    pub name: &'static str,
+    /// Where it says which parallel job this is, if it runs parallel jobs
+    /// on its own.
+    pub parallel: Option<ParallelVars>,
+    /// The commit and the branch being built, if it says.
+    pub commit: Option<&'static str>,
+    pub branch: Option<&'static str>,
+}
+
+/// Every engine, in the order their variables are looked at.
+pub const ENGINES: &[Engine] = &[
+    Engine {
+        name: "GitHub Actions",
+        parallel: None,
+        commit: Some("GITHUB_SHA"),
+        branch: Some("GITHUB_REF_NAME"),
+    },
+    Engine {
+        name: "GitLab CI",
+        parallel: Some(ParallelVars {
+            index: "CI_NODE_INDEX",
+            total: "CI_NODE_TOTAL",
+            first_index: 1,
+        }),
+        commit: Some("CI_COMMIT_SHA"),
+        branch: Some("CI_COMMIT_REF_NAME"),
+    },
+    Engine {
+        name: "CircleCI",
+        parallel: Some(ParallelVars {
+            index: "CIRCLE_NODE_INDEX",
+            total: "CIRCLE_NODE_TOTAL",
+            first_index: 0,
+        }),
+        commit: Some("CIRCLE_SHA1"),
+        branch: Some("CIRCLE_BRANCH"),
+    },
+    Engine {
+        name: "Buildkite",
+        parallel: Some(ParallelVars {
+            index: "BUILDKITE_PARALLEL_JOB",
+            total: "BUILDKITE_PARALLEL_JOB_COUNT",
+            first_index: 0,
+        }),
+        commit: Some("BUILDKITE_COMMIT"),
+        branch: Some("BUILDKITE_BRANCH"),
+    },
+    Engine {
+        name: "Kubernetes Indexed Job",
+        parallel: Some(ParallelVars {
+            index: "JOB_COMPLETION_INDEX",
+            total: "AGENT_EVAL_SHARDS",
+            first_index: 0,
+        }),
+        commit: None,
+        branch: None,
+    },
+];
+
+/// Every variable `--shard auto` reads, for messages and for tests that
+/// must clear them.
+pub fn parallel_variables() -> Vec<&'static str> {
+    ENGINES
+        .iter()
+        .filter_map(|e| e.parallel)
+        .flat_map(|p| [p.index, p.total])
+        .collect()
+}
+
+/// `--shard auto`: the shard the parallel-job variables name (`get` reads
+/// a variable; empty values count as unset). Exactly one shard must come
+/// out: none set, a half-set pair, a value that is not a number, an index
+/// out of range or two engines that disagree are errors naming the
+/// variables.
+pub fn shard_from_env(get: &dyn Fn(&str) -> Option<String>) -> Result<Shard, String> {
+    let read = |name: &str| get(name).filter(|v| !v.trim().is_empty());
+    let mut found: Vec<(Shard, &Engine)> = Vec::new();
+    for engine in ENGINES {
+        let Some(vars) = engine.parallel else {
+            continue;
+        };
+        let shard = match (read(vars.index), read(vars.total)) {
+            (None, None) => continue,
+            (Some(index), Some(total)) => engine_shard(engine.name, vars, &index, &total)?,
+            (index, _) => {
+                let (set, missing) = if index.is_some() {
+                    (vars.index, vars.total)
+                } else {
+                    (vars.total, vars.index)
+                };
+                return Err(format!(
+                    "--shard auto: {set} is set but {missing} is not ({})",
+                    engine.name
+                ));
+            }
+        };
+        if let Some((other, by)) = found.first()
+            && *other != shard
+        {
+            return Err(format!(
+                "--shard auto: {} says shard {shard} but {} says {other}; unset one",
+                engine.name, by.name
+            ));
+        }
+        found.push((shard, engine));
+    }
+    found.first().map(|(shard, _)| *shard).ok_or_else(|| {
+        let pairs: Vec<String> = ENGINES
+            .iter()
+            .filter_map(|e| {
+                e.parallel
+                    .map(|p| format!("{}/{} ({})", p.index, p.total, e.name))
+            })
+            .collect();
+        format!(
+            "--shard auto: no parallel-job variables are set; looked for {}. Give --shard K/N instead",
+            pairs.join(", ")
+        )
+    })
+}
+
+/// The shard of one engine's values.
+fn engine_shard(
+    engine: &str,
+    vars: ParallelVars,
+    index: &str,
+    total: &str,
+) -> Result<Shard, String> {
+    let number = |name: &str, raw: &str| {
+        raw.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("--shard auto: {name}={raw:?} is not a whole number ({engine})"))
+    };
+    let (index_value, count) = (number(vars.index, index)?, number(vars.total, total)?);
+    let last = (count + vars.first_index).saturating_sub(1);
+    if count == 0 || index_value < vars.first_index || index_value > last {
+        return Err(format!(
+            "--shard auto: {}={index_value} is outside {}..={last} for {}={count} ({engine})",
+            vars.index, vars.first_index, vars.total
+        ));
+    }
+    Ok(Shard {
+        index: index_value - vars.first_index + 1,
+        count,
+    })
+}
+
+/// The commit and branch being built, as the first engine that names a
+/// commit says (`get` reads a variable), with that engine's name.
+pub fn commit_from_env(
+    get: &dyn Fn(&str) -> Option<String>,
+) -> Option<(Option<String>, Option<String>, &'static str)> {
+    let read = |name: Option<&str>| {
+        name.and_then(get)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    ENGINES.iter().find_map(|engine| {
+        let commit = read(engine.commit)?;
+        Some((Some(commit), read(engine.branch), engine.name))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: BTreeMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| map.get(name).cloned()
+    }
+
+    fn shard(pairs: &[(&str, &str)]) -> Result<String, String> {
+        shard_from_env(&env(pairs)).map(|s| s.to_string())
+    }
+
+    #[test]
+    fn each_engine_counts_from_its_own_first_index() {
+        assert_eq!(
+            shard(&[("CI_NODE_INDEX", "1"), ("CI_NODE_TOTAL", "3")]).unwrap(),
+            "1/3"
+        );
+        assert_eq!(
+            shard(&[("CI_NODE_INDEX", "3"), ("CI_NODE_TOTAL", "3")]).unwrap(),
+            "3/3"
+        );
+        assert_eq!(
+            shard(&[("CIRCLE_NODE_INDEX", "0"), ("CIRCLE_NODE_TOTAL", "4")]).unwrap(),
+            "1/4"
+        );
+        assert_eq!(
+            shard(&[
+                ("BUILDKITE_PARALLEL_JOB", "3"),
+                ("BUILDKITE_PARALLEL_JOB_COUNT", "4")
+            ])
+            .unwrap(),
+            "4/4"
+        );
+        assert_eq!(
+            shard(&[("JOB_COMPLETION_INDEX", "1"), ("AGENT_EVAL_SHARDS", "2")]).unwrap(),
+            "2/2"
+        );
+    }
+
+    #[test]
+    fn nothing_set_names_every_variable() {
+        let message = shard(&[("GITHUB_SHA", "abc")]).unwrap_err();
+        for name in parallel_variables() {
+            assert!(message.contains(name), "{message} lacks {name}");
+        }
+    }
+
+    #[test]
+    fn inconsistent_values_are_refused() {
+        for pairs in [
+            &[("CI_NODE_INDEX", "0"), ("CI_NODE_TOTAL", "3")][..],
+            &[("CI_NODE_INDEX", "4"), ("CI_NODE_TOTAL", "3")],
+            &[("CIRCLE_NODE_INDEX", "4"), ("CIRCLE_NODE_TOTAL", "4")],
+            &[("CIRCLE_NODE_INDEX", "0"), ("CIRCLE_NODE_TOTAL", "0")],
+            &[
+                ("BUILDKITE_PARALLEL_JOB", "one"),
+                ("BUILDKITE_PARALLEL_JOB_COUNT", "4"),
+            ],
+            &[
+                ("BUILDKITE_PARALLEL_JOB", "-1"),
+                ("BUILDKITE_PARALLEL_JOB_COUNT", "4"),
+            ],
+            &[("JOB_COMPLETION_INDEX", "0")],
+            &[("AGENT_EVAL_SHARDS", "3")],
+            &[
+                ("CI_NODE_INDEX", "1"),
+                ("CI_NODE_TOTAL", "2"),
+                ("JOB_COMPLETION_INDEX", "1"),
+                ("AGENT_EVAL_SHARDS", "2"),
+            ],
+        ] {
+            assert!(shard(pairs).is_err(), "{pairs:?} was accepted");
+        }
+        // Two engines that agree are one answer.
+        assert_eq!(
+            shard(&[
+                ("CI_NODE_INDEX", "2"),
+                ("CI_NODE_TOTAL", "2"),
+                ("JOB_COMPLETION_INDEX", "1"),
+                ("AGENT_EVAL_SHARDS", "2"),
+            ])
+            .unwrap(),
+            "2/2"
+        );
+    }
+
+    #[test]
+    fn the_commit_comes_from_the_first_engine_naming_one() {
+        assert_eq!(commit_from_env(&env(&[])), None);
+        assert_eq!(
+            commit_from_env(&env(&[("CIRCLE_SHA1", "abc"), ("CIRCLE_BRANCH", "main")])),
+            Some((Some("abc".into()), Some("main".into()), "CircleCI"))
+        );
+        assert_eq!(
+            commit_from_env(&env(&[("CI_COMMIT_SHA", "def")])),
+            Some((Some("def".into()), None, "GitLab CI"))
+        );
+    }
+}

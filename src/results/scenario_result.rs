@@ -1,0 +1,84 @@
+//! A scenario's result: its cells, the paired comparisons between them and
+//! the outcomes of its expectations, assembled the same way by `run` and
+//! by `merge` (so a merged report equals an unsharded one).
+
+use serde::Serialize;
+
+use super::compare::CellComparison;
+use super::expect::ExpectationOutcome;
+use super::summary::CellSummary;
+
+/// A scenario's cells and expectation outcomes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScenarioResult {
+    pub name: String,
+    pub file: String,
+    /// The seeds every cell runs, in order (results follow this order).
+    pub seeds: Vec<u64>,
+    pub cells: Vec<CellSummary>,
+    /// Paired comparisons: the planning tool against none, and each value
+    /// of each varying axis against its reference (see [`super::compare`]).
+    pub comparisons: Vec<CellComparison>,
+    pub expectations: Vec<ExpectationOutcome>,
+    /// The scenario's `expect:` entries, so `merge` can check them again.
+    pub expect_spec: Vec<crate::scenario::Expectation>,
+    /// SHA-256 of the scenario file (shard reports only: `merge` combines
+    /// shards of the same scenario text only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// Why some of its runs could not happen (a workspace that could not be
+    /// prepared at run time, an agent that could not start, a cassette that
+    /// could not be written): each distinct message once, in run order. A
+    /// scenario with any is reported as an error, not as results.
+    #[serde(skip)]
+    pub run_errors: Vec<String>,
+    /// The real CLI agent under test (a preset), and that its own reminder
+    /// policy stands where the built-in settings would (`None`: the
+    /// built-in loop or an agent command).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+}
+
+impl ScenarioResult {
+    /// Assembles a result and, when `check` (not for a shard's partial
+    /// runs), evaluates the expectations. Both `run` and `merge` build
+    /// results here, so a merged report equals an unsharded one.
+    pub fn build(
+        name: String,
+        file: String,
+        seeds: Vec<u64>,
+        cells: Vec<CellSummary>,
+        expect_spec: Vec<crate::scenario::Expectation>,
+        check: bool,
+    ) -> Self {
+        let expectations = if check {
+            expect_spec
+                .iter()
+                .map(|e| super::expect::evaluate(e, &cells))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let comparisons = if check {
+            super::compare::standard(&cells)
+        } else {
+            Vec::new()
+        };
+        Self {
+            name,
+            file,
+            seeds,
+            cells,
+            comparisons,
+            expectations,
+            expect_spec,
+            sha256: None,
+            run_errors: Vec::new(),
+            agent: None,
+        }
+    }
+
+    pub fn ok(&self) -> bool {
+        self.expectations.iter().all(|e| e.ok)
+    }
+}
