@@ -245,14 +245,11 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
     let _ = workspace.image.set(std::sync::Arc::new(image));
     let session = raw.session.is_some();
     let (parts, steps) = parts_and_steps(file, text, raw.task, raw.steps, raw.session)?;
-    let agent = raw
-        .agent
-        .validate()
-        .map_err(|(position, message)| {
-            // A conflict between keys of `agent:` is shown at `agent:`.
-            let position = position.or_else(|| top_level_key(text, "agent"));
-            LoadError::new(file, position, message)
-        })?;
+    let agent = raw.agent.validate().map_err(|(position, message)| {
+        // A conflict between keys of `agent:` is shown at `agent:`.
+        let position = position.or_else(|| top_level_key(text, "agent"));
+        LoadError::new(file, position, message)
+    })?;
     if session
         && let Some(external) = &agent.external
         && !(external.task_via == TaskVia::Stdin || external.task_via.carries_sessions())
