@@ -109,7 +109,7 @@ enum Command {
         real: app::RealModelArgs,
         /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
         /// agent against a mock endpoint, instead of the built-in loop.
-        #[arg(long, value_name = "COMMAND")]
+        #[arg(long, value_name = "COMMAND", value_parser = parse_agent)]
         agent: Option<String>,
     },
     /// Run one scenario once and show the conversation.
@@ -154,7 +154,7 @@ enum Command {
         no_reuse: bool,
         /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
         /// agent against a mock endpoint, instead of the built-in loop.
-        #[arg(long, value_name = "COMMAND")]
+        #[arg(long, value_name = "COMMAND", value_parser = parse_agent)]
         agent: Option<String>,
     },
     /// Compare the values of one axis (nag thresholds by default) with the
@@ -375,6 +375,16 @@ impl Command {
 enum Format {
     Text,
     Json,
+}
+
+/// `--agent`: a preset's name or a shell command; an empty one would run
+/// `sh -c ''` and count every run as a broken agent.
+fn parse_agent(raw: &str) -> Result<String, String> {
+    if raw.trim().is_empty() {
+        Err("the agent command is empty (give a command, or a preset: claude-code, codex)".into())
+    } else {
+        Ok(raw.to_string())
+    }
 }
 
 fn parse_tolerance(raw: &str) -> Result<f64, String> {

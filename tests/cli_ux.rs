@@ -441,3 +441,30 @@ fn every_argument_has_help_and_every_command_an_example() {
         assert!(bare.is_empty(), "{command}: undocumented {bare:?}");
     }
 }
+
+/// An empty `--agent` is bad input (exit 2, says why), not a run of
+/// `sh -c ''` that fails every expectation as a broken agent.
+#[test]
+fn an_empty_agent_command_is_refused() {
+    for command in ["run", "replay"] {
+        for agent in ["", "  "] {
+            let out = agent_eval(&[
+                command,
+                "scenarios/scripted/max_turns.yaml",
+                "--agent",
+                agent,
+            ]);
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{command} {agent:?}: {}",
+                both(&out)
+            );
+            assert!(
+                both(&out).contains("the agent command is empty"),
+                "{}",
+                both(&out)
+            );
+        }
+    }
+}
