@@ -6,12 +6,10 @@
 //! take the value with the highest completion rate (the *leader*; ties:
 //! fewer tokens); every value whose completion is within the *minimum
 //! effect* of the leader's (a gain smaller than that is not worth more
-//! tokens), or whose per-seed completion is not significantly worse
-//! (paired sign test, p >= 0.05), is *as good*; among those, recommend the
+//! tokens) and whose per-seed completion is not significantly worse
+//! (paired sign test, p >= 0.05) is *as good*; among those, recommend the
 //! cheapest: the fewest context tokens per run (`mean_context_tokens`;
 //! ties: fewer reminders, then higher completion, then the order given).
-//! Without the minimum effect the pick would drift with the seed count:
-//! with enough seeds any difference becomes significant.
 
 use super::matrix::{EvalError, EvalEvent, EvalOptions, evaluate_scenario};
 pub use crate::results::pick::{ALPHA, DEFAULT_MIN_EFFECT, SweepResult, recommend};
@@ -155,7 +153,9 @@ mod tests {
     fn a_gain_below_the_minimum_effect_does_not_buy_reminders() {
         // 40 seeds: threshold 1 completes every step, threshold 3 drops
         // one step in 10 runs out of 40 (2.5 points less); the sign test
-        // calls that significant, the minimum effect decides.
+        // calls that significant, so threshold 3 is not as good whatever
+        // the minimum effect: a value must be within it *and* not
+        // significantly below the leader.
         let all = vec![10; 40];
         let mut some: Vec<usize> = vec![10; 40];
         for run in some.iter_mut().take(10) {
@@ -169,6 +169,17 @@ mod tests {
         assert!(p[1] < ALPHA, "{p:?}");
         assert_eq!(recommend(&cells, 0.0).1, Some(0));
         assert_eq!(recommend(&cells, 0.02).1, Some(0), "2.5 points is worth it");
-        assert_eq!(recommend(&cells, 0.05).1, Some(1), "2.5 points is not");
+        assert_eq!(recommend(&cells, 0.05).1, Some(0), "significantly below");
+        // One step dropped in 10 seeds (1 point less) is not significant:
+        // the minimum effect decides.
+        let mut one_less = vec![10; 10];
+        one_less[0] = 9;
+        let cells = [
+            cell(NagThreshold::After(1), &all[..10], 5),
+            cell(NagThreshold::After(3), &one_less, 2),
+        ];
+        assert!(recommend(&cells, 0.0).2[1] >= ALPHA);
+        assert_eq!(recommend(&cells, 0.02).1, Some(1), "1 point is not worth it");
+        assert_eq!(recommend(&cells, 0.005).1, Some(0), "it is, at 0.5 points");
     }
 }

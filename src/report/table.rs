@@ -260,7 +260,7 @@ pub fn sweep(result: &SweepResult) -> String {
     let mut out = format!("{} — {what} sweep\n{table}\n", escape(&result.scenario));
     let _ = writeln!(
         out,
-        "best {best_what}: {} (fewest context tokens per run among values whose completion is within {:.1} points of the leader's, {axis_label} {}, or not significantly below it: paired sign test, p >= {ALPHA})",
+        "best {best_what}: {} (fewest context tokens per run among values whose completion is within {:.1} points of the leader's, {axis_label} {}, and not significantly below it: paired sign test, p >= {ALPHA})",
         shown(&result.best),
         result.min_effect * 100.0,
         shown(&result.leader)

@@ -65,10 +65,13 @@ pub fn recommend(
         .enumerate()
         .zip(&p_values)
         .filter(|((i, c), p)| {
+            // As good: within the minimum effect of the leader and not
+            // significantly below it (a small tolerance: rates are rounded
+            // to 6 decimals).
             *i == leader_index
-                || **p >= ALPHA
-                // A small tolerance: rates are rounded to 6 decimals.
-                || leader.value(COMPLETION_RATE) - c.value(COMPLETION_RATE) < min_effect - 1e-9
+                || (**p >= ALPHA
+                    && leader.value(COMPLETION_RATE) - c.value(COMPLETION_RATE)
+                        < min_effect - 1e-9)
         })
         .map(|(c, _)| c)
         .reduce(|best, c| {
