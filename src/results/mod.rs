@@ -9,12 +9,14 @@
 //! comparisons between cells; [`expect`]: expectations checked against the
 //! cells; [`scenario_result`]: a scenario's cells, comparisons and
 //! expectation outcomes; [`baseline`]: what moved against an earlier
-//! report. Each file imports only those before it. The engine ([`crate::eval`]) fills these; the renderers
+//! report; [`history`]: the SQLite results history over invocations.
+//! Each file imports only those before it. The engine ([`crate::eval`]) fills these; the renderers
 //! ([`crate::report`]) and the commands ([`crate::app`]) read them.
 
 pub mod baseline;
 pub mod compare;
 pub mod expect;
+pub mod history;
 pub mod metric_values;
 pub mod parts;
 pub mod record;
