@@ -100,6 +100,11 @@ enum Command {
         /// sandboxed (Landlock) on this machine.
         #[arg(long)]
         require_sandbox: bool,
+        /// Start a process for every bash command and command check, never
+        /// reusing the effect of an identical one over identical files
+        /// (slower; the results are the same).
+        #[arg(long)]
+        no_reuse: bool,
         #[command(flatten)]
         real: app::RealModelArgs,
         /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
@@ -146,6 +151,11 @@ enum Command {
         /// sandboxed (Landlock) on this machine.
         #[arg(long)]
         require_sandbox: bool,
+        /// Start a process for every bash command and command check, never
+        /// reusing the effect of an identical one over identical files
+        /// (slower; the results are the same).
+        #[arg(long)]
+        no_reuse: bool,
         /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
         /// agent against a mock endpoint, instead of the built-in loop.
         #[arg(long, value_name = "COMMAND", value_parser = parse_agent)]
@@ -199,6 +209,11 @@ enum Command {
         /// sandboxed (Landlock) on this machine.
         #[arg(long)]
         require_sandbox: bool,
+        /// Start a process for every bash command and command check, never
+        /// reusing the effect of an identical one over identical files
+        /// (slower; the results are the same).
+        #[arg(long)]
+        no_reuse: bool,
     },
     /// Merge shard reports (from `run --shard K/N --json`) into one report.
     ///
@@ -350,6 +365,16 @@ Exit status: 0 every scenario is valid; 2 a scenario is invalid or cannot be
 finished by its own steps; 3 no scenario found.";
 
 impl Command {
+    /// Whether `--no-reuse` was given (run, replay, sweep).
+    fn no_reuse(&self) -> bool {
+        matches!(
+            self,
+            Command::Run { no_reuse: true, .. }
+                | Command::Replay { no_reuse: true, .. }
+                | Command::Sweep { no_reuse: true, .. }
+        )
+    }
+
     /// Whether `--require-sandbox` was given (run, replay, sweep).
     fn requires_sandbox(&self) -> bool {
         matches!(
@@ -466,6 +491,9 @@ fn main() -> ExitCode {
     {
         eprintln!("error: {e} (--require-sandbox)");
         return ExitCode::from(Status::BadInput.exit_code());
+    }
+    if cli.command.no_reuse() {
+        agent_eval::sandbox::outcome::set_reuse_default(false);
     }
     let mut out = io::stdout().lock();
     let mut err = io::stderr();

@@ -1,6 +1,6 @@
-//! Read-only commands in a workspace held in memory: they run against a
-//! mirror of the files in a read-only sandbox and their outcomes are
-//! reused, and none of that may show. Every sequence of tool calls must
+//! Read-only and contained commands in a workspace held in memory: they
+//! run against a mirror of the files and their effects are reused, and
+//! none of that may show. Every sequence of tool calls must
 //! answer exactly as the same calls on a plain folder (where every command
 //! is a real process over the real files).
 
@@ -23,7 +23,7 @@ enum Call {
 
 const PATHS: [&str; 4] = ["a.py", "b.txt", "src/c.py", "tests/test_a.py"];
 const TEXTS: [&str; 3] = ["def a():\n    return None\n", "x = 1\n", "None\nNone\n"];
-const COMMANDS: [&str; 12] = [
+const COMMANDS: [&str; 16] = [
     "ls",
     "ls -R",
     "ls tests",
@@ -35,8 +35,13 @@ const COMMANDS: [&str; 12] = [
     "grep -c x *.py",
     "wc -l a.py b.txt src/c.py 2>&1",
     "head -n 1 a.py && tail -n 1 b.txt",
-    // Not read-only: runs in the folder, which is the workspace from then on.
+    // Contained: their changes are read back into memory, then reused.
     "echo made > made.txt",
+    "mkdir -p out && awk '{print NR\": \"$0}' a.py > out/numbered.txt",
+    "chmod +x a.py && stat -c %A a.py",
+    "test -x a.py && echo runs",
+    // Neither: runs in the folder, which is the workspace from then on.
+    "cp a.py copied.py",
 ];
 
 fn call() -> impl Strategy<Value = Call> {
@@ -139,9 +144,10 @@ fn a_read_only_command_leaves_the_files_in_memory() {
         "z\ny = None"
     );
     assert!(tools.workspace().in_memory());
-    // A command that writes makes the folder the workspace.
+    // A command that writes (and is not contained) makes the folder the
+    // workspace.
     tools
-        .call("bash", &json!({"command": "echo made > made.txt"}))
+        .call("bash", &json!({"command": "cp src/new.py made.txt"}))
         .unwrap()
         .unwrap();
     assert!(!tools.workspace().in_memory());
@@ -150,7 +156,7 @@ fn a_read_only_command_leaves_the_files_in_memory() {
             .call("read_file", &json!({"path": "made.txt"}))
             .unwrap()
             .unwrap(),
-        "made"
+        "z"
     );
     assert_eq!(
         tools
@@ -184,7 +190,7 @@ fn the_same_command_over_the_same_files_is_answered_without_a_process() {
     assert!(other.root().exists());
     // Without reuse, always a process.
     let mut fresh = settings.clone();
-    fresh.reuse_read_only = false;
+    fresh.reuse = false;
     let third = Workspace::create_deferred(&WorkspaceImage::build(None, files).unwrap()).unwrap();
     assert_eq!(
         run_command_in(&third, "cat notes.txt", &fresh).unwrap(),

@@ -8,20 +8,21 @@
 //! timeout. At most [`CAPTURE_LIMIT`] bytes per stream are kept (the rest is
 //! drained and discarded).
 //!
-//! In a run's workspace ([`run_command_in`]) a command that provably only
-//! reads is run against a mirror of the in-memory files in a read-only
-//! sandbox, and its outcome is reused for the same command over the same
-//! files (see [`super::read_only`]).
+//! In a run's workspace ([`run_command_in`]) the effect of a command that
+//! provably depends only on the files is reused for the same command over
+//! the same files (see [`super::reuse`]).
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use super::outcome::{BashOutcome, CAPTURE_LIMIT, CommandSettings};
 
 use super::landlock;
 use super::process::{self, Invocation, Limits, ProcessError};
-use super::read_only;
+use super::reuse::{self, Effect, Kind};
 use super::workspace::Workspace;
+use super::{contained, read_only};
 
 /// Why a command did not finish with an outcome. The texts are those the
 /// `bash` tool shows the model after `Error: `.
@@ -40,11 +41,12 @@ pub enum CommandError {
     Io(#[from] std::io::Error),
 }
 
-/// Runs `sh -c command` in a run's workspace: a read-only command over
-/// files held in memory is answered from an earlier identical call when
-/// there is one, else run in a read-only sandbox against a mirror of the
-/// files (which stay in memory); any other command gets the files written
-/// to the folder, which is the workspace from then on.
+/// Runs `sh -c command` in a run's workspace: over files held in memory,
+/// a command whose effect can be reused (see [`super::reuse`]) gets the
+/// effect of an earlier identical call when there is one, else runs
+/// against a mirror of the files (which stay in memory); any other command
+/// gets the files written to the folder, which is the workspace from then
+/// on.
 pub fn run_command_in(
     workspace: &Workspace,
     command: &str,
@@ -53,29 +55,80 @@ pub fn run_command_in(
     if settings.cancel.is_cancelled() {
         return Err(CommandError::Cancelled);
     }
-    if settings.reuse_read_only
-        && read_only::is_read_only(command)
+    if let Some(kind) = reusable(command, settings)
         && let Some(files) = workspace.content_digest()
     {
-        let key = read_only::key(command, &files, settings);
-        if let Some(outcome) = read_only::lookup(&key) {
-            return Ok(outcome);
+        let key = reuse::key(kind, command, &files, settings);
+        if let Some(effect) = reuse::lookup(&key) {
+            workspace.apply_changes(&effect.changes, effect.files_after)?;
+            return Ok(effect.outcome);
         }
-        let folder = workspace.mirror_folder()?;
-        let ruleset = if settings.sandbox {
-            landlock::read_only_ruleset().map_err(|e| CommandError::Sandbox(e.to_string()))?
-        } else {
-            None
-        };
-        let invocation = Invocation {
-            ruleset: ruleset.as_deref(),
-            ..Invocation::default()
-        };
-        let outcome = run_invocation(folder, command, &invocation, settings)?;
-        read_only::store(key, &outcome);
-        return Ok(outcome);
+        return first_run(kind, workspace, command, (key, files), settings);
     }
     run_command_with(workspace.folder()?, command, settings)
+}
+
+/// Whether `command`'s effect may be reused under `settings`, and which.
+fn reusable(command: &str, settings: &CommandSettings) -> Option<Kind> {
+    if !settings.reuse {
+        None
+    } else if read_only::is_read_only(command) {
+        Some(Kind::ReadOnly)
+    } else if settings.sandbox && landlock::status().is_full() && contained::is_contained(command) {
+        Some(Kind::Contained)
+    } else {
+        None
+    }
+}
+
+/// Runs a reusable command against the mirror folder and keeps its
+/// effect under `key` (`files`: the digest it was made from).
+fn first_run(
+    kind: Kind,
+    workspace: &Workspace,
+    command: &str,
+    (key, files): ([u8; 32], [u8; 32]),
+    settings: &CommandSettings,
+) -> Result<BashOutcome, CommandError> {
+    let folder = workspace.mirror_folder()?;
+    let ruleset = match kind {
+        Kind::ReadOnly if settings.sandbox => landlock::read_only_ruleset(),
+        Kind::ReadOnly => Ok(None),
+        Kind::Contained => landlock::ruleset_for(folder),
+    }
+    .map_err(|e| CommandError::Sandbox(e.to_string()))?;
+    let invocation = Invocation {
+        ruleset: ruleset.as_deref(),
+        ..Invocation::default()
+    };
+    let outcome = match run_invocation(folder, command, &invocation, settings) {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            // Whatever a contained command did before it failed, the
+            // folder is the workspace from now on.
+            if kind == Kind::Contained {
+                workspace.materialize()?;
+            }
+            return Err(e);
+        }
+    };
+    let (changes, files_after) = match kind {
+        Kind::ReadOnly => (Arc::from([]), files),
+        Kind::Contained => match workspace.read_back_mirror()? {
+            Some(changes) => match workspace.content_digest() {
+                Some(after) => (changes, after),
+                None => return Ok(outcome),
+            },
+            None => return Ok(outcome),
+        },
+    };
+    let effect = Effect {
+        outcome: outcome.clone(),
+        changes,
+        files_after,
+    };
+    reuse::store(key, effect);
+    Ok(outcome)
 }
 
 /// Runs `sh -c command` in `root` with no command filter (checks use this

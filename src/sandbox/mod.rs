@@ -6,13 +6,16 @@
 //! capped output, cancellation); [`landlock`]: the Landlock rules applied
 //! between fork and exec; [`command`]: `sh -c` in a workspace, the runner
 //! of the `bash` tool and of `command:` checks, with [`outcome`] holding
-//! its settings and results; [`read_only`]: which
-//! commands only read, and the cache of their outcomes. Built on
+//! its settings and results; [`read_only`] and [`contained`]:
+//! which commands only read, or write only what they are given, and
+//! depend on nothing but the files; [`reuse`]: the cache of their effects. Built on
 //! [`crate::cancel`] only.
 
 pub mod command;
+pub mod contained;
 pub mod landlock;
 pub mod outcome;
 pub mod process;
 pub mod read_only;
+pub mod reuse;
 pub mod workspace;

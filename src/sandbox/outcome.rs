@@ -1,8 +1,9 @@
 //! What a command runs with ([`CommandSettings`]) and what it produced
 //! ([`BashOutcome`]): below both the runner ([`super::command`]) and the
-//! cache of read-only outcomes ([`super::read_only`]), which keys on the
-//! settings and keeps the outcomes.
+//! cache of reused effects ([`super::reuse`]), which keys on the settings
+//! and keeps the outcomes.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use super::process::Containment;
@@ -22,6 +23,16 @@ pub struct BashOutcome {
     pub stderr: Vec<u8>,
 }
 
+/// Whether [`CommandSettings::new`] turns reuse on: the process-wide
+/// switch of `--no-reuse`.
+static REUSE_DEFAULT: AtomicBool = AtomicBool::new(true);
+
+/// Sets whether the settings made from now on reuse effects
+/// (`--no-reuse` turns it off, to compare or to rule the reuse out).
+pub fn set_reuse_default(reuse: bool) {
+    REUSE_DEFAULT.store(reuse, Ordering::Relaxed);
+}
+
 /// How a command runs; [`CommandSettings::new`] gives the defaults of the
 /// `bash` tool and of [`super::command::run_command`].
 #[derive(Debug, Clone)]
@@ -35,9 +46,10 @@ pub struct CommandSettings {
     pub sandbox: bool,
     /// `None`: the best containment this machine offers.
     pub containment: Option<Containment>,
-    /// In a workspace held in memory, run read-only commands against a
-    /// mirror of the files and reuse their outcomes (default true).
-    pub reuse_read_only: bool,
+    /// In a workspace held in memory, reuse the effects of commands that
+    /// depend only on the files (see [`super::reuse`]; default true, or
+    /// what [`set_reuse_default`] said).
+    pub reuse: bool,
 }
 
 impl CommandSettings {
@@ -48,7 +60,7 @@ impl CommandSettings {
             capture_limit: CAPTURE_LIMIT,
             sandbox: true,
             containment: None,
-            reuse_read_only: true,
+            reuse: REUSE_DEFAULT.load(Ordering::Relaxed),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Commands that only read the workspace, and the reuse of their results.
+//! Commands that provably only read the workspace.
 //!
 //! Most shell calls a model makes, and most `command:` checks, only read:
 //! `ls tests`, `grep -n 'None' inventory.py`, `cat a.py | wc -l`,
@@ -19,26 +19,8 @@
 //! A read-only command runs, the first time, in a folder mirroring the
 //! in-memory files, inside a Landlock ruleset that forbids every write (so
 //! even a wrong classification cannot change the workspace); its outcome is
-//! then kept under a digest of the command, the files and the settings,
-//! and the next call with the same key gets that outcome without a
-//! process. Timeouts, cancellations and errors are never kept. The cache
-//! is bounded ([`BUDGET`] bytes; it is emptied when full), so only speed
-//! depends on it, never a result.
-
-use std::collections::HashMap;
-use std::sync::Mutex;
-
-use sha2::{Digest, Sha256};
-
-use super::outcome::{BashOutcome, CommandSettings};
-
-/// Bytes of outcomes kept at most (the cache is emptied when a new one
-/// would pass it).
-pub const BUDGET: usize = 8 << 20;
-
-/// Outcomes larger than this are not kept (a listing of a big tree is
-/// cheap to redo next to what it would hold in memory).
-const LARGEST_KEPT: usize = 256 << 10;
+//! then reused for the same command over the same files (see
+//! [`super::reuse`]).
 
 /// Which options keep a utility read-only and its output a function of
 /// the files' names and contents.
@@ -201,21 +183,21 @@ const UTILITIES: &[(&str, Options)] = &[
 ];
 
 /// Redirections that write nowhere but a pipe or `/dev/null`.
-const REDIRECTIONS: [&str; 2] = ["2>&1", "2>/dev/null"];
+pub(super) const REDIRECTIONS: [&str; 2] = ["2>&1", "2>/dev/null"];
 
 /// Characters an unquoted word may hold (globs `*` and `?` included:
 /// their expansion is a listing of the workspace).
-fn plain(c: char) -> bool {
+pub(super) fn plain(c: char) -> bool {
     c.is_ascii_alphanumeric() || "._,:=+@%/-*?^".contains(c)
 }
 
 /// One word of a simple command, quotes removed.
 #[derive(Debug, Default)]
-struct Word {
-    text: String,
+pub(super) struct Word {
+    pub(super) text: String,
     /// Byte offsets in `text` of the glob characters the shell expands
     /// (unquoted `*` and `?`).
-    globs: Vec<usize>,
+    pub(super) globs: Vec<usize>,
 }
 
 impl Word {
@@ -257,20 +239,25 @@ pub fn is_read_only(command: &str) -> bool {
     let Some(commands) = lex(command) else {
         return false;
     };
-    commands.iter().all(|words| {
-        let Some((name, args)) = words.split_first() else {
-            return false;
-        };
-        if !name.globs.is_empty() {
-            return false;
-        }
-        let Some((_, options)) = UTILITIES.iter().find(|(known, _)| *known == name.text) else {
-            return false;
-        };
-        args.iter()
-            .all(|a| stays_inside(&a.text) && !a.may_match_parent() && !a.may_change_option())
-            && options.allow(args)
-    })
+    commands.iter().all(|words| reads_only(words))
+}
+
+/// Whether one simple command (its words, quotes removed) is a utility of
+/// the list that only reads the workspace, with options that keep it so
+/// under any expansion of its globs.
+pub(super) fn reads_only(words: &[Word]) -> bool {
+    let Some((name, args)) = words.split_first() else {
+        return false;
+    };
+    if !name.globs.is_empty() {
+        return false;
+    }
+    let Some((_, options)) = UTILITIES.iter().find(|(known, _)| *known == name.text) else {
+        return false;
+    };
+    args.iter()
+        .all(|a| stays_inside(&a.text) && !a.may_match_parent() && !a.may_change_option())
+        && options.allow(args)
 }
 
 /// Splits `command` into simple commands (lists of words, quotes removed);
@@ -355,7 +342,7 @@ fn lex(command: &str) -> Option<Vec<Vec<Word>>> {
 
 /// Whether a word names nothing outside the workspace: not absolute, no
 /// home folder, no `..`, and no option value that is (`--file=/x`, `-f/x`).
-fn stays_inside(word: &str) -> bool {
+pub(super) fn stays_inside(word: &str) -> bool {
     if word.starts_with(['/', '~']) || word.contains("..") {
         return false;
     }
@@ -412,56 +399,6 @@ impl Options {
                 .iter()
                 .all(|a| a.text.starts_with('-') && a.text != "--" && a.globs.is_empty()),
         }
-    }
-}
-
-/// The key an outcome is kept under: the command, the files (their
-/// digest) and every setting that could change the outcome.
-pub fn key(command: &str, files: &[u8; 32], settings: &CommandSettings) -> [u8; 32] {
-    let mut hasher = Sha256::new();
-    hasher.update(b"agent-eval read-only command 1\0");
-    hasher.update((command.len() as u64).to_le_bytes());
-    hasher.update(command.as_bytes());
-    hasher.update(files);
-    hasher.update(settings.timeout.as_nanos().to_le_bytes());
-    hasher.update((settings.capture_limit as u64).to_le_bytes());
-    hasher.update([u8::from(settings.sandbox)]);
-    hasher.finalize().into()
-}
-
-#[derive(Default)]
-struct Cache {
-    outcomes: HashMap<[u8; 32], BashOutcome>,
-    bytes: usize,
-}
-
-static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
-
-fn cache() -> std::sync::MutexGuard<'static, Option<Cache>> {
-    CACHE.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// The outcome kept under `key`, if any.
-pub fn lookup(key: &[u8; 32]) -> Option<BashOutcome> {
-    let cache = cache();
-    let outcome = cache.as_ref()?.outcomes.get(key)?;
-    Some(outcome.clone())
-}
-
-/// Keeps `outcome` under `key` (unless it is too large to be worth it).
-pub fn store(key: [u8; 32], outcome: &BashOutcome) {
-    let size = outcome.stdout.len() + outcome.stderr.len() + 64;
-    if size > LARGEST_KEPT {
-        return;
-    }
-    let mut cache = cache();
-    let cache = cache.get_or_insert_with(Cache::default);
-    if cache.bytes + size > BUDGET {
-        cache.outcomes.clear();
-        cache.bytes = 0;
-    }
-    if cache.outcomes.insert(key, outcome.clone()).is_none() {
-        cache.bytes += size;
     }
 }
 
@@ -645,41 +582,5 @@ mod tests {
             let harmless = matches!(options, Options::Any);
             proptest::prop_assert!(harmless || !is_read_only(&command), "{}", command);
         }
-    }
-
-    #[test]
-    fn keys_differ_by_command_files_and_settings() {
-        let settings = CommandSettings::new(std::time::Duration::from_secs(120));
-        let files = [7u8; 32];
-        let base = key("ls", &files, &settings);
-        assert_eq!(base, key("ls", &files, &settings));
-        assert_ne!(base, key("ls -R", &files, &settings));
-        assert_ne!(base, key("ls", &[8u8; 32], &settings));
-        let mut other = settings.clone();
-        other.sandbox = false;
-        assert_ne!(base, key("ls", &files, &other));
-        let mut other = settings.clone();
-        other.timeout = std::time::Duration::from_secs(1);
-        assert_ne!(base, key("ls", &files, &other));
-    }
-
-    #[test]
-    fn the_cache_keeps_and_returns_outcomes() {
-        let outcome = BashOutcome {
-            exit_code: Some(1),
-            stdout: b"out".to_vec(),
-            stderr: b"err".to_vec(),
-        };
-        let key = [42u8; 32];
-        store(key, &outcome);
-        assert_eq!(lookup(&key), Some(outcome));
-        assert_eq!(lookup(&[43u8; 32]), None);
-        let huge = BashOutcome {
-            exit_code: Some(0),
-            stdout: vec![b'x'; LARGEST_KEPT + 1],
-            stderr: Vec::new(),
-        };
-        store([44u8; 32], &huge);
-        assert_eq!(lookup(&[44u8; 32]), None);
     }
 }

@@ -276,6 +276,20 @@ impl DiskRoot {
         File::from(fd).write_all(data)
     }
 
+    /// Sets the permission bits of a file this workspace wrote into its
+    /// own folder (a mirror brought up to date).
+    pub fn set_mode(&self, rel: &Path, mode: u32) -> io::Result<()> {
+        let fd = rustix::fs::openat2(
+            &self.fd,
+            rel,
+            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+            Mode::empty(),
+            RESOLVE | ResolveFlags::NO_SYMLINKS,
+        )
+        .map_err(io_error)?;
+        rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode)).map_err(io_error)
+    }
+
     pub fn create_symlink(&self, rel: &Path, target: &Path) -> io::Result<()> {
         rustix::fs::symlinkat(target, &self.fd, rel).map_err(io_error)
     }

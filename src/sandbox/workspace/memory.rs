@@ -112,6 +112,28 @@ impl Tree {
         self.nodes.insert(rel, Node { kind, seq });
     }
 
+    /// Replaces the content of the file at `rel` (a key), keeping its mode.
+    pub fn replace_content(&mut self, rel: &Path, new: Arc<[u8]>) {
+        if let Some(Node {
+            kind: NodeKind::File { data, .. },
+            ..
+        }) = self.nodes.get_mut(rel)
+        {
+            *data = new;
+        }
+    }
+
+    /// Sets the permission bits of the file at `rel` (a key).
+    pub fn set_mode(&mut self, rel: &Path, new: u32) {
+        if let Some(Node {
+            kind: NodeKind::File { mode, .. },
+            ..
+        }) = self.nodes.get_mut(rel)
+        {
+            *mode = Some(new);
+        }
+    }
+
     fn check_name(name: &OsStr) -> Result<(), Fail> {
         if name.as_bytes().contains(&0) {
             Err(Fail::Nul)

@@ -18,6 +18,7 @@
 
 mod cleanup;
 mod disk;
+mod effect;
 mod error;
 mod image;
 mod memory;
@@ -31,6 +32,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use cleanup::remove_tree;
+pub use effect::Change;
 pub use error::{AccessError, MAX_READ_BYTES, NUL_IN_PATH};
 pub use image::{
     ImageError, WorkspaceImage, fixture_outside_repository, locate_key, repository_of,
@@ -270,6 +272,49 @@ impl Workspace {
         Ok(&self.root)
     }
 
+    /// After a contained command ran in the folder given by
+    /// [`Workspace::mirror_folder`]: reads what it changed back into the
+    /// files, which stay in memory (the folder mirrors them again), and
+    /// returns the changes. `None` when the folder holds what a memory
+    /// tree cannot (see `effect`): the folder is then the workspace from
+    /// now on, as after any other command.
+    pub fn read_back_mirror(&self) -> io::Result<Option<Arc<[Change]>>> {
+        let mut state = self.state();
+        let State::Memory(memory) = &mut *state else {
+            return Ok(None);
+        };
+        let Some((disk, written)) = memory.mirror.take() else {
+            // No mirror: the folder was never written for the tree.
+            return Err(io::Error::other("the workspace folder mirrors no files"));
+        };
+        let Some(changes) = effect::scan(&self.root, &written) else {
+            *state = State::Disk(disk);
+            return Ok(None);
+        };
+        drop(written);
+        if !changes.is_empty() {
+            effect::apply(Arc::make_mut(&mut memory.tree), &changes);
+            memory.digest = None;
+        }
+        memory.mirror = Some((disk, memory.tree.clone()));
+        Ok(Some(changes.into()))
+    }
+
+    /// Applies changes read back from an earlier run of the same command
+    /// over the same files ([`Workspace::read_back_mirror`]), with `digest`
+    /// the files' digest afterwards. Fails once the workspace is on disk.
+    pub fn apply_changes(&self, changes: &[Change], digest: [u8; 32]) -> io::Result<()> {
+        let mut state = self.state();
+        let State::Memory(memory) = &mut *state else {
+            return Err(io::Error::other("the workspace is no longer in memory"));
+        };
+        if !changes.is_empty() {
+            effect::apply(Arc::make_mut(&mut memory.tree), changes);
+        }
+        memory.digest = Some(digest);
+        Ok(())
+    }
+
     /// Brings the folder up to the tree in memory: the mirror's folder by
     /// writing what changed, else a (new) folder by writing everything.
     /// The mirror is taken; the outer error is a folder that could not be
@@ -486,8 +531,9 @@ pub fn write_image(image: &WorkspaceImage, folder: &Path) -> io::Result<()> {
 
 /// Brings a mirror folder holding `written` up to `tree`: new nodes are
 /// created in creation order, changed files rewritten in place. The file
-/// tools never remove a node or change its kind; should a tree have done
-/// so, the folder is refused (an error) rather than patched.
+/// tools and contained commands' effects never remove a node or change its
+/// kind; should a tree have done so, the folder is refused (an error)
+/// rather than patched.
 fn sync_mirror(disk: &DiskRoot, written: &Tree, tree: &Tree) -> io::Result<()> {
     if std::ptr::eq(written, tree) {
         return Ok(());
@@ -508,9 +554,14 @@ fn sync_mirror(disk: &DiskRoot, written: &Tree, tree: &Tree) -> io::Result<()> {
                     mode: old_mode,
                 }),
                 NodeKind::File { data, mode },
-            ) if old_mode == mode => {
+            ) => {
                 if !Arc::ptr_eq(old, data) && old != data {
                     disk.replace_file(rel, data)?;
+                }
+                // A contained command's `chmod` (see `effect`); a mode
+                // never goes back to "the default".
+                if old_mode != mode {
+                    disk.set_mode(rel, mode.ok_or_else(diverged)?)?;
                 }
             }
             (Some(NodeKind::Symlink(old)), NodeKind::Symlink(target)) if old == target => {}
