@@ -262,6 +262,9 @@ enum Command {
         /// Print JSON instead of the table.
         #[arg(long)]
         json: bool,
+        /// Also write a trend chart of completion with its intervals here.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
     },
     /// Compare two JSON reports cell by cell; exit 1 on a regression.
     ///
@@ -659,12 +662,14 @@ fn main() -> ExitCode {
             scenario,
             branch,
             json,
+            svg,
         } => app::history(
             &app::HistoryConfig {
                 file,
                 scenario,
                 branch,
                 json,
+                svg,
             },
             &mut out,
         ),

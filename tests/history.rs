@@ -183,8 +183,16 @@ fn moves_beyond_the_interval_are_flagged() {
         let now = runs[1]["completion"].as_f64().unwrap();
         assert_eq!(runs[1]["moved"], now < lo || now > hi, "{cell}");
     }
-    let table = output(agent_eval(dir.path(), &["history", "h.db"]));
+    let table = output(agent_eval(
+        dir.path(),
+        &["history", "h.db", "--svg", "trend.svg"],
+    ));
     assert!(String::from_utf8_lossy(&table.stdout).contains("MOVED"));
+    let svg = std::fs::read_to_string(dir.path().join("trend.svg")).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("docs-fixes"),
+        "{svg}"
+    );
     let none = output(agent_eval(
         dir.path(),
         &["history", "h.db", "--scenario", "no such scenario"],

@@ -9,6 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{AppError, Status};
+use crate::report::trend_svg::TrendLine;
 use crate::results::history::{History, HistoryError, Invocation, RecordedCell};
 use crate::results::scenario_result::ScenarioResult;
 
@@ -94,6 +95,8 @@ pub struct HistoryConfig {
     pub branch: Option<String>,
     /// JSON instead of the table.
     pub json: bool,
+    /// Also write the trend chart here (SVG).
+    pub svg: Option<PathBuf>,
 }
 
 /// One cell at one recorded invocation, with whether it moved.
@@ -128,6 +131,10 @@ pub fn history(config: &HistoryConfig, out: &mut dyn Write) -> Result<Status, Ap
         )));
     }
     let series = series(cells);
+    if let Some(path) = &config.svg {
+        let chart = trend_chart(&config.file, &series)?;
+        super::write_atomic(path, chart.as_bytes())?;
+    }
     let text = if config.json {
         let list: Vec<serde_json::Value> = series
             .iter()
@@ -145,6 +152,33 @@ pub fn history(config: &HistoryConfig, out: &mut dyn Write) -> Result<Status, Ap
             source,
         })?;
     Ok(Status::Passed)
+}
+
+/// The chart of every series: x is each whole run's position among the
+/// recorded ones.
+fn trend_chart(file: &Path, series: &Series) -> Result<String, AppError> {
+    let mut invocations: Vec<i64> = series
+        .values()
+        .flatten()
+        .map(|p| p.cell.invocation)
+        .collect();
+    invocations.sort_unstable();
+    invocations.dedup();
+    let lines: Vec<TrendLine> = series
+        .iter()
+        .map(|((scenario, settings), points)| TrendLine {
+            label: format!("{scenario} {settings}"),
+            points: points
+                .iter()
+                .filter_map(|p| {
+                    let x = invocations.binary_search(&p.cell.invocation).ok()?;
+                    Some((x, p.cell.completion?, p.cell.completion_ci95))
+                })
+                .collect(),
+        })
+        .collect();
+    let title = format!("{}: completion over recorded runs", file.display());
+    crate::report::trend_svg::render(&title, invocations.len(), &lines).map_err(AppError::Usage)
 }
 
 type Series = BTreeMap<(String, String), Vec<Point>>;

@@ -125,10 +125,6 @@ impl History {
         };
         let mut conn = Connection::open(path).map_err(sql)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
-        // WAL: readers never block the writer, writers queue on the lock.
-        let _mode: String = conn
-            .query_row("PRAGMA journal_mode=WAL", [], |row| row.get(0))
-            .map_err(sql)?;
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql)?;
@@ -158,6 +154,11 @@ impl History {
         ))
         .map_err(sql)?;
         tx.commit().map_err(sql)?;
+        // WAL (only now that the file is known to be ours): readers never
+        // block the writer, writers queue on the lock. It is kept in the
+        // file, so when another writer holds the lock at this moment the
+        // rollback journal still serves (with the same busy timeout).
+        let _ = conn.query_row("PRAGMA journal_mode=WAL", [], |row| row.get::<_, String>(0));
         Ok(Self {
             path: path.to_path_buf(),
             conn,
@@ -354,8 +355,9 @@ fn not_history(path: &Path, reason: &str) -> HistoryError {
 }
 
 /// Refuses, by reading its first 100 bytes only, a file that is neither
-/// missing, empty nor an SQLite database of agent-eval's (SQLite's header:
-/// the magic string, and the application id at offset 68).
+/// missing, empty nor an SQLite database that may be agent-eval's
+/// (SQLite's header: the magic string, and the application id at offset
+/// 68, ours or not yet set).
 fn check_header(path: &Path) -> Result<(), HistoryError> {
     let io = |source| HistoryError::Io {
         path: path.to_path_buf(),
@@ -380,8 +382,11 @@ fn check_header(path: &Path) -> Result<(), HistoryError> {
     if header.len() < 100 || !header.starts_with(b"SQLite format 3\0") {
         return Err(not_history(path, "not an SQLite database"));
     }
+    // 0: a database just being created by a concurrent writer, or another
+    // application's; the check under the write lock in [`History::open`]
+    // tells them apart before anything is written.
     let app = i32::from_be_bytes([header[68], header[69], header[70], header[71]]);
-    if app != APPLICATION_ID {
+    if app != APPLICATION_ID && app != 0 {
         return Err(not_history(path, "another application's SQLite database"));
     }
     Ok(())
