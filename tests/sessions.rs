@@ -5,7 +5,8 @@
 //! send is counted and named in the run's log; the loader refuses a
 //! malformed session with the position of the problem.
 
-use agent_eval::eval::{Cell, RunMetrics, cells, run_once};
+use agent_eval::eval::{Cell, cells, run_once};
+use agent_eval::results::RunMetrics;
 use agent_eval::scenario::TaskVia;
 use agent_eval::scenario::{self, Scenario};
 use std::path::{Path, PathBuf};

@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use agent_eval::eval::{self, EvalOptions, Runs, ScenarioResult};
+use agent_eval::eval::{self, EvalOptions};
 use agent_eval::report::json::{Report, pretty};
+use agent_eval::results::{Runs, ScenarioResult};
 
 fn shipped(names: &[&str]) -> Vec<agent_eval::scenario::Scenario> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -10,7 +10,7 @@ fn replay(
     file: &str,
     todo: bool,
     nag: NagThreshold,
-) -> (scenario::Scenario, agent_eval::eval::RunRecord) {
+) -> (scenario::Scenario, agent_eval::results::RunRecord) {
     let scenario = scenario::load(Path::new(file)).unwrap();
     let cell = Cell::of_agent(&scenario)
         .with_todo(todo)

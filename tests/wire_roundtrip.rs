@@ -6,12 +6,13 @@
 
 mod fake_api;
 
-use agent_eval::eval::{Cell, RunRecord, cells, model_for_in, run_once, run_with_model};
+use agent_eval::eval::{Cell, cells, model_for_in, run_once, run_with_model};
 use agent_eval::llm::Model;
 use agent_eval::model::http::{
     AnthropicModel, AnthropicParams, ApiKey, Endpoint, HttpContext, OpenAiModel, OpenAiParams,
     Provider, RetryPolicy,
 };
+use agent_eval::results::RunRecord;
 use agent_eval::scenario::{ModelSpec, Scenario, load};
 use agent_eval::wire::{MockServer, RunningServer, ServerOptions};
 use std::path::{Path, PathBuf};

@@ -117,7 +117,7 @@ pub fn runs_not_started(env: &RunEnv, planned: usize, ran: usize) -> Option<Stri
 }
 
 /// A warning for the runs a real model failed in, naming the first.
-pub fn model_failures(results: &[crate::eval::ScenarioResult]) -> Option<String> {
+pub fn model_failures(results: &[crate::results::ScenarioResult]) -> Option<String> {
     let cells = || {
         results
             .iter()
@@ -137,7 +137,7 @@ pub fn model_failures(results: &[crate::eval::ScenarioResult]) -> Option<String>
 }
 
 /// What real models used over the whole evaluation, when any ran.
-pub fn usage_summary(results: &[crate::eval::ScenarioResult]) -> Option<String> {
+pub fn usage_summary(results: &[crate::results::ScenarioResult]) -> Option<String> {
     let cells = || results.iter().flat_map(|r| r.cells.iter());
     let input: Option<u64> = cells().filter_map(|c| c.input_tokens).reduce(|a, b| a + b);
     let output: u64 = cells().filter_map(|c| c.output_tokens).sum();

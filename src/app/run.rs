@@ -12,10 +12,11 @@ use serde_json::Value;
 use super::{
     AppError, STDOUT, Status, no_scenarios, progress_bar, write_report, write_report_with,
 };
-use crate::eval::{self, EvalError, EvalEvent, EvalOptions, ScenarioResult, Shard};
+use crate::eval::{self, EvalError, EvalEvent, EvalOptions, Shard};
 use crate::report::json::{Report, ReportFile, ShardPlan};
 use crate::report::terminal::escape;
 use crate::report::{html, junit, log, markdown, table};
+use crate::results::ScenarioResult;
 use crate::results::baseline;
 use crate::scenario::{self, Scenario};
 
@@ -658,7 +659,7 @@ impl<'a> RunLog<'a> {
         position: usize,
         scenario: usize,
         settings: &crate::scenario::CellSettings,
-        record: &eval::RunRecord,
+        record: &crate::results::RunRecord,
     ) {
         let wanted =
             self.dir.is_some() || (self.keep_failing > 0 && !record.metrics.fully_completed());

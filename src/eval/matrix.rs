@@ -21,6 +21,7 @@ use super::execute::{RunEnv, RunError, run_once_in};
 use crate::results::record::RunMetrics;
 use crate::results::runs::{RunsBuilder, Spill, SpillError};
 use crate::results::scenario_result::ScenarioResult;
+pub use crate::results::shard::Shard;
 use crate::results::summary::CellSummary;
 pub use crate::scenario::cells::{Cell, cells};
 use crate::scenario::cells::{cells_up_to, combinations};
@@ -52,41 +53,6 @@ impl EvalOptions {
     /// The cap on runs in force.
     pub fn max_runs(&self) -> u64 {
         self.max_runs.unwrap_or(DEFAULT_MAX_RUNS)
-    }
-}
-
-/// Shard `index` (1-based) of `count`: every unit whose position in the
-/// full unit list is congruent to `index - 1` modulo `count`. Round-robin
-/// keeps shards balanced in size and mixes scenarios and cells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    pub index: usize,
-    pub count: usize,
-}
-
-impl Shard {
-    /// Parses `K/N` with 1 <= K <= N.
-    pub fn parse(raw: &str) -> Result<Self, String> {
-        let bad = || format!("shard must be K/N with 1 <= K <= N, got `{raw}`");
-        let (k, n) = raw.split_once('/').ok_or_else(bad)?;
-        let (index, count): (usize, usize) = (
-            k.trim().parse().map_err(|_| bad())?,
-            n.trim().parse().map_err(|_| bad())?,
-        );
-        if index == 0 || count == 0 || index > count {
-            return Err(bad());
-        }
-        Ok(Self { index, count })
-    }
-
-    pub fn owns(&self, position: usize) -> bool {
-        position % self.count == self.index - 1
-    }
-}
-
-impl std::fmt::Display for Shard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
     }
 }
 

@@ -17,9 +17,3 @@ pub use matrix::{
     DEFAULT_MAX_RUNS, EvalError, EvalEvent, EvalOptions, Plan, Shard, Unit, UnitOutcome, admit,
     evaluate, evaluate_plan, evaluate_scenario, plan,
 };
-// Shims for one stage of the structure move: these moved to `results`.
-pub use crate::results::expect::ExpectationOutcome;
-pub use crate::results::record::{RunMetrics, RunRecord};
-pub use crate::results::runs::{RunRow, Runs};
-pub use crate::results::scenario_result::ScenarioResult;
-pub use crate::results::summary::CellSummary;

@@ -41,10 +41,11 @@ use std::sync::Arc;
 
 use crate::results::baseline::CellRates;
 
-use crate::eval::{CellSummary, ScenarioResult, Shard};
 use crate::metric::{METRICS, Metric};
 use crate::results::record::RunMetrics;
 use crate::results::runs::{RecordPart, RunRow, RunTotals, Runs, Spill, SpillError, SpillWriter};
+use crate::results::shard::Shard;
+use crate::results::{CellSummary, ScenarioResult};
 use crate::scenario::{CellSettings, Expectation};
 
 /// The report's format version.

@@ -10,7 +10,7 @@
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::eval::ScenarioResult;
+use crate::results::ScenarioResult;
 
 /// Renders the JUnit XML document.
 pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {

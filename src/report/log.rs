@@ -12,9 +12,10 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::eval::{Cell, RunMetrics, RunRecord};
 use crate::llm::{Content, ContentBlock, Role};
 use crate::plan::dialect::PlanItem;
+use crate::results::{RunMetrics, RunRecord};
+use crate::scenario::cells::Cell;
 use crate::scenario::{
     Axis, AxisValue, CellSettings, Expectation, ReminderSpec, Scenario, StopKind,
 };
@@ -257,7 +258,7 @@ pub const REPLAYS_PER_EXPECTATION: usize = 3;
 /// and only the worst few are held.
 pub fn failing_runs<'a>(
     expectation: &Expectation,
-    cells: &'a [crate::eval::CellSummary],
+    cells: &'a [crate::results::CellSummary],
 ) -> Vec<(&'a CellSettings, u64)> {
     let (selector, metric) = match expectation {
         Expectation::Exact(exact) => {

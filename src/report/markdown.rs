@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::escape::{markdown_code as code, markdown_text as text};
-use crate::eval::ScenarioResult;
+use crate::results::ScenarioResult;
 
 pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
     let failed: usize = results

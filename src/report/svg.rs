@@ -11,9 +11,9 @@
 
 use plotters::prelude::*;
 
-use crate::eval::CellSummary;
-use crate::eval::sweep::SweepResult;
 use crate::metric::{COMPLETION_RATE, MEAN_CONTEXT_TOKENS};
+use crate::results::CellSummary;
+use crate::results::pick::SweepResult;
 
 const WIDTH: u32 = 900;
 const HEIGHT: u32 = 540;

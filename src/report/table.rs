@@ -10,10 +10,10 @@ use tabled::builder::Builder;
 use tabled::settings::Style;
 
 use super::terminal::escape;
-use crate::eval::sweep::{ALPHA, SweepResult};
-use crate::eval::{CellSummary, ScenarioResult};
 use crate::metric::{COMPLETION_RATE, Column, Columns, Format, METRICS, Metric};
+use crate::results::pick::{ALPHA, SweepResult};
 use crate::results::summary::p_text;
+use crate::results::{CellSummary, ScenarioResult};
 use crate::scenario::Axis;
 
 const GREEN: &str = "\x1b[32m";

@@ -13,10 +13,10 @@
 use std::fmt::Write;
 
 use super::terminal::{escape, escape_multiline, strip_sgr};
-use crate::eval::RunRecord;
 use crate::llm::{Content, ContentBlock, Message, Role};
 use crate::plan::dialect::{PlanDialect, PlanItem};
 use crate::plan::todo::python_str;
+use crate::results::RunRecord;
 use crate::scenario::Scenario;
 
 /// Result lines shown per tool call before eliding.
@@ -241,7 +241,7 @@ pub fn to_json(record: &RunRecord) -> Result<String, serde_json::Error> {
     #[derive(serde::Serialize)]
     struct Replay<'a> {
         messages: &'a [Message],
-        metrics: &'a crate::eval::RunMetrics,
+        metrics: &'a crate::results::RunMetrics,
         violations: Vec<Violation<'a>>,
     }
     let violations = record

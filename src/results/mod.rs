@@ -9,7 +9,8 @@
 //! comparisons between cells; [`expect`]: expectations checked against the
 //! cells; [`scenario_result`]: a scenario's cells, comparisons and
 //! expectation outcomes; [`baseline`]: what moved against an earlier
-//! report. Each file imports only those before it. The engine ([`crate::eval`]) fills these; the renderers
+//! report; [`shard`]: which units a shard runs; [`pick`]: a sweep's
+//! result and the value it recommends. Each file imports only those before it. The engine ([`crate::eval`]) fills these; the renderers
 //! ([`crate::report`]) and the commands ([`crate::app`]) read them.
 
 pub mod baseline;
@@ -17,9 +18,17 @@ pub mod compare;
 pub mod expect;
 pub mod metric_values;
 pub mod parts;
+pub mod pick;
 pub mod record;
 pub mod run_counts;
 pub mod runs;
 pub mod scenario_result;
+pub mod shard;
 pub mod stats;
 pub mod summary;
+
+pub use expect::ExpectationOutcome;
+pub use record::{RunMetrics, RunRecord};
+pub use runs::{RunRow, Runs};
+pub use scenario_result::ScenarioResult;
+pub use summary::CellSummary;
