@@ -256,6 +256,9 @@ enum Command {
         /// Only this scenario (its exact name).
         #[arg(long, value_name = "NAME")]
         scenario: Option<String>,
+        /// Only runs recorded on this branch.
+        #[arg(long, value_name = "NAME")]
+        branch: Option<String>,
         /// Print JSON instead of the table.
         #[arg(long)]
         json: bool,
@@ -654,11 +657,13 @@ fn main() -> ExitCode {
         Command::History {
             file,
             scenario,
+            branch,
             json,
         } => app::history(
             &app::HistoryConfig {
                 file,
                 scenario,
+                branch,
                 json,
             },
             &mut out,

@@ -190,6 +190,16 @@ fn moves_beyond_the_interval_are_flagged() {
         &["history", "h.db", "--scenario", "no such scenario"],
     ));
     assert_eq!(none.status.code(), Some(2));
+    let branch = |name: &str| {
+        let out = output(agent_eval(
+            dir.path(),
+            &["history", "h.db", "--branch", name, "--json"],
+        ));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        json.as_array().unwrap().len()
+    };
+    assert!(branch("main") > 0);
+    assert_eq!(branch("elsewhere"), 0);
 }
 
 #[test]

@@ -90,6 +90,8 @@ pub struct HistoryConfig {
     pub file: PathBuf,
     /// Only this scenario (its exact name).
     pub scenario: Option<String>,
+    /// Only invocations recorded on this branch.
+    pub branch: Option<String>,
     /// JSON instead of the table.
     pub json: bool,
 }
@@ -116,7 +118,7 @@ pub fn history(config: &HistoryConfig, out: &mut dyn Write) -> Result<Status, Ap
         )));
     }
     let history = History::open(&config.file)?;
-    let cells = history.cells(config.scenario.as_deref())?;
+    let cells = history.cells(config.scenario.as_deref(), config.branch.as_deref())?;
     if let Some(name) = &config.scenario
         && cells.is_empty()
     {

@@ -201,8 +201,12 @@ impl History {
     }
 
     /// Every recorded cell of whole runs (not shards' partial cells), in
-    /// the order recorded, for `scenario` only when given.
-    pub fn cells(&self, scenario: Option<&str>) -> Result<Vec<RecordedCell>, HistoryError> {
+    /// the order recorded, for `scenario` and `branch` only when given.
+    pub fn cells(
+        &self,
+        scenario: Option<&str>,
+        branch: Option<&str>,
+    ) -> Result<Vec<RecordedCell>, HistoryError> {
         let sql = |source| HistoryError::Sqlite {
             path: self.path.clone(),
             source,
@@ -216,11 +220,12 @@ impl History {
                  FROM cell c JOIN scenario_run s ON c.scenario_run_id = s.id
                       JOIN invocation i ON s.invocation_id = i.id
                  WHERE i.shard IS NULL AND (?1 IS NULL OR s.scenario = ?1)
+                   AND (?2 IS NULL OR i.branch = ?2)
                  ORDER BY i.id, s.id, c.position",
             )
             .map_err(sql)?;
         let rows = statement
-            .query_map([scenario], |row| {
+            .query_map(params![scenario, branch], |row| {
                 Ok(RecordedCell {
                     invocation: row.get(0)?,
                     recorded_at: row.get(1)?,
