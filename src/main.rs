@@ -111,6 +111,10 @@ enum Command {
         /// agent against a mock endpoint, instead of the built-in loop.
         #[arg(long, value_name = "COMMAND", value_parser = parse_agent)]
         agent: Option<String>,
+        /// Record this invocation (commit, branch, every cell's figures) in
+        /// this SQLite history database, created when missing.
+        #[arg(long, value_name = "FILE")]
+        history: Option<PathBuf>,
     },
     /// Run one scenario once and show the conversation.
     #[command(after_help = REPLAY_EXAMPLES)]
@@ -237,6 +241,30 @@ enum Command {
         /// Print only failing scenarios and the summary.
         #[arg(long, short)]
         quiet: bool,
+        /// Record the merged results in this SQLite history database.
+        #[arg(long, value_name = "FILE")]
+        history: Option<PathBuf>,
+    },
+    /// Show each scenario's cells over the runs recorded with --history.
+    ///
+    /// Oldest first: commit, time, branch, runs and completion with its 95%
+    /// interval; MOVED marks a completion outside the previous run's
+    /// interval.
+    History {
+        /// The history database (`run --history FILE`).
+        file: PathBuf,
+        /// Only this scenario (its exact name).
+        #[arg(long, value_name = "NAME")]
+        scenario: Option<String>,
+        /// Only runs recorded on this branch.
+        #[arg(long, value_name = "NAME")]
+        branch: Option<String>,
+        /// Print JSON instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Also write a trend chart of completion with its intervals here.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
     },
     /// Compare two JSON reports cell by cell; exit 1 on a regression.
     ///
@@ -497,6 +525,7 @@ fn main() -> ExitCode {
             real,
             max_runs,
             agent,
+            history,
             ..
         } => {
             let shard = match resolve_shard(shard) {
@@ -531,6 +560,7 @@ fn main() -> ExitCode {
                     real,
                     max_runs,
                     agent,
+                    history,
                 },
                 &mut out,
                 &mut err,
@@ -612,6 +642,7 @@ fn main() -> ExitCode {
             markdown,
             html,
             quiet,
+            history,
         } => app::merge(
             &app::MergeConfig {
                 parts: reports,
@@ -621,9 +652,26 @@ fn main() -> ExitCode {
                 html,
                 quiet,
                 color: app::stdout_wants_color(),
+                history,
             },
             &mut out,
             &mut err,
+        ),
+        Command::History {
+            file,
+            scenario,
+            branch,
+            json,
+            svg,
+        } => app::history(
+            &app::HistoryConfig {
+                file,
+                scenario,
+                branch,
+                json,
+                svg,
+            },
+            &mut out,
         ),
         Command::Diff {
             old,

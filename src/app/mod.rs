@@ -7,6 +7,7 @@
 
 mod check;
 pub mod ci;
+mod history;
 mod init;
 mod real;
 mod replay;
@@ -16,6 +17,7 @@ mod serve;
 mod sweep;
 
 pub use check::check;
+pub use history::{HistoryConfig, history};
 pub use init::init;
 pub use real::RealModelArgs;
 pub use replay::{ReplayConfig, ReplayFormat, replay};

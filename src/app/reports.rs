@@ -24,6 +24,8 @@ pub struct MergeConfig {
     pub quiet: bool,
     /// Colour the terminal output.
     pub color: bool,
+    /// `--history`: record the merged results in this SQLite database.
+    pub history: Option<PathBuf>,
 }
 
 /// `agent-eval merge`: checks that the shard reports are the shards of one
@@ -50,6 +52,7 @@ pub fn merge(
     for path in outputs.into_iter().flatten() {
         check_output_path(path)?;
     }
+    let mut history = super::history::open(config.history.as_deref())?;
     // Each run is checked and spilled as its shard is read; only its
     // compact row is held.
     let mut reader = ShardReader::new().map_err(|e| json::ReportFileError::Mismatch {
@@ -75,6 +78,7 @@ pub fn merge(
         .collect::<Result<Vec<_>, _>>()?;
     let (results, errors) = reader.merge(parts)?;
     let report = Report::new(&results, errors.clone());
+    super::history::record(history.as_mut(), "merge", None, &results)?;
     let mut human: Vec<u8> = Vec::new();
     for e in &errors {
         let _ = writeln!(human, "error: {}", escape(e));

@@ -63,6 +63,8 @@ pub struct RunConfig {
     pub max_runs: Option<u64>,
     /// Run this command as an external agent instead of the built-in loop.
     pub agent: Option<String>,
+    /// `--history`: record this invocation in this SQLite database.
+    pub history: Option<PathBuf>,
 }
 
 /// `--filter` patterns: a scenario is kept when its name contains one of
@@ -171,6 +173,7 @@ pub fn run(
         .map(ReportFile::read)
         .transpose()?
         .map(|report| report.rates());
+    let mut history = super::history::open(config.history.as_deref())?;
     let (scenarios, mut errors) = scenario::load_all(&config.paths);
     if crate::cancel::requested() {
         return Err(AppError::Interrupted);
@@ -375,6 +378,12 @@ pub fn run(
         path: "stdout".into(),
         source,
     })?;
+    super::history::record(
+        history.as_mut(),
+        "run",
+        config.shard.map(|s| s.to_string()),
+        &results,
+    )?;
     write_reports(
         &config.reports,
         &report,

@@ -10,12 +10,14 @@
 //! cells; [`scenario_result`]: a scenario's cells, comparisons and
 //! expectation outcomes; [`baseline`]: what moved against an earlier
 //! report; [`shard`]: which units a shard runs; [`pick`]: a sweep's
-//! result and the value it recommends. Each file imports only those before it. The engine ([`crate::eval`]) fills these; the renderers
+//! result and the value it recommends; [`history`]: the SQLite results
+//! history over invocations. Each file imports only those before it. The engine ([`crate::eval`]) fills these; the renderers
 //! ([`crate::report`]) and the commands ([`crate::app`]) read them.
 
 pub mod baseline;
 pub mod compare;
 pub mod expect;
+pub mod history;
 pub mod metric_values;
 pub mod parts;
 pub mod pick;
