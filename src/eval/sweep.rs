@@ -179,7 +179,11 @@ mod tests {
             cell(NagThreshold::After(3), &one_less, 2),
         ];
         assert!(recommend(&cells, 0.0).2[1] >= ALPHA);
-        assert_eq!(recommend(&cells, 0.02).1, Some(1), "1 point is not worth it");
+        assert_eq!(
+            recommend(&cells, 0.02).1,
+            Some(1),
+            "1 point is not worth it"
+        );
         assert_eq!(recommend(&cells, 0.005).1, Some(0), "it is, at 0.5 points");
     }
 }

@@ -70,8 +70,7 @@ pub fn recommend(
             // to 6 decimals).
             *i == leader_index
                 || (**p >= ALPHA
-                    && leader.value(COMPLETION_RATE) - c.value(COMPLETION_RATE)
-                        < min_effect - 1e-9)
+                    && leader.value(COMPLETION_RATE) - c.value(COMPLETION_RATE) < min_effect - 1e-9)
         })
         .map(|(c, _)| c)
         .reduce(|best, c| {
