@@ -1,7 +1,9 @@
 //! The HTML report of a real run, opened in a real headless browser: the
 //! DOM chromium builds from the file holds the cells, the comparisons, the
 //! per-step rates and a transcript. Skipped, with a message saying so,
-//! where no chromium is installed (CI installs it).
+//! where no chromium is installed; failed in CI (tests/support/mod.rs).
+
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -72,8 +74,8 @@ fn browse(browser: &Path, page: &Path, extra: &[String]) -> Option<String> {
 #[test]
 fn the_html_report_renders_in_a_browser() {
     let Some(browser) = chromium() else {
-        eprintln!(
-            "SKIPPED the_html_report_renders_in_a_browser: no chromium on PATH (install the Debian package `chromium`)"
+        support::skip_unless_required(
+            "the_html_report_renders_in_a_browser: no chromium on PATH (install the Debian package `chromium`)",
         );
         return;
     };

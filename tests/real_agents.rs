@@ -8,9 +8,11 @@
 //! The CLIs come from `.ci/install-agents.sh` (pinned versions, installed under
 //! `AGENT_EVAL_AGENTS_DIR`, default `~/.cache/agent-eval/agents`). When a CLI is not
 //! installed its tests print why and pass without running: the rest of the suite must not
-//! need npm. In CI (`CI=true`, or `AGENT_EVAL_REQUIRE_AGENTS=1`, which `.ci/run` sets) a
+//! need npm. In CI (`CI=true`, or `AGENT_EVAL_REQUIRE_TOOLS=1`, which `.ci/run` sets) a
 //! missing CLI fails instead: there these tests must really run. Scenario validation and the replay of the captured requests
 //! (`tests/data/wire/*.json`, what these CLIs really sent) need nothing and always run.
+
+mod support;
 
 use agent_eval::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse};
 use agent_eval::wire::{MockServer, Reply, ServerOptions};
@@ -59,14 +61,6 @@ fn installed(cli: &str) -> Option<PathBuf> {
     output.status.success().then_some(dir)
 }
 
-/// Whether a missing CLI must fail the test rather than skip it (in CI).
-fn agents_required() -> bool {
-    let set = |name: &str| {
-        std::env::var(name).is_ok_and(|v| matches!(v.trim(), "1" | "true" | "TRUE" | "yes"))
-    };
-    set("CI") || set("AGENT_EVAL_REQUIRE_AGENTS")
-}
-
 /// The agents folder, or a printed reason to skip (outside CI only).
 fn require(cli: &str) -> Option<PathBuf> {
     let found = installed(cli);
@@ -76,8 +70,7 @@ fn require(cli: &str) -> Option<PathBuf> {
              (run `bash .ci/install-agents.sh`, or set AGENT_EVAL_AGENTS_DIR)",
             agents_dir().map_or_else(|| "<no HOME>".into(), |d| d.display().to_string())
         );
-        assert!(!agents_required(), "in CI the real agents must run: {why}");
-        eprintln!("SKIPPED: {why}");
+        support::skip_unless_required(&why);
     }
     found
 }

@@ -1,7 +1,9 @@
 //! The official Python SDKs (`anthropic`, `openai`) against the mock
-//! server, streaming and not. Skipped, saying so, when the SDKs are not
+//! server, streaming and not. Skipped, saying so (failed in CI), when the SDKs are not
 //! installed (`pip install anthropic==2.12.0 openai==3.54.0`); the
 //! interpreter is `$AGENT_EVAL_PYTHON`, else `python3`.
+
+mod support;
 
 use agent_eval::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse, turn_of};
 use agent_eval::wire::{MockServer, ServerOptions};
@@ -36,10 +38,10 @@ fn the_official_python_sdks_work_streaming_and_not() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !has_sdks {
-        println!(
-            "SKIPPED: `{python} -c \"import anthropic, openai\"` failed; \
+        support::skip_unless_required(&format!(
+            "`{python} -c \"import anthropic, openai\"` failed; \
              install them with `pip install anthropic==2.12.0 openai==3.54.0`"
-        );
+        ));
         return;
     }
     let server = MockServer::start(
