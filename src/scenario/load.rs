@@ -352,6 +352,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         steps,
         parts,
         session,
+        session_position: session.then(|| top_level_key(text, "session")).flatten(),
         agent,
         model,
         runs,

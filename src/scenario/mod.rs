@@ -62,6 +62,8 @@ pub struct Scenario {
     pub parts: Vec<Part>,
     /// Whether the file used `session:` (its run records carry `parts`).
     pub session: bool,
+    /// Where its `session:` key is (line, column), for errors about it.
+    pub session_position: Option<(u64, u64)>,
     pub agent: AgentSettings,
     pub model: ModelSpec,
     pub runs: RunsSpec,

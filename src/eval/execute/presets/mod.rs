@@ -139,7 +139,7 @@ pub fn settle(scenario: &mut Scenario, require_binary: bool) -> Result<(), LoadE
         binary_of(name).map_err(|e| error(None, e))?;
     }
     if scenario.session && preset.session_options().is_none() {
-        let at = top_level_line(&scenario.file, "session:");
+        let at = scenario.session_position;
         return Err(error(at, PresetError::NoSessions { preset: name }));
     }
     let has = preset.dialects();
@@ -173,14 +173,6 @@ pub fn settle(scenario: &mut Scenario, require_binary: bool) -> Result<(), LoadE
         .axes
         .retain(|(axis, _)| !matches!(axis, Axis::Reminder | Axis::NagThreshold | Axis::Placement));
     Ok(())
-}
-
-/// Where a top-level key starts in the scenario's file (line, column), if
-/// the file reads.
-fn top_level_line(file: &Path, key: &str) -> Option<(u64, u64)> {
-    let text = std::fs::read_to_string(file).ok()?;
-    let index = text.lines().position(|line| line.starts_with(key))?;
-    Some((u64::try_from(index).ok()? + 1, 1))
 }
 
 /// What the tables say of a preset's settings.
