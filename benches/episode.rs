@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use agent_eval::agent::run_loop;
 use agent_eval::agent::tools::Toolbox;
-use agent_eval::eval::{Cell, checks, model_for, run_once, workspace};
+use agent_eval::eval::{Cell, checks, model_for, run_once, workspace_image};
 use agent_eval::sandbox::workspace::Workspace;
 use agent_eval::scenario;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -23,16 +23,16 @@ fn episode(c: &mut Criterion) {
     let scenario = scenario::load(Path::new(EPISODE)).expect("the bench scenario loads");
     let cell = Cell::of_agent(&scenario);
     let record = run_once(&scenario, &cell, 0).expect("the episode runs");
-    assert_eq!(record.metrics.steps_completed, 4);
-    assert_eq!(record.metrics.turns, 11);
+    assert_eq!(record.result.steps_completed, 4);
+    assert_eq!(record.result.turns, 11);
 
     c.bench_function("file-tools episode (in memory)", |b| {
-        b.iter(|| black_box(run_once(&scenario, &cell, 0).map(|r| r.metrics.steps_completed)))
+        b.iter(|| black_box(run_once(&scenario, &cell, 0).map(|r| r.result.steps_completed)))
     });
 
     c.bench_function("file-tools episode (on disk)", |b| {
         b.iter(|| {
-            let image = workspace::image(&scenario.workspace).expect("image");
+            let image = workspace_image::image(&scenario.workspace).expect("image");
             let ws = Workspace::create(&image).expect("workspace");
             ws.materialize().expect("materialize");
             let toolbox = Toolbox::with_workspace(Arc::new(ws));

@@ -41,7 +41,7 @@ fn episodes(c: &mut Criterion) {
             black_box(
                 run_once(&scripted, &cell, 0)
                     .unwrap()
-                    .metrics
+                    .result
                     .steps_completed,
             )
         })
@@ -57,7 +57,7 @@ fn episodes(c: &mut Criterion) {
             black_box(
                 run_once(&simulated, &cell, seed % 200)
                     .unwrap()
-                    .metrics
+                    .result
                     .steps_completed,
             )
         })

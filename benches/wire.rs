@@ -116,7 +116,7 @@ fn external_run(c: &mut Criterion) {
             let dir = tempfile::tempdir().expect("workspace");
             let run = ExternalRun::new(dir.path(), &scenario.task, &agent);
             let model = model_for(&scenario, &cell, 0).expect("model");
-            black_box(run_external(model, &run).expect("run").metrics.turns)
+            black_box(run_external(model, &run).expect("run").observed.turns)
         })
     });
     group.finish();

@@ -9,7 +9,7 @@
 //! sweep tables. Summaries, the JSON writer and reader, the expectation
 //! parser and checker, the report tables and the replay hints all iterate
 //! [`METRICS`] instead of naming metrics, so adding a metric is adding an
-//! entry here (plus a [`PerRun`] variant and its `RunMetrics` field when
+//! entry here (plus a [`PerRun`] variant and its `RunResult` field when
 //! it measures something new).
 //!
 //! The table lives at the scenario floor because the `expect:` parser needs

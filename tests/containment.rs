@@ -101,7 +101,7 @@ fn a_daemon_that_closed_its_fds_left_its_session_and_cleared_its_environment_die
     let command = format!("{}; exit 0", daemon_command(&sleep));
     let outcome = external(dir.path(), &command, "the task", 60);
     assert_eq!(outcome.exit_code, Some(0), "{}", outcome.log);
-    assert_eq!(outcome.metrics.stop, StopKind::AgentExit);
+    assert_eq!(outcome.observed.stop, StopKind::AgentExit);
     assert!(dir.path().join("started").exists(), "the daemon never ran");
     // The agent exited: PID 1 of its namespace is gone, so the daemon was
     // killed before the run returned (a zombie at worst, reaped by init).
@@ -122,7 +122,7 @@ fn the_timeout_kills_the_whole_tree_daemon_included() {
     let foreground = unique_sleep(3);
     let command = format!("{}; /bin/sleep {foreground}", daemon_command(&sleep));
     let outcome = external(dir.path(), &command, "the task", 2);
-    assert_eq!(outcome.metrics.stop, StopKind::Timeout, "{}", outcome.log);
+    assert_eq!(outcome.observed.stop, StopKind::Timeout, "{}", outcome.log);
     assert_eq!(outcome.exit_code, None);
     assert!(dir.path().join("started").exists(), "the daemon never ran");
     assert_eq!(gone_soon(&sleep), Vec::<u32>::new(), "the daemon survived");

@@ -6,7 +6,7 @@
 //! malformed session with the position of the problem.
 
 use agent_eval::eval::{Cell, cells, run_once};
-use agent_eval::results::RunMetrics;
+use agent_eval::results::RunResult;
 use agent_eval::scenario::TaskVia;
 use agent_eval::scenario::{self, Scenario};
 use std::path::{Path, PathBuf};
@@ -19,7 +19,7 @@ fn shipped() -> Scenario {
 }
 
 /// The figures both sides must agree on.
-fn figures(m: &RunMetrics) -> String {
+fn figures(m: &RunResult) -> String {
     format!(
         "turns {} stop {} steps {}/{} reminders {:?} todo {} rejected {} violations {} parts {:?}",
         m.turns,
@@ -50,29 +50,29 @@ fn compare_on(outside: &Scenario, scenario: &Scenario, cell: &Cell, seeds: std::
         let wire = run_once(outside, cell, seed).unwrap();
         let log = wire.agent_log.clone().unwrap_or_default();
         assert_eq!(
-            figures(&wire.metrics),
-            figures(&built_in.metrics),
+            figures(&wire.result),
+            figures(&built_in.result),
             "seed {seed}, {}\n{log}",
             cell.settings
         );
-        assert_eq!(built_in.metrics.parts.len(), 2);
-        assert_eq!(wire.metrics.unexpected_user_messages, 0, "{log}");
+        assert_eq!(built_in.result.parts.len(), 2);
+        assert_eq!(wire.result.unexpected_user_messages, 0, "{log}");
         // The parts add up to the run.
-        let parts = &wire.metrics.parts;
+        let parts = &wire.result.parts;
         assert_eq!(
             parts.iter().map(|p| p.turns).sum::<usize>(),
-            wire.metrics.turns
+            wire.result.turns
         );
         assert_eq!(
             parts.iter().map(|p| p.todo_calls).sum::<usize>(),
-            wire.metrics.todo_calls
+            wire.result.todo_calls
         );
         assert_eq!(
             parts.iter().map(|p| p.steps_completed).sum::<usize>(),
-            wire.metrics.steps_completed
+            wire.result.steps_completed
         );
         let reminders: Vec<usize> = parts.iter().flat_map(|p| p.reminders_at.clone()).collect();
-        assert_eq!(reminders, wire.metrics.reminders_at);
+        assert_eq!(reminders, wire.result.reminders_at);
     }
 }
 
@@ -133,8 +133,8 @@ fn a_user_message_the_scenario_did_not_send_is_counted_and_logged() {
     let cell = Cell::of_agent(&outside);
     let run = run_once(&outside, &cell, 0).unwrap();
     let log = run.agent_log.unwrap_or_default();
-    assert_eq!(run.metrics.turns, 2, "{log}");
-    assert_eq!(run.metrics.unexpected_user_messages, 2, "{log}");
+    assert_eq!(run.result.turns, 2, "{log}");
+    assert_eq!(run.result.unexpected_user_messages, 2, "{log}");
     assert!(
         log.contains("agent-eval: message 3 is a user message the scenario did not send: \"Then say goodbye.\""),
         "{log}"
@@ -145,8 +145,8 @@ fn a_user_message_the_scenario_did_not_send_is_counted_and_logged() {
     }
     let run = run_once(&outside, &cell, 0).unwrap();
     let log = run.agent_log.unwrap_or_default();
-    assert_eq!(run.metrics.unexpected_user_messages, 0, "{log}");
-    assert_eq!(run.metrics.turns, 1, "{log}");
+    assert_eq!(run.result.unexpected_user_messages, 0, "{log}");
+    assert_eq!(run.result.turns, 1, "{log}");
 }
 
 #[test]
@@ -164,12 +164,12 @@ fn the_built_in_loop_sends_each_part_after_the_model_ends_its_turn() {
         })
         .collect();
     assert_eq!(texts, ["one", "two"]);
-    assert_eq!(run.metrics.turns, 6);
+    assert_eq!(run.result.turns, 6);
     // The nag counter restarts with part 2: three rounds without a todo
     // call there, so a reminder after turn 5 (not after turn 3 + ...).
-    assert_eq!(run.metrics.reminders_at, [5]);
+    assert_eq!(run.result.reminders_at, [5]);
     let parts: Vec<(usize, usize, Vec<usize>)> = run
-        .metrics
+        .result
         .parts
         .iter()
         .map(|p| (p.turns, p.todo_calls, p.reminders_at.clone()))

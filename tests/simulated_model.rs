@@ -34,12 +34,7 @@ fn cell(scenario: &Scenario, todo: bool, nag: NagThreshold) -> Cell {
 fn mean_completion(scenario: &Scenario, todo: bool, seeds: u64) -> f64 {
     let cell = cell(scenario, todo, NagThreshold::After(3));
     let total: f64 = (0..seeds)
-        .map(|seed| {
-            run_once(scenario, &cell, seed)
-                .unwrap()
-                .metrics
-                .completion()
-        })
+        .map(|seed| run_once(scenario, &cell, seed).unwrap().result.completion())
         .sum();
     total / seeds as f64
 }
@@ -318,12 +313,12 @@ fn steps_without_do_calls_are_claimed_not_looped_on() {
     for todo in [true, false] {
         for seed in 0..10 {
             let record = run_once(&s, &cell(&s, todo, NagThreshold::After(3)), seed).unwrap();
-            assert_eq!(record.metrics.steps_completed, 1);
-            assert_eq!(record.metrics.stop, agent_eval::agent::StopKind::EndTurn);
+            assert_eq!(record.result.steps_completed, 1);
+            assert_eq!(record.result.stop, agent_eval::agent::StopKind::EndTurn);
             assert!(
-                record.metrics.turns <= 5,
+                record.result.turns <= 5,
                 "todo={todo} seed {seed}: {} turns",
-                record.metrics.turns
+                record.result.turns
             );
         }
     }
@@ -338,10 +333,10 @@ fn a_step_that_cannot_be_done_is_given_up_after_three_attempts() {
     .unwrap();
     for todo in [true, false] {
         let record = run_once(&s, &cell(&s, todo, NagThreshold::After(3)), 0).unwrap();
-        assert_eq!(record.metrics.steps_completed, 1, "todo={todo}");
-        assert_eq!(record.metrics.stop, agent_eval::agent::StopKind::EndTurn);
+        assert_eq!(record.result.steps_completed, 1, "todo={todo}");
+        assert_eq!(record.result.stop, agent_eval::agent::StopKind::EndTurn);
         assert_eq!(
-            record.metrics.turns, 5,
+            record.result.turns, 5,
             "three tries, the other step, then done"
         );
     }
@@ -373,11 +368,11 @@ fn every_tool_use_is_answered_and_only_prepended_reminders_break_the_protocol() 
                     "seed {seed}: {violations:?}"
                 );
                 let expected = match placement {
-                    Placement::Prepend => record.metrics.reminders_at.len(),
+                    Placement::Prepend => record.result.reminders_at.len(),
                     Placement::Append | Placement::Fold => 0,
                 };
                 assert_eq!(violations.len(), expected, "seed {seed} {placement:?}");
-                assert_eq!(record.metrics.protocol_violations, expected);
+                assert_eq!(record.result.protocol_violations, expected);
             }
         }
     }
@@ -398,7 +393,7 @@ fn every_dialect_plans_in_its_own_shape_and_completes_without_drift() {
             .with(&Axis::Dialect, &AxisValue::Dialect(dialect));
         for seed in 0..5 {
             let record = run_once(&s, &cell, seed).unwrap();
-            let m = &record.metrics;
+            let m = &record.result;
             assert_eq!(m.steps_completed, 10, "{dialect} seed {seed}");
             assert!(m.todo_calls >= 1, "{dialect} seed {seed}: no planning call");
             assert_eq!(m.rejected_todo_updates, 0, "{dialect} seed {seed}");
@@ -420,7 +415,7 @@ fn every_dialect_completes_more_than_no_planning_tool() {
         let cell = cell(&s, true, NagThreshold::After(3))
             .with(&Axis::Dialect, &AxisValue::Dialect(dialect));
         let with: f64 = (0..30)
-            .map(|seed| run_once(&s, &cell, seed).unwrap().metrics.completion())
+            .map(|seed| run_once(&s, &cell, seed).unwrap().result.completion())
             .sum::<f64>()
             / 30.0;
         assert!(with > without + 0.2, "{dialect}: {with} vs {without}");
@@ -440,7 +435,7 @@ fn invalid_updates_are_written_in_the_dialect_s_shape_and_rejected() {
     for &dialect in Dialect::ALL {
         let cell = cell(&s, true, NagThreshold::After(3))
             .with(&Axis::Dialect, &AxisValue::Dialect(dialect));
-        let m = run_once(&s, &cell, 1).unwrap().metrics;
+        let m = run_once(&s, &cell, 1).unwrap().result;
         assert_eq!(m.unknown_tool_calls, 0, "{dialect}");
         assert!(m.todo_calls >= 1, "{dialect}");
     }

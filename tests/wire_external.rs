@@ -5,7 +5,7 @@
 
 use agent_eval::agent::StopKind;
 use agent_eval::eval::execute::agent_process::{ExternalRun, run_external};
-use agent_eval::eval::{Cell, checks, model_for, run_once, workspace};
+use agent_eval::eval::{Cell, checks, model_for, run_once, workspace_image};
 use agent_eval::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse};
 use agent_eval::plan::dialect::Dialect;
 use agent_eval::scenario::{self, ModelSpec, NagThreshold, Placement, ReminderSpec, Scenario};
@@ -130,7 +130,7 @@ fn the_example_agent_matches_the_built_in_loop_on_every_scripted_scenario() {
         let built_in = run_once(&scenario, &cell, 0).unwrap();
         compared += 1;
 
-        let dir = workspace::create(&scenario.workspace).unwrap();
+        let dir = workspace_image::create(&scenario.workspace).unwrap();
         let mut agent = agent_for(&scenario);
         // Half of the runs stream, half take one JSON body.
         if i % 2 == 1 {
@@ -147,8 +147,8 @@ fn the_example_agent_matches_the_built_in_loop_on_every_scripted_scenario() {
         let outcome = run_external(model_for(&scenario, &cell, 0).unwrap(), &run).unwrap();
         let _ = std::fs::remove_file(&log);
         let name = &scenario.name;
-        let metrics = &built_in.metrics;
-        let wire = &outcome.metrics;
+        let metrics = &built_in.result;
+        let wire = &outcome.observed;
         assert_eq!(wire.stop, metrics.stop, "{name}: stop\n{}", outcome.log);
         assert_eq!(wire.turns, metrics.turns, "{name}: turns");
         assert_eq!(
@@ -252,8 +252,8 @@ fn the_agent_gets_the_mock_environment_and_no_real_key() {
     assert!(!log.contains("AGENT_TASK"), "{log}");
     assert_eq!(outcome.exit_code, Some(0));
     // It never asked the model anything: it stopped on its own.
-    assert_eq!(outcome.metrics.stop, StopKind::AgentExit);
-    assert_eq!(outcome.metrics.turns, 0);
+    assert_eq!(outcome.observed.stop, StopKind::AgentExit);
+    assert_eq!(outcome.observed.turns, 0);
 }
 
 #[test]
@@ -280,8 +280,8 @@ fn a_finished_model_and_a_lingering_agent_end_after_the_grace_period() {
     }
     let outcome = shell_run(command, TaskVia::Stdin, 120);
     assert!(outcome.stopped_after_grace, "{}", outcome.log);
-    assert_eq!(outcome.metrics.stop, StopKind::EndTurn);
-    assert_eq!(outcome.metrics.turns, 1);
+    assert_eq!(outcome.observed.stop, StopKind::EndTurn);
+    assert_eq!(outcome.observed.turns, 1);
 }
 
 #[test]
@@ -290,7 +290,7 @@ fn the_timeout_kills_the_whole_process_group() {
     let marker = dir.path().join("survivor");
     let command = format!("(sleep 3; touch '{}') & sleep 300", marker.display());
     let outcome = shell_run(&command, TaskVia::Stdin, 1);
-    assert_eq!(outcome.metrics.stop, StopKind::Timeout);
+    assert_eq!(outcome.observed.stop, StopKind::Timeout);
     std::thread::sleep(Duration::from_secs(4));
     assert!(!marker.exists(), "a child of the agent outlived the run");
 }
@@ -313,14 +313,14 @@ fn the_example_agent_matches_the_built_in_loop_on_simulated_scenarios_seed_for_s
         let cell = Cell::of_agent(&scenario);
         for seed in 0..3 {
             let built_in = run_once(&scenario, &cell, seed).unwrap();
-            let workspace = workspace::create(&scenario.workspace).unwrap();
+            let workspace = workspace_image::create(&scenario.workspace).unwrap();
             let agent = agent_for(&scenario);
             let mut run = ExternalRun::new(workspace.root(), &scenario.task, &agent);
             run.max_turns = Some(scenario.agent.max_turns);
             let outcome = run_external(model_for(&scenario, &cell, seed).unwrap(), &run).unwrap();
             let name = format!("{} seed {seed}", scenario.name);
-            let metrics = &built_in.metrics;
-            let wire = &outcome.metrics;
+            let metrics = &built_in.result;
+            let wire = &outcome.observed;
             assert_eq!(wire.stop, metrics.stop, "{name}: stop");
             assert_eq!(wire.turns, metrics.turns, "{name}: turns");
             assert_eq!(wire.reminders_at, metrics.reminders_at, "{name}");

@@ -119,8 +119,8 @@ fn assert_same(scenario: &Scenario, cell: &Cell, seed: u64, provider: Provider) 
     });
     // That is the harness's own run, metric for metric.
     assert_eq!(
-        in_process.metrics,
-        run_once(scenario, cell, seed).unwrap().metrics,
+        in_process.result,
+        run_once(scenario, cell, seed).unwrap().result,
         "{what}: in process"
     );
     let mut server = None;
@@ -137,7 +137,7 @@ fn assert_same(scenario: &Scenario, cell: &Cell, seed: u64, provider: Provider) 
     if let Some(server) = server {
         server.stop();
     }
-    assert_eq!(through_wire.metrics, in_process.metrics, "{what}: metrics");
+    assert_eq!(through_wire.result, in_process.result, "{what}: metrics");
     assert_eq!(actual, expected, "{what}: transcript");
     assert_eq!(
         through_wire.step_results, in_process.step_results,

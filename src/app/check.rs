@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use super::run::plural;
 use super::{AppError, Status, no_scenarios};
 use crate::agent::tools::Toolbox;
-use crate::eval::{self, checks, workspace};
+use crate::eval::{self, checks, workspace_image};
 use crate::report::terminal::escape;
 use crate::scenario::{self, CellSelector, Expectation, ModelSpec, Scenario};
 
@@ -196,7 +196,7 @@ fn describe(expectation: &Expectation) -> String {
 /// each step, its check must hold. Returns what went wrong.
 fn dry_run(s: &Scenario) -> Vec<String> {
     let mut problems = Vec::new();
-    let toolbox = match workspace::create_for_run(&s.workspace) {
+    let toolbox = match workspace_image::create_for_run(&s.workspace) {
         Ok(workspace) => Toolbox::with_workspace(std::sync::Arc::new(workspace)),
         Err(e) => return vec![format!("cannot prepare the workspace: {e}")],
     };

@@ -671,7 +671,7 @@ impl<'a> RunLog<'a> {
         record: &crate::results::RunRecord,
     ) {
         let wanted =
-            self.dir.is_some() || (self.keep_failing > 0 && !record.metrics.fully_completed());
+            self.dir.is_some() || (self.keep_failing > 0 && !record.result.fully_completed());
         let entry = match self.scenarios.get(scenario) {
             Some(s) if wanted => Some((scenario, log::line(&log::record(s, settings, record)))),
             _ => None,

@@ -68,7 +68,7 @@ pub fn serve(
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let exchanges = server.stop();
-    let metrics = wire::wire_metrics(&exchanges, scenario.agent.dialect.get(), None, None, false);
+    let metrics = wire::observe_run(&exchanges, scenario.agent.dialect.get(), None, None, false);
     let _ = writeln!(
         err,
         "stopped after {} requests: turns {}, stop {}, reminders at {:?}, todo calls {}, rejected {}, unknown tool calls {}, protocol violations {}, malformed requests {}",

@@ -12,14 +12,14 @@
 //! Memory stays flat in the number of runs: units run in batches, each
 //! batch's outcomes are handed over in unit order before the next batch
 //! starts, and a cell keeps of each run only a compact row and running
-//! totals; the full records go to a spill file (see [`super::runs`]).
+//! totals; the full records go to a spill file (see [`super::cell_runs`]).
 
 use rayon::prelude::*;
 use std::ops::Range;
 
 use super::execute::{RunEnv, RunError, run_once_in};
-use crate::results::record::RunMetrics;
-use crate::results::runs::{RunsBuilder, Spill, SpillError};
+use crate::results::cell_runs::{RunsBuilder, Spill, SpillError};
+use crate::results::record::RunResult;
 use crate::results::scenario_result::ScenarioResult;
 pub use crate::results::shard::Shard;
 use crate::results::summary::CellSummary;
@@ -88,7 +88,7 @@ pub enum EvalEvent<'a> {
     RunFinished {
         scenario: &'a str,
         settings: &'a CellSettings,
-        metrics: &'a RunMetrics,
+        metrics: &'a RunResult,
         /// The run's place in the evaluation's unit list (its run order),
         /// and the unit itself.
         position: usize,
@@ -328,7 +328,7 @@ pub fn plan(scenarios: &[Scenario], options: &EvalOptions) -> Result<Plan, EvalE
 /// What became of one unit of a plan.
 #[derive(Debug, Clone, PartialEq)]
 pub enum UnitOutcome {
-    Ran(Box<RunMetrics>),
+    Ran(Box<RunResult>),
     /// Never started: the spend limit was reached before its turn (runs
     /// already started finish).
     NotRun,
@@ -384,12 +384,12 @@ pub fn run_units(
         on_event(&EvalEvent::RunFinished {
             scenario: &scenario.name,
             settings: &cell.settings,
-            metrics: &record.metrics,
+            metrics: &record.result,
             position,
             unit,
             record: &record,
         });
-        Ok(UnitOutcome::Ran(Box::new(record.metrics)))
+        Ok(UnitOutcome::Ran(Box::new(record.result)))
     };
     let pool = options.jobs.and_then(|jobs| {
         rayon::ThreadPoolBuilder::new()
@@ -437,7 +437,10 @@ fn run_and_summarise(
 ) -> Result<Vec<ScenarioResult>, EvalError> {
     // Made when the first record arrives: an evaluation none of whose runs
     // happened (no temporary folder, say) reports its run errors.
-    let mut spill: Option<(std::sync::Arc<Spill>, crate::results::runs::SpillWriter)> = None;
+    let mut spill: Option<(
+        std::sync::Arc<Spill>,
+        crate::results::cell_runs::SpillWriter,
+    )> = None;
     let share = |seeds: usize| match options.shard {
         Some(shard) => seeds.div_ceil(shard.count),
         None => seeds,

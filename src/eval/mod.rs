@@ -7,7 +7,7 @@ pub mod checks;
 pub mod execute;
 pub mod matrix;
 pub mod sweep;
-pub mod workspace;
+pub mod workspace_image;
 
 pub use crate::scenario::cells::{Cell, cells};
 pub use execute::{

@@ -121,7 +121,7 @@ mod tests {
     #[test]
     fn tokens_are_the_cost_and_reminders_break_ties() {
         let with_tokens = |reminders: u32, tokens: u64| {
-            let mut runs: Vec<crate::results::RunMetrics> = cell(
+            let mut runs: Vec<crate::results::RunResult> = cell(
                 NagThreshold::After(1),
                 &[10, 10, 10, 10],
                 reminders as usize,

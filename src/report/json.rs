@@ -42,8 +42,10 @@ use std::sync::Arc;
 use crate::results::baseline::CellRates;
 
 use crate::metric::{METRICS, Metric};
-use crate::results::record::RunMetrics;
-use crate::results::runs::{RecordPart, RunRow, RunTotals, Runs, Spill, SpillError, SpillWriter};
+use crate::results::cell_runs::{
+    RecordPart, RunRow, RunTotals, Runs, Spill, SpillError, SpillWriter,
+};
+use crate::results::record::RunResult;
 use crate::results::shard::Shard;
 use crate::results::{CellSummary, ScenarioResult};
 use crate::scenario::{CellSettings, Expectation};
@@ -379,7 +381,7 @@ impl ReadRuns {
         self.rows.is_empty()
     }
 
-    fn push(&mut self, record: &RunMetrics) {
+    fn push(&mut self, record: &RunResult) {
         let index = self.rows.len();
         match self.first {
             None => self.first = Some((record.seed, record.steps_total)),
@@ -434,7 +436,7 @@ impl<'de> Deserialize<'de> for ReadRuns {
                 mut seq: A,
             ) -> Result<ReadRuns, A::Error> {
                 let mut runs = ReadRuns::default();
-                while let Some(record) = seq.next_element::<RunMetrics>()? {
+                while let Some(record) = seq.next_element::<RunResult>()? {
                     let spilled = RECORDS_TO.with(|to| {
                         let mut to = to.borrow_mut();
                         let to = &mut *to;
@@ -640,7 +642,7 @@ impl ReportFile {
 /// the planning calls, reminders and drifts at turns that happened, in
 /// order, a cost finite and not negative. (Counts cannot be negative: they
 /// are read as unsigned numbers.)
-pub fn check_run(r: &RunMetrics, steps_total: usize) -> Result<(), String> {
+pub fn check_run(r: &RunResult, steps_total: usize) -> Result<(), String> {
     check_run_steps_total(r.steps_total, steps_total)?;
     check_run_values(r)
 }
@@ -654,7 +656,7 @@ fn check_run_steps_total(run: usize, cell: usize) -> Result<(), String> {
 }
 
 /// [`check_run`] but for the cell's count of steps.
-fn check_run_values(r: &RunMetrics) -> Result<(), String> {
+fn check_run_values(r: &RunResult) -> Result<(), String> {
     if r.steps_completed > r.steps_total {
         return Err(format!(
             "steps_completed {} is more than steps_total {}",
@@ -1043,7 +1045,7 @@ fn record_part(
     if in_order {
         return Ok(part);
     }
-    let mut records: Vec<RunMetrics> = part.read_all(spill)?;
+    let mut records: Vec<RunResult> = part.read_all(spill)?;
     records.sort_by_key(|r| place(&r.seed));
     Ok(RecordPart::Held(records))
 }
@@ -1221,8 +1223,8 @@ mod shard_tests {
     use super::*;
     use serde_json::{Value, json};
 
-    fn record(seed: u64, steps_completed: usize, steps_total: usize) -> RunMetrics {
-        RunMetrics {
+    fn record(seed: u64, steps_completed: usize, steps_total: usize) -> RunResult {
+        RunResult {
             seed,
             turns: 4 + seed as usize % 3,
             stop: crate::agent::StopKind::EndTurn,
@@ -1255,7 +1257,7 @@ mod shard_tests {
 
     const SEEDS: u64 = 7;
 
-    fn runs_of(cell: u64) -> Vec<RunMetrics> {
+    fn runs_of(cell: u64) -> Vec<RunResult> {
         (0..SEEDS)
             .map(|seed| record(seed * 3 + 1, ((seed + cell) % 3).min(2) as usize, 2))
             .collect()
@@ -1365,7 +1367,7 @@ mod shard_tests {
         let mut invalid = record(9, 1, 2);
         invalid.rejected_todo_updates = 5;
         let other_steps = record(4, 1, 3);
-        let runs_cases: [Vec<RunMetrics>; 4] = [
+        let runs_cases: [Vec<RunResult>; 4] = [
             vec![record(1, 1, 2), invalid.clone(), other_steps.clone()],
             vec![record(1, 1, 2), other_steps.clone(), invalid.clone()],
             vec![other_steps.clone(), record(1, 1, 2)],

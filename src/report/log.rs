@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::llm::{Content, ContentBlock, Role};
 use crate::plan::dialect::PlanItem;
-use crate::results::{RunMetrics, RunRecord};
+use crate::results::{RunRecord, RunResult};
 use crate::scenario::cells::Cell;
 use crate::scenario::{
     Axis, AxisValue, CellSettings, Expectation, ReminderSpec, Scenario, StopKind,
@@ -41,7 +41,7 @@ pub fn record(scenario: &Scenario, settings: &CellSettings, run: &RunRecord) -> 
         settings: &'a CellSettings,
         seed: u64,
         replay: String,
-        metrics: &'a RunMetrics,
+        metrics: &'a RunResult,
         plans: Vec<PlanAt>,
         violations: Vec<Violation<'a>>,
         messages: &'a [crate::llm::Message],
@@ -52,9 +52,9 @@ pub fn record(scenario: &Scenario, settings: &CellSettings, run: &RunRecord) -> 
         scenario: &scenario.name,
         file: scenario.file.display().to_string(),
         settings,
-        seed: run.metrics.seed,
-        replay: replay_command(scenario, settings, run.metrics.seed),
-        metrics: &run.metrics,
+        seed: run.result.seed,
+        replay: replay_command(scenario, settings, run.result.seed),
+        metrics: &run.result,
         plans: plans(run),
         violations: run
             .violations
@@ -80,7 +80,7 @@ pub const AGENT_LOG_TAIL: usize = 4000;
 /// CLI's chatter is not part of the measurement).
 fn failed_agent_tail(run: &RunRecord) -> Option<&str> {
     let failed = matches!(
-        run.metrics.stop,
+        run.result.stop,
         StopKind::AgentExit | StopKind::Timeout | StopKind::ModelError
     );
     let log = run.agent_log.as_deref().filter(|_| failed)?;
@@ -271,7 +271,7 @@ pub fn failing_runs<'a>(
                         .map_while(Result::ok)
                         .map(move |r| (&c.settings, r))
                 })
-                .filter(|(_, r)| crate::results::expect::exact_measure(exact, r) != expected)
+                .filter(|(_, r)| crate::results::verdict::exact_measure(exact, r) != expected)
                 .map(|(settings, r)| (settings, r.seed))
                 .take(REPLAYS_PER_EXPECTATION)
                 .collect();

@@ -107,17 +107,17 @@ struct PartSummary {
 /// when its runs have no parts (a single task) or their records are not
 /// kept.
 fn part_summaries(cell: &crate::results::summary::CellSummary) -> Vec<PartSummary> {
-    let runs: Vec<crate::results::record::RunMetrics> =
+    let runs: Vec<crate::results::record::RunResult> =
         cell.results.records().map_while(Result::ok).collect();
     let parts = runs.iter().map(|r| r.parts.len()).max().unwrap_or(0);
     (1..=parts)
         .map(|part| {
-            let views: Vec<crate::results::record::RunMetrics> = runs
+            let views: Vec<crate::results::record::RunResult> = runs
                 .iter()
                 .map(|r| crate::results::parts::part_view(r, part))
                 .collect();
             let n = views.len().max(1) as f64;
-            let mean = |f: &dyn Fn(&crate::results::record::RunMetrics) -> f64| {
+            let mean = |f: &dyn Fn(&crate::results::record::RunResult) -> f64| {
                 crate::results::summary::round6(views.iter().map(f).sum::<f64>() / n)
             };
             PartSummary {

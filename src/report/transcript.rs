@@ -195,7 +195,7 @@ fn shorten(content: &str) -> String {
 }
 
 fn render_summary(out: &mut String, scenario: &Scenario, record: &RunRecord) {
-    let m = &record.metrics;
+    let m = &record.result;
     let _ = writeln!(
         out,
         "\n── metrics ──\nstop: {}  turns: {}  steps: {}/{}  reminders at: {:?}  todo calls: {}  rejected: {}  protocol violations: {}{}",
@@ -241,7 +241,7 @@ pub fn to_json(record: &RunRecord) -> Result<String, serde_json::Error> {
     #[derive(serde::Serialize)]
     struct Replay<'a> {
         messages: &'a [Message],
-        metrics: &'a crate::results::RunMetrics,
+        metrics: &'a crate::results::RunResult,
         violations: Vec<Violation<'a>>,
     }
     let violations = record
@@ -254,7 +254,7 @@ pub fn to_json(record: &RunRecord) -> Result<String, serde_json::Error> {
         .collect();
     super::json::pretty(&Replay {
         messages: &record.messages,
-        metrics: &record.metrics,
+        metrics: &record.result,
         violations,
     })
 }

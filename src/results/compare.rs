@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::runs::RunRow;
+use super::cell_runs::RunRow;
 use super::stats::{self, McNemar, PairedComparison};
 use super::summary::{CellSummary, pair_by_seed};
 use crate::plan::dialect::Dialect;

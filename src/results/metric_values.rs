@@ -1,6 +1,6 @@
 //! The metric table at work on runs: each metric's per-run value, read off
 //! a run's record or found in what a cell keeps of its runs (a compact row
-//! per run and running totals, see [`super::runs`]); a cell's reported
+//! per run and running totals, see [`super::cell_runs`]); a cell's reported
 //! values (rounded, with intervals) in table order; and an aggregate over
 //! the pooled runs of several cells (for `expect:`).
 //!
@@ -8,16 +8,16 @@
 //! below, where the `expect:` parser can read the names; this is the one
 //! place that maps a [`PerRun`] to the run record, its row and the totals.
 
-use super::record::RunMetrics;
+use super::cell_runs::{RunRow, RunTotals, Runs};
+use super::record::RunResult;
 use super::run_counts::count;
-use super::runs::{RunRow, RunTotals, Runs};
 use super::stats;
 use super::stats::round6;
 use crate::metric::{IntervalMethod, Kind, METRICS, Metric, PerRun};
 
 /// What `what` measures on one run, read off its record (a test checks it
 /// agrees with [`source`]).
-pub fn per_run(what: PerRun, run: &RunMetrics) -> f64 {
+pub fn per_run(what: PerRun, run: &RunResult) -> f64 {
     if let Some(n) = count(what, run) {
         return n as f64;
     }
@@ -191,7 +191,7 @@ mod tests {
     }
 
     /// Runs of `completed` steps out of `total`, with some counts set.
-    fn records(total: usize, completed: &[usize]) -> Vec<RunMetrics> {
+    fn records(total: usize, completed: &[usize]) -> Vec<RunResult> {
         let mut records = super::super::record::test_runs(total, completed, 2);
         for (i, run) in records.iter_mut().enumerate() {
             run.turns = 3 + 7 * i;

@@ -15,22 +15,22 @@
 //! ([`crate::report`]) and the commands ([`crate::app`]) read them.
 
 pub mod baseline;
+pub mod cell_runs;
 pub mod compare;
-pub mod expect;
 pub mod history;
 pub mod metric_values;
 pub mod parts;
 pub mod pick;
 pub mod record;
 pub mod run_counts;
-pub mod runs;
 pub mod scenario_result;
 pub mod shard;
 pub mod stats;
 pub mod summary;
+pub mod verdict;
 
-pub use expect::ExpectationOutcome;
-pub use record::{RunMetrics, RunRecord};
-pub use runs::{RunRow, Runs};
+pub use cell_runs::{RunRow, Runs};
+pub use record::{RunRecord, RunResult};
 pub use scenario_result::ScenarioResult;
 pub use summary::CellSummary;
+pub use verdict::ExpectationOutcome;

@@ -15,7 +15,7 @@
 //! [`part_view`] reads a run back as one of its parts alone (for `part:`
 //! expectations and the per-part tables).
 
-use super::record::{PartMetrics, RunMetrics};
+use super::record::{PartMetrics, RunResult};
 use crate::llm::session::SessionMap;
 use crate::llm::{ContentBlock, Message, Role};
 use crate::plan::dialect::Dialect;
@@ -94,7 +94,7 @@ pub fn session_figures(
 /// checks), turns, planning calls and reminders; the rest as the run's. A
 /// run without parts (a single task) is its own part 1; a part it never
 /// reached has no turns.
-pub fn part_view(run: &RunMetrics, part: usize) -> RunMetrics {
+pub fn part_view(run: &RunResult, part: usize) -> RunResult {
     if run.parts.is_empty() && part == 1 {
         return run.clone();
     }
@@ -106,7 +106,7 @@ pub fn part_view(run: &RunMetrics, part: usize) -> RunMetrics {
         .get(before..before + figures.steps_total)
         .unwrap_or_default()
         .to_string();
-    RunMetrics {
+    RunResult {
         turns: figures.turns,
         steps_completed: figures.steps_completed,
         steps_total: figures.steps_total,

@@ -1,6 +1,6 @@
 //! One run's record: what the built-in loop or an outside agent produced
 //! ([`RunRecord`]), and the measured part of it that the JSON report keeps
-//! ([`RunMetrics`]). The bottom of the results floor: everything else in
+//! ([`RunResult`]). The bottom of the results floor: everything else in
 //! [`crate::results`] reads these.
 
 use serde::Serialize;
@@ -13,7 +13,7 @@ use crate::plan::dialect::{Dialect, PlanItem};
 
 /// A run's measured results (one element of `results` in the JSON report).
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-pub struct RunMetrics {
+pub struct RunResult {
     pub seed: u64,
     pub turns: usize,
     pub stop: StopKind,
@@ -84,7 +84,7 @@ pub struct PartMetrics {
     pub reminders_at: Vec<usize>,
 }
 
-impl RunMetrics {
+impl RunResult {
     /// The price of planning.
     pub fn price(&self) -> PlanningPrice {
         PlanningPrice {
@@ -120,7 +120,7 @@ impl RunMetrics {
 /// Everything a run produced, for replay.
 #[derive(Debug, Clone)]
 pub struct RunRecord {
-    pub metrics: RunMetrics,
+    pub result: RunResult,
     pub messages: Vec<Message>,
     pub violations: Vec<Violation>,
     /// Whether each step's check held, in step order (`None`: not scored).
@@ -141,11 +141,11 @@ pub(crate) fn test_runs(
     steps_total: usize,
     completed: &[usize],
     reminders: usize,
-) -> Vec<RunMetrics> {
+) -> Vec<RunResult> {
     completed
         .iter()
         .enumerate()
-        .map(|(seed, &steps_completed)| RunMetrics {
+        .map(|(seed, &steps_completed)| RunResult {
             seed: seed as u64,
             turns: 10,
             stop: crate::agent::StopKind::EndTurn,
@@ -204,7 +204,7 @@ mod tests {
     /// always there reads it as 0.
     #[test]
     fn every_metric_is_in_every_record() {
-        let run = RunMetrics {
+        let run = RunResult {
             seed: 0,
             turns: 0,
             stop: crate::agent::StopKind::EndTurn,
@@ -234,7 +234,7 @@ mod tests {
                 assert!(value.get(key).is_some(), "{}: `{key}` missing", metric.name);
             }
         }
-        let back: RunMetrics = serde_json::from_value(value.clone()).unwrap();
+        let back: RunResult = serde_json::from_value(value.clone()).unwrap();
         assert_eq!(back, run);
         let mut old = value;
         for key in [
@@ -247,6 +247,6 @@ mod tests {
         ] {
             old.as_object_mut().unwrap().remove(key);
         }
-        assert_eq!(serde_json::from_value::<RunMetrics>(old).unwrap(), run);
+        assert_eq!(serde_json::from_value::<RunResult>(old).unwrap(), run);
     }
 }

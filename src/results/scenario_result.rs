@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use super::compare::CellComparison;
-use super::expect::ExpectationOutcome;
 use super::summary::CellSummary;
+use super::verdict::ExpectationOutcome;
 
 /// A scenario's cells and expectation outcomes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -54,7 +54,7 @@ impl ScenarioResult {
         let expectations = if check {
             expect_spec
                 .iter()
-                .map(|e| super::expect::evaluate(e, &cells))
+                .map(|e| super::verdict::evaluate(e, &cells))
                 .collect()
         } else {
             Vec::new()

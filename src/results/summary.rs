@@ -3,10 +3,10 @@
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+use super::cell_runs::Runs;
+pub use super::cell_runs::pair_by_seed;
 use super::metric_values::MetricValue;
-use super::record::RunMetrics;
-use super::runs::Runs;
-pub use super::runs::pair_by_seed;
+use super::record::RunResult;
 use super::stats;
 use crate::metric::Written;
 use crate::scenario::CellSettings;
@@ -105,7 +105,7 @@ pub fn p_text(p: f64) -> String {
 pub use super::stats::round6;
 
 impl CellSummary {
-    pub fn new(settings: CellSettings, steps_total: usize, results: Vec<RunMetrics>) -> Self {
+    pub fn new(settings: CellSettings, steps_total: usize, results: Vec<RunResult>) -> Self {
         Self::of_runs(settings, steps_total, Runs::held(results))
     }
 
@@ -234,7 +234,7 @@ mod tests {
 
     #[test]
     fn step_rates_count_each_step_over_the_runs() {
-        let mut runs: Vec<RunMetrics> = test_cell(CellSettings::default(), 3, &[3, 1, 2, 0], 0)
+        let mut runs: Vec<RunResult> = test_cell(CellSettings::default(), 3, &[3, 1, 2, 0], 0)
             .results
             .records()
             .map(Result::unwrap)

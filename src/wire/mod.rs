@@ -23,7 +23,7 @@ pub mod server;
 mod sse;
 pub mod translate;
 
-pub use observed::{WireMetrics, transcript, wire_metrics};
+pub use observed::{ObservedRun, observe_run, transcript};
 pub use record::{Api, Exchange, Reply, WireRequest};
 pub use server::{MockServer, RunningServer, ServerOptions};
 

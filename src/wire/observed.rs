@@ -42,7 +42,7 @@ pub use crate::llm::price::REMINDER_MARKERS;
 
 /// Everything measured from the wire for one run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct WireMetrics {
+pub struct ObservedRun {
     pub turns: usize,
     pub stop: StopKind,
     pub reminders_at: Vec<usize>,
@@ -77,14 +77,14 @@ impl ReminderMarks<'_> {
 
 /// Reads the metrics off a record. `timed_out`: the run was cut by its
 /// timeout.
-pub fn wire_metrics(
+pub fn observe_run(
     exchanges: &[Exchange],
     dialect: &dyn PlanDialect,
     reminder_pattern: Option<&str>,
     workdir: Option<&Path>,
     timed_out: bool,
-) -> WireMetrics {
-    wire_metrics_marked(
+) -> ObservedRun {
+    observe_run_marked(
         exchanges,
         dialect,
         ReminderMarks::Tagged(reminder_pattern),
@@ -93,14 +93,14 @@ pub fn wire_metrics(
     )
 }
 
-/// [`wire_metrics`] with reminders found by `marks`.
-pub fn wire_metrics_marked(
+/// [`observe_run`] with reminders found by `marks`.
+pub fn observe_run_marked(
     exchanges: &[Exchange],
     dialect: &dyn PlanDialect,
     marks: ReminderMarks<'_>,
     workdir: Option<&Path>,
     timed_out: bool,
-) -> WireMetrics {
+) -> ObservedRun {
     let answered: Vec<&Exchange> = exchanges.iter().filter(|e| e.is_loop()).collect();
     let mut turns = 0;
     let mut reminders_at = Vec::new();
@@ -146,7 +146,7 @@ pub fn wire_metrics_marked(
     }
     let workdir = workdir.map(WorkdirSpelling::new).unwrap_or_default();
     let price = wire_price(&answered, dialect, marks, &reminders_at, &workdir);
-    WireMetrics {
+    ObservedRun {
         price,
         turns,
         stop: stop_of(exchanges, timed_out),
@@ -345,7 +345,7 @@ mod tests {
             ],
             &["bash", "todo"],
         );
-        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, None, false);
+        let metrics = observe_run(&exchanges, Dialect::S03.get(), None, None, false);
         // A faithful client's requests are priced as the transcript is.
         let is_todo = |name: &str| name == "todo";
         let rules = PriceRules {
@@ -363,7 +363,7 @@ mod tests {
         assert!(price.planning_tokens > 0 && price.planning_tokens < price.context_tokens);
         assert_eq!(
             metrics,
-            WireMetrics {
+            ObservedRun {
                 price,
                 turns: 4,
                 stop: StopKind::EndTurn,
@@ -393,9 +393,9 @@ mod tests {
             ],
             &["bash"],
         );
-        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), Some("NAG!"), None, false);
+        let metrics = observe_run(&exchanges, Dialect::S03.get(), Some("NAG!"), None, false);
         assert_eq!(metrics.reminders_at, [1]);
-        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, None, false);
+        let metrics = observe_run(&exchanges, Dialect::S03.get(), None, None, false);
         assert!(metrics.reminders_at.is_empty());
     }
 
@@ -411,12 +411,12 @@ mod tests {
             ],
             &["todo"],
         );
-        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, None, false);
+        let metrics = observe_run(&exchanges, Dialect::S03.get(), None, None, false);
         assert_eq!((metrics.todo_calls, metrics.rejected_todo_updates), (1, 0));
         if let Some(request) = exchanges[1].request.as_mut() {
             request.error_results = vec![tool_use_id(1, 1)];
         }
-        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, None, false);
+        let metrics = observe_run(&exchanges, Dialect::S03.get(), None, None, false);
         assert_eq!(metrics.rejected_todo_updates, 1);
     }
 
@@ -424,17 +424,17 @@ mod tests {
     fn stop_reads_the_last_answer() {
         let mut exchanges = record(&[(vec![call(1, 1, "bash")], vec![])], &["bash"]);
         assert_eq!(
-            wire_metrics(&exchanges, Dialect::S03.get(), None, None, false).stop,
+            observe_run(&exchanges, Dialect::S03.get(), None, None, false).stop,
             StopKind::AgentExit
         );
         assert_eq!(
-            wire_metrics(&exchanges, Dialect::S03.get(), None, None, true).stop,
+            observe_run(&exchanges, Dialect::S03.get(), None, None, true).stop,
             StopKind::Timeout
         );
         let mut closing = exchanges[0].clone();
         closing.reply = Reply::Finished(Finish::ScriptExhausted);
         exchanges.push(closing);
-        let metrics = wire_metrics(&exchanges, Dialect::S03.get(), None, None, true);
+        let metrics = observe_run(&exchanges, Dialect::S03.get(), None, None, true);
         assert_eq!(
             (metrics.stop, metrics.turns),
             (StopKind::ScriptExhausted, 1)

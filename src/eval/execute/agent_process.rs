@@ -43,7 +43,7 @@ use crate::plan::dialect::Dialect;
 use crate::sandbox::process::{self, Invocation, Limits, ProcessError};
 use crate::scenario::{AgentCommand, TaskVia};
 use crate::wire::WireError;
-use crate::wire::observed::{ReminderMarks, WireMetrics, transcript, wire_metrics_marked};
+use crate::wire::observed::{ObservedRun, ReminderMarks, observe_run_marked, transcript};
 use crate::wire::record::Exchange;
 use crate::wire::server::{MockServer, ServerOptions};
 
@@ -104,7 +104,7 @@ impl<'a> ExternalRun<'a> {
 /// What one external run gave.
 #[derive(Debug, Clone)]
 pub struct ExternalOutcome {
-    pub metrics: WireMetrics,
+    pub observed: ObservedRun,
     /// The conversation in the Anthropic shape (last request + last
     /// response), comparable with the built-in loop's.
     pub transcript: Vec<Message>,
@@ -119,7 +119,7 @@ pub struct ExternalOutcome {
 
 impl ExternalOutcome {
     pub fn stop(&self) -> StopKind {
-        self.metrics.stop
+        self.observed.stop
     }
 }
 
@@ -275,7 +275,7 @@ pub fn run_external(
     } else {
         ReminderMarks::Tagged(pattern)
     };
-    let metrics = wire_metrics_marked(
+    let metrics = observe_run_marked(
         &exchanges,
         run.dialect.get(),
         marks,
@@ -283,7 +283,7 @@ pub fn run_external(
         timed_out,
     );
     Ok(ExternalOutcome {
-        metrics,
+        observed: metrics,
         transcript: transcript(&exchanges),
         log,
         exit_code,

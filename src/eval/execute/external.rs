@@ -17,13 +17,13 @@
 use super::agent_process::{ExternalOutcome, ExternalRun, run_external};
 use super::{RunError, model_for_in};
 use crate::agent::StopKind;
-use crate::eval::{checks, workspace};
+use crate::eval::{checks, workspace_image};
 use crate::llm::protocol;
 use crate::llm::{ContentBlock, Message, Role};
 use crate::plan::dialect::{Dialect, PlanItem};
 use crate::plan::reminder::ReminderSpec;
 use crate::results::parts::session_figures;
-use crate::results::record::{RunMetrics, RunRecord};
+use crate::results::record::{RunRecord, RunResult};
 use crate::scenario::Scenario;
 use crate::scenario::cells::Cell;
 use crate::scenario::{AgentCommand, TaskVia};
@@ -40,7 +40,7 @@ pub fn run_once_external(
         scenario: scenario.name.clone(),
         source,
     };
-    let workspace = workspace::create(&scenario.workspace).map_err(io_error)?;
+    let workspace = workspace_image::create(&scenario.workspace).map_err(io_error)?;
     let root = workspace.folder().map_err(io_error)?.to_path_buf();
     let settings = &cell.loop_settings;
     let mut agent = agent.clone();
@@ -76,8 +76,8 @@ pub fn run_once_external(
         .iter()
         .map(|step| step.check.as_ref().map(|c| checks::holds(c, &workspace)))
         .collect();
-    let wire = outcome.metrics;
-    let metrics = RunMetrics {
+    let wire = outcome.observed;
+    let metrics = RunResult {
         seed,
         turns: wire.turns,
         stop: wire.stop,
@@ -125,7 +125,7 @@ pub fn run_once_external(
     }
     let plan = final_plan(&outcome.transcript, settings.dialect);
     Ok(RunRecord {
-        metrics,
+        result: metrics,
         violations: protocol::check(&outcome.transcript),
         messages: outcome.transcript,
         step_results,
@@ -146,7 +146,7 @@ const TAIL_LINES: usize = 20;
 /// that got at least one response and then failed is a measured run
 /// (stop `agent_exit` or `timeout`, its output's tail in the run log).
 fn broken(outcome: &ExternalOutcome, timeout_s: u64) -> Option<String> {
-    let wire = &outcome.metrics;
+    let wire = &outcome.observed;
     if wire.turns > 0 {
         return None;
     }

@@ -7,7 +7,7 @@ pub mod agent_process;
 pub mod external;
 pub mod presets;
 
-use super::{checks, workspace};
+use super::{checks, workspace_image};
 use crate::agent::tools::Toolbox;
 use crate::agent::{StopKind, run_session};
 use crate::llm::Message;
@@ -22,7 +22,7 @@ use crate::model::http::{HttpContext, HttpModelError, RealBackends, RealModelSpe
 use crate::model::scripted::ScriptedModel;
 use crate::model::simulated::{SimulatedModel, run_seed};
 use crate::results::parts::session_figures;
-use crate::results::record::{RunMetrics, RunRecord};
+use crate::results::record::{RunRecord, RunResult};
 use crate::scenario::cells::Cell;
 use crate::scenario::{ModelSpec, Scenario};
 use std::path::{Path, PathBuf};
@@ -202,7 +202,7 @@ pub fn run_once_in(
         }
     };
     let mut record = run_in_workspace(scenario, cell, seed, &toolbox, model.as_mut());
-    let metrics = &mut record.metrics;
+    let metrics = &mut record.result;
     metrics.drift_turns = drift.map(|log| log.turns()).unwrap_or_default();
     if let Some(meter) = usage {
         let usage = meter.get();
@@ -250,11 +250,12 @@ pub fn run_with_model(
 /// A fresh workspace for `scenario`: held in memory until a process needs
 /// a folder, removed when the toolbox drops.
 fn prepare_workspace(scenario: &Scenario) -> Result<Toolbox, RunError> {
-    let workspace =
-        workspace::create_for_run(&scenario.workspace).map_err(|source| RunError::Workspace {
+    let workspace = workspace_image::create_for_run(&scenario.workspace).map_err(|source| {
+        RunError::Workspace {
             scenario: scenario.name.clone(),
             source,
-        })?;
+        }
+    })?;
     Ok(Toolbox::with_workspace(std::sync::Arc::new(workspace)))
 }
 
@@ -282,7 +283,7 @@ fn run_in_workspace(
         })
         .collect();
     let violations = protocol::check(&outcome.messages);
-    let metrics = RunMetrics {
+    let metrics = RunResult {
         seed,
         turns: outcome.turns,
         stop: outcome.stop,
@@ -328,7 +329,7 @@ fn run_in_workspace(
         .parts;
     }
     RunRecord {
-        metrics,
+        result: metrics,
         messages: outcome.messages,
         violations,
         step_results,

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde::ser::SerializeSeq;
 
-use super::record::RunMetrics;
+use super::record::RunResult;
 
 /// What paired statistics need of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,7 +29,7 @@ pub struct RunRow {
 }
 
 impl RunRow {
-    pub fn of(r: &RunMetrics) -> Self {
+    pub fn of(r: &RunResult) -> Self {
         Self {
             seed: r.seed,
             steps_completed: u32::try_from(r.steps_completed).unwrap_or(u32::MAX),
@@ -38,7 +38,7 @@ impl RunRow {
     }
 
     /// steps_completed / steps_total; 1 for a scenario with no scored step
-    /// (as [`RunMetrics::completion`]).
+    /// (as [`RunResult::completion`]).
     pub fn completion(&self) -> f64 {
         if self.steps_total == 0 {
             1.0
@@ -76,7 +76,7 @@ pub struct RunTotals {
 
 impl RunTotals {
     /// Adds one run (runs are added in seed order).
-    pub fn add(&mut self, r: &RunMetrics) {
+    pub fn add(&mut self, r: &RunResult) {
         super::run_counts::add_counts(&mut self.counts, r);
         if let Some(n) = r.input_tokens {
             self.input_tokens = Some(self.input_tokens.unwrap_or(0).saturating_add(n));
@@ -147,7 +147,7 @@ impl Spill {
     }
 
     /// The records written at bytes `start..end`, in order.
-    fn read(&self, start: u64, end: u64) -> impl Iterator<Item = Result<RunMetrics, SpillError>> {
+    fn read(&self, start: u64, end: u64) -> impl Iterator<Item = Result<RunResult, SpillError>> {
         self.read_buffered(start, end, 1 << 16)
     }
 
@@ -157,7 +157,7 @@ impl Spill {
         start: u64,
         end: u64,
         capacity: usize,
-    ) -> impl Iterator<Item = Result<RunMetrics, SpillError>> + '_ {
+    ) -> impl Iterator<Item = Result<RunResult, SpillError>> + '_ {
         let reader = BufReader::with_capacity(
             capacity,
             RangeReader {
@@ -180,7 +180,7 @@ impl Spill {
 
 /// A record as spilled: the cost's bits, then the record.
 #[derive(serde::Deserialize)]
-struct SpilledRecord(Option<u64>, RunMetrics);
+struct SpilledRecord(Option<u64>, RunResult);
 
 /// Reads bytes `at..end` of a file without moving its cursor.
 struct RangeReader<'a> {
@@ -215,7 +215,7 @@ pub struct SpillWriter {
 
 impl SpillWriter {
     /// Appends `record`; returns where it lies (bytes `start..end`).
-    pub fn append(&mut self, record: &RunMetrics) -> Result<(u64, u64), SpillError> {
+    pub fn append(&mut self, record: &RunResult) -> Result<(u64, u64), SpillError> {
         self.line.clear();
         serde_json::to_writer(&mut self.line, &(record.cost.map(f64::to_bits), record))?;
         self.line.push(b'\n');
@@ -241,7 +241,7 @@ impl SpillWriter {
 /// Where a cell's full records are.
 #[derive(Debug, Clone)]
 enum Records {
-    Held(Vec<RunMetrics>),
+    Held(Vec<RunResult>),
     /// Bytes `start..end` of the spill file, in seed order.
     Spilled {
         spill: Arc<Spill>,
@@ -268,12 +268,12 @@ pub enum RecordPart {
         start: u64,
         end: u64,
     },
-    Held(Vec<RunMetrics>),
+    Held(Vec<RunResult>),
 }
 
 impl RecordPart {
     /// Every record of the part, in memory.
-    pub fn read_all(&self, spill: &Spill) -> Result<Vec<RunMetrics>, SpillError> {
+    pub fn read_all(&self, spill: &Spill) -> Result<Vec<RunResult>, SpillError> {
         self.read(spill, 1 << 16).collect()
     }
 
@@ -281,7 +281,7 @@ impl RecordPart {
         &'a self,
         spill: &'a Spill,
         capacity: usize,
-    ) -> Box<dyn Iterator<Item = Result<RunMetrics, SpillError>> + 'a> {
+    ) -> Box<dyn Iterator<Item = Result<RunResult, SpillError>> + 'a> {
         match self {
             Self::Spilled { start, end } => Box::new(spill.read_buffered(*start, *end, capacity)),
             Self::Held(records) => Box::new(records.iter().cloned().map(Ok)),
@@ -292,13 +292,13 @@ impl RecordPart {
 /// Reads `count` records from parts in turn (see [`Records::Interleaved`]);
 /// a part that runs out before its turn is an error, not a shorter list.
 struct InterleavedRecords<'a> {
-    readers: Vec<Box<dyn Iterator<Item = Result<RunMetrics, SpillError>> + 'a>>,
+    readers: Vec<Box<dyn Iterator<Item = Result<RunResult, SpillError>> + 'a>>,
     next: usize,
     left: usize,
 }
 
 impl Iterator for InterleavedRecords<'_> {
-    type Item = Result<RunMetrics, SpillError>;
+    type Item = Result<RunResult, SpillError>;
     fn next(&mut self) -> Option<Self::Item> {
         if self.left == 0 {
             return None;
@@ -348,7 +348,7 @@ pub struct Runs {
 
 impl Runs {
     /// Runs whose records are held in memory.
-    pub fn held(records: Vec<RunMetrics>) -> Self {
+    pub fn held(records: Vec<RunResult>) -> Self {
         let mut totals = RunTotals::default();
         for r in &records {
             totals.add(r);
@@ -423,7 +423,7 @@ impl Runs {
 
     /// The full records, in seed order (read back from the spill file:
     /// one at a time, never all at once).
-    pub fn records(&self) -> Box<dyn Iterator<Item = Result<RunMetrics, SpillError>> + '_> {
+    pub fn records(&self) -> Box<dyn Iterator<Item = Result<RunResult, SpillError>> + '_> {
         match &self.records {
             Records::Held(records) => Box::new(records.iter().cloned().map(Ok)),
             Records::Spilled { spill, start, end } => Box::new(spill.read(*start, *end)),
@@ -498,7 +498,7 @@ impl RunsBuilder {
         }
     }
 
-    pub fn push(&mut self, record: &RunMetrics, spill: &mut SpillWriter) -> Result<(), SpillError> {
+    pub fn push(&mut self, record: &RunResult, spill: &mut SpillWriter) -> Result<(), SpillError> {
         let (start, end) = spill.append(record)?;
         self.span = Some(match self.span {
             None => (start, end),
@@ -551,8 +551,8 @@ pub fn pair_by_seed<'a>(a: &'a Runs, b: &'a Runs) -> Vec<(&'a RunRow, &'a RunRow
 mod tests {
     use super::*;
 
-    fn record(seed: u64, steps_completed: usize, cost: Option<f64>) -> RunMetrics {
-        RunMetrics {
+    fn record(seed: u64, steps_completed: usize, cost: Option<f64>) -> RunResult {
+        RunResult {
             seed,
             turns: 7,
             stop: crate::agent::StopKind::EndTurn,
@@ -581,7 +581,7 @@ mod tests {
     #[test]
     fn spilled_runs_read_back_as_written_and_leave_no_file() {
         let dir = tempfile::tempdir().unwrap();
-        let records: Vec<RunMetrics> = (0..50)
+        let records: Vec<RunResult> = (0..50)
             .map(|seed| {
                 record(
                     seed,
@@ -603,7 +603,7 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
         let (first, second) = (first.finish(Some(&spill)), second.finish(Some(&spill)));
         drop(spill);
-        let back: Vec<RunMetrics> = first
+        let back: Vec<RunResult> = first
             .records()
             .chain(second.records())
             .map(Result::unwrap)

@@ -9,9 +9,9 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::cell_runs::{RunRow, Runs};
 use super::compare::PairedStats;
-use super::record::RunMetrics;
-use super::runs::{RunRow, Runs};
+use super::record::RunResult;
 use super::summary::{CellSummary, round6};
 use crate::metric::PairedTest;
 use crate::scenario::{
@@ -91,7 +91,7 @@ pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> Expectation
 fn part_cells(
     cells: &[CellSummary],
     part: usize,
-) -> Result<Vec<CellSummary>, super::runs::SpillError> {
+) -> Result<Vec<CellSummary>, super::cell_runs::SpillError> {
     cells
         .iter()
         .map(|cell| {
@@ -153,7 +153,7 @@ pub fn aggregate(metric: &Metric, cells: &[&CellSummary]) -> f64 {
 }
 
 /// What an exact expectation measures on one run.
-pub fn exact_measure(exact: &ExactExpectation, r: &RunMetrics) -> Value {
+pub fn exact_measure(exact: &ExactExpectation, r: &RunResult) -> Value {
     match exact {
         ExactExpectation::RemindersAt(_) => json!(r.reminders_at),
         ExactExpectation::StepsCompleted(_) => json!(r.steps_completed),
@@ -170,7 +170,7 @@ pub fn exact_measure(exact: &ExactExpectation, r: &RunMetrics) -> Value {
 
 fn evaluate_exact(exact: &ExactExpectation, cells: &[CellSummary]) -> ExpectationOutcome {
     let (name, expected) = (exact.name(), exact.expected());
-    let measure = |r: &RunMetrics| exact_measure(exact, r);
+    let measure = |r: &RunResult| exact_measure(exact, r);
     let text = match exact {
         ExactExpectation::DriftTurns(turns) if turns.is_empty() => "no drift".to_string(),
         _ => format!("{name} == {expected}"),
@@ -178,7 +178,7 @@ fn evaluate_exact(exact: &ExactExpectation, cells: &[CellSummary]) -> Expectatio
     // Every run's record, read back one at a time: the first measured, and
     // the first that differs.
     let mut first: Option<Value> = None;
-    let mut mismatch: Option<(&CellSettings, RunMetrics)> = None;
+    let mut mismatch: Option<(&CellSettings, RunResult)> = None;
     'cells: for cell in cells {
         for record in cell.results.records() {
             let run = match record {
@@ -360,7 +360,7 @@ mod tests {
         // `mean_unknown_tool_calls` is only a table entry: the parser, the
         // checker and the measurement all come from it.
         let off = cell(false, &[4, 4]);
-        let mut runs: Vec<RunMetrics> = off.results.records().map_while(Result::ok).collect();
+        let mut runs: Vec<RunResult> = off.results.records().map_while(Result::ok).collect();
         runs[0].unknown_tool_calls = 3;
         let cells = [
             cell(true, &[4, 4]),
