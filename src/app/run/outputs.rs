@@ -77,10 +77,10 @@ struct HistoryRecord {
 
 impl Reporter for HistoryRecord {
     fn write(&mut self, finished: &Finished<'_>, _: &mut Streams<'_>) -> Result<(), AppError> {
-        let history = self
-            .history
-            .as_mut()
-            .map(|h| h.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner));
+        let history = self.history.as_mut().map(|h| {
+            h.get_mut()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        });
         crate::app::history::record(history, "run", self.shard.clone(), finished.results)
     }
 }
@@ -99,7 +99,11 @@ struct FileReport {
 }
 
 impl Reporter for FileReport {
-    fn write(&mut self, finished: &Finished<'_>, streams: &mut Streams<'_>) -> Result<(), AppError> {
+    fn write(
+        &mut self,
+        finished: &Finished<'_>,
+        streams: &mut Streams<'_>,
+    ) -> Result<(), AppError> {
         let (results, errors) = (finished.results, finished.errors);
         match self.format {
             Format::Json => write_report_with(&self.path, streams.out, &mut |out| {
@@ -188,7 +192,11 @@ impl Reporter for HtmlReport<'_> {
         Ok(())
     }
 
-    fn write(&mut self, finished: &Finished<'_>, streams: &mut Streams<'_>) -> Result<(), AppError> {
+    fn write(
+        &mut self,
+        finished: &Finished<'_>,
+        streams: &mut Streams<'_>,
+    ) -> Result<(), AppError> {
         let runs = match &self.log_dir {
             Some(dir) => read_back(self.scenarios, dir)?,
             None => std::mem::take(

@@ -90,7 +90,9 @@ impl Reporters<'_> {
         finished: &Finished<'_>,
         streams: &mut Streams<'_>,
     ) -> Result<(), AppError> {
-        self.0.iter_mut().try_for_each(|r| r.write(finished, streams))
+        self.0
+            .iter_mut()
+            .try_for_each(|r| r.write(finished, streams))
     }
 }
 
