@@ -1,0 +1,165 @@
+//! Between evaluate and write: what the runs mean. Scenarios some of whose
+//! runs could not happen leave the results (they are errors, like bad
+//! files), failed expectations name the runs to replay, the cells are
+//! compared with `--baseline`, and the report is built. Diagnostics about
+//! the runs (not started, failed, models' usage) go to stderr here.
+
+use std::io::Write;
+
+use super::admit::Admitted;
+use super::config::RunConfig;
+use super::evaluate::units_of;
+use super::reporters::Finished;
+use crate::report::json::{Report, ShardPlan};
+use crate::report::log;
+use crate::report::terminal::escape;
+use crate::results::ScenarioResult;
+use crate::results::baseline::{self, CellDiff};
+use crate::scenario::Scenario;
+
+/// The results of the runs and what follows from them.
+pub(super) struct Concluded {
+    pub results: Vec<ScenarioResult>,
+    /// The report's error lines: files refused, then runs that could not
+    /// happen.
+    pub errors: Vec<String>,
+    pub bad_files: usize,
+    pub run_failures: usize,
+    /// Scenarios `--fail-fast` did not start.
+    pub skipped: Vec<String>,
+    pub ran: usize,
+    /// Some planned runs were never started (a spend limit was reached).
+    pub not_started: bool,
+    pub baseline: Option<Vec<CellDiff>>,
+}
+
+/// Concludes the runs of `planned` units into results; prints the
+/// diagnostics about them to `err`.
+pub(super) fn conclude(
+    config: &RunConfig,
+    admitted: &Admitted,
+    planned: usize,
+    mut results: Vec<ScenarioResult>,
+    err: &mut dyn Write,
+) -> Concluded {
+    let options = &admitted.options;
+    let skipped: Vec<&Scenario> = admitted.scenarios.iter().skip(results.len()).collect();
+    let ran: usize = results.iter().flat_map(|r| &r.cells).map(|c| c.runs).sum();
+    let planned_ran = planned - skipped.iter().map(|s| units_of(s, options)).sum::<usize>();
+    let not_started = crate::app::real::runs_not_started(&options.env, planned_ran, ran);
+    if let Some(note) = &not_started {
+        let _ = writeln!(err, "{note}");
+    }
+    let run_failures = take_run_failures(&mut results);
+    for failure in &run_failures {
+        let _ = writeln!(err, "error: {}", escape(failure));
+    }
+    if let Some(warning) = crate::app::real::model_failures(&results) {
+        let _ = writeln!(err, "{warning}");
+    }
+    if let Some(usage) = crate::app::real::usage_summary(&results) {
+        let _ = writeln!(err, "{usage}");
+    }
+    if config.shard.is_none() {
+        name_replays(&mut results, &admitted.scenarios);
+    }
+    let errors = admitted
+        .errors
+        .iter()
+        .map(ToString::to_string)
+        .chain(run_failures.iter().cloned())
+        .collect();
+    let baseline = admitted
+        .baseline
+        .as_ref()
+        .map(|old| baseline::compare(old, &baseline::rates(&results), config.tolerance));
+    Concluded {
+        results,
+        errors,
+        bad_files: admitted.errors.len(),
+        run_failures: run_failures.len(),
+        skipped: skipped.iter().map(|s| s.name.clone()).collect(),
+        ran,
+        not_started: not_started.is_some(),
+        baseline,
+    }
+}
+
+/// A scenario some of whose runs could not happen (a workspace that could
+/// not be prepared, an agent that could not start) is an error of its own,
+/// like a bad file: it leaves the results; the others still report.
+fn take_run_failures(results: &mut Vec<ScenarioResult>) -> Vec<String> {
+    let mut run_failures: Vec<String> = Vec::new();
+    results.retain(|result| {
+        run_failures.extend(
+            result
+                .run_errors
+                .iter()
+                .map(|message| format!("{}: {message}", result.file)),
+        );
+        result.run_errors.is_empty()
+    });
+    run_failures
+}
+
+/// Names, under each failed expectation, the runs that show why.
+fn name_replays(results: &mut [ScenarioResult], scenarios: &[Scenario]) {
+    for (result, scenario) in results.iter_mut().zip(scenarios) {
+        let ScenarioResult {
+            cells,
+            expectations,
+            expect_spec,
+            ..
+        } = result;
+        for (outcome, spec) in expectations.iter_mut().zip(expect_spec.iter()) {
+            if outcome.ok {
+                continue;
+            }
+            outcome.replay = log::failing_runs(spec, cells)
+                .into_iter()
+                .map(|(settings, seed)| log::replay_command(scenario, settings, seed))
+                .collect();
+        }
+    }
+}
+
+impl Concluded {
+    /// The JSON report: a shard's (with what the shards must agree on to
+    /// merge), or the whole run's.
+    pub fn report(&self, config: &RunConfig, units: u64) -> Report<'_> {
+        match config.shard {
+            Some(shard) => {
+                let plan = ShardPlan {
+                    units,
+                    seeds: config.seeds,
+                    model: config
+                        .real
+                        .model
+                        .as_ref()
+                        .and_then(|m| serde_json::to_value(m).ok()),
+                };
+                Report::for_shard(&self.results, self.errors.clone(), shard, plan)
+            }
+            None => Report::new(&self.results, self.errors.clone()),
+        }
+    }
+
+    /// What the reporters see.
+    pub fn finished<'a>(&'a self, report: &'a Report<'a>) -> Finished<'a> {
+        Finished {
+            results: &self.results,
+            report,
+            errors: &self.errors,
+            ran: self.ran,
+            bad_files: self.bad_files,
+            run_failures: self.run_failures,
+            skipped: &self.skipped,
+            baseline: self.baseline.as_deref(),
+        }
+    }
+
+    /// Whether a baseline cell regressed.
+    pub fn regressed(&self) -> bool {
+        self.baseline.as_deref().is_some_and(baseline::regressed)
+    }
+}

@@ -1,0 +1,115 @@
+//! The seam between the engine and the outputs of `run`, as in
+//! cargo-nextest: the engine emits [`EvalEvent`]s while it works, and every
+//! output — the progress bar, the run log, the terminal summary, the
+//! history record, the JSON, JUnit, Markdown and HTML reports — is a
+//! [`Reporter`] that consumes those events and, once, the final results
+//! ([`Finished`]). The run command only hands events and results to the
+//! fan-out ([`Reporters`]); it writes nothing itself.
+
+use std::io::Write;
+
+use crate::app::AppError;
+use crate::eval::EvalEvent;
+use crate::report::json::Report;
+use crate::results::ScenarioResult;
+use crate::results::baseline::CellDiff;
+
+/// What every output sees once the engine is done: the results and what
+/// was concluded from them.
+pub(super) struct Finished<'a> {
+    /// The scenarios' results (without those whose runs could not happen).
+    pub results: &'a [ScenarioResult],
+    pub report: &'a Report<'a>,
+    /// The report's error lines: files refused, then runs that could not
+    /// happen.
+    pub errors: &'a [String],
+    /// Runs made.
+    pub ran: usize,
+    /// Scenario files (or scenarios) refused before anything ran.
+    pub bad_files: usize,
+    /// Runs that could not happen (their scenarios are not reported).
+    pub run_failures: usize,
+    /// Scenarios `--fail-fast` did not start.
+    pub skipped: &'a [String],
+    /// Each cell against `--baseline`, if one was given.
+    pub baseline: Option<&'a [CellDiff]>,
+}
+
+/// Where outputs print: stdout, and stderr for diagnostics (and the
+/// summary, when a report takes stdout).
+pub(super) struct Streams<'a> {
+    pub out: &'a mut dyn Write,
+    pub err: &'a mut dyn Write,
+}
+
+/// One output of `run`. Events arrive from worker threads in any order
+/// (each carries its place in run order); `runs_done` comes once the
+/// engine stopped with every run finished, `write` once with the results.
+pub(super) trait Reporter: Send + Sync {
+    /// An engine event, as it happens.
+    fn on_event(&self, _event: &EvalEvent<'_>) {}
+    /// The engine stopped, finished or interrupted: stop showing progress.
+    fn engine_stopped(&self) {}
+    /// Every run finished: finish what was written while they ran.
+    fn runs_done(&mut self) -> Result<(), AppError> {
+        Ok(())
+    }
+    /// Writes this output from the final results.
+    fn write(
+        &mut self,
+        _finished: &Finished<'_>,
+        _streams: &mut Streams<'_>,
+    ) -> Result<(), AppError> {
+        Ok(())
+    }
+}
+
+/// Every reporter of one invocation, in the order their outputs are
+/// written; each step stops at the first error.
+pub(super) struct Reporters<'a>(pub Vec<Box<dyn Reporter + 'a>>);
+
+impl Reporters<'_> {
+    pub fn on_event(&self, event: &EvalEvent<'_>) {
+        for reporter in &self.0 {
+            reporter.on_event(event);
+        }
+    }
+
+    pub fn engine_stopped(&self) {
+        for reporter in &self.0 {
+            reporter.engine_stopped();
+        }
+    }
+
+    pub fn runs_done(&mut self) -> Result<(), AppError> {
+        self.0.iter_mut().try_for_each(|r| r.runs_done())
+    }
+
+    pub fn write(
+        &mut self,
+        finished: &Finished<'_>,
+        streams: &mut Streams<'_>,
+    ) -> Result<(), AppError> {
+        self.0
+            .iter_mut()
+            .try_for_each(|r| r.write(finished, streams))
+    }
+}
+
+/// The progress bar on stderr (hidden unless asked for): its length is the
+/// runs planned, each finished run moves it.
+pub(super) struct Progress(pub indicatif::ProgressBar);
+
+impl Reporter for Progress {
+    fn on_event(&self, event: &EvalEvent<'_>) {
+        match event {
+            EvalEvent::Started { runs } => self.0.set_length(*runs as u64),
+            EvalEvent::RunFinished { .. } => self.0.inc(1),
+            EvalEvent::ScenarioFinished { .. } => {}
+        }
+    }
+
+    fn engine_stopped(&self) {
+        self.0.finish_and_clear();
+    }
+}

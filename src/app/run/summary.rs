@@ -1,0 +1,141 @@
+//! The terminal summary of `run`, a reporter: each scenario's table (all,
+//! or with `--quiet` only the failing ones), the summary line, what could
+//! not run, and the cells against `--baseline`. It goes to stdout, or to
+//! stderr when a report takes stdout.
+
+use std::io::Write;
+
+use super::reporters::{Finished, Reporter, Streams};
+use crate::app::AppError;
+use crate::eval::Shard;
+use crate::report::table;
+use crate::results::ScenarioResult;
+
+/// How the summary is shown.
+pub(super) struct TerminalSummary {
+    pub quiet: bool,
+    pub color: bool,
+    /// `--steps`: each step's completion rate per cell under the table.
+    pub steps: bool,
+    pub shard: Option<Shard>,
+    pub tolerance: f64,
+    /// A report takes stdout: the summary goes to stderr.
+    pub to_stderr: bool,
+}
+
+impl TerminalSummary {
+    fn render(&self, finished: &Finished<'_>) -> Vec<u8> {
+        let mut human: Vec<u8> = Vec::new();
+        // A shard's cells hold a part of their runs: tables of them would
+        // mislead, so a shard prints only its summary line.
+        for result in finished.results.iter().filter(|_| self.shard.is_none()) {
+            if !self.quiet || !result.ok() {
+                let _ = writeln!(human, "{}", table::render(result, self.color));
+                if self.steps {
+                    let _ = writeln!(human, "{}", table::steps_table(&result.cells));
+                }
+            }
+        }
+        match self.shard {
+            Some(shard) => {
+                let _ = writeln!(
+                    human,
+                    "shard {shard}: {} run{}; expectations are checked when the shards are merged{}",
+                    finished.ran,
+                    plural(finished.ran),
+                    bad_files(finished.bad_files)
+                );
+            }
+            None => self.render_totals(&mut human, finished),
+        }
+        if let Some(diffs) = finished.baseline {
+            let _ = write!(
+                human,
+                "{}",
+                crate::report::baseline::render(diffs, self.tolerance)
+            );
+        }
+        human
+    }
+
+    /// The summary line of an unsharded run, and what did not run.
+    fn render_totals(&self, human: &mut Vec<u8>, finished: &Finished<'_>) {
+        summary_line(human, finished.results, finished.bad_files);
+        if finished.run_failures > 0 {
+            let _ = writeln!(
+                human,
+                "{} run error{} (above): those scenarios are not reported",
+                finished.run_failures,
+                plural(finished.run_failures)
+            );
+        }
+        if !finished.skipped.is_empty() {
+            let _ = writeln!(
+                human,
+                "--fail-fast: {} scenario{} not run: {}",
+                finished.skipped.len(),
+                plural(finished.skipped.len()),
+                finished.skipped.join(", ")
+            );
+        }
+    }
+}
+
+impl Reporter for TerminalSummary {
+    fn write(
+        &mut self,
+        finished: &Finished<'_>,
+        streams: &mut Streams<'_>,
+    ) -> Result<(), AppError> {
+        let human = self.render(finished);
+        let target: &mut dyn Write = if self.to_stderr {
+            streams.err
+        } else {
+            streams.out
+        };
+        target.write_all(&human).map_err(|source| AppError::Write {
+            path: "stdout".into(),
+            source,
+        })
+    }
+}
+
+/// The summary's last line (`merge` prints it too).
+pub(crate) fn print_failures(out: &mut dyn Write, results: &[ScenarioResult]) {
+    summary_line(out, results, 0);
+}
+
+/// The last line of the summary: scenarios, expectations, failures and
+/// files that could not be read. Each failure itself is printed once,
+/// with its detail, under its scenario's table.
+fn summary_line(out: &mut dyn Write, results: &[ScenarioResult], bad: usize) {
+    let failed: usize = results
+        .iter()
+        .map(|r| r.expectations.iter().filter(|e| !e.ok).count())
+        .sum();
+    let total: usize = results.iter().map(|r| r.expectations.len()).sum();
+    let verdict = if failed == 0 {
+        "all held".to_string()
+    } else {
+        format!("{failed} failed")
+    };
+    let _ = writeln!(
+        out,
+        "{} scenario{}, {total} expectation{}: {verdict}{}",
+        results.len(),
+        plural(results.len()),
+        plural(total),
+        bad_files(bad)
+    );
+}
+
+fn bad_files(bad: usize) -> String {
+    match bad {
+        0 => String::new(),
+        n => format!("; {n} file{} could not be read", plural(n)),
+    }
+}
+
+pub(crate) fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
