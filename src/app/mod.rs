@@ -7,6 +7,7 @@
 
 mod check;
 pub mod ci;
+pub mod cli;
 mod history;
 mod init;
 mod real;
