@@ -10,7 +10,9 @@
 //! comparisons between cells; [`expect`]: expectations checked against the
 //! cells; [`scenario_result`]: a scenario's cells, comparisons and
 //! expectation outcomes; [`baseline`]: what moved against an earlier
-//! report; [`shard`]: which units a shard runs; [`pick`]: a sweep's
+//! report; [`shard`]: which units a shard runs; [`report_file`]: the JSON
+//! report read back and checked; [`merge`]: shard reports combined into
+//! one run's results; [`pick`]: a sweep's
 //! result and the value it recommends; [`history`]: the SQLite results
 //! history over invocations. Each file imports only those before it. The engine ([`crate::eval`]) fills these; the renderers
 //! ([`crate::report`]) and the commands ([`crate::app`]) read them.
@@ -20,10 +22,12 @@ pub mod cell_runs;
 pub mod compare;
 pub mod exact_tally;
 pub mod history;
+pub mod merge;
 pub mod metric_values;
 pub mod parts;
 pub mod pick;
 pub mod record;
+pub mod report_file;
 pub mod run_counts;
 pub mod scenario_result;
 pub mod shard;
