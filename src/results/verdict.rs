@@ -129,7 +129,7 @@ fn number(x: f64) -> Value {
 fn select<'a>(
     selector: &CellSelector,
     cells: &'a [CellSummary],
-) -> Vec<(&'a CellSettings, &'a RunRow)> {
+) -> Vec<(&'a CellSettings, RunRow)> {
     cells
         .iter()
         .filter(|c| selector.matches(&c.settings))
@@ -290,7 +290,7 @@ fn evaluate_compare(
     let PairedStats {
         completion,
         full_completion: full,
-    } = PairedStats::of(&pair_runs(a, b, &runs_a, &runs_b));
+    } = PairedStats::of(pair_runs(a, b, &runs_a, &runs_b));
     let (side_a, side_b) = (select_cells(a, cells), select_cells(b, cells));
     let (runs_a, runs_b) = (runs_a.len(), runs_b.len());
     let measured = match comparison {
@@ -330,12 +330,12 @@ fn evaluate_compare(
 /// agrees on every axis neither selector fixes (where both cells list it);
 /// among several, the one agreeing on most axes, then the first in cell
 /// order.
-fn pair_runs<'a>(
+fn pair_runs(
     a: &CellSelector,
     b: &CellSelector,
-    runs_a: &[(&CellSettings, &'a RunRow)],
-    runs_b: &[(&CellSettings, &'a RunRow)],
-) -> Vec<(&'a RunRow, &'a RunRow)> {
+    runs_a: &[(&CellSettings, RunRow)],
+    runs_b: &[(&CellSettings, RunRow)],
+) -> Vec<(RunRow, RunRow)> {
     let fixed: Vec<&Axis> = a
         .entries()
         .iter()
