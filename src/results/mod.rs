@@ -2,7 +2,8 @@
 //!
 //! From the bottom up: [`stats`]: intervals, paired tests and how numbers
 //! are rounded; [`record`]: one run's record; [`run_counts`]: what each
-//! counted metric counts on a run; [`runs`]: a cell's runs, kept compact or
+//! counted metric counts on a run; [`exact_tally`]: whether a cell's runs
+//! agree on each exact measure; [`runs`]: a cell's runs, kept compact or
 //! spilled to disk; [`metric_values`]: the metric table
 //! ([`crate::metric`]) applied to runs; [`summary`]: a cell's summary;
 //! [`parts`]: a session's runs read part by part; [`compare`]: paired
@@ -19,6 +20,7 @@
 pub mod baseline;
 pub mod cell_runs;
 pub mod compare;
+pub mod exact_tally;
 pub mod history;
 pub mod merge;
 pub mod metric_values;
