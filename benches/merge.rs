@@ -5,7 +5,7 @@
 
 use std::hint::black_box;
 
-use agent_eval::report::json::{ShardFile, ShardReader};
+use agent_eval::results::merge::{ShardFile, ShardReader};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
 

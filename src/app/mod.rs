@@ -31,7 +31,7 @@ use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use crate::eval::{self, EvalError, EvalEvent};
-use crate::report::json::ReportFileError;
+use crate::results::report_file::ReportFileError;
 use crate::scenario::LoadError;
 
 /// How a command ended when it ran.

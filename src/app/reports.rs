@@ -4,10 +4,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{AppError, STDOUT, Status, check_output_path, write_report, write_report_with};
-use crate::report::json::{self, Report, ReportFile, ShardReader};
+use crate::report::json::Report;
 use crate::report::terminal::escape;
 use crate::report::{html, junit, markdown, table};
 use crate::results::baseline;
+use crate::results::merge::ShardReader;
+use crate::results::report_file::{ReportFile, ReportFileError};
 
 /// `agent-eval merge`.
 #[derive(Debug, Clone, Default)]
@@ -55,7 +57,7 @@ pub fn merge(
     let mut history = super::history::open(config.history.as_deref())?;
     // Each run is checked and spilled as its shard is read; only its
     // compact row is held.
-    let mut reader = ShardReader::new().map_err(|e| json::ReportFileError::Mismatch {
+    let mut reader = ShardReader::new().map_err(|e| ReportFileError::Mismatch {
         path: None,
         message: e.to_string(),
     })?;
@@ -66,12 +68,10 @@ pub fn merge(
             reader.read(path).map_err(|e| match e {
                 // A shard that cannot be read or holds values out of
                 // bounds cannot be merged: say so, with the file.
-                json::ReportFileError::Invalid { path, message } => {
-                    json::ReportFileError::Mismatch {
-                        path: Some(path),
-                        message,
-                    }
-                }
+                ReportFileError::Invalid { path, message } => ReportFileError::Mismatch {
+                    path: Some(path),
+                    message,
+                },
                 other => other,
             })
         })

@@ -75,11 +75,22 @@ impl WorkdirSpelling {
         let mut replaced: Option<String> = None;
         for spelling in &self.spellings {
             let current = replaced.as_deref().unwrap_or(text);
-            if current.contains(spelling.as_str()) {
+            if may_contain(current, spelling) && current.contains(spelling.as_str()) {
                 replaced = Some(current.replace(spelling.as_str(), WORKDIR_PLACEHOLDER));
             }
         }
         replaced
+    }
+}
+
+/// Whether `text` can hold `pattern`: it is long enough and holds the
+/// pattern's first byte (a scan for one byte is much cheaper than setting
+/// up a substring search, and most texts counted hold no workspace path and
+/// no reminder marker).
+fn may_contain(text: &str, pattern: &str) -> bool {
+    match pattern.as_bytes().first() {
+        None => true,
+        Some(first) => text.len() >= pattern.len() && text.as_bytes().contains(first),
     }
 }
 
@@ -148,6 +159,7 @@ impl PriceRules<'_> {
             .iter()
             .copied()
             .chain(pattern)
+            .filter(|marker| may_contain(text, marker))
             .filter_map(|marker| text.find(marker))
             .min()?;
         Some(text[..at].rfind('\n').map_or(0, |i| i + 1))
@@ -233,7 +245,7 @@ pub fn json_chars(value: &Value, workdir: &WorkdirSpelling) -> usize {
         Value::Null => 4,
         Value::Bool(true) => 4,
         Value::Bool(false) => 5,
-        Value::Number(n) => n.to_string().len(),
+        Value::Number(n) => number_chars(n),
         Value::String(text) => string_chars(text, workdir),
         Value::Array(items) => {
             2 + items.len().saturating_sub(1)
@@ -249,22 +261,44 @@ pub fn json_chars(value: &Value, workdir: &WorkdirSpelling) -> usize {
     }
 }
 
+/// Characters of a JSON number as `serde_json` writes it (written to a
+/// counter, not to a string).
+fn number_chars(n: &serde_json::Number) -> usize {
+    struct Count(usize);
+    impl std::fmt::Write for Count {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0 += s.chars().count();
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing to a counter cannot fail.
+    let _ = std::fmt::Write::write_fmt(&mut count, format_args!("{n}"));
+    count.0
+}
+
 /// Characters of a JSON string literal: the quotes, and each character as
 /// `serde_json` escapes it.
 fn string_chars(text: &str, workdir: &WorkdirSpelling) -> usize {
-    let escaped = |text: &str| -> usize {
-        text.chars()
-            .map(|c| match c {
-                '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
-                c if u32::from(c) < 0x20 => 6,
-                _ => 1,
-            })
-            .sum()
-    };
     2 + match workdir.replaced(text) {
-        Some(replaced) => escaped(&replaced),
-        None => escaped(text),
+        Some(replaced) => escaped_chars(&replaced),
+        None => escaped_chars(text),
     }
+}
+
+/// Characters of `text` as `serde_json` escapes it, counted byte by byte:
+/// a character's first byte counts (the bytes that continue a character,
+/// `0b10xx_xxxx`, do not), a quote, backslash or short-escaped control
+/// character counts 2, any other control character 6 (`\u00XX`).
+fn escaped_chars(text: &str) -> usize {
+    text.bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+            0..0x20 => 6,
+            _ if b & 0xC0 == 0x80 => 0,
+            _ => 1,
+        })
+        .sum()
 }
 
 /// Characters to tokens: a quarter, rounded up.

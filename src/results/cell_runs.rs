@@ -10,7 +10,7 @@
 //! dies), so nothing is left behind whatever happens.
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::Arc;
@@ -18,6 +18,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde::ser::SerializeSeq;
 
+use super::exact_tally::ExactTally;
 use super::record::RunResult;
 
 /// What paired statistics need of one run.
@@ -72,6 +73,8 @@ pub struct RunTotals {
     /// seed and message).
     pub model_errors: u64,
     pub first_model_error: Option<(u64, String)>,
+    /// The first run and the exact measures the runs do not agree on.
+    pub exact: ExactTally,
 }
 
 impl RunTotals {
@@ -108,6 +111,7 @@ impl RunTotals {
                 self.first_model_error = Some((r.seed, message.clone()));
             }
         }
+        self.exact.add(r);
     }
 }
 
@@ -166,16 +170,39 @@ impl Spill {
                 end,
             },
         );
-        serde_json::Deserializer::from_reader(reader)
-            .into_iter::<SpilledRecord>()
-            .map(|record| {
-                let SpilledRecord(cost_bits, mut metrics) = record?;
-                // The cost goes by its bits: a decimal read back may not
-                // be the same float.
-                metrics.cost = cost_bits.map(f64::from_bits);
-                Ok(metrics)
-            })
+        SpilledLines {
+            reader,
+            line: Vec::new(),
+        }
     }
+}
+
+/// The records of a span of the spill file, a line each. Each line is
+/// read whole and parsed from memory: parsing through a reader goes byte
+/// by byte and cost more than running the episodes.
+struct SpilledLines<R> {
+    reader: R,
+    line: Vec<u8>,
+}
+
+impl<R: BufRead> Iterator for SpilledLines<R> {
+    type Item = Result<RunResult, SpillError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.line.clear();
+        match self.reader.read_until(b'\n', &mut self.line) {
+            Ok(0) => None,
+            Ok(_) => Some(parse_spilled(&self.line)),
+            Err(e) => Some(Err(e.into())),
+        }
+    }
+}
+
+fn parse_spilled(line: &[u8]) -> Result<RunResult, SpillError> {
+    let SpilledRecord(cost_bits, mut metrics) = serde_json::from_slice(line)?;
+    // The cost goes by its bits: a decimal read back may not be the same
+    // float.
+    metrics.cost = cost_bits.map(f64::from_bits);
+    Ok(metrics)
 }
 
 /// A record as spilled: the cost's bits, then the record.

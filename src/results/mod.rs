@@ -2,14 +2,17 @@
 //!
 //! From the bottom up: [`stats`]: intervals, paired tests and how numbers
 //! are rounded; [`record`]: one run's record; [`run_counts`]: what each
-//! counted metric counts on a run; [`runs`]: a cell's runs, kept compact or
+//! counted metric counts on a run; [`exact_tally`]: whether a cell's runs
+//! agree on each exact measure; [`runs`]: a cell's runs, kept compact or
 //! spilled to disk; [`metric_values`]: the metric table
 //! ([`crate::metric`]) applied to runs; [`summary`]: a cell's summary;
 //! [`parts`]: a session's runs read part by part; [`compare`]: paired
 //! comparisons between cells; [`expect`]: expectations checked against the
 //! cells; [`scenario_result`]: a scenario's cells, comparisons and
 //! expectation outcomes; [`baseline`]: what moved against an earlier
-//! report; [`shard`]: which units a shard runs; [`pick`]: a sweep's
+//! report; [`shard`]: which units a shard runs; [`report_file`]: the JSON
+//! report read back and checked; [`merge`]: shard reports combined into
+//! one run's results; [`pick`]: a sweep's
 //! result and the value it recommends; [`history`]: the SQLite results
 //! history over invocations. Each file imports only those before it. The engine ([`crate::eval`]) fills these; the renderers
 //! ([`crate::report`]) and the commands ([`crate::app`]) read them.
@@ -17,11 +20,14 @@
 pub mod baseline;
 pub mod cell_runs;
 pub mod compare;
+pub mod exact_tally;
 pub mod history;
+pub mod merge;
 pub mod metric_values;
 pub mod parts;
 pub mod pick;
 pub mod record;
+pub mod report_file;
 pub mod run_counts;
 pub mod scenario_result;
 pub mod shard;

@@ -11,10 +11,10 @@ use super::config::RunConfig;
 use crate::app::history::open as open_history;
 use crate::app::{AppError, STDOUT, Status, check_output_path, no_scenarios};
 use crate::eval::{self, EvalOptions};
-use crate::report::json::ReportFile;
 use crate::report::terminal::escape;
 use crate::results::baseline::CellRates;
 use crate::results::history::History;
+use crate::results::report_file::ReportFile;
 use crate::scenario::{self, LoadError, Scenario};
 
 /// What `run` goes on with once its input is admitted.

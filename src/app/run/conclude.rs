@@ -10,11 +10,12 @@ use super::admit::Admitted;
 use super::config::RunConfig;
 use super::evaluate::units_of;
 use super::reporters::Finished;
-use crate::report::json::{Report, ShardPlan};
+use crate::report::json::Report;
 use crate::report::log;
 use crate::report::terminal::escape;
 use crate::results::ScenarioResult;
 use crate::results::baseline::{self, CellDiff};
+use crate::results::report_file::ShardPlan;
 use crate::scenario::Scenario;
 
 /// The results of the runs and what follows from them.

@@ -47,6 +47,16 @@ use path::{disk_link, resolve_with};
 /// in memory and on disk alike.
 pub const MAX_REQUESTED_PATH: usize = 4095;
 
+/// Whether `requested` is a relative path of plain names only: not empty,
+/// no leading `/`, no empty, `.` or `..` component, so joining it to the
+/// root spells the path resolution would give.
+fn is_plain_relative(requested: &str) -> bool {
+    !requested.is_empty()
+        && requested
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..")
+}
+
 /// Why a workspace could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum CreateError {
@@ -371,6 +381,11 @@ impl Workspace {
         }
         let in_memory = matches!(state, State::Memory(_));
         let root = &self.root;
+        // A memory tree holds no symlinks: a plain relative path names the
+        // file it spells, as the resolution below would find it.
+        if in_memory && is_plain_relative(requested) {
+            return Ok(root.join(requested));
+        }
         // A memory tree holds no symlinks; outside the root the disk says.
         let lookup = |p: &Path| {
             if in_memory && p.starts_with(root) {
@@ -385,6 +400,17 @@ impl Workspace {
     }
 
     fn relative<'a>(&self, resolved: &'a Path, requested: &str) -> Result<&'a Path, AccessError> {
+        // A resolved path is the root's spelling and its own components:
+        // the root's bytes and a separator start it (as `strip_prefix`,
+        // which compares component by component, would also find).
+        let rest = resolved
+            .as_os_str()
+            .as_encoded_bytes()
+            .strip_prefix(self.root.as_os_str().as_encoded_bytes())
+            .and_then(|rest| rest.strip_prefix(b"/"));
+        if let Some(rest) = rest.and_then(|rest| std::str::from_utf8(rest).ok()) {
+            return Ok(Path::new(rest));
+        }
         resolved
             .strip_prefix(&self.root)
             .map_err(|_| AccessError::Escapes {

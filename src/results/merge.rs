@@ -1,0 +1,474 @@
+//! `agent-eval merge`: shard reports ([`ShardReader`]) combined into the
+//! results one unsharded run gives, once they are checked to be all the
+//! shards of one run. Each run is checked as it is parsed and its record
+//! spilled to one temporary file, so merging holds a row per run, not the
+//! records.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::report_file::{ReadRuns, ReportFile, ReportFileError, ScenarioFile, ShardPlan};
+use crate::results::cell_runs::{RecordPart, Runs, Spill, SpillError, SpillWriter};
+use crate::results::record::RunResult;
+use crate::results::shard::Shard;
+use crate::results::{CellSummary, ScenarioResult};
+
+/// A shard report as read, with its file.
+#[derive(Debug, Clone)]
+pub struct ShardFile {
+    pub path: PathBuf,
+    pub report: ReportFile,
+}
+
+/// Reads shard reports for [`ShardReader::merge`]: each run checked as it
+/// is parsed, its record appended to one anonymous spill file, and only its
+/// compact row kept, so merging takes memory in proportion to the rows
+/// (16 bytes a run), not to the records.
+#[derive(Debug)]
+pub struct ShardReader {
+    spill: Arc<Spill>,
+    /// `None` only after a write failed (the reader is then spent).
+    writer: Option<SpillWriter>,
+}
+
+impl ShardReader {
+    /// A reader spilling to a file in the system's temporary folder.
+    pub fn new() -> Result<Self, SpillError> {
+        let (spill, writer) = Spill::create()?;
+        Ok(Self {
+            spill,
+            writer: Some(writer),
+        })
+    }
+
+    /// Reads (and checks, as [`ReportFile::read`]) the shard report at
+    /// `path`.
+    pub fn read(&mut self, path: &Path) -> Result<ShardFile, ReportFileError> {
+        if self.writer.is_none() {
+            return Err(ReportFileError::Invalid {
+                path: path.to_path_buf(),
+                message: "cannot keep the run records: the temporary file failed before".into(),
+            });
+        }
+        let report = ReportFile::read_into(path, &mut self.writer)?;
+        Ok(ShardFile {
+            path: path.to_path_buf(),
+            report,
+        })
+    }
+
+    /// Combines shards this reader read into the report one unsharded run
+    /// gives, after checking they are all the shards of one run: each of
+    /// `1/N` .. `N/N` once, with the same plan, scenarios (names and file
+    /// hashes), seeds, expectations and cells, each unit in the shard that
+    /// owns it exactly once.
+    pub fn merge(
+        &mut self,
+        parts: Vec<ShardFile>,
+    ) -> Result<(Vec<ScenarioResult>, Vec<String>), ReportFileError> {
+        let spilled = match self.writer.as_mut() {
+            Some(writer) => writer.flush(),
+            None => Ok(()),
+        };
+        spilled.map_err(|e| ReportFileError::Mismatch {
+            path: None,
+            message: e.to_string(),
+        })?;
+        merge(parts, &self.spill)
+    }
+}
+
+/// Combines shard reports into the report one unsharded run gives. The
+/// shards must be those of one run: each of `1/N` .. `N/N` exactly once,
+/// with the same plan, scenarios (names and file hashes), seeds,
+/// expectations and cells; and each unit (scenario, cell, seed) must be in
+/// the shard that owns it, exactly once. Runs are put back in seed order.
+/// Linear in the number of runs, but for one sort of each shard's unit
+/// positions. The runs' records are read back from `spill` (where
+/// [`ShardReader`] put them) as the merged report is written; what is held
+/// is a row per run.
+fn merge(
+    parts: Vec<ShardFile>,
+    spill: &Arc<Spill>,
+) -> Result<(Vec<ScenarioResult>, Vec<String>), ReportFileError> {
+    let general = |message: String| ReportFileError::Mismatch {
+        path: None,
+        message,
+    };
+    let of = |path: &Path, message: String| ReportFileError::Mismatch {
+        path: Some(path.to_path_buf()),
+        message,
+    };
+    // Which shard each file is; sorted so that shard 1 leads.
+    let mut shards: Vec<(Shard, ShardFile)> = Vec::with_capacity(parts.len());
+    for part in parts {
+        let Some(raw) = part.report.shard.as_deref() else {
+            return Err(of(
+                &part.path,
+                "not a shard report (it has no `shard` key; only the reports of `run --shard K/N` are merged)".into(),
+            ));
+        };
+        let shard = Shard::parse(raw).map_err(|e| of(&part.path, e))?;
+        shards.push((shard, part));
+    }
+    shards.sort_by_key(|(shard, _)| shard.index);
+    let Some((lead, first)) = shards.first() else {
+        return Err(general("no report given".into()));
+    };
+    let count = lead.count;
+    for (shard, part) in &shards {
+        if shard.count != count {
+            return Err(of(
+                &part.path,
+                format!(
+                    "is shard {shard}, of another split than shard {lead} ({})",
+                    first.path.display()
+                ),
+            ));
+        }
+    }
+    for pair in shards.windows(2) {
+        if let [(a, a_file), (b, b_file)] = pair
+            && a == b
+        {
+            return Err(general(format!(
+                "shard {a} is given twice ({} and {})",
+                a_file.path.display(),
+                b_file.path.display()
+            )));
+        }
+    }
+    if let Some(missing) =
+        (1..=count).find(|&k| shards.get(k - 1).is_none_or(|(s, _)| s.index != k))
+    {
+        return Err(general(format!("shard {missing}/{count} is missing")));
+    }
+    let Some(plan) = first.report.plan.clone() else {
+        return Err(of(
+            &first.path,
+            "has no `plan` (a shard report of an older agent-eval cannot be checked; run the shards again)".into(),
+        ));
+    };
+    // Every shard states the same run.
+    for (_, part) in shards.iter().skip(1) {
+        same_run(&first.report, &part.report).map_err(|what| {
+            of(
+                &part.path,
+                format!(
+                    "is not a shard of the same run as {}: {what}",
+                    first.path.display()
+                ),
+            )
+        })?;
+    }
+    // Where each scenario's units start, and each seed's place.
+    let scenarios = &first.report.scenarios;
+    let mut offsets: Vec<u64> = Vec::with_capacity(scenarios.len());
+    let mut seed_index: Vec<HashMap<u64, usize>> = Vec::with_capacity(scenarios.len());
+    let mut total: u64 = 0;
+    for s in scenarios {
+        match &s.sha256 {
+            Some(hash) if hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => {}
+            Some(hash) => {
+                return Err(of(
+                    &first.path,
+                    format!("scenario `{}`: sha256 `{hash}` is not a SHA-256", s.name),
+                ));
+            }
+            None => {
+                return Err(of(
+                    &first.path,
+                    format!("scenario `{}` has no sha256 of its file", s.name),
+                ));
+            }
+        }
+        let mut index = HashMap::with_capacity(s.seeds.len());
+        for (i, &seed) in s.seeds.iter().enumerate() {
+            if index.insert(seed, i).is_some() {
+                return Err(of(
+                    &first.path,
+                    format!("scenario `{}` lists seed {seed} twice", s.name),
+                ));
+            }
+        }
+        offsets.push(total);
+        total = total.saturating_add((s.cells.len() as u64).saturating_mul(s.seeds.len() as u64));
+        seed_index.push(index);
+    }
+    if plan.units != total {
+        return Err(of(
+            &first.path,
+            format!(
+                "its plan states {} units, but its scenarios make {total}",
+                plan.units
+            ),
+        ));
+    }
+    // Each shard holds exactly the units it owns: positions k, k + n, ...
+    let n = count as u64;
+    for (shard, part) in &shards {
+        let k = shard.index as u64 - 1;
+        let mut positions: Vec<u64> = Vec::new();
+        for ((scenario, &offset), index) in
+            part.report.scenarios.iter().zip(&offsets).zip(&seed_index)
+        {
+            let seeds = scenario.seeds.len() as u64;
+            for (c, cell) in scenario.cells.iter().enumerate() {
+                for r in &cell.results.rows {
+                    let unit = || {
+                        format!(
+                            "scenario `{}`, cell {}, seed {}",
+                            scenario.name, cell.settings, r.seed
+                        )
+                    };
+                    let Some(&i) = index.get(&r.seed) else {
+                        return Err(of(
+                            &part.path,
+                            format!("{}: the seed is not one of the run's seeds", unit()),
+                        ));
+                    };
+                    let position = offset + c as u64 * seeds + i as u64;
+                    if position % n != k {
+                        return Err(of(
+                            &part.path,
+                            format!(
+                                "{}: the run belongs to shard {}/{count}, not {shard}",
+                                unit(),
+                                position % n + 1
+                            ),
+                        ));
+                    }
+                    positions.push(position);
+                }
+            }
+        }
+        positions.sort_unstable();
+        if let Some(twice) = positions.windows(2).find(|w| w[0] == w[1]).map(|w| w[0]) {
+            return Err(of(
+                &part.path,
+                format!(
+                    "{} is listed twice",
+                    describe_unit(scenarios, &offsets, twice)
+                ),
+            ));
+        }
+        let owned = if total > k {
+            (total - k).div_ceil(n)
+        } else {
+            0
+        };
+        if positions.len() as u64 != owned {
+            // The first owned position not listed.
+            let missing = positions
+                .iter()
+                .zip((0..).map(|i: u64| k + i * n))
+                .find(|(listed, expected)| **listed != *expected)
+                .map_or(k + positions.len() as u64 * n, |(_, expected)| expected);
+            return Err(of(
+                &part.path,
+                format!(
+                    "{} is missing ({} of the shard's {owned} runs are listed)",
+                    describe_unit(scenarios, &offsets, missing),
+                    positions.len()
+                ),
+            ));
+        }
+    }
+    // Each merged cell takes its runs from the shards in turn (shard k
+    // holds positions k, k + n, ...), each shard's in seed order.
+    let mut errors: Vec<String> = Vec::new();
+    let mut known_errors: BTreeSet<String> = BTreeSet::new();
+    for (_, part) in &mut shards {
+        for e in part.report.errors.drain(..) {
+            if known_errors.insert(e.clone()) {
+                errors.push(e);
+            }
+        }
+    }
+    let mut reports: Vec<ReportFile> = shards.into_iter().map(|(_, part)| part.report).collect();
+    let mut results: Vec<ScenarioResult> = Vec::with_capacity(offsets.len());
+    for (j, (&offset, index)) in offsets.iter().zip(&seed_index).enumerate() {
+        // The merged scenario is described as the lead shard describes it
+        // (every shard states the same, checked above).
+        let Some(lead) = reports.first_mut().and_then(|r| r.scenarios.get_mut(j)) else {
+            return Err(general("no report given".into()));
+        };
+        let name = std::mem::take(&mut lead.name);
+        let file = std::mem::take(&mut lead.file);
+        let seeds = std::mem::take(&mut lead.seeds);
+        let expect_spec = std::mem::take(&mut lead.expect_spec);
+        let cell_count = lead.cells.len();
+        let mut cells: Vec<CellSummary> = Vec::with_capacity(cell_count);
+        for c in 0..cell_count {
+            let mut parts: Vec<RecordPart> = Vec::with_capacity(reports.len());
+            // The cell's step labels: from the first shard that ran it (a
+            // shard without runs of a cell has none for it).
+            let mut labels: Vec<crate::results::summary::StepRate> = Vec::new();
+            let mut settings_and_steps = None;
+            for report in &mut reports {
+                let Some(cell) = report.scenarios.get_mut(j).and_then(|s| s.cells.get_mut(c))
+                else {
+                    return Err(general(format!("scenario {j} lacks cell {c}")));
+                };
+                if labels.is_empty() {
+                    labels = std::mem::take(&mut cell.step_rates);
+                }
+                if settings_and_steps.is_none() {
+                    settings_and_steps = Some((cell.settings.clone(), cell.steps_total));
+                }
+                // The rows were for the checks: they go now, the merged
+                // cell's take their place.
+                let read = std::mem::take(&mut cell.results);
+                parts.push(record_part(read, index, spill).map_err(|e| general(e.to_string()))?);
+            }
+            let Some((settings, steps_total)) = settings_and_steps else {
+                return Err(general("no report given".into()));
+            };
+            let first = usize::try_from(offset.saturating_add(c as u64 * seeds.len() as u64) % n)
+                .unwrap_or(0);
+            let runs = Runs::interleaved(spill, parts, first, seeds.len())
+                .map_err(|e| general(e.to_string()))?;
+            let labels: Vec<crate::results::summary::StepLabel> = labels
+                .iter()
+                .map(|s| crate::results::summary::StepLabel {
+                    id: s.id.clone(),
+                    text: s.text.clone(),
+                })
+                .collect();
+            cells.push(CellSummary::of_runs(settings, steps_total, runs).with_steps(&labels));
+        }
+        results.push(ScenarioResult::build(
+            name,
+            file,
+            seeds,
+            cells,
+            expect_spec,
+            true,
+        ));
+    }
+    Ok((results, errors))
+}
+
+/// A shard's runs of one cell as a part of the merged cell: its span of
+/// the spill file when its runs are listed in seed order (as `run` writes
+/// them), else its records read back and put in seed order.
+fn record_part(
+    read: ReadRuns,
+    seed_index: &HashMap<u64, usize>,
+    spill: &Spill,
+) -> Result<RecordPart, SpillError> {
+    let place = |seed: &u64| seed_index.get(seed).copied().unwrap_or(usize::MAX);
+    let in_order = read
+        .rows
+        .windows(2)
+        .all(|w| place(&w[0].seed) < place(&w[1].seed));
+    let Some((start, end)) = read.span else {
+        return Ok(RecordPart::Spilled { start: 0, end: 0 });
+    };
+    let part = RecordPart::Spilled { start, end };
+    if in_order {
+        return Ok(part);
+    }
+    let mut records: Vec<RunResult> = part.read_all(spill)?;
+    records.sort_by_key(|r| place(&r.seed));
+    Ok(RecordPart::Held(records))
+}
+
+/// Whether two shard reports state the same run; else what differs.
+fn same_run(a: &ReportFile, b: &ReportFile) -> Result<(), String> {
+    if a.plan != b.plan {
+        return Err(format!(
+            "its plan {} differs from {} (were --seeds and --model the same?)",
+            plan_text(b.plan.as_ref()),
+            plan_text(a.plan.as_ref())
+        ));
+    }
+    if a.scenarios.len() != b.scenarios.len() {
+        return Err(format!(
+            "it holds {} scenarios, not {}",
+            b.scenarios.len(),
+            a.scenarios.len()
+        ));
+    }
+    for (x, y) in a.scenarios.iter().zip(&b.scenarios) {
+        if x.name != y.name {
+            return Err(format!(
+                "scenario `{}` where `{}` was expected",
+                y.name, x.name
+            ));
+        }
+        if x.sha256 != y.sha256 {
+            return Err(format!(
+                "scenario `{}` was run from another version of its file (sha256 {} vs {})",
+                x.name,
+                y.sha256.as_deref().unwrap_or("none"),
+                x.sha256.as_deref().unwrap_or("none")
+            ));
+        }
+        if x.seeds != y.seeds {
+            return Err(format!(
+                "scenario `{}` ran other seeds ({} seeds, not {}: was --seeds the same?)",
+                x.name,
+                y.seeds.len(),
+                x.seeds.len()
+            ));
+        }
+        if x.expect_spec != y.expect_spec {
+            return Err(format!("scenario `{}` states other expectations", x.name));
+        }
+        if x.cells.len() != y.cells.len() {
+            return Err(format!(
+                "scenario `{}` has {} cells, not {}",
+                x.name,
+                y.cells.len(),
+                x.cells.len()
+            ));
+        }
+        for (cx, cy) in x.cells.iter().zip(&y.cells) {
+            if cx.settings != cy.settings {
+                return Err(format!(
+                    "scenario `{}`: cell {} where {} was expected",
+                    x.name, cy.settings, cx.settings
+                ));
+            }
+            if cx.steps_total != cy.steps_total {
+                return Err(format!(
+                    "scenario `{}`, cell {}: {} steps scored, not {}",
+                    x.name, cx.settings, cy.steps_total, cx.steps_total
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn plan_text(plan: Option<&ShardPlan>) -> String {
+    plan.and_then(|p| serde_json::to_string(p).ok())
+        .unwrap_or_else(|| "(none)".into())
+}
+
+/// The unit at `position` of the run, as a person finds it.
+fn describe_unit(scenarios: &[ScenarioFile], offsets: &[u64], position: u64) -> String {
+    let s = offsets
+        .partition_point(|&o| o <= position)
+        .saturating_sub(1);
+    let Some(scenario) = scenarios.get(s) else {
+        return format!("unit {position}");
+    };
+    let seeds = scenario.seeds.len().max(1) as u64;
+    let relative = position - offsets.get(s).copied().unwrap_or(0);
+    let cell = usize::try_from(relative / seeds)
+        .ok()
+        .and_then(|c| scenario.cells.get(c));
+    let seed = usize::try_from(relative % seeds)
+        .ok()
+        .and_then(|i| scenario.seeds.get(i));
+    match (cell, seed) {
+        (Some(cell), Some(seed)) => format!(
+            "the run of scenario `{}`, cell {}, seed {seed}",
+            scenario.name, cell.settings
+        ),
+        _ => format!("unit {position}"),
+    }
+}
