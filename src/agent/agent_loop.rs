@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use super::tools::{Toolbox, schemas};
 use crate::llm::{ContentBlock, Message, ModelRequest, Role, StopReason, ToolSchema};
 use crate::llm::{Model, ModelError};
-use crate::plan::dialect::{Dialect, PlanItem};
+use crate::plan::dialect::{Dialect, PlanDialect, PlanItem};
 use crate::plan::reminder::{Placement, ReminderSpec, TurnFacts};
 
 /// The s03 reminder text (the default policy's).
@@ -156,19 +156,23 @@ pub fn run_session<T: AsRef<str>>(
     tasks: &[T],
     settings: &LoopSettings,
 ) -> LoopOutcome {
-    let dialect = settings.dialect.get();
     let system = system_prompt(&toolbox.root().to_string_lossy());
     let tools = offered_tools(settings.dialect, settings.todo);
     let mut policy = settings.reminder.policy();
-    let mut plan: Vec<PlanItem> = Vec::new();
     let mut tasks = tasks.iter().map(AsRef::as_ref);
     let mut messages = vec![Message::user_text(tasks.next().unwrap_or_default())];
-    let mut reminders_at = Vec::new();
-    let mut rejected_todo_updates = 0;
-    let mut todo_calls = 0;
-    let mut unknown_tool_calls = 0;
-    let mut previous_call: Option<(String, Value)> = None;
     let mut turns = 0;
+    let mut state = SessionState {
+        settings,
+        dialect: settings.dialect.get(),
+        toolbox,
+        plan: Vec::new(),
+        reminders_at: Vec::new(),
+        rejected_todo_updates: 0,
+        todo_calls: 0,
+        unknown_tool_calls: 0,
+        previous_call: None,
+    };
 
     let stop = loop {
         let turn = turns + 1;
@@ -199,64 +203,13 @@ pub fn run_session<T: AsRef<str>>(
             }
         }
 
-        let mut results = Vec::new();
-        let mut facts = TurnFacts {
-            turn,
-            ..TurnFacts::default()
-        };
-        let mut repeated = false;
         let calls = messages.last().map(Message::content_blocks).unwrap_or(&[]);
-        for block in calls {
-            let ContentBlock::ToolUse { id, name, input } = block else {
-                continue;
-            };
-            // Only a guarded loop remembers the call (a copy of its input).
-            let is_repeat = settings.repeat_guard.as_ref().is_some_and(|guard| {
-                let repeat = previous_call
-                    .as_ref()
-                    .is_some_and(|(n, i)| n == name && i == input);
-                previous_call = Some((name.clone(), input.clone()));
-                repeat && !guard.whitelist.contains(name)
-            });
-            let content = if is_repeat {
-                repeated = true;
-                RepeatGuard::warning(name)
-            } else if settings.todo && dialect.is_planning_tool(name) {
-                todo_calls += 1;
-                facts.planning_calls += 1;
-                let outcome = dialect.apply(&mut plan, name, input);
-                if outcome.accepted {
-                    facts.accepted_updates += 1;
-                } else {
-                    rejected_todo_updates += 1;
-                }
-                outcome.content
-            } else if let Some(answer) = settings
-                .todo
-                .then(|| dialect.load_tools(name, input))
-                .flatten()
-            {
-                answer
-            } else {
-                match toolbox.call(name, input) {
-                    Some(Ok(output)) => output,
-                    Some(Err(e)) => format!("Error: {e}"),
-                    None => {
-                        unknown_tool_calls += 1;
-                        format!("Unknown tool: {name}")
-                    }
-                }
-            };
-            results.push(ContentBlock::ToolResult {
-                tool_use_id: id.clone(),
-                content,
-            });
-        }
+        let (mut results, facts, repeated) = state.run_calls(turn, calls);
         if settings.todo
-            && let Some(text) = policy.after_turn(&facts, &plan, dialect)
+            && let Some(text) = policy.after_turn(&facts, &state.plan, state.dialect)
         {
             settings.placement.place(&mut results, text);
-            reminders_at.push(turn);
+            state.reminders_at.push(turn);
         }
         messages.push(Message::blocks(Role::User, results));
         if repeated {
@@ -271,11 +224,102 @@ pub fn run_session<T: AsRef<str>>(
         messages,
         turns,
         stop,
-        reminders_at,
-        rejected_todo_updates,
-        todo_calls,
-        unknown_tool_calls,
-        plan,
+        reminders_at: state.reminders_at,
+        rejected_todo_updates: state.rejected_todo_updates,
+        todo_calls: state.todo_calls,
+        unknown_tool_calls: state.unknown_tool_calls,
+        plan: state.plan,
+    }
+}
+
+/// What a session carries from turn to turn besides the conversation: the
+/// plan, the counts the outcome reports, and the call the repeat guard
+/// compares the next one with.
+struct SessionState<'a> {
+    settings: &'a LoopSettings,
+    dialect: &'static dyn PlanDialect,
+    toolbox: &'a Toolbox,
+    plan: Vec<PlanItem>,
+    reminders_at: Vec<usize>,
+    rejected_todo_updates: usize,
+    todo_calls: usize,
+    unknown_tool_calls: usize,
+    previous_call: Option<(String, Value)>,
+}
+
+impl SessionState<'_> {
+    /// Runs every tool call of turn `turn`'s assistant message in order:
+    /// one `tool_result` each, the turn's facts for the reminder policy,
+    /// and whether the repeat guard caught a call.
+    fn run_calls(
+        &mut self,
+        turn: usize,
+        calls: &[ContentBlock],
+    ) -> (Vec<ContentBlock>, TurnFacts, bool) {
+        let mut results = Vec::new();
+        let mut facts = TurnFacts {
+            turn,
+            ..TurnFacts::default()
+        };
+        let mut repeated = false;
+        for block in calls {
+            let ContentBlock::ToolUse { id, name, input } = block else {
+                continue;
+            };
+            let content = if self.is_repeat(name, input) {
+                repeated = true;
+                RepeatGuard::warning(name)
+            } else {
+                self.answer(name, input, &mut facts)
+            };
+            results.push(ContentBlock::ToolResult {
+                tool_use_id: id.clone(),
+                content,
+            });
+        }
+        (results, facts, repeated)
+    }
+
+    /// Whether the repeat guard catches this call. Only a guarded loop
+    /// remembers the call (a copy of its input).
+    fn is_repeat(&mut self, name: &str, input: &Value) -> bool {
+        self.settings.repeat_guard.as_ref().is_some_and(|guard| {
+            let repeat = self
+                .previous_call
+                .as_ref()
+                .is_some_and(|(n, i)| n == name && i == input);
+            self.previous_call = Some((name.to_string(), input.clone()));
+            repeat && !guard.whitelist.iter().any(|w| w == name)
+        })
+    }
+
+    /// One call's result: planning calls go to the dialect, then the
+    /// dialect's tool loader, then the workspace tools; anything else is
+    /// `Unknown tool: <name>`.
+    fn answer(&mut self, name: &str, input: &Value, facts: &mut TurnFacts) -> String {
+        let todo = self.settings.todo;
+        if todo && self.dialect.is_planning_tool(name) {
+            self.todo_calls += 1;
+            facts.planning_calls += 1;
+            let outcome = self.dialect.apply(&mut self.plan, name, input);
+            if outcome.accepted {
+                facts.accepted_updates += 1;
+            } else {
+                self.rejected_todo_updates += 1;
+            }
+            return outcome.content;
+        }
+        if let Some(answer) = todo.then(|| self.dialect.load_tools(name, input)).flatten() {
+            return answer;
+        }
+        match self.toolbox.call(name, input) {
+            Some(Ok(output)) => output,
+            Some(Err(e)) => format!("Error: {e}"),
+            None => {
+                self.unknown_tool_calls += 1;
+                format!("Unknown tool: {name}")
+            }
+        }
     }
 }
 

@@ -99,29 +99,7 @@ fn draw<'a>(
             .draw()?;
 
         let centres: Vec<(f64, f64)> = points.iter().map(|(p, _)| *p).collect();
-        chart
-            .draw_series(LineSeries::new(
-                centres.clone(),
-                TODO_COLOUR.stroke_width(2),
-            ))?
-            .label(format!("with todo tool, by {}", axis_title(&result.axis)))
-            .legend(|(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], TODO_COLOUR.stroke_width(2))
-            });
-        chart.draw_series(
-            centres
-                .iter()
-                .map(|&p| Circle::new(p, 5, TODO_COLOUR.filled())),
-        )?;
-        chart.draw_series(points.iter().map(|((x, y), [lo, hi])| {
-            ErrorBar::new_vertical(*x, *lo, *y, *hi, TODO_COLOUR.stroke_width(2), 10)
-        }))?;
-        // Each point named beside it (up and to the right, clear of its
-        // marker and error bar).
-        chart.draw_series(centres.iter().zip(&labels).map(|(&p, label)| {
-            EmptyElement::at(p) + Text::new(label.clone(), (9, -20), ("sans-serif", 15).into_font())
-        }))?;
-
+        draw_with_todo(&mut chart, &points, &labels, &result.axis)?;
         // The pick: a ring round its point, named in the legend.
         let pick = result.best.as_ref().and_then(|best| {
             result
@@ -142,26 +120,7 @@ fn draw<'a>(
                 .label(format!("pick: {best}"))
                 .legend(|(x, y)| Circle::new((x + 10, y), 6, PICK_COLOUR.stroke_width(3)));
         }
-
-        chart
-            .draw_series(std::iter::once(Circle::new(
-                base,
-                6,
-                BASELINE_COLOUR.filled(),
-            )))?
-            .label(format!(
-                "without todo tool: {:.1}% [{:.1}, {:.1}] at {:.0} tokens",
-                base.1, base_ci[0], base_ci[1], base.0
-            ))
-            .legend(|(x, y)| Circle::new((x + 10, y), 5, BASELINE_COLOUR.filled()));
-        chart.draw_series(std::iter::once(ErrorBar::new_vertical(
-            base.0,
-            base_ci[0],
-            base.1,
-            base_ci[1],
-            BASELINE_COLOUR.stroke_width(2),
-            10,
-        )))?;
+        draw_baseline(&mut chart, base, base_ci)?;
 
         chart
             .configure_series_labels()
@@ -171,5 +130,72 @@ fn draw<'a>(
             .draw()?;
         root.present()?;
     }
+    Ok(())
+}
+
+/// The chart the series are drawn on: tokens by completion (%).
+type Chart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// What drawing on the chart can fail with.
+type Drawn = Result<(), DrawingAreaErrorKind<std::io::Error>>;
+
+/// The values with the todo tool: joined by a line (in the legend),
+/// each a dot with its error bar, named beside it.
+fn draw_with_todo(
+    chart: &mut Chart<'_, '_>,
+    points: &[((f64, f64), [f64; 2])],
+    labels: &[String],
+    axis: &str,
+) -> Drawn {
+    let centres: Vec<(f64, f64)> = points.iter().map(|(p, _)| *p).collect();
+    chart
+        .draw_series(LineSeries::new(
+            centres.clone(),
+            TODO_COLOUR.stroke_width(2),
+        ))?
+        .label(format!("with todo tool, by {}", axis_title(axis)))
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], TODO_COLOUR.stroke_width(2)));
+    chart.draw_series(
+        centres
+            .iter()
+            .map(|&p| Circle::new(p, 5, TODO_COLOUR.filled())),
+    )?;
+    chart.draw_series(points.iter().map(|((x, y), [lo, hi])| {
+        ErrorBar::new_vertical(*x, *lo, *y, *hi, TODO_COLOUR.stroke_width(2), 10)
+    }))?;
+    // Each point named beside it (up and to the right, clear of its
+    // marker and error bar).
+    chart.draw_series(centres.iter().zip(labels).map(|(&p, label)| {
+        EmptyElement::at(p) + Text::new(label.clone(), (9, -20), ("sans-serif", 15).into_font())
+    }))?;
+    Ok(())
+}
+
+/// The baseline without the todo tool: a point of its own with its error
+/// bar, its figures in the legend.
+fn draw_baseline(chart: &mut Chart<'_, '_>, base: (f64, f64), base_ci: [f64; 2]) -> Drawn {
+    chart
+        .draw_series(std::iter::once(Circle::new(
+            base,
+            6,
+            BASELINE_COLOUR.filled(),
+        )))?
+        .label(format!(
+            "without todo tool: {:.1}% [{:.1}, {:.1}] at {:.0} tokens",
+            base.1, base_ci[0], base_ci[1], base.0
+        ))
+        .legend(|(x, y)| Circle::new((x + 10, y), 5, BASELINE_COLOUR.filled()));
+    chart.draw_series(std::iter::once(ErrorBar::new_vertical(
+        base.0,
+        base_ci[0],
+        base.1,
+        base_ci[1],
+        BASELINE_COLOUR.stroke_width(2),
+        10,
+    )))?;
     Ok(())
 }

@@ -982,53 +982,8 @@ impl Child {
                 // Nobody is left to read the rest of stdin.
                 self.stdin.fd = None;
             }
-            let mut fds = [
-                poll_entry(self.stdout.fd.as_ref()),
-                poll_entry(self.stderr.fd.as_ref()),
-                poll_entry((!exited).then_some(&self.pidfd)),
-                libc::pollfd {
-                    fd: match self.stdin.waiting(invocation.stdin_release) {
-                        true => self.stdin.fd.as_ref().map_or(-1, AsRawFd::as_raw_fd),
-                        false => -1,
-                    },
-                    events: libc::POLLOUT,
-                    revents: 0,
-                },
-            ];
-            let millis = c_int::try_from(wait.as_millis()).unwrap_or(c_int::MAX);
-            // Round up so that a sub-millisecond wait does not spin.
-            let millis = if wait > Duration::ZERO && millis == 0 {
-                1
-            } else {
-                millis
-            };
-            // SAFETY: `fds` is a valid array of pollfd; negative fds are
-            // ignored by poll.
-            let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
-            if ready <= 0 {
-                continue;
-            }
-            if fds[0].revents != 0 {
-                self.stdout
-                    .read_once(&mut scratch, limits.capture_limit, &mut log);
-            }
-            if fds[1].revents != 0 {
-                self.stderr
-                    .read_once(&mut scratch, limits.capture_limit, &mut log);
-            }
-            if fds[3].revents & (libc::POLLERR | libc::POLLHUP) != 0 {
-                // The reader is gone: writing would raise SIGPIPE (ignored
-                // in Rust programs, but not necessarily in a host program).
-                self.stdin.fd = None;
-            } else if fds[3].revents != 0 {
-                self.stdin.write_once(invocation.stdin_release);
-            }
-            if fds[2].revents != 0 {
+            if self.poll_once(wait, exited, limits, invocation, &mut scratch, &mut log) {
                 exited = true;
-                if self.mode == Containment::ProcessGroup {
-                    // Background jobs of the shell would hold the pipes.
-                    self.kill(libc::SIGKILL);
-                }
             }
         }
         let exit_code = if exited {
@@ -1046,6 +1001,67 @@ impl Child {
                 stopped: terminating.is_some(),
             }),
         }
+    }
+
+    /// Waits up to `wait` for output, room on stdin or the shell's exit,
+    /// and handles what is ready: reads output, writes stdin, and returns
+    /// whether the shell has exited now.
+    fn poll_once(
+        &mut self,
+        wait: Duration,
+        exited: bool,
+        limits: &Limits,
+        invocation: &Invocation<'_>,
+        scratch: &mut [u8],
+        log: &mut Option<&File>,
+    ) -> bool {
+        let mut fds = [
+            poll_entry(self.stdout.fd.as_ref()),
+            poll_entry(self.stderr.fd.as_ref()),
+            poll_entry((!exited).then_some(&self.pidfd)),
+            libc::pollfd {
+                fd: match self.stdin.waiting(invocation.stdin_release) {
+                    true => self.stdin.fd.as_ref().map_or(-1, AsRawFd::as_raw_fd),
+                    false => -1,
+                },
+                events: libc::POLLOUT,
+                revents: 0,
+            },
+        ];
+        let millis = c_int::try_from(wait.as_millis()).unwrap_or(c_int::MAX);
+        // Round up so that a sub-millisecond wait does not spin.
+        let millis = if wait > Duration::ZERO && millis == 0 {
+            1
+        } else {
+            millis
+        };
+        // SAFETY: `fds` is a valid array of pollfd; negative fds are
+        // ignored by poll.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
+        if ready <= 0 {
+            return false;
+        }
+        if fds[0].revents != 0 {
+            self.stdout.read_once(scratch, limits.capture_limit, log);
+        }
+        if fds[1].revents != 0 {
+            self.stderr.read_once(scratch, limits.capture_limit, log);
+        }
+        if fds[3].revents & (libc::POLLERR | libc::POLLHUP) != 0 {
+            // The reader is gone: writing would raise SIGPIPE (ignored
+            // in Rust programs, but not necessarily in a host program).
+            self.stdin.fd = None;
+        } else if fds[3].revents != 0 {
+            self.stdin.write_once(invocation.stdin_release);
+        }
+        if fds[2].revents == 0 {
+            return false;
+        }
+        if self.mode == Containment::ProcessGroup {
+            // Background jobs of the shell would hold the pipes.
+            self.kill(libc::SIGKILL);
+        }
+        true
     }
 
     /// After the grace period: reaps the shell if it has exited, else

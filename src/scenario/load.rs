@@ -13,7 +13,10 @@ use super::agent_command::TaskVia;
 use super::axes::{Axis, AxisValue};
 use super::model::ModelSpec;
 use super::step::{RawStep, Step};
-use super::{ExactExpectation, Expectation, Part, RawPart, RawScenario, Scenario};
+use super::{
+    AgentSettings, ExactExpectation, Expectation, Part, RawPart, RawScenario, Scenario,
+    WorkspaceSpec,
+};
 
 /// Scenario files larger than this are refused before parsing.
 pub const MAX_SCENARIO_BYTES: u64 = 8 << 20;
@@ -188,61 +191,13 @@ pub fn load(file: &Path) -> Result<Scenario, LoadError> {
 }
 
 /// Validates scenario text as if read from `file` (which names it in errors
-/// and anchors the fixture path).
+/// and anchors the fixture path). The checks run in the order written here,
+/// so a file with several faults is refused at the same one every time.
 pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
-    let raw: RawScenario =
-        serde_saphyr::from_str_with_options(text, parse_options()).map_err(|e| {
-            let position = e
-                .location()
-                .filter(|l| l.line() > 0)
-                .map(|l| (l.line(), l.column()));
-            LoadError::new(file, position, first_line(&e.without_snippet().to_string()))
-        })?;
+    let raw = parse_raw(file, text)?;
     let mut workspace = raw.workspace;
-    if let Some(fixture) = workspace.fixture.as_mut() {
-        let at = Some((fixture.referenced.line(), fixture.referenced.column()));
-        let base = file.parent().unwrap_or(Path::new("."));
-        let resolved = base.join(&fixture.value);
-        let problem = if fixture.value.is_absolute() {
-            Some("must be a path relative to the scenario file".to_string())
-        } else if !resolved.is_dir() {
-            Some(format!(
-                "is not a folder (looked for {})",
-                resolved.display()
-            ))
-        } else {
-            crate::sandbox::workspace::fixture_outside_repository(file, &resolved)
-                .or_else(|| fixture_too_big(&resolved))
-        };
-        if let Some(problem) = problem {
-            return Err(LoadError::new(
-                file,
-                at,
-                format!("fixture `{}` {problem}", fixture.value.display()),
-            ));
-        }
-        fixture.value = resolved;
-    }
-    // Read the fixture and write the files once, now: what cannot be
-    // prepared is an error of this file, not of a run.
-    let image = crate::sandbox::workspace::WorkspaceImage::build(
-        workspace.fixture.as_ref().map(|f| f.value.as_path()),
-        workspace
-            .files
-            .iter()
-            .map(|(p, c)| (p.as_str(), c.as_str())),
-    )
-    .map_err(|e| {
-        let at = match e.file_key() {
-            Some(key) => crate::sandbox::workspace::locate_key(text, key),
-            None => workspace
-                .fixture
-                .as_ref()
-                .map(|f| (f.referenced.line(), f.referenced.column())),
-        };
-        LoadError::new(file, at, e.to_string())
-    })?;
-    let _ = workspace.image.set(std::sync::Arc::new(image));
+    resolve_fixture(file, &mut workspace)?;
+    build_workspace_image(file, text, &workspace)?;
     let session = raw.session.is_some();
     let (parts, steps) = parts_and_steps(file, text, raw.task, raw.steps, raw.session)?;
     let agent = raw.agent.validate().map_err(|(position, message)| {
@@ -250,15 +205,8 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         let position = position.or_else(|| top_level_key(text, "agent"));
         LoadError::new(file, position, message)
     })?;
-    if session
-        && let Some(external) = &agent.external
-        && !(external.task_via == TaskVia::Stdin || external.task_via.carries_sessions())
-    {
-        return Err(LoadError::new(
-            file,
-            top_level_key(text, "agent").and_then(|from| key_after(text, "task_via", from)),
-            "agent.task_via: a session is sent to an outside agent one part a message (`task_via: lines`, the default for a session, or `stream-json`)",
-        ));
+    if session {
+        check_session_agent(file, text, &agent)?;
     }
     let model_at = position_of(&raw.model);
     let model = raw.model.value;
@@ -269,50 +217,9 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         }
         None => (super::RunsSpec::default(), None),
     };
-    let simulate_axes = runs
-        .axes
-        .iter()
-        .filter(|(axis, _)| matches!(axis, Axis::Simulate(_)));
-    for (axis, values) in simulate_axes {
-        let axis_at = runs_at.and_then(|from| key_after(text, &axis.name(), from));
-        let ModelSpec::Simulate(base) = &model else {
-            return Err(LoadError::new(
-                file,
-                axis_at.or(runs_at),
-                format!(
-                    "runs.{axis} varies a simulated-model parameter, but the model is scripted"
-                ),
-            ));
-        };
-        for value in values {
-            let mut params = *base;
-            if let (Axis::Simulate(i), AxisValue::Number(x)) = (axis, value)
-                && let Some(name) = crate::model::simulated::SimulateParams::NAMES.get(*i)
-                && let Some(field) = params.field_mut(name)
-            {
-                *field = *x;
-            }
-            params.validate().map_err(|message| {
-                LoadError::new(file, axis_at.or(runs_at), format!("runs: {message}"))
-            })?;
-        }
-    }
+    check_simulate_axes(file, text, &runs, runs_at, &model)?;
     if let ModelSpec::Simulate(params) = &model {
-        params.validate().map_err(|message| {
-            // Point at the parameter the message names, when it is written.
-            let at = message
-                .strip_prefix("simulate.")
-                .and_then(|rest| rest.split_whitespace().next())
-                .and_then(|name| model_at.and_then(|from| key_after(text, name, from)));
-            LoadError::new(file, at.or(model_at), format!("model: {message}"))
-        })?;
-        if steps.iter().all(|s| s.actions.is_empty()) {
-            return Err(LoadError::new(
-                file,
-                model_at,
-                "model.simulate needs steps with `do` calls: they are how the simulated model performs a step",
-            ));
-        }
+        check_simulated_model(file, text, params, model_at, &steps)?;
     }
     let name = raw.name.unwrap_or_else(|| {
         file.file_stem()
@@ -320,21 +227,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
             .unwrap_or_else(|| "scenario".to_string())
     });
     let mut expect = raw.expect;
-    for expectation in &expect {
-        if let Expectation::Part { part, .. } = expectation
-            && *part > parts.len()
-        {
-            let at = top_level_key(text, "expect").and_then(|from| key_after(text, "part", from));
-            return Err(LoadError::new(
-                file,
-                at,
-                format!(
-                    "expect: part {part}, but the scenario has {} part(s)",
-                    parts.len()
-                ),
-            ));
-        }
-    }
+    check_expected_parts(file, text, &expect, parts.len())?;
     // A cassette is checked for drift whether or not it says so.
     if model.is_cassette()
         && !expect
@@ -362,6 +255,184 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
     })
 }
 
+/// The YAML parsed into the file's raw shape; a syntax or schema error is
+/// reported at its line and column with the first line of its message.
+fn parse_raw(file: &Path, text: &str) -> Result<RawScenario, LoadError> {
+    serde_saphyr::from_str_with_options(text, parse_options()).map_err(|e| {
+        let position = e
+            .location()
+            .filter(|l| l.line() > 0)
+            .map(|l| (l.line(), l.column()));
+        LoadError::new(file, position, first_line(&e.without_snippet().to_string()))
+    })
+}
+
+/// Resolves `workspace.fixture` against the scenario file's folder and
+/// refuses one that is absolute, missing, outside the repository or too big.
+fn resolve_fixture(file: &Path, workspace: &mut WorkspaceSpec) -> Result<(), LoadError> {
+    let Some(fixture) = workspace.fixture.as_mut() else {
+        return Ok(());
+    };
+    let at = Some((fixture.referenced.line(), fixture.referenced.column()));
+    let base = file.parent().unwrap_or(Path::new("."));
+    let resolved = base.join(&fixture.value);
+    let problem = if fixture.value.is_absolute() {
+        Some("must be a path relative to the scenario file".to_string())
+    } else if !resolved.is_dir() {
+        Some(format!(
+            "is not a folder (looked for {})",
+            resolved.display()
+        ))
+    } else {
+        crate::sandbox::workspace::fixture_outside_repository(file, &resolved)
+            .or_else(|| fixture_too_big(&resolved))
+    };
+    if let Some(problem) = problem {
+        return Err(LoadError::new(
+            file,
+            at,
+            format!("fixture `{}` {problem}", fixture.value.display()),
+        ));
+    }
+    fixture.value = resolved;
+    Ok(())
+}
+
+/// Reads the fixture and writes the files once, now: what cannot be
+/// prepared is an error of this file, not of a run.
+fn build_workspace_image(
+    file: &Path,
+    text: &str,
+    workspace: &WorkspaceSpec,
+) -> Result<(), LoadError> {
+    let image = crate::sandbox::workspace::WorkspaceImage::build(
+        workspace.fixture.as_ref().map(|f| f.value.as_path()),
+        workspace
+            .files
+            .iter()
+            .map(|(p, c)| (p.as_str(), c.as_str())),
+    )
+    .map_err(|e| {
+        let at = match e.file_key() {
+            Some(key) => crate::sandbox::workspace::locate_key(text, key),
+            None => workspace
+                .fixture
+                .as_ref()
+                .map(|f| (f.referenced.line(), f.referenced.column())),
+        };
+        LoadError::new(file, at, e.to_string())
+    })?;
+    let _ = workspace.image.set(std::sync::Arc::new(image));
+    Ok(())
+}
+
+/// A session is sent to an outside agent one part a message: refuses a
+/// `task_via` that cannot carry several.
+fn check_session_agent(file: &Path, text: &str, agent: &AgentSettings) -> Result<(), LoadError> {
+    if let Some(external) = &agent.external
+        && !(external.task_via == TaskVia::Stdin || external.task_via.carries_sessions())
+    {
+        return Err(LoadError::new(
+            file,
+            top_level_key(text, "agent").and_then(|from| key_after(text, "task_via", from)),
+            "agent.task_via: a session is sent to an outside agent one part a message (`task_via: lines`, the default for a session, or `stream-json`)",
+        ));
+    }
+    Ok(())
+}
+
+/// Every value of a `runs:` axis that varies a simulated-model parameter
+/// must give valid parameters, and such an axis needs a simulated model.
+fn check_simulate_axes(
+    file: &Path,
+    text: &str,
+    runs: &super::RunsSpec,
+    runs_at: Option<(u64, u64)>,
+    model: &ModelSpec,
+) -> Result<(), LoadError> {
+    let simulate_axes = runs
+        .axes
+        .iter()
+        .filter(|(axis, _)| matches!(axis, Axis::Simulate(_)));
+    for (axis, values) in simulate_axes {
+        let axis_at = runs_at.and_then(|from| key_after(text, &axis.name(), from));
+        let ModelSpec::Simulate(base) = model else {
+            return Err(LoadError::new(
+                file,
+                axis_at.or(runs_at),
+                format!(
+                    "runs.{axis} varies a simulated-model parameter, but the model is scripted"
+                ),
+            ));
+        };
+        for value in values {
+            let mut params = *base;
+            if let (Axis::Simulate(i), AxisValue::Number(x)) = (axis, value)
+                && let Some(name) = crate::model::simulated::SimulateParams::NAMES.get(*i)
+                && let Some(field) = params.field_mut(name)
+            {
+                *field = *x;
+            }
+            params.validate().map_err(|message| {
+                LoadError::new(file, axis_at.or(runs_at), format!("runs: {message}"))
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// A simulated model's parameters must be valid, and it needs steps with
+/// `do` calls to perform.
+fn check_simulated_model(
+    file: &Path,
+    text: &str,
+    params: &crate::model::simulated::SimulateParams,
+    model_at: Option<(u64, u64)>,
+    steps: &[Step],
+) -> Result<(), LoadError> {
+    params.validate().map_err(|message| {
+        // Point at the parameter the message names, when it is written.
+        let at = message
+            .strip_prefix("simulate.")
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|name| model_at.and_then(|from| key_after(text, name, from)));
+        LoadError::new(file, at.or(model_at), format!("model: {message}"))
+    })?;
+    if steps.iter().all(|s| s.actions.is_empty()) {
+        return Err(LoadError::new(
+            file,
+            model_at,
+            "model.simulate needs steps with `do` calls: they are how the simulated model performs a step",
+        ));
+    }
+    Ok(())
+}
+
+/// A `part:` expectation must name a part the scenario has.
+fn check_expected_parts(
+    file: &Path,
+    text: &str,
+    expect: &[Expectation],
+    part_count: usize,
+) -> Result<(), LoadError> {
+    for expectation in expect {
+        if let Expectation::Part { part, .. } = expectation
+            && *part > part_count
+        {
+            let at = top_level_key(text, "expect").and_then(|from| key_after(text, "part", from));
+            return Err(LoadError::new(
+                file,
+                at,
+                format!("expect: part {part}, but the scenario has {part_count} part(s)"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One part as written: its task and its steps.
+type RawPartSteps = (String, Vec<Spanned<RawStep>>);
+
 /// The conversation's parts and every step: `task` + `steps` make one
 /// part; `session:` one part per entry, its steps following the previous
 /// part's. A step id written twice (in one part or across parts) is an
@@ -374,8 +445,22 @@ fn parts_and_steps(
     steps: Option<Vec<Spanned<RawStep>>>,
     session: Option<Spanned<Vec<Spanned<RawPart>>>>,
 ) -> Result<(Vec<Part>, Vec<Step>), LoadError> {
+    let raw_parts = raw_parts(file, text, task, steps, session)?;
+    number_steps(file, raw_parts)
+}
+
+/// Each part's task and steps as written: `task` + `steps` is one part,
+/// `session:` one per entry; refuses both or neither, `steps` beside
+/// `session`, an empty session and a part with an empty task.
+fn raw_parts(
+    file: &Path,
+    text: &str,
+    task: Option<String>,
+    steps: Option<Vec<Spanned<RawStep>>>,
+    session: Option<Spanned<Vec<Spanned<RawPart>>>>,
+) -> Result<Vec<RawPartSteps>, LoadError> {
     let session_at = || top_level_key(text, "session");
-    let raw_parts: Vec<(String, Vec<Spanned<RawStep>>)> = match (task, session) {
+    let raw_parts: Vec<RawPartSteps> = match (task, session) {
         (Some(_), Some(_)) => {
             return Err(LoadError::new(
                 file,
@@ -422,6 +507,15 @@ fn parts_and_steps(
             parts
         }
     };
+    Ok(raw_parts)
+}
+
+/// The parts with their steps numbered across the whole list: a step id
+/// written twice is an error at the second one.
+fn number_steps(
+    file: &Path,
+    raw_parts: Vec<RawPartSteps>,
+) -> Result<(Vec<Part>, Vec<Step>), LoadError> {
     let mut parts = Vec::with_capacity(raw_parts.len());
     let mut all: Vec<Step> = Vec::new();
     // id -> (part, step within the part), 1-based, for the message.

@@ -82,40 +82,7 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
                     .iter()
                     .enumerate()
                 {
-                    let call_path = format!("{path}.tool_calls.{k}");
-                    let call = fields::object(call, &call_path)?;
-                    let id = fields::required_str(call, "id", &call_path)?;
-                    let (name, input) = match fields::optional(call, "custom") {
-                        Some(custom) => {
-                            let custom_path = join(&call_path, "custom");
-                            let custom = fields::object(custom, &custom_path)?;
-                            let input =
-                                fields::optional_str(custom, "input", &custom_path)?.unwrap_or("");
-                            (
-                                fields::required_str(custom, "name", &custom_path)?,
-                                Value::String(input.to_string()),
-                            )
-                        }
-                        None => {
-                            let function_path = join(&call_path, "function");
-                            let function = fields::object(
-                                fields::required(call, "function", &call_path)?,
-                                &function_path,
-                            )?;
-                            let arguments =
-                                fields::optional_str(function, "arguments", &function_path)?
-                                    .unwrap_or("{}");
-                            (
-                                fields::required_str(function, "name", &function_path)?,
-                                fields::arguments_value(arguments),
-                            )
-                        }
-                    };
-                    blocks.push(ContentBlock::ToolUse {
-                        id: model_call_id(id),
-                        name: name.to_string(),
-                        input,
-                    });
+                    blocks.push(parse_tool_call(call, &format!("{path}.tool_calls.{k}"))?);
                 }
                 messages.push(Message::blocks(Role::Assistant, blocks));
             }
@@ -129,19 +96,7 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
     let mut messages = merge_same_role(messages);
     normalize_task_message(&mut messages);
     let mut added_texts = texts_after_last_assistant(&messages);
-    // System and developer messages after the last assistant message are
-    // new content too (a client may send its reminders that way).
-    let last_assistant = raw
-        .iter()
-        .rposition(|m| m.get("role").and_then(Value::as_str) == Some("assistant"));
-    if let Some(last) = last_assistant {
-        added_texts.extend(
-            late_system
-                .into_iter()
-                .filter(|(position, _)| *position > last)
-                .map(|(_, text)| text),
-        );
-    }
+    added_texts.extend(system_texts_after_last_assistant(raw, late_system));
     Ok(WireRequest {
         system: system.join("\n\n"),
         messages,
@@ -152,6 +107,63 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
         added_texts,
         error_results: Vec::new(),
     })
+}
+
+/// An assistant message's `tool_calls` entry (a function call with JSON
+/// arguments, or a `custom` freeform call with a string input) as a
+/// `tool_use` block.
+fn parse_tool_call(call: &Value, call_path: &str) -> Result<ContentBlock, BadRequest> {
+    let call = fields::object(call, call_path)?;
+    let id = fields::required_str(call, "id", call_path)?;
+    let (name, input) = match fields::optional(call, "custom") {
+        Some(custom) => {
+            let custom_path = join(call_path, "custom");
+            let custom = fields::object(custom, &custom_path)?;
+            let input = fields::optional_str(custom, "input", &custom_path)?.unwrap_or("");
+            (
+                fields::required_str(custom, "name", &custom_path)?,
+                Value::String(input.to_string()),
+            )
+        }
+        None => {
+            let function_path = join(call_path, "function");
+            let function = fields::object(
+                fields::required(call, "function", call_path)?,
+                &function_path,
+            )?;
+            let arguments =
+                fields::optional_str(function, "arguments", &function_path)?.unwrap_or("{}");
+            (
+                fields::required_str(function, "name", &function_path)?,
+                fields::arguments_value(arguments),
+            )
+        }
+    };
+    Ok(ContentBlock::ToolUse {
+        id: model_call_id(id),
+        name: name.to_string(),
+        input,
+    })
+}
+
+/// System and developer messages after the last assistant message are new
+/// content too (a client may send its reminders that way): their texts, in
+/// order; none when no assistant message was sent.
+fn system_texts_after_last_assistant(
+    raw: &[Value],
+    late_system: Vec<(usize, String)>,
+) -> Vec<String> {
+    let last_assistant = raw
+        .iter()
+        .rposition(|m| m.get("role").and_then(Value::as_str) == Some("assistant"));
+    let Some(last) = last_assistant else {
+        return Vec::new();
+    };
+    late_system
+        .into_iter()
+        .filter(|(position, _)| *position > last)
+        .map(|(_, text)| text)
+        .collect()
 }
 
 fn parse_tool(tool: &Value, path: &str) -> Result<ToolSchema, BadRequest> {

@@ -60,108 +60,21 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
             "previous_response_id: not supported by the mock (it keeps no state); send the whole input",
         ));
     }
-    let mut system = Vec::new();
+    let mut read = InputRead::default();
     if let Some(instructions) = fields::optional_str(&obj, "instructions", "")? {
-        system.push(instructions.to_string());
+        read.system.push(instructions.to_string());
     }
-    let mut tools = fields::optional_array(&obj, "tools", "")?
+    read.tools = fields::optional_array(&obj, "tools", "")?
         .iter()
         .enumerate()
         .map(|(i, tool)| parse_tool(tool, &format!("tools.{i}")))
         .collect::<Result<Vec<_>, _>>()?;
     let input = fields::required(&obj, "input", "")?;
-    let mut messages = Vec::new();
-    let mut late_system = Vec::new();
     match input {
-        Value::String(task) => messages.push(Message::user_text(task.clone())),
+        Value::String(task) => read.messages.push(Message::user_text(task.clone())),
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                let path = format!("input.{i}");
-                let item = fields::object(item, &path)?;
-                let kind = fields::optional_str(item, "type", &path)?.unwrap_or("message");
-                match kind {
-                    "message" => {
-                        let role = fields::required_str(item, "role", &path)?;
-                        let text = fields::text_or_parts(
-                            fields::required(item, "content", &path)?,
-                            &join(&path, "content"),
-                        )?;
-                        match role {
-                            "user" => messages
-                                .push(Message::blocks(Role::User, vec![ContentBlock::text(text)])),
-                            "assistant" => {
-                                if !text.is_empty() {
-                                    messages.push(Message::blocks(
-                                        Role::Assistant,
-                                        vec![ContentBlock::text(text)],
-                                    ));
-                                }
-                            }
-                            "system" | "developer" => {
-                                late_system.push((i, text.clone()));
-                                system.push(text);
-                            }
-                            other => {
-                                return Err(BadRequest::new(format!(
-                                    "{path}.role: unexpected role `{other}` (user, assistant, system or developer)"
-                                )));
-                            }
-                        }
-                    }
-                    "function_call" => {
-                        let arguments =
-                            fields::optional_str(item, "arguments", &path)?.unwrap_or("{}");
-                        messages.push(Message::blocks(
-                            Role::Assistant,
-                            vec![ContentBlock::ToolUse {
-                                id: model_call_id(fields::required_str(item, "call_id", &path)?),
-                                name: fields::required_str(item, "name", &path)?.to_string(),
-                                input: fields::arguments_value(arguments),
-                            }],
-                        ));
-                    }
-                    "custom_tool_call" => {
-                        let input = fields::optional_str(item, "input", &path)?.unwrap_or("");
-                        messages.push(Message::blocks(
-                            Role::Assistant,
-                            vec![ContentBlock::ToolUse {
-                                id: model_call_id(fields::required_str(item, "call_id", &path)?),
-                                name: fields::required_str(item, "name", &path)?.to_string(),
-                                input: Value::String(input.to_string()),
-                            }],
-                        ));
-                    }
-                    "function_call_output" | "custom_tool_call_output" => {
-                        let output = match fields::optional(item, "output") {
-                            Some(output) => fields::text_or_parts(output, &join(&path, "output"))?,
-                            None => String::new(),
-                        };
-                        messages.push(Message::blocks(
-                            Role::User,
-                            vec![ContentBlock::ToolResult {
-                                tool_use_id: model_call_id(fields::required_str(
-                                    item, "call_id", &path,
-                                )?),
-                                content: output,
-                            }],
-                        ));
-                    }
-                    // Codex's "code mode" offers its tools in an input item.
-                    "additional_tools" => {
-                        for (k, tool) in fields::optional_array(item, "tools", &path)?
-                            .iter()
-                            .enumerate()
-                        {
-                            add_tools(&mut tools, tool, &format!("{path}.tools.{k}"))?;
-                        }
-                    }
-                    ignored if IGNORED_ITEMS.contains(&ignored) => {}
-                    other => {
-                        return Err(BadRequest::new(format!(
-                            "{path}.type: unknown input item type `{other}`"
-                        )));
-                    }
-                }
+                read.item(i, item)?;
             }
         }
         other => {
@@ -171,41 +84,161 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
             )));
         }
     }
-    if messages.is_empty() {
+    if read.messages.is_empty() {
         return Err(BadRequest::new("input: no user or assistant content"));
     }
-    let mut messages = merge_same_role(messages);
+    let mut messages = merge_same_role(read.messages);
     normalize_task_message(&mut messages);
     let mut added_texts = texts_after_last_assistant(&messages);
-    if let Value::Array(items) = input {
-        let last_assistant = items.iter().rposition(|item| {
-            let kind = item
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or("message");
-            matches!(kind, "function_call" | "custom_tool_call")
-                || (kind == "message"
-                    && item.get("role").and_then(Value::as_str) == Some("assistant"))
-        });
-        if let Some(last) = last_assistant {
-            added_texts.extend(
-                late_system
-                    .into_iter()
-                    .filter(|(position, _)| *position > last)
-                    .map(|(_, text)| text),
-            );
-        }
-    }
+    added_texts.extend(system_texts_after_last_assistant(input, read.late_system));
     Ok(WireRequest {
-        system: system.join("\n\n"),
+        system: read.system.join("\n\n"),
         messages,
-        tools,
+        tools: read.tools,
         stream,
         stream_usage: false,
         model,
         added_texts,
         error_results: Vec::new(),
     })
+}
+
+/// What the request's `instructions`, `tools` and `input` items have given
+/// so far, in order.
+#[derive(Default)]
+struct InputRead {
+    system: Vec<String>,
+    tools: Vec<ToolSchema>,
+    messages: Vec<Message>,
+    /// System or developer messages among the input items, with their
+    /// item index: those after the last assistant item are new texts.
+    late_system: Vec<(usize, String)>,
+}
+
+impl InputRead {
+    /// Reads input item `i` (a message, a call, a call's output, more
+    /// tools, or an item the mock ignores).
+    fn item(&mut self, i: usize, item: &Value) -> Result<(), BadRequest> {
+        let path = format!("input.{i}");
+        let item = fields::object(item, &path)?;
+        let kind = fields::optional_str(item, "type", &path)?.unwrap_or("message");
+        match kind {
+            "message" => self.message(i, item, &path)?,
+            "function_call" => {
+                let arguments = fields::optional_str(item, "arguments", &path)?.unwrap_or("{}");
+                self.call(item, &path, fields::arguments_value(arguments))?;
+            }
+            "custom_tool_call" => {
+                let input = fields::optional_str(item, "input", &path)?.unwrap_or("");
+                self.call(item, &path, Value::String(input.to_string()))?;
+            }
+            "function_call_output" | "custom_tool_call_output" => {
+                let output = match fields::optional(item, "output") {
+                    Some(output) => fields::text_or_parts(output, &join(&path, "output"))?,
+                    None => String::new(),
+                };
+                self.messages.push(Message::blocks(
+                    Role::User,
+                    vec![ContentBlock::ToolResult {
+                        tool_use_id: model_call_id(fields::required_str(item, "call_id", &path)?),
+                        content: output,
+                    }],
+                ));
+            }
+            // Codex's "code mode" offers its tools in an input item.
+            "additional_tools" => {
+                for (k, tool) in fields::optional_array(item, "tools", &path)?
+                    .iter()
+                    .enumerate()
+                {
+                    add_tools(&mut self.tools, tool, &format!("{path}.tools.{k}"))?;
+                }
+            }
+            ignored if IGNORED_ITEMS.contains(&ignored) => {}
+            other => {
+                return Err(BadRequest::new(format!(
+                    "{path}.type: unknown input item type `{other}`"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// A `message` item: user and assistant text join the conversation
+    /// (an empty assistant text is dropped), system and developer text the
+    /// system prompt.
+    fn message(&mut self, i: usize, item: &fields::Object, path: &str) -> Result<(), BadRequest> {
+        let role = fields::required_str(item, "role", path)?;
+        let text = fields::text_or_parts(
+            fields::required(item, "content", path)?,
+            &join(path, "content"),
+        )?;
+        match role {
+            "user" => self
+                .messages
+                .push(Message::blocks(Role::User, vec![ContentBlock::text(text)])),
+            "assistant" => {
+                if !text.is_empty() {
+                    self.messages.push(Message::blocks(
+                        Role::Assistant,
+                        vec![ContentBlock::text(text)],
+                    ));
+                }
+            }
+            "system" | "developer" => {
+                self.late_system.push((i, text.clone()));
+                self.system.push(text);
+            }
+            other => {
+                return Err(BadRequest::new(format!(
+                    "{path}.role: unexpected role `{other}` (user, assistant, system or developer)"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// An assistant tool call (`function_call` or `custom_tool_call`) with
+    /// its input already read.
+    fn call(&mut self, item: &fields::Object, path: &str, input: Value) -> Result<(), BadRequest> {
+        self.messages.push(Message::blocks(
+            Role::Assistant,
+            vec![ContentBlock::ToolUse {
+                id: model_call_id(fields::required_str(item, "call_id", path)?),
+                name: fields::required_str(item, "name", path)?.to_string(),
+                input,
+            }],
+        ));
+        Ok(())
+    }
+}
+
+/// The system and developer texts sent after the last assistant item (a
+/// reminder a client adds mid-conversation), in order; none when the input
+/// is a string or has no assistant item.
+fn system_texts_after_last_assistant(
+    input: &Value,
+    late_system: Vec<(usize, String)>,
+) -> Vec<String> {
+    let Value::Array(items) = input else {
+        return Vec::new();
+    };
+    let last_assistant = items.iter().rposition(|item| {
+        let kind = item
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("message");
+        matches!(kind, "function_call" | "custom_tool_call")
+            || (kind == "message" && item.get("role").and_then(Value::as_str) == Some("assistant"))
+    });
+    let Some(last) = last_assistant else {
+        return Vec::new();
+    };
+    late_system
+        .into_iter()
+        .filter(|(position, _)| *position > last)
+        .map(|(_, text)| text)
+        .collect()
 }
 
 /// Adds a tool, or every tool of a `namespace` tool.
@@ -357,101 +390,126 @@ pub fn response_events(
     model: &str,
     usage: Usage,
 ) -> Vec<SseEvent> {
-    let mut events = Vec::new();
-    let mut push = |name: &'static str, mut data: Value| {
-        data["type"] = Value::String(name.to_string());
-        data["sequence_number"] = json!(events.len());
-        events.push(SseEvent::named(name, &data));
-    };
-    push(
+    let mut stream = EventStream::default();
+    stream.push(
         "response.created",
         json!({"response": response_object(id, model, "in_progress", Vec::new(), None)}),
     );
-    push(
+    stream.push(
         "response.in_progress",
         json!({"response": response_object(id, model, "in_progress", Vec::new(), None)}),
     );
     let items = output_items(response, id);
     for (index, item) in items.iter().enumerate() {
-        let item_id = item["id"].clone();
         let mut added = item.clone();
         added["status"] = json!("in_progress");
         match item["type"].as_str() {
-            Some("message") => {
-                added["content"] = json!([]);
-                push(
-                    "response.output_item.added",
-                    json!({"output_index": index, "item": added}),
-                );
-                let text = item["content"][0]["text"].as_str().unwrap_or("");
-                let empty_part =
-                    json!({"type": "output_text", "text": "", "annotations": [], "logprobs": []});
-                push(
-                    "response.content_part.added",
-                    json!({"item_id": item_id, "output_index": index, "content_index": 0, "part": empty_part}),
-                );
-                for piece in chunks(text, DELTA_CHARS) {
-                    push(
-                        "response.output_text.delta",
-                        json!({"item_id": item_id, "output_index": index, "content_index": 0, "delta": piece, "logprobs": []}),
-                    );
-                }
-                push(
-                    "response.output_text.done",
-                    json!({"item_id": item_id, "output_index": index, "content_index": 0, "text": text, "logprobs": []}),
-                );
-                push(
-                    "response.content_part.done",
-                    json!({"item_id": item_id, "output_index": index, "content_index": 0, "part": item["content"][0].clone()}),
-                );
-            }
-            Some("function_call") => {
-                added["arguments"] = json!("");
-                push(
-                    "response.output_item.added",
-                    json!({"output_index": index, "item": added}),
-                );
-                let arguments = item["arguments"].as_str().unwrap_or("");
-                for piece in chunks(arguments, DELTA_CHARS) {
-                    push(
-                        "response.function_call_arguments.delta",
-                        json!({"item_id": item_id, "output_index": index, "delta": piece}),
-                    );
-                }
-                push(
-                    "response.function_call_arguments.done",
-                    json!({"item_id": item_id, "output_index": index, "name": item["name"].clone(), "arguments": arguments}),
-                );
-            }
-            _ => {
-                added["input"] = json!("");
-                push(
-                    "response.output_item.added",
-                    json!({"output_index": index, "item": added}),
-                );
-                let input = item["input"].as_str().unwrap_or("");
-                for piece in chunks(input, DELTA_CHARS) {
-                    push(
-                        "response.custom_tool_call_input.delta",
-                        json!({"item_id": item_id, "output_index": index, "delta": piece}),
-                    );
-                }
-                push(
-                    "response.custom_tool_call_input.done",
-                    json!({"item_id": item_id, "output_index": index, "input": input}),
-                );
-            }
+            Some("message") => stream.message_item(index, item, added),
+            Some("function_call") => stream.function_call_item(index, item, added),
+            _ => stream.custom_tool_call_item(index, item, added),
         }
-        push(
+        stream.push(
             "response.output_item.done",
             json!({"output_index": index, "item": item.clone()}),
         );
     }
-    push(
+    stream.push(
         "response.completed",
         json!({"response": response_object(id, model, "completed", items, Some(usage))}),
     );
-    events
+    stream.events
+}
+
+/// Streamed events, each given its type and its `sequence_number` (its
+/// place in the stream) as it is pushed.
+#[derive(Default)]
+struct EventStream {
+    events: Vec<SseEvent>,
+}
+
+impl EventStream {
+    fn push(&mut self, name: &'static str, mut data: Value) {
+        data["type"] = Value::String(name.to_string());
+        data["sequence_number"] = json!(self.events.len());
+        self.events.push(SseEvent::named(name, &data));
+    }
+
+    /// A message item's events up to its `output_item.done`: the item
+    /// added empty, its one text part added, the text in deltas, done.
+    fn message_item(&mut self, index: usize, item: &Value, mut added: Value) {
+        let item_id = item["id"].clone();
+        added["content"] = json!([]);
+        self.push(
+            "response.output_item.added",
+            json!({"output_index": index, "item": added}),
+        );
+        let text = item["content"][0]["text"].as_str().unwrap_or("");
+        let empty_part =
+            json!({"type": "output_text", "text": "", "annotations": [], "logprobs": []});
+        self.push(
+            "response.content_part.added",
+            json!({"item_id": item_id, "output_index": index, "content_index": 0, "part": empty_part}),
+        );
+        for piece in chunks(text, DELTA_CHARS) {
+            self.push(
+                "response.output_text.delta",
+                json!({"item_id": item_id, "output_index": index, "content_index": 0, "delta": piece, "logprobs": []}),
+            );
+        }
+        self.push(
+            "response.output_text.done",
+            json!({"item_id": item_id, "output_index": index, "content_index": 0, "text": text, "logprobs": []}),
+        );
+        self.push(
+            "response.content_part.done",
+            json!({"item_id": item_id, "output_index": index, "content_index": 0, "part": item["content"][0].clone()}),
+        );
+    }
+
+    /// A function call's events up to its `output_item.done`: the item
+    /// added with empty arguments, the arguments in deltas, done.
+    fn function_call_item(&mut self, index: usize, item: &Value, mut added: Value) {
+        let item_id = item["id"].clone();
+        added["arguments"] = json!("");
+        self.push(
+            "response.output_item.added",
+            json!({"output_index": index, "item": added}),
+        );
+        let arguments = item["arguments"].as_str().unwrap_or("");
+        for piece in chunks(arguments, DELTA_CHARS) {
+            self.push(
+                "response.function_call_arguments.delta",
+                json!({"item_id": item_id, "output_index": index, "delta": piece}),
+            );
+        }
+        self.push(
+            "response.function_call_arguments.done",
+            json!({"item_id": item_id, "output_index": index, "name": item["name"].clone(), "arguments": arguments}),
+        );
+    }
+
+    /// A freeform (custom) tool call's events up to its
+    /// `output_item.done`: the item added with empty input, the input in
+    /// deltas, done.
+    fn custom_tool_call_item(&mut self, index: usize, item: &Value, mut added: Value) {
+        let item_id = item["id"].clone();
+        added["input"] = json!("");
+        self.push(
+            "response.output_item.added",
+            json!({"output_index": index, "item": added}),
+        );
+        let input = item["input"].as_str().unwrap_or("");
+        for piece in chunks(input, DELTA_CHARS) {
+            self.push(
+                "response.custom_tool_call_input.delta",
+                json!({"item_id": item_id, "output_index": index, "delta": piece}),
+            );
+        }
+        self.push(
+            "response.custom_tool_call_input.done",
+            json!({"item_id": item_id, "output_index": index, "input": input}),
+        );
+    }
 }
 
 #[cfg(test)]
