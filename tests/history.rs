@@ -127,7 +127,7 @@ fn four_shards_at_once_then_merge_are_all_recorded() {
     let version: i64 = db
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 1);
+    assert_eq!(version, agent_eval::results::history::SCHEMA_VERSION as i64);
     drop(db);
     // `history --json` shows the merged (whole) run only, one point per cell.
     let shown = output(agent_eval(dir.path(), &["history", "h.db", "--json"]));

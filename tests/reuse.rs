@@ -11,24 +11,8 @@ use agent_eval::sandbox::command::run_command_in;
 use agent_eval::sandbox::outcome::CommandSettings;
 use agent_eval::sandbox::workspace::{Workspace, WorkspaceImage};
 
-/// The shipped scenarios but `scenarios/agents/`: the real Claude Code and
-/// Codex CLIs run their own commands (nothing of theirs is reused), and
-/// they may order concurrent tool calls differently from run to run, so
-/// two runs of them need not give the same bytes with or without reuse.
-fn shipped_without_real_clis() -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let mut paths: Vec<String> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| name != "agents")
-        .map(|name| format!("scenarios/{name}"))
-        .collect();
-    paths.sort();
-    paths
-}
-
-/// `agent-eval run scenarios/ --json REPORT [extra]` (without the real
-/// CLIs' folder), in a private TMPDIR
+/// `agent-eval run scenarios/ --json REPORT [extra]` (the mock-only gate:
+/// the real CLIs' scenarios live in `real-agents/`), in a private TMPDIR
 /// (so nothing another process left in the system's temp folder, such as
 /// the file the guards scenario checks is absent, can change the answer).
 fn report(tmpdir: &Path, report: &Path, extra: &[&str]) -> (Option<i32>, Vec<u8>) {
@@ -40,7 +24,7 @@ fn report(tmpdir: &Path, report: &Path, extra: &[&str]) -> (Option<i32>, Vec<u8>
     let status = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .arg("run")
-        .args(shipped_without_real_clis())
+        .arg("scenarios/")
         .args(["--quiet", "--seeds", "25", "--json"])
         .arg(report)
         .args(extra)

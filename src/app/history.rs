@@ -114,13 +114,7 @@ struct Point {
 /// run's 95% interval is flagged `MOVED`. Exit 0; a file that is no history
 /// exits 2 and is left as it was.
 pub fn history(config: &HistoryConfig, out: &mut dyn Write) -> Result<Status, AppError> {
-    if !config.file.is_file() {
-        return Err(AppError::Usage(format!(
-            "{}: no such history file",
-            config.file.display()
-        )));
-    }
-    let history = History::open(&config.file)?;
+    let history = History::open_existing(&config.file)?;
     let cells = history.cells(config.scenario.as_deref(), config.branch.as_deref())?;
     if let Some(name) = &config.scenario
         && cells.is_empty()
