@@ -15,6 +15,8 @@ use super::{
     AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus,
     active_form_for, numbered,
 };
+use std::sync::LazyLock;
+
 use crate::llm::ToolSchema;
 
 const TOOL: &str = "TodoWrite";
@@ -196,17 +198,16 @@ fn item_json(item: &PlanItem) -> Value {
     json!({"content": item.text, "status": status, "activeForm": form})
 }
 
+/// The tool schemas offered to the model, from `claude_code.json` beside this file.
+static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("claude_code.json");
+
 impl PlanDialect for ClaudeCode {
     fn name(&self) -> &'static str {
         "claude-code"
     }
 
     fn tools(&self) -> Vec<ToolSchema> {
-        vec![ToolSchema::new(
-            TOOL,
-            "Use this tool to create and manage a structured task list for your current coding session. This helps you track progress, organize complex tasks, and demonstrate thoroughness to the user.\nIt also helps the user understand the progress of the task and overall progress of their requests.\n\nTask states: pending (not yet started), in_progress (currently working on; limit to ONE task at a time), completed (finished successfully).\nTask descriptions must have two forms: content, the imperative form describing what needs to be done (e.g. \"Run tests\"), and activeForm, the present continuous form shown during execution (e.g. \"Running tests\").\nMark tasks complete IMMEDIATELY after finishing; exactly one task should be in_progress at any time.",
-            json!({"type": "object", "properties": {"todos": {"type": "array", "items": {"type": "object", "properties": {"content": {"type": "string", "minLength": 1}, "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}, "activeForm": {"type": "string", "minLength": 1}}, "required": ["content", "status", "activeForm"], "additionalProperties": false}, "description": "The updated todo list"}}, "required": ["todos"], "additionalProperties": false, "$schema": "http://json-schema.org/draft-07/schema#"}),
-        )]
+        SCHEMAS.clone()
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {

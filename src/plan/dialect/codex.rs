@@ -12,6 +12,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, numbered};
+use std::sync::LazyLock;
+
 use crate::llm::ToolSchema;
 
 const TOOL: &str = "update_plan";
@@ -68,17 +70,16 @@ fn item_json(item: &PlanItem) -> Value {
     json!({"step": item.text, "status": status})
 }
 
+/// The tool schemas offered to the model, from `codex.json` beside this file.
+static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("codex.json");
+
 impl PlanDialect for Codex {
     fn name(&self) -> &'static str {
         "codex"
     }
 
     fn tools(&self) -> Vec<ToolSchema> {
-        vec![ToolSchema::new(
-            TOOL,
-            "Updates the task plan.\nProvide an optional explanation and a list of plan items, each with a step and status.\nAt most one step can be in_progress at a time.\n",
-            json!({"type": "object", "properties": {"explanation": {"type": "string"}, "plan": {"type": "array", "description": "The list of steps", "items": {"type": "object", "properties": {"step": {"type": "string"}, "status": {"type": "string", "description": "One of: pending, in_progress, completed"}}, "required": ["step", "status"], "additionalProperties": false}}}, "required": ["plan"], "additionalProperties": false}),
-        )]
+        SCHEMAS.clone()
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {

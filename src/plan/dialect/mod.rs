@@ -31,6 +31,7 @@ mod java_port;
 mod planning_state;
 mod s03;
 mod s03_guarded;
+mod schema_file;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
