@@ -260,6 +260,13 @@ pub struct HistoryArgs {
     /// Also write a trend chart of completion with its intervals here.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// Also write a self-contained HTML page: the chart and every cell's
+    /// runs, with moves and flapping cells marked.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Show the last N recorded whole runs (0: all of them).
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub last: usize,
 }
 
 /// The arguments of `diff`.
@@ -429,6 +436,8 @@ impl HistoryArgs {
             branch: self.branch,
             json: self.json,
             svg: self.svg,
+            html: self.html,
+            last: (self.last > 0).then_some(self.last),
         }
     }
 }
