@@ -53,6 +53,11 @@ pub fn record(
     Ok(())
 }
 
+/// The branch being evaluated (CI variables, else git in `folder`).
+pub(crate) fn current_branch(folder: Option<&Path>) -> Option<String> {
+    commit_and_branch(folder).1
+}
+
 /// The commit and branch being evaluated, and where they were read.
 fn commit_and_branch(folder: Option<&Path>) -> (Option<String>, Option<String>, Option<String>) {
     if let Some((commit, branch, engine)) =

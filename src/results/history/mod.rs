@@ -14,6 +14,7 @@
 //! The clock is read here (SQLite's `now`, in UTC) only to say when an
 //! invocation was recorded; reports never carry it.
 
+mod baseline;
 mod schema;
 
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, pa
 
 use super::scenario_result::ScenarioResult;
 use crate::metric::{COMPLETION_RATE, FULL_COMPLETION_RATE};
+pub use baseline::{BaselineRun, BranchChoice, HistoryBaseline};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 use schema::{State, not_history};
 
@@ -49,6 +51,10 @@ pub enum HistoryError {
         path: PathBuf,
         source: rusqlite::Error,
     },
+    #[error(
+        "{path}: the history holds a record agent-eval cannot read ({reason}); it was left as it was"
+    )]
+    Unreadable { path: PathBuf, reason: String },
     #[error("{path}: {source}")]
     Sqlite {
         path: PathBuf,
