@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::{
     AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus,
-    active_form_for, numbered,
+    active_form_for, numbered, numbered_status_lines, zod_type,
 };
 use std::sync::LazyLock;
 
@@ -27,18 +27,6 @@ const STATUS_ENUM: &str = "'pending' | 'in_progress' | 'completed'";
 
 #[derive(Debug, Clone, Copy)]
 pub struct ClaudeCode;
-
-/// zod's name for a JSON value's type.
-fn zod_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
 
 /// The issues zod reports, grouped the way Claude Code words them.
 #[derive(Default)]
@@ -230,14 +218,7 @@ impl PlanDialect for ClaudeCode {
     /// Not a tool result (the tool never shows the list): the form Claude
     /// Code's own reminder lists it in, `<k>. [<status>] <content>`.
     fn render(&self, plan: &[PlanItem]) -> String {
-        if plan.is_empty() {
-            return "No todos.".into();
-        }
-        plan.iter()
-            .enumerate()
-            .map(|(k, item)| format!("{}. [{}] {}", k + 1, item.status.as_str(), item.text))
-            .collect::<Vec<_>>()
-            .join("\n")
+        numbered_status_lines(plan, "No todos.")
     }
 
     fn plan_from_result(&self, _result: &str) -> Option<Vec<PlanItem>> {
@@ -287,15 +268,11 @@ impl PlanDialect for ClaudeCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::dialect::test_support::apply_checked;
 
     fn apply(input: Value) -> (PlanOutcome, Vec<PlanItem>) {
         let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
-        let before = plan.clone();
-        let outcome = ClaudeCode.apply(&mut plan, TOOL, &input);
-        if !outcome.accepted {
-            assert_eq!(plan, before, "a rejected call changed the plan");
-            assert!(ClaudeCode.is_error(&outcome.content));
-        }
+        let outcome = apply_checked(&ClaudeCode, &mut plan, TOOL, &input);
         (outcome, plan)
     }
 

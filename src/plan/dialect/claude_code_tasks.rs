@@ -26,7 +26,7 @@ use serde_json::{Map, Value, json};
 
 use super::{
     InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, TaskFields,
-    active_form_for,
+    active_form_for, zod_type,
 };
 use crate::llm::ToolSchema;
 
@@ -86,18 +86,6 @@ pub struct ClaudeCodeTasks;
 /// The schemas as Claude Code offers them: the four tools, then
 /// ToolSearch, from `claude_code_tasks.json` beside this file.
 static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("claude_code_tasks.json");
-
-/// zod's name for a JSON value's type.
-fn zod_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
 
 /// The issues of one call, worded the way Claude Code words zod's.
 struct Issues {
@@ -661,16 +649,6 @@ impl PlanDialect for ClaudeCodeTasks {
             return Some(Vec::new());
         }
         result.split('\n').map(parse_list_line).collect()
-    }
-
-    fn plan_from_call(
-        &self,
-        before: &[PlanItem],
-        tool: &str,
-        input: &Value,
-    ) -> Option<Vec<PlanItem>> {
-        let mut plan = before.to_vec();
-        self.apply(&mut plan, tool, input).accepted.then_some(plan)
     }
 
     fn error_prefix(&self) -> &'static str {

@@ -11,7 +11,10 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, numbered};
+use super::{
+    InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, numbered,
+    numbered_status_lines,
+};
 use std::sync::LazyLock;
 
 use crate::llm::ToolSchema;
@@ -99,14 +102,7 @@ impl PlanDialect for Codex {
     /// Not a tool result (the tool never shows the plan): one line per
     /// step, `<k>. [<status>] <step>`.
     fn render(&self, plan: &[PlanItem]) -> String {
-        if plan.is_empty() {
-            return "No plan.".into();
-        }
-        plan.iter()
-            .enumerate()
-            .map(|(k, item)| format!("{}. [{}] {}", k + 1, item.status.as_str(), item.text))
-            .collect::<Vec<_>>()
-            .join("\n")
+        numbered_status_lines(plan, "No plan.")
     }
 
     fn plan_from_result(&self, _result: &str) -> Option<Vec<PlanItem>> {
@@ -154,15 +150,11 @@ impl PlanDialect for Codex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::dialect::test_support::apply_checked;
 
     fn apply(input: Value) -> (PlanOutcome, Vec<PlanItem>) {
         let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
-        let before = plan.clone();
-        let outcome = Codex.apply(&mut plan, TOOL, &input);
-        if !outcome.accepted {
-            assert_eq!(plan, before, "a rejected call changed the plan");
-            assert!(Codex.is_error(&outcome.content));
-        }
+        let outcome = apply_checked(&Codex, &mut plan, TOOL, &input);
         (outcome, plan)
     }
 

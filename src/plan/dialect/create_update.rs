@@ -231,16 +231,6 @@ impl PlanDialect for CreateUpdate {
         Some(plan)
     }
 
-    fn plan_from_call(
-        &self,
-        before: &[PlanItem],
-        tool: &str,
-        input: &Value,
-    ) -> Option<Vec<PlanItem>> {
-        let mut plan = before.to_vec();
-        self.apply(&mut plan, tool, input).accepted.then_some(plan)
-    }
-
     fn error_prefix(&self) -> &'static str {
         PREFIX
     }

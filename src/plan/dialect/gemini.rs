@@ -247,16 +247,11 @@ impl PlanDialect for Gemini {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::dialect::test_support::apply_checked;
 
     fn apply(input: Value) -> PlanOutcome {
         let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
-        let before = plan.clone();
-        let outcome = Gemini.apply(&mut plan, TOOL, &input);
-        if !outcome.accepted {
-            assert_eq!(plan, before, "a rejected call changed the plan");
-            assert!(Gemini.is_error(&outcome.content));
-        }
-        outcome
+        apply_checked(&Gemini, &mut plan, TOOL, &input)
     }
 
     #[test]

@@ -264,16 +264,11 @@ impl PlanDialect for PlanningState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::dialect::test_support::apply_checked;
 
     fn apply(input: Value) -> PlanOutcome {
         let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
-        let before = plan.clone();
-        let outcome = PlanningState.apply(&mut plan, TOOL, &input);
-        if !outcome.accepted {
-            assert_eq!(plan, before, "a rejected call changed the plan");
-            assert!(PlanningState.is_error(&outcome.content));
-        }
-        outcome
+        apply_checked(&PlanningState, &mut plan, TOOL, &input)
     }
 
     #[test]

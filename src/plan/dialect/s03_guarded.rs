@@ -241,15 +241,11 @@ impl PlanDialect for S03Guarded {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::dialect::test_support::apply_checked;
 
     fn apply(input: Value) -> PlanOutcome {
         let mut plan = vec![PlanItem::new("k", "Keep", PlanStatus::Pending)];
-        let before = plan.clone();
-        let outcome = S03Guarded.apply(&mut plan, TOOL, &input);
-        if !outcome.accepted {
-            assert_eq!(plan, before, "a rejected call changed the plan");
-        }
-        outcome
+        apply_checked(&S03Guarded, &mut plan, TOOL, &input)
     }
 
     fn rejected(input: Value) -> String {
