@@ -50,7 +50,7 @@ pub fn html(text: &str) -> String {
 }
 
 /// `text` without the characters XML 1.0 forbids (and the other
-/// [`invisible`] ones); borrowed when there are none.
+/// `invisible` ones); borrowed when there are none.
 pub fn xml_chars(text: &str) -> Cow<'_, str> {
     if text.chars().any(invisible) {
         Cow::Owned(text.chars().filter(|&c| !invisible(c)).collect())
