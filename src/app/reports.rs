@@ -178,6 +178,14 @@ pub fn diff(
             .filter(|c| filter.is_none_or(|f| super::name_matches(&c.scenario, f)))
             .collect()
     };
+    for path in [old, new] {
+        if super::baseline::is_sqlite(path) {
+            return Err(AppError::Usage(format!(
+                "{}: a results history, not a report; `diff` compares two reports. Gate against a history with `run --baseline {0}`",
+                path.display()
+            )));
+        }
+    }
     let old = keep(ReportFile::read(old)?.rates());
     let new = keep(ReportFile::read(new)?.rates());
     if let Some(f) = filter

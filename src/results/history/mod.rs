@@ -14,7 +14,9 @@
 //! The clock is read here (SQLite's `now`, in UTC) only to say when an
 //! invocation was recorded; reports never carry it.
 
+mod baseline;
 mod schema;
+mod trend;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -23,8 +25,10 @@ use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, pa
 
 use super::scenario_result::ScenarioResult;
 use crate::metric::{COMPLETION_RATE, FULL_COMPLETION_RATE};
+pub use baseline::{BaselineRun, BranchChoice, HistoryBaseline};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 use schema::{State, not_history};
+pub use trend::{CellTrend, Direction, FLAP_CHANGES, FLAP_WINDOW, TrendPoint, trends};
 
 /// How long a writer waits for another to finish its transaction.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -49,6 +53,10 @@ pub enum HistoryError {
         path: PathBuf,
         source: rusqlite::Error,
     },
+    #[error(
+        "{path}: the history holds a record agent-eval cannot read ({reason}); it was left as it was"
+    )]
+    Unreadable { path: PathBuf, reason: String },
     #[error("{path}: {source}")]
     Sqlite {
         path: PathBuf,
@@ -194,12 +202,17 @@ impl History {
     }
 
     /// Every recorded cell of whole runs (not shards' partial cells), in
-    /// the order recorded, for `scenario` and `branch` only when given.
+    /// the order recorded, for `scenario` and `branch` only when given, of
+    /// the newest `newest` such invocations when given (a huge history is
+    /// never read whole for a table of its last runs).
     pub fn cells(
         &self,
         scenario: Option<&str>,
         branch: Option<&str>,
+        newest: Option<usize>,
     ) -> Result<Vec<RecordedCell>, HistoryError> {
+        // SQLite reads a negative LIMIT as none.
+        let limit = newest.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
         let sql = |source| sqlite_error(&self.path, source);
         let mut statement = self
             .conn
@@ -211,11 +224,18 @@ impl History {
                       JOIN invocation i ON s.invocation_id = i.id
                  WHERE i.shard IS NULL AND (?1 IS NULL OR s.scenario = ?1)
                    AND (?2 IS NULL OR i.branch = ?2)
+                   AND i.id >= coalesce((
+                       SELECT min(id) FROM (
+                           SELECT i2.id FROM invocation i2
+                           WHERE i2.shard IS NULL AND (?2 IS NULL OR i2.branch = ?2)
+                             AND (?1 IS NULL OR EXISTS (SELECT 1 FROM scenario_run s2
+                                  WHERE s2.invocation_id = i2.id AND s2.scenario = ?1))
+                           ORDER BY i2.id DESC LIMIT ?3)), 0)
                  ORDER BY i.id, s.id, c.position",
             )
             .map_err(sql)?;
         let rows = statement
-            .query_map(params![scenario, branch], |row| {
+            .query_map(params![scenario, branch, limit], |row| {
                 Ok(RecordedCell {
                     invocation: row.get(0)?,
                     recorded_at: row.get(1)?,
@@ -448,7 +468,7 @@ mod tests {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
         assert_eq!(version, SCHEMA_VERSION);
-        let cells = history.cells(None, None).unwrap();
+        let cells = history.cells(None, None, None).unwrap();
         assert_eq!(cells.len(), 1);
         assert_eq!(cells[0].completion, Some(0.75));
         assert_eq!(cells[0].completion_ci95, Some([0.3, 0.95]));
