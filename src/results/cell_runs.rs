@@ -359,7 +359,7 @@ impl Runs {
 
     /// Runs whose records are `count` records taken from `parts` in turn,
     /// starting with part `first` (each part in seed order; see
-    /// [`Records::Interleaved`]). The records are read once, here, for the
+    /// `Records::Interleaved`). The records are read once, here, for the
     /// rows and totals (summed in the merged order, as a run sums them).
     pub fn interleaved(
         spill: &Arc<Spill>,
