@@ -532,10 +532,7 @@ pub fn pair_by_seed<'a>(
     b: &'a Runs,
 ) -> Box<dyn Iterator<Item = (RunRow, RunRow)> + 'a> {
     let same_seeds = a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.seed == y.seed);
-    let distinct = b
-        .iter()
-        .zip(b.iter().skip(1))
-        .all(|(x, y)| x.seed < y.seed);
+    let distinct = b.iter().zip(b.iter().skip(1)).all(|(x, y)| x.seed < y.seed);
     if same_seeds && distinct {
         return Box::new(a.iter().zip(b));
     }
@@ -544,7 +541,10 @@ pub fn pair_by_seed<'a>(
     for rb in b.iter().rev() {
         by_seed.insert(rb.seed, rb);
     }
-    Box::new(a.iter().filter_map(move |ra| by_seed.get(&ra.seed).map(|rb| (ra, *rb))))
+    Box::new(
+        a.iter()
+            .filter_map(move |ra| by_seed.get(&ra.seed).map(|rb| (ra, *rb))),
+    )
 }
 
 #[cfg(test)]

@@ -14,8 +14,8 @@ use crate::metric::{METRICS, Metric};
 use crate::results::CellSummary;
 use crate::results::baseline::CellRates;
 use crate::results::cell_runs::{RunRow, RunTotals, Runs, SpillError, SpillWriter};
-use crate::results::run_rows::RunRows;
 use crate::results::record::RunResult;
+use crate::results::run_rows::RunRows;
 use crate::scenario::{CellSettings, Expectation};
 
 /// The report's format version.

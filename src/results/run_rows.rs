@@ -140,7 +140,11 @@ impl ExactSizeIterator for RowIter<'_> {}
 enum Column {
     /// `start + i * step` (wrapping) for `i < len`: consecutive seeds, a
     /// constant.
-    Linear { start: u64, step: u64, len: usize },
+    Linear {
+        start: u64,
+        step: u64,
+        len: usize,
+    },
     Bytes(Vec<u8>),
     Words(Vec<u32>),
     Wide(Vec<u64>),
@@ -210,9 +214,19 @@ impl Column {
             .collect();
         let max = values.iter().copied().max().unwrap_or(0);
         *self = if max <= u64::from(u8::MAX) {
-            Self::Bytes(values.iter().filter_map(|&v| u8::try_from(v).ok()).collect())
+            Self::Bytes(
+                values
+                    .iter()
+                    .filter_map(|&v| u8::try_from(v).ok())
+                    .collect(),
+            )
         } else if max <= u64::from(u32::MAX) {
-            Self::Words(values.iter().filter_map(|&v| u32::try_from(v).ok()).collect())
+            Self::Words(
+                values
+                    .iter()
+                    .filter_map(|&v| u32::try_from(v).ok())
+                    .collect(),
+            )
         } else {
             Self::Wide(values)
         };
@@ -234,7 +248,9 @@ mod tests {
 
     #[test]
     fn consecutive_seeds_and_one_step_count_take_no_room_per_run() {
-        let rows: RunRows = (0..100_000).map(|s| row(s + 7, (s % 4) as u32, 3)).collect();
+        let rows: RunRows = (0..100_000)
+            .map(|s| row(s + 7, (s % 4) as u32, 3))
+            .collect();
         assert!(matches!(rows.seeds, Column::Linear { .. }));
         assert!(matches!(rows.total, Column::Linear { step: 0, .. }));
         assert!(matches!(rows.completed, Column::Bytes(_)));
