@@ -481,7 +481,12 @@ fn a_bad_report_path_is_refused_before_anything_runs() {
     }
     for option in ["--svg", "--json", "--html"] {
         let out = agent_eval(&["sweep", scenario, option, "/nonexistent-folder/s.out"]);
-        assert_eq!(out.status.code(), Some(2), "{option}: {}", text(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{option}: {}",
+            text(&out.stderr)
+        );
         assert!(text(&out.stderr).contains("cannot write a report there"));
         assert!(text(&out.stdout).is_empty(), "{option}");
     }
