@@ -24,7 +24,9 @@ impl From<HistoryError> for AppError {
 /// Opens the history before anything runs, so a bad file is refused
 /// before an hour of runs, not after.
 pub fn open(path: Option<&Path>) -> Result<Option<History>, AppError> {
-    path.map(History::open).transpose().map_err(AppError::from)
+    path.map(|p| History::open(p).and_then(History::check_writable))
+        .transpose()
+        .map_err(AppError::from)
 }
 
 /// Records `results` as one invocation of `command` (`run` or `merge`).

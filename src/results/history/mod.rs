@@ -18,6 +18,9 @@ mod baseline;
 mod schema;
 mod trend;
 
+#[cfg(test)]
+mod hostile_tests;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -48,6 +51,17 @@ pub enum HistoryError {
         "{path}: the history stayed locked by another process for more than {seconds} s; nothing was written. Try again when that process is done"
     )]
     Locked { path: PathBuf, seconds: u64 },
+    #[error(
+        "{path}: the history cannot be written or opened here ({source}); check the file's and its folder's permissions (SQLite also makes FILE-wal and FILE-shm beside it)"
+    )]
+    CannotWrite {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error(
+        "{path}: the history is read-only here; recording needs to write it (and FILE-wal beside it)"
+    )]
+    ReadOnly { path: PathBuf },
     #[error("{path}: the history database is damaged ({source}); nothing was written to it")]
     Damaged {
         path: PathBuf,
@@ -79,6 +93,9 @@ fn sqlite_error(path: &Path, source: rusqlite::Error) -> HistoryError {
         },
         Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
             HistoryError::Damaged { path, source }
+        }
+        Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => {
+            HistoryError::CannotWrite { path, source }
         }
         _ => HistoryError::Sqlite { path, source },
     }
@@ -138,10 +155,21 @@ impl History {
         if let State::Behind(_) = state {
             Self::migrate(&mut conn, path)?;
         }
+        schema::check_tables(&conn, path)?;
         Ok(Self {
             path: path.to_path_buf(),
             conn,
         })
+    }
+
+    /// Refuses, before any run, a history this process cannot write to
+    /// (`run --history`, `merge --history`).
+    pub fn check_writable(self) -> Result<Self, HistoryError> {
+        match self.conn.is_readonly(rusqlite::MAIN_DB) {
+            Ok(false) => Ok(self),
+            Ok(true) => Err(HistoryError::ReadOnly { path: self.path }),
+            Err(e) => Err(sqlite_error(&self.path, e)),
+        }
     }
 
     /// Creates or migrates the schema under the write lock, checking again

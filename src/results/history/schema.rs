@@ -205,6 +205,48 @@ pub(super) fn state(conn: &Connection, path: &Path) -> Result<State, HistoryErro
     })
 }
 
+/// Every column agent-eval reads or writes, by table.
+const COLUMNS: &[(&str, &str)] = &[
+    (
+        "invocation",
+        "id, recorded_at, command, shard, commit_sha, branch, commit_source, version",
+    ),
+    (
+        "scenario_run",
+        "id, invocation_id, scenario, file, scenario_sha256, seeds",
+    ),
+    (
+        "cell",
+        "id, scenario_run_id, position, settings, label, runs, completion, completion_lo, \
+         completion_hi, full_completion, full_completion_lo, full_completion_hi, mean_tokens",
+    ),
+    ("cell_metric", "cell_id, metric, value, lo, hi"),
+];
+
+/// Refuses a history (ours by its id and version) whose tables are not
+/// as agent-eval writes them, or whose pages are damaged: found when it is
+/// opened, not after the runs. The page check is SQLite's `quick_check`,
+/// linear in the file's size and read-only.
+pub(super) fn check_tables(conn: &Connection, path: &Path) -> Result<(), HistoryError> {
+    for (table, columns) in COLUMNS {
+        conn.prepare(&format!("SELECT {columns} FROM {table} LIMIT 0"))
+            .map_err(|e| HistoryError::Unreadable {
+                path: path.to_path_buf(),
+                reason: format!("table {table}: {e}"),
+            })?;
+    }
+    let verdict: String = conn
+        .query_row("PRAGMA quick_check(1)", [], |row| row.get(0))
+        .map_err(|e| super::sqlite_error(path, e))?;
+    if verdict != "ok" {
+        return Err(HistoryError::Unreadable {
+            path: path.to_path_buf(),
+            reason: format!("damaged: {verdict}"),
+        });
+    }
+    Ok(())
+}
+
 /// Applies the migrations from `version` on and stamps the id and the
 /// current version, inside the caller's write transaction.
 pub(super) fn migrate(conn: &Connection, version: i32) -> rusqlite::Result<()> {
