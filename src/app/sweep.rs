@@ -111,7 +111,10 @@ pub fn sweep(
     // A Ctrl-C during this call is handled by it, then forgotten.
     let _session = crate::cancel::Session::begin();
     let (axis, values) = axis_and_values(config)?;
-    for path in [&config.svg, &config.json].into_iter().flatten() {
+    for path in [&config.svg, &config.json, &config.html]
+        .into_iter()
+        .flatten()
+    {
         super::check_output_path(path)?;
     }
     let scenario = load_scenario(config, &axis, err)?;

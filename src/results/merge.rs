@@ -486,8 +486,9 @@ fn record_part(
     let place = |seed: &u64| seed_index.get(seed).copied().unwrap_or(usize::MAX);
     let in_order = read
         .rows
-        .windows(2)
-        .all(|w| place(&w[0].seed) < place(&w[1].seed));
+        .iter()
+        .zip(read.rows.iter().skip(1))
+        .all(|(a, b)| place(&a.seed) < place(&b.seed));
     let Some((start, end)) = read.span else {
         return Ok(RecordPart::Spilled { start: 0, end: 0 });
     };

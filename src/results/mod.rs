@@ -29,6 +29,7 @@ pub mod pick;
 pub mod record;
 pub mod report_file;
 pub mod run_counts;
+pub mod run_rows;
 pub mod scenario_result;
 pub mod shard;
 pub mod stats;
