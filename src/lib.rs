@@ -2,32 +2,68 @@
 //! and its relatives) by running agents against mock LLMs over YAML
 //! scenarios.
 //!
-//! The crate is built in floors; each imports only floors below it.
+//! # The map
 //!
-//! 1. [`llm`] and [`metric`]: the conversation types, the `Model` trait and
-//!    the protocol rule over them; the metric table. [`cancel`] (Ctrl-C) and
-//!    [`input`] (opening user-named files without blocking) sit beside them.
-//! 2. [`plan`]: the planning designs under test (dialects, the todo manager,
-//!    reminder policies). [`sandbox`]: where runs act (workspace, contained
-//!    processes, Landlock, the command runner and its read-only cache).
-//! 3. [`agent`]: the loop and the model-facing tools, over `plan` and
-//!    `sandbox`. [`model`]: the scripted, simulated, cassette and HTTP
-//!    models.
-//! 4. [`wire`]: any model behind the Anthropic, Chat Completions and
-//!    Responses APIs (the server side).
-//! 5. [`scenario`]: the YAML format, loaded strictly, and a scenario's cells.
-//! 6. [`results`]: what an evaluation yields — run records, cell and
-//!    scenario results, statistics, expectations, comparisons, baselines.
-//! 7. [`eval`]: the engine — the plan of units, execution (built-in loop or
-//!    outside agent), checks, sweeps.
-//! 8. [`report`]: renderers of results (table, JSON, JUnit, Markdown, HTML,
-//!    SVG, transcripts, run logs).
-//! 9. [`app`]: one module per command; [`scaffold`] writes `init`'s files.
+//! The crate is built in floors, bottom to top; a module imports only
+//! modules on floors below its own, and no two files import each other
+//! (`tests/floors.rs` checks the floors; docs/architecture.md is the long
+//! map).
 //!
-//! Data flows upward: a [`scenario`] expands into cells, [`eval`] runs each
-//! (the [`agent`] loop against a [`model`], or an outside agent against the
-//! [`wire`]) in a [`sandbox`] workspace, [`results`] summarise the runs, and
-//! [`report`] renders them.
+//! **Floor 1, the ground.** [`llm`] holds the conversation (messages,
+//! content blocks, tool schemas), the [`llm::Model`] trait every model
+//! backend implements and the protocol rule over a conversation.
+//! [`metric`] is the table of every metric a report shows, one entry each.
+//! [`cancel`] turns Ctrl-C and SIGTERM into a flag the long loops read, and
+//! [`input`] opens the files a user names without blocking on a FIFO.
+//!
+//! **Floor 2, what is measured and where it acts.** [`plan`] holds the
+//! planning designs under test: the plan items, the dialects (one file and
+//! one JSON schema file each, [`plan::dialect`]), the s03 todo manager and
+//! the reminder policies. [`sandbox`] is where a run acts: its workspace,
+//! contained processes, the Landlock rules, the command runner and the
+//! cache of read-only commands.
+//!
+//! **Floor 3, the agents and the models.** [`agent`] is the built-in agent
+//! loop and the model-facing tools (`bash`, `read_file`, `write_file`,
+//! `edit_file`) over `plan` and `sandbox`. [`model`] holds the models it
+//! talks to: scripted, simulated, cassette and real HTTP models.
+//!
+//! **Floor 4, the wire.** [`wire`] serves any model behind the Anthropic
+//! Messages, Chat Completions and Responses APIs, so an outside agent (a
+//! real CLI) can be driven by a mock; it records the exchanges and what
+//! is observed on them.
+//!
+//! **Floor 5, the input.** [`scenario`] is the YAML format, loaded
+//! strictly with errors at their line and column, and the cells a
+//! scenario's axes expand into. [`scaffold`] holds the files `init`
+//! writes.
+//!
+//! **Floor 6, the results.** [`results`] is what an evaluation yields: the
+//! run record, cell and scenario results, statistics, expectations and
+//! their verdicts, comparisons, the JSON report read back and merged,
+//! baselines and the history database.
+//!
+//! **Floor 7, the engine.** [`eval`] plans the units (scenario, cell,
+//! seed), runs each (the built-in loop, or an outside agent against the
+//! wire), runs the checks and the sweeps, and hands its events and
+//! results to whoever reports them.
+//!
+//! **Floor 8, the renderers.** [`report`] turns results into a table,
+//! JSON, JUnit, Markdown, HTML, SVG charts, transcripts and run logs; it
+//! reads results and never the engine.
+//!
+//! **Floor 9, the commands.** [`app`] has one module per command (`run`,
+//! `sweep`, `check`, `replay`, `serve`, `init`, ...), the argument parsing
+//! and the exit statuses; `main.rs` only calls it.
+//!
+//! # The data flow
+//!
+//! A [`scenario`] file is loaded and expanded into cells; [`eval`] runs
+//! each cell's seeds, each run being the [`agent`] loop against a
+//! [`model`] with a [`plan`] dialect and reminder policy in a [`sandbox`]
+//! workspace (or an outside agent against the [`wire`]); the runs become
+//! [`results`] (records, summaries, verdicts); [`report`] renders them; and
+//! [`app`] ties a command's flags to all of it.
 
 pub mod agent;
 pub mod app;

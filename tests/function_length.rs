@@ -13,8 +13,6 @@ const MAX_LINES: usize = 120;
 /// splitting this session. An entry goes when its function is split; a new
 /// entry is not the way to land a long function.
 const BEING_SPLIT: &[&str] = &[
-    // The report merge (helper `phases`).
-    "merge",
     // The outside-agent run, the simulated model's answer, and the long
     // translation test (helper `agents3`).
     "run_external",

@@ -127,7 +127,7 @@ fn four_shards_at_once_then_merge_are_all_recorded() {
     let version: i64 = db
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 1);
+    assert_eq!(version, agent_eval::results::history::SCHEMA_VERSION as i64);
     drop(db);
     // `history --json` shows the merged (whole) run only, one point per cell.
     let shown = output(agent_eval(dir.path(), &["history", "h.db", "--json"]));
@@ -250,4 +250,69 @@ fn a_file_that_is_no_history_is_refused_and_left_as_it_was() {
         }
     }
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
+}
+
+#[test]
+fn a_flapping_cell_is_flagged_in_the_table_json_and_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = scenario();
+    for _ in 0..4 {
+        let out = output(agent_eval(
+            dir.path(),
+            &[
+                "run",
+                &scenario,
+                "--seeds",
+                "2",
+                "--quiet",
+                "--history",
+                "h.db",
+            ],
+        ));
+        assert!(matches!(out.status.code(), Some(0 | 1)));
+    }
+    // Down, up, down beyond a narrow interval: three moves, two changes
+    // of direction.
+    let db = rusqlite::Connection::open(dir.path().join("h.db")).unwrap();
+    db.execute_batch(
+        "UPDATE cell SET completion_lo = completion - 0.01, completion_hi = completion + 0.01;
+         UPDATE cell SET completion = 0.9, completion_lo = 0.89, completion_hi = 0.91
+             WHERE scenario_run_id IN (SELECT id FROM scenario_run WHERE invocation_id IN (1, 3));
+         UPDATE cell SET completion = 0.1, completion_lo = 0.09, completion_hi = 0.11
+             WHERE scenario_run_id IN (SELECT id FROM scenario_run WHERE invocation_id IN (2, 4));",
+    )
+    .unwrap();
+    drop(db);
+    let shown = output(agent_eval(dir.path(), &["history", "h.db", "--json"]));
+    let json: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    for cell in json.as_array().unwrap() {
+        assert_eq!(cell["flapping"], true, "{cell}");
+        assert_eq!(cell["direction_changes"], 2, "{cell}");
+        assert_eq!(cell["runs"][1]["move"], "down", "{cell}");
+        assert_eq!(cell["runs"][2]["move"], "up", "{cell}");
+    }
+    let table = output(agent_eval(
+        dir.path(),
+        &["history", "h.db", "--html", "trend.html"],
+    ));
+    assert_eq!(table.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(text.contains("FLAPPING (2 changes of direction"), "{text}");
+    let page = std::fs::read_to_string(dir.path().join("trend.html")).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>") && page.contains("<svg"));
+    assert!(page.contains("docs-fixes") && page.contains("flapping: 2 changes"));
+    // The last two runs: one move left, no flap.
+    let last = output(agent_eval(
+        dir.path(),
+        &["history", "h.db", "--json", "--last", "2"],
+    ));
+    let json: serde_json::Value = serde_json::from_slice(&last.stdout).unwrap();
+    for cell in json.as_array().unwrap() {
+        assert_eq!(cell["runs"].as_array().unwrap().len(), 2, "{cell}");
+        assert_eq!(
+            cell["runs"][0]["move"], "up",
+            "moved against the hidden run"
+        );
+        assert_eq!(cell["flapping"], false, "{cell}");
+    }
 }

@@ -465,7 +465,7 @@ fn doctored_duplicated_and_missing_units_are_refused() {
 fn a_bad_report_path_is_refused_before_anything_runs() {
     // The scenario's first call sleeps 100 s: an answer now means it never ran.
     let scenario = "tests/data/slow/sleepy.yaml";
-    for option in ["--json", "--junit", "--markdown"] {
+    for option in ["--json", "--junit", "--markdown", "--html"] {
         for target in [
             "/nonexistent-folder/report.out",
             "tests/data/bad/no_such_folder/report.out",
@@ -479,8 +479,17 @@ fn a_bad_report_path_is_refused_before_anything_runs() {
             assert!(text(&out.stdout).is_empty());
         }
     }
-    let out = agent_eval(&["sweep", scenario, "--svg", "/nonexistent-folder/s.svg"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    for option in ["--svg", "--json", "--html"] {
+        let out = agent_eval(&["sweep", scenario, option, "/nonexistent-folder/s.out"]);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{option}: {}",
+            text(&out.stderr)
+        );
+        assert!(text(&out.stderr).contains("cannot write a report there"));
+        assert!(text(&out.stdout).is_empty(), "{option}");
+    }
 }
 
 #[test]

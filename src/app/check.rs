@@ -16,7 +16,7 @@ use super::{AppError, Status, no_scenarios};
 use crate::agent::tools::Toolbox;
 use crate::eval::{self, checks, workspace_image};
 use crate::report::terminal::escape;
-use crate::scenario::{self, CellSelector, Expectation, ModelSpec, Scenario};
+use crate::scenario::{self, CellSelector, Expectation, LoadError, ModelSpec, Scenario};
 
 /// What checking one scenario found.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -37,23 +37,7 @@ pub fn check(
     // A session: Ctrl-C / SIGTERM while loading or dry-running stops the
     // check (exit 130, nothing printed) and is then forgotten.
     let _session = crate::cancel::Session::begin();
-    let (loaded, mut errors) = scenario::load_all(paths);
-    let mut scenarios = Vec::with_capacity(loaded.len());
-    for mut scenario in loaded {
-        // A dialect a preset lacks is an error; its CLI need not be here.
-        match eval::execute::presets::settle(&mut scenario, false) {
-            Ok(()) => scenarios.push(scenario),
-            Err(e) => errors.push(e),
-        }
-    }
-    let (scenarios, over_cap) = eval::admit(
-        scenarios,
-        &eval::EvalOptions {
-            max_runs,
-            ..eval::EvalOptions::default()
-        },
-    );
-    errors.extend(over_cap);
+    let (scenarios, errors) = load(paths, max_runs);
     let mut text = String::new();
     let mut failed = !errors.is_empty();
     for s in &scenarios {
@@ -61,35 +45,7 @@ pub fn check(
             return Err(AppError::Interrupted);
         }
         let findings = inspect(s);
-        let cells = eval::matrix::cells(s);
-        let steps = s.steps_total();
-        let unscored = s.steps.len() - steps;
-        let verdict = if findings.errors.is_empty() {
-            "ok"
-        } else {
-            "FAIL"
-        };
-        text.push_str(&format!(
-            "{verdict} {} ({}): {steps} step{}{}, {} cell{}, {} expectation{}\n",
-            escape(&s.file.display().to_string()),
-            escape(&s.name),
-            plural(steps),
-            if unscored > 0 {
-                format!(" (+{unscored} without a check)")
-            } else {
-                String::new()
-            },
-            cells.len(),
-            plural(cells.len()),
-            s.expect.len(),
-            plural(s.expect.len())
-        ));
-        for e in &findings.errors {
-            text.push_str(&format!("  error: {}\n", escape(e)));
-        }
-        for w in &findings.warnings {
-            text.push_str(&format!("  warning: {}\n", escape(w)));
-        }
+        text.push_str(&scenario_line(s, &findings));
         failed |= !findings.errors.is_empty();
     }
     if crate::cancel::requested() {
@@ -113,6 +69,64 @@ pub fn check(
     } else {
         Status::Passed
     })
+}
+
+/// The scenarios under `paths` that load, settle (a dialect a preset
+/// lacks is an error; its CLI need not be here) and fit the run cap, and
+/// the errors of the others.
+fn load(paths: &[PathBuf], max_runs: Option<u64>) -> (Vec<Scenario>, Vec<LoadError>) {
+    let (loaded, mut errors) = scenario::load_all(paths);
+    let mut scenarios = Vec::with_capacity(loaded.len());
+    for mut scenario in loaded {
+        match eval::execute::presets::settle(&mut scenario, false) {
+            Ok(()) => scenarios.push(scenario),
+            Err(e) => errors.push(e),
+        }
+    }
+    let (scenarios, over_cap) = eval::admit(
+        scenarios,
+        &eval::EvalOptions {
+            max_runs,
+            ..eval::EvalOptions::default()
+        },
+    );
+    errors.extend(over_cap);
+    (scenarios, errors)
+}
+
+/// A scenario's line (verdict, file, name, steps, cells, expectations)
+/// and its findings, one a line.
+fn scenario_line(s: &Scenario, findings: &Findings) -> String {
+    let cells = eval::matrix::cells(s);
+    let steps = s.steps_total();
+    let unscored = s.steps.len() - steps;
+    let verdict = if findings.errors.is_empty() {
+        "ok"
+    } else {
+        "FAIL"
+    };
+    let mut text = format!(
+        "{verdict} {} ({}): {steps} step{}{}, {} cell{}, {} expectation{}\n",
+        escape(&s.file.display().to_string()),
+        escape(&s.name),
+        plural(steps),
+        if unscored > 0 {
+            format!(" (+{unscored} without a check)")
+        } else {
+            String::new()
+        },
+        cells.len(),
+        plural(cells.len()),
+        s.expect.len(),
+        plural(s.expect.len())
+    );
+    for e in &findings.errors {
+        text.push_str(&format!("  error: {}\n", escape(e)));
+    }
+    for w in &findings.warnings {
+        text.push_str(&format!("  warning: {}\n", escape(w)));
+    }
+    text
 }
 
 /// Everything `check` reports about one loaded scenario.

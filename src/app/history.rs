@@ -4,13 +4,15 @@
 //! the table of each scenario's cells over time with the moves flagged.
 //! The database itself is [`crate::results::history`].
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{AppError, Status};
+use crate::report::terminal::escape;
 use crate::report::trend_svg::TrendLine;
-use crate::results::history::{History, HistoryError, Invocation, RecordedCell};
+use crate::results::history::{
+    CellTrend, Direction, FLAP_WINDOW, History, HistoryError, Invocation, TrendPoint, trends,
+};
 use crate::results::scenario_result::ScenarioResult;
 
 impl From<HistoryError> for AppError {
@@ -22,7 +24,9 @@ impl From<HistoryError> for AppError {
 /// Opens the history before anything runs, so a bad file is refused
 /// before an hour of runs, not after.
 pub fn open(path: Option<&Path>) -> Result<Option<History>, AppError> {
-    path.map(History::open).transpose().map_err(AppError::from)
+    path.map(|p| History::open(p).and_then(History::check_writable))
+        .transpose()
+        .map_err(AppError::from)
 }
 
 /// Records `results` as one invocation of `command` (`run` or `merge`).
@@ -51,6 +55,11 @@ pub fn record(
         results,
     )?;
     Ok(())
+}
+
+/// The branch being evaluated (CI variables, else git in `folder`).
+pub(crate) fn current_branch(folder: Option<&Path>) -> Option<String> {
+    commit_and_branch(folder).1
 }
 
 /// The commit and branch being evaluated, and where they were read.
@@ -97,31 +106,26 @@ pub struct HistoryConfig {
     pub json: bool,
     /// Also write the trend chart here (SVG).
     pub svg: Option<PathBuf>,
-}
-
-/// One cell at one recorded invocation, with whether it moved.
-#[derive(Debug, Clone, serde::Serialize)]
-struct Point {
-    #[serde(flatten)]
-    cell: RecordedCell,
-    /// The completion lies outside the previous recorded run's 95%
-    /// interval of the same cell.
-    moved: bool,
+    /// Also write the trend page here (HTML).
+    pub html: Option<PathBuf>,
+    /// Only the newest this many whole runs (`--last`; `None`: all).
+    pub last: Option<usize>,
 }
 
 /// `agent-eval history FILE`: every scenario's cells over the recorded
-/// whole runs, oldest first; a cell whose completion left the previous
-/// run's 95% interval is flagged `MOVED`. Exit 0; a file that is no history
-/// exits 2 and is left as it was.
+/// whole runs, oldest first, moves and flapping cells flagged. Exit 0; a
+/// file that is no history exits 2 and is left as it was.
 pub fn history(config: &HistoryConfig, out: &mut dyn Write) -> Result<Status, AppError> {
-    if !config.file.is_file() {
-        return Err(AppError::Usage(format!(
-            "{}: no such history file",
-            config.file.display()
-        )));
+    for path in [&config.svg, &config.html].into_iter().flatten() {
+        super::check_output_path(path)?;
     }
-    let history = History::open(&config.file)?;
-    let cells = history.cells(config.scenario.as_deref(), config.branch.as_deref())?;
+    let history = History::open_existing(&config.file)?;
+    // One run more than shown: the oldest shown one's move needs it.
+    let cells = history.cells(
+        config.scenario.as_deref(),
+        config.branch.as_deref(),
+        config.last.map(|n| n.saturating_add(1)),
+    )?;
     if let Some(name) = &config.scenario
         && cells.is_empty()
     {
@@ -130,21 +134,22 @@ pub fn history(config: &HistoryConfig, out: &mut dyn Write) -> Result<Status, Ap
             config.file.display()
         )));
     }
-    let series = series(cells);
-    if let Some(path) = &config.svg {
-        let chart = trend_chart(&config.file, &series)?;
-        super::write_atomic(path, chart.as_bytes())?;
+    let trends = trends(cells, config.last);
+    let title = format!("{}: completion over recorded runs", config.file.display());
+    if config.svg.is_some() || config.html.is_some() {
+        let chart = trend_chart(&title, &trends)?;
+        if let Some(path) = &config.svg {
+            super::write_atomic(path, chart.as_bytes())?;
+        }
+        if let Some(path) = &config.html {
+            let page = crate::report::trend_html::render(&title, &chart, &trends);
+            super::write_atomic(path, page.as_bytes())?;
+        }
     }
     let text = if config.json {
-        let list: Vec<serde_json::Value> = series
-            .iter()
-            .map(|((scenario, settings), points)| {
-                serde_json::json!({"scenario": scenario, "settings": settings, "runs": points})
-            })
-            .collect();
-        serde_json::to_string_pretty(&list).unwrap_or_default() + "\n"
+        serde_json::to_string_pretty(&trends).unwrap_or_default() + "\n"
     } else {
-        render(&series)
+        render(&trends)
     };
     out.write_all(text.as_bytes())
         .map_err(|source| AppError::Write {
@@ -154,21 +159,27 @@ pub fn history(config: &HistoryConfig, out: &mut dyn Write) -> Result<Status, Ap
     Ok(Status::Passed)
 }
 
-/// The chart of every series: x is each whole run's position among the
-/// recorded ones.
-fn trend_chart(file: &Path, series: &Series) -> Result<String, AppError> {
-    let mut invocations: Vec<i64> = series
-        .values()
-        .flatten()
+/// The chart of every cell: x is each whole run's position among the
+/// shown ones; a flapping cell is named so in the legend.
+fn trend_chart(title: &str, trends: &[CellTrend]) -> Result<String, AppError> {
+    let mut invocations: Vec<i64> = trends
+        .iter()
+        .flat_map(|t| &t.runs)
         .map(|p| p.cell.invocation)
         .collect();
     invocations.sort_unstable();
     invocations.dedup();
-    let lines: Vec<TrendLine> = series
+    let lines: Vec<TrendLine> = trends
         .iter()
-        .map(|((scenario, settings), points)| TrendLine {
-            label: format!("{scenario} {settings}"),
-            points: points
+        .map(|trend| TrendLine {
+            label: format!(
+                "{} {}{}",
+                trend.scenario,
+                trend.settings,
+                if trend.flapping { " (flapping)" } else { "" }
+            ),
+            points: trend
+                .runs
                 .iter()
                 .filter_map(|p| {
                     let x = invocations.binary_search(&p.cell.invocation).ok()?;
@@ -177,66 +188,61 @@ fn trend_chart(file: &Path, series: &Series) -> Result<String, AppError> {
                 .collect(),
         })
         .collect();
-    let title = format!("{}: completion over recorded runs", file.display());
-    crate::report::trend_svg::render(&title, invocations.len(), &lines).map_err(AppError::Usage)
+    crate::report::trend_svg::render(title, invocations.len(), &lines).map_err(AppError::Usage)
 }
 
-type Series = BTreeMap<(String, String), Vec<Point>>;
-
-/// The cells grouped by scenario and settings, each in recorded order,
-/// with the moves flagged.
-fn series(cells: Vec<RecordedCell>) -> Series {
-    let mut series: Series = BTreeMap::new();
-    for cell in cells {
-        let points = series
-            .entry((cell.scenario.clone(), cell.settings.clone()))
-            .or_default();
-        let moved = match (points.last(), cell.completion) {
-            (Some(previous), Some(now)) => previous
-                .cell
-                .completion_ci95
-                .is_some_and(|[lo, hi]| now < lo || now > hi),
-            _ => false,
-        };
-        points.push(Point { cell, moved });
-    }
-    series
-}
-
-fn render(series: &Series) -> String {
+fn render(trends: &[CellTrend]) -> String {
     let mut text = String::new();
     let mut last_scenario = None;
-    for ((scenario, settings), points) in series {
-        if last_scenario != Some(scenario) {
-            text.push_str(&format!("{scenario}\n"));
-            last_scenario = Some(scenario);
+    for trend in trends {
+        if last_scenario != Some(&trend.scenario) {
+            text.push_str(&format!("{}\n", escape(&trend.scenario)));
+            last_scenario = Some(&trend.scenario);
         }
-        text.push_str(&format!("  {settings}\n"));
-        for point in points {
-            let cell = &point.cell;
-            let commit: String = cell
-                .commit
-                .as_deref()
-                .unwrap_or("-")
-                .chars()
-                .take(10)
-                .collect();
-            let completion = match (cell.completion, cell.completion_ci95) {
-                (Some(v), Some([lo, hi])) => format!("{v:.3} [{lo:.3}, {hi:.3}]"),
-                (Some(v), None) => format!("{v:.3}"),
-                _ => "-".into(),
-            };
-            text.push_str(&format!(
-                "    {commit:<10}  {}  {:<12}  runs {:>4}  completion {completion}{}\n",
-                cell.recorded_at,
-                cell.branch.as_deref().unwrap_or("-"),
-                cell.runs,
-                if point.moved { "  MOVED" } else { "" }
-            ));
+        let flapping = if trend.flapping {
+            format!(
+                "  FLAPPING ({} changes of direction in the last {FLAP_WINDOW} runs)",
+                trend.direction_changes
+            )
+        } else {
+            String::new()
+        };
+        text.push_str(&format!("  {}{flapping}\n", escape(&trend.settings)));
+        for point in &trend.runs {
+            text.push_str(&point_line(point));
         }
     }
     if text.is_empty() {
         text.push_str("no whole runs recorded yet\n");
     }
     text
+}
+
+/// One run of one cell: commit, time, branch, runs, completion, move.
+fn point_line(point: &TrendPoint) -> String {
+    let cell = &point.cell;
+    let commit: String = cell
+        .commit
+        .as_deref()
+        .unwrap_or("-")
+        .chars()
+        .take(10)
+        .collect();
+    let completion = match (cell.completion, cell.completion_ci95) {
+        (Some(v), Some([lo, hi])) => format!("{v:.3} [{lo:.3}, {hi:.3}]"),
+        (Some(v), None) => format!("{v:.3}"),
+        _ => "-".into(),
+    };
+    let moved = match point.direction {
+        Some(Direction::Up) => "  MOVED up",
+        Some(Direction::Down) => "  MOVED down",
+        None => "",
+    };
+    format!(
+        "    {:<10}  {}  {:<12}  runs {:>4}  completion {completion}{moved}\n",
+        escape(&commit),
+        escape(&cell.recorded_at),
+        escape(cell.branch.as_deref().unwrap_or("-")),
+        cell.runs,
+    )
 }

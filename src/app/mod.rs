@@ -5,6 +5,7 @@
 //! module holds what the commands share: statuses, errors, progress and
 //! how reports are written.
 
+mod baseline;
 mod check;
 pub mod ci;
 pub mod cli;

@@ -7,6 +7,7 @@ use super::{AppError, STDOUT, Status, check_output_path, write_report, write_rep
 use crate::report::json::Report;
 use crate::report::terminal::escape;
 use crate::report::{html, junit, markdown, table};
+use crate::results::ScenarioResult;
 use crate::results::baseline;
 use crate::results::merge::ShardReader;
 use crate::results::report_file::{ReportFile, ReportFileError};
@@ -40,6 +41,32 @@ pub fn merge(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
+    let report_on_stdout = check_outputs(config)?;
+    let mut history = super::history::open(config.history.as_deref())?;
+    let (results, errors) = read_and_merge(&config.parts)?;
+    let report = Report::new(&results, errors.clone());
+    super::history::record(history.as_mut(), "merge", None, &results)?;
+    let human = summary(config, &results, &errors);
+    let summary_target: &mut dyn Write = if report_on_stdout { err } else { out };
+    summary_target
+        .write_all(&human)
+        .map_err(|source| AppError::Write {
+            path: PathBuf::from(if report_on_stdout { "stderr" } else { "stdout" }),
+            source,
+        })?;
+    write_reports(config, &report, &results, &errors, out)?;
+    Ok(if !errors.is_empty() {
+        Status::BadInput
+    } else if report.ok {
+        Status::Passed
+    } else {
+        Status::ExpectationsFailed
+    })
+}
+
+/// At most one report on stdout (the JSON one unless `--json FILE`), and
+/// every path writable now. Returns whether a report takes stdout.
+fn check_outputs(config: &MergeConfig) -> Result<bool, AppError> {
     let outputs = [&config.json, &config.junit, &config.markdown, &config.html];
     let to_stdout = outputs
         .iter()
@@ -54,15 +81,17 @@ pub fn merge(
     for path in outputs.into_iter().flatten() {
         check_output_path(path)?;
     }
-    let mut history = super::history::open(config.history.as_deref())?;
-    // Each run is checked and spilled as its shard is read; only its
-    // compact row is held.
+    Ok(to_stdout == 1)
+}
+
+/// Reads the shard reports and merges them. Each run is checked and
+/// spilled as its shard is read; only its compact row is held.
+fn read_and_merge(paths: &[PathBuf]) -> Result<(Vec<ScenarioResult>, Vec<String>), AppError> {
     let mut reader = ShardReader::new().map_err(|e| ReportFileError::Mismatch {
         path: None,
         message: e.to_string(),
     })?;
-    let parts = config
-        .parts
+    let parts = paths
         .iter()
         .map(|path| {
             reader.read(path).map_err(|e| match e {
@@ -76,19 +105,22 @@ pub fn merge(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let (results, errors) = reader.merge(parts)?;
-    let report = Report::new(&results, errors.clone());
-    super::history::record(history.as_mut(), "merge", None, &results)?;
+    Ok(reader.merge(parts)?)
+}
+
+/// The summary, as `run` prints it: the shards' errors, the tables (only
+/// failing ones with `--quiet`), the summary line.
+fn summary(config: &MergeConfig, results: &[ScenarioResult], errors: &[String]) -> Vec<u8> {
     let mut human: Vec<u8> = Vec::new();
-    for e in &errors {
+    for e in errors {
         let _ = writeln!(human, "error: {}", escape(e));
     }
-    for result in &results {
+    for result in results {
         if !config.quiet || !result.ok() {
             let _ = writeln!(human, "{}", table::render(result, config.color));
         }
     }
-    super::run::print_failures(&mut human, &results);
+    super::run::print_failures(&mut human, results);
     if !errors.is_empty() {
         let _ = writeln!(
             human,
@@ -97,20 +129,25 @@ pub fn merge(
             if errors.len() == 1 { "" } else { "s" }
         );
     }
-    let summary_target: &mut dyn Write = if to_stdout == 1 { err } else { out };
-    summary_target
-        .write_all(&human)
-        .map_err(|source| AppError::Write {
-            path: PathBuf::from(if to_stdout == 1 { "stderr" } else { "stdout" }),
-            source,
-        })?;
+    human
+}
+
+/// The merged JSON report (stdout unless `--json FILE`), then JUnit,
+/// Markdown and HTML as asked.
+fn write_reports(
+    config: &MergeConfig,
+    report: &Report<'_>,
+    results: &[ScenarioResult],
+    errors: &[String],
+    out: &mut dyn Write,
+) -> Result<(), AppError> {
     let json_path = config.json.as_deref().unwrap_or(Path::new(STDOUT));
     write_report_with(json_path, out, &mut |w| report.write_json(w))?;
     if let Some(path) = &config.junit {
-        write_report(path, junit::render(&results, &errors).as_bytes(), out)?;
+        write_report(path, junit::render(results, errors).as_bytes(), out)?;
     }
     if let Some(path) = &config.markdown {
-        write_report(path, markdown::render(&results, &errors).as_bytes(), out)?;
+        write_report(path, markdown::render(results, errors).as_bytes(), out)?;
     }
     if let Some(path) = &config.html {
         // The page reads the report as its JSON text reads back.
@@ -123,13 +160,7 @@ pub fn merge(
         });
         write_report(path, page.as_bytes(), out)?;
     }
-    Ok(if !errors.is_empty() {
-        Status::BadInput
-    } else if report.ok {
-        Status::Passed
-    } else {
-        Status::ExpectationsFailed
-    })
+    Ok(())
 }
 
 /// `agent-eval diff OLD NEW`: what moved between two reports, for the
@@ -147,6 +178,14 @@ pub fn diff(
             .filter(|c| filter.is_none_or(|f| super::name_matches(&c.scenario, f)))
             .collect()
     };
+    for path in [old, new] {
+        if super::baseline::is_sqlite(path) {
+            return Err(AppError::Usage(format!(
+                "{}: a results history, not a report; `diff` compares two reports. Gate against a history with `run --baseline {0}`",
+                path.display()
+            )));
+        }
+    }
     let old = keep(ReportFile::read(old)?.rates());
     let new = keep(ReportFile::read(new)?.rates());
     if let Some(f) = filter

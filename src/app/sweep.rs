@@ -101,7 +101,8 @@ fn parse_value(axis: &Axis, raw: &str) -> Result<AxisValue, String> {
     axis.value(&value)
 }
 
-/// Runs a sweep and prints its table and recommendation.
+/// Runs a sweep and prints its table and recommendation: admit (the axis,
+/// its values, the outputs, the scenario), evaluate, write.
 pub fn sweep(
     config: &SweepConfig,
     out: &mut dyn Write,
@@ -109,38 +110,14 @@ pub fn sweep(
 ) -> Result<Status, AppError> {
     // A Ctrl-C during this call is handled by it, then forgotten.
     let _session = crate::cancel::Session::begin();
-    let axis = Axis::parse(&config.axis).map_err(AppError::Usage)?;
-    let values = if config.values.is_empty() {
-        default_values(&axis)
-    } else {
-        config
-            .values
-            .iter()
-            .map(|v| parse_value(&axis, v))
-            .collect()
-    }
-    .map_err(AppError::Usage)?;
-    eval::sweep::check_axis(&axis, &values).map_err(AppError::Usage)?;
-    for path in [&config.svg, &config.json].into_iter().flatten() {
+    let (axis, values) = axis_and_values(config)?;
+    for path in [&config.svg, &config.json, &config.html]
+        .into_iter()
+        .flatten()
+    {
         super::check_output_path(path)?;
     }
-    let mut scenario = scenario::load(&config.scenario)?;
-    eval::execute::presets::settle(&mut scenario, true)?;
-    if matches!(axis, Axis::Simulate(_))
-        && !matches!(scenario.model, scenario::ModelSpec::Simulate(_))
-    {
-        return Err(AppError::Usage(format!(
-            "--axis {axis} varies a simulated-model parameter, but {} is scripted",
-            config.scenario.display()
-        )));
-    }
-    if matches!(scenario.model, scenario::ModelSpec::Script(_)) {
-        let _ = writeln!(
-            err,
-            "warning: {} is scripted: its model answers the same whatever the settings' effect on a real model, so the sweep measures the script, not the design",
-            config.scenario.display()
-        );
-    }
+    let scenario = load_scenario(config, &axis, err)?;
     let options = EvalOptions {
         seeds: config.seeds,
         jobs: config.jobs,
@@ -163,9 +140,64 @@ pub fn sweep(
         Err(EvalError::Interrupted) => return Ok(Status::Interrupted),
         Err(e) => return Err(e.into()),
     };
-    let text = table::sweep(&result);
+    write_outputs(config, &scenario, &result, out)?;
+    Ok(Status::Passed)
+}
+
+/// The axis and the values swept (given, or the axis' defaults), checked.
+fn axis_and_values(config: &SweepConfig) -> Result<(Axis, Vec<AxisValue>), AppError> {
+    let axis = Axis::parse(&config.axis).map_err(AppError::Usage)?;
+    let values = if config.values.is_empty() {
+        default_values(&axis)
+    } else {
+        config
+            .values
+            .iter()
+            .map(|v| parse_value(&axis, v))
+            .collect()
+    }
+    .map_err(AppError::Usage)?;
+    eval::sweep::check_axis(&axis, &values).map_err(AppError::Usage)?;
+    Ok((axis, values))
+}
+
+/// The scenario, settled, if the axis can vary on it; a scripted one is
+/// swept with a warning.
+fn load_scenario(
+    config: &SweepConfig,
+    axis: &Axis,
+    err: &mut dyn Write,
+) -> Result<scenario::Scenario, AppError> {
+    let mut scenario = scenario::load(&config.scenario)?;
+    eval::execute::presets::settle(&mut scenario, true)?;
+    if matches!(axis, Axis::Simulate(_))
+        && !matches!(scenario.model, scenario::ModelSpec::Simulate(_))
+    {
+        return Err(AppError::Usage(format!(
+            "--axis {axis} varies a simulated-model parameter, but {} is scripted",
+            config.scenario.display()
+        )));
+    }
+    if matches!(scenario.model, scenario::ModelSpec::Script(_)) {
+        let _ = writeln!(
+            err,
+            "warning: {} is scripted: its model answers the same whatever the settings' effect on a real model, so the sweep measures the script, not the design",
+            config.scenario.display()
+        );
+    }
+    Ok(scenario)
+}
+
+/// The table (or, quiet, its last line: the pick and why) on stdout, then
+/// the SVG chart, the HTML page and the JSON asked for.
+fn write_outputs(
+    config: &SweepConfig,
+    scenario: &scenario::Scenario,
+    result: &eval::sweep::SweepResult,
+    out: &mut dyn Write,
+) -> Result<(), AppError> {
+    let text = table::sweep(result);
     let shown = if config.quiet {
-        // The last line is the pick and why.
         text.lines()
             .last()
             .map(|l| format!("{l}\n"))
@@ -179,7 +211,7 @@ pub fn sweep(
             source,
         })?;
     let chart = if config.svg.is_some() || config.html.is_some() {
-        Some(svg::render(&result).map_err(AppError::Usage)?)
+        Some(svg::render(result).map_err(AppError::Usage)?)
     } else {
         None
     };
@@ -187,10 +219,10 @@ pub fn sweep(
         write_atomic(path, chart.as_bytes())?;
     }
     if let (Some(path), Some(chart)) = (&config.html, chart) {
-        write_atomic(path, sweep_page(&scenario, &result, chart).as_bytes())?;
+        write_atomic(path, sweep_page(scenario, result, chart).as_bytes())?;
     }
     if let Some(path) = &config.json {
-        write_atomic_with(path, &mut |out| json::write_pretty(out, &result))?;
+        write_atomic_with(path, &mut |out| json::write_pretty(out, result))?;
     }
-    Ok(Status::Passed)
+    Ok(())
 }

@@ -12,7 +12,7 @@
 //! Memory stays flat in the number of runs: units run in batches, each
 //! batch's outcomes are handed over in unit order before the next batch
 //! starts, and a cell keeps of each run only a compact row and running
-//! totals; the full records go to a spill file (see [`super::cell_runs`]).
+//! totals; the full records go to a spill file (see [`crate::results::cell_runs`]).
 
 use rayon::prelude::*;
 use std::ops::Range;

@@ -1,7 +1,7 @@
 //! Evaluation: expand each scenario's matrix into runs, execute them (in
 //! parallel, results in a fixed order), summarise each cell and check the
 //! expectations. The engine emits [`EvalEvent`]s as it goes; reporters
-//! consume the finished [`ScenarioResult`]s.
+//! consume the finished [`crate::results::ScenarioResult`]s.
 
 pub mod checks;
 pub mod execute;

@@ -1,7 +1,7 @@
 //! Floor 2: the planning designs under test.
 //!
 //! [`dialect`]: one planning-tool design a file (the plan items, the tool
-//! schemas, validation, result texts); [`todo`]: s03's TodoManager, which
+//! schemas from a JSON file beside it, validation, result texts); [`todo`](mod@todo): s03's TodoManager, which
 //! the s03 dialects wrap; [`reminder`]: the reminder policies and where a
 //! reminder goes; [`pyrepr`]: Python's `repr`/`str` spellings the
 //! reference's texts use. Built on [`crate::llm`] only; the loop

@@ -10,7 +10,11 @@
 //!   character references, and a browser refuses an SVG that holds one,
 //!   so they are dropped (entities are the SVG writer's job).
 //!
-//! Every format drops control characters (terminal escapes, C1 controls,
+//! - HTML ([`html`]): `&`, `<`, `>` and both quotes become entities, for
+//!   content and attribute values alike; a control character is shown as
+//!   `\u{..}`, so a reader of the page sees that one was there.
+//!
+//! Every other format drops control characters (terminal escapes, C1 controls,
 //! bidirectional overrides that reorder what a reader sees).
 
 use std::borrow::Cow;
@@ -24,8 +28,29 @@ fn invisible(c: char) -> bool {
         || matches!(c, '\u{fffe}' | '\u{ffff}')
 }
 
+/// `text` as HTML content or a quoted attribute value.
+pub fn html(text: &str) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            // Terminal escapes and other controls have no place in a page.
+            c if c.is_control() && c != '\n' && c != '\t' => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// `text` without the characters XML 1.0 forbids (and the other
-/// [`invisible`] ones); borrowed when there are none.
+/// `invisible` ones); borrowed when there are none.
 pub fn xml_chars(text: &str) -> Cow<'_, str> {
     if text.chars().any(invisible) {
         Cow::Owned(text.chars().filter(|&c| !invisible(c)).collect())

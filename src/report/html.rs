@@ -616,24 +616,10 @@ fn strip_xml_prolog(svg: &str) -> &str {
     }
 }
 
-/// Escapes text for HTML content and attribute values.
+/// Escapes text for HTML content and attribute values
+/// ([`super::escape::html`]).
 pub fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            // Terminal escapes and other controls have no place in a page.
-            c if c.is_control() && c != '\n' && c != '\t' => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
+    super::escape::html(text)
 }
 
 const STYLE: &str = r#"

@@ -25,8 +25,8 @@
 //! decimals; `errors` lists scenarios that could not be loaded (then `ok`
 //! is false). Each scenario also carries `seeds` (the order of its runs)
 //! and `expect_spec` (its `expect:` entries) so that
-//! [`ShardReader::merge`] can rebuild the report from shards. A shard's report has `"shard": "K/N"`, a
-//! `"plan"` (the whole run's unit count, `--seeds` and `--model`), each
+//! [`crate::results::merge::ShardReader::merge`] can rebuild the report
+//! from shards. A shard's report has `"shard": "K/N"`, a `"plan"` (the whole run's unit count, `--seeds` and `--model`), each
 //! scenario's `sha256` (of its file), no expectation outcomes, and `ok`
 //! false: it is not a complete report. Keys appear in a fixed order, so
 //! equal inputs give equal bytes. This file is the writer; the report read

@@ -24,6 +24,7 @@ pub mod svg;
 pub mod table;
 pub mod terminal;
 pub mod transcript;
+pub mod trend_html;
 pub mod trend_svg;
 
 use crate::scenario::{Axis, CellSettings};

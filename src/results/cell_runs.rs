@@ -20,38 +20,8 @@ use serde::ser::SerializeSeq;
 
 use super::exact_tally::ExactTally;
 use super::record::RunResult;
-
-/// What paired statistics need of one run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RunRow {
-    pub seed: u64,
-    pub steps_completed: u32,
-    pub steps_total: u32,
-}
-
-impl RunRow {
-    pub fn of(r: &RunResult) -> Self {
-        Self {
-            seed: r.seed,
-            steps_completed: u32::try_from(r.steps_completed).unwrap_or(u32::MAX),
-            steps_total: u32::try_from(r.steps_total).unwrap_or(u32::MAX),
-        }
-    }
-
-    /// steps_completed / steps_total; 1 for a scenario with no scored step
-    /// (as [`RunResult::completion`]).
-    pub fn completion(&self) -> f64 {
-        if self.steps_total == 0 {
-            1.0
-        } else {
-            f64::from(self.steps_completed) / f64::from(self.steps_total)
-        }
-    }
-
-    pub fn fully_completed(&self) -> bool {
-        self.steps_completed == self.steps_total
-    }
-}
+pub use super::run_rows::RunRow;
+use super::run_rows::{RowIter, RunRows};
 
 /// Sums over a cell's runs, added run by run in seed order (so a sum of
 /// floats is the one a sum over the listed runs gives).
@@ -368,7 +338,7 @@ fn interleaved<'a>(
 /// report's `results` list).
 #[derive(Debug, Clone)]
 pub struct Runs {
-    rows: Vec<RunRow>,
+    rows: RunRows,
     totals: RunTotals,
     records: Records,
 }
@@ -389,7 +359,7 @@ impl Runs {
 
     /// Runs whose records are `count` records taken from `parts` in turn,
     /// starting with part `first` (each part in seed order; see
-    /// [`Records::Interleaved`]). The records are read once, here, for the
+    /// `Records::Interleaved`). The records are read once, here, for the
     /// rows and totals (summed in the merged order, as a run sums them).
     pub fn interleaved(
         spill: &Arc<Spill>,
@@ -397,7 +367,7 @@ impl Runs {
         first: usize,
         count: usize,
     ) -> Result<Self, SpillError> {
-        let mut rows = Vec::with_capacity(count);
+        let mut rows = RunRows::default();
         let mut totals = RunTotals::default();
         for record in interleaved(spill, &parts, first, count) {
             let record = record?;
@@ -419,7 +389,7 @@ impl Runs {
     /// Rows and totals only, without the records: for aggregates (rates,
     /// intervals, means) of a report read back, never for writing a report
     /// (its `results` would be empty).
-    pub fn summary_only(rows: Vec<RunRow>, totals: RunTotals) -> Self {
+    pub fn summary_only(rows: RunRows, totals: RunTotals) -> Self {
         Self {
             rows,
             totals,
@@ -436,11 +406,12 @@ impl Runs {
     }
 
     /// Each run's row, in seed order.
-    pub fn rows(&self) -> &[RunRow] {
+    pub fn rows(&self) -> &RunRows {
         &self.rows
     }
 
-    pub fn iter(&self) -> std::slice::Iter<'_, RunRow> {
+    /// Each run's row, in seed order.
+    pub fn iter(&self) -> RowIter<'_> {
         self.rows.iter()
     }
 
@@ -465,8 +436,8 @@ impl Runs {
 }
 
 impl<'a> IntoIterator for &'a Runs {
-    type Item = &'a RunRow;
-    type IntoIter = std::slice::Iter<'a, RunRow>;
+    type Item = RunRow;
+    type IntoIter = RowIter<'a>;
     fn into_iter(self) -> Self::IntoIter {
         self.rows.iter()
     }
@@ -511,18 +482,16 @@ impl Serialize for Runs {
 /// records lie together: runs are handed over cell by cell).
 #[derive(Debug, Default)]
 pub struct RunsBuilder {
-    rows: Vec<RunRow>,
+    rows: RunRows,
     totals: RunTotals,
     span: Option<(u64, u64)>,
 }
 
 impl RunsBuilder {
-    /// A builder for about `runs` runs.
-    pub fn with_capacity(runs: usize) -> Self {
-        Self {
-            rows: Vec::with_capacity(runs),
-            ..Self::default()
-        }
+    /// A builder for about `runs` runs (the rows grow as they need: most
+    /// take no room per run).
+    pub fn with_capacity(_runs: usize) -> Self {
+        Self::default()
     }
 
     pub fn push(&mut self, record: &RunResult, spill: &mut SpillWriter) -> Result<(), SpillError> {
@@ -557,21 +526,25 @@ impl RunsBuilder {
 
 /// Pairs each run of `a` with the run of `b` that has the same seed, in
 /// the order of `a` (the first run of a seed in `b` wins). Cells that ran
-/// the same seeds pair in one pass without an index.
-pub fn pair_by_seed<'a>(a: &'a Runs, b: &'a Runs) -> Vec<(&'a RunRow, &'a RunRow)> {
+/// the same seeds pair in one pass without an index (or any memory).
+pub fn pair_by_seed<'a>(
+    a: &'a Runs,
+    b: &'a Runs,
+) -> Box<dyn Iterator<Item = (RunRow, RunRow)> + 'a> {
     let same_seeds = a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.seed == y.seed);
-    let distinct = |rows: &[RunRow]| rows.windows(2).all(|w| w[0].seed < w[1].seed);
-    if same_seeds && distinct(b.rows()) {
-        return a.iter().zip(b).collect();
+    let distinct = b.iter().zip(b.iter().skip(1)).all(|(x, y)| x.seed < y.seed);
+    if same_seeds && distinct {
+        return Box::new(a.iter().zip(b));
     }
-    let mut by_seed: std::collections::HashMap<u64, &'a RunRow> =
+    let mut by_seed: std::collections::HashMap<u64, RunRow> =
         std::collections::HashMap::with_capacity(b.len());
     for rb in b.iter().rev() {
         by_seed.insert(rb.seed, rb);
     }
-    a.iter()
-        .filter_map(|ra| by_seed.get(&ra.seed).map(|rb| (ra, *rb)))
-        .collect()
+    Box::new(
+        a.iter()
+            .filter_map(move |ra| by_seed.get(&ra.seed).map(|rb| (ra, *rb))),
+    )
 }
 
 #[cfg(test)]
@@ -657,11 +630,10 @@ mod tests {
         ]);
         let b = Runs::held(vec![record(3, 3, None), record(1, 2, None)]);
         let pairs: Vec<(u64, u32, u32)> = pair_by_seed(&a, &b)
-            .iter()
             .map(|(x, y)| (x.seed, x.steps_completed, y.steps_completed))
             .collect();
         assert_eq!(pairs, [(1, 3, 2), (3, 0, 3)]);
-        let same: Vec<u64> = pair_by_seed(&a, &a).iter().map(|(x, _)| x.seed).collect();
+        let same: Vec<u64> = pair_by_seed(&a, &a).map(|(x, _)| x.seed).collect();
         assert_eq!(same, [1, 2, 3]);
     }
 }

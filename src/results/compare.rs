@@ -25,18 +25,20 @@ pub struct PairedStats {
 impl PairedStats {
     /// Per-seed completion (sign test, bootstrap interval) and full
     /// completion (McNemar) over paired runs (a, b).
-    pub fn of(pairs: &[(&RunRow, &RunRow)]) -> Self {
-        let completion: Vec<(f64, f64)> = pairs
-            .iter()
-            .map(|(x, y)| (x.completion(), y.completion()))
-            .collect();
-        let full: Vec<(bool, bool)> = pairs
-            .iter()
-            .map(|(x, y)| (x.fully_completed(), y.fully_completed()))
-            .collect();
+    /// Read pair by pair: what is kept is one difference per pair.
+    pub fn of(pairs: impl IntoIterator<Item = (RunRow, RunRow)>) -> Self {
+        let (mut diffs, mut only_a, mut only_b) = (Vec::new(), 0, 0);
+        for (x, y) in pairs {
+            diffs.push(x.completion() - y.completion());
+            match (x.fully_completed(), y.fully_completed()) {
+                (true, false) => only_a += 1,
+                (false, true) => only_b += 1,
+                _ => {}
+            }
+        }
         Self {
-            completion: stats::paired(&completion),
-            full_completion: stats::mcnemar(&full),
+            completion: stats::paired_diffs(&diffs),
+            full_completion: stats::mcnemar_counts(only_a, only_b),
         }
     }
 }
@@ -157,6 +159,6 @@ fn compare(what: String, a: &CellSummary, b: &CellSummary) -> CellComparison {
         what,
         a: a.settings.clone(),
         b: b.settings.clone(),
-        stats: PairedStats::of(&pair_by_seed(&a.results, &b.results)),
+        stats: PairedStats::of(pair_by_seed(&a.results, &b.results)),
     }
 }

@@ -92,15 +92,53 @@ fn merge(
     parts: Vec<ShardFile>,
     spill: &Arc<Spill>,
 ) -> Result<(Vec<ScenarioResult>, Vec<String>), ReportFileError> {
-    let general = |message: String| ReportFileError::Mismatch {
+    let mut shards = order_shards(parts)?;
+    let Some((lead, first)) = shards.first() else {
+        return Err(general("no report given".into()));
+    };
+    let count = lead.count;
+    let plan = check_same_run(&shards)?;
+    let layout = Layout::of(first)?;
+    if plan.units != layout.total {
+        return Err(of(
+            &first.path,
+            format!(
+                "its plan states {} units, but its scenarios make {}",
+                plan.units, layout.total
+            ),
+        ));
+    }
+    for (shard, part) in &shards {
+        check_units(*shard, part, &layout, &first.report.scenarios)?;
+    }
+    let errors = merged_errors(&mut shards);
+    let mut reports: Vec<ReportFile> = shards.into_iter().map(|(_, part)| part.report).collect();
+    let mut results: Vec<ScenarioResult> = Vec::with_capacity(layout.offsets.len());
+    for j in 0..layout.offsets.len() {
+        results.push(merge_scenario(&mut reports, j, &layout, count, spill)?);
+    }
+    Ok((results, errors))
+}
+
+/// A mismatch of the shards as a whole.
+fn general(message: String) -> ReportFileError {
+    ReportFileError::Mismatch {
         path: None,
         message,
-    };
-    let of = |path: &Path, message: String| ReportFileError::Mismatch {
+    }
+}
+
+/// A mismatch found in the file at `path`.
+fn of(path: &Path, message: String) -> ReportFileError {
+    ReportFileError::Mismatch {
         path: Some(path.to_path_buf()),
         message,
-    };
-    // Which shard each file is; sorted so that shard 1 leads.
+    }
+}
+
+/// Which shard each file is, sorted so that shard 1 leads; every shard of
+/// one split, each once.
+fn order_shards(parts: Vec<ShardFile>) -> Result<Vec<(Shard, ShardFile)>, ReportFileError> {
     let mut shards: Vec<(Shard, ShardFile)> = Vec::with_capacity(parts.len());
     for part in parts {
         let Some(raw) = part.report.shard.as_deref() else {
@@ -144,13 +182,20 @@ fn merge(
     {
         return Err(general(format!("shard {missing}/{count} is missing")));
     }
+    Ok(shards)
+}
+
+/// The lead shard's plan, once every shard states the same run.
+fn check_same_run(shards: &[(Shard, ShardFile)]) -> Result<ShardPlan, ReportFileError> {
+    let Some((_, first)) = shards.first() else {
+        return Err(general("no report given".into()));
+    };
     let Some(plan) = first.report.plan.clone() else {
         return Err(of(
             &first.path,
             "has no `plan` (a shard report of an older agent-eval cannot be checked; run the shards again)".into(),
         ));
     };
-    // Every shard states the same run.
     for (_, part) in shards.iter().skip(1) {
         same_run(&first.report, &part.report).map_err(|what| {
             of(
@@ -162,192 +207,272 @@ fn merge(
             )
         })?;
     }
-    // Where each scenario's units start, and each seed's place.
-    let scenarios = &first.report.scenarios;
-    let mut offsets: Vec<u64> = Vec::with_capacity(scenarios.len());
-    let mut seed_index: Vec<HashMap<u64, usize>> = Vec::with_capacity(scenarios.len());
-    let mut total: u64 = 0;
-    for s in scenarios {
-        match &s.sha256 {
-            Some(hash) if hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => {}
-            Some(hash) => {
-                return Err(of(
-                    &first.path,
-                    format!("scenario `{}`: sha256 `{hash}` is not a SHA-256", s.name),
-                ));
+    Ok(plan)
+}
+
+/// Where each scenario's units start in the run order, each seed's place
+/// in its scenario, and the units of the whole run.
+struct Layout {
+    offsets: Vec<u64>,
+    seed_index: Vec<HashMap<u64, usize>>,
+    total: u64,
+}
+
+impl Layout {
+    /// The layout the lead shard states (its scenarios' hashes and seeds
+    /// checked).
+    fn of(first: &ShardFile) -> Result<Self, ReportFileError> {
+        let scenarios = &first.report.scenarios;
+        let mut layout = Layout {
+            offsets: Vec::with_capacity(scenarios.len()),
+            seed_index: Vec::with_capacity(scenarios.len()),
+            total: 0,
+        };
+        for s in scenarios {
+            match &s.sha256 {
+                Some(hash) if hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => {}
+                Some(hash) => {
+                    return Err(of(
+                        &first.path,
+                        format!("scenario `{}`: sha256 `{hash}` is not a SHA-256", s.name),
+                    ));
+                }
+                None => {
+                    return Err(of(
+                        &first.path,
+                        format!("scenario `{}` has no sha256 of its file", s.name),
+                    ));
+                }
             }
-            None => {
-                return Err(of(
-                    &first.path,
-                    format!("scenario `{}` has no sha256 of its file", s.name),
-                ));
+            let mut index = HashMap::with_capacity(s.seeds.len());
+            for (i, &seed) in s.seeds.iter().enumerate() {
+                if index.insert(seed, i).is_some() {
+                    return Err(of(
+                        &first.path,
+                        format!("scenario `{}` lists seed {seed} twice", s.name),
+                    ));
+                }
             }
+            layout.offsets.push(layout.total);
+            layout.total = layout
+                .total
+                .saturating_add((s.cells.len() as u64).saturating_mul(s.seeds.len() as u64));
+            layout.seed_index.push(index);
         }
-        let mut index = HashMap::with_capacity(s.seeds.len());
-        for (i, &seed) in s.seeds.iter().enumerate() {
-            if index.insert(seed, i).is_some() {
-                return Err(of(
-                    &first.path,
-                    format!("scenario `{}` lists seed {seed} twice", s.name),
-                ));
-            }
-        }
-        offsets.push(total);
-        total = total.saturating_add((s.cells.len() as u64).saturating_mul(s.seeds.len() as u64));
-        seed_index.push(index);
+        Ok(layout)
     }
-    if plan.units != total {
+}
+
+/// Each shard holds exactly the units it owns: positions k, k + n, ...
+fn check_units(
+    shard: Shard,
+    part: &ShardFile,
+    layout: &Layout,
+    scenarios: &[ScenarioFile],
+) -> Result<(), ReportFileError> {
+    let n = shard.count as u64;
+    let k = shard.index as u64 - 1;
+    let positions = unit_positions(shard, part, layout)?;
+    if let Some(twice) = positions.windows(2).find(|w| w[0] == w[1]).map(|w| w[0]) {
         return Err(of(
-            &first.path,
+            &part.path,
             format!(
-                "its plan states {} units, but its scenarios make {total}",
-                plan.units
+                "{} is listed twice",
+                describe_unit(scenarios, &layout.offsets, twice)
             ),
         ));
     }
-    // Each shard holds exactly the units it owns: positions k, k + n, ...
-    let n = count as u64;
-    for (shard, part) in &shards {
-        let k = shard.index as u64 - 1;
-        let mut positions: Vec<u64> = Vec::new();
-        for ((scenario, &offset), index) in
-            part.report.scenarios.iter().zip(&offsets).zip(&seed_index)
-        {
-            let seeds = scenario.seeds.len() as u64;
-            for (c, cell) in scenario.cells.iter().enumerate() {
-                for r in &cell.results.rows {
-                    let unit = || {
+    let total = layout.total;
+    let owned = if total > k {
+        (total - k).div_ceil(n)
+    } else {
+        0
+    };
+    if positions.len() as u64 != owned {
+        // The first owned position not listed.
+        let missing = positions
+            .iter()
+            .zip((0..).map(|i: u64| k + i * n))
+            .find(|(listed, expected)| **listed != *expected)
+            .map_or(k + positions.len() as u64 * n, |(_, expected)| expected);
+        return Err(of(
+            &part.path,
+            format!(
+                "{} is missing ({} of the shard's {owned} runs are listed)",
+                describe_unit(scenarios, &layout.offsets, missing),
+                positions.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The run-order positions of the runs a shard lists, sorted; each must
+/// be one the shard owns.
+fn unit_positions(
+    shard: Shard,
+    part: &ShardFile,
+    layout: &Layout,
+) -> Result<Vec<u64>, ReportFileError> {
+    let (count, n) = (shard.count, shard.count as u64);
+    let k = shard.index as u64 - 1;
+    let mut positions: Vec<u64> = Vec::new();
+    for ((scenario, &offset), index) in part
+        .report
+        .scenarios
+        .iter()
+        .zip(&layout.offsets)
+        .zip(&layout.seed_index)
+    {
+        let seeds = scenario.seeds.len() as u64;
+        for (c, cell) in scenario.cells.iter().enumerate() {
+            for r in &cell.results.rows {
+                let unit = || {
+                    format!(
+                        "scenario `{}`, cell {}, seed {}",
+                        scenario.name, cell.settings, r.seed
+                    )
+                };
+                let Some(&i) = index.get(&r.seed) else {
+                    return Err(of(
+                        &part.path,
+                        format!("{}: the seed is not one of the run's seeds", unit()),
+                    ));
+                };
+                let position = offset + c as u64 * seeds + i as u64;
+                if position % n != k {
+                    return Err(of(
+                        &part.path,
                         format!(
-                            "scenario `{}`, cell {}, seed {}",
-                            scenario.name, cell.settings, r.seed
-                        )
-                    };
-                    let Some(&i) = index.get(&r.seed) else {
-                        return Err(of(
-                            &part.path,
-                            format!("{}: the seed is not one of the run's seeds", unit()),
-                        ));
-                    };
-                    let position = offset + c as u64 * seeds + i as u64;
-                    if position % n != k {
-                        return Err(of(
-                            &part.path,
-                            format!(
-                                "{}: the run belongs to shard {}/{count}, not {shard}",
-                                unit(),
-                                position % n + 1
-                            ),
-                        ));
-                    }
-                    positions.push(position);
+                            "{}: the run belongs to shard {}/{count}, not {shard}",
+                            unit(),
+                            position % n + 1
+                        ),
+                    ));
                 }
+                positions.push(position);
             }
         }
-        positions.sort_unstable();
-        if let Some(twice) = positions.windows(2).find(|w| w[0] == w[1]).map(|w| w[0]) {
-            return Err(of(
-                &part.path,
-                format!(
-                    "{} is listed twice",
-                    describe_unit(scenarios, &offsets, twice)
-                ),
-            ));
-        }
-        let owned = if total > k {
-            (total - k).div_ceil(n)
-        } else {
-            0
-        };
-        if positions.len() as u64 != owned {
-            // The first owned position not listed.
-            let missing = positions
-                .iter()
-                .zip((0..).map(|i: u64| k + i * n))
-                .find(|(listed, expected)| **listed != *expected)
-                .map_or(k + positions.len() as u64 * n, |(_, expected)| expected);
-            return Err(of(
-                &part.path,
-                format!(
-                    "{} is missing ({} of the shard's {owned} runs are listed)",
-                    describe_unit(scenarios, &offsets, missing),
-                    positions.len()
-                ),
-            ));
-        }
     }
-    // Each merged cell takes its runs from the shards in turn (shard k
-    // holds positions k, k + n, ...), each shard's in seed order.
+    positions.sort_unstable();
+    Ok(positions)
+}
+
+/// The shards' error lines, each once, in shard order.
+fn merged_errors(shards: &mut [(Shard, ShardFile)]) -> Vec<String> {
     let mut errors: Vec<String> = Vec::new();
     let mut known_errors: BTreeSet<String> = BTreeSet::new();
-    for (_, part) in &mut shards {
+    for (_, part) in shards {
         for e in part.report.errors.drain(..) {
             if known_errors.insert(e.clone()) {
                 errors.push(e);
             }
         }
     }
-    let mut reports: Vec<ReportFile> = shards.into_iter().map(|(_, part)| part.report).collect();
-    let mut results: Vec<ScenarioResult> = Vec::with_capacity(offsets.len());
-    for (j, (&offset, index)) in offsets.iter().zip(&seed_index).enumerate() {
-        // The merged scenario is described as the lead shard describes it
-        // (every shard states the same, checked above).
-        let Some(lead) = reports.first_mut().and_then(|r| r.scenarios.get_mut(j)) else {
+    errors
+}
+
+/// Scenario `j` merged: described as the lead shard describes it (every
+/// shard states the same, checked before), each cell's runs taken from the
+/// shards in turn.
+fn merge_scenario(
+    reports: &mut [ReportFile],
+    j: usize,
+    layout: &Layout,
+    count: usize,
+    spill: &Arc<Spill>,
+) -> Result<ScenarioResult, ReportFileError> {
+    let (Some(&offset), Some(index)) = (layout.offsets.get(j), layout.seed_index.get(j)) else {
+        return Err(general(format!("no scenario {j}")));
+    };
+    let Some(lead) = reports.first_mut().and_then(|r| r.scenarios.get_mut(j)) else {
+        return Err(general("no report given".into()));
+    };
+    let name = std::mem::take(&mut lead.name);
+    let file = std::mem::take(&mut lead.file);
+    let seeds = std::mem::take(&mut lead.seeds);
+    let expect_spec = std::mem::take(&mut lead.expect_spec);
+    let cell_count = lead.cells.len();
+    let mut cells: Vec<CellSummary> = Vec::with_capacity(cell_count);
+    for c in 0..cell_count {
+        // Shard k holds positions k, k + n, ...: the cell's first run is
+        // in the shard its first position falls to.
+        let first =
+            usize::try_from(offset.saturating_add(c as u64 * seeds.len() as u64) % count as u64)
+                .unwrap_or(0);
+        let cell = CellOfShards {
+            scenario: j,
+            cell: c,
+            index,
+            first,
+            seeds: seeds.len(),
+        };
+        cells.push(cell.merge(reports, spill)?);
+    }
+    Ok(ScenarioResult::build(
+        name,
+        file,
+        seeds,
+        cells,
+        expect_spec,
+        true,
+    ))
+}
+
+/// One cell of a merged scenario, as the shards hold it.
+struct CellOfShards<'a> {
+    scenario: usize,
+    cell: usize,
+    /// Each seed's place in the scenario.
+    index: &'a HashMap<u64, usize>,
+    /// The shard holding the cell's first run.
+    first: usize,
+    seeds: usize,
+}
+
+impl CellOfShards<'_> {
+    /// The cell's summary over the runs of every shard, each shard's in
+    /// seed order, interleaved as the unsharded run made them.
+    fn merge(
+        &self,
+        reports: &mut [ReportFile],
+        spill: &Arc<Spill>,
+    ) -> Result<CellSummary, ReportFileError> {
+        let (j, c) = (self.scenario, self.cell);
+        let mut parts: Vec<RecordPart> = Vec::with_capacity(reports.len());
+        // The cell's step labels: from the first shard that ran it (a
+        // shard without runs of a cell has none for it).
+        let mut labels: Vec<crate::results::summary::StepRate> = Vec::new();
+        let mut settings_and_steps = None;
+        for report in reports.iter_mut() {
+            let Some(cell) = report.scenarios.get_mut(j).and_then(|s| s.cells.get_mut(c)) else {
+                return Err(general(format!("scenario {j} lacks cell {c}")));
+            };
+            if labels.is_empty() {
+                labels = std::mem::take(&mut cell.step_rates);
+            }
+            if settings_and_steps.is_none() {
+                settings_and_steps = Some((cell.settings.clone(), cell.steps_total));
+            }
+            // The rows were for the checks: they go now, the merged
+            // cell's take their place.
+            let read = std::mem::take(&mut cell.results);
+            parts.push(record_part(read, self.index, spill).map_err(|e| general(e.to_string()))?);
+        }
+        let Some((settings, steps_total)) = settings_and_steps else {
             return Err(general("no report given".into()));
         };
-        let name = std::mem::take(&mut lead.name);
-        let file = std::mem::take(&mut lead.file);
-        let seeds = std::mem::take(&mut lead.seeds);
-        let expect_spec = std::mem::take(&mut lead.expect_spec);
-        let cell_count = lead.cells.len();
-        let mut cells: Vec<CellSummary> = Vec::with_capacity(cell_count);
-        for c in 0..cell_count {
-            let mut parts: Vec<RecordPart> = Vec::with_capacity(reports.len());
-            // The cell's step labels: from the first shard that ran it (a
-            // shard without runs of a cell has none for it).
-            let mut labels: Vec<crate::results::summary::StepRate> = Vec::new();
-            let mut settings_and_steps = None;
-            for report in &mut reports {
-                let Some(cell) = report.scenarios.get_mut(j).and_then(|s| s.cells.get_mut(c))
-                else {
-                    return Err(general(format!("scenario {j} lacks cell {c}")));
-                };
-                if labels.is_empty() {
-                    labels = std::mem::take(&mut cell.step_rates);
-                }
-                if settings_and_steps.is_none() {
-                    settings_and_steps = Some((cell.settings.clone(), cell.steps_total));
-                }
-                // The rows were for the checks: they go now, the merged
-                // cell's take their place.
-                let read = std::mem::take(&mut cell.results);
-                parts.push(record_part(read, index, spill).map_err(|e| general(e.to_string()))?);
-            }
-            let Some((settings, steps_total)) = settings_and_steps else {
-                return Err(general("no report given".into()));
-            };
-            let first = usize::try_from(offset.saturating_add(c as u64 * seeds.len() as u64) % n)
-                .unwrap_or(0);
-            let runs = Runs::interleaved(spill, parts, first, seeds.len())
-                .map_err(|e| general(e.to_string()))?;
-            let labels: Vec<crate::results::summary::StepLabel> = labels
-                .iter()
-                .map(|s| crate::results::summary::StepLabel {
-                    id: s.id.clone(),
-                    text: s.text.clone(),
-                })
-                .collect();
-            cells.push(CellSummary::of_runs(settings, steps_total, runs).with_steps(&labels));
-        }
-        results.push(ScenarioResult::build(
-            name,
-            file,
-            seeds,
-            cells,
-            expect_spec,
-            true,
-        ));
+        let runs = Runs::interleaved(spill, parts, self.first, self.seeds)
+            .map_err(|e| general(e.to_string()))?;
+        let labels: Vec<crate::results::summary::StepLabel> = labels
+            .iter()
+            .map(|s| crate::results::summary::StepLabel {
+                id: s.id.clone(),
+                text: s.text.clone(),
+            })
+            .collect();
+        Ok(CellSummary::of_runs(settings, steps_total, runs).with_steps(&labels))
     }
-    Ok((results, errors))
 }
 
 /// A shard's runs of one cell as a part of the merged cell: its span of
@@ -361,8 +486,9 @@ fn record_part(
     let place = |seed: &u64| seed_index.get(seed).copied().unwrap_or(usize::MAX);
     let in_order = read
         .rows
-        .windows(2)
-        .all(|w| place(&w[0].seed) < place(&w[1].seed));
+        .iter()
+        .zip(read.rows.iter().skip(1))
+        .all(|(a, b)| place(&a.seed) < place(&b.seed));
     let Some((start, end)) = read.span else {
         return Ok(RecordPart::Spilled { start: 0, end: 0 });
     };

@@ -94,7 +94,7 @@ fn mean(values: impl Iterator<Item = f64>, n: usize) -> f64 {
 pub fn aggregate(metric: &Metric, cells: &[&Runs]) -> f64 {
     let n: usize = cells.iter().map(|c| c.len()).sum();
     match source(metric.per_run) {
-        Source::Row(read) => mean(cells.iter().flat_map(|c| c.iter().map(read)), n),
+        Source::Row(read) => mean(cells.iter().flat_map(|c| c.iter().map(|r| read(&r))), n),
         Source::Total(place) => {
             let sum: u64 = cells.iter().map(|c| total(c.totals(), place)).sum();
             mean(std::iter::once(sum as f64), n)
@@ -142,7 +142,7 @@ pub fn summarize(runs: &Runs) -> Vec<MetricValue> {
     for row in runs {
         for tally in &mut tallies {
             if let Source::Row(read) = tally.source {
-                let value = read(row);
+                let value = read(&row);
                 tally.sum += value;
                 tally.ones += usize::from(value == 1.0);
                 if let Some(values) = &mut tally.values {

@@ -3,11 +3,11 @@
 //! From the bottom up: [`stats`]: intervals, paired tests and how numbers
 //! are rounded; [`record`]: one run's record; [`run_counts`]: what each
 //! counted metric counts on a run; [`exact_tally`]: whether a cell's runs
-//! agree on each exact measure; [`runs`]: a cell's runs, kept compact or
+//! agree on each exact measure; [`cell_runs`]: a cell's runs, kept compact or
 //! spilled to disk; [`metric_values`]: the metric table
 //! ([`crate::metric`]) applied to runs; [`summary`]: a cell's summary;
 //! [`parts`]: a session's runs read part by part; [`compare`]: paired
-//! comparisons between cells; [`expect`]: expectations checked against the
+//! comparisons between cells; [`verdict`]: expectations checked against the
 //! cells; [`scenario_result`]: a scenario's cells, comparisons and
 //! expectation outcomes; [`baseline`]: what moved against an earlier
 //! report; [`shard`]: which units a shard runs; [`report_file`]: the JSON
@@ -29,6 +29,7 @@ pub mod pick;
 pub mod record;
 pub mod report_file;
 pub mod run_counts;
+pub mod run_rows;
 pub mod scenario_result;
 pub mod shard;
 pub mod stats;

@@ -53,11 +53,10 @@ pub fn recommend(
     let p_values: Vec<f64> = cells
         .iter()
         .map(|c| {
-            let pairs: Vec<(f64, f64)> = pair_by_seed(&c.results, &leader.results)
-                .into_iter()
-                .map(|(a, b)| (a.completion(), b.completion()))
+            let diffs: Vec<f64> = pair_by_seed(&c.results, &leader.results)
+                .map(|(a, b)| a.completion() - b.completion())
                 .collect();
-            stats::paired(&pairs).p_value
+            stats::paired_diffs(&diffs).p_value
         })
         .collect();
     let best = cells

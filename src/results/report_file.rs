@@ -15,6 +15,7 @@ use crate::results::CellSummary;
 use crate::results::baseline::CellRates;
 use crate::results::cell_runs::{RunRow, RunTotals, Runs, SpillError, SpillWriter};
 use crate::results::record::RunResult;
+use crate::results::run_rows::RunRows;
 use crate::scenario::{CellSettings, Expectation};
 
 /// The report's format version.
@@ -252,7 +253,7 @@ thread_local! {
 #[derive(Debug, Clone, Default)]
 pub struct ReadRuns {
     /// Each run's row, in the order listed.
-    pub rows: Vec<RunRow>,
+    pub rows: RunRows,
     /// Sums over the runs, in the order listed.
     pub totals: RunTotals,
     /// Bytes `start..end` of the spill file holding the records (none

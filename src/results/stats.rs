@@ -139,12 +139,17 @@ pub const BOOTSTRAP_RESAMPLES: usize = 2000;
 /// Compares paired values (a_i, b_i).
 pub fn paired(pairs: &[(f64, f64)]) -> PairedComparison {
     let diffs: Vec<f64> = pairs.iter().map(|(a, b)| a - b).collect();
+    paired_diffs(&diffs)
+}
+
+/// As [`paired`], from each pair's difference `a - b`.
+pub fn paired_diffs(diffs: &[f64]) -> PairedComparison {
     let a_better = diffs.iter().filter(|d| **d > 0.0).count();
     let b_better = diffs.iter().filter(|d| **d < 0.0).count();
     PairedComparison {
-        pairs: pairs.len(),
-        mean_diff: mean(&diffs),
-        diff_ci95: bootstrap_mean_ci95(&diffs),
+        pairs: diffs.len(),
+        mean_diff: mean(diffs),
+        diff_ci95: bootstrap_mean_ci95(diffs),
         a_better,
         b_better,
         p_value: binomial_two_sided(a_better as u64, (a_better + b_better) as u64),
@@ -201,6 +206,12 @@ pub struct McNemar {
 pub fn mcnemar(pairs: &[(bool, bool)]) -> McNemar {
     let only_a = pairs.iter().filter(|(a, b)| *a && !*b).count();
     let only_b = pairs.iter().filter(|(a, b)| !*a && *b).count();
+    mcnemar_counts(only_a, only_b)
+}
+
+/// As [`mcnemar`], from the counts of pairs where only `a` and only `b`
+/// is true.
+pub fn mcnemar_counts(only_a: usize, only_b: usize) -> McNemar {
     McNemar {
         only_a,
         only_b,

@@ -24,7 +24,7 @@ pub struct CellSummary {
     /// pass^k (tau-bench) for k = 1, 2, 4, 8 up to the run count.
     pub pass_hat_k: BTreeMap<String, f64>,
     /// Every metric of the table (completion_rate, mean_turns, ...), in
-    /// table order; see [`super::metrics`].
+    /// table order; see [`super::metric_values`].
     pub metrics: Vec<MetricValue>,
     /// A real model's tokens and cost, summed over the runs (absent for
     /// mock models; the cost also without a price).

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::cell_runs::{RunRow, Runs};
 use super::compare::PairedStats;
 use super::record::RunResult;
-use super::summary::{CellSummary, round6};
+use super::summary::{CellSummary, pair_by_seed, round6};
 use crate::metric::PairedTest;
 use crate::scenario::{
     Axis, CellSelector, CellSettings, Comparison, ExactExpectation, Expectation, Metric,
@@ -125,14 +125,10 @@ fn number(x: f64) -> Value {
     }
 }
 
-/// The runs of the matching cells, with their cell's settings.
-fn select<'a>(
-    selector: &CellSelector,
-    cells: &'a [CellSummary],
-) -> Vec<(&'a CellSettings, &'a RunRow)> {
+/// The runs of `cells`, with their cell's settings.
+fn runs_of<'a>(cells: &[&'a CellSummary]) -> Vec<(&'a CellSettings, RunRow)> {
     cells
         .iter()
-        .filter(|c| selector.matches(&c.settings))
         .flat_map(|c| c.results.iter().map(move |r| (&c.settings, r)))
         .collect()
 }
@@ -279,20 +275,19 @@ fn evaluate_compare(
     cells: &[CellSummary],
 ) -> ExpectationOutcome {
     let text = format!("{} {bound} ({a} vs {b})", comparison.name());
-    let runs_a = select(a, cells);
-    let runs_b = select(b, cells);
-    if runs_a.is_empty() {
+    let (side_a, side_b) = (select_cells(a, cells), select_cells(b, cells));
+    let runs_a: usize = side_a.iter().map(|c| c.results.len()).sum();
+    let runs_b: usize = side_b.iter().map(|c| c.results.len()).sum();
+    if runs_a == 0 {
         return failed_without_runs(text, a);
     }
-    if runs_b.is_empty() {
+    if runs_b == 0 {
         return failed_without_runs(text, b);
     }
     let PairedStats {
         completion,
         full_completion: full,
-    } = PairedStats::of(&pair_runs(a, b, &runs_a, &runs_b));
-    let (side_a, side_b) = (select_cells(a, cells), select_cells(b, cells));
-    let (runs_a, runs_b) = (runs_a.len(), runs_b.len());
+    } = paired_stats(a, b, &side_a, &side_b);
     let measured = match comparison {
         Comparison::Ratio(m) => aggregate(m, &side_a) / aggregate(m, &side_b),
         Comparison::Diff(m) => aggregate(m, &side_a) - aggregate(m, &side_b),
@@ -326,22 +321,48 @@ fn evaluate_compare(
     }
 }
 
+/// The paired statistics of the runs of cells `side_a` (selected by `a`)
+/// against those of `side_b` (by `b`). One cell on each side (the usual
+/// `compare:`) pairs the two cells' rows as they are read, which is what
+/// [`pair_runs`] finds then, without a list of every run.
+fn paired_stats(
+    a: &CellSelector,
+    b: &CellSelector,
+    side_a: &[&CellSummary],
+    side_b: &[&CellSummary],
+) -> PairedStats {
+    if let ([cell_a], [cell_b]) = (side_a, side_b) {
+        let fixed = fixed_axes(a, b);
+        if !cell_a.settings.agrees_with(&cell_b.settings, &fixed) {
+            return PairedStats::of(std::iter::empty());
+        }
+        return PairedStats::of(pair_by_seed(&cell_a.results, &cell_b.results));
+    }
+    let runs_a: Vec<(&CellSettings, RunRow)> = runs_of(side_a);
+    let runs_b: Vec<(&CellSettings, RunRow)> = runs_of(side_b);
+    PairedStats::of(pair_runs(a, b, &runs_a, &runs_b))
+}
+
+/// The axes either selector fixes.
+fn fixed_axes<'s>(a: &'s CellSelector, b: &'s CellSelector) -> Vec<&'s Axis> {
+    a.entries()
+        .iter()
+        .chain(b.entries())
+        .map(|(axis, _)| axis)
+        .collect()
+}
+
 /// Pairs each run of `a` with the run of `b` that has the same seed and
 /// agrees on every axis neither selector fixes (where both cells list it);
 /// among several, the one agreeing on most axes, then the first in cell
 /// order.
-fn pair_runs<'a>(
+fn pair_runs(
     a: &CellSelector,
     b: &CellSelector,
-    runs_a: &[(&CellSettings, &'a RunRow)],
-    runs_b: &[(&CellSettings, &'a RunRow)],
-) -> Vec<(&'a RunRow, &'a RunRow)> {
-    let fixed: Vec<&Axis> = a
-        .entries()
-        .iter()
-        .chain(b.entries())
-        .map(|(axis, _)| axis)
-        .collect();
+    runs_a: &[(&CellSettings, RunRow)],
+    runs_b: &[(&CellSettings, RunRow)],
+) -> Vec<(RunRow, RunRow)> {
+    let fixed = fixed_axes(a, b);
     let agreeing = |sa: &CellSettings, sb: &CellSettings| {
         sa.entries()
             .iter()

@@ -1,7 +1,7 @@
 //! Floor 2: where runs act.
 //!
 //! [`workspace`]: a run's files (held in memory until a process needs a
-//! folder, then on disk), with [`path`] resolving requested paths inside
+//! folder, then on disk), with [`workspace::path`] resolving requested paths inside
 //! it; [`process`]: contained child processes (process group, timeout,
 //! capped output, cancellation); [`landlock`]: the Landlock rules applied
 //! between fork and exec; [`command`]: `sh -c` in a workspace, the runner

@@ -3,7 +3,7 @@
 //!
 //! Combinations run in axis order (the first axis varies slowest). A
 //! setting that makes no difference in a combination is dropped from its
-//! settings (see [`crate::scenario::axes`]); combinations whose settings
+//! settings (see `scenario/axes.rs`); combinations whose settings
 //! are then equal are one cell, run once and reported once.
 
 use crate::agent::LoopSettings;

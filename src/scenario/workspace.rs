@@ -32,7 +32,7 @@ pub const MAX_PATH_BYTES: usize = 4095;
 pub const MAX_NAME_BYTES: usize = 255;
 
 /// A relative path that stays inside the workspace (no root, no `..`) and
-/// within [`MAX_PATH_DEPTH`], [`MAX_PATH_BYTES`] and [`MAX_NAME_BYTES`].
+/// within `MAX_PATH_DEPTH`, `MAX_PATH_BYTES` and `MAX_NAME_BYTES`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]
 pub struct WorkspacePath(String);

@@ -1,17 +1,15 @@
-//! The wire: the mock model behind real LLM HTTP APIs, and the runner that
-//! puts an external agent process under test against it.
+//! The wire: the mock model behind real LLM HTTP APIs (the server side
+//! only; the engine's outside-agent runner starts one per run).
 //!
 //! [`server`] serves any [`crate::llm::Model`] as the Anthropic Messages
 //! API, the OpenAI Chat Completions API and the OpenAI Responses API (JSON
 //! and streaming), converting every request into the same
 //! [`crate::llm::ModelRequest`] the built-in loop would build, and keeping a
-//! record of every exchange. [`metrics`] reads a run's metrics off that
-//! record; [`external`] starts a per-run server, runs the agent command in
-//! the workspace and returns those metrics with the reconstructed
-//! transcript. [`translate`] sends a model's calls of the built-in tools
+//! record of every exchange. [`observed`] reads what a run did off that
+//! record (its counts and the reconstructed transcript). [`translate`] sends a model's calls of the built-in tools
 //! in the tools an outside agent offers (Claude Code, Codex).
 //!
-//! Floor 3: imports `llm`, `agent` and `model` only.
+//! Floor 4: imports the floors below it only.
 
 pub mod anthropic;
 pub mod chat;

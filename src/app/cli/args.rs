@@ -78,9 +78,14 @@ pub struct RunArgs {
     #[arg(long, value_name = "K/N|auto", value_parser = parse_shard)]
     pub shard: Option<ShardChoice>,
     /// Fail (exit 1) when a cell's completion or full completion fell
-    /// below this earlier JSON report by more than --tolerance.
-    #[arg(long, value_name = "OLD.json")]
+    /// below this earlier JSON report, or the last run recorded in this
+    /// history database, by more than --tolerance.
+    #[arg(long, value_name = "OLD.json|HISTORY.db")]
     pub baseline: Option<PathBuf>,
+    /// With a history as --baseline: compare with the last run recorded
+    /// on this branch (default: the branch being evaluated, else any).
+    #[arg(long, value_name = "NAME", requires = "baseline")]
+    pub baseline_branch: Option<String>,
     /// Largest drop (absolute, 0..1) tolerated against --baseline.
     #[arg(long, value_name = "T", default_value_t = DEFAULT_TOLERANCE, value_parser = parse_tolerance)]
     pub tolerance: f64,
@@ -255,6 +260,13 @@ pub struct HistoryArgs {
     /// Also write a trend chart of completion with its intervals here.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// Also write a self-contained HTML page: the chart and every cell's
+    /// runs, with moves and flapping cells marked.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Show the last N recorded whole runs (0: all of them).
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub last: usize,
 }
 
 /// The arguments of `diff`.
@@ -338,6 +350,7 @@ impl RunArgs {
             fail_fast: self.fail_fast,
             shard: resolve_shard(self.shard).map_err(AppError::Usage)?,
             baseline: self.baseline,
+            baseline_branch: self.baseline_branch,
             tolerance: self.tolerance,
             quiet: self.quiet,
             color: app::stdout_wants_color(),
@@ -423,6 +436,8 @@ impl HistoryArgs {
             branch: self.branch,
             json: self.json,
             svg: self.svg,
+            html: self.html,
+            last: (self.last > 0).then_some(self.last),
         }
     }
 }

@@ -8,13 +8,13 @@ use std::io::Write;
 use std::path::Path;
 
 use super::config::RunConfig;
+use crate::app::baseline;
 use crate::app::history::open as open_history;
 use crate::app::{AppError, STDOUT, Status, check_output_path, no_scenarios};
 use crate::eval::{self, EvalOptions};
 use crate::report::terminal::escape;
 use crate::results::baseline::CellRates;
 use crate::results::history::History;
-use crate::results::report_file::ReportFile;
 use crate::scenario::{self, LoadError, Scenario};
 
 /// What `run` goes on with once its input is admitted.
@@ -43,9 +43,13 @@ pub(super) enum Admission {
 pub(super) fn admit(config: &RunConfig, err: &mut dyn Write) -> Result<Admission, AppError> {
     let report_on_stdout = check_outputs(config)?;
     check_flags(config)?;
-    let baseline = read_baseline(config)?;
     let history = open_history(config.history.as_deref())?;
     let (scenarios, errors, options) = load_scenarios(config)?;
+    let baseline = config
+        .baseline
+        .as_deref()
+        .map(|path| baseline::read(path, config.baseline_branch.as_deref(), &scenarios, err))
+        .transpose()?;
     for e in &errors {
         let _ = writeln!(err, "error: {}", escape(&e.to_string()));
     }
@@ -104,16 +108,6 @@ fn check_flags(config: &RunConfig) -> Result<(), AppError> {
         ));
     }
     Ok(())
-}
-
-/// The cells of the `--baseline` report, if one is given.
-fn read_baseline(config: &RunConfig) -> Result<Option<Vec<CellRates>>, AppError> {
-    Ok(config
-        .baseline
-        .as_deref()
-        .map(ReportFile::read)
-        .transpose()?
-        .map(|report| report.rates()))
 }
 
 /// Loads the scenarios and settles what they run with: the cap on runs,

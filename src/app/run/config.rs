@@ -37,6 +37,9 @@ pub struct RunConfig {
     pub shard: Option<Shard>,
     /// Compare with this report and fail on regressions.
     pub baseline: Option<PathBuf>,
+    /// `--baseline-branch`: with a history as the baseline, only runs
+    /// recorded on this branch.
+    pub baseline_branch: Option<String>,
     pub tolerance: f64,
     pub quiet: bool,
     /// Colour the terminal output.

@@ -1,16 +1,16 @@
 //! `agent-eval run`: every scenario, its tables, reports, run logs and
 //! gates, in phases that each do one thing:
 //!
-//! 1. **admit** ([`admit`]): every input is read and checked — flags,
+//! 1. **admit** (`admit.rs`): every input is read and checked — flags,
 //!    report paths, baseline, history, scenario files — before anything
 //!    runs;
 //! 2. **plan**: the (scenario, cell, seed) units, counted against the cap;
-//! 3. **evaluate** ([`evaluate`]): the engine runs them and emits events to
-//!    the reporters ([`reporters`]: progress bar, run log, ...);
-//! 4. **conclude** ([`conclude`]): what the runs mean (run errors, replays,
+//! 3. **evaluate** (`evaluate.rs`): the engine runs them and emits events to
+//!    the reporters (`reporters.rs`: progress bar, run log, ...);
+//! 4. **conclude** (`conclude.rs`): what the runs mean (run errors, replays,
 //!    the baseline comparison, the report);
 //! 5. **write**: every reporter writes its output from the final results
-//!    (summary, history, JSON, JUnit, Markdown, HTML; [`outputs`]);
+//!    (summary, history, JSON, JUnit, Markdown, HTML; `outputs.rs`);
 //! 6. **gate**: the exit status.
 
 mod admit;

@@ -113,3 +113,105 @@ impl Reporter for Progress {
         self.0.finish_and_clear();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+
+    /// Notes what it is handed, by name; fails its write when told to.
+    struct Recorder<'a> {
+        name: &'static str,
+        log: &'a Mutex<Vec<String>>,
+        fail_write: bool,
+    }
+
+    impl Recorder<'_> {
+        fn note(&self, what: &str) {
+            if let Ok(mut log) = self.log.lock() {
+                log.push(format!("{} {what}", self.name));
+            }
+        }
+    }
+
+    impl Reporter for Recorder<'_> {
+        fn on_event(&self, event: &EvalEvent<'_>) {
+            if let EvalEvent::Started { runs } = event {
+                self.note(&format!("started {runs}"));
+            }
+        }
+        fn engine_stopped(&self) {
+            self.note("stopped");
+        }
+        fn runs_done(&mut self) -> Result<(), AppError> {
+            self.note("done");
+            Ok(())
+        }
+        fn write(&mut self, _: &Finished<'_>, _: &mut Streams<'_>) -> Result<(), AppError> {
+            self.note("write");
+            if self.fail_write {
+                return Err(AppError::Usage(format!("{} failed", self.name)));
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn every_reporter_hears_each_step_in_order_and_writing_stops_at_the_first_error() {
+        let log = Mutex::new(Vec::new());
+        let recorder = |name, fail_write| -> Box<dyn Reporter + '_> {
+            Box::new(Recorder {
+                name,
+                log: &log,
+                fail_write,
+            })
+        };
+        let mut reporters = Reporters(vec![
+            recorder("a", false),
+            recorder("b", true),
+            recorder("c", false),
+        ]);
+        reporters.on_event(&EvalEvent::Started { runs: 3 });
+        reporters.engine_stopped();
+        reporters.runs_done().unwrap();
+        let report = Report::new(&[], Vec::new());
+        let finished = Finished {
+            results: &[],
+            report: &report,
+            errors: &[],
+            ran: 0,
+            bad_files: 0,
+            run_failures: 0,
+            skipped: &[],
+            baseline: None,
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let written = reporters.write(
+            &finished,
+            &mut Streams {
+                out: &mut out,
+                err: &mut err,
+            },
+        );
+        assert_eq!(written.unwrap_err().to_string(), "b failed");
+        drop(reporters);
+        let log = log.into_inner().unwrap();
+        assert_eq!(
+            log,
+            [
+                "a started 3",
+                "b started 3",
+                "c started 3",
+                "a stopped",
+                "b stopped",
+                "c stopped",
+                "a done",
+                "b done",
+                "c done",
+                "a write",
+                "b write",
+            ]
+        );
+    }
+}

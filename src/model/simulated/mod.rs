@@ -6,7 +6,7 @@
 //! of the task is done), its planning dialect (how a plan reads and how an
 //! update is written) and its seed. Per turn it:
 //!
-//! 1. finds its **plan** (see [`reading`]): the most recent plan in the
+//! 1. finds its **plan** (see `reading.rs`): the most recent plan in the
 //!    context as its dialect shows it, else the task message, which sets
 //!    every step;
 //! 2. measures **tokens since the plan** (characters / `chars_per_token` of

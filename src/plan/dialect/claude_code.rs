@@ -13,8 +13,10 @@ use serde_json::{Value, json};
 
 use super::{
     AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus,
-    active_form_for, numbered,
+    active_form_for, numbered, numbered_status_lines, zod_type,
 };
+use std::sync::LazyLock;
+
 use crate::llm::ToolSchema;
 
 const TOOL: &str = "TodoWrite";
@@ -25,18 +27,6 @@ const STATUS_ENUM: &str = "'pending' | 'in_progress' | 'completed'";
 
 #[derive(Debug, Clone, Copy)]
 pub struct ClaudeCode;
-
-/// zod's name for a JSON value's type.
-fn zod_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
 
 /// The issues zod reports, grouped the way Claude Code words them.
 #[derive(Default)]
@@ -196,17 +186,16 @@ fn item_json(item: &PlanItem) -> Value {
     json!({"content": item.text, "status": status, "activeForm": form})
 }
 
+/// The tool schemas offered to the model, from `claude_code.json` beside this file.
+static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("claude_code.json");
+
 impl PlanDialect for ClaudeCode {
     fn name(&self) -> &'static str {
         "claude-code"
     }
 
     fn tools(&self) -> Vec<ToolSchema> {
-        vec![ToolSchema::new(
-            TOOL,
-            "Use this tool to create and manage a structured task list for your current coding session. This helps you track progress, organize complex tasks, and demonstrate thoroughness to the user.\nIt also helps the user understand the progress of the task and overall progress of their requests.\n\nTask states: pending (not yet started), in_progress (currently working on; limit to ONE task at a time), completed (finished successfully).\nTask descriptions must have two forms: content, the imperative form describing what needs to be done (e.g. \"Run tests\"), and activeForm, the present continuous form shown during execution (e.g. \"Running tests\").\nMark tasks complete IMMEDIATELY after finishing; exactly one task should be in_progress at any time.",
-            json!({"type": "object", "properties": {"todos": {"type": "array", "items": {"type": "object", "properties": {"content": {"type": "string", "minLength": 1}, "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}, "activeForm": {"type": "string", "minLength": 1}}, "required": ["content", "status", "activeForm"], "additionalProperties": false}, "description": "The updated todo list"}}, "required": ["todos"], "additionalProperties": false, "$schema": "http://json-schema.org/draft-07/schema#"}),
-        )]
+        SCHEMAS.clone()
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {
@@ -229,14 +218,7 @@ impl PlanDialect for ClaudeCode {
     /// Not a tool result (the tool never shows the list): the form Claude
     /// Code's own reminder lists it in, `<k>. [<status>] <content>`.
     fn render(&self, plan: &[PlanItem]) -> String {
-        if plan.is_empty() {
-            return "No todos.".into();
-        }
-        plan.iter()
-            .enumerate()
-            .map(|(k, item)| format!("{}. [{}] {}", k + 1, item.status.as_str(), item.text))
-            .collect::<Vec<_>>()
-            .join("\n")
+        numbered_status_lines(plan, "No todos.")
     }
 
     fn plan_from_result(&self, _result: &str) -> Option<Vec<PlanItem>> {
@@ -286,15 +268,11 @@ impl PlanDialect for ClaudeCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::dialect::test_support::apply_checked;
 
     fn apply(input: Value) -> (PlanOutcome, Vec<PlanItem>) {
         let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
-        let before = plan.clone();
-        let outcome = ClaudeCode.apply(&mut plan, TOOL, &input);
-        if !outcome.accepted {
-            assert_eq!(plan, before, "a rejected call changed the plan");
-            assert!(ClaudeCode.is_error(&outcome.content));
-        }
+        let outcome = apply_checked(&ClaudeCode, &mut plan, TOOL, &input);
         (outcome, plan)
     }
 

@@ -20,11 +20,13 @@
 //! order, and ignores blocking ids of tasks that do not exist. The schemas
 //! are `claude_code_tasks.json` beside this file.
 
+use std::sync::LazyLock;
+
 use serde_json::{Map, Value, json};
 
 use super::{
     InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, TaskFields,
-    active_form_for,
+    active_form_for, zod_type,
 };
 use crate::llm::ToolSchema;
 
@@ -81,30 +83,9 @@ const INVALID_STATUS: &str = r#"<tool_use_error>InputValidationError: [
 #[derive(Debug, Clone, Copy)]
 pub struct ClaudeCodeTasks;
 
-/// The schemas as Claude Code offers them: the four tools, then ToolSearch.
-fn schemas() -> Vec<Value> {
-    serde_json::from_str(include_str!("claude_code_tasks.json")).unwrap_or_default()
-}
-
-fn schema_of(value: &Value) -> Option<ToolSchema> {
-    Some(ToolSchema {
-        name: value.get("name")?.as_str()?.to_string().into(),
-        description: value.get("description")?.as_str()?.to_string().into(),
-        input_schema: value.get("input_schema")?.clone(),
-    })
-}
-
-/// zod's name for a JSON value's type.
-fn zod_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
+/// The schemas as Claude Code offers them: the four tools, then
+/// ToolSearch, from `claude_code_tasks.json` beside this file.
+static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("claude_code_tasks.json");
 
 /// The issues of one call, worded the way Claude Code words zod's.
 struct Issues {
@@ -578,12 +559,12 @@ fn tool_search(input: &Value) -> String {
     if names.is_empty() {
         return NO_MATCH.to_string();
     }
-    let schemas = schemas();
     let lines: Vec<String> = names
         .iter()
-        .filter_map(|name| schemas.iter().find(|s| s["name"] == *name))
+        .filter_map(|name| SCHEMAS.iter().find(|s| s.name == *name))
         .map(|s| {
-            let function = json!({"description": s["description"], "name": s["name"], "parameters": s["input_schema"]});
+            let function =
+                json!({"description": s.description, "name": s.name, "parameters": s.input_schema});
             format!("<function>{function}</function>")
         })
         .collect();
@@ -624,7 +605,7 @@ impl PlanDialect for ClaudeCodeTasks {
     /// TaskCreate, TaskGet, TaskList, TaskUpdate, then ToolSearch (Claude
     /// Code's order).
     fn tools(&self) -> Vec<ToolSchema> {
-        schemas().iter().filter_map(schema_of).collect()
+        SCHEMAS.clone()
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {
@@ -672,16 +653,6 @@ impl PlanDialect for ClaudeCodeTasks {
             return Some(Vec::new());
         }
         result.split('\n').map(parse_list_line).collect()
-    }
-
-    fn plan_from_call(
-        &self,
-        before: &[PlanItem],
-        tool: &str,
-        input: &Value,
-    ) -> Option<Vec<PlanItem>> {
-        let mut plan = before.to_vec();
-        self.apply(&mut plan, tool, input).accepted.then_some(plan)
     }
 
     fn error_prefix(&self) -> &'static str {

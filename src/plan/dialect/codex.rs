@@ -11,7 +11,12 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, numbered};
+use super::{
+    InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, numbered,
+    numbered_status_lines,
+};
+use std::sync::LazyLock;
+
 use crate::llm::ToolSchema;
 
 const TOOL: &str = "update_plan";
@@ -68,17 +73,16 @@ fn item_json(item: &PlanItem) -> Value {
     json!({"step": item.text, "status": status})
 }
 
+/// The tool schemas offered to the model, from `codex.json` beside this file.
+static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("codex.json");
+
 impl PlanDialect for Codex {
     fn name(&self) -> &'static str {
         "codex"
     }
 
     fn tools(&self) -> Vec<ToolSchema> {
-        vec![ToolSchema::new(
-            TOOL,
-            "Updates the task plan.\nProvide an optional explanation and a list of plan items, each with a step and status.\nAt most one step can be in_progress at a time.\n",
-            json!({"type": "object", "properties": {"explanation": {"type": "string"}, "plan": {"type": "array", "description": "The list of steps", "items": {"type": "object", "properties": {"step": {"type": "string"}, "status": {"type": "string", "description": "One of: pending, in_progress, completed"}}, "required": ["step", "status"], "additionalProperties": false}}}, "required": ["plan"], "additionalProperties": false}),
-        )]
+        SCHEMAS.clone()
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {
@@ -98,14 +102,7 @@ impl PlanDialect for Codex {
     /// Not a tool result (the tool never shows the plan): one line per
     /// step, `<k>. [<status>] <step>`.
     fn render(&self, plan: &[PlanItem]) -> String {
-        if plan.is_empty() {
-            return "No plan.".into();
-        }
-        plan.iter()
-            .enumerate()
-            .map(|(k, item)| format!("{}. [{}] {}", k + 1, item.status.as_str(), item.text))
-            .collect::<Vec<_>>()
-            .join("\n")
+        numbered_status_lines(plan, "No plan.")
     }
 
     fn plan_from_result(&self, _result: &str) -> Option<Vec<PlanItem>> {
@@ -153,15 +150,11 @@ impl PlanDialect for Codex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::dialect::test_support::apply_checked;
 
     fn apply(input: Value) -> (PlanOutcome, Vec<PlanItem>) {
         let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
-        let before = plan.clone();
-        let outcome = Codex.apply(&mut plan, TOOL, &input);
-        if !outcome.accepted {
-            assert_eq!(plan, before, "a rejected call changed the plan");
-            assert!(Codex.is_error(&outcome.content));
-        }
+        let outcome = apply_checked(&Codex, &mut plan, TOOL, &input);
         (outcome, plan)
     }
 

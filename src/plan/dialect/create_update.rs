@@ -7,6 +7,8 @@
 use serde_json::{Value, json};
 
 use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus};
+use std::sync::LazyLock;
+
 use crate::llm::ToolSchema;
 use crate::plan::pyrepr::{json_kind, python_str, python_strip};
 
@@ -134,24 +136,16 @@ fn update(plan: &[PlanItem], input: &Value) -> Result<(usize, PlanStatus), Strin
     Ok((index, status))
 }
 
+/// The tool schemas offered to the model, from `create_update.json` beside this file.
+static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("create_update.json");
+
 impl PlanDialect for CreateUpdate {
     fn name(&self) -> &'static str {
         "create-update"
     }
 
     fn tools(&self) -> Vec<ToolSchema> {
-        vec![
-            ToolSchema::new(
-                CREATE,
-                "创建执行计划:把任务拆成若干步骤,按顺序追加到计划末尾(编号从 1 开始递增),初始状态为 pending。",
-                json!({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "string"}, "description": "步骤描述列表"}}, "required": ["items"]}),
-            ),
-            ToolSchema::new(
-                UPDATE,
-                "更新某个步骤的状态:开始执行时设为 running,完成后设为 completed,失败时设为 failed。",
-                json!({"type": "object", "properties": {"id": {"type": "string", "description": "步骤 ID"}, "status": {"type": "string", "enum": ["running", "completed", "failed"]}}, "required": ["id", "status"]}),
-            ),
-        ]
+        SCHEMAS.clone()
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {
@@ -235,16 +229,6 @@ impl PlanDialect for CreateUpdate {
             }
         }
         Some(plan)
-    }
-
-    fn plan_from_call(
-        &self,
-        before: &[PlanItem],
-        tool: &str,
-        input: &Value,
-    ) -> Option<Vec<PlanItem>> {
-        let mut plan = before.to_vec();
-        self.apply(&mut plan, tool, input).accepted.then_some(plan)
     }
 
     fn error_prefix(&self) -> &'static str {

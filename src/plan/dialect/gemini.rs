@@ -14,6 +14,8 @@ use serde_json::{Value, json};
 use super::{
     AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, numbered,
 };
+use std::sync::LazyLock;
+
 use crate::llm::ToolSchema;
 
 const TOOL: &str = "write_todos";
@@ -127,17 +129,16 @@ fn item_json(item: &PlanItem) -> Value {
     json!({"description": item.text, "status": word(item.status)})
 }
 
+/// The tool schemas offered to the model, from `gemini.json` beside this file.
+static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("gemini.json");
+
 impl PlanDialect for Gemini {
     fn name(&self) -> &'static str {
         "gemini"
     }
 
     fn tools(&self) -> Vec<ToolSchema> {
-        vec![ToolSchema::new(
-            TOOL,
-            "This tool can help you list out the current subtasks that are required to be completed for a given user request. The list of subtasks helps you keep track of the current task, organize complex queries and help ensure that you don't miss any steps. With this list, the user can also see the current progress you are making in executing a given task.\n\n## Task state definitions\n\n- pending: Work has not begun on a given subtask.\n- in_progress: Marked just prior to beginning work on a given subtask. You should only have one subtask as in_progress at a time.\n- completed: Subtask was successfully completed with no errors or issues.\n- cancelled: As you update the todo list, some tasks are not required anymore due to the dynamic nature of the task. In this case, mark the subtasks as cancelled.",
-            json!({"type": "object", "properties": {"todos": {"type": "array", "description": "The complete list of todo items. This will replace the existing list.", "items": {"type": "object", "description": "A single todo item.", "properties": {"description": {"type": "string", "description": "The description of the task."}, "status": {"type": "string", "description": "The current status of the task.", "enum": ["pending", "in_progress", "completed", "cancelled"]}}, "required": ["description", "status"], "additionalProperties": false}}}, "required": ["todos"], "additionalProperties": false}),
-        )]
+        SCHEMAS.clone()
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {
@@ -246,16 +247,11 @@ impl PlanDialect for Gemini {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::dialect::test_support::apply_checked;
 
     fn apply(input: Value) -> PlanOutcome {
         let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
-        let before = plan.clone();
-        let outcome = Gemini.apply(&mut plan, TOOL, &input);
-        if !outcome.accepted {
-            assert_eq!(plan, before, "a rejected call changed the plan");
-            assert!(Gemini.is_error(&outcome.content));
-        }
-        outcome
+        apply_checked(&Gemini, &mut plan, TOOL, &input)
     }
 
     #[test]

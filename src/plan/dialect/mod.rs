@@ -31,6 +31,9 @@ mod java_port;
 mod planning_state;
 mod s03;
 mod s03_guarded;
+mod schema_file;
+#[cfg(test)]
+mod test_support;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -294,13 +297,18 @@ pub trait PlanDialect: fmt::Debug + Send + Sync {
     /// (for dialects whose calls change one item at a time); `None` when
     /// the dialect would reject the call. This is the plan as the call
     /// wrote it: for claude-code, the list sent even when every item is
-    /// completed and the stored list became empty.
+    /// completed and the stored list became empty. By default the call is
+    /// applied to a copy of `before`, which is right for a dialect whose
+    /// stored plan is the plan as written.
     fn plan_from_call(
         &self,
         before: &[PlanItem],
         tool: &str,
         input: &Value,
-    ) -> Option<Vec<PlanItem>>;
+    ) -> Option<Vec<PlanItem>> {
+        let mut plan = before.to_vec();
+        self.apply(&mut plan, tool, input).accepted.then_some(plan)
+    }
 
     /// Whether a planning-tool result is one of this dialect's errors.
     /// Every dialect words its errors behind its prefix, so this is the
@@ -359,6 +367,32 @@ pub(crate) fn completed_count(plan: &[PlanItem]) -> usize {
     plan.iter()
         .filter(|item| item.status == PlanStatus::Completed)
         .count()
+}
+
+/// A plan as one line per item, `<k>. [<status>] <text>`, or `empty` when
+/// it has none: the view of dialects whose tool never shows the plan.
+pub(crate) fn numbered_status_lines(plan: &[PlanItem], empty: &str) -> String {
+    if plan.is_empty() {
+        return empty.into();
+    }
+    plan.iter()
+        .enumerate()
+        .map(|(k, item)| format!("{}. [{}] {}", k + 1, item.status.as_str(), item.text))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// zod's name for a JSON value's type, as Claude Code's validation errors
+/// word it.
+pub(crate) fn zod_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
 }
 
 /// Positions as ids (1, 2, ...), for dialects whose items have none.

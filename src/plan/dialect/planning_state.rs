@@ -9,6 +9,8 @@ use super::{
     AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus,
     active_form_for, completed_count, numbered,
 };
+use std::sync::LazyLock;
+
 use crate::llm::ToolSchema;
 use crate::plan::pyrepr::{json_kind, python_str, python_strip};
 
@@ -132,17 +134,16 @@ fn item_json(item: &PlanItem) -> Value {
     json!({"content": item.text, "status": status, "activeForm": form})
 }
 
+/// The tool schemas offered to the model, from `planning_state.json` beside this file.
+static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("planning_state.json");
+
 impl PlanDialect for PlanningState {
     fn name(&self) -> &'static str {
         "planning-state"
     }
 
     fn tools(&self) -> Vec<ToolSchema> {
-        vec![ToolSchema::new(
-            TOOL,
-            "Update the session plan. Send the whole plan each time: at most 12 items, each with content and status (pending, in_progress, completed) and an optional activeForm shown while it is in progress. Only one item can be in_progress.",
-            json!({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"content": {"type": "string"}, "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}, "activeForm": {"type": "string"}}, "required": ["content", "status"]}}}, "required": ["items"]}),
-        )]
+        SCHEMAS.clone()
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {
@@ -263,16 +264,11 @@ impl PlanDialect for PlanningState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::dialect::test_support::apply_checked;
 
     fn apply(input: Value) -> PlanOutcome {
         let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
-        let before = plan.clone();
-        let outcome = PlanningState.apply(&mut plan, TOOL, &input);
-        if !outcome.accepted {
-            assert_eq!(plan, before, "a rejected call changed the plan");
-            assert!(PlanningState.is_error(&outcome.content));
-        }
-        outcome
+        apply_checked(&PlanningState, &mut plan, TOOL, &input)
     }
 
     #[test]

@@ -5,6 +5,8 @@
 use serde_json::{Value, json};
 
 use super::{AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus};
+use std::sync::LazyLock;
+
 use crate::llm::ToolSchema;
 use crate::plan::todo::{self, TodoItem, TodoManager, TodoStatus};
 
@@ -57,17 +59,16 @@ pub(super) fn item_json(item: &PlanItem) -> Value {
     json!({"id": item.id, "text": item.text, "status": status})
 }
 
+/// The tool schemas offered to the model, from `s03.json` beside this file.
+static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("s03.json");
+
 impl PlanDialect for S03 {
     fn name(&self) -> &'static str {
         "s03"
     }
 
     fn tools(&self) -> Vec<ToolSchema> {
-        vec![ToolSchema::new(
-            TOOL,
-            "Update task list. Track progress on multi-step tasks.",
-            json!({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}, "text": {"type": "string"}, "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}}, "required": ["id", "text", "status"]}}}, "required": ["items"]}),
-        )]
+        SCHEMAS.clone()
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {

@@ -9,6 +9,8 @@ use serde_json::{Map, Value, json};
 use super::{
     InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, completed_count,
 };
+use std::sync::LazyLock;
+
 use crate::llm::ToolSchema;
 use crate::plan::pyrepr::{json_kind, python_str, python_strip, python_truthy};
 
@@ -110,17 +112,16 @@ fn item_json(item: &PlanItem) -> Value {
     json!({"id": item.id, "text": item.text, "status": status})
 }
 
+/// The tool schemas offered to the model, from `s03_guarded.json` beside this file.
+static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("s03_guarded.json");
+
 impl PlanDialect for S03Guarded {
     fn name(&self) -> &'static str {
         "s03-guarded"
     }
 
     fn tools(&self) -> Vec<ToolSchema> {
-        vec![ToolSchema::new(
-            TOOL,
-            "Update the todo list. Send the whole list each time. At most 15 todos, and only one may be in_progress.",
-            json!({"type": "object", "properties": {"todos": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}, "text": {"type": "string"}, "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}}, "required": ["id", "text", "status"]}}}, "required": ["todos"]}),
-        )]
+        SCHEMAS.clone()
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {
@@ -240,15 +241,11 @@ impl PlanDialect for S03Guarded {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::dialect::test_support::apply_checked;
 
     fn apply(input: Value) -> PlanOutcome {
         let mut plan = vec![PlanItem::new("k", "Keep", PlanStatus::Pending)];
-        let before = plan.clone();
-        let outcome = S03Guarded.apply(&mut plan, TOOL, &input);
-        if !outcome.accepted {
-            assert_eq!(plan, before, "a rejected call changed the plan");
-        }
-        outcome
+        apply_checked(&S03Guarded, &mut plan, TOOL, &input)
     }
 
     fn rejected(input: Value) -> String {

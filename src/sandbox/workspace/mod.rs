@@ -346,7 +346,7 @@ impl Workspace {
     }
 
     /// A digest of the files while they are in memory (see
-    /// [`Tree::digest`]); `None` once the workspace is on disk, where no
+    /// `Tree::digest`); `None` once the workspace is on disk, where no
     /// digest is kept.
     pub fn content_digest(&self) -> Option<[u8; 32]> {
         let mut state = self.state();

@@ -14,61 +14,27 @@
 //! The clock is read here (SQLite's `now`, in UTC) only to say when an
 //! invocation was recorded; reports never carry it.
 
-use std::io::Read;
+mod baseline;
+mod schema;
+mod trend;
+
+#[cfg(test)]
+mod hostile_tests;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 
 use super::scenario_result::ScenarioResult;
 use crate::metric::{COMPLETION_RATE, FULL_COMPLETION_RATE};
+pub use baseline::{BaselineRun, BranchChoice, HistoryBaseline};
+pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
+use schema::{State, not_history};
+pub use trend::{CellTrend, Direction, FLAP_CHANGES, FLAP_WINDOW, TrendPoint, trends};
 
-/// `PRAGMA application_id` of an agent-eval history ("AEvH").
-pub const APPLICATION_ID: i32 = 0x4145_7648;
-/// The schema version written in `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i32 = 1;
 /// How long a writer waits for another to finish its transaction.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// The schema, one script per version: `MIGRATIONS[v]` takes a database at
-/// version `v` to `v + 1`.
-const MIGRATIONS: &[&str] = &["
-    CREATE TABLE invocation (
-        id INTEGER PRIMARY KEY,
-        recorded_at TEXT NOT NULL,
-        command TEXT NOT NULL,
-        shard TEXT,
-        commit_sha TEXT,
-        branch TEXT,
-        commit_source TEXT,
-        version TEXT NOT NULL
-    );
-    CREATE TABLE scenario_run (
-        id INTEGER PRIMARY KEY,
-        invocation_id INTEGER NOT NULL REFERENCES invocation(id),
-        scenario TEXT NOT NULL,
-        file TEXT NOT NULL,
-        scenario_sha256 TEXT,
-        seeds INTEGER NOT NULL
-    );
-    CREATE TABLE cell (
-        id INTEGER PRIMARY KEY,
-        scenario_run_id INTEGER NOT NULL REFERENCES scenario_run(id),
-        position INTEGER NOT NULL,
-        settings TEXT NOT NULL,
-        label TEXT NOT NULL,
-        runs INTEGER NOT NULL,
-        completion REAL,
-        completion_lo REAL,
-        completion_hi REAL,
-        full_completion REAL,
-        full_completion_lo REAL,
-        full_completion_hi REAL,
-        mean_tokens REAL
-    );
-    CREATE INDEX scenario_run_by_invocation ON scenario_run(invocation_id);
-    CREATE INDEX cell_by_scenario_run ON cell(scenario_run_id);
-"];
 
 /// Why the history could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -78,9 +44,33 @@ pub enum HistoryError {
     )]
     NotHistory { path: PathBuf, reason: String },
     #[error(
-        "{path}: history schema version {found} is newer than this agent-eval knows ({SCHEMA_VERSION}); use a newer agent-eval"
+        "{path}: history schema version {found} is newer than this agent-eval knows ({SCHEMA_VERSION}); it was left as it was. Use a newer agent-eval"
     )]
     Newer { path: PathBuf, found: i32 },
+    #[error(
+        "{path}: the history stayed locked by another process for more than {seconds} s; nothing was written. Try again when that process is done"
+    )]
+    Locked { path: PathBuf, seconds: u64 },
+    #[error(
+        "{path}: the history cannot be written or opened here ({source}); check the file's and its folder's permissions (SQLite also makes FILE-wal and FILE-shm beside it)"
+    )]
+    CannotWrite {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error(
+        "{path}: the history is read-only here; recording needs to write it (and FILE-wal beside it)"
+    )]
+    ReadOnly { path: PathBuf },
+    #[error("{path}: the history database is damaged ({source}); nothing was written to it")]
+    Damaged {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error(
+        "{path}: the history holds a record agent-eval cannot read ({reason}); it was left as it was"
+    )]
+    Unreadable { path: PathBuf, reason: String },
     #[error("{path}: {source}")]
     Sqlite {
         path: PathBuf,
@@ -91,6 +81,24 @@ pub enum HistoryError {
         path: PathBuf,
         source: std::io::Error,
     },
+}
+
+/// An SQLite error on `path`, told apart by what the user can do about it.
+fn sqlite_error(path: &Path, source: rusqlite::Error) -> HistoryError {
+    let path = path.to_path_buf();
+    match source.sqlite_error_code() {
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => HistoryError::Locked {
+            path,
+            seconds: BUSY_TIMEOUT.as_secs(),
+        },
+        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
+            HistoryError::Damaged { path, source }
+        }
+        Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => {
+            HistoryError::CannotWrite { path, source }
+        }
+        _ => HistoryError::Sqlite { path, source },
+    }
 }
 
 /// Who recorded an invocation, and on what.
@@ -118,68 +126,88 @@ impl History {
     /// Opens (or creates) the history at `path`, refusing a file that is
     /// not one without writing to it, and brings its schema up to date.
     pub fn open(path: &Path) -> Result<Self, HistoryError> {
-        check_header(path)?;
-        let sql = |source| HistoryError::Sqlite {
-            path: path.to_path_buf(),
-            source,
-        };
-        let mut conn = Connection::open(path).map_err(sql)?;
-        conn.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sql)?;
-        let app: i32 = tx
-            .query_row("PRAGMA application_id", [], |row| row.get(0))
-            .map_err(sql)?;
-        let version: i32 = tx
-            .query_row("PRAGMA user_version", [], |row| row.get(0))
-            .map_err(sql)?;
-        let tables: i64 = tx
-            .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
-            .map_err(sql)?;
-        if app != APPLICATION_ID && (app != 0 || tables != 0) {
-            return Err(not_history(path, "another application's database"));
-        }
-        if version > SCHEMA_VERSION {
-            return Err(HistoryError::Newer {
+        Self::open_with_timeout(path, BUSY_TIMEOUT)
+    }
+
+    /// Opens an existing history only: a missing file is an error, not a
+    /// new history (for reading: `agent-eval history`, `--baseline`).
+    pub fn open_existing(path: &Path) -> Result<Self, HistoryError> {
+        if !schema::check_path(path)? {
+            return Err(HistoryError::Io {
                 path: path.to_path_buf(),
-                found: version,
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such history file"),
             });
         }
-        for script in &MIGRATIONS[usize::try_from(version).unwrap_or(0)..] {
-            tx.execute_batch(script).map_err(sql)?;
+        Self::open(path)
+    }
+
+    /// [`History::open`] with another busy timeout.
+    pub fn open_with_timeout(path: &Path, busy: Duration) -> Result<Self, HistoryError> {
+        schema::check_path(path)?;
+        let sql = |source| sqlite_error(path, source);
+        let mut conn = schema::connect(path).map_err(sql)?;
+        conn.busy_timeout(busy).map_err(sql)?;
+        // A read first: an up-to-date history is used as it is, so a
+        // reader needs no write lock (and a read-only file can be read).
+        let tx = conn.transaction().map_err(sql)?;
+        let state = schema::state(&tx, path)?;
+        drop(tx);
+        if let State::Behind(_) = state {
+            Self::migrate(&mut conn, path)?;
         }
-        tx.execute_batch(&format!(
-            "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"
-        ))
-        .map_err(sql)?;
-        tx.commit().map_err(sql)?;
-        // WAL (only now that the file is known to be ours): readers never
-        // block the writer, writers queue on the lock. It is kept in the
-        // file, so when another writer holds the lock at this moment the
-        // rollback journal still serves (with the same busy timeout).
-        let _ = conn.query_row("PRAGMA journal_mode=WAL", [], |row| row.get::<_, String>(0));
+        schema::check_tables(&conn, path)?;
         Ok(Self {
             path: path.to_path_buf(),
             conn,
         })
     }
 
+    /// Refuses, before any run, a history this process cannot write to
+    /// (`run --history`, `merge --history`).
+    pub fn check_writable(self) -> Result<Self, HistoryError> {
+        match self.conn.is_readonly(rusqlite::MAIN_DB) {
+            Ok(false) => Ok(self),
+            Ok(true) => Err(HistoryError::ReadOnly { path: self.path }),
+            Err(e) => Err(sqlite_error(&self.path, e)),
+        }
+    }
+
+    /// Creates or migrates the schema under the write lock, checking again
+    /// there what the file is (another writer may have created it since).
+    fn migrate(conn: &mut Connection, path: &Path) -> Result<(), HistoryError> {
+        let sql = |source| sqlite_error(path, source);
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql)?;
+        if let State::Behind(version) = schema::state(&tx, path)? {
+            schema::migrate(&tx, version).map_err(sql)?;
+        }
+        tx.commit().map_err(sql)?;
+        // WAL (only now that the file is known to be ours): readers never
+        // block the writer, writers queue on the lock. It is kept in the
+        // file, so when another writer holds the lock at this moment the
+        // rollback journal still serves (with the same busy timeout).
+        let _ = conn.query_row("PRAGMA journal_mode=WAL", [], |row| row.get::<_, String>(0));
+        Ok(())
+    }
+
     /// Records one invocation's results in one transaction; returns its id.
+    /// What the file is gets checked again inside that transaction: the
+    /// file may have changed during the runs.
     pub fn record(
         &mut self,
         invocation: &Invocation,
         results: &[ScenarioResult],
     ) -> Result<i64, HistoryError> {
         let path = self.path.clone();
-        let sql = |source| HistoryError::Sqlite {
-            path: path.clone(),
-            source,
-        };
+        let sql = |source| sqlite_error(&path, source);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql)?;
+        if schema::state(&tx, &path)? != State::Current {
+            return Err(not_history(&path, "its schema changed during the runs"));
+        }
         tx.execute(
             "INSERT INTO invocation (recorded_at, command, shard, commit_sha, branch, commit_source, version)
              VALUES (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?1, ?2, ?3, ?4, ?5, ?6)",
@@ -202,16 +230,18 @@ impl History {
     }
 
     /// Every recorded cell of whole runs (not shards' partial cells), in
-    /// the order recorded, for `scenario` and `branch` only when given.
+    /// the order recorded, for `scenario` and `branch` only when given, of
+    /// the newest `newest` such invocations when given (a huge history is
+    /// never read whole for a table of its last runs).
     pub fn cells(
         &self,
         scenario: Option<&str>,
         branch: Option<&str>,
+        newest: Option<usize>,
     ) -> Result<Vec<RecordedCell>, HistoryError> {
-        let sql = |source| HistoryError::Sqlite {
-            path: self.path.clone(),
-            source,
-        };
+        // SQLite reads a negative LIMIT as none.
+        let limit = newest.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
+        let sql = |source| sqlite_error(&self.path, source);
         let mut statement = self
             .conn
             .prepare(
@@ -222,11 +252,18 @@ impl History {
                       JOIN invocation i ON s.invocation_id = i.id
                  WHERE i.shard IS NULL AND (?1 IS NULL OR s.scenario = ?1)
                    AND (?2 IS NULL OR i.branch = ?2)
+                   AND i.id >= coalesce((
+                       SELECT min(id) FROM (
+                           SELECT i2.id FROM invocation i2
+                           WHERE i2.shard IS NULL AND (?2 IS NULL OR i2.branch = ?2)
+                             AND (?1 IS NULL OR EXISTS (SELECT 1 FROM scenario_run s2
+                                  WHERE s2.invocation_id = i2.id AND s2.scenario = ?1))
+                           ORDER BY i2.id DESC LIMIT ?3)), 0)
                  ORDER BY i.id, s.id, c.position",
             )
             .map_err(sql)?;
         let rows = statement
-            .query_map(params![scenario, branch], |row| {
+            .query_map(params![scenario, branch, limit], |row| {
                 Ok(RecordedCell {
                     invocation: row.get(0)?,
                     recorded_at: row.get(1)?,
@@ -256,10 +293,7 @@ impl History {
             .query_row("SELECT count(*) FROM invocation", [], |row| row.get(0))
             .optional()
             .map(Option::unwrap_or_default)
-            .map_err(|source| HistoryError::Sqlite {
-                path: self.path.clone(),
-                source,
-            })
+            .map_err(|source| sqlite_error(&self.path, source))
     }
 }
 
@@ -328,13 +362,26 @@ fn insert_scenario(
                 mean_tokens
             ],
         )?;
+        let cell_id = tx.last_insert_rowid();
+        for metric in cell.metrics.iter().filter(|m| m.value.is_finite()) {
+            tx.execute(
+                "INSERT INTO cell_metric (cell_id, metric, value, lo, hi) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    cell_id,
+                    metric.metric.name,
+                    metric.value,
+                    metric.ci95.map(|c| c[0]),
+                    metric.ci95.map(|c| c[1])
+                ],
+            )?;
+        }
     }
     Ok(())
 }
 
 /// SHA-256 of the scenario file's bytes: what the shards recorded (merge),
 /// else the file as it is now (run, just after loading it).
-fn scenario_hash(result: &ScenarioResult) -> Option<String> {
+pub fn scenario_hash(result: &ScenarioResult) -> Option<String> {
     use sha2::{Digest, Sha256};
     result.sha256.clone().or_else(|| {
         let bytes = std::fs::read(&result.file).ok()?;
@@ -345,51 +392,6 @@ fn scenario_hash(result: &ScenarioResult) -> Option<String> {
                 .collect(),
         )
     })
-}
-
-fn not_history(path: &Path, reason: &str) -> HistoryError {
-    HistoryError::NotHistory {
-        path: path.to_path_buf(),
-        reason: reason.into(),
-    }
-}
-
-/// Refuses, by reading its first 100 bytes only, a file that is neither
-/// missing, empty nor an SQLite database that may be agent-eval's
-/// (SQLite's header: the magic string, and the application id at offset
-/// 68, ours or not yet set).
-fn check_header(path: &Path) -> Result<(), HistoryError> {
-    let io = |source| HistoryError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut file = match std::fs::File::open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(io(e)),
-    };
-    if !file.metadata().map_err(io)?.is_file() {
-        return Err(not_history(path, "not a regular file"));
-    }
-    let mut header = Vec::with_capacity(100);
-    file.by_ref()
-        .take(100)
-        .read_to_end(&mut header)
-        .map_err(io)?;
-    if header.is_empty() {
-        return Ok(());
-    }
-    if header.len() < 100 || !header.starts_with(b"SQLite format 3\0") {
-        return Err(not_history(path, "not an SQLite database"));
-    }
-    // 0: a database just being created by a concurrent writer, or another
-    // application's; the check under the write lock in [`History::open`]
-    // tells them apart before anything is written.
-    let app = i32::from_be_bytes([header[68], header[69], header[70], header[71]]);
-    if app != APPLICATION_ID && app != 0 {
-        return Err(not_history(path, "another application's SQLite database"));
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -447,7 +449,97 @@ mod tests {
             .unwrap()
             .execute_batch("PRAGMA user_version = 99;")
             .unwrap();
+        let before = std::fs::read(&path).unwrap();
         let e = History::open(&path).err().unwrap();
         assert!(matches!(e, HistoryError::Newer { found: 99, .. }), "{e}");
+        assert_eq!(std::fs::read(&path).unwrap(), before, "left as it was");
+    }
+
+    /// The version 1 schema as agent-eval 0.x wrote it, kept here
+    /// verbatim so the migration is tested against the real old layout.
+    const V1_SCHEMA: &str = "
+        CREATE TABLE invocation (id INTEGER PRIMARY KEY, recorded_at TEXT NOT NULL,
+            command TEXT NOT NULL, shard TEXT, commit_sha TEXT, branch TEXT,
+            commit_source TEXT, version TEXT NOT NULL);
+        CREATE TABLE scenario_run (id INTEGER PRIMARY KEY,
+            invocation_id INTEGER NOT NULL REFERENCES invocation(id), scenario TEXT NOT NULL,
+            file TEXT NOT NULL, scenario_sha256 TEXT, seeds INTEGER NOT NULL);
+        CREATE TABLE cell (id INTEGER PRIMARY KEY,
+            scenario_run_id INTEGER NOT NULL REFERENCES scenario_run(id),
+            position INTEGER NOT NULL, settings TEXT NOT NULL, label TEXT NOT NULL,
+            runs INTEGER NOT NULL, completion REAL, completion_lo REAL, completion_hi REAL,
+            full_completion REAL, full_completion_lo REAL, full_completion_hi REAL,
+            mean_tokens REAL);
+        CREATE INDEX scenario_run_by_invocation ON scenario_run(invocation_id);
+        CREATE INDEX cell_by_scenario_run ON cell(scenario_run_id);
+        PRAGMA application_id = 1095071304;
+        PRAGMA user_version = 1;
+        PRAGMA journal_mode = WAL;
+        INSERT INTO invocation VALUES (1, '2026-11-01T10:00:00Z', 'run', NULL, 'abc', 'main', 'git', '0.1.0');
+        INSERT INTO scenario_run VALUES (1, 1, 'docs_fixes', 'd.yaml', 'ff', 4);
+        INSERT INTO cell VALUES (1, 1, 0, '{\"todo\":true}', 'todo=true', 4,
+            0.75, 0.3, 0.95, 0.5, 0.15, 0.85, NULL);
+    ";
+
+    #[test]
+    fn a_version_1_history_migrates_and_keeps_its_rows() {
+        assert_eq!(APPLICATION_ID, 1_095_071_304);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.db");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch(V1_SCHEMA)
+            .unwrap();
+        let history = History::open(&path).unwrap();
+        let version: i32 = history
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        let cells = history.cells(None, None, None).unwrap();
+        assert_eq!(cells.len(), 1);
+        assert_eq!(cells[0].completion, Some(0.75));
+        assert_eq!(cells[0].completion_ci95, Some([0.3, 0.95]));
+        let metrics: Vec<(String, f64, f64, f64)> = history
+            .conn
+            .prepare("SELECT metric, value, lo, hi FROM cell_metric ORDER BY metric")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            metrics,
+            [
+                ("completion_rate".into(), 0.75, 0.3, 0.95),
+                ("full_completion_rate".into(), 0.5, 0.15, 0.85)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_failed_migration_leaves_version_1_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(V1_SCHEMA).unwrap();
+        // A table in the way of v2's: the migration fails half-way.
+        conn.execute_batch("CREATE TABLE cell_metric (x TEXT);")
+            .unwrap();
+        drop(conn);
+        assert!(History::open(&path).is_err());
+        let conn = Connection::open(&path).unwrap();
+        let version: i32 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, 1, "one transaction: all of it or none");
+        let indexes: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'scenario_run_by_hash'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(indexes, 0);
     }
 }

@@ -1,0 +1,270 @@
+//! The history database's schema and the checks that keep foreign files
+//! untouched: the migrations (one script per version, applied in one
+//! transaction), the path checks made before SQLite sees the file (no
+//! symbolic link, no directory, FIFO or device, an SQLite header with our
+//! `application_id` or none yet), and the checks made inside the open
+//! connection under the write lock (the application id, the version, no
+//! foreign tables), which close the window between looking at the file and
+//! opening it. [`super::History`] is the database's face.
+
+use std::io::Read;
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::HistoryError;
+
+/// `PRAGMA application_id` of an agent-eval history ("AEvH").
+pub const APPLICATION_ID: i32 = 0x4145_7648;
+/// The schema version written in `PRAGMA user_version`.
+pub const SCHEMA_VERSION: i32 = 2;
+
+/// Version 1: invocations, the scenarios each ran and their cells, with
+/// completion and full completion as columns.
+const V1: &str = "
+    CREATE TABLE invocation (
+        id INTEGER PRIMARY KEY,
+        recorded_at TEXT NOT NULL,
+        command TEXT NOT NULL,
+        shard TEXT,
+        commit_sha TEXT,
+        branch TEXT,
+        commit_source TEXT,
+        version TEXT NOT NULL
+    );
+    CREATE TABLE scenario_run (
+        id INTEGER PRIMARY KEY,
+        invocation_id INTEGER NOT NULL REFERENCES invocation(id),
+        scenario TEXT NOT NULL,
+        file TEXT NOT NULL,
+        scenario_sha256 TEXT,
+        seeds INTEGER NOT NULL
+    );
+    CREATE TABLE cell (
+        id INTEGER PRIMARY KEY,
+        scenario_run_id INTEGER NOT NULL REFERENCES scenario_run(id),
+        position INTEGER NOT NULL,
+        settings TEXT NOT NULL,
+        label TEXT NOT NULL,
+        runs INTEGER NOT NULL,
+        completion REAL,
+        completion_lo REAL,
+        completion_hi REAL,
+        full_completion REAL,
+        full_completion_lo REAL,
+        full_completion_hi REAL,
+        mean_tokens REAL
+    );
+    CREATE INDEX scenario_run_by_invocation ON scenario_run(invocation_id);
+    CREATE INDEX cell_by_scenario_run ON cell(scenario_run_id);
+";
+
+/// Version 2: every metric of every cell (`cell_metric`, by the metric
+/// table's names), so a baseline read from the history judges the same
+/// gated metrics a report does, whatever the metric table gates; the v1
+/// columns are copied in. Indexes for the baseline's lookup (the last
+/// whole run of a scenario hash, on a branch) and for `--last`.
+const V2: &str = "
+    CREATE TABLE cell_metric (
+        cell_id INTEGER NOT NULL REFERENCES cell(id),
+        metric TEXT NOT NULL,
+        value REAL NOT NULL,
+        lo REAL,
+        hi REAL,
+        PRIMARY KEY (cell_id, metric)
+    ) WITHOUT ROWID;
+    INSERT INTO cell_metric (cell_id, metric, value, lo, hi)
+        SELECT id, 'completion_rate', completion, completion_lo, completion_hi
+        FROM cell WHERE completion IS NOT NULL;
+    INSERT INTO cell_metric (cell_id, metric, value, lo, hi)
+        SELECT id, 'full_completion_rate', full_completion, full_completion_lo, full_completion_hi
+        FROM cell WHERE full_completion IS NOT NULL;
+    CREATE INDEX scenario_run_by_hash ON scenario_run(scenario_sha256, invocation_id);
+    CREATE INDEX invocation_by_branch ON invocation(branch, id);
+";
+
+/// `MIGRATIONS[v]` takes a database at version `v` to `v + 1`.
+const MIGRATIONS: &[&str] = &[V1, V2];
+
+pub(super) fn not_history(path: &Path, reason: &str) -> HistoryError {
+    HistoryError::NotHistory {
+        path: path.to_path_buf(),
+        reason: reason.into(),
+    }
+}
+
+/// Refuses, without following a link and by reading its first 100 bytes
+/// only, a path that is not missing, empty or an SQLite database that may
+/// be agent-eval's (SQLite's magic string, and the application id at
+/// offset 68, ours or not yet set). Returns whether the file exists.
+pub(super) fn check_path(path: &Path) -> Result<bool, HistoryError> {
+    let io = |source| HistoryError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let kind = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta.file_type(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(io(e)),
+    };
+    if kind.is_symlink() {
+        return Err(not_history(
+            path,
+            "a symbolic link; give the history's own path",
+        ));
+    }
+    if kind.is_dir() {
+        return Err(not_history(path, "a directory"));
+    }
+    if !kind.is_file() {
+        return Err(not_history(path, "not a regular file"));
+    }
+    let header = read_header(path).map_err(io)?;
+    if header.is_empty() {
+        return Ok(true);
+    }
+    if header.len() < 100 || !header.starts_with(b"SQLite format 3\0") {
+        return Err(not_history(path, "not an SQLite database"));
+    }
+    // 0: a database just being created by a concurrent writer, or another
+    // application's; the check under the write lock tells them apart
+    // before anything is written.
+    let app = i32::from_be_bytes([header[68], header[69], header[70], header[71]]);
+    if app != APPLICATION_ID && app != 0 {
+        return Err(not_history(path, "another application's SQLite database"));
+    }
+    Ok(true)
+}
+
+/// The first 100 bytes, opened without following a link and without
+/// blocking (a FIFO swapped in after the type check must not hang us).
+fn read_header(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut header = Vec::with_capacity(100);
+    file.take(100).read_to_end(&mut header)?;
+    Ok(header)
+}
+
+/// Opens the connection: no link followed, no URI interpretation of the
+/// name, created when missing (the caller decides whether it may be).
+pub(super) fn connect(path: &Path) -> rusqlite::Result<Connection> {
+    Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW,
+    )
+}
+
+/// What the open connection says the file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum State {
+    /// Ours, at the current version.
+    Current,
+    /// New (no tables, no id) or ours at this older version.
+    Behind(i32),
+}
+
+/// Reads the application id, version and table count through `conn`
+/// (inside the caller's transaction) and refuses what is not ours.
+pub(super) fn state(conn: &Connection, path: &Path) -> Result<State, HistoryError> {
+    let sql = |source| super::sqlite_error(path, source);
+    let app: i32 = conn
+        .query_row("PRAGMA application_id", [], |row| row.get(0))
+        .map_err(sql)?;
+    let version: i32 = conn
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(sql)?;
+    let tables: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
+        .map_err(sql)?;
+    if app != APPLICATION_ID && (app != 0 || tables != 0) {
+        return Err(not_history(path, "another application's database"));
+    }
+    if version > SCHEMA_VERSION {
+        return Err(HistoryError::Newer {
+            path: path.to_path_buf(),
+            found: version,
+        });
+    }
+    if app == APPLICATION_ID && version < 1 {
+        return Err(not_history(path, "our id without a schema version"));
+    }
+    Ok(if version == SCHEMA_VERSION {
+        State::Current
+    } else {
+        State::Behind(version)
+    })
+}
+
+/// Every column agent-eval reads or writes, by table.
+const COLUMNS: &[(&str, &str)] = &[
+    (
+        "invocation",
+        "id, recorded_at, command, shard, commit_sha, branch, commit_source, version",
+    ),
+    (
+        "scenario_run",
+        "id, invocation_id, scenario, file, scenario_sha256, seeds",
+    ),
+    (
+        "cell",
+        "id, scenario_run_id, position, settings, label, runs, completion, completion_lo, \
+         completion_hi, full_completion, full_completion_lo, full_completion_hi, mean_tokens",
+    ),
+    ("cell_metric", "cell_id, metric, value, lo, hi"),
+];
+
+/// Refuses a history (ours by its id and version) whose tables are not
+/// as agent-eval writes them, or whose pages are damaged: found when it is
+/// opened, not after the runs. The page check is SQLite's `quick_check`,
+/// linear in the file's size and read-only.
+pub(super) fn check_tables(conn: &Connection, path: &Path) -> Result<(), HistoryError> {
+    for (table, columns) in COLUMNS {
+        conn.prepare(&format!("SELECT {columns} FROM {table} LIMIT 0"))
+            .map_err(|e| HistoryError::Unreadable {
+                path: path.to_path_buf(),
+                reason: format!("table {table}: {e}"),
+            })?;
+    }
+    let verdict: String = conn
+        .query_row("PRAGMA quick_check(1)", [], |row| row.get(0))
+        .map_err(|e| super::sqlite_error(path, e))?;
+    if verdict != "ok" {
+        return Err(HistoryError::Unreadable {
+            path: path.to_path_buf(),
+            reason: format!("damaged: {verdict}"),
+        });
+    }
+    Ok(())
+}
+
+/// Applies the migrations from `version` on and stamps the id and the
+/// current version, inside the caller's write transaction.
+pub(super) fn migrate(conn: &Connection, version: i32) -> rusqlite::Result<()> {
+    let from = usize::try_from(version).unwrap_or(0);
+    for script in MIGRATIONS.iter().skip(from) {
+        conn.execute_batch(script)?;
+    }
+    conn.execute_batch(&format!(
+        "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_migration_per_version() {
+        assert_eq!(MIGRATIONS.len(), SCHEMA_VERSION as usize);
+    }
+}

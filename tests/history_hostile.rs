@@ -1,0 +1,231 @@
+//! The history's hostile pass through the binary: a path that is a
+//! dangling symlink, a symlink to a file elsewhere, a directory, a FIFO, a
+//! read-only file or folder, a file with SQLite's header but damaged pages;
+//! and names full of SQL and line breaks. Each refused case exits 2 with a
+//! message naming the file, never hangs, and leaves every file as it was
+//! (nothing created through a link). The library side (locks, a file
+//! changed during the runs, broken tables, long histories) is
+//! `src/results/history/hostile_tests.rs`.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+const SCENARIO: &str = "scenarios/simulated/docs_fixes.yaml";
+
+fn scenario() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(SCENARIO)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Runs the binary in `dir` with `branch` as the CI's branch, killing it
+/// if it takes more than a minute (a hang is a failure, not a stuck CI).
+fn agent_eval(dir: &Path, branch: &str, args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        .current_dir(dir)
+        .env("GITHUB_SHA", "0123456789abcdef")
+        .env("GITHUB_REF_NAME", branch)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    for _ in 0..600 {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    panic!("agent-eval {args:?} hung");
+}
+
+fn record(dir: &Path, history: &str) -> Output {
+    let s = scenario();
+    agent_eval(
+        dir,
+        "main",
+        &["run", &s, "--seeds", "1", "--quiet", "--history", history],
+    )
+}
+
+/// `run --history NAME` and `history NAME` both exit 2 naming `NAME`
+/// with `reason` in the message.
+fn refused(dir: &Path, name: &str, reason: &str) {
+    let s = scenario();
+    for args in [
+        vec!["run", &s, "--seeds", "1", "--quiet", "--history", name],
+        vec!["history", name],
+    ] {
+        let out = agent_eval(dir, "main", &args);
+        let message = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {message}");
+        assert!(
+            message.contains(name) && message.contains(reason),
+            "{args:?}: {message}"
+        );
+    }
+}
+
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn links_directories_and_fifos_are_refused_without_following_or_waiting() {
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A dangling link: nothing may be created where it points.
+    std::os::unix::fs::symlink(elsewhere.path().join("made.db"), d.join("dangling.db")).unwrap();
+    // A link to someone's file, and one to a real history elsewhere.
+    std::fs::write(elsewhere.path().join("notes.txt"), "keep me\n").unwrap();
+    std::os::unix::fs::symlink(elsewhere.path().join("notes.txt"), d.join("notes.db")).unwrap();
+    assert_eq!(record(elsewhere.path(), "real.db").status.code(), Some(0));
+    std::os::unix::fs::symlink(elsewhere.path().join("real.db"), d.join("real.db")).unwrap();
+    std::fs::create_dir(d.join("folder.db")).unwrap();
+    let fifo = std::ffi::CString::new(d.join("pipe.db").to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let before_elsewhere: Vec<(String, Vec<u8>)> = listing(elsewhere.path())
+        .into_iter()
+        .map(|n| {
+            let bytes = std::fs::read(elsewhere.path().join(&n)).unwrap();
+            (n, bytes)
+        })
+        .collect();
+    let before_here = listing(d);
+    for (name, reason) in [
+        ("dangling.db", "symbolic link"),
+        ("notes.db", "symbolic link"),
+        ("real.db", "symbolic link"),
+        ("folder.db", "a directory"),
+        ("pipe.db", "not a regular file"),
+    ] {
+        refused(d, name, reason);
+    }
+    assert_eq!(listing(d), before_here, "nothing made here");
+    let after: Vec<(String, Vec<u8>)> = listing(elsewhere.path())
+        .into_iter()
+        .map(|n| {
+            let bytes = std::fs::read(elsewhere.path().join(&n)).unwrap();
+            (n, bytes)
+        })
+        .collect();
+    assert_eq!(after, before_elsewhere, "nothing changed or made elsewhere");
+}
+
+#[test]
+fn damaged_pages_behind_a_valid_header_are_refused_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert_eq!(record(d, "h.db").status.code(), Some(0));
+    // Fold the WAL in and leave one plain file, then spoil every page but
+    // the first (the header and the schema stay valid).
+    rusqlite::Connection::open(d.join("h.db"))
+        .unwrap()
+        .execute_batch("PRAGMA journal_mode = DELETE;")
+        .unwrap();
+    let mut bytes = std::fs::read(d.join("h.db")).unwrap();
+    let page = u16::from_be_bytes([bytes[16], bytes[17]]) as usize;
+    assert!(bytes.len() > page, "more than one page");
+    for (i, b) in bytes[page..].iter_mut().enumerate() {
+        *b = (i.wrapping_mul(151) % 251) as u8;
+    }
+    std::fs::write(d.join("h.db"), &bytes).unwrap();
+    refused(d, "h.db", "damaged");
+    assert_eq!(std::fs::read(d.join("h.db")).unwrap(), bytes);
+    assert_eq!(listing(d), ["h.db"]);
+}
+
+#[test]
+fn a_read_only_history_is_read_but_not_written() {
+    use std::os::unix::fs::PermissionsExt;
+    // Permissions do not hold for root: there is nothing to test there.
+    if unsafe { libc::geteuid() } == 0 {
+        eprintln!("SKIPPED: running as root, which writes read-only files");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("ro");
+    std::fs::create_dir(&d).unwrap();
+    assert_eq!(record(&d, "h.db").status.code(), Some(0));
+    let before = std::fs::read(d.join("h.db")).unwrap();
+    std::fs::set_permissions(d.join("h.db"), std::fs::Permissions::from_mode(0o444)).unwrap();
+    std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let out = record(&d, "h.db");
+    let message = String::from_utf8_lossy(&out.stderr).into_owned();
+    std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{message}");
+    assert!(message.contains("h.db"), "{message}");
+    assert_eq!(std::fs::read(d.join("h.db")).unwrap(), before);
+}
+
+#[test]
+fn names_full_of_sql_and_line_breaks_are_stored_and_shown_as_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let yaml = std::fs::read_to_string(scenario())
+        .unwrap()
+        .replace("name: docs-fixes", "name: \"docs'); DROP TABLE cell; --\"");
+    std::fs::write(d.join("s.yaml"), yaml).unwrap();
+    let branch = "fix'; DELETE FROM invocation; --\nsecond";
+    let out = agent_eval(
+        d,
+        branch,
+        &[
+            "run",
+            "s.yaml",
+            "--seeds",
+            "4",
+            "--quiet",
+            "--history",
+            "h.db",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = agent_eval(
+        d,
+        "main",
+        &["history", "h.db", "--json", "--branch", branch],
+    );
+    assert_eq!(shown.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    let cells = json.as_array().unwrap();
+    assert!(!cells.is_empty());
+    for cell in cells {
+        assert_eq!(cell["scenario"], "docs'); DROP TABLE cell; --");
+        assert_eq!(cell["runs"][0]["branch"], branch);
+    }
+    // The table shows the line break escaped, on one line.
+    let table = agent_eval(d, "main", &["history", "h.db"]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(!text.contains("--\nsecond"), "{text}");
+    let gate = agent_eval(
+        d,
+        branch,
+        &[
+            "run",
+            "s.yaml",
+            "--seeds",
+            "4",
+            "--quiet",
+            "--baseline",
+            "h.db",
+        ],
+    );
+    assert_eq!(gate.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&gate.stdout).contains("0 regressed"));
+}
