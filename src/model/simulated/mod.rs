@@ -95,6 +95,9 @@ pub struct SimulatedModel {
     /// A session's parts: each task, and where its steps start among the
     /// skills (empty: one task holding every step).
     session: Vec<(String, usize)>,
+    /// Never reads the plan back in a response that writes it (see
+    /// [`SimulatedModel::reading_back_apart`]).
+    read_back_apart: bool,
 }
 
 impl SimulatedModel {
@@ -110,7 +113,19 @@ impl SimulatedModel {
             workdir: WorkdirSpelling::default(),
             cache: ReadCache::default(),
             session: Vec::new(),
+            read_back_apart: false,
         }
+    }
+
+    /// Leaves a planning read (the dialect's
+    /// [`PlanDialect::reads_plan_only`] tools: `TaskList`, `TaskGet`) out of
+    /// any response that also writes the plan, and reads the plan its
+    /// accepted calls set instead. For a real CLI agent: Claude Code runs
+    /// `TaskUpdate` and `TaskList` of one response concurrently, so a list
+    /// sent after an update could show it or not, run to run.
+    pub fn reading_back_apart(mut self) -> Self {
+        self.read_back_apart = true;
+        self
     }
 
     /// Works through a session: `parts` holds each part's task and the
@@ -349,23 +364,7 @@ impl Model for SimulatedModel {
         };
 
         if update {
-            let wanted = self.wanted_plan(&reading, working_on);
-            // A call of a tool the agent does not offer is left out: Claude
-            // Code offers its Task tools either deferred behind ToolSearch
-            // or directly, and only the first needs loading.
-            calls.extend(
-                self.dialect
-                    .write_update(&reading.items, &wanted)
-                    .into_iter()
-                    .filter(|c| {
-                        self.dialect.is_planning_tool(&c.tool)
-                            || request.tools.iter().any(|t| t.name == c.tool)
-                    })
-                    .map(|c| ToolCall {
-                        tool: c.tool,
-                        input: c.input,
-                    }),
-            );
+            calls.extend(self.update_calls(request, &reading, working_on));
         }
         match (working_on, drift) {
             (Some(step), _) => {
@@ -406,6 +405,40 @@ impl Model for SimulatedModel {
 }
 
 impl SimulatedModel {
+    /// The calls that update the plan to what it wants (`working_on` in
+    /// progress).
+    fn update_calls(
+        &self,
+        request: &ModelRequest<'_>,
+        reading: &Reading,
+        working_on: Option<usize>,
+    ) -> Vec<ToolCall> {
+        let wanted = self.wanted_plan(reading, working_on);
+        // A call of a tool the agent does not offer is left out: Claude
+        // Code offers its Task tools either deferred behind ToolSearch or
+        // directly, and only the first needs loading.
+        let mut calls: Vec<ToolCall> = self
+            .dialect
+            .write_update(&reading.items, &wanted)
+            .into_iter()
+            .filter(|c| {
+                self.dialect.is_planning_tool(&c.tool)
+                    || request.tools.iter().any(|t| t.name == c.tool)
+            })
+            .map(|c| ToolCall {
+                tool: c.tool,
+                input: c.input,
+            })
+            .collect();
+        let writes = calls.iter().any(|c| {
+            self.dialect.is_planning_tool(&c.tool) && !self.dialect.reads_plan_only(&c.tool)
+        });
+        if self.read_back_apart && writes {
+            calls.retain(|c| !self.dialect.reads_plan_only(&c.tool));
+        }
+        calls
+    }
+
     /// An unplanned, harmless action: read a file some step touches, or list
     /// the workspace.
     fn improvised_call(&self, rng: &mut ChaCha8Rng) -> ToolCall {
