@@ -172,12 +172,28 @@ fn the_task_preset_offers_the_task_tools_as_the_probe_showed_for_its_command() {
     let is_task = |n: &String| TASK_TOOLS_PROBED.contains(&n.as_str());
     let default = run("default");
     assert!(!names(&default, "tools").iter().any(is_task));
-    assert!(!names(&default, "deferred_via_tool_search").iter().any(is_task));
+    assert!(
+        !names(&default, "deferred_via_tool_search")
+            .iter()
+            .any(is_task)
+    );
     let named = run("named");
     assert!(!names(&named, "tools").iter().any(is_task));
-    assert_eq!(names(&named, "deferred_via_tool_search").iter().filter(|n| is_task(n)).count(), 4);
+    assert_eq!(
+        names(&named, "deferred_via_tool_search")
+            .iter()
+            .filter(|n| is_task(n))
+            .count(),
+        4
+    );
     let direct = run("direct");
-    assert_eq!(names(&direct, "tools").iter().filter(|n| is_task(n)).count(), 4);
+    assert_eq!(
+        names(&direct, "tools")
+            .iter()
+            .filter(|n| is_task(n))
+            .count(),
+        4
+    );
     assert!(!names(&direct, "tools").contains(&"ToolSearch".to_string()));
     // The preset's command names the tools exactly as the direct probe did.
     let command = of(AgentPreset::ClaudeCode)
