@@ -187,3 +187,42 @@ fn diff_refuses_a_history() {
         text(&out)
     );
 }
+
+#[test]
+fn one_file_records_and_gates_from_the_first_run_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = scenario_in(dir.path());
+    let s = scenario.to_str().unwrap();
+    let args = [
+        "run",
+        s,
+        "--seeds",
+        "4",
+        "--quiet",
+        "--history",
+        "h.db",
+        "--baseline",
+        "h.db",
+    ];
+    // The first run: nothing recorded yet, so nothing gated; it records.
+    let first = agent_eval(dir.path(), "main", &args);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+    assert!(
+        text(&first).contains("not gated: docs-fixes"),
+        "{}",
+        text(&first)
+    );
+    // The second is compared with the first, never with itself.
+    let second = agent_eval(dir.path(), "main", &args);
+    let shown = text(&second);
+    assert_eq!(second.status.code(), Some(0), "{shown}");
+    assert!(
+        shown.contains("0 regressed") && shown.contains("on main"),
+        "{shown}"
+    );
+    let db = rusqlite::Connection::open(dir.path().join("h.db")).unwrap();
+    let recorded: i64 = db
+        .query_row("SELECT count(*) FROM invocation", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(recorded, 2);
+}

@@ -1,5 +1,6 @@
 //! The history's hostile pass through the binary: a path that is a
-//! dangling symlink, a symlink to a file elsewhere, a directory, a FIFO, a
+//! dangling symlink, a symlink to a file elsewhere, a planted `-wal` link,
+//! a directory, a FIFO, a
 //! read-only file or folder, a file with SQLite's header but damaged pages;
 //! and names full of SQL and line breaks. Each refused case exits 2 with a
 //! message naming the file, never hangs, and leaves every file as it was
@@ -101,6 +102,13 @@ fn links_directories_and_fifos_are_refused_without_following_or_waiting() {
             (n, bytes)
         })
         .collect();
+    // A WAL file planted as a link, to redirect SQLite's writes.
+    std::fs::create_dir(d.join("planted")).unwrap();
+    std::os::unix::fs::symlink(
+        elsewhere.path().join("notes.txt"),
+        d.join("planted").join("h.db-wal"),
+    )
+    .unwrap();
     let before_here = listing(d);
     for (name, reason) in [
         ("dangling.db", "symbolic link"),
@@ -108,10 +116,12 @@ fn links_directories_and_fifos_are_refused_without_following_or_waiting() {
         ("real.db", "symbolic link"),
         ("folder.db", "a directory"),
         ("pipe.db", "not a regular file"),
+        ("planted/h.db", "h.db-wal is a symbolic link"),
     ] {
         refused(d, name, reason);
     }
     assert_eq!(listing(d), before_here, "nothing made here");
+    assert_eq!(listing(&d.join("planted")), ["h.db-wal"]);
     let after: Vec<(String, Vec<u8>)> = listing(elsewhere.path())
         .into_iter()
         .map(|n| {

@@ -543,3 +543,54 @@ fn the_task_tools_are_loaded_only_where_toolsearch_is_offered() {
         "{direct:?}"
     );
 }
+
+/// For a real CLI agent, which may run a response's calls concurrently, a
+/// response that writes the plan never also reads it back: the built-in
+/// loop's model ends a Task update with `TaskList`, the preset's model
+/// leaves it out and keeps the same plan and step work.
+#[test]
+fn a_plan_read_back_is_left_out_of_a_writing_response_only_when_asked() {
+    use agent_eval::plan::dialect::Dialect;
+    let scenario = ten_step();
+    let dialect = Dialect::ClaudeCodeTasks;
+    let p = SimulateParams {
+        plan_first: 1.0,
+        invalid_todo_rate: 0.0,
+        ..params(&scenario)
+    };
+    let tools: Vec<_> = schemas(false)
+        .into_iter()
+        .chain(dialect.get().tools())
+        .filter(|t| t.name != "ToolSearch")
+        .collect();
+    let messages = [Message::user_text(scenario.task.clone())];
+    let calls = |model: SimulatedModel| -> Vec<String> {
+        let mut model = model.with_dialect(dialect);
+        let request = ModelRequest {
+            system: "s",
+            messages: &messages,
+            tools: &tools,
+        };
+        let response = model.respond(&request).unwrap();
+        response
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolUse { name, .. } => Some(name.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    for seed in 0..20 {
+        let built_in = calls(SimulatedModel::new(p, scenario.skills(), seed));
+        let apart = calls(SimulatedModel::new(p, scenario.skills(), seed).reading_back_apart());
+        assert!(built_in.contains(&"TaskList".to_string()), "{built_in:?}");
+        assert!(apart.contains(&"TaskCreate".to_string()), "{apart:?}");
+        assert!(
+            !apart.iter().any(|n| n == "TaskList" || n == "TaskGet"),
+            "{apart:?}"
+        );
+        let without_list: Vec<String> = built_in.into_iter().filter(|n| n != "TaskList").collect();
+        assert_eq!(without_list, apart, "seed {seed}");
+    }
+}

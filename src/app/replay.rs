@@ -91,6 +91,9 @@ pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppE
         ReplayFormat::Json => transcript::to_json(&record)
             .map_err(|e| AppError::Usage(format!("cannot write the replay as JSON: {e}")))?,
     };
+    // The workspace's random folder out, so a replay reads the same on
+    // every machine (as the run logs do).
+    let text = crate::sandbox::workspace::redact::workspace_paths(&text);
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
         .map_err(|source| AppError::Write {

@@ -10,7 +10,10 @@
 //!   text blocks (a plain-string message is one), every tool input as
 //!   compact JSON and every tool result; tool schemas, tool names and ids
 //!   are not counted. The workspace path counts as the fixed placeholder
-//!   `{WORKDIR}`, so figures do not depend on where the workspace lives;
+//!   `{WORKDIR}`, so figures do not depend on where the workspace lives,
+//!   and a duration an outside agent measured and wrote into a result
+//!   (Codex's `Wall time: 0.1 seconds`) counts as `Wall time: 0 seconds`,
+//!   so they do not depend on the clock or the machine's load either;
 //! - its tokens are its characters / 4, rounded up once per request (a
 //!   request is what an API counts; rounding each request up keeps every
 //!   figure a whole number and never makes planning more than the whole);
@@ -60,7 +63,8 @@ impl WorkdirSpelling {
     }
 
     /// Characters of `text` with every spelling of the workspace path read
-    /// as the placeholder.
+    /// as the placeholder (and a measured wall time as
+    /// [`WALL_TIME_COUNTED`]).
     pub fn chars(&self, text: &str) -> usize {
         match self.replaced(text) {
             Some(replaced) => replaced.chars().count(),
@@ -68,11 +72,12 @@ impl WorkdirSpelling {
         }
     }
 
-    /// `text` with every spelling replaced by the placeholder; `None` when
-    /// it holds none.
+    /// `text` with every spelling replaced by the placeholder and every
+    /// measured wall time by [`WALL_TIME_COUNTED`]; `None` when it holds
+    /// neither.
     fn replaced(&self, text: &str) -> Option<String> {
         // Longest first: a spelling inside a longer one is not counted twice.
-        let mut replaced: Option<String> = None;
+        let mut replaced: Option<String> = without_wall_times(text);
         for spelling in &self.spellings {
             let current = replaced.as_deref().unwrap_or(text);
             if may_contain(current, spelling) && current.contains(spelling.as_str()) {
@@ -81,6 +86,45 @@ impl WorkdirSpelling {
         }
         replaced
     }
+}
+
+/// How an agent writes the time a tool call took: `Wall time: ` then
+/// seconds as a decimal figure then ` seconds` (Codex 0.169.0:
+/// `exec_command` with four decimals, `apply_patch` with at most one, so
+/// the length varies with the load).
+const WALL_TIME: (&str, &str) = ("Wall time: ", " seconds");
+
+/// What a measured wall time counts as.
+pub const WALL_TIME_COUNTED: &str = "Wall time: 0 seconds";
+
+/// `text` with every measured wall time written as [`WALL_TIME_COUNTED`];
+/// `None` when it holds none.
+fn without_wall_times(text: &str) -> Option<String> {
+    let (head, tail) = WALL_TIME;
+    if !may_contain(text, head) || !text.contains(head) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut found = false;
+    while let Some(at) = rest.find(head) {
+        let after = &rest[at + head.len()..];
+        let figure = after
+            .bytes()
+            .take_while(|b| b.is_ascii_digit() || *b == b'.')
+            .count();
+        out.push_str(&rest[..at]);
+        if figure > 0 && after[figure..].starts_with(tail) {
+            out.push_str(WALL_TIME_COUNTED);
+            rest = &after[figure + tail.len()..];
+            found = true;
+        } else {
+            out.push_str(head);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    found.then_some(out)
 }
 
 /// Whether `text` can hold `pattern`: it is long enough and holds the
@@ -463,6 +507,30 @@ mod tests {
         assert_eq!(tokens(0), 0);
         assert_eq!(tokens(1), 1);
         assert_eq!(tokens(8), 2);
+    }
+
+    #[test]
+    fn a_measured_wall_time_counts_the_same_whatever_it_measured() {
+        let workdir = WorkdirSpelling::new(std::path::Path::new("/w"));
+        let counted = |text: &str| workdir.chars(text);
+        let quick = "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess.\n";
+        let slow = "Exit code: 0\nWall time: 12.3 seconds\nOutput:\nSuccess.\n";
+        assert_eq!(counted(quick), quick.chars().count());
+        assert_eq!(counted(slow), counted(quick));
+        assert_eq!(
+            counted("Wall time: 0.0031 seconds in /w/x, Wall time: 2 seconds"),
+            "Wall time: 0 seconds in {WORKDIR}/x, Wall time: 0 seconds"
+                .chars()
+                .count()
+        );
+        // Not a measured time: counted as written.
+        for text in [
+            "Wall time: soon seconds",
+            "Wall time: 3 minutes",
+            "Wall time: ",
+        ] {
+            assert_eq!(counted(text), text.chars().count(), "{text}");
+        }
     }
 
     #[test]

@@ -9,12 +9,15 @@
 //! run's planning dialect (so every dialect's plan reads the same way).
 //! This module also builds the `replay` commands failing expectations name.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::llm::{Content, ContentBlock, Role};
 use crate::plan::dialect::PlanItem;
 use crate::results::{RunRecord, RunResult};
+use crate::sandbox::workspace::redact;
 use crate::scenario::cells::Cell;
 use crate::scenario::{
     Axis, AxisValue, CellSettings, Expectation, ReminderSpec, Scenario, StopKind,
@@ -68,7 +71,25 @@ pub fn record(scenario: &Scenario, settings: &CellSettings, run: &RunRecord) -> 
         agent_log_tail: failed_agent_tail(run),
     });
     // Plain data always serializes; an error would only drop the record.
-    value.unwrap_or(Value::Null)
+    let mut value = value.unwrap_or(Value::Null);
+    without_workspace_paths(&mut value);
+    value
+}
+
+/// Every string in `value` with the run's workspace folder written as
+/// `<workspace>` (see [`crate::sandbox::workspace::redact`]), so a log
+/// reads the same on every machine and every time.
+fn without_workspace_paths(value: &mut Value) {
+    match value {
+        Value::String(text) => {
+            if let Cow::Owned(redacted) = redact::workspace_paths(text) {
+                *text = redacted;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_workspace_paths),
+        Value::Object(fields) => fields.values_mut().for_each(without_workspace_paths),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
 }
 
 /// How much of an outside agent's output a failed run's record keeps.

@@ -45,7 +45,7 @@ use crate::scenario::{AgentCommand, TaskVia};
 use crate::wire::WireError;
 use crate::wire::observed::{ObservedRun, ReminderMarks, observe_run_marked, transcript};
 use crate::wire::record::Exchange;
-use crate::wire::server::{MockServer, ServerOptions};
+use crate::wire::server::{MockServer, RunningServer, ServerOptions};
 
 /// How long a finished run waits for the agent to exit by itself.
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(2);
@@ -137,65 +137,16 @@ pub fn run_external(
             ..ServerOptions::default()
         },
     )?;
-    let mut log = match run.log_path {
-        Some(path) => File::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(path),
-        None => tempfile::tempfile(),
-    }
-    .map_err(|source| log_error(run, source))?;
-    let mut env: BTreeMap<OsString, OsString> = std::env::vars_os()
-        .filter(|(key, _)| {
-            let key = key.as_bytes();
-            !key.starts_with(b"ANTHROPIC_") && !key.starts_with(b"OPENAI_")
-        })
-        .collect();
-    let no_proxy = match std::env::var("NO_PROXY").or_else(|_| std::env::var("no_proxy")) {
-        Ok(existing) if !existing.is_empty() => format!("{existing},127.0.0.1,localhost"),
-        _ => "127.0.0.1,localhost".to_string(),
-    };
+    let mut log = open_log(run)?;
     // Every process the agent starts inherits this mark (unless it clears
     // its environment): where PID namespaces are missing, strays that left
     // the process group are found by it after the run.
     let run_mark = format!("{}:{}", std::process::id(), server.addr().port());
-    let mut set = |key: &str, value: &str| {
-        env.insert(key.into(), value.into());
-    };
-    set("ANTHROPIC_BASE_URL", &server.base_url());
-    set("ANTHROPIC_API_KEY", DUMMY_KEY);
-    set("OPENAI_BASE_URL", &server.openai_base_url());
-    set("OPENAI_API_KEY", DUMMY_KEY);
-    set("MODEL_ID", run.model_id);
-    set("NO_PROXY", &no_proxy);
-    set("no_proxy", &no_proxy);
-    if run.agent.task_via == TaskVia::Env {
-        set("AGENT_TASK", run.task);
-    }
-    for (key, value) in &run.agent.env {
-        set(key, value);
-    }
-    // Set last: the mark is how strays are found, whatever the command's
-    // env says (a scenario's is refused at load; a library caller's too).
-    set(RUN_MARK_VAR, &run_mark);
-    let (command, args) = match run.agent.task_via {
-        TaskVia::Arg => (
-            format!("{} \"$@\"", run.agent.command),
-            vec!["agent-eval".to_string(), run.task.to_string()],
-        ),
-        TaskVia::Stdin | TaskVia::Env | TaskVia::Lines | TaskVia::StreamJson => {
-            (run.agent.command.clone(), Vec::new())
-        }
-    };
+    let env = agent_env(run, &server, &run_mark);
+    let (command, args) = command_and_args(run);
     let ruleset = if run.agent.sandbox {
-        crate::sandbox::landlock::agent_ruleset(run.workspace, server.addr().port()).map_err(
-            |e| WireError::Spawn {
-                command: run.agent.command.clone(),
-                source: std::io::Error::other(e.to_string()),
-            },
-        )?
+        crate::sandbox::landlock::agent_ruleset(run.workspace, server.addr().port())
+            .map_err(|e| spawn_error(run, std::io::Error::other(e.to_string())))?
     } else {
         None
     };
@@ -245,51 +196,141 @@ pub fn run_external(
     // Only the fallback containment can leave a daemon behind: one that
     // left the group still carries the run's mark.
     kill_marked(&run_mark);
+    let ended = process_end(run, result);
+    let exchanges = server.stop();
+    let ended = ended?;
+    let log = read_log(&mut log).map_err(|e| log_error(run, e))?;
+    Ok(ExternalOutcome {
+        observed: observe(run, &exchanges, ended.timed_out),
+        transcript: transcript(&exchanges),
+        log,
+        exit_code: ended.exit_code,
+        stopped_after_grace: ended.stopped_after_grace,
+        exchanges,
+    })
+}
+
+/// The run's log of the agent's output: the file asked for, or an unnamed
+/// temporary one.
+fn open_log(run: &ExternalRun<'_>) -> Result<File, WireError> {
+    match run.log_path {
+        Some(path) => File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path),
+        None => tempfile::tempfile(),
+    }
+    .map_err(|source| log_error(run, source))
+}
+
+/// The agent's environment: ours without any API settings, the mock
+/// endpoint's base URLs and dummy keys, loopback kept off any proxy, the
+/// task when it goes by environment, the command's own variables, and the
+/// run's mark last.
+fn agent_env(
+    run: &ExternalRun<'_>,
+    server: &RunningServer,
+    run_mark: &str,
+) -> BTreeMap<OsString, OsString> {
+    let mut env: BTreeMap<OsString, OsString> = std::env::vars_os()
+        .filter(|(key, _)| {
+            let key = key.as_bytes();
+            !key.starts_with(b"ANTHROPIC_") && !key.starts_with(b"OPENAI_")
+        })
+        .collect();
+    let no_proxy = match std::env::var("NO_PROXY").or_else(|_| std::env::var("no_proxy")) {
+        Ok(existing) if !existing.is_empty() => format!("{existing},127.0.0.1,localhost"),
+        _ => "127.0.0.1,localhost".to_string(),
+    };
+    let mut set = |key: &str, value: &str| {
+        env.insert(key.into(), value.into());
+    };
+    set("ANTHROPIC_BASE_URL", &server.base_url());
+    set("ANTHROPIC_API_KEY", DUMMY_KEY);
+    set("OPENAI_BASE_URL", &server.openai_base_url());
+    set("OPENAI_API_KEY", DUMMY_KEY);
+    set("MODEL_ID", run.model_id);
+    set("NO_PROXY", &no_proxy);
+    set("no_proxy", &no_proxy);
+    if run.agent.task_via == TaskVia::Env {
+        set("AGENT_TASK", run.task);
+    }
+    for (key, value) in &run.agent.env {
+        set(key, value);
+    }
+    // Set last: the mark is how strays are found, whatever the command's
+    // env says (a scenario's is refused at load; a library caller's too).
+    set(RUN_MARK_VAR, run_mark);
+    env
+}
+
+/// The shell command and its arguments: the task as `$1` when it goes as
+/// an argument.
+fn command_and_args(run: &ExternalRun<'_>) -> (String, Vec<String>) {
+    match run.agent.task_via {
+        TaskVia::Arg => (
+            format!("{} \"$@\"", run.agent.command),
+            vec!["agent-eval".to_string(), run.task.to_string()],
+        ),
+        TaskVia::Stdin | TaskVia::Env | TaskVia::Lines | TaskVia::StreamJson => {
+            (run.agent.command.clone(), Vec::new())
+        }
+    }
+}
+
+fn spawn_error(run: &ExternalRun<'_>, source: std::io::Error) -> WireError {
+    WireError::Spawn {
+        command: run.agent.command.clone(),
+        source,
+    }
+}
+
+/// How the agent's process ended.
+struct ProcessEnd {
+    exit_code: Option<i32>,
+    timed_out: bool,
+    stopped_after_grace: bool,
+}
+
+/// The process's end, or the error that ends the run (interrupted, or the
+/// agent could not start).
+fn process_end(
+    run: &ExternalRun<'_>,
+    result: Result<process::Output, ProcessError>,
+) -> Result<ProcessEnd, WireError> {
     let (exit_code, timed_out, stopped_after_grace) = match result {
         Ok(output) => (output.exit_code, false, output.stopped),
         Err(ProcessError::Timeout) => (None, true, false),
-        Err(ProcessError::Cancelled) => {
-            server.stop();
-            return Err(WireError::Interrupted);
-        }
+        Err(ProcessError::Cancelled) => return Err(WireError::Interrupted),
         Err(ProcessError::Sandbox(e)) => {
-            server.stop();
-            return Err(WireError::Spawn {
-                command: run.agent.command.clone(),
-                source: std::io::Error::other(e.to_string()),
-            });
+            return Err(spawn_error(run, std::io::Error::other(e.to_string())));
         }
-        Err(ProcessError::Spawn(source)) => {
-            server.stop();
-            return Err(WireError::Spawn {
-                command: run.agent.command.clone(),
-                source,
-            });
-        }
+        Err(ProcessError::Spawn(source)) => return Err(spawn_error(run, source)),
     };
-    let exchanges = server.stop();
-    let log = read_log(&mut log).map_err(|e| log_error(run, e))?;
+    Ok(ProcessEnd {
+        exit_code,
+        timed_out,
+        stopped_after_grace,
+    })
+}
+
+/// The run's metrics, read off the wire with the agent's reminder marks.
+fn observe(run: &ExternalRun<'_>, exchanges: &[Exchange], timed_out: bool) -> ObservedRun {
     let pattern = run.agent.reminder_pattern.as_deref();
     let marks = if run.agent.reminder_pattern_only {
         ReminderMarks::Exactly(pattern.unwrap_or(""))
     } else {
         ReminderMarks::Tagged(pattern)
     };
-    let metrics = observe_run_marked(
-        &exchanges,
+    observe_run_marked(
+        exchanges,
         run.dialect.get(),
         marks,
         Some(run.workspace),
         timed_out,
-    );
-    Ok(ExternalOutcome {
-        observed: metrics,
-        transcript: transcript(&exchanges),
-        log,
-        exit_code,
-        stopped_after_grace,
-        exchanges,
-    })
+    )
 }
 
 fn log_error(run: &ExternalRun<'_>, source: std::io::Error) -> WireError {

@@ -108,7 +108,9 @@ pub fn model_for_in(
             // A preset's own planning reminder is the only reminder.
             if let Some(preset) = scenario.agent.preset {
                 let text = presets::of(preset).reminder_text(settings.dialect);
-                simulated = simulated.with_only_reminder_markers(text.as_slice());
+                simulated = simulated
+                    .with_only_reminder_markers(text.as_slice())
+                    .reading_back_apart();
             }
             // An external agent's own reminder text is a reminder too.
             if let Some(pattern) = scenario

@@ -95,6 +95,9 @@ pub struct SimulatedModel {
     /// A session's parts: each task, and where its steps start among the
     /// skills (empty: one task holding every step).
     session: Vec<(String, usize)>,
+    /// Never reads the plan back in a response that writes it (see
+    /// [`SimulatedModel::reading_back_apart`]).
+    read_back_apart: bool,
 }
 
 impl SimulatedModel {
@@ -110,7 +113,19 @@ impl SimulatedModel {
             workdir: WorkdirSpelling::default(),
             cache: ReadCache::default(),
             session: Vec::new(),
+            read_back_apart: false,
         }
+    }
+
+    /// Leaves a planning read (the dialect's
+    /// [`PlanDialect::reads_plan_only`] tools: `TaskList`, `TaskGet`) out of
+    /// any response that also writes the plan, and reads the plan its
+    /// accepted calls set instead. For a real CLI agent: Claude Code runs
+    /// `TaskUpdate` and `TaskList` of one response concurrently, so a list
+    /// sent after an update could show it or not, run to run.
+    pub fn reading_back_apart(mut self) -> Self {
+        self.read_back_apart = true;
+        self
     }
 
     /// Works through a session: `parts` holds each part's task and the
@@ -268,26 +283,13 @@ impl Model for SimulatedModel {
         let mut content = Vec::new();
         let mut calls: Vec<ToolCall> = Vec::new();
 
-        if update && uniform(&mut rng) < self.params.invalid_todo_rate {
-            let kind = match pick(&mut rng, &[1.0, 1.0, 1.0, 1.0]) {
-                0 => InvalidUpdate::TwoInProgress,
-                1 => InvalidUpdate::EmptyText,
-                2 => InvalidUpdate::UnknownStatus,
-                _ => InvalidUpdate::TooMany,
-            };
-            // A dialect that accepts this kind of mistake gets a valid
-            // update instead.
-            if let Some(call) = self
-                .dialect
-                .write_invalid(&self.wanted_plan(&reading, None), kind)
-            {
-                content.push(ContentBlock::text("Updating the plan."));
-                calls.push(ToolCall {
-                    tool: call.tool,
-                    input: call.input,
-                });
-                return Ok(respond_with(turn, content, calls));
-            }
+        if update
+            && uniform(&mut rng) < self.params.invalid_todo_rate
+            && let Some(call) = self.invalid_update(&reading, &mut rng)
+        {
+            content.push(ContentBlock::text("Updating the plan."));
+            calls.push(call);
+            return Ok(respond_with(turn, content, calls));
         }
 
         let pending: Vec<usize> = reading
@@ -307,19 +309,7 @@ impl Model for SimulatedModel {
         let drift = if recalled || update {
             None
         } else {
-            let p = &self.params;
-            let weights = [
-                p.skip_weight,
-                p.repeat_weight,
-                p.improvise_weight,
-                p.stop_weight,
-            ];
-            Some(match pick(&mut rng, &weights) {
-                0 => Drift::Skip,
-                1 => Drift::Repeat,
-                2 => Drift::Improvise,
-                _ => Drift::Stop,
-            })
+            Some(self.drift(&mut rng))
         };
 
         // A false claim made while skipping, said before the work.
@@ -349,50 +339,15 @@ impl Model for SimulatedModel {
         };
 
         if update {
-            let wanted = self.wanted_plan(&reading, working_on);
-            // A call of a tool the agent does not offer is left out: Claude
-            // Code offers its Task tools either deferred behind ToolSearch
-            // or directly, and only the first needs loading.
-            calls.extend(
-                self.dialect
-                    .write_update(&reading.items, &wanted)
-                    .into_iter()
-                    .filter(|c| {
-                        self.dialect.is_planning_tool(&c.tool)
-                            || request.tools.iter().any(|t| t.name == c.tool)
-                    })
-                    .map(|c| ToolCall {
-                        tool: c.tool,
-                        input: c.input,
-                    }),
-            );
+            calls.extend(self.update_calls(request, &reading, working_on));
         }
-        match (working_on, drift) {
-            (Some(step), _) => {
-                let step = &self.skills[step];
-                if step.actions.is_empty() {
-                    // No tool does this step: performing it is saying so.
-                    content.push(ContentBlock::text(format!("{prefix}{}", claim_text(step))));
-                } else {
-                    content.push(ContentBlock::text(format!("{prefix}{}", work_text(step))));
-                    calls.extend(step.actions.iter().cloned());
-                }
-            }
-            (None, Some(Drift::Repeat)) if !reading.done.is_empty() => {
-                let done: Vec<usize> = reading.done.iter().copied().collect();
-                let again = done[below(&mut rng, done.len())];
-                let step = &self.skills[again];
-                content.push(ContentBlock::text(format!(
-                    "Let me redo step {}: {}",
-                    step.id, step.text
-                )));
-                calls.extend(step.actions.iter().cloned());
-            }
-            _ => {
-                content.push(ContentBlock::text("Let me look around first."));
-                calls.push(self.improvised_call(&mut rng));
-            }
-        }
+        self.work(
+            (working_on, drift),
+            &prefix,
+            &reading,
+            &mut rng,
+            (&mut content, &mut calls),
+        );
         if calls.is_empty() {
             // Only a claimed step and no call: look around so the turn goes
             // on (a response without calls would end the run).
@@ -406,6 +361,115 @@ impl Model for SimulatedModel {
 }
 
 impl SimulatedModel {
+    /// An invalid update of a random kind, in the dialect's shape; `None`
+    /// when the dialect accepts that kind of mistake (a valid update is
+    /// sent instead).
+    fn invalid_update(&self, reading: &Reading, rng: &mut ChaCha8Rng) -> Option<ToolCall> {
+        let kind = match pick(rng, &[1.0, 1.0, 1.0, 1.0]) {
+            0 => InvalidUpdate::TwoInProgress,
+            1 => InvalidUpdate::EmptyText,
+            2 => InvalidUpdate::UnknownStatus,
+            _ => InvalidUpdate::TooMany,
+        };
+        let call = self
+            .dialect
+            .write_invalid(&self.wanted_plan(reading, None), kind)?;
+        Some(ToolCall {
+            tool: call.tool,
+            input: call.input,
+        })
+    }
+
+    /// How it drifts, picked by the parameters' weights.
+    fn drift(&self, rng: &mut ChaCha8Rng) -> Drift {
+        let p = &self.params;
+        let weights = [
+            p.skip_weight,
+            p.repeat_weight,
+            p.improvise_weight,
+            p.stop_weight,
+        ];
+        match pick(rng, &weights) {
+            0 => Drift::Skip,
+            1 => Drift::Repeat,
+            2 => Drift::Improvise,
+            _ => Drift::Stop,
+        }
+    }
+
+    /// The turn's work after any plan update: the step it works on (said
+    /// after `prefix`, a false claim made while skipping), a finished step
+    /// redone, or an improvised look around.
+    fn work(
+        &self,
+        (working_on, drift): (Option<usize>, Option<Drift>),
+        prefix: &str,
+        reading: &Reading,
+        rng: &mut ChaCha8Rng,
+        (content, calls): (&mut Vec<ContentBlock>, &mut Vec<ToolCall>),
+    ) {
+        match (working_on, drift) {
+            (Some(step), _) => {
+                let step = &self.skills[step];
+                if step.actions.is_empty() {
+                    // No tool does this step: performing it is saying so.
+                    content.push(ContentBlock::text(format!("{prefix}{}", claim_text(step))));
+                } else {
+                    content.push(ContentBlock::text(format!("{prefix}{}", work_text(step))));
+                    calls.extend(step.actions.iter().cloned());
+                }
+            }
+            (None, Some(Drift::Repeat)) if !reading.done.is_empty() => {
+                let done: Vec<usize> = reading.done.iter().copied().collect();
+                let again = done[below(rng, done.len())];
+                let step = &self.skills[again];
+                content.push(ContentBlock::text(format!(
+                    "Let me redo step {}: {}",
+                    step.id, step.text
+                )));
+                calls.extend(step.actions.iter().cloned());
+            }
+            _ => {
+                content.push(ContentBlock::text("Let me look around first."));
+                calls.push(self.improvised_call(rng));
+            }
+        }
+    }
+
+    /// The calls that update the plan to what it wants (`working_on` in
+    /// progress).
+    fn update_calls(
+        &self,
+        request: &ModelRequest<'_>,
+        reading: &Reading,
+        working_on: Option<usize>,
+    ) -> Vec<ToolCall> {
+        let wanted = self.wanted_plan(reading, working_on);
+        // A call of a tool the agent does not offer is left out: Claude
+        // Code offers its Task tools either deferred behind ToolSearch or
+        // directly, and only the first needs loading.
+        let mut calls: Vec<ToolCall> = self
+            .dialect
+            .write_update(&reading.items, &wanted)
+            .into_iter()
+            .filter(|c| {
+                self.dialect.is_planning_tool(&c.tool)
+                    || request.tools.iter().any(|t| t.name == c.tool)
+            })
+            .map(|c| ToolCall {
+                tool: c.tool,
+                input: c.input,
+            })
+            .collect();
+        let writes = calls.iter().any(|c| {
+            self.dialect.is_planning_tool(&c.tool) && !self.dialect.reads_plan_only(&c.tool)
+        });
+        if self.read_back_apart && writes {
+            calls.retain(|c| !self.dialect.reads_plan_only(&c.tool));
+        }
+        calls
+    }
+
     /// An unplanned, harmless action: read a file some step touches, or list
     /// the workspace.
     fn improvised_call(&self, rng: &mut ChaCha8Rng) -> ToolCall {

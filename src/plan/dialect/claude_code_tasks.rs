@@ -612,6 +612,10 @@ impl PlanDialect for ClaudeCodeTasks {
         matches!(tool, CREATE | UPDATE | LIST | GET)
     }
 
+    fn reads_plan_only(&self, tool: &str) -> bool {
+        matches!(tool, LIST | GET)
+    }
+
     fn load_tools(&self, tool: &str, input: &Value) -> Option<String> {
         (tool == TOOL_SEARCH).then(|| tool_search(input))
     }

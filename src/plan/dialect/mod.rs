@@ -266,6 +266,12 @@ pub trait PlanDialect: fmt::Debug + Send + Sync {
     /// Whether `tool` is one of this dialect's planning tools.
     fn is_planning_tool(&self, tool: &str) -> bool;
 
+    /// Whether `tool` is a planning tool that only reads the plan back
+    /// (Claude Code's `TaskList` and `TaskGet`), rather than writing it.
+    fn reads_plan_only(&self, _tool: &str) -> bool {
+        false
+    }
+
     /// The answer to a call of a tool that loads this dialect's tools
     /// (Claude Code's `ToolSearch` for its deferred Task tools); `None` for
     /// every other tool. Such a call is neither a planning call nor unknown.

@@ -102,6 +102,7 @@ pub(super) fn check_path(path: &Path) -> Result<bool, HistoryError> {
         path: path.to_path_buf(),
         source,
     };
+    companions_are_no_links(path)?;
     let kind = match std::fs::symlink_metadata(path) {
         Ok(meta) => meta.file_type(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
@@ -134,6 +135,27 @@ pub(super) fn check_path(path: &Path) -> Result<bool, HistoryError> {
         return Err(not_history(path, "another application's SQLite database"));
     }
     Ok(true)
+}
+
+/// SQLite writes `FILE-wal`, `FILE-shm` and `FILE-journal` beside the
+/// database; one that is a symbolic link (planted to redirect those
+/// writes) is refused with its name.
+fn companions_are_no_links(path: &Path) -> Result<(), HistoryError> {
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        let companion = Path::new(&name);
+        if std::fs::symlink_metadata(companion).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(not_history(
+                path,
+                &format!(
+                    "its companion file {} is a symbolic link",
+                    companion.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The first 100 bytes, opened without following a link and without

@@ -23,6 +23,7 @@ mod error;
 mod image;
 mod memory;
 pub mod path;
+pub mod redact;
 
 use std::fmt;
 use std::fs::File;

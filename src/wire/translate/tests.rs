@@ -50,12 +50,12 @@ fn calls(response: &ModelResponse) -> Vec<(String, String, Value)> {
 const CLAUDE: [&str; 5] = ["Bash", "Edit", "Read", "TodoWrite", "Write"];
 const CODEX: [&str; 3] = ["exec_command", "update_plan", "apply_patch"];
 
-#[test]
-fn claude_code_gets_its_tools_with_a_read_before_an_edit() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.py"), "x = 1\n").unwrap();
-    let mut t = Translation::new(Some(dir.path().to_path_buf()));
-    let root = dir.path().to_string_lossy().into_owned();
+/// A response of every built-in tool (and a TodoWrite), translated for
+/// Claude Code in a workspace holding `a.py`: the translation and what it
+/// sent.
+fn translated_for_claude_code(dir: &Path) -> (Translation, ModelResponse) {
+    std::fs::write(dir.join("a.py"), "x = 1\n").unwrap();
+    let mut t = Translation::new(Some(dir.to_path_buf()));
     let response = ModelResponse::from_blocks(vec![
         ContentBlock::text("Working."),
         call(
@@ -82,6 +82,14 @@ fn claude_code_gets_its_tools_with_a_read_before_an_edit() {
         call("toolu_1_6", "TodoWrite", json!({"todos": []})),
     ]);
     let out = t.agent_view(&request(&CLAUDE, vec![Message::user_text("t")]), response);
+    (t, out)
+}
+
+#[test]
+fn claude_code_gets_its_tools_with_a_read_before_an_edit() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_string_lossy().into_owned();
+    let (_, out) = translated_for_claude_code(dir.path());
     let got = calls(&out);
     let path = format!("{root}/a.py");
     assert_eq!(
@@ -122,9 +130,14 @@ fn claude_code_gets_its_tools_with_a_read_before_an_edit() {
         ]
     );
     assert!(matches!(&out.content[0], ContentBlock::Text { text } if text == "Working."));
+}
 
-    // Back: the model sees its own calls, the added Reads gone, and a
-    // flagged failure of a file tool as an error.
+/// Back: the model sees its own calls, the added Reads gone, and a
+/// flagged failure of a file tool as an error.
+#[test]
+fn claude_code_results_reach_the_model_as_answers_to_its_own_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let (t, out) = translated_for_claude_code(dir.path());
     let results = |ids: &[&str]| {
         Message::blocks(
             Role::User,

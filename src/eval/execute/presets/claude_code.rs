@@ -15,7 +15,9 @@
 //! Code keeps `~/.claude` and a folder per cwd under `$TMPDIR`); telemetry,
 //! error reports, update checks and every other non-model request are off
 //! (`CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC`), so the model calls are the
-//! only requests it makes.
+//! only requests it makes. `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY=1` makes
+//! it run a response's calls one at a time, in the order sent, so a run's
+//! results do not depend on which concurrent call finishes first.
 //!
 //! Its planning reminder is a `system` text starting "The TodoWrite tool
 //! hasn't been used recently" ("The task tools haven't been used
@@ -108,6 +110,14 @@ impl Preset for ClaudeCode {
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
             "1".into(),
         );
+        // One tool at a time, in the order sent: by default Claude Code runs
+        // a response's concurrency-safe calls together (Read, read-only
+        // Bash, and TaskUpdate beside TaskList and TaskGet) and returns
+        // their results as they finish, so the same response got different
+        // results from run to run (docs/real-agents.md, "Determinism").
+        agent
+            .env
+            .insert("CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY".into(), "1".into());
         for (key, value) in QUIET_ENV {
             agent.env.insert(key.into(), value.into());
         }

@@ -139,3 +139,68 @@ fn a_session_on_a_preset_without_sessions_is_refused_at_its_line() {
     s.agent.dialect_set_at = None;
     settle(&mut s, false).unwrap();
 }
+
+/// The probe of which tools claude 2.1.330 offers with
+/// `CLAUDE_CODE_ENABLE_TASKS=1` (`tests/data/claude-code-tasks/probe/offered_tools.json`):
+/// by default, in print mode, no Task tool at all (neither offered nor
+/// deferred); named in `--tools` with `ToolSearch`, deferred behind it;
+/// named without it, offered directly. The preset names them without
+/// `ToolSearch`, so the request it sends offers them directly.
+#[test]
+fn the_task_preset_offers_the_task_tools_as_the_probe_showed_for_its_command() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/claude-code-tasks/probe/offered_tools.json");
+    let probe: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let run = |name: &str| {
+        probe["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let names = |run: &serde_json::Value, key: &str| -> Vec<String> {
+        run[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.get("name").unwrap_or(t).as_str().unwrap().to_string())
+            .collect()
+    };
+    let is_task = |n: &String| TASK_TOOLS_PROBED.contains(&n.as_str());
+    let default = run("default");
+    assert!(!names(&default, "tools").iter().any(is_task));
+    assert!(
+        !names(&default, "deferred_via_tool_search")
+            .iter()
+            .any(is_task)
+    );
+    let named = run("named");
+    assert!(!names(&named, "tools").iter().any(is_task));
+    assert_eq!(
+        names(&named, "deferred_via_tool_search")
+            .iter()
+            .filter(|n| is_task(n))
+            .count(),
+        4
+    );
+    let direct = run("direct");
+    assert_eq!(
+        names(&direct, "tools")
+            .iter()
+            .filter(|n| is_task(n))
+            .count(),
+        4
+    );
+    assert!(!names(&direct, "tools").contains(&"ToolSearch".to_string()));
+    // The preset's command names the tools exactly as the direct probe did.
+    let command = of(AgentPreset::ClaudeCode)
+        .command_line(Path::new("claude"), true, Dialect::ClaudeCodeTasks)
+        .command;
+    let tools = direct["claude_args"][2].as_str().unwrap();
+    assert!(command.contains(&format!("--tools {tools} ")), "{command}");
+}
+
+const TASK_TOOLS_PROBED: [&str; 4] = ["TaskCreate", "TaskUpdate", "TaskList", "TaskGet"];

@@ -1,0 +1,131 @@
+//! A real-CLI scenario gives the same report every time: each scenario of
+//! `real-agents/` (the real Claude Code and Codex CLIs, simulated model) is
+//! run twice at once, on three seeds a cell, and the two JSON reports must
+//! be the same bytes.
+//!
+//! What used to make them differ (docs/real-agents.md, "Determinism"):
+//! Claude Code ran a response's concurrency-safe calls together (a
+//! `TaskList` beside the `TaskUpdate` before it, two `Read`s) and answered
+//! them in the order they finished, and Codex writes the wall time a call
+//! took into its results. The two runs go at once so that the machine is
+//! busy and such timing differences show.
+//!
+//! The CLIs come from `.ci/install-agents.sh`; without them the test skips
+//! (outside CI) or fails (in CI, see tests/support).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A bound on one `agent-eval run` of a scenario at three seeds (a run
+/// normally takes a few seconds; the agent's own timeout is 120 s).
+const RUN_BOUND: Duration = Duration::from_secs(600);
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Where `.ci/install-agents.sh` puts the CLIs, when both are there.
+fn installed_agents() -> Option<PathBuf> {
+    let dir = match std::env::var_os("AGENT_EVAL_AGENTS_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(std::env::var_os("HOME")?).join(".cache/agent-eval/agents"),
+    };
+    let bin = dir.join("node_modules/.bin");
+    (bin.join("claude").exists() && bin.join("codex").exists()).then_some(dir)
+}
+
+/// The shipped real-CLI scenarios, in name order.
+fn real_agent_scenarios() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(manifest_dir().join("real-agents"))
+        .expect("real-agents/ is there")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Starts `agent-eval run SCENARIO --seeds 3 --json REPORT` in a fresh HOME.
+fn start_run(agents: &Path, scenario: &Path, report: &Path, home: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        .arg("run")
+        .arg(scenario)
+        .args(["--seeds", "3", "--quiet", "--json"])
+        .arg(report)
+        .current_dir(manifest_dir())
+        .env("AGENT_EVAL_AGENTS_DIR", agents)
+        .env("HOME", home)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("agent-eval starts")
+}
+
+/// Waits for `child`, killing it past the bound (then the test fails).
+/// Three seeds can fail a statistical expectation (exit 1); anything else
+/// than 0 or 1 fails the test.
+fn finish(mut child: std::process::Child, started: Instant, what: &str) {
+    loop {
+        if child.try_wait().expect("wait for agent-eval").is_some() {
+            break;
+        }
+        if started.elapsed() > RUN_BOUND {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: agent-eval ran longer than {RUN_BOUND:?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let output = child.wait_with_output().expect("collect agent-eval output");
+    assert!(
+        matches!(output.status.code(), Some(0 | 1)),
+        "{what}: agent-eval run failed ({})\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn every_real_agent_scenario_reports_the_same_bytes_twice() {
+    let Some(agents) = installed_agents() else {
+        support::skip_unless_required(
+            "the `claude` and `codex` CLIs are not installed (run `bash .ci/install-agents.sh`, \
+             or set AGENT_EVAL_AGENTS_DIR)",
+        );
+        return;
+    };
+    let scenarios = real_agent_scenarios();
+    assert!(scenarios.len() >= 3, "{scenarios:?}");
+    for scenario in scenarios {
+        let what = scenario.display().to_string();
+        let dir = tempfile::tempdir().expect("temp dir");
+        let reports = [
+            dir.path().join("first.json"),
+            dir.path().join("second.json"),
+        ];
+        let homes = [dir.path().join("home1"), dir.path().join("home2")];
+        let started = Instant::now();
+        let children: Vec<_> = reports
+            .iter()
+            .zip(&homes)
+            .map(|(report, home)| {
+                std::fs::create_dir_all(home).expect("make a HOME");
+                start_run(&agents, &scenario, report, home)
+            })
+            .collect();
+        for child in children {
+            finish(child, started, &what);
+        }
+        let [first, second] = reports.map(|r| std::fs::read(r).expect("the JSON report"));
+        assert!(
+            first == second,
+            "{what}: two runs gave different reports\n--- first\n{}\n--- second\n{}",
+            String::from_utf8_lossy(&first),
+            String::from_utf8_lossy(&second)
+        );
+    }
+}
