@@ -3,7 +3,8 @@
 //! completed, steps scored), running totals for every other aggregate, and
 //! the full records either in memory (a few runs, read back from a report)
 //! or in a spill file written as the runs finish and read back, in order,
-//! when a report is written. A million runs cost about 16 bytes each.
+//! when a report is written. A million runs cost about a byte each
+//! (see [`super::run_rows`]).
 //!
 //! The spill file is anonymous (it has no name in the temporary folder: the
 //! system removes it when the last handle closes, also when the process

@@ -24,7 +24,7 @@ pub struct ShardFile {
 /// Reads shard reports for [`ShardReader::merge`]: each run checked as it
 /// is parsed, its record appended to one anonymous spill file, and only its
 /// compact row kept, so merging takes memory in proportion to the rows
-/// (16 bytes a run), not to the records.
+/// (about a byte a run), not to the records.
 #[derive(Debug)]
 pub struct ShardReader {
     spill: Arc<Spill>,

@@ -236,10 +236,20 @@ impl Word {
 /// Whether `command` provably only reads the workspace (see the module
 /// doc). `false` means "not known to", not "writes".
 pub fn is_read_only(command: &str) -> bool {
+    let command = negated(command).unwrap_or(command);
     let Some(commands) = lex(command) else {
         return false;
     };
     commands.iter().all(|words| reads_only(words))
+}
+
+/// What follows the shell's negation `! ` at the very start of `command`
+/// (`! grep -rq TODO docs`, a check that no file holds a word): it only
+/// inverts the exit status, so the rest reads what it reads. `None`
+/// without one; a `!` anywhere else stays beyond the grammar.
+fn negated(command: &str) -> Option<&str> {
+    let rest = command.trim_start_matches([' ', '\t']).strip_prefix('!')?;
+    rest.starts_with([' ', '\t']).then_some(rest)
 }
 
 /// Whether one simple command (its words, quotes removed) is a utility of
@@ -438,6 +448,8 @@ mod tests {
             "grep -c x ./*",
             "ls src/*.py",
             "sort --key=*.py names",
+            "! grep -rq TODO docs",
+            " ! grep -q x a.py && ls",
         ] {
             let expected = command != "ls -la";
             assert_eq!(is_read_only(command), expected, "{command}");
@@ -457,6 +469,11 @@ mod tests {
             "ls > out.txt",
             "grep x a.py > out",
             "cat < a.py",
+            "!grep -q x a.py",
+            "! ! grep -q x a.py",
+            "ls && ! grep -q x a.py",
+            "! rm a.py",
+            "grep x a!b",
             "ls &",
             "sleep 1 & ls",
             "cat /etc/passwd",
