@@ -24,7 +24,17 @@ fn scenario() -> String {
 /// Runs the binary in `dir` with `branch` as the CI's branch, killing it
 /// if it takes more than a minute (a hang is a failure, not a stuck CI).
 fn agent_eval(dir: &Path, branch: &str, args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    agent_eval_with(
+        Command::new(env!("CARGO_BIN_EXE_agent-eval")),
+        dir,
+        branch,
+        args,
+    )
+}
+
+/// [`agent_eval`] with a command the caller prepared.
+fn agent_eval_with(mut command: Command, dir: &Path, branch: &str, args: &[&str]) -> Output {
+    let mut child = command
         .current_dir(dir)
         .env("GITHUB_SHA", "0123456789abcdef")
         .env("GITHUB_REF_NAME", branch)
@@ -155,14 +165,37 @@ fn damaged_pages_behind_a_valid_header_are_refused_untouched() {
     assert_eq!(listing(d), ["h.db"]);
 }
 
+/// A command that may write nothing anywhere (but `/dev/null`): a file's
+/// mode bits do not stop root, so as root (as CI runs) the binary runs
+/// under the read-only Landlock ruleset of agent-eval's own sandbox.
+fn unable_to_write() -> Command {
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+    if unsafe { libc::geteuid() } != 0 {
+        return command;
+    }
+    let Some(ruleset) = agent_eval::sandbox::landlock::read_only_ruleset().unwrap() else {
+        panic!("running as root needs Landlock to take write access away");
+    };
+    let fd = ruleset.raw_fd();
+    // SAFETY: only async-signal-safe system calls between fork and exec;
+    // the shared ruleset (and so its fd) lives as long as the process.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+                || libc::syscall(libc::SYS_landlock_restrict_self, fd, 0) < 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command
+}
+
 #[test]
 fn a_read_only_history_is_read_but_not_written() {
     use std::os::unix::fs::PermissionsExt;
-    // Permissions do not hold for root: there is nothing to test there.
-    if unsafe { libc::geteuid() } == 0 {
-        eprintln!("SKIPPED: running as root, which writes read-only files");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().join("ro");
     std::fs::create_dir(&d).unwrap();
@@ -170,11 +203,16 @@ fn a_read_only_history_is_read_but_not_written() {
     let before = std::fs::read(d.join("h.db")).unwrap();
     std::fs::set_permissions(d.join("h.db"), std::fs::Permissions::from_mode(0o444)).unwrap();
     std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o555)).unwrap();
-    let out = record(&d, "h.db");
+    let s = scenario();
+    let args = ["run", &s, "--seeds", "1", "--quiet", "--history", "h.db"];
+    let out = agent_eval_with(unable_to_write(), &d, "main", &args);
     let message = String::from_utf8_lossy(&out.stderr).into_owned();
     std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(out.status.code(), Some(2), "{message}");
-    assert!(message.contains("h.db"), "{message}");
+    assert!(
+        message.contains("h.db: the history cannot be written"),
+        "{message}"
+    );
     assert_eq!(std::fs::read(d.join("h.db")).unwrap(), before);
 }
 
