@@ -9,17 +9,6 @@ use std::path::{Path, PathBuf};
 /// The longest a function may be, in lines.
 const MAX_LINES: usize = 120;
 
-/// Functions known to be longer, by name, that another piece of work is
-/// splitting this session. An entry goes when its function is split; a new
-/// entry is not the way to land a long function.
-const BEING_SPLIT: &[&str] = &[
-    // The outside-agent run, the simulated model's answer, and the long
-    // translation test (helper `agents3`).
-    "run_external",
-    "respond",
-    "claude_code_gets_its_tools_with_a_read_before_an_edit",
-];
-
 /// A function found in a file: its name, its first line (1-based) and its
 /// length in lines.
 #[derive(Debug)]
@@ -117,7 +106,7 @@ fn no_function_under_src_is_longer_than_the_limit() {
     for file in &files {
         let text = std::fs::read_to_string(file).expect("a readable source file");
         for function in functions(&text) {
-            if function.lines > MAX_LINES && !BEING_SPLIT.contains(&function.name.as_str()) {
+            if function.lines > MAX_LINES {
                 too_long.push(format!(
                     "{}:{}: fn {} is {} lines",
                     file.strip_prefix(root).unwrap_or(file).display(),
