@@ -10,10 +10,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v chromium >/dev/null 2>&1; then
+# - curl: tests/containment.rs and tests/wire_external.rs use it as a
+#   stand-in agent that speaks HTTP.
+if ! command -v chromium >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq chromium >/dev/null
+    apt-get install -y -qq chromium curl >/dev/null
 fi
 
 python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \

@@ -5,6 +5,8 @@
 //! the environment has no real key; an early-stop request ends a command
 //! with SIGTERM, then SIGKILL, keeping its output.
 
+mod support;
+
 use agent_eval::agent::StopKind;
 use agent_eval::cancel::CancelToken;
 use agent_eval::eval::execute::agent_process::{ExternalOutcome, ExternalRun, run_external};
@@ -82,9 +84,9 @@ fn gone_soon(needle: &str) -> Vec<u32> {
 
 fn namespaces_available() -> bool {
     if process::containment() == Containment::ProcessGroup {
-        println!(
-            "SKIPPED: no PID namespaces here; a daemon that leaves the group and clears \
-             its environment can outlive the run (documented)"
+        support::skip_unless_required(
+            "no PID namespaces here; a daemon that leaves the group and clears \
+             its environment can outlive the run (documented)",
         );
         return false;
     }
@@ -311,7 +313,7 @@ fn an_invocation_has_arguments_its_own_environment_and_a_log() {
 fn a_sandboxed_agent_reaches_only_its_mock_server_and_writes_only_its_workspace() {
     let status = agent_eval::sandbox::landlock::status();
     if !status.is_full() {
-        println!("SKIPPED: {status}");
+        support::skip_unless_required(&status.to_string());
         return;
     }
     if std::process::Command::new("curl")
@@ -319,7 +321,7 @@ fn a_sandboxed_agent_reaches_only_its_mock_server_and_writes_only_its_workspace(
         .output()
         .is_err()
     {
-        println!("SKIPPED: curl is not installed");
+        support::skip_unless_required("curl is not installed");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -4,6 +4,8 @@
 //! answer exactly as the same calls on a plain folder (where every command
 //! is a real process over the real files).
 
+mod support;
+
 use std::path::Path;
 use std::sync::Arc;
 
@@ -202,7 +204,7 @@ fn the_same_command_over_the_same_files_is_answered_without_a_process() {
 #[test]
 fn a_read_only_command_cannot_write_even_if_it_tried() {
     if !agent_eval::sandbox::landlock::status().is_full() {
-        eprintln!("SKIPPED: {}", agent_eval::sandbox::landlock::status());
+        support::skip_unless_required(&agent_eval::sandbox::landlock::status().to_string());
         return;
     }
     // `find -fprint` writes a file: not read-only by the classification,

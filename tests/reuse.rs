@@ -3,6 +3,8 @@
 //! with `--no-reuse` (every command a real process); and a contained
 //! command's changes reach another run's files without a process.
 
+mod support;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -68,7 +70,7 @@ fn every_shipped_scenario_reports_the_same_bytes_with_reuse_on_and_off() {
 #[test]
 fn a_contained_commands_changes_reach_another_runs_files_without_a_process() {
     if !agent_eval::sandbox::landlock::status().is_full() {
-        eprintln!("SKIPPED: {}", agent_eval::sandbox::landlock::status());
+        support::skip_unless_required(&agent_eval::sandbox::landlock::status().to_string());
         return;
     }
     let settings = CommandSettings::new(Duration::from_secs(30));
@@ -108,7 +110,7 @@ fn a_contained_commands_changes_reach_another_runs_files_without_a_process() {
 #[test]
 fn a_change_memory_cannot_hold_makes_the_folder_the_workspace() {
     if !agent_eval::sandbox::landlock::status().is_full() {
-        eprintln!("SKIPPED: {}", agent_eval::sandbox::landlock::status());
+        support::skip_unless_required(&agent_eval::sandbox::landlock::status().to_string());
         return;
     }
     let settings = CommandSettings::new(Duration::from_secs(30));

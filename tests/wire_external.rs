@@ -3,6 +3,8 @@
 //! transcript and metrics as the built-in loop; the runner's environment,
 //! task delivery, grace period and timeout.
 
+mod support;
+
 use agent_eval::agent::StopKind;
 use agent_eval::eval::execute::agent_process::{ExternalRun, run_external};
 use agent_eval::eval::{Cell, checks, model_for, run_once, workspace_image};
@@ -275,7 +277,7 @@ fn a_finished_model_and_a_lingering_agent_end_after_the_grace_period() {
         .output()
         .is_err()
     {
-        println!("SKIPPED: curl is not installed");
+        support::skip_unless_required("curl is not installed");
         return;
     }
     let outcome = shell_run(command, TaskVia::Stdin, 120);
@@ -363,7 +365,7 @@ fn a_daemon_that_left_the_process_group_is_killed_too() {
         .output()
         .is_err()
     {
-        println!("SKIPPED: setsid is not installed");
+        support::skip_unless_required("setsid is not installed");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
