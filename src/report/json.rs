@@ -125,33 +125,21 @@ mod shard_tests {
 
     fn record(seed: u64, steps_completed: usize, steps_total: usize) -> RunResult {
         RunResult {
-            seed,
             turns: 4 + seed as usize % 3,
-            stop: crate::agent::StopKind::EndTurn,
             steps_completed,
             steps_total,
             reminders_at: vec![2],
-            rejected_todo_updates: 0,
             todo_calls: 1,
-            protocol_violations: 0,
-            unknown_tool_calls: 0,
-            context_tokens: 0,
-            planning_tokens: 0,
-            planning_turns: 0,
-            reminders_after_planning: 0,
             input_tokens: Some(100 + seed),
-            output_tokens: None,
             // Sums of these depend on their order.
             cost: Some(0.1 * (seed % 4) as f64 + 1e-7 / (seed + 1) as f64),
-            drift_turns: Vec::new(),
             model_error: (seed == 5).then(|| "gave up".to_string()),
             step_checks: if steps_completed == steps_total {
                 "11".into()
             } else {
                 "10".into()
             },
-            parts: Vec::new(),
-            unexpected_user_messages: 0,
+            ..RunResult::zeroed(seed)
         }
     }
 

@@ -554,28 +554,17 @@ mod tests {
 
     fn record(seed: u64, steps_completed: usize, cost: Option<f64>) -> RunResult {
         RunResult {
-            seed,
             turns: 7,
-            stop: crate::agent::StopKind::EndTurn,
             steps_completed,
             steps_total: 3,
             reminders_at: vec![2, 5],
             rejected_todo_updates: 1,
             todo_calls: 2,
-            protocol_violations: 0,
-            unknown_tool_calls: 0,
-            context_tokens: 0,
-            planning_tokens: 0,
-            planning_turns: 0,
-            reminders_after_planning: 0,
             input_tokens: cost.map(|_| 10),
-            output_tokens: None,
             cost,
-            drift_turns: Vec::new(),
             model_error: (seed == 2).then(|| "boom \"quoted\" ü\n".to_string()),
             step_checks: "101".into(),
-            parts: Vec::new(),
-            unexpected_user_messages: 0,
+            ..RunResult::zeroed(seed)
         }
     }
 

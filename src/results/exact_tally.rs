@@ -84,28 +84,13 @@ mod tests {
 
     fn run(seed: u64, turns: usize, stop: StopKind) -> RunResult {
         RunResult {
-            seed,
             turns,
             stop,
             steps_completed: 3,
             steps_total: 3,
             reminders_at: vec![2],
-            rejected_todo_updates: 0,
             todo_calls: 1,
-            protocol_violations: 0,
-            unknown_tool_calls: 0,
-            context_tokens: 0,
-            planning_tokens: 0,
-            planning_turns: 0,
-            reminders_after_planning: 0,
-            input_tokens: None,
-            output_tokens: None,
-            cost: None,
-            drift_turns: Vec::new(),
-            model_error: None,
-            step_checks: String::new(),
-            parts: Vec::new(),
-            unexpected_user_messages: 0,
+            ..RunResult::zeroed(seed)
         }
     }
 

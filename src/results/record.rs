@@ -134,6 +134,39 @@ pub struct RunRecord {
     pub agent_log: Option<String>,
 }
 
+#[cfg(test)]
+impl RunResult {
+    /// A run of no turns and no steps with every figure zero (for tests,
+    /// which set what they look at: `RunResult { turns: 4,
+    /// ..RunResult::zeroed(seed) }`).
+    pub(crate) fn zeroed(seed: u64) -> Self {
+        RunResult {
+            seed,
+            turns: 0,
+            stop: crate::agent::StopKind::EndTurn,
+            steps_completed: 0,
+            steps_total: 0,
+            reminders_at: Vec::new(),
+            rejected_todo_updates: 0,
+            todo_calls: 0,
+            protocol_violations: 0,
+            unknown_tool_calls: 0,
+            context_tokens: 0,
+            planning_tokens: 0,
+            planning_turns: 0,
+            reminders_after_planning: 0,
+            input_tokens: None,
+            output_tokens: None,
+            cost: None,
+            drift_turns: Vec::new(),
+            model_error: None,
+            step_checks: String::new(),
+            parts: Vec::new(),
+            unexpected_user_messages: 0,
+        }
+    }
+}
+
 /// Fake runs for tests: run i has seed i and `completed[i]` steps, and
 /// `reminders` reminders of 100 tokens each over a context of 1,000.
 #[cfg(test)]
@@ -146,29 +179,14 @@ pub(crate) fn test_runs(
         .iter()
         .enumerate()
         .map(|(seed, &steps_completed)| RunResult {
-            seed: seed as u64,
             turns: 10,
-            stop: crate::agent::StopKind::EndTurn,
             steps_completed,
             steps_total,
             reminders_at: (0..reminders).collect(),
-            rejected_todo_updates: 0,
-            todo_calls: 0,
-            protocol_violations: 0,
-            unknown_tool_calls: 0,
             // Every reminder costs context, as in a real run.
             context_tokens: 1000 + 100 * reminders as u64,
             planning_tokens: 100 * reminders as u64,
-            planning_turns: 0,
-            reminders_after_planning: 0,
-            input_tokens: None,
-            output_tokens: None,
-            cost: None,
-            drift_turns: Vec::new(),
-            model_error: None,
-            step_checks: String::new(),
-            parts: Vec::new(),
-            unexpected_user_messages: 0,
+            ..RunResult::zeroed(seed as u64)
         })
         .collect()
 }
@@ -204,30 +222,7 @@ mod tests {
     /// always there reads it as 0.
     #[test]
     fn every_metric_is_in_every_record() {
-        let run = RunResult {
-            seed: 0,
-            turns: 0,
-            stop: crate::agent::StopKind::EndTurn,
-            steps_completed: 0,
-            steps_total: 0,
-            reminders_at: Vec::new(),
-            rejected_todo_updates: 0,
-            todo_calls: 0,
-            protocol_violations: 0,
-            unknown_tool_calls: 0,
-            context_tokens: 0,
-            planning_tokens: 0,
-            planning_turns: 0,
-            reminders_after_planning: 0,
-            input_tokens: None,
-            output_tokens: None,
-            cost: None,
-            drift_turns: Vec::new(),
-            model_error: None,
-            step_checks: String::new(),
-            parts: Vec::new(),
-            unexpected_user_messages: 0,
-        };
+        let run = RunResult::zeroed(0);
         let value = serde_json::to_value(&run).unwrap();
         for metric in METRICS {
             for key in keys_of(metric.per_run) {
