@@ -23,6 +23,12 @@ pub enum Role {
     Assistant,
 }
 
+/// A tool call's input. Shared, not copied: a call's input never changes
+/// once the model sent it, and a scripted model sends the same inputs in
+/// every run, so a run holds references to its script's inputs instead of
+/// deep copies (copying and freeing them was an eighth of an episode).
+pub type ToolInput = std::sync::Arc<Value>;
+
 /// One content block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -33,7 +39,7 @@ pub enum ContentBlock {
     ToolUse {
         id: String,
         name: String,
-        input: Value,
+        input: ToolInput,
     },
     ToolResult {
         tool_use_id: String,
@@ -166,7 +172,15 @@ impl ModelResponse {
 
 /// The id of the `k`-th call (1-based) in the response to turn `turn`.
 pub fn tool_use_id(turn: usize, k: usize) -> String {
-    format!("toolu_{turn}_{k}")
+    // Written piece by piece: every call of every run gets an id, and
+    // `format!` cost more than the rest of a scripted response.
+    let mut numbers = itoa::Buffer::new();
+    let mut id = String::with_capacity(24);
+    id.push_str("toolu_");
+    id.push_str(numbers.format(turn));
+    id.push('_');
+    id.push_str(numbers.format(k));
+    id
 }
 
 #[cfg(test)]
@@ -213,5 +227,12 @@ mod tests {
         );
         let back: Vec<Message> = serde_json::from_value(value).unwrap();
         assert_eq!(back, messages);
+    }
+
+    #[test]
+    fn ids_spell_turn_and_position() {
+        for (turn, k) in [(1, 1), (9, 10), (12, 345), (usize::MAX, 0)] {
+            assert_eq!(tool_use_id(turn, k), format!("toolu_{turn}_{k}"));
+        }
     }
 }

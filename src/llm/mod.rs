@@ -11,8 +11,8 @@ pub mod protocol;
 pub mod session;
 
 pub use messages::{
-    Content, ContentBlock, Message, ModelRequest, ModelResponse, Role, StopReason, ToolSchema,
-    tool_use_id,
+    Content, ContentBlock, Message, ModelRequest, ModelResponse, Role, StopReason, ToolInput,
+    ToolSchema, tool_use_id,
 };
 
 /// Why a model could not answer.

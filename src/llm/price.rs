@@ -45,9 +45,21 @@ pub const WORKDIR_PLACEHOLDER: &str = "{WORKDIR}";
 /// The spellings of a run's workspace path (as given, and resolved through
 /// symlinks such as a TMPDIR that is one), longest first, so a text is
 /// counted as if each were the fixed placeholder `{WORKDIR}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkdirSpelling {
     spellings: Vec<String>,
+    /// The bytes a text must hold for anything in it to be replaced: the
+    /// first byte of each spelling and of [`WALL_TIME`]'s head.
+    first_bytes: Vec<u8>,
+    /// The length of the shortest of them: a shorter text holds none.
+    shortest: usize,
+}
+
+impl Default for WorkdirSpelling {
+    /// No workspace path: only measured wall times are read differently.
+    fn default() -> Self {
+        Self::of(Vec::new())
+    }
 }
 
 impl WorkdirSpelling {
@@ -59,7 +71,44 @@ impl WorkdirSpelling {
         spellings.retain(|s| !s.is_empty());
         spellings.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         spellings.dedup();
-        Self { spellings }
+        Self::of(spellings)
+    }
+
+    fn of(spellings: Vec<String>) -> Self {
+        let mut first_bytes: Vec<u8> = spellings
+            .iter()
+            .map(String::as_str)
+            .chain([WALL_TIME.0])
+            .filter_map(|s| s.as_bytes().first().copied())
+            .collect();
+        first_bytes.sort_unstable();
+        first_bytes.dedup();
+        let shortest = spellings
+            .iter()
+            .map(String::len)
+            .chain([WALL_TIME.0.len()])
+            .min()
+            .unwrap_or(0);
+        Self {
+            spellings,
+            first_bytes,
+            shortest,
+        }
+    }
+
+    /// Whether `text` is long enough and holds one of
+    /// [`Self::first_bytes`]: one vectorized scan for all of them.
+    fn may_touch(&self, text: &str) -> bool {
+        let haystack = text.as_bytes();
+        if haystack.len() < self.shortest {
+            return false;
+        }
+        match self.first_bytes[..] {
+            [a] => memchr::memchr(a, haystack).is_some(),
+            [a, b] => memchr::memchr2(a, b, haystack).is_some(),
+            [a, b, c] => memchr::memchr3(a, b, c, haystack).is_some(),
+            _ => true,
+        }
     }
 
     /// Characters of `text` with every spelling of the workspace path read
@@ -76,6 +125,12 @@ impl WorkdirSpelling {
     /// measured wall time by [`WALL_TIME_COUNTED`]; `None` when it holds
     /// neither.
     fn replaced(&self, text: &str) -> Option<String> {
+        // Most texts counted hold none of the first bytes (every string of
+        // every tool input is counted): one pass over the bytes settles
+        // them, cheaper than a search per pattern.
+        if !self.may_touch(text) {
+            return None;
+        }
         // Longest first: a spelling inside a longer one is not counted twice.
         let mut replaced: Option<String> = without_wall_times(text);
         for spelling in &self.spellings {
@@ -335,15 +390,25 @@ fn string_chars(text: &str, workdir: &WorkdirSpelling) -> usize {
 /// `0b10xx_xxxx`, do not), a quote, backslash or short-escaped control
 /// character counts 2, any other control character 6 (`\u00XX`).
 fn escaped_chars(text: &str) -> usize {
-    text.bytes()
-        .map(|b| match b {
+    text.bytes().map(|b| usize::from(ESCAPED_LEN[usize::from(b)])).sum()
+}
+
+/// What each byte counts for in [`escaped_chars`]: one table lookup a
+/// byte (every string of every tool input is counted on every run).
+static ESCAPED_LEN: [u8; 256] = {
+    let mut table = [1u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = match b as u8 {
             b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
             0..0x20 => 6,
-            _ if b & 0xC0 == 0x80 => 0,
+            byte if byte & 0xC0 == 0x80 => 0,
             _ => 1,
-        })
-        .sum()
-}
+        };
+        b += 1;
+    }
+    table
+};
 
 /// Characters to tokens: a quarter, rounded up.
 pub fn tokens(chars: u64) -> u64 {

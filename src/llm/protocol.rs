@@ -58,7 +58,7 @@ pub fn check(messages: &[Message]) -> Vec<Violation> {
                 ContentBlock::Text { text } if text.is_empty() => {
                     flag("empty text block".into());
                 }
-                ContentBlock::ToolUse { id, .. } if !seen_ids.insert(id.clone()) => {
+                ContentBlock::ToolUse { id, .. } if !seen_ids.insert(id.as_str()) => {
                     flag(format!("tool_use id {id} is used twice"));
                 }
                 _ => {}

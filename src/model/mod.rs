@@ -17,15 +17,25 @@ use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use crate::llm::{Model, ModelError, turn_of};
+pub use crate::llm::{Model, ModelError, ToolInput, turn_of};
 
 /// A tool call as a backend makes it (`{tool, input}` in a scenario).
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolCall {
     pub tool: String,
-    #[serde(default = "empty_object", deserialize_with = "object_value")]
-    pub input: Value,
+    #[serde(default = "empty_input", deserialize_with = "object_input")]
+    pub input: ToolInput,
+}
+
+/// `{}`, shared: the input of a call written without one.
+pub fn empty_input() -> ToolInput {
+    ToolInput::new(empty_object())
+}
+
+/// [`object_value`], shared as a call's input.
+pub fn object_input<'de, D: Deserializer<'de>>(d: D) -> Result<ToolInput, D::Error> {
+    object_value(d).map(ToolInput::new)
 }
 
 /// `{}`: the input of a call written without one.

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer};
 use serde_json::Value;
 
-use super::{Model, ModelError, ToolCall, empty_object, object_value, turn_of};
+use super::{Model, ModelError, ToolCall, ToolInput, empty_input, object_value, turn_of};
 use crate::llm::{ContentBlock, Message, ModelRequest, ModelResponse, tool_use_id};
 
 /// One scripted response (`model.script` entries).
@@ -63,7 +63,7 @@ impl<'de> Deserialize<'de> for ScriptedResponse {
         let calls = match (raw.tool, raw.input, raw.tools) {
             (Some(tool), input, None) => vec![ToolCall {
                 tool,
-                input: input.unwrap_or_else(empty_object),
+                input: input.map_or_else(empty_input, ToolInput::new),
             }],
             (None, None, Some(tools)) => tools,
             (None, None, None) => Vec::new(),

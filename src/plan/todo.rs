@@ -11,6 +11,7 @@
 //! untrusted: nothing here panics on any JSON value.
 
 use serde_json::Value;
+use std::borrow::Cow;
 
 pub use super::pyrepr::{json_kind, python_str};
 
@@ -33,6 +34,19 @@ impl TodoStatus {
             "in_progress" => Some(Self::InProgress),
             "completed" => Some(Self::Completed),
             _ => None,
+        }
+    }
+
+    /// Parses a status word the way the reference does, after `.lower()`.
+    pub fn parse_any_case(word: &str) -> Option<Self> {
+        // An ASCII word lower-cases byte by byte: compare it without
+        // making a lower-cased copy.
+        if word.is_ascii() {
+            [Self::Pending, Self::InProgress, Self::Completed]
+                .into_iter()
+                .find(|s| s.as_str().eq_ignore_ascii_case(word))
+        } else {
+            Self::parse(&word.to_lowercase())
         }
     }
 
@@ -111,6 +125,11 @@ impl TodoManager {
     /// The accepted items, in order.
     pub fn items(&self) -> &[TodoItem] {
         &self.items
+    }
+
+    /// The accepted items, taken.
+    pub fn into_items(self) -> Vec<TodoItem> {
+        self.items
     }
 
     /// Handles the `todo` tool's whole input (`{"items": [...]}`).
@@ -204,13 +223,11 @@ pub fn validate_with(
             index,
             found: json_kind(item),
         })?;
-        let text = fields.get("text").map(python_str).unwrap_or_default();
+        let text = python_text(fields.get("text"));
         let text = super::pyrepr::python_strip(&text).to_string();
-        let status_word = fields
-            .get("status")
-            .map(python_str)
-            .unwrap_or_else(|| "pending".to_string())
-            .to_lowercase();
+        let status_word = fields.get("status").map_or(Cow::Borrowed("pending"), |v| {
+            python_text(Some(v))
+        });
         let id = fields
             .get("id")
             .map(python_str)
@@ -218,13 +235,13 @@ pub fn validate_with(
         if text.is_empty() {
             return Err(TodoError::TextRequired { id });
         }
-        let status = match (TodoStatus::parse(&status_word), unknown_status) {
+        let status = match (TodoStatus::parse_any_case(&status_word), unknown_status) {
             (Some(status), _) => status,
             (None, UnknownStatus::Pending) => TodoStatus::Pending,
             (None, UnknownStatus::Reject) => {
                 return Err(TodoError::InvalidStatus {
                     id,
-                    status: status_word,
+                    status: status_word.to_lowercase(),
                 });
             }
         };
@@ -237,6 +254,17 @@ pub fn validate_with(
         return Err(TodoError::SeveralInProgress);
     }
     Ok(validated)
+}
+
+/// Python's `str()` of an optional field (`""` when absent), borrowed when
+/// it is a string: most fields are, and a copy of each was a visible part
+/// of an episode.
+fn python_text(value: Option<&Value>) -> Cow<'_, str> {
+    match value {
+        Some(Value::String(s)) => Cow::Borrowed(s),
+        Some(other) => Cow::Owned(python_str(other)),
+        None => Cow::Borrowed(""),
+    }
 }
 
 /// Renders items: one line each, a blank line, then the counter.

@@ -156,7 +156,7 @@ pub fn plans(run: &RunRecord) -> Vec<PlanAt> {
                     .iter()
                     .filter_map(|b| match b {
                         ContentBlock::ToolUse { id, name, input } => {
-                            Some((id.as_str(), name.as_str(), input))
+                            Some((id.as_str(), name.as_str(), &**input))
                         }
                         _ => None,
                     })

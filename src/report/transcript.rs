@@ -28,7 +28,7 @@ pub fn render(scenario: &Scenario, record: &RunRecord) -> String {
     let mut out = String::new();
     let mut turn = 0;
     let mut typed = 0;
-    let mut calls: Vec<(String, String, serde_json::Value)> = Vec::new();
+    let mut calls: Vec<(String, String, crate::llm::ToolInput)> = Vec::new();
     let mut plan: Vec<PlanItem> = Vec::new();
     for message in &record.messages {
         match (&message.role, &message.content) {
@@ -73,7 +73,7 @@ pub fn render(scenario: &Scenario, record: &RunRecord) -> String {
 fn render_results(
     out: &mut String,
     blocks: &[ContentBlock],
-    calls: &[(String, String, serde_json::Value)],
+    calls: &[(String, String, crate::llm::ToolInput)],
     dialect: &dyn PlanDialect,
     offered: bool,
     plan: &mut Vec<PlanItem>,

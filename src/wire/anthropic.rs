@@ -207,7 +207,8 @@ fn parse_block(block: &Value, path: &str) -> Result<Option<ContentBlock>, BadReq
             name: fields::required_str(block, "name", path)?.to_string(),
             input: fields::optional(block, "input")
                 .cloned()
-                .unwrap_or_else(|| json!({})),
+                .unwrap_or_else(|| json!({}))
+                .into(),
         },
         "tool_result" => ContentBlock::ToolResult {
             tool_use_id: fields::required_str(block, "tool_use_id", path)?.to_string(),
@@ -229,11 +230,7 @@ fn parse_block(block: &Value, path: &str) -> Result<Option<ContentBlock>, BadReq
 /// which only the Responses API can carry).
 pub fn freeform_call(response: &ModelResponse) -> Option<&str> {
     response.content.iter().find_map(|block| match block {
-        ContentBlock::ToolUse {
-            name,
-            input: Value::String(_),
-            ..
-        } => Some(name.as_str()),
+        ContentBlock::ToolUse { name, input, .. } if input.is_string() => Some(name.as_str()),
         _ => None,
     })
 }

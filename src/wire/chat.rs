@@ -142,7 +142,7 @@ fn parse_tool_call(call: &Value, call_path: &str) -> Result<ContentBlock, BadReq
     Ok(ContentBlock::ToolUse {
         id: model_call_id(id),
         name: name.to_string(),
-        input,
+        input: input.into(),
     })
 }
 

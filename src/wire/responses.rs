@@ -206,7 +206,7 @@ impl InputRead {
             vec![ContentBlock::ToolUse {
                 id: model_call_id(fields::required_str(item, "call_id", path)?),
                 name: fields::required_str(item, "name", path)?.to_string(),
-                input,
+                input: input.into(),
             }],
         ));
         Ok(())
@@ -301,8 +301,8 @@ fn output_items(response: &ModelResponse, id: &str) -> Vec<Value> {
             ContentBlock::ToolUse {
                 id: call_id,
                 name,
-                input: Value::String(input),
-            } => json!({
+                input,
+            } if input.is_string() => json!({
                 "type": "custom_tool_call",
                 "id": format!("ctc_{id}_{index}"),
                 "status": "completed",

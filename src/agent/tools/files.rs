@@ -39,17 +39,63 @@ pub fn universal_newlines(text: String) -> String {
 /// `limit` lines and a `... (<rest> more)` line. Cut at 50000 characters.
 pub fn read_file(workspace: &Workspace, args: &ReadFileArgs) -> Result<String, ToolError> {
     let text = read_text(workspace, &args.path)?;
-    let mut lines = split_lines(&text);
-    let rest_line;
-    if let Some(limit) = args.limit.and_then(|l| usize::try_from(l).ok())
-        && limit > 0
-        && limit < lines.len()
+    let limit = args
+        .limit
+        .and_then(|l| usize::try_from(l).ok())
+        .filter(|l| *l > 0);
+    let shown = if breaks_only_at_newlines(&text) {
+        newline_lines(text, limit)
+    } else {
+        let mut lines = split_lines(&text);
+        let rest_line;
+        if let Some(limit) = limit
+            && limit < lines.len()
+        {
+            rest_line = format!("... ({} more)", lines.len() - limit);
+            lines.truncate(limit);
+            lines.push(&rest_line);
+        }
+        lines.join("\n")
+    };
+    // A text of at most that many bytes has at most that many characters.
+    Ok(if shown.len() <= MAX_OUTPUT_CHARS {
+        shown
+    } else {
+        cut_chars(&shown, MAX_OUTPUT_CHARS).to_string()
+    })
+}
+
+/// Whether `\n` is the only line boundary `str.splitlines()` would find in
+/// `text` (no `\r`, `\v`, `\f`, `\x1c`-`\x1e`, and no byte that starts
+/// U+0085, U+2028 or U+2029): true of nearly every file a model reads.
+fn breaks_only_at_newlines(text: &str) -> bool {
+    !text
+        .bytes()
+        .any(|b| matches!(b, b'\r' | 0x0b | 0x0c | 0x1c..=0x1e | 0xc2 | 0xe2))
+}
+
+/// [`read_file`]'s answer for a text whose only line boundary is `\n`,
+/// without splitting it: its lines joined by `\n` are the text without
+/// its last newline.
+fn newline_lines(mut text: String, limit: Option<usize>) -> String {
+    let body_len = text.strip_suffix('\n').unwrap_or(&text).len();
+    let body = &text[..body_len];
+    let lines = if text.is_empty() {
+        0
+    } else {
+        memchr::memchr_iter(b'\n', body.as_bytes()).count() + 1
+    };
+    if let Some(limit) = limit
+        && limit < lines
     {
-        rest_line = format!("... ({} more)", lines.len() - limit);
-        lines.truncate(limit);
-        lines.push(&rest_line);
+        // `limit < lines` newlines end the first `limit` lines.
+        let end = memchr::memchr_iter(b'\n', body.as_bytes())
+            .nth(limit - 1)
+            .unwrap_or(body_len);
+        return format!("{}\n... ({} more)", &body[..end], lines - limit);
     }
-    Ok(cut_chars(&lines.join("\n"), MAX_OUTPUT_CHARS).to_string())
+    text.truncate(body_len);
+    text
 }
 
 /// Creates parent folders and writes `content`: `Wrote <chars> bytes`.
@@ -135,6 +181,33 @@ mod tests {
             },
         )
         .map_err(|e| e.to_string())
+    }
+
+    /// The fast path gives what splitting every line gives.
+    #[test]
+    fn newline_only_texts_read_as_split_lines_do() {
+        for text in ["", "\n", "a", "a\n", "a\n\n", "\n\na", "1\n2\n3\n4\n", "é\nü\n\nx"] {
+            assert!(breaks_only_at_newlines(text));
+            for limit in [None, Some(1), Some(2), Some(3), Some(4), Some(9)] {
+                let mut lines = split_lines(text);
+                let rest;
+                if let Some(limit) = limit
+                    && limit < lines.len()
+                {
+                    rest = format!("... ({} more)", lines.len() - limit);
+                    lines.truncate(limit);
+                    lines.push(&rest);
+                }
+                assert_eq!(
+                    newline_lines(text.to_string(), limit),
+                    lines.join("\n"),
+                    "{text:?} {limit:?}"
+                );
+            }
+        }
+        for text in ["a\rb", "a\u{85}b", "a\u{2028}b", "a\x0bb", "a\x1eb"] {
+            assert!(!breaks_only_at_newlines(text), "{text:?}");
+        }
     }
 
     #[test]

@@ -378,11 +378,7 @@ impl<M: Model> Model for FreeformGuard<M> {
     fn respond(&mut self, request: &ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
         let response = self.inner.respond(request)?;
         let freeform = response.content.iter().find_map(|block| match block {
-            ContentBlock::ToolUse {
-                name,
-                input: serde_json::Value::String(_),
-                ..
-            } => Some(name.clone()),
+            ContentBlock::ToolUse { name, input, .. } if input.is_string() => Some(name.clone()),
             _ => None,
         });
         match freeform {

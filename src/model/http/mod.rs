@@ -640,7 +640,7 @@ fn answer<F: WireFormat>(
                 content.push(ContentBlock::ToolUse {
                     id: local,
                     name,
-                    input,
+                    input: input.into(),
                 });
             }
         }

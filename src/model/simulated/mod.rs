@@ -353,7 +353,7 @@ impl Model for SimulatedModel {
             // on (a response without calls would end the run).
             calls.push(ToolCall {
                 tool: "bash".into(),
-                input: json!({"command": "ls"}),
+                input: json!({"command": "ls"}).into(),
             });
         }
         Ok(respond_with(turn, content, calls))
@@ -376,7 +376,7 @@ impl SimulatedModel {
             .write_invalid(&self.wanted_plan(reading, None), kind)?;
         Some(ToolCall {
             tool: call.tool,
-            input: call.input,
+            input: call.input.into(),
         })
     }
 
@@ -458,7 +458,7 @@ impl SimulatedModel {
             })
             .map(|c| ToolCall {
                 tool: c.tool,
-                input: c.input,
+                input: c.input.into(),
             })
             .collect();
         let writes = calls.iter().any(|c| {
@@ -482,13 +482,13 @@ impl SimulatedModel {
         if paths.is_empty() || rng.next_u64().is_multiple_of(3) {
             return ToolCall {
                 tool: "bash".into(),
-                input: json!({"command": "ls -R"}),
+                input: json!({"command": "ls -R"}).into(),
             };
         }
         let path = paths[below(rng, paths.len())];
         ToolCall {
             tool: "read_file".into(),
-            input: json!({"path": path}),
+            input: json!({"path": path}).into(),
         }
     }
 }

@@ -398,7 +398,7 @@ impl Reader<'_> {
                 name,
                 input,
             } if call_id == id && self.dialect.is_planning_tool(name) => {
-                Some((name.as_str(), input))
+                Some((name.as_str(), &**input))
             }
             _ => None,
         })

@@ -29,7 +29,7 @@ impl PlanDialect for JavaPort {
         let mut manager = TodoManager::new();
         match manager.handle_input_with(input, UnknownStatus::Pending) {
             Ok(render) => {
-                *plan = to_plan(manager.items());
+                *plan = to_plan(manager.into_items());
                 PlanOutcome::accepted(render)
             }
             Err(e) => PlanOutcome::rejected(format!("Error: {e}")),
@@ -52,7 +52,7 @@ impl PlanDialect for JavaPort {
     ) -> Option<Vec<PlanItem>> {
         todo::parse_input(input, UnknownStatus::Pending)
             .ok()
-            .map(|items| to_plan(&items))
+            .map(to_plan)
     }
 
     fn error_prefix(&self) -> &'static str {

@@ -16,13 +16,13 @@ pub(super) const TOOL: &str = "todo";
 #[derive(Debug, Clone, Copy)]
 pub struct S03;
 
-pub(super) fn to_plan(items: &[TodoItem]) -> Vec<PlanItem> {
+pub(super) fn to_plan(items: Vec<TodoItem>) -> Vec<PlanItem> {
     items
-        .iter()
+        .into_iter()
         .map(|item| {
             PlanItem::new(
-                item.id.clone(),
-                item.text.clone(),
+                item.id,
+                item.text,
                 match item.status {
                     TodoStatus::Pending => PlanStatus::Pending,
                     TodoStatus::InProgress => PlanStatus::InProgress,
@@ -79,7 +79,7 @@ impl PlanDialect for S03 {
         let mut manager = TodoManager::new();
         match manager.handle_input(input) {
             Ok(render) => {
-                *plan = to_plan(manager.items());
+                *plan = to_plan(manager.into_items());
                 PlanOutcome::accepted(render)
             }
             Err(e) => PlanOutcome::rejected(format!("Error: {e}")),
@@ -91,7 +91,7 @@ impl PlanDialect for S03 {
     }
 
     fn plan_from_result(&self, result: &str) -> Option<Vec<PlanItem>> {
-        todo::parse_render(result).map(|items| to_plan(&items))
+        todo::parse_render(result).map(to_plan)
     }
 
     fn plan_from_call(
@@ -102,7 +102,7 @@ impl PlanDialect for S03 {
     ) -> Option<Vec<PlanItem>> {
         todo::parse_input(input, todo::UnknownStatus::Reject)
             .ok()
-            .map(|items| to_plan(&items))
+            .map(to_plan)
     }
 
     fn error_prefix(&self) -> &'static str {

@@ -147,11 +147,15 @@ impl Tree {
     /// Walks to `rel` as the kernel does: every ancestor must exist and be
     /// a folder. `Ok(None)` when only the last component is missing.
     pub fn lookup(&self, rel: &Path) -> Result<Option<&NodeKind>, Fail> {
-        if rel.as_os_str().as_bytes().contains(&0) {
+        let bytes = rel.as_os_str().as_bytes();
+        if bytes.contains(&0) {
             return Err(Fail::Nul);
         }
-        let mut at = PathBuf::new();
         let mut node: Option<&NodeKind> = Some(&NodeKind::Dir);
+        // Each ancestor is a prefix of `rel` ending before a separator: it
+        // is looked up as that slice, with no path built (keys compare by
+        // components, so `a//b` finds `a/b` as a built path would).
+        let mut end = 0;
         for part in rel.iter() {
             match node {
                 Some(NodeKind::Dir) => {}
@@ -159,8 +163,9 @@ impl Tree {
                 None => return Err(Fail::Errno(libc::ENOENT)),
             }
             Self::check_name(part)?;
-            at.push(part);
-            node = self.nodes.get(&at).map(|n| &n.kind);
+            end = next_component_end(bytes, end, part);
+            let at = Path::new(OsStr::from_bytes(&bytes[..end]));
+            node = self.nodes.get(at).map(|n| &n.kind);
         }
         Ok(node)
     }
@@ -224,6 +229,28 @@ impl Tree {
                 Ok(())
             }
         }
+    }
+}
+
+/// Where `part`, the next component of `path` after byte `from`, ends:
+/// separators and `.` components before it are skipped as
+/// [`Path::iter`] skips them.
+fn next_component_end(path: &[u8], from: usize, part: &OsStr) -> usize {
+    let part = part.as_bytes();
+    let mut at = from;
+    loop {
+        while path.get(at) == Some(&b'/') {
+            at += 1;
+        }
+        let len = path[at..]
+            .iter()
+            .position(|b| *b == b'/')
+            .unwrap_or(path.len() - at);
+        if &path[at..at + len] == part || at + len >= path.len() {
+            return at + len;
+        }
+        // A `.` component that `Path::iter` left out.
+        at += len;
     }
 }
 

@@ -385,7 +385,13 @@ impl Workspace {
         // A memory tree holds no symlinks: a plain relative path names the
         // file it spells, as the resolution below would find it.
         if in_memory && is_plain_relative(requested) {
-            return Ok(root.join(requested));
+            // Sized once: `join` grows the copy of the root (every file
+            // tool call and every check resolves a path).
+            let len = root.as_os_str().len() + 1 + requested.len();
+            let mut resolved = PathBuf::with_capacity(len);
+            resolved.push(root);
+            resolved.push(requested);
+            return Ok(resolved);
         }
         // A memory tree holds no symlinks; outside the root the disk says.
         let lookup = |p: &Path| {

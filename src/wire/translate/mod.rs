@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::record::WireRequest;
-use crate::llm::{Content, ContentBlock, Message, ModelResponse};
+use crate::llm::{Content, ContentBlock, Message, ModelResponse, ToolInput};
 
 /// The built-in tool a translated call came from: how its failure reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -230,12 +230,12 @@ enum Sent {
     /// The model's call (as the model wrote it), translated from `builtin`.
     Translated {
         name: String,
-        input: Value,
+        input: ToolInput,
         builtin: Builtin,
         family: usize,
     },
     /// The model's call with `{WORKDIR}` resolved in its input.
-    Resolved { input: Value },
+    Resolved { input: ToolInput },
     /// A call the translation added (hidden from the model).
     Added,
 }
@@ -299,7 +299,7 @@ impl Translation {
                         content.push(ContentBlock::ToolUse {
                             id: agent_id,
                             name: call.name,
-                            input: call.input,
+                            input: call.input.into(),
                         });
                     }
                     if let Some(builtin) = Builtin::of(&name) {
@@ -315,7 +315,7 @@ impl Translation {
                     }
                 }
                 _ => {
-                    if resolved != input {
+                    if resolved != *input {
                         self.sent.insert(
                             id.clone(),
                             Sent::Resolved {
@@ -326,7 +326,7 @@ impl Translation {
                     content.push(ContentBlock::ToolUse {
                         id,
                         name,
-                        input: resolved,
+                        input: resolved.into(),
                     });
                 }
             }
