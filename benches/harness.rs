@@ -114,7 +114,7 @@ fn simulated_turn(c: &mut Criterion) {
                     ContentBlock::ToolUse {
                         id: id.clone(),
                         name: "read_file".into(),
-                        input: json!({"path": "inventory.py"}),
+                        input: json!({"path": "inventory.py"}).into(),
                     },
                 ],
             ));

@@ -45,7 +45,9 @@ fn read_and_write(c: &mut Criterion) {
         ContentBlock::ToolUse {
             id: "toolu_1_1".into(),
             name: "edit_file".into(),
-            input: json!({"path": "a.py", "old_text": "x".repeat(200), "new_text": "y".repeat(200)}),
+            input:
+                json!({"path": "a.py", "old_text": "x".repeat(200), "new_text": "y".repeat(200)})
+                    .into(),
         },
     ]);
     c.bench_function("wire: write a response as Anthropic events", |b| {

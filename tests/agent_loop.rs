@@ -17,7 +17,7 @@ fn call(tool: &str, input: serde_json::Value) -> ScriptedResponse {
         request_hash: None,
         calls: vec![ToolCall {
             tool: tool.into(),
-            input,
+            input: input.into(),
         }],
     }
 }
@@ -55,15 +55,15 @@ fn every_tool_use_is_answered_once_in_order() {
             calls: vec![
                 ToolCall {
                     tool: "write_file".into(),
-                    input: json!({"path": "a", "content": "x"}),
+                    input: json!({"path": "a", "content": "x"}).into(),
                 },
                 ToolCall {
                     tool: "nope".into(),
-                    input: json!({}),
+                    input: json!({}).into(),
                 },
                 ToolCall {
                     tool: "todo".into(),
-                    input: json!({"items": []}),
+                    input: json!({"items": []}).into(),
                 },
             ],
         },
@@ -225,11 +225,11 @@ fn fold_appends_the_reminder_to_the_last_tool_result() {
         calls: vec![
             ToolCall {
                 tool: "bash".into(),
-                input: json!({"command": "echo one"}),
+                input: json!({"command": "echo one"}).into(),
             },
             ToolCall {
                 tool: "bash".into(),
-                input: json!({"command": "echo two"}),
+                input: json!({"command": "echo two"}).into(),
             },
         ],
     }];
@@ -352,11 +352,11 @@ fn the_repeat_guard_warns_and_ends_the_run_after_that_turn() {
         calls: vec![
             ToolCall {
                 tool: "write_file".into(),
-                input: json!({"path": "x", "content": "1"}),
+                input: json!({"path": "x", "content": "1"}).into(),
             },
             ToolCall {
                 tool: "write_file".into(),
-                input: json!({"path": "x", "content": "1"}),
+                input: json!({"path": "x", "content": "1"}).into(),
             },
         ],
     }];

@@ -118,7 +118,7 @@ fn anthropic_requests_have_the_api_shape_and_ids_map_back() {
             ContentBlock::ToolUse {
                 id: "toolu_1_1".into(),
                 name: "bash".into(),
-                input: json!({"command": "ls"}),
+                input: json!({"command": "ls"}).into(),
             }
         ],
         "the API's id is replaced by the loop's"
@@ -205,7 +205,7 @@ fn openai_requests_have_the_chat_completions_shape_and_ids_map_back() {
         vec![ContentBlock::ToolUse {
             id: "toolu_1_1".into(),
             name: "bash".into(),
-            input: json!({"command": "ls"}),
+            input: json!({"command": "ls"}).into(),
         }]
     );
     let second = ask(&mut model, &conversation(Some(&first.content))).unwrap();

@@ -45,7 +45,7 @@ fn history(scenario: &Scenario, render: &str, reminder: bool) -> Vec<Message> {
     let mut calls = vec![ContentBlock::ToolUse {
         id: "toolu_1_1".into(),
         name: "todo".into(),
-        input: json!({"items": []}),
+        input: json!({"items": []}).into(),
     }];
     let mut results = vec![ContentBlock::ToolResult {
         tool_use_id: "toolu_1_1".into(),

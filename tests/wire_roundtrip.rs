@@ -220,7 +220,7 @@ fn a_real_model_client_serves_behind_the_mock_server() {
         vec![ContentBlock::ToolUse {
             id: "toolu_1_1".into(),
             name: "bash".into(),
-            input: serde_json::json!({"command": "ls"}),
+            input: serde_json::json!({"command": "ls"}).into(),
         }]
     );
     server.stop();

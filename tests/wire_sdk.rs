@@ -21,7 +21,7 @@ impl Model for TwoStep {
                 ContentBlock::ToolUse {
                     id: "toolu_1_1".into(),
                     name: "bash".into(),
-                    input: json!({"command": "ls -la"}),
+                    input: json!({"command": "ls -la"}).into(),
                 },
             ]
         } else {

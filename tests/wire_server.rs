@@ -41,7 +41,7 @@ impl Model for Replay {
                         tool_use_id(turn, k)
                     },
                     name: name.to_string(),
-                    input: value.clone(),
+                    input: value.clone().into(),
                 },
                 None => ContentBlock::text(value.as_str().unwrap_or_default()),
             })
@@ -245,7 +245,7 @@ fn chat_completions_json_and_stream() {
         ContentBlock::ToolUse {
             id: "toolu_1_1".into(),
             name: "bash".into(),
-            input: json!({"command": "ls"})
+            input: json!({"command": "ls"}).into()
         }
     );
     assert_eq!(seen[1].0, "sys");
@@ -318,7 +318,7 @@ fn responses_json_stream_and_freeform_calls() {
         ContentBlock::ToolUse {
             id: "toolu_1_1".into(),
             name: "apply_patch".into(),
-            input: json!("*** Begin Patch\n*** End Patch")
+            input: json!("*** Begin Patch\n*** End Patch").into()
         }
     );
 }

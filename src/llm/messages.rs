@@ -199,7 +199,7 @@ mod tests {
                     ContentBlock::ToolUse {
                         id: tool_use_id(1, 1),
                         name: "bash".into(),
-                        input: json!({"command": "ls"}),
+                        input: json!({"command": "ls"}).into(),
                     },
                 ],
             ),

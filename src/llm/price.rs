@@ -390,7 +390,9 @@ fn string_chars(text: &str, workdir: &WorkdirSpelling) -> usize {
 /// `0b10xx_xxxx`, do not), a quote, backslash or short-escaped control
 /// character counts 2, any other control character 6 (`\u00XX`).
 fn escaped_chars(text: &str) -> usize {
-    text.bytes().map(|b| usize::from(ESCAPED_LEN[usize::from(b)])).sum()
+    text.bytes()
+        .map(|b| usize::from(ESCAPED_LEN[usize::from(b)]))
+        .sum()
 }
 
 /// What each byte counts for in [`escaped_chars`]: one table lookup a
@@ -429,15 +431,14 @@ impl PlanningPrice {
     /// Adds one of the model's turns (its answer's blocks) and whether a
     /// reminder came right after it.
     pub fn add_turn(&mut self, answer: &[ContentBlock], reminder_after: bool, rules: &PriceRules) {
-        let calls: Vec<&str> = answer
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::ToolUse { name, .. } => Some(name.as_str()),
-                _ => None,
-            })
-            .collect();
-        let planning = calls.iter().filter(|n| (rules.is_planning)(n)).count();
-        if planning > 0 && planning == calls.len() {
+        let (mut calls, mut planning) = (0, 0);
+        for block in answer {
+            if let ContentBlock::ToolUse { name, .. } = block {
+                calls += 1;
+                planning += usize::from((rules.is_planning)(name));
+            }
+        }
+        if planning > 0 && planning == calls {
             self.planning_turns += 1;
         }
         if planning > 0 && reminder_after {
@@ -484,7 +485,7 @@ mod tests {
         ContentBlock::ToolUse {
             id: tool_use_id(turn, 1),
             name: name.into(),
-            input,
+            input: input.into(),
         }
     }
 

@@ -30,6 +30,8 @@ impl fmt::Display for Violation {
 pub fn check(messages: &[Message]) -> Vec<Violation> {
     let mut violations = Vec::new();
     let mut seen_ids = BTreeSet::new();
+    // One list for every message's calls: reused, not made per message.
+    let mut calls: Vec<&str> = Vec::new();
     let mut turn = 0;
     for (index, message) in messages.iter().enumerate() {
         if message.role == Role::Assistant {
@@ -67,14 +69,11 @@ pub fn check(messages: &[Message]) -> Vec<Violation> {
         if message.role != Role::Assistant {
             continue;
         }
-        let calls: Vec<&str> = message
-            .content_blocks()
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::ToolUse { id, .. } => Some(id.as_str()),
-                _ => None,
-            })
-            .collect();
+        calls.clear();
+        calls.extend(message.content_blocks().iter().filter_map(|b| match b {
+            ContentBlock::ToolUse { id, .. } => Some(id.as_str()),
+            _ => None,
+        }));
         if calls.is_empty() {
             continue;
         }
@@ -135,7 +134,7 @@ mod tests {
         ContentBlock::ToolUse {
             id: id.into(),
             name: "bash".into(),
-            input: json!({}),
+            input: json!({}).into(),
         }
     }
 

@@ -518,7 +518,7 @@ mod tests {
                 vec![ContentBlock::ToolUse {
                     id: "toolu_1_1".into(),
                     name: "bash".into(),
-                    input: json!({"command": "pwd", "b": 1, "a": 2}),
+                    input: json!({"command": "pwd", "b": 1, "a": 2}).into(),
                 }],
             ),
             Message::blocks(
@@ -554,7 +554,7 @@ mod tests {
             blocks[0] = ContentBlock::ToolUse {
                 id: "toolu_1_1".into(),
                 name: "bash".into(),
-                input: json!({"a": 2, "command": "pwd", "b": 1}),
+                input: json!({"a": 2, "command": "pwd", "b": 1}).into(),
             };
         }
         let b = ModelRequest {
@@ -593,7 +593,7 @@ mod tests {
             ContentBlock::ToolUse {
                 id: "toolu_2_1".into(),
                 name: "bash".into(),
-                input: json!({"command": "ls"}),
+                input: json!({"command": "ls"}).into(),
             },
         ]);
         let mut recorder = Recorder::new(Fixed(vec![answer.clone()]), "/w");
@@ -649,12 +649,12 @@ mod tests {
             ContentBlock::ToolUse {
                 id: "x".into(),
                 name: "bash".into(),
-                input: json!({"command": "ls"}),
+                input: json!({"command": "ls"}).into(),
             },
             ContentBlock::ToolUse {
                 id: "y".into(),
                 name: "read_file".into(),
-                input: json!({"path": "a"}),
+                input: json!({"path": "a"}).into(),
             },
         ]));
         let cassette = tape.script();

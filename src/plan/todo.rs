@@ -225,9 +225,9 @@ pub fn validate_with(
         })?;
         let text = python_text(fields.get("text"));
         let text = super::pyrepr::python_strip(&text).to_string();
-        let status_word = fields.get("status").map_or(Cow::Borrowed("pending"), |v| {
-            python_text(Some(v))
-        });
+        let status_word = fields
+            .get("status")
+            .map_or(Cow::Borrowed("pending"), |v| python_text(Some(v)));
         let id = fields
             .get("id")
             .map(python_str)

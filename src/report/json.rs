@@ -97,18 +97,168 @@ impl<'a> Report<'a> {
 /// Pretty JSON with a trailing newline: how every JSON file and stdout
 /// document of agent-eval is written.
 pub fn pretty(value: &impl Serialize) -> Result<String, serde_json::Error> {
-    let mut text = serde_json::to_string_pretty(value)?;
-    text.push('\n');
-    Ok(text)
+    let mut bytes = Vec::with_capacity(128);
+    value.serialize(&mut serde_json::Serializer::with_formatter(
+        &mut bytes,
+        Pretty::default(),
+    ))?;
+    bytes.push(b'\n');
+    // serde_json writes UTF-8 only.
+    String::from_utf8(bytes).map_err(serde::ser::Error::custom)
 }
 
 /// Writes `value` as [`pretty`] returns it, through a buffer: the same
 /// bytes, never held whole.
 pub fn write_pretty(out: &mut dyn std::io::Write, value: &impl Serialize) -> std::io::Result<()> {
     let mut buffered = std::io::BufWriter::with_capacity(1 << 16, out);
-    serde_json::to_writer_pretty(&mut buffered, value)?;
+    value.serialize(&mut serde_json::Serializer::with_formatter(
+        &mut buffered,
+        Pretty::default(),
+    ))?;
     std::io::Write::write_all(&mut buffered, b"\n")?;
     std::io::Write::flush(&mut buffered)
+}
+
+/// serde_json's pretty layout (two spaces a level, `": "` after keys),
+/// byte for byte, with each line break and its indentation written at
+/// once: serde_json writes the indentation a level at a time, which was
+/// a visible part of writing a large report.
+#[derive(Debug, Default)]
+struct Pretty {
+    level: usize,
+    has_value: bool,
+}
+
+/// A line break and the indentation of up to 64 levels.
+const BREAK: &[u8; 129] = &{
+    let mut line = [b' '; 129];
+    line[0] = b'\n';
+    line
+};
+
+impl Pretty {
+    fn line_break<W: ?Sized + std::io::Write>(&self, writer: &mut W) -> std::io::Result<()> {
+        match BREAK.get(..1 + 2 * self.level) {
+            Some(line) => writer.write_all(line),
+            None => {
+                writer.write_all(b"\n")?;
+                (0..self.level).try_for_each(|_| writer.write_all(b"  "))
+            }
+        }
+    }
+
+    fn open<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        bracket: &[u8],
+    ) -> std::io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        writer.write_all(bracket)
+    }
+
+    fn close<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        bracket: &[u8],
+    ) -> std::io::Result<()> {
+        self.level -= 1;
+        if self.has_value {
+            self.line_break(writer)?;
+        }
+        writer.write_all(bracket)
+    }
+
+    fn item<W: ?Sized + std::io::Write>(&self, writer: &mut W, first: bool) -> std::io::Result<()> {
+        if !first {
+            writer.write_all(b",")?;
+        }
+        self.line_break(writer)
+    }
+}
+
+impl serde_json::ser::Formatter for Pretty {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.open(writer, b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.close(writer, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.item(writer, first)
+    }
+
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.open(writer, b"{")
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.close(writer, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.item(writer, first)
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+    ) -> std::io::Result<()> {
+        writer.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod pretty_tests {
+    use serde_json::json;
+
+    /// The same bytes as serde_json's own pretty printer, at every depth
+    /// (past the 64 levels written at once too) and for empty containers.
+    #[test]
+    fn pretty_is_serde_jsons_layout() {
+        let mut deep = json!({"leaf": [1, {"a": []}, {}], "s": "x\ny"});
+        for level in 0..70 {
+            deep = if level % 2 == 0 {
+                json!([deep, level])
+            } else {
+                json!({"k": deep, "e": {}})
+            };
+        }
+        for value in [
+            json!(null),
+            json!([]),
+            json!({}),
+            json!([[]]),
+            json!({"a": {"b": [1, 2]}}),
+            deep,
+        ] {
+            let expected = serde_json::to_string_pretty(&value).unwrap() + "\n";
+            assert_eq!(super::pretty(&value).unwrap(), expected);
+            let mut written = Vec::new();
+            super::write_pretty(&mut written, &value).unwrap();
+            assert_eq!(String::from_utf8(written).unwrap(), expected);
+        }
+    }
 }
 
 /// Shards read as a stream and merged.

@@ -486,7 +486,7 @@ mod tests {
             ContentBlock::ToolUse {
                 id: "toolu_1_1".into(),
                 name: "bash".into(),
-                input: json!({"command": "y".repeat(80)}),
+                input: json!({"command": "y".repeat(80)}).into(),
             },
         ]);
         let events = response_events(

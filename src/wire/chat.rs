@@ -371,7 +371,7 @@ mod tests {
             [ContentBlock::ToolUse {
                 id: "toolu_1_1".into(),
                 name: "bash".into(),
-                input: json!({"command": "ls"})
+                input: json!({"command": "ls"}).into()
             }]
         );
         assert_eq!(
@@ -392,7 +392,7 @@ mod tests {
         let response = ModelResponse::from_blocks(vec![ContentBlock::ToolUse {
             id: "toolu_2_1".into(),
             name: "bash".into(),
-            input: json!({"command": "ls"}),
+            input: json!({"command": "ls"}).into(),
         }]);
         let events = response_events(
             &response,

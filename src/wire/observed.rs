@@ -263,7 +263,7 @@ mod tests {
         ContentBlock::ToolUse {
             id: tool_use_id(turn, k),
             name: name.into(),
-            input: json!({}),
+            input: json!({}).into(),
         }
     }
 

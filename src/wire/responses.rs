@@ -543,7 +543,7 @@ mod tests {
             ContentBlock::ToolUse {
                 id: "toolu_1_2".into(),
                 name: "apply_patch".into(),
-                input: json!("*** Begin Patch")
+                input: json!("*** Begin Patch").into()
             }
         );
         assert_eq!(request.messages[2].content_blocks().len(), 3);
@@ -558,12 +558,12 @@ mod tests {
             ContentBlock::ToolUse {
                 id: "toolu_1_1".into(),
                 name: "apply_patch".into(),
-                input: json!("*** Begin Patch"),
+                input: json!("*** Begin Patch").into(),
             },
             ContentBlock::ToolUse {
                 id: "toolu_1_2".into(),
                 name: "shell".into(),
-                input: json!({"cmd": "ls"}),
+                input: json!({"cmd": "ls"}).into(),
             },
         ]);
         let body = response_json(

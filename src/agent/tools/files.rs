@@ -186,7 +186,16 @@ mod tests {
     /// The fast path gives what splitting every line gives.
     #[test]
     fn newline_only_texts_read_as_split_lines_do() {
-        for text in ["", "\n", "a", "a\n", "a\n\n", "\n\na", "1\n2\n3\n4\n", "é\nü\n\nx"] {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\n\n",
+            "\n\na",
+            "1\n2\n3\n4\n",
+            "é\nü\n\nx",
+        ] {
             assert!(breaks_only_at_newlines(text));
             for limit in [None, Some(1), Some(2), Some(3), Some(4), Some(9)] {
                 let mut lines = split_lines(text);

@@ -201,7 +201,7 @@ mod tests {
                 vec![ContentBlock::ToolUse {
                     id: "toolu_1_1".into(),
                     name: "bash".into(),
-                    input: json!({"command": "ls"}),
+                    input: json!({"command": "ls"}).into(),
                 }],
             ),
             Message::blocks(

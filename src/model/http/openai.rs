@@ -297,7 +297,7 @@ mod tests {
                     ContentBlock::ToolUse {
                         id: "toolu_1_1".into(),
                         name: "todo".into(),
-                        input: json!({"items": []}),
+                        input: json!({"items": []}).into(),
                     },
                 ],
             ),

@@ -30,7 +30,7 @@ fn call(id: &str, name: &str, input: Value) -> ContentBlock {
     ContentBlock::ToolUse {
         id: id.into(),
         name: name.into(),
-        input,
+        input: input.into(),
     }
 }
 
@@ -40,7 +40,7 @@ fn calls(response: &ModelResponse) -> Vec<(String, String, Value)> {
         .iter()
         .filter_map(|b| match b {
             ContentBlock::ToolUse { id, name, input } => {
-                Some((id.clone(), name.clone(), input.clone()))
+                Some((id.clone(), name.clone(), (**input).clone()))
             }
             _ => None,
         })
@@ -172,7 +172,7 @@ fn claude_code_results_reach_the_model_as_answers_to_its_own_calls() {
         .content_blocks()
         .iter()
         .filter_map(|b| match b {
-            ContentBlock::ToolUse { name, input, .. } => Some((name.clone(), input.clone())),
+            ContentBlock::ToolUse { name, input, .. } => Some((name.clone(), (**input).clone())),
             _ => None,
         })
         .collect();
