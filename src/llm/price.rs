@@ -47,7 +47,7 @@ pub const WORKDIR_PLACEHOLDER: &str = "{WORKDIR}";
 /// counted as if each were the fixed placeholder `{WORKDIR}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkdirSpelling {
-    spellings: Vec<String>,
+    spellings: Vec<Spelling>,
     /// The bytes a text must hold for anything in it to be replaced: the
     /// first byte of each spelling and of [`WALL_TIME`]'s head.
     first_bytes: Vec<u8>,
@@ -90,7 +90,7 @@ impl WorkdirSpelling {
             .min()
             .unwrap_or(0);
         Self {
-            spellings,
+            spellings: spellings.into_iter().map(Spelling::new).collect(),
             first_bytes,
             shortest,
         }
@@ -135,13 +135,44 @@ impl WorkdirSpelling {
         let mut replaced: Option<String> = without_wall_times(text);
         for spelling in &self.spellings {
             let current = replaced.as_deref().unwrap_or(text);
-            if may_contain(current, spelling) && current.contains(spelling.as_str()) {
-                replaced = Some(current.replace(spelling.as_str(), WORKDIR_PLACEHOLDER));
+            if spelling.found_in(current) {
+                replaced = Some(current.replace(spelling.text(), WORKDIR_PLACEHOLDER));
             }
         }
         replaced
     }
 }
+
+/// One spelling of the workspace path, with its searcher built once (a
+/// search set up per text cost more than the search).
+#[derive(Debug, Clone)]
+struct Spelling {
+    text: String,
+    finder: memchr::memmem::Finder<'static>,
+}
+
+impl Spelling {
+    fn new(text: String) -> Self {
+        let finder = memchr::memmem::Finder::new(text.as_bytes()).into_owned();
+        Self { text, finder }
+    }
+
+    fn text(&self) -> &str {
+        &self.text
+    }
+
+    fn found_in(&self, haystack: &str) -> bool {
+        self.finder.find(haystack.as_bytes()).is_some()
+    }
+}
+
+impl PartialEq for Spelling {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for Spelling {}
 
 /// How an agent writes the time a tool call took: `Wall time: ` then
 /// seconds as a decimal figure then ` seconds` (Codex 0.169.0:
@@ -155,8 +186,10 @@ pub const WALL_TIME_COUNTED: &str = "Wall time: 0 seconds";
 /// `text` with every measured wall time written as [`WALL_TIME_COUNTED`];
 /// `None` when it holds none.
 fn without_wall_times(text: &str) -> Option<String> {
+    static HEAD: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(WALL_TIME.0));
     let (head, tail) = WALL_TIME;
-    if !may_contain(text, head) || !text.contains(head) {
+    if HEAD.find(text.as_bytes()).is_none() {
         return None;
     }
     let mut out = String::with_capacity(text.len());

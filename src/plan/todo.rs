@@ -223,13 +223,11 @@ pub fn validate_with(
             index,
             found: json_kind(item),
         })?;
-        let text = python_text(fields.get("text"));
+        let [id, text, status] = item_fields(fields);
+        let text = python_text(text);
         let text = super::pyrepr::python_strip(&text).to_string();
-        let status_word = fields
-            .get("status")
-            .map_or(Cow::Borrowed("pending"), |v| python_text(Some(v)));
-        let id = fields
-            .get("id")
+        let status_word = status.map_or(Cow::Borrowed("pending"), |v| python_text(Some(v)));
+        let id = id
             .map(python_str)
             .unwrap_or_else(|| (index + 1).to_string());
         if text.is_empty() {
@@ -256,6 +254,23 @@ pub fn validate_with(
     Ok(validated)
 }
 
+/// An item's `id`, `text` and `status`, in one pass over its fields (an
+/// item has few; three hashed lookups an item were a visible part of an
+/// episode).
+fn item_fields(fields: &serde_json::Map<String, Value>) -> [Option<&Value>; 3] {
+    let mut found = [None; 3];
+    for (key, value) in fields {
+        let slot = match key.as_str() {
+            "id" => 0,
+            "text" => 1,
+            "status" => 2,
+            _ => continue,
+        };
+        found[slot] = Some(value);
+    }
+    found
+}
+
 /// Python's `str()` of an optional field (`""` when absent), borrowed when
 /// it is a string: most fields are, and a copy of each was a visible part
 /// of an episode.
@@ -272,7 +287,10 @@ pub fn render_items(items: &[TodoItem]) -> String {
     if items.is_empty() {
         return "No todos.".to_string();
     }
-    let mut out = String::new();
+    // Sized once: the lines, then the counter (its two figures at most
+    // twenty digits each).
+    let lines: usize = items.iter().map(|i| i.id.len() + i.text.len() + 8).sum();
+    let mut out = String::with_capacity(lines + 56);
     for item in items {
         out.push_str(item.status.marker());
         out.push_str(" #");
@@ -285,7 +303,12 @@ pub fn render_items(items: &[TodoItem]) -> String {
         .iter()
         .filter(|item| item.status == TodoStatus::Completed)
         .count();
-    out.push_str(&format!("\n({done}/{} completed)", items.len()));
+    let mut figure = itoa::Buffer::new();
+    out.push_str("\n(");
+    out.push_str(figure.format(done));
+    out.push('/');
+    out.push_str(figure.format(items.len()));
+    out.push_str(" completed)");
     out
 }
 
