@@ -114,14 +114,14 @@ pub fn write_file(workspace: &Workspace, args: &WriteFileArgs) -> Result<String,
 /// Replaces the first occurrence of `old_text`.
 pub fn edit_file(workspace: &Workspace, args: &EditFileArgs) -> Result<String, ToolError> {
     let content = read_text(workspace, &args.path)?;
-    if !content.contains(&args.old_text) {
+    if !content.contains(&*args.old_text) {
         return Err(ToolError::TextNotFound {
-            path: args.path.clone(),
+            path: args.path.to_string(),
         });
     }
-    let edited = content.replacen(&args.old_text, &args.new_text, 1);
+    let edited = content.replacen(&*args.old_text, &args.new_text, 1);
     workspace.write(&args.path, edited.as_bytes(), false)?;
-    Ok(["Edited ", args.path.as_str()].concat())
+    Ok(["Edited ", &args.path].concat())
 }
 
 /// Python's `str.splitlines()`: splits on every line boundary it knows and

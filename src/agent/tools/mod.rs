@@ -13,8 +13,8 @@ mod bash;
 mod files;
 
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -85,27 +85,36 @@ pub struct BashArgs {
     pub command: String,
 }
 
+// The file tools' arguments borrow their text from the call's input (no
+// copy of a file's content per call).
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ReadFileArgs {
-    pub path: String,
+pub struct ReadFileArgs<'a> {
+    #[serde(borrow)]
+    pub path: Cow<'a, str>,
     #[serde(default)]
     pub limit: Option<i64>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct WriteFileArgs {
-    pub path: String,
-    pub content: String,
+pub struct WriteFileArgs<'a> {
+    #[serde(borrow)]
+    pub path: Cow<'a, str>,
+    #[serde(borrow)]
+    pub content: Cow<'a, str>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct EditFileArgs {
-    pub path: String,
-    pub old_text: String,
-    pub new_text: String,
+pub struct EditFileArgs<'a> {
+    #[serde(borrow)]
+    pub path: Cow<'a, str>,
+    #[serde(borrow)]
+    pub old_text: Cow<'a, str>,
+    #[serde(borrow)]
+    pub new_text: Cow<'a, str>,
 }
 
 /// The names of the workspace tools, in schema order.
@@ -173,7 +182,7 @@ impl Toolbox {
 /// reference reads them) is reported first and worded as the reference's
 /// `KeyError` (`'path'`), so transcripts match; other problems (unknown
 /// fields, wrong types) keep serde's clear message.
-fn args<T: DeserializeOwned>(input: &Value, required: &[&str]) -> Result<T, ToolError> {
+fn args<'v, T: Deserialize<'v>>(input: &'v Value, required: &[&str]) -> Result<T, ToolError> {
     if let Some(fields) = input.as_object()
         && let Some(missing) = required.iter().find(|key| !fields.contains_key(**key))
     {
