@@ -389,6 +389,28 @@ mod tests {
         );
     }
 
+    /// Status words compare as the reference's `.lower()` makes them:
+    /// ASCII words without a copy, others lower-cased first.
+    #[test]
+    fn status_words_in_any_case() {
+        for word in ["pending", "PENDING", "In_Progress", "completeD"] {
+            assert_eq!(
+                TodoStatus::parse_any_case(word),
+                TodoStatus::parse(&word.to_lowercase()),
+                "{word}"
+            );
+            assert!(TodoStatus::parse_any_case(word).is_some());
+        }
+        for word in ["pendíng", "İn_progress", "done", "", "pending "] {
+            assert_eq!(TodoStatus::parse_any_case(word), None, "{word}");
+        }
+        let mut m = TodoManager::new();
+        assert_eq!(
+            update(&mut m, json!([{"text": "a", "status": "DONE"}])),
+            Err("Item 1: invalid status 'done'".to_string())
+        );
+    }
+
     #[test]
     fn values_become_text_like_python_str() {
         let mut m = TodoManager::new();

@@ -226,6 +226,35 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any text, any limit: the fast path (when it applies) answers as
+        /// splitting every line does.
+        #[test]
+        fn newline_lines_is_split_lines(
+            text in "[ab\n\r\u{85}\u{2028}é\x0b]{0,12}",
+            limit in proptest::option::of(0usize..8),
+        ) {
+            if breaks_only_at_newlines(&text) {
+                let mut lines = split_lines(&text);
+                let rest;
+                if let Some(limit) = limit.filter(|l| *l > 0)
+                    && limit < lines.len()
+                {
+                    rest = format!("... ({} more)", lines.len() - limit);
+                    lines.truncate(limit);
+                    lines.push(&rest);
+                }
+                proptest::prop_assert_eq!(
+                    newline_lines(text.clone(), limit.filter(|l| *l > 0)),
+                    lines.join("\n")
+                );
+            } else {
+                let other_break = text.contains(['\r', '\u{85}', '\u{2028}', '\x0b']);
+                proptest::prop_assert!(other_break, "{:?}", text);
+            }
+        }
+    }
+
     #[test]
     fn splitlines_matches_python() {
         assert_eq!(split_lines("a\nb\n"), ["a", "b"]);

@@ -308,6 +308,36 @@ mod tests {
         assert!(order.windows(2).all(|w| w[0] + 1 == w[1]));
     }
 
+    /// A path is looked up by its components, however it is spelled.
+    #[test]
+    fn lookups_follow_components() {
+        let mut tree = Tree::default();
+        tree.create_dir_all(Path::new("a/b")).unwrap();
+        tree.write(Path::new("a/b/f"), data("x")).unwrap();
+        for spelled in ["a/b/f", "a//b/f", "a/./b/f", "a/b//f/", "a/b/./f"] {
+            assert!(
+                matches!(
+                    tree.lookup(Path::new(spelled)),
+                    Ok(Some(NodeKind::File { .. }))
+                ),
+                "{spelled}"
+            );
+        }
+        assert_eq!(tree.lookup(Path::new("a/b/g")), Ok(None));
+        assert_eq!(
+            tree.lookup(Path::new("a/c/g")),
+            Err(Fail::Errno(libc::ENOENT))
+        );
+        assert_eq!(
+            tree.lookup(Path::new("a/b/f/g")),
+            Err(Fail::Errno(libc::ENOTDIR))
+        );
+        assert_eq!(
+            tree.lookup(Path::new("./a")),
+            Err(Fail::Errno(libc::ENOENT))
+        );
+    }
+
     #[test]
     fn reads_and_writes() {
         let mut tree = Tree::default();
