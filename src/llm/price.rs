@@ -189,9 +189,7 @@ fn without_wall_times(text: &str) -> Option<String> {
     static HEAD: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(WALL_TIME.0));
     let (head, tail) = WALL_TIME;
-    if HEAD.find(text.as_bytes()).is_none() {
-        return None;
-    }
+    HEAD.find(text.as_bytes())?;
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     let mut found = false;
