@@ -46,16 +46,7 @@ pub fn read_file(workspace: &Workspace, args: &ReadFileArgs) -> Result<String, T
     let shown = if breaks_only_at_newlines(&text) {
         newline_lines(text, limit)
     } else {
-        let mut lines = split_lines(&text);
-        let rest_line;
-        if let Some(limit) = limit
-            && limit < lines.len()
-        {
-            rest_line = format!("... ({} more)", lines.len() - limit);
-            lines.truncate(limit);
-            lines.push(&rest_line);
-        }
-        lines.join("\n")
+        split_lines_shown(&text, limit)
     };
     // A text of at most that many bytes has at most that many characters.
     Ok(if shown.len() <= MAX_OUTPUT_CHARS {
@@ -63,6 +54,22 @@ pub fn read_file(workspace: &Workspace, args: &ReadFileArgs) -> Result<String, T
     } else {
         cut_chars(&shown, MAX_OUTPUT_CHARS).to_string()
     })
+}
+
+/// The file's lines joined by `\n`, the first `limit` of them and a
+/// `... (<rest> more)` line when there are more: every line split as
+/// Python's `str.splitlines()` splits it.
+fn split_lines_shown(text: &str, limit: Option<usize>) -> String {
+    let mut lines = split_lines(text);
+    let rest_line;
+    if let Some(limit) = limit
+        && limit < lines.len()
+    {
+        rest_line = format!("... ({} more)", lines.len() - limit);
+        lines.truncate(limit);
+        lines.push(&rest_line);
+    }
+    lines.join("\n")
 }
 
 /// Whether `\n` is the only line boundary `str.splitlines()` would find in
@@ -205,18 +212,9 @@ mod tests {
         ] {
             assert!(breaks_only_at_newlines(text));
             for limit in [None, Some(1), Some(2), Some(3), Some(4), Some(9)] {
-                let mut lines = split_lines(text);
-                let rest;
-                if let Some(limit) = limit
-                    && limit < lines.len()
-                {
-                    rest = format!("... ({} more)", lines.len() - limit);
-                    lines.truncate(limit);
-                    lines.push(&rest);
-                }
                 assert_eq!(
                     newline_lines(text.to_string(), limit),
-                    lines.join("\n"),
+                    split_lines_shown(text, limit),
                     "{text:?} {limit:?}"
                 );
             }
@@ -235,18 +233,10 @@ mod tests {
             limit in proptest::option::of(0usize..8),
         ) {
             if breaks_only_at_newlines(&text) {
-                let mut lines = split_lines(&text);
-                let rest;
-                if let Some(limit) = limit.filter(|l| *l > 0)
-                    && limit < lines.len()
-                {
-                    rest = format!("... ({} more)", lines.len() - limit);
-                    lines.truncate(limit);
-                    lines.push(&rest);
-                }
+                let limit = limit.filter(|l| *l > 0);
                 proptest::prop_assert_eq!(
-                    newline_lines(text.clone(), limit.filter(|l| *l > 0)),
-                    lines.join("\n")
+                    newline_lines(text.clone(), limit),
+                    split_lines_shown(&text, limit)
                 );
             } else {
                 let other_break = text.contains(['\r', '\u{85}', '\u{2028}', '\x0b']);
