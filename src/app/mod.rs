@@ -11,6 +11,8 @@ pub mod ci;
 pub mod cli;
 mod history;
 mod init;
+mod progress;
+pub(crate) use progress::Progress;
 mod real;
 mod replay;
 mod reports;
@@ -31,7 +33,7 @@ pub use sweep::{SweepConfig, sweep};
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use crate::eval::{self, EvalError, EvalEvent};
+use crate::eval::{self, EvalError};
 use crate::results::report_file::ReportFileError;
 use crate::scenario::LoadError;
 
@@ -107,29 +109,6 @@ pub(crate) fn no_scenarios(paths: &[PathBuf]) -> String {
         "{}: no scenario files found (looked for *.yaml / *.yml)",
         names.join(", ")
     )
-}
-
-/// A progress bar fed by engine events (hidden unless asked for).
-pub(crate) fn progress_bar(show: bool) -> indicatif::ProgressBar {
-    if !show {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar =
-        indicatif::ProgressBar::with_draw_target(Some(0), indicatif::ProgressDrawTarget::stderr());
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} runs {elapsed} (eta {eta})")
-    {
-        bar.set_style(style);
-    }
-    bar
-}
-
-pub(crate) fn on_progress(bar: &indicatif::ProgressBar) -> impl Fn(&EvalEvent<'_>) + Sync + '_ {
-    move |event| match event {
-        EvalEvent::Started { runs } => bar.set_length(*runs as u64),
-        EvalEvent::RunFinished { .. } => bar.inc(1),
-        EvalEvent::ScenarioFinished { .. } => {}
-    }
 }
 
 /// The report path that means stdout.

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::{AppError, Status, on_progress, progress_bar, write_atomic, write_atomic_with};
+use super::{AppError, Progress, Status, write_atomic, write_atomic_with};
 use crate::eval::{self, EvalError, EvalOptions};
 use crate::report::{html, json, svg, table};
 use crate::scenario::{self, Axis, AxisValue};
@@ -125,16 +125,16 @@ pub fn sweep(
         max_runs: config.max_runs,
         ..EvalOptions::default()
     };
-    let bar = progress_bar(config.progress);
+    let progress = Progress::new(config.progress);
     let outcome = eval::sweep::sweep_with(
         &scenario,
         &axis,
         &values,
         &options,
         config.min_effect,
-        &on_progress(&bar),
+        &|event| progress.on_event(event),
     );
-    bar.finish_and_clear();
+    progress.finish();
     let result = match outcome {
         Ok(result) => result,
         Err(EvalError::Interrupted) => return Ok(Status::Interrupted),

@@ -9,10 +9,10 @@ use std::sync::Mutex;
 use serde_json::Value;
 
 use super::config::RunConfig;
-use super::reporters::{Finished, Progress, Reporter, Reporters, Streams};
+use super::reporters::{Finished, Reporter, Reporters, Streams};
 use super::run_log::{InOrder, RunLog, line_of, read_back};
 use super::summary::TerminalSummary;
-use crate::app::{AppError, progress_bar, write_report, write_report_with};
+use crate::app::{AppError, Progress, write_report, write_report_with};
 use crate::eval::EvalEvent;
 use crate::report::{html, junit, markdown};
 use crate::results::history::History;
@@ -31,9 +31,8 @@ pub(super) fn reporters_for<'a>(
     history: Option<History>,
     report_on_stdout: bool,
 ) -> Result<Reporters<'a>, AppError> {
-    let mut all: Vec<Box<dyn Reporter + 'a>> = vec![Box::new(Progress(progress_bar(
-        config.progress && !config.quiet,
-    )))];
+    let mut all: Vec<Box<dyn Reporter + 'a>> =
+        vec![Box::new(Progress::new(config.progress && !config.quiet))];
     if let Some(dir) = &config.log_dir {
         all.push(Box::new(RunLog::open(scenarios, dir)?));
     }

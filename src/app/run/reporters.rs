@@ -8,7 +8,7 @@
 
 use std::io::Write;
 
-use crate::app::AppError;
+use crate::app::{AppError, Progress};
 use crate::eval::EvalEvent;
 use crate::report::json::Report;
 use crate::results::ScenarioResult;
@@ -96,21 +96,14 @@ impl Reporters<'_> {
     }
 }
 
-/// The progress bar on stderr (hidden unless asked for): its length is the
-/// runs planned, each finished run moves it.
-pub(super) struct Progress(pub indicatif::ProgressBar);
-
+/// The progress bar, as a run's reporter.
 impl Reporter for Progress {
     fn on_event(&self, event: &EvalEvent<'_>) {
-        match event {
-            EvalEvent::Started { runs } => self.0.set_length(*runs as u64),
-            EvalEvent::RunFinished { .. } => self.0.inc(1),
-            EvalEvent::ScenarioFinished { .. } => {}
-        }
+        Progress::on_event(self, event);
     }
 
     fn engine_stopped(&self) {
-        self.0.finish_and_clear();
+        self.finish();
     }
 }
 
