@@ -46,7 +46,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
     /// Write every run's transcript as JSON lines, one file per
-    /// scenario (DIR/<scenario>.jsonl), in run order.
+    /// scenario (DIR/SCENARIO.jsonl, SCENARIO its name), in run order.
     #[arg(long, value_name = "DIR")]
     pub log_dir: Option<PathBuf>,
     /// Also print each scored step's completion rate per cell (which
