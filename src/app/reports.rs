@@ -3,10 +3,11 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::{AppError, STDOUT, Status, check_output_path, write_report, write_report_with};
+use super::run::{self, Finished, ReportPaths, Reporters, Streams};
+use super::{AppError, STDOUT, Status, check_output_path};
 use crate::report::json::Report;
+use crate::report::table;
 use crate::report::terminal::escape;
-use crate::report::{html, junit, markdown, table};
 use crate::results::ScenarioResult;
 use crate::results::baseline;
 use crate::results::merge::ShardReader;
@@ -54,7 +55,7 @@ pub fn merge(
             path: PathBuf::from(if report_on_stdout { "stderr" } else { "stdout" }),
             source,
         })?;
-    write_reports(config, &report, &results, &errors, out)?;
+    write_reports(config, &report, &results, &errors, out, err)?;
     Ok(if !errors.is_empty() {
         Status::BadInput
     } else if report.ok {
@@ -133,34 +134,33 @@ fn summary(config: &MergeConfig, results: &[ScenarioResult], errors: &[String]) 
 }
 
 /// The merged JSON report (stdout unless `--json FILE`), then JUnit,
-/// Markdown and HTML as asked.
+/// Markdown and HTML as asked: written by the reporters `run` writes its
+/// reports with, which read only the results, the report and the errors.
 fn write_reports(
     config: &MergeConfig,
     report: &Report<'_>,
     results: &[ScenarioResult],
     errors: &[String],
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> Result<(), AppError> {
-    let json_path = config.json.as_deref().unwrap_or(Path::new(STDOUT));
-    write_report_with(json_path, out, &mut |w| report.write_json(w))?;
-    if let Some(path) = &config.junit {
-        write_report(path, junit::render(results, errors).as_bytes(), out)?;
-    }
-    if let Some(path) = &config.markdown {
-        write_report(path, markdown::render(results, errors).as_bytes(), out)?;
-    }
-    if let Some(path) = &config.html {
-        // The page reads the report as its JSON text reads back.
-        let document: serde_json::Value = serde_json::from_str(&report.to_json())
-            .map_err(|e| AppError::Usage(format!("cannot render the HTML report: {e}")))?;
-        let page = html::render(html::HtmlInput {
-            report: &document,
-            runs: &[],
-            charts: &[],
-        });
-        write_report(path, page.as_bytes(), out)?;
-    }
-    Ok(())
+    let paths = ReportPaths {
+        json: Some(config.json.clone().unwrap_or_else(|| PathBuf::from(STDOUT))),
+        junit: config.junit.clone(),
+        markdown: config.markdown.clone(),
+        html: config.html.clone(),
+    };
+    let finished = Finished {
+        results,
+        report,
+        errors,
+        ran: 0,
+        bad_files: 0,
+        run_failures: 0,
+        skipped: &[],
+        baseline: None,
+    };
+    Reporters(run::report_writers(&paths, &[], None)).write(&finished, &mut Streams { out, err })
 }
 
 /// `agent-eval diff OLD NEW`: what moved between two reports, for the

@@ -28,11 +28,12 @@ use std::io::Write;
 
 pub use config::{ReportPaths, RunConfig};
 pub use filter::NameFilter;
+pub(crate) use outputs::report_writers;
+pub(crate) use reporters::{Finished, Reporters, Streams};
 pub(crate) use summary::{plural, print_failures};
 
 use admit::{Admission, Admitted, admit};
 use conclude::{Concluded, conclude};
-use reporters::Streams;
 
 use super::{AppError, Status};
 use crate::eval;

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
-use super::config::RunConfig;
+use super::config::{ReportPaths, RunConfig};
 use super::reporters::{Finished, Reporter, Reporters, Streams};
 use super::run_log::{InOrder, RunLog, line_of, read_back};
 use super::summary::TerminalSummary;
@@ -48,22 +48,34 @@ pub(super) fn reporters_for<'a>(
         history: history.map(Mutex::new),
         shard: config.shard.map(|s| s.to_string()),
     }));
-    let reports = &config.reports;
+    all.extend(report_writers(
+        &config.reports,
+        scenarios,
+        config.log_dir.as_deref(),
+    ));
+    Ok(Reporters(all))
+}
+
+/// The reports `reports` asks for, in the order they are written (JSON,
+/// JUnit, Markdown, HTML): `run`'s, and `merge`'s (no scenarios and no log
+/// folder: its HTML page holds no transcripts).
+pub(crate) fn report_writers<'a>(
+    reports: &ReportPaths,
+    scenarios: &'a [Scenario],
+    log_dir: Option<&Path>,
+) -> Vec<Box<dyn Reporter + 'a>> {
     let file = |path: &Option<PathBuf>, format| {
         path.clone()
             .map(|path| Box::new(FileReport { path, format }) as Box<dyn Reporter + 'a>)
     };
+    let mut all = Vec::new();
     all.extend(file(&reports.json, Format::Json));
     all.extend(file(&reports.junit, Format::Junit));
     all.extend(file(&reports.markdown, Format::Markdown));
     if let Some(path) = &reports.html {
-        all.push(Box::new(HtmlReport::new(
-            path,
-            scenarios,
-            config.log_dir.as_deref(),
-        )));
+        all.push(Box::new(HtmlReport::new(path, scenarios, log_dir)));
     }
-    Ok(Reporters(all))
+    all
 }
 
 /// `--history`: records the results as one invocation of `run`.
@@ -206,7 +218,11 @@ impl Reporter for HtmlReport<'_> {
                     .kept,
             ),
         };
-        let document = serde_json::to_value(finished.report)
+        // The page shows the report as its JSON text reads back, so its
+        // figures are the JSON report's to the last digit (a figure rounded
+        // for the text can round differently from the unrounded one), and
+        // a merged run's page is the unsharded run's.
+        let document: Value = serde_json::from_str(&finished.report.to_json())
             .map_err(|e| AppError::Usage(format!("cannot build the HTML report: {e}")))?;
         let page = html::render(html::HtmlInput {
             report: &document,

@@ -16,7 +16,7 @@ use crate::results::baseline::CellDiff;
 
 /// What every output sees once the engine is done: the results and what
 /// was concluded from them.
-pub(super) struct Finished<'a> {
+pub(crate) struct Finished<'a> {
     /// The scenarios' results (without those whose runs could not happen).
     pub results: &'a [ScenarioResult],
     pub report: &'a Report<'a>,
@@ -37,7 +37,7 @@ pub(super) struct Finished<'a> {
 
 /// Where outputs print: stdout, and stderr for diagnostics (and the
 /// summary, when a report takes stdout).
-pub(super) struct Streams<'a> {
+pub(crate) struct Streams<'a> {
     pub out: &'a mut dyn Write,
     pub err: &'a mut dyn Write,
 }
@@ -45,7 +45,7 @@ pub(super) struct Streams<'a> {
 /// One output of `run`. Events arrive from worker threads in any order
 /// (each carries its place in run order); `runs_done` comes once the
 /// engine stopped with every run finished, `write` once with the results.
-pub(super) trait Reporter: Send + Sync {
+pub(crate) trait Reporter: Send + Sync {
     /// An engine event, as it happens.
     fn on_event(&self, _event: &EvalEvent<'_>) {}
     /// The engine stopped, finished or interrupted: stop showing progress.
@@ -66,7 +66,7 @@ pub(super) trait Reporter: Send + Sync {
 
 /// Every reporter of one invocation, in the order their outputs are
 /// written; each step stops at the first error.
-pub(super) struct Reporters<'a>(pub Vec<Box<dyn Reporter + 'a>>);
+pub(crate) struct Reporters<'a>(pub Vec<Box<dyn Reporter + 'a>>);
 
 impl Reporters<'_> {
     pub fn on_event(&self, event: &EvalEvent<'_>) {
