@@ -8,6 +8,8 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod support;
+
 const AGENT: &str = env!("CARGO_BIN_EXE_s03-agent");
 
 fn root() -> &'static Path {
@@ -229,7 +231,7 @@ fn a_freeform_call_stops_the_built_in_loop_naming_scenario_and_turn() {
 #[test]
 fn a_freeform_call_reaches_an_agent_on_the_responses_api() {
     if Command::new("curl").arg("--version").output().is_err() {
-        println!("SKIPPED: curl is not installed");
+        support::skip_unless_required("curl is not installed");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
