@@ -98,11 +98,7 @@ impl<'a> Report<'a> {
 /// document of agent-eval is written.
 pub fn pretty(value: &impl Serialize) -> Result<String, serde_json::Error> {
     let mut bytes = Vec::with_capacity(128);
-    value.serialize(&mut serde_json::Serializer::with_formatter(
-        &mut bytes,
-        Pretty::default(),
-    ))?;
-    bytes.push(b'\n');
+    serialize_pretty(&mut bytes, value)?;
     // serde_json writes UTF-8 only.
     String::from_utf8(bytes).map_err(serde::ser::Error::custom)
 }
@@ -111,12 +107,21 @@ pub fn pretty(value: &impl Serialize) -> Result<String, serde_json::Error> {
 /// bytes, never held whole.
 pub fn write_pretty(out: &mut dyn std::io::Write, value: &impl Serialize) -> std::io::Result<()> {
     let mut buffered = std::io::BufWriter::with_capacity(1 << 16, out);
+    serialize_pretty(&mut buffered, value)?;
+    std::io::Write::flush(&mut buffered)
+}
+
+/// `value` in the [`Pretty`] layout, then a newline: what [`pretty`] and
+/// [`write_pretty`] both write.
+fn serialize_pretty<W: std::io::Write>(
+    writer: &mut W,
+    value: &impl Serialize,
+) -> Result<(), serde_json::Error> {
     value.serialize(&mut serde_json::Serializer::with_formatter(
-        &mut buffered,
+        &mut *writer,
         Pretty::default(),
     ))?;
-    std::io::Write::write_all(&mut buffered, b"\n")?;
-    std::io::Write::flush(&mut buffered)
+    writer.write_all(b"\n").map_err(serde_json::Error::io)
 }
 
 /// serde_json's pretty layout (two spaces a level, `": "` after keys),
