@@ -315,18 +315,18 @@ impl Translation {
                     }
                 }
                 _ => {
-                    if resolved != *input {
-                        self.sent.insert(
-                            id.clone(),
-                            Sent::Resolved {
-                                input: input.clone(),
-                            },
-                        );
-                    }
+                    // An input without `{WORKDIR}` goes on as the model's
+                    // own (shared, not copied).
+                    let sent = if resolved == *input {
+                        input
+                    } else {
+                        self.sent.insert(id.clone(), Sent::Resolved { input });
+                        resolved.into()
+                    };
                     content.push(ContentBlock::ToolUse {
                         id,
                         name,
-                        input: resolved.into(),
+                        input: sent,
                     });
                 }
             }
