@@ -31,7 +31,9 @@
 //! **Floor 4, the wire.** [`wire`] serves any model behind the Anthropic
 //! Messages, Chat Completions and Responses APIs, so an outside agent (a
 //! real CLI) can be driven by a mock; it records the exchanges and what
-//! is observed on them.
+//! is observed on them. Beside it, [`transcript`] reads the logs agents
+//! write of their own sessions (Claude Code, Codex, agent-eval run logs)
+//! into one session / part / turn record for calibration.
 //!
 //! **Floor 5, the input.** [`scenario`] is the YAML format, loaded
 //! strictly with errors at their line and column, and the cells a
@@ -48,11 +50,15 @@
 //! wire), runs the checks and the sweeps, and hands its events and
 //! results to whoever reports them.
 //!
-//! **Floor 8, the renderers.** [`report`] turns results into a table,
+//! **Floor 8, calibration.** `calibrate` measures and fits the simulated
+//! model's parameters on [`transcript`] sessions, running the engine to
+//! compare them (this round adds it).
+//!
+//! **Floor 9, the renderers.** [`report`] turns results into a table,
 //! JSON, JUnit, Markdown, HTML, SVG charts, transcripts and run logs; it
 //! reads results and never the engine.
 //!
-//! **Floor 9, the commands.** [`app`] has one module per command (`run`,
+//! **Floor 10, the commands.** [`app`] has one module per command (`run`,
 //! `sweep`, `check`, `replay`, `serve`, `init`, ...), the argument parsing
 //! and the exit statuses; `main.rs` only calls it.
 //!
@@ -78,5 +84,6 @@ pub mod report;
 pub mod results;
 pub mod sandbox;
 pub mod scaffold;
+pub mod transcript;
 pub mod scenario;
 pub mod wire;

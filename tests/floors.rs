@@ -19,12 +19,14 @@ const FLOORS: &[(&str, u8)] = &[
     ("agent", 3),
     ("model", 3),
     ("wire", 4),
+    ("transcript", 4),
     ("scenario", 5),
     ("scaffold", 5),
     ("results", 6),
     ("eval", 7),
-    ("report", 8),
-    ("app", 9),
+    ("calibrate", 8),
+    ("report", 9),
+    ("app", 10),
 ];
 
 /// Imports that the floor order allows but docs/architecture.md forbids:

@@ -40,6 +40,7 @@
 //! so a turn's choices depend on nothing but its input.
 
 mod params;
+pub mod profile;
 mod reading;
 mod seed;
 
@@ -48,6 +49,7 @@ use rand_core::Rng;
 use serde_json::{Value, json};
 
 pub use params::SimulateParams;
+pub use profile::Profile;
 pub use seed::{mix, name_hash, run_seed};
 
 use super::{Model, ModelError, ToolCall};

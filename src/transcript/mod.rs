@@ -1,0 +1,110 @@
+//! Transcripts: the logs agents write of their own sessions (Claude Code's
+//! `~/.claude/projects/*/*.jsonl`, Codex's `rollout-*.jsonl`, agent-eval's
+//! run logs), read into one record that calibration measures.
+//!
+//! A [`Session`] is a list of [`Part`]s (one per real user message), each a
+//! list of [`Turn`]s (one per API response, however many records the
+//! format split it into). A turn keeps only what calibration needs — the
+//! planning calls and whether each was accepted, the plan after them,
+//! whether a planning reminder preceded the turn, the context size and the
+//! count of other tool calls — never the text, a path or code: a profile
+//! fitted from these records may be shared.
+//!
+//! Floor 4 (beside `wire`): it knows the planning dialects (which tool
+//! plans, which result is a rejection) and nothing above them.
+
+use serde::{Deserialize, Serialize};
+
+/// Which agent wrote a transcript file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Claude Code's session transcript (`<session>.jsonl`).
+    ClaudeCode,
+    /// Codex's rollout (`rollout-*.jsonl`).
+    Codex,
+    /// agent-eval's own run log (`--log-dir`).
+    RunLog,
+}
+
+/// Whether the format records planning reminders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reminders {
+    /// Every reminder the agent sent is in the file (recent Claude Code's
+    /// `attachment` records, agent-eval run logs).
+    Recorded,
+    /// Not recorded; inferred from the agent version's known policy.
+    Inferred,
+    /// Neither recorded nor inferable: reminder compliance is unmeasured.
+    Unknown,
+}
+
+/// A plan item's status, as every dialect reduces to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+/// One planning call of a turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanningCall {
+    /// The tool's name (`TodoWrite`, `TaskUpdate`, `update_plan`, `todo`...).
+    pub tool: String,
+    /// False when the result was an error (`is_error`, or the dialect's
+    /// error text).
+    pub accepted: bool,
+    /// True when the call changes the plan (a read such as `TaskList` is
+    /// false).
+    pub writes: bool,
+}
+
+/// One API response of the agent, with what preceded it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Turn {
+    /// The planning calls made in this response, in order.
+    pub planning_calls: Vec<PlanningCall>,
+    /// The statuses of the plan after this turn's accepted calls, when the
+    /// plan is known (None: no plan yet, or the format cannot tell).
+    pub plan_after: Option<Vec<ItemStatus>>,
+    /// A planning reminder reached the model right before this response.
+    pub reminder_before: bool,
+    /// The request's input tokens when the API usage is recorded.
+    pub input_tokens: Option<u64>,
+    /// The response's output tokens when the API usage is recorded.
+    pub output_tokens: Option<u64>,
+    /// Characters the model was sent since the previous turn (tool results,
+    /// user text, reminders): the context measure where usage is missing.
+    pub new_context_chars: u64,
+    /// Tool calls in this response that are not planning calls.
+    pub other_tool_calls: u32,
+}
+
+/// One real user message and the responses that answered it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Part {
+    pub turns: Vec<Turn>,
+}
+
+/// One session read from one file (a subagent's sidechain is left out of
+/// its parent's turns).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    pub format: Format,
+    /// The agent's version where the file says it (`2.1.330`, `0.169.0`).
+    pub agent_version: Option<String>,
+    /// The model names the responses name, sorted, without duplicates.
+    pub models: Vec<String>,
+    pub reminders: Reminders,
+    pub parts: Vec<Part>,
+}
+
+impl Session {
+    /// Every turn of every part, in order.
+    pub fn turns(&self) -> impl Iterator<Item = &Turn> {
+        self.parts.iter().flat_map(|p| p.turns.iter())
+    }
+}
