@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Installs the real CLI agents that tests/real_agents.rs drives against `agent-eval serve`:
-# pinned versions of Claude Code and the Codex CLI, from the npm registry, into one folder
+# Installs the real CLI agents the tests drive against agent-eval's mock model:
+# pinned versions of Claude Code, Codex (and its ACP adapter), Gemini CLI, Qwen Code,
+# OpenCode and the GitHub Copilot CLI, from the npm registry, into one folder
 # outside the repository (AGENT_EVAL_AGENTS_DIR, default ~/.cache/agent-eval/agents).
 #
-# Idempotent: when both pinned versions already answer `--version`, it returns at once.
+# Idempotent: when every pinned version already answers, it returns at once.
 # Needs node and npm; no network beyond the npm registry. Prints the folder of the binaries.
 set -euo pipefail
 
 CLAUDE_CODE_VERSION="2.1.330"
 CODEX_VERSION="0.169.0"
+GEMINI_CLI_VERSION="0.61.0"
+QWEN_CODE_VERSION="0.24.4"
+OPENCODE_VERSION="1.18.33"
+COPILOT_VERSION="1.0.102"
+CODEX_ACP_VERSION="0.16.0"
 
 dir="${AGENT_EVAL_AGENTS_DIR:-${HOME}/.cache/agent-eval/agents}"
 bin="$dir/node_modules/.bin"
@@ -23,8 +29,18 @@ installed() {
     case "$out" in *"$2"*) return 0 ;; *) return 1 ;; esac
 }
 
-if installed claude "$CLAUDE_CODE_VERSION" && installed codex "$CODEX_VERSION"; then
-    echo "real agents already installed in $bin (claude $CLAUDE_CODE_VERSION, codex $CODEX_VERSION)"
+# Every pinned CLI as BINARY:VERSION (codex-acp is checked by its package, it has no --version).
+PAIRS="claude:$CLAUDE_CODE_VERSION codex:$CODEX_VERSION gemini:$GEMINI_CLI_VERSION qwen:$QWEN_CODE_VERSION opencode:$OPENCODE_VERSION copilot:$COPILOT_VERSION"
+
+all_installed() {
+    local pair
+    for pair in $PAIRS; do installed "${pair%%:*}" "${pair#*:}" || return 1; done
+    grep -q "\"version\": \"$CODEX_ACP_VERSION\"" \
+        "$dir/node_modules/@zed-industries/codex-acp/package.json" 2>/dev/null
+}
+
+if all_installed; then
+    echo "real agents already installed in $bin ($PAIRS codex-acp:$CODEX_ACP_VERSION)"
     exit 0
 fi
 
@@ -41,13 +57,19 @@ cat >"$dir/package.json" <<JSON
   "description": "Pinned CLI agents for agent-eval's real-agent tests (written by .ci/install-agents.sh)",
   "dependencies": {
     "@anthropic-ai/claude-code": "$CLAUDE_CODE_VERSION",
-    "@openai/codex": "$CODEX_VERSION"
+    "@openai/codex": "$CODEX_VERSION",
+    "@google/gemini-cli": "$GEMINI_CLI_VERSION",
+    "@qwen-code/qwen-code": "$QWEN_CODE_VERSION",
+    "opencode-ai": "$OPENCODE_VERSION",
+    "@github/copilot": "$COPILOT_VERSION",
+    "@zed-industries/codex-acp": "$CODEX_ACP_VERSION"
   }
 }
 JSON
 
 # --engine-strict=false: Claude Code declares node >= 22 but ships a native binary that
-# does not need node at all; Codex's launcher runs on node >= 16.
+# does not need node at all; Codex's launcher runs on node >= 16; Qwen Code declares
+# node >= 22 and runs on the machine's node 20 (docs/real-agents.md says what was checked).
 (cd "$dir" && npm install --no-audit --no-fund --no-update-notifier --engine-strict=false \
     --loglevel=error)
 
@@ -57,10 +79,14 @@ if ! installed claude "$CLAUDE_CODE_VERSION" && [ -f "$dir/node_modules/@anthrop
     (cd "$dir/node_modules/@anthropic-ai/claude-code" && node install.cjs)
 fi
 
-for pair in "claude:$CLAUDE_CODE_VERSION" "codex:$CODEX_VERSION"; do
+for pair in $PAIRS; do
     if ! installed "${pair%%:*}" "${pair#*:}"; then
         echo "install-agents: ${pair%%:*} ${pair#*:} did not install correctly in $bin" >&2
         exit 1
     fi
 done
-echo "real agents installed in $bin (claude $CLAUDE_CODE_VERSION, codex $CODEX_VERSION)"
+if ! all_installed; then
+    echo "install-agents: @zed-industries/codex-acp $CODEX_ACP_VERSION did not install in $dir" >&2
+    exit 1
+fi
+echo "real agents installed in $bin ($PAIRS codex-acp:$CODEX_ACP_VERSION)"
