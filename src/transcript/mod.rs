@@ -108,3 +108,16 @@ impl Session {
         self.parts.iter().flat_map(|p| p.turns.iter())
     }
 }
+
+/// A reader of one format: fed a file's JSON records (its lines) in order,
+/// it yields the sessions they hold. The caller owns the file: it reads the
+/// lines (bounded, streamed), names a bad one by file and line and skips it,
+/// and hands every good record here.
+pub trait RecordReader {
+    /// Takes one record; `Err` says what is wrong with it (the caller adds
+    /// file:line, counts it and goes on).
+    fn record(&mut self, value: &serde_json::Value) -> Result<(), String>;
+    /// The sessions read, once the file has ended (a truncated last
+    /// session included: it is as far as the agent got).
+    fn finish(self: Box<Self>) -> Vec<Session>;
+}
