@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::run::{self, Finished, ReportPaths, Reporters, Streams};
+use crate::report::findings::BadInput;
 use super::{AppError, STDOUT, Status, check_output_path};
 use crate::report::json::Report;
 use crate::report::table;
@@ -30,6 +31,9 @@ pub struct MergeConfig {
     pub color: bool,
     /// `--history`: record the merged results in this SQLite database.
     pub history: Option<PathBuf>,
+    /// `--codequality` and, in GitHub Actions, the annotations and job
+    /// summary (only those two fields are read).
+    pub ci: ReportPaths,
 }
 
 /// `agent-eval merge`: checks that the shard reports are the shards of one
@@ -68,7 +72,13 @@ pub fn merge(
 /// At most one report on stdout (the JSON one unless `--json FILE`), and
 /// every path writable now. Returns whether a report takes stdout.
 fn check_outputs(config: &MergeConfig) -> Result<bool, AppError> {
-    let outputs = [&config.json, &config.junit, &config.markdown, &config.html];
+    let outputs = [
+        &config.json,
+        &config.junit,
+        &config.markdown,
+        &config.html,
+        &config.ci.codequality,
+    ];
     let to_stdout = outputs
         .iter()
         .filter(|p| p.as_deref() == Some(Path::new(STDOUT)))
@@ -149,7 +159,18 @@ fn write_reports(
         junit: config.junit.clone(),
         markdown: config.markdown.clone(),
         html: config.html.clone(),
+        codequality: config.ci.codequality.clone(),
+        github: config.ci.github.clone(),
     };
+    // A shard's errors name files as the shard saw them, without lines.
+    let bad_inputs: Vec<BadInput> = errors
+        .iter()
+        .map(|message| BadInput {
+            file: None,
+            line: None,
+            message: message.clone(),
+        })
+        .collect();
     let finished = Finished {
         results,
         report,
@@ -159,6 +180,7 @@ fn write_reports(
         run_failures: 0,
         skipped: &[],
         baseline: None,
+        bad_inputs: &bad_inputs,
     };
     Reporters(run::report_writers(&paths, &[], None)).write(&finished, &mut Streams { out, err })
 }
