@@ -9,7 +9,8 @@ use std::process::{Command, Output};
 /// The scenario with one failing expectation at line 7 and one that holds
 /// at line 6; its name carries the runner's separators.
 const FAILING: &str = "name: \"fails, 100%: really\"\ntask: t\nmodel:\n  script:\n    - text: done\nexpect:\n  - stop: end_turn\n  - turns: 2\n";
-const PASSING: &str = "name: passes\ntask: t\nmodel:\n  script:\n    - text: done\nexpect:\n  - stop: end_turn\n";
+const PASSING: &str =
+    "name: passes\ntask: t\nmodel:\n  script:\n    - text: done\nexpect:\n  - stop: end_turn\n";
 /// A bad file: the error is at line 3.
 const BAD: &str = "name: bad\ntask: t\nmodel: {script: [{text: done}], nope: 1}\n";
 
@@ -54,7 +55,7 @@ fn a_failing_expectation_is_annotated_at_its_line_and_summarized() {
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(
         lines[0].starts_with(
-            "::error file=scenarios/failing.yaml,line=8,title=agent-eval%3A fails%2C 100%25%3A really::expected turns == 2, measured 1"
+            "::error file=scenarios/failing.yaml,line=8,title=agent-eval%3A fails%2C 100%25%3A really::turns == 2: measured 1%0A"
         ),
         "{}",
         lines[0]
@@ -80,12 +81,17 @@ fn a_passing_run_prints_no_annotation_and_still_summarizes() {
 fn a_bad_file_is_annotated_at_the_line_of_its_error() {
     let dir = workspace();
     let summary = dir.path().join("summary.md");
-    let out = in_github(dir.path(), &summary, &["run", "bad.yaml", "scenarios/passing.yaml"]);
+    let out = in_github(
+        dir.path(),
+        &summary,
+        &["run", "bad.yaml", "scenarios/passing.yaml"],
+    );
     assert_eq!(out.status.code(), Some(2));
     let lines = annotations(&out);
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(
-        lines[0].starts_with("::error file=bad.yaml,line=3,title=agent-eval%3A bad input::bad.yaml:3:"),
+        lines[0]
+            .starts_with("::error file=bad.yaml,line=3,title=agent-eval%3A bad input::bad.yaml:3:"),
         "{}",
         lines[0]
     );
@@ -98,7 +104,12 @@ fn each_output_has_a_flag_that_turns_it_off() {
     let out = in_github(
         dir.path(),
         &summary,
-        &["run", "scenarios/failing.yaml", "--no-annotations", "--no-step-summary"],
+        &[
+            "run",
+            "scenarios/failing.yaml",
+            "--no-annotations",
+            "--no-step-summary",
+        ],
     );
     assert_eq!(out.status.code(), Some(1));
     assert!(annotations(&out).is_empty());
@@ -119,11 +130,19 @@ fn each_output_has_a_flag_that_turns_it_off() {
 fn with_the_json_report_on_stdout_the_annotations_go_to_stderr() {
     let dir = workspace();
     let summary = dir.path().join("summary.md");
-    let out = in_github(dir.path(), &summary, &["run", "scenarios/failing.yaml", "--json", "-"]);
+    let out = in_github(
+        dir.path(),
+        &summary,
+        &["run", "scenarios/failing.yaml", "--json", "-"],
+    );
     assert_eq!(out.status.code(), Some(1));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is the JSON report");
+    let report: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("stdout is the JSON report");
     assert!(report.is_object());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("::error file=scenarios/failing.yaml,line=8,"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("::error file=scenarios/failing.yaml,line=8,")
+    );
 }
 
 #[test]
@@ -150,4 +169,51 @@ fn the_code_quality_report_points_at_the_failing_line() {
     assert_eq!(issues[0]["location"]["lines"]["begin"], 8);
     assert_eq!(issues[0]["check_name"], "agent-eval/expectation");
     assert_eq!(issues[0]["severity"], "critical");
+}
+
+#[test]
+fn diff_as_markdown_is_a_pull_request_comment_with_regressions_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("base.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        .args([
+            "run",
+            "scenarios/simulated/docs_fixes.yaml",
+            "--seeds",
+            "5",
+            "--quiet",
+            "--json",
+        ])
+        .arg(&base)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let mut report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    let cell = &mut report["scenarios"][0]["cells"][2];
+    cell["completion_rate"] = serde_json::json!(0.99);
+    cell["full_completion_rate"] = serde_json::json!(0.99);
+    let doctored = dir.path().join("doctored.json");
+    std::fs::write(&doctored, serde_json::to_string(&report).unwrap()).unwrap();
+    let diff = |old: &Path, new: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+            .arg("diff")
+            .args([old, new])
+            .arg("--markdown")
+            .output()
+            .unwrap()
+    };
+    let regressed = diff(&doctored, &base);
+    assert_eq!(regressed.status.code(), Some(1));
+    let body = String::from_utf8_lossy(&regressed.stdout);
+    assert!(
+        body.starts_with("### agent-eval: what moved\n\n❌ **1 cell regressed**"),
+        "{body}"
+    );
+    assert!(body.contains("| ❌ regressed | docs-fixes |"), "{body}");
+    let same = diff(&base, &base);
+    assert_eq!(same.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&same.stdout).contains("✅ **no regression**"));
 }

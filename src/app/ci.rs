@@ -349,7 +349,10 @@ mod github_tests {
         ]);
         let all = github_outputs(&on, true, true).unwrap();
         assert!(all.annotations);
-        assert_eq!(all.step_summary.as_deref(), Some(std::path::Path::new("/tmp/s.md")));
+        assert_eq!(
+            all.step_summary.as_deref(),
+            Some(std::path::Path::new("/tmp/s.md"))
+        );
         assert_eq!(all.workspace.as_deref(), Some(std::path::Path::new("/w")));
         assert_eq!(github_outputs(&on, false, true).unwrap().annotations, false);
         assert_eq!(github_outputs(&on, true, false).unwrap().step_summary, None);

@@ -4,8 +4,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::run::{self, Finished, ReportPaths, Reporters, Streams};
-use crate::report::findings::BadInput;
 use super::{AppError, STDOUT, Status, check_output_path};
+use crate::report::findings::BadInput;
 use crate::report::json::Report;
 use crate::report::table;
 use crate::report::terminal::escape;
@@ -186,12 +186,14 @@ fn write_reports(
 }
 
 /// `agent-eval diff OLD NEW`: what moved between two reports, for the
-/// scenarios `filter` keeps (all when `None`).
+/// scenarios `filter` keeps (all when `None`), as a table or (`markdown`)
+/// a pull-request comment.
 pub fn diff(
     old: &Path,
     new: &Path,
     tolerance: f64,
     filter: Option<&str>,
+    markdown: bool,
     out: &mut dyn Write,
 ) -> Result<Status, AppError> {
     let keep = |rates: Vec<baseline::CellRates>| -> Vec<baseline::CellRates> {
@@ -219,7 +221,12 @@ pub fn diff(
         )));
     }
     let diffs = baseline::compare(&old, &new, tolerance);
-    out.write_all(crate::report::baseline::render(&diffs, tolerance).as_bytes())
+    let text = if markdown {
+        crate::report::diff_markdown::render(&diffs, tolerance)
+    } else {
+        crate::report::baseline::render(&diffs, tolerance)
+    };
+    out.write_all(text.as_bytes())
         .map_err(|source| AppError::Write {
             path: PathBuf::from("stdout"),
             source,

@@ -15,7 +15,8 @@ use super::findings::{Finding, Severity};
 /// trailing newline.
 pub fn render(findings: &[Finding]) -> String {
     let issues: Vec<Value> = findings.iter().map(issue).collect();
-    let mut text = serde_json::to_string_pretty(&Value::Array(issues)).unwrap_or_else(|_| "[]".into());
+    let mut text =
+        serde_json::to_string_pretty(&Value::Array(issues)).unwrap_or_else(|_| "[]".into());
     text.push('\n');
     text
 }
@@ -39,7 +40,7 @@ fn issue(finding: &Finding) -> Value {
 /// line of the message, which names what was expected, is kept).
 fn fingerprint(finding: &Finding, path: &str) -> String {
     let expected = finding.message.lines().next().unwrap_or_default();
-    let expected = expected.split(", measured").next().unwrap_or(expected);
+    let expected = expected.split(": measured").next().unwrap_or(expected);
     let digest = Sha256::digest(
         format!("{}\0{path}\0{}\0{expected}", finding.check, finding.title).as_bytes(),
     );
@@ -64,25 +65,21 @@ mod tests {
     #[test]
     fn each_finding_is_an_issue_at_its_line() {
         let report: Value =
-            serde_json::from_str(&render(&[finding("expected x >= 1, measured 0.5", Some(7))]))
-                .unwrap();
+            serde_json::from_str(&render(&[finding("x >= 1: measured 0.5", Some(7))])).unwrap();
         let issue = &report[0];
         assert_eq!(issue["check_name"], "agent-eval/expectation");
         assert_eq!(issue["severity"], "critical");
         assert_eq!(issue["location"]["path"], "scenarios/a.yaml");
         assert_eq!(issue["location"]["lines"]["begin"], 7);
-        assert_eq!(
-            issue["description"],
-            "agent-eval: a: expected x >= 1, measured 0.5"
-        );
+        assert_eq!(issue["description"], "agent-eval: a: x >= 1: measured 0.5");
         assert_eq!(issue["fingerprint"].as_str().unwrap().len(), 32);
     }
 
     #[test]
     fn the_fingerprint_ignores_the_measured_figure_but_not_the_expectation() {
-        let a = fingerprint(&finding("expected x >= 1, measured 0.5", None), "p");
-        let b = fingerprint(&finding("expected x >= 1, measured 0.7", None), "p");
-        let c = fingerprint(&finding("expected y >= 1, measured 0.5", None), "p");
+        let a = fingerprint(&finding("x >= 1: measured 0.5", None), "p");
+        let b = fingerprint(&finding("x >= 1: measured 0.7", None), "p");
+        let c = fingerprint(&finding("y >= 1: measured 0.5", None), "p");
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_eq!(render(&[]), "[]\n");

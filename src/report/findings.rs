@@ -79,9 +79,9 @@ pub fn failed_expectations(
             if e.ok {
                 continue;
             }
-            let mut message = format!("expected {}, measured {}", e.text, e.measured);
+            let mut message = format!("{}: measured {}", e.text, e.measured);
             if let Some(detail) = &e.detail {
-                message.push_str(&format!(" ({detail})"));
+                message.push_str(&format!("\n{detail}"));
             }
             for command in &e.replay {
                 message.push_str(&format!("\nreplay: {command}"));
@@ -108,8 +108,14 @@ pub(crate) mod tests {
 
     /// A result named `name` from `file` with these (text, ok) outcomes.
     pub(crate) fn result(name: &str, file: &str, outcomes: &[(&str, bool)]) -> ScenarioResult {
-        let mut result =
-            ScenarioResult::build(name.into(), file.into(), Vec::new(), Vec::new(), Vec::new(), false);
+        let mut result = ScenarioResult::build(
+            name.into(),
+            file.into(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            false,
+        );
         result.expectations = outcomes
             .iter()
             .map(|(text, ok)| ExpectationOutcome {
@@ -138,7 +144,7 @@ pub(crate) mod tests {
         let found = failed_expectations(&results, &place);
         assert_eq!(found.len(), 2);
         assert_eq!(found[0].line, Some(12));
-        assert_eq!(found[0].message, "expected b >= 2, measured 0.25");
+        assert_eq!(found[0].message, "b >= 2: measured 0.25");
         assert_eq!(found[0].path.as_deref(), Some("scenarios/s.yaml"));
         // The implicit expectation has no entry of its own: no line.
         assert_eq!(found[1].line, None);

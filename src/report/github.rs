@@ -11,8 +11,8 @@
 
 use std::fmt::Write;
 
-use super::findings::Finding;
 use super::escape::visible;
+use super::findings::Finding;
 
 /// The annotation lines for `findings`, one a line, in order.
 pub fn annotations(findings: &[Finding]) -> String {

@@ -10,6 +10,7 @@
 //!   rendered as GitHub annotations ([`github`]) and a GitLab Code Quality
 //!   report ([`codequality`]);
 //! - [`baseline`]: what moved against a baseline report;
+//! - [`diff_markdown`]: the same as a pull-request comment (`diff --markdown`);
 //! - [`svg`]: the sweep chart (`sweep --svg`);
 //! - [`html`]: one self-contained page (`--html`) built from the JSON
 //!   report and the logged transcripts;
@@ -19,6 +20,7 @@
 
 pub mod baseline;
 pub mod codequality;
+pub mod diff_markdown;
 pub mod escape;
 pub mod findings;
 pub mod github;

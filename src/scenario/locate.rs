@@ -22,13 +22,7 @@ struct ExpectEntries {
 pub fn expectation_lines(text: &str) -> Vec<u64> {
     serde_saphyr::from_str::<ExpectEntries>(text).map_or_else(
         |_| Vec::new(),
-        |entries| {
-            entries
-                .expect
-                .iter()
-                .map(|e| e.referenced.line())
-                .collect()
-        },
+        |entries| entries.expect.iter().map(|e| e.referenced.line()).collect(),
     )
 }
 

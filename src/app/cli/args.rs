@@ -316,6 +316,10 @@ pub struct DiffArgs {
     /// Only scenarios whose name contains TEXT.
     #[arg(long, value_name = "TEXT")]
     pub filter: Option<String>,
+    /// Print Markdown for a pull-request comment instead of the table:
+    /// the verdict, then the cells that moved beyond their interval.
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 /// The arguments of `serve`.

@@ -22,15 +22,25 @@ pub(super) struct GithubReport {
 }
 
 impl Reporter for GithubReport {
-    fn write(&mut self, finished: &Finished<'_>, streams: &mut Streams<'_>) -> Result<(), AppError> {
+    fn write(
+        &mut self,
+        finished: &Finished<'_>,
+        streams: &mut Streams<'_>,
+    ) -> Result<(), AppError> {
         if self.outputs.annotations {
             let found = findings_of(finished, self.outputs.workspace.as_deref());
             let text = github::annotations(&found);
-            let stream: &mut dyn Write = if self.to_stderr { streams.err } else { streams.out };
-            stream.write_all(text.as_bytes()).map_err(|source| AppError::Write {
-                path: PathBuf::from(if self.to_stderr { "stderr" } else { "stdout" }),
-                source,
-            })?;
+            let stream: &mut dyn Write = if self.to_stderr {
+                streams.err
+            } else {
+                streams.out
+            };
+            stream
+                .write_all(text.as_bytes())
+                .map_err(|source| AppError::Write {
+                    path: PathBuf::from(if self.to_stderr { "stderr" } else { "stdout" }),
+                    source,
+                })?;
         }
         if let Some(path) = &self.outputs.step_summary {
             let summary = markdown::render(finished.results, finished.errors);
@@ -47,9 +57,17 @@ pub(super) struct CodeQualityReport {
 }
 
 impl Reporter for CodeQualityReport {
-    fn write(&mut self, finished: &Finished<'_>, streams: &mut Streams<'_>) -> Result<(), AppError> {
+    fn write(
+        &mut self,
+        finished: &Finished<'_>,
+        streams: &mut Streams<'_>,
+    ) -> Result<(), AppError> {
         let found = findings_of(finished, self.workspace.as_deref());
-        write_report(&self.path, codequality::render(&found).as_bytes(), streams.out)
+        write_report(
+            &self.path,
+            codequality::render(&found).as_bytes(),
+            streams.out,
+        )
     }
 }
 

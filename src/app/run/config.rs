@@ -22,7 +22,7 @@ pub struct ReportPaths {
 
 impl ReportPaths {
     /// Every report path given, in the order the reports are written (the
-/// job summary is appended to, not written: it is not one of them).
+    /// job summary is appended to, not written: it is not one of them).
     pub fn given(&self) -> impl Iterator<Item = &PathBuf> {
         [
             &self.json,
@@ -31,8 +31,8 @@ impl ReportPaths {
             &self.html,
             &self.codequality,
         ]
-            .into_iter()
-            .flatten()
+        .into_iter()
+        .flatten()
     }
 }
 
