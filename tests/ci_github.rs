@@ -169,6 +169,23 @@ fn the_code_quality_report_points_at_the_failing_line() {
     assert_eq!(issues[0]["location"]["lines"]["begin"], 8);
     assert_eq!(issues[0]["check_name"], "agent-eval/expectation");
     assert_eq!(issues[0]["severity"], "critical");
+
+    // In GitLab, an absolute path inside the checkout is shown relative to it.
+    let absolute = dir.path().join("scenarios/failing.yaml");
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        .arg("run")
+        .arg(&absolute)
+        .args(["--codequality", "cq.json"])
+        .current_dir(dir.path())
+        .env_remove("GITHUB_ACTIONS")
+        .env("CI_PROJECT_DIR", dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let issues: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("cq.json")).unwrap())
+            .unwrap();
+    assert_eq!(issues[0]["location"]["path"], "scenarios/failing.yaml");
 }
 
 #[test]

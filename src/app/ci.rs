@@ -287,6 +287,16 @@ mod tests {
     }
 }
 
+/// The folder the CI checked the repository out in (GitLab's
+/// `CI_PROJECT_DIR`, GitHub's `GITHUB_WORKSPACE`): CI pages show paths
+/// relative to it.
+pub fn workspace_dir(get: &dyn Fn(&str) -> Option<String>) -> Option<std::path::PathBuf> {
+    ["CI_PROJECT_DIR", "GITHUB_WORKSPACE"]
+        .into_iter()
+        .find_map(|name| get(name).filter(|v| !v.trim().is_empty()))
+        .map(Into::into)
+}
+
 /// What a run inside GitHub Actions writes for the pull request and the
 /// run's page, on top of what was asked: an `::error` annotation per
 /// failure, and the Markdown summary appended to the job summary.
@@ -317,7 +327,7 @@ pub fn github_outputs(
         step_summary: read("GITHUB_STEP_SUMMARY")
             .filter(|_| step_summary)
             .map(Into::into),
-        workspace: read("GITHUB_WORKSPACE").map(Into::into),
+        workspace: workspace_dir(get),
     };
     (outputs.annotations || outputs.step_summary.is_some()).then_some(outputs)
 }
@@ -354,7 +364,7 @@ mod github_tests {
             Some(std::path::Path::new("/tmp/s.md"))
         );
         assert_eq!(all.workspace.as_deref(), Some(std::path::Path::new("/w")));
-        assert_eq!(github_outputs(&on, false, true).unwrap().annotations, false);
+        assert!(!github_outputs(&on, false, true).unwrap().annotations);
         assert_eq!(github_outputs(&on, true, false).unwrap().step_summary, None);
         assert_eq!(github_outputs(&on, false, false), None);
     }

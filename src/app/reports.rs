@@ -161,6 +161,7 @@ fn write_reports(
         html: config.html.clone(),
         codequality: config.ci.codequality.clone(),
         github: config.ci.github.clone(),
+        ci_workspace: config.ci.ci_workspace.clone(),
     };
     // A shard's errors name files as the shard saw them, without lines.
     let bad_inputs: Vec<BadInput> = errors

@@ -32,8 +32,9 @@ pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
     };
     let _ = writeln!(
         out,
-        "{verdict}: {} compared, {} improved, {} unchanged (tolerance {:.1} points).\n",
-        format!("{} {}", diffs.len(), cells(diffs.len())),
+        "{verdict}: {} {} compared, {} improved, {} unchanged (tolerance {:.1} points).\n",
+        diffs.len(),
+        cells(diffs.len()),
         count(Movement::Improved),
         count(Movement::Unchanged),
         tolerance * 100.0

@@ -243,6 +243,7 @@ impl CiArgs {
         ReportPaths {
             codequality: self.codequality,
             github: app::ci::github_outputs(&get, !self.no_annotations, !self.no_step_summary),
+            ci_workspace: app::ci::workspace_dir(&get),
             ..reports
         }
     }

@@ -18,6 +18,9 @@ pub struct ReportPaths {
     pub codequality: Option<PathBuf>,
     /// Inside GitHub Actions: annotations and the job summary.
     pub github: Option<crate::app::ci::GithubOutputs>,
+    /// The CI's checkout folder: the Code Quality report's paths are
+    /// relative to it.
+    pub ci_workspace: Option<PathBuf>,
 }
 
 impl ReportPaths {

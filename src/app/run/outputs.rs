@@ -77,11 +77,10 @@ pub(crate) fn report_writers<'a>(
     if let Some(path) = &reports.html {
         all.push(Box::new(HtmlReport::new(path, scenarios, log_dir)));
     }
-    let workspace = reports.github.as_ref().and_then(|g| g.workspace.clone());
     if let Some(path) = &reports.codequality {
         all.push(Box::new(CodeQualityReport {
             path: path.clone(),
-            workspace,
+            workspace: reports.ci_workspace.clone(),
         }));
     }
     if let Some(outputs) = &reports.github {
