@@ -494,3 +494,114 @@ fn a_reader_in_a_shared_folder_never_locks_the_owner_out() {
     let json: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
     assert_eq!(json[0]["runs"].as_array().unwrap().len(), 2);
 }
+
+/// Every bidirectional control, fed through a scenario's name, a step's
+/// text (tables, transcripts, expectations) and a file the model reads
+/// (transcripts), is dropped from every report of every command: run's
+/// terminal, HTML, Markdown and JUnit, the history's table, page and
+/// chart, merge's and diff's, sweep's chart and page, replay and check.
+/// JSON reports and run logs are data and keep the text as it was.
+#[test]
+fn bidirectional_controls_reach_no_report() {
+    const BIDI: [char; 12] = [
+        '\u{202a}', '\u{202b}', '\u{202c}', '\u{202d}', '\u{202e}', '\u{2066}', '\u{2067}',
+        '\u{2068}', '\u{2069}', '\u{200e}', '\u{200f}', '\u{061c}',
+    ];
+    let hostile: String = BIDI.iter().map(|c| format!("x{c}")).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let yaml = std::fs::read_to_string(scenario())
+        .unwrap()
+        .replace("name: docs-fixes", &format!("name: \"docs {hostile}\""))
+        .replace(
+            "text: \"Fix the install command\"",
+            &format!("text: \"Fix the install {hostile}\""),
+        )
+        .replace("# Install\\n\\n", &format!("# Install {hostile}\\n\\n"));
+    std::fs::write(d.join("s.yaml"), yaml).unwrap();
+    let mut said: Vec<(String, Vec<u8>)> = Vec::new();
+    let commands: [&[&str]; 8] = [
+        &[
+            "run",
+            "s.yaml",
+            "--seeds",
+            "2",
+            "--history",
+            "h.db",
+            "--json",
+            "r.json",
+            "--junit",
+            "r.xml",
+            "--markdown",
+            "r.md",
+            "--html",
+            "r.html",
+            "--log-dir",
+            "logs",
+        ],
+        &["history", "h.db", "--html", "h.html", "--svg", "h.svg"],
+        &[
+            "run",
+            "s.yaml",
+            "--seeds",
+            "2",
+            "--shard",
+            "1/1",
+            "--json",
+            "part.json",
+        ],
+        &[
+            "merge",
+            "part.json",
+            "--json",
+            "m.json",
+            "--junit",
+            "m.xml",
+            "--markdown",
+            "m.md",
+            "--html",
+            "m.html",
+        ],
+        &["diff", "r.json", "m.json"],
+        &[
+            "sweep",
+            "s.yaml",
+            "--thresholds",
+            "2,3",
+            "--seeds",
+            "2",
+            "--svg",
+            "w.svg",
+            "--html",
+            "w.html",
+        ],
+        &["replay", "s.yaml", "--seed", "0"],
+        &["check", "s.yaml"],
+    ];
+    for args in commands {
+        let out = agent_eval(d, "main", args);
+        assert!(
+            out.status.code().is_some_and(|c| c < 2),
+            "{args:?}: {out:?}"
+        );
+        said.push((format!("{args:?} stdout"), out.stdout));
+        said.push((format!("{args:?} stderr"), out.stderr));
+    }
+    for name in listing(d) {
+        if !name.ends_with(".json") && !["s.yaml", "h.db", "logs"].contains(&name.as_str()) {
+            said.push((name.clone(), std::fs::read(d.join(&name)).unwrap()));
+        }
+    }
+    assert!(said.len() > 20);
+    let plain = "docs xxxxxxxxxxxx";
+    let mut named = 0;
+    for (what, bytes) in &said {
+        let text = String::from_utf8_lossy(bytes);
+        let found: Vec<char> = text.chars().filter(|c| BIDI.contains(c)).collect();
+        assert!(found.is_empty(), "{what} keeps {found:?}");
+        named += usize::from(text.contains(plain));
+    }
+    assert!(named >= 10, "the name itself is shown, less its controls");
+    let report = std::fs::read_to_string(d.join("r.json")).unwrap();
+    assert!(report.contains(&hostile) || report.contains("\\u202e"));
+}

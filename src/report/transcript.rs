@@ -67,7 +67,7 @@ pub fn render(scenario: &Scenario, record: &RunRecord) -> String {
         }
     }
     render_summary(&mut out, scenario, record);
-    out
+    crate::report::escape::drop_bidi_owned(out)
 }
 
 fn render_results(
