@@ -32,12 +32,17 @@ use serde_json::{Map, Value, json};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OpenAiParams {
+    #[serde(deserialize_with = "super::model_name")]
     pub model: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_completion_tokens: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::temperature"
+    )]
     pub temperature: Option<f64>,
     /// This model's price, used when the price table (the command line's
     /// `--price`) has none for it.
