@@ -168,6 +168,7 @@ pub fn plans(run: &RunRecord) -> Vec<PlanAt> {
                     let ContentBlock::ToolResult {
                         tool_use_id,
                         content,
+                        ..
                     } = block
                     else {
                         continue;

@@ -86,6 +86,7 @@ fn render_results(
             ContentBlock::ToolResult {
                 tool_use_id,
                 content,
+                ..
             } => {
                 let call = calls.iter().find(|(id, _, _)| id == tool_use_id);
                 let raw_name = call.map_or("?", |(_, n, _)| n.as_str());

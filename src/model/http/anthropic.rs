@@ -214,6 +214,7 @@ mod tests {
                 vec![ContentBlock::ToolResult {
                     tool_use_id: "toolu_1_1".into(),
                     content: "x".into(),
+                    is_error: false,
                 }],
             ),
         ];

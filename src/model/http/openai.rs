@@ -128,6 +128,7 @@ impl WireFormat for ChatCompletions {
                     ContentBlock::ToolResult {
                         tool_use_id,
                         content,
+                        ..
                     } => results.push(json!({
                         "role": "tool",
                         "tool_call_id": tool_use_id,
@@ -313,6 +314,7 @@ mod tests {
                     ContentBlock::ToolResult {
                         tool_use_id: "toolu_1_1".into(),
                         content: "No todos.".into(),
+                        is_error: false,
                     },
                 ],
             ),
