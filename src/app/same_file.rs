@@ -101,7 +101,7 @@ mod tests {
 
     fn clash(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Option<String> {
         fn named<'a>(list: &[(&str, &'a Path)]) -> Vec<Named<'a>> {
-            list.iter().map(|(r, p)| Named::new(*r, *p)).collect()
+            list.iter().map(|(r, p)| Named::new(*r, p)).collect()
         }
         refuse_overlaps(&named(outputs), &named(inputs))
             .err()
