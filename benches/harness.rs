@@ -123,6 +123,7 @@ fn simulated_turn(c: &mut Criterion) {
                 vec![ContentBlock::ToolResult {
                     tool_use_id: id,
                     content: "x".repeat(300),
+                    is_error: false,
                 }],
             ));
         }

@@ -90,7 +90,8 @@ fn every_tool_use_is_answered_once_in_order() {
             block,
             &ContentBlock::ToolResult {
                 tool_use_id: id.into(),
-                content: content.into()
+                content: content.into(),
+                is_error: false
             }
         );
     }
@@ -212,7 +213,8 @@ fn rejected_updates_count_and_reset_the_nag() {
         &out.messages[6].content_blocks()[0],
         &ContentBlock::ToolResult {
             tool_use_id: "toolu_3_1".into(),
-            content: "Error: Item 1: text required".into()
+            content: "Error: Item 1: text required".into(),
+            is_error: false
         }
     );
 }
@@ -240,11 +242,13 @@ fn fold_appends_the_reminder_to_the_last_tool_result() {
         [
             ContentBlock::ToolResult {
                 tool_use_id: "toolu_1_1".into(),
-                content: "one".into()
+                content: "one".into(),
+                is_error: false
             },
             ContentBlock::ToolResult {
                 tool_use_id: "toolu_1_2".into(),
-                content: format!("two\n{REMINDER}")
+                content: format!("two\n{REMINDER}"),
+                is_error: false
             },
         ]
     );
@@ -294,7 +298,8 @@ fn calls_of_tools_not_offered_are_unknown_not_planning_calls() {
         out.messages[2].content_blocks(),
         [ContentBlock::ToolResult {
             tool_use_id: "toolu_1_1".into(),
-            content: "Unknown tool: todo".into()
+            content: "Unknown tool: todo".into(),
+            is_error: false
         }]
     );
     assert!(out.reminders_at.is_empty());
@@ -342,7 +347,8 @@ fn the_repeat_guard_warns_and_ends_the_run_after_that_turn() {
         ContentBlock::ToolResult {
             tool_use_id: "toolu_7_1".into(),
             content: "Warning: Duplicate tool call detected (bash). Task may be stuck in a loop."
-                .into()
+                .into(),
+            is_error: false
         }
     );
     // Two identical calls in one response: the second is the repeat.
@@ -366,10 +372,71 @@ fn the_repeat_guard_warns_and_ends_the_run_after_that_turn() {
         out.messages[2].content_blocks()[0],
         ContentBlock::ToolResult {
             tool_use_id: "toolu_1_1".into(),
-            content: "Wrote 1 bytes".into()
+            content: "Wrote 1 bytes".into(),
+            is_error: false
         }
     );
     // Without the guard the same script runs on.
     let (out, _) = run(bash_turns(3), &LoopSettings::default());
     assert_eq!(out.stop, StopKind::ScriptExhausted);
+}
+
+/// The Claude Code dialects answer a refused or failed call as the real
+/// CLI does, with `is_error: true` on its `tool_result` (and so in the
+/// Anthropic request that carries it); an accepted call has none. The s03
+/// loop never sets it, as the reference loop does not.
+#[test]
+fn claude_code_dialects_flag_refused_calls_with_is_error() {
+    use agent_eval::plan::dialect::Dialect;
+    let flags = |dialect: Dialect, planning: ScriptedResponse| {
+        let script = vec![
+            ScriptedResponse {
+                text: None,
+                request_hash: None,
+                calls: vec![
+                    planning.calls[0].clone(),
+                    ToolCall {
+                        tool: "read_file".into(),
+                        input: json!({"path": "missing.txt"}).into(),
+                    },
+                    ToolCall {
+                        tool: "nope".into(),
+                        input: json!({}).into(),
+                    },
+                    ToolCall {
+                        tool: "write_file".into(),
+                        input: json!({"path": "a", "content": "x"}).into(),
+                    },
+                ],
+            },
+            call("bash", json!({"command": "true"})),
+        ];
+        let settings = LoopSettings {
+            dialect,
+            ..LoopSettings::default()
+        };
+        let (out, model) = run(script, &settings);
+        let flagged: Vec<bool> = out.messages[2]
+            .content_blocks()
+            .iter()
+            .map(|b| matches!(b, ContentBlock::ToolResult { is_error: true, .. }))
+            .collect();
+        let sent = serde_json::to_value(&model.requests()[1].messages).unwrap();
+        (
+            flagged,
+            sent.to_string().matches("\"is_error\":true").count(),
+        )
+    };
+    let bad_todo = call("TodoWrite", json!({"todos": "not a list"}));
+    assert_eq!(
+        flags(Dialect::ClaudeCode, bad_todo.clone()),
+        (vec![true, true, true, false], 3)
+    );
+    let bad_task = call("TaskCreate", json!({"subject": ""}));
+    assert_eq!(
+        flags(Dialect::ClaudeCodeTasks, bad_task),
+        (vec![true, true, true, false], 3)
+    );
+    let bad_s03 = call("todo", json!({"items": "not a list"}));
+    assert_eq!(flags(Dialect::S03, bad_s03), (vec![false; 4], 0));
 }

@@ -91,7 +91,7 @@ fn replay(name: &str, deferred: bool) -> usize {
 #[test]
 fn every_probed_call_is_answered_byte_identical() {
     let mut total = 0;
-    for name in ["basics", "errors", "fields", "tool_search"] {
+    for name in ["basics", "errors", "fields", "tool_search", "empty_fields"] {
         let n = replay(name, true);
         assert!(n >= 6, "{name}: only {n} calls compared");
         total += n;

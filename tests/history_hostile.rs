@@ -1,12 +1,15 @@
 //! The history's hostile pass through the binary: a path that is a
-//! dangling symlink, a symlink to a file elsewhere, a planted `-wal` link,
-//! a directory, a FIFO, a
-//! read-only file or folder, a file with SQLite's header but damaged pages;
-//! and names full of SQL and line breaks. Each refused case exits 2 with a
+//! dangling symlink, a symlink to a file elsewhere, a planted `-wal` link
+//! or hard link, a directory, a FIFO, a read-only file or folder, a file
+//! with SQLite's header but damaged pages, an empty file read, a report
+//! named over the history or an input, a reader of a shared folder; and
+//! names full of SQL and line breaks. Each refused case exits 2 with a
 //! message naming the file, never hangs, and leaves every file as it was
 //! (nothing created through a link). The library side (locks, a file
 //! changed during the runs, broken tables, long histories) is
 //! `src/results/history/hostile_tests.rs`.
+
+mod support;
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -276,4 +279,329 @@ fn names_full_of_sql_and_line_breaks_are_stored_and_shown_as_they_are() {
     );
     assert_eq!(gate.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&gate.stdout).contains("0 regressed"));
+}
+
+/// A `-wal` or `-shm` beside the history that is a second name (a hard
+/// link) of another file, or not a regular file, is refused before SQLite
+/// opens anything: SQLite would write the other file's bytes over.
+#[test]
+fn hard_linked_or_special_companions_are_refused_and_their_file_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("victim.txt"), "keep me\n").unwrap();
+    for suffix in ["-wal", "-shm"] {
+        let folder = d.join(format!("linked{suffix}"));
+        std::fs::create_dir(&folder).unwrap();
+        assert_eq!(record(&folder, "h.db").status.code(), Some(0));
+        std::fs::hard_link(d.join("victim.txt"), folder.join(format!("h.db{suffix}"))).unwrap();
+        let name = format!("linked{suffix}/h.db");
+        refused(d, &name, "is a hard link");
+        assert_eq!(
+            std::fs::read_to_string(d.join("victim.txt")).unwrap(),
+            "keep me\n"
+        );
+    }
+    let folder = d.join("special");
+    std::fs::create_dir(&folder).unwrap();
+    assert_eq!(record(&folder, "h.db").status.code(), Some(0));
+    std::fs::create_dir(folder.join("h.db-shm")).unwrap();
+    refused(d, "special/h.db", "is not a regular file");
+}
+
+/// `history` on an empty file exits 2 and leaves it empty, with nothing
+/// made beside it; on a history it makes no `-wal` or `-shm`.
+#[test]
+fn reading_a_history_never_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("empty.db"), "").unwrap();
+    let out = agent_eval(d, "main", &["history", "empty.db"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("empty.db: not an agent-eval history"));
+    assert_eq!(std::fs::read(d.join("empty.db")).unwrap(), b"");
+    assert_eq!(listing(d), ["empty.db"]);
+    assert_eq!(record(d, "h.db").status.code(), Some(0));
+    let before = std::fs::read(d.join("h.db")).unwrap();
+    let out = agent_eval(d, "main", &["history", "h.db", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(listing(d), ["empty.db", "h.db"]);
+    assert_eq!(std::fs::read(d.join("h.db")).unwrap(), before);
+}
+
+/// Any output over any input or the history, by any name, exits 2 before
+/// anything runs, and every file is left as it was (a history named for
+/// the first time is not even made).
+#[test]
+fn an_output_over_an_input_or_the_history_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(scenario(), d.join("s.yaml")).unwrap();
+    assert_eq!(record(d, "h.db").status.code(), Some(0));
+    let shard = agent_eval(
+        d,
+        "main",
+        &[
+            "run",
+            "s.yaml",
+            "--seeds",
+            "1",
+            "--quiet",
+            "--shard",
+            "1/1",
+            "--json",
+            "part.json",
+        ],
+    );
+    assert_eq!(shard.status.code(), Some(0));
+    std::os::unix::fs::symlink(d.join("h.db"), d.join("alias.db")).unwrap();
+    std::fs::hard_link(d.join("s.yaml"), d.join("second.yaml")).unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "s.yaml", "--seeds", "1", "--quiet"];
+        args.extend_from_slice(extra);
+        args.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let cases: Vec<Vec<String>> = vec![
+        vec![
+            "history".into(),
+            "h.db".into(),
+            "--svg".into(),
+            "h.db".into(),
+        ],
+        vec![
+            "history".into(),
+            "h.db".into(),
+            "--html".into(),
+            "./alias.db".into(),
+        ],
+        run(&["--history", "h.db", "--json", "h.db"]),
+        run(&["--history", "h.db", "--html", "alias.db"]),
+        run(&["--history", "new.db", "--markdown", "./new.db"]),
+        run(&["--junit", "second.yaml"]),
+        run(&["--baseline", "part.json", "--json", "part.json"]),
+        run(&["--json", "r.json", "--html", "./r.json"]),
+        run(&["--history", "docs-fixes.jsonl", "--log-dir", "."]),
+        vec![
+            "merge".into(),
+            "part.json".into(),
+            "--json".into(),
+            "part.json".into(),
+        ],
+        vec![
+            "merge".into(),
+            "part.json".into(),
+            "--history".into(),
+            "h.db".into(),
+            "--html".into(),
+            "h.db".into(),
+        ],
+        vec![
+            "sweep".into(),
+            "s.yaml".into(),
+            "--axis".into(),
+            "nag_threshold".into(),
+            "--values".into(),
+            "2,3".into(),
+            "--json".into(),
+            "second.yaml".into(),
+        ],
+    ];
+    let snapshot = || -> Vec<(String, Vec<u8>)> {
+        listing(d)
+            .into_iter()
+            .filter(|n| n != "alias.db")
+            .map(|n| {
+                let bytes = std::fs::read(d.join(&n)).unwrap_or_default();
+                (n, bytes)
+            })
+            .collect()
+    };
+    let before = snapshot();
+    for args in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = agent_eval(d, "main", &args);
+        let message = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {message}");
+        assert!(message.contains("would overwrite"), "{args:?}: {message}");
+        assert_eq!(snapshot(), before, "{args:?} changed a file");
+    }
+}
+
+/// `agent-eval` run as another user (`setpriv`), from `dir`, with its
+/// binary linked into `dir` (the build folder may not be theirs to enter).
+fn as_user(dir: &Path, uid: u32, args: &[&str]) -> Output {
+    let binary = dir.join("agent-eval");
+    if !binary.exists() {
+        std::fs::hard_link(env!("CARGO_BIN_EXE_agent-eval"), &binary)
+            .or_else(|_| std::fs::copy(env!("CARGO_BIN_EXE_agent-eval"), &binary).map(drop))
+            .unwrap();
+    }
+    let mut command = Command::new("setpriv");
+    command
+        .args([
+            format!("--reuid={uid}"),
+            format!("--regid={uid}"),
+            "--clear-groups".into(),
+        ])
+        .arg(&binary)
+        .env("HOME", dir);
+    agent_eval_with(command, dir, "main", args)
+}
+
+/// A history in a folder shared by two users: when the second has only
+/// read it (`history`, `--baseline`), its owner's next `run --history`
+/// still works, because a reader leaves no `-wal` or `-shm` behind (files
+/// the owner could not write). Run as two real users when this runs as
+/// root (as CI does).
+#[test]
+fn a_reader_in_a_shared_folder_never_locks_the_owner_out() {
+    use std::os::unix::fs::PermissionsExt;
+    if unsafe { libc::geteuid() } != 0 || Command::new("setpriv").arg("--version").output().is_err()
+    {
+        support::skip_unless_required("two users need root and setpriv (util-linux)");
+        return;
+    }
+    let (owner, reader) = (65534, 1);
+    let top = tempfile::tempdir().unwrap();
+    let d = top.path().join("shared");
+    std::fs::create_dir(&d).unwrap();
+    std::fs::set_permissions(top.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::fs::copy(scenario(), d.join("s.yaml")).unwrap();
+    let s = ["run", "s.yaml", "--seeds", "1", "--quiet"];
+    let recorded = |out: &Output| {
+        let message = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{message}");
+    };
+    recorded(&as_user(
+        &d,
+        owner,
+        &[&s[..], &["--history", "h.db"]].concat(),
+    ));
+    recorded(&as_user(&d, reader, &["history", "h.db"]));
+    recorded(&as_user(
+        &d,
+        reader,
+        &[&s[..], &["--baseline", "h.db"]].concat(),
+    ));
+    assert_eq!(listing(&d), ["agent-eval", "h.db", "s.yaml"]);
+    recorded(&as_user(
+        &d,
+        owner,
+        &[&s[..], &["--history", "h.db"]].concat(),
+    ));
+    let shown = as_user(&d, reader, &["history", "h.db", "--json"]);
+    recorded(&shown);
+    let json: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(json[0]["runs"].as_array().unwrap().len(), 2);
+}
+
+/// Every bidirectional control, fed through a scenario's name, a step's
+/// text (tables, transcripts, expectations) and a file the model reads
+/// (transcripts), is dropped from every report of every command: run's
+/// terminal, HTML, Markdown and JUnit, the history's table, page and
+/// chart, merge's and diff's, sweep's chart and page, replay and check.
+/// JSON reports and run logs are data and keep the text as it was.
+#[test]
+fn bidirectional_controls_reach_no_report() {
+    const BIDI: [char; 12] = [
+        '\u{202a}', '\u{202b}', '\u{202c}', '\u{202d}', '\u{202e}', '\u{2066}', '\u{2067}',
+        '\u{2068}', '\u{2069}', '\u{200e}', '\u{200f}', '\u{061c}',
+    ];
+    let hostile: String = BIDI.iter().map(|c| format!("x{c}")).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let yaml = std::fs::read_to_string(scenario())
+        .unwrap()
+        .replace("name: docs-fixes", &format!("name: \"docs {hostile}\""))
+        .replace(
+            "text: \"Fix the install command\"",
+            &format!("text: \"Fix the install {hostile}\""),
+        )
+        .replace("# Install\\n\\n", &format!("# Install {hostile}\\n\\n"));
+    std::fs::write(d.join("s.yaml"), yaml).unwrap();
+    let mut said: Vec<(String, Vec<u8>)> = Vec::new();
+    let commands: [&[&str]; 8] = [
+        &[
+            "run",
+            "s.yaml",
+            "--seeds",
+            "2",
+            "--history",
+            "h.db",
+            "--json",
+            "r.json",
+            "--junit",
+            "r.xml",
+            "--markdown",
+            "r.md",
+            "--html",
+            "r.html",
+            "--log-dir",
+            "logs",
+        ],
+        &["history", "h.db", "--html", "h.html", "--svg", "h.svg"],
+        &[
+            "run",
+            "s.yaml",
+            "--seeds",
+            "2",
+            "--shard",
+            "1/1",
+            "--json",
+            "part.json",
+        ],
+        &[
+            "merge",
+            "part.json",
+            "--json",
+            "m.json",
+            "--junit",
+            "m.xml",
+            "--markdown",
+            "m.md",
+            "--html",
+            "m.html",
+        ],
+        &["diff", "r.json", "m.json"],
+        &[
+            "sweep",
+            "s.yaml",
+            "--thresholds",
+            "2,3",
+            "--seeds",
+            "2",
+            "--svg",
+            "w.svg",
+            "--html",
+            "w.html",
+        ],
+        &["replay", "s.yaml", "--seed", "0"],
+        &["check", "s.yaml"],
+    ];
+    for args in commands {
+        let out = agent_eval(d, "main", args);
+        assert!(
+            out.status.code().is_some_and(|c| c < 2),
+            "{args:?}: {out:?}"
+        );
+        said.push((format!("{args:?} stdout"), out.stdout));
+        said.push((format!("{args:?} stderr"), out.stderr));
+    }
+    for name in listing(d) {
+        if !name.ends_with(".json") && !["s.yaml", "h.db", "logs"].contains(&name.as_str()) {
+            said.push((name.clone(), std::fs::read(d.join(&name)).unwrap()));
+        }
+    }
+    assert!(said.len() > 20);
+    let plain = "docs xxxxxxxxxxxx";
+    let mut named = 0;
+    for (what, bytes) in &said {
+        let text = String::from_utf8_lossy(bytes);
+        let found: Vec<char> = text.chars().filter(|c| BIDI.contains(c)).collect();
+        assert!(found.is_empty(), "{what} keeps {found:?}");
+        named += usize::from(text.contains(plain));
+    }
+    assert!(named >= 10, "the name itself is shown, less its controls");
+    let report = std::fs::read_to_string(d.join("r.json")).unwrap();
+    assert!(report.contains(&hostile) || report.contains("\\u202e"));
 }

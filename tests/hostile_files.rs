@@ -571,3 +571,77 @@ fn files_through_a_fixture_symlink_that_leads_out_name_their_line() {
     );
     assert!(!outside.join("new.txt").exists());
 }
+
+/// `agent-eval check` and `agent-eval run` on `file` in `dir`: their exit
+/// statuses and stderr.
+fn check_and_run(dir: &Path, file: &str, run_extra: &[&str]) -> [(Option<i32>, String); 2] {
+    let bin = env!("CARGO_BIN_EXE_agent-eval");
+    let mut run = vec!["run", file, "--seeds", "1", "--quiet"];
+    run.extend_from_slice(run_extra);
+    [vec!["check", file], run].map(|args| {
+        let out = std::process::Command::new(bin)
+            .current_dir(dir)
+            .args(&args)
+            .env("ANTHROPIC_API_KEY", "sk-ant-test")
+            .env("OPENAI_API_KEY", "sk-test")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    })
+}
+
+/// What `run` refuses, `check` refuses too, with the same file:LINE: a
+/// price that is NaN, infinite or negative, a temperature that is NaN or
+/// negative, a model without a name.
+#[test]
+fn check_and_run_refuse_the_same_model_settings_at_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("openai", "price: {input_per_mtok: .nan, output_per_mtok: 1.0}", "s.yaml:5:", "price"),
+        ("anthropic", "price: {input_per_mtok: 1.0, output_per_mtok: .inf}", "s.yaml:5:", "price"),
+        ("anthropic", "price: {input_per_mtok: -2, output_per_mtok: 1}", "s.yaml:5:", "price"),
+        ("openai", "temperature: .nan", "s.yaml:5:", "temperature"),
+        ("anthropic", "temperature: -1", "s.yaml:5:", "temperature"),
+    ];
+    for (provider, setting, at, said) in cases {
+        let text = format!(
+            "task: t\nmodel:\n  {provider}:\n    model: m\n    {setting}\nsteps:\n  - text: one\n    check: {{file: a, exists: true}}\n"
+        );
+        fs::write(dir.path().join("s.yaml"), &text).unwrap();
+        for (code, stderr) in check_and_run(dir.path(), "s.yaml", &[]) {
+            assert_eq!(code, Some(2), "{setting}: {stderr}");
+            assert!(stderr.contains(at) && stderr.contains(said), "{setting}: {stderr}");
+        }
+    }
+    let unnamed = "task: t\nmodel:\n  anthropic:\n    model: \"\"\nsteps:\n  - text: one\n";
+    fs::write(dir.path().join("s.yaml"), unnamed).unwrap();
+    for (code, stderr) in check_and_run(dir.path(), "s.yaml", &[]) {
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(stderr.contains("s.yaml:4:"), "{stderr}");
+    }
+}
+
+/// `--agent COMMAND` gives a scenario that sets an outside agent's
+/// `task_via`, `env` and `timeout_s` without a command its command, and
+/// those keys apply; without `--agent` both `check` and `run` refuse it
+/// at `agent:`'s line.
+#[test]
+fn agent_keys_without_a_command_wait_for_dash_dash_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "task: t\nmodel:\n  script:\n    - text: Done.\nagent:\n  task_via: arg\n  timeout_s: 30\n  env: {GREETING: hello}\nsteps:\n  - text: one\n    check: {file: a.txt, contains: hello}\n";
+    fs::write(dir.path().join("s.yaml"), text).unwrap();
+    for (code, stderr) in check_and_run(dir.path(), "s.yaml", &[]) {
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(
+            stderr.contains("s.yaml:5:1:") && stderr.contains("--agent COMMAND"),
+            "{stderr}"
+        );
+    }
+    let agent = "printf '%s' \"$GREETING\" > a.txt";
+    let [_, (code, stderr)] = check_and_run(dir.path(), "s.yaml", &["--agent", agent]);
+    assert_eq!(code, Some(0), "{stderr}");
+}

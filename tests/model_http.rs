@@ -77,6 +77,7 @@ fn conversation(answer: Option<&[ContentBlock]>) -> Vec<Message> {
                 ContentBlock::ToolUse { id, .. } => Some(ContentBlock::ToolResult {
                     tool_use_id: id.clone(),
                     content: "a.txt".into(),
+                    is_error: false,
                 }),
                 _ => None,
             })

@@ -555,13 +555,13 @@ fn codex_capture_is_served() {
     );
     assert!(
         blocks.iter().any(|b| matches!(b,
-            ContentBlock::ToolResult { tool_use_id, content }
+            ContentBlock::ToolResult { tool_use_id, content, .. }
                 if tool_use_id == "toolu_3_1" && content.contains("Success. Updated"))),
         "{blocks:?}"
     );
     assert!(
         blocks.iter().any(|b| matches!(b,
-            ContentBlock::ToolResult { tool_use_id, content }
+            ContentBlock::ToolResult { tool_use_id, content, .. }
                 if tool_use_id == "toolu_4_2" && content.starts_with("failed to parse function arguments"))),
         "{blocks:?}"
     );

@@ -50,6 +50,7 @@ fn history(scenario: &Scenario, render: &str, reminder: bool) -> Vec<Message> {
     let mut results = vec![ContentBlock::ToolResult {
         tool_use_id: "toolu_1_1".into(),
         content: render.into(),
+        is_error: false,
     }];
     for (k, action) in step1.actions.iter().enumerate() {
         let id = format!("toolu_1_{}", k + 2);
@@ -61,6 +62,7 @@ fn history(scenario: &Scenario, render: &str, reminder: bool) -> Vec<Message> {
         results.push(ContentBlock::ToolResult {
             tool_use_id: id,
             content: "ok".into(),
+            is_error: false,
         });
     }
     if reminder {

@@ -266,15 +266,16 @@ impl SessionState<'_> {
             let ContentBlock::ToolUse { id, name, input } = block else {
                 continue;
             };
-            let content = if self.is_repeat(name, input) {
+            let (content, refused) = if self.is_repeat(name, input) {
                 repeated = true;
-                RepeatGuard::warning(name)
+                (RepeatGuard::warning(name), false)
             } else {
                 self.answer(name, input, &mut facts)
             };
             results.push(ContentBlock::ToolResult {
                 tool_use_id: id.clone(),
                 content,
+                is_error: refused && self.dialect.flags_errors(),
             });
         }
         (results, facts, repeated)
@@ -293,10 +294,10 @@ impl SessionState<'_> {
         })
     }
 
-    /// One call's result: planning calls go to the dialect, then the
-    /// dialect's tool loader, then the workspace tools; anything else is
-    /// `Unknown tool: <name>`.
-    fn answer(&mut self, name: &str, input: &Value, facts: &mut TurnFacts) -> String {
+    /// One call's result and whether it was refused or failed: planning
+    /// calls go to the dialect, then the dialect's tool loader, then the
+    /// workspace tools; anything else is `Unknown tool: <name>`.
+    fn answer(&mut self, name: &str, input: &Value, facts: &mut TurnFacts) -> (String, bool) {
         let todo = self.settings.todo;
         if todo && self.dialect.is_planning_tool(name) {
             self.todo_calls += 1;
@@ -307,17 +308,17 @@ impl SessionState<'_> {
             } else {
                 self.rejected_todo_updates += 1;
             }
-            return outcome.content;
+            return (outcome.content, !outcome.accepted);
         }
         if let Some(answer) = todo.then(|| self.dialect.load_tools(name, input)).flatten() {
-            return answer;
+            return (answer, false);
         }
         match self.toolbox.call(name, input) {
-            Some(Ok(output)) => output,
-            Some(Err(e)) => format!("Error: {e}"),
+            Some(Ok(output)) => (output, false),
+            Some(Err(e)) => (format!("Error: {e}"), true),
             None => {
                 self.unknown_tool_calls += 1;
-                format!("Unknown tool: {name}")
+                (format!("Unknown tool: {name}"), true)
             }
         }
     }

@@ -7,6 +7,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::same_file::{Named, refuse_overlaps};
 use super::{AppError, Status};
 use crate::report::terminal::escape;
 use crate::report::trend_svg::TrendLine;
@@ -119,6 +120,14 @@ pub fn history(config: &HistoryConfig, out: &mut dyn Write) -> Result<Status, Ap
     for path in [&config.svg, &config.html].into_iter().flatten() {
         super::check_output_path(path)?;
     }
+    let outputs: Vec<Named<'_>> = [("--svg", &config.svg), ("--html", &config.html)]
+        .into_iter()
+        .filter_map(|(flag, path)| path.as_deref().map(|p| Named::new(flag, p)))
+        .collect();
+    refuse_overlaps(
+        &outputs,
+        &[Named::new("the history database", &config.file)],
+    )?;
     let history = History::open_existing(&config.file)?;
     // One run more than shown: the oldest shown one's move needs it.
     let cells = history.cells(

@@ -17,6 +17,7 @@ mod real;
 mod replay;
 mod reports;
 mod run;
+pub(crate) mod same_file;
 mod serve;
 mod sweep;
 

@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::run::{self, Finished, ReportPaths, Reporters, Streams};
+use super::same_file::{Named, refuse_overlaps};
 use super::{AppError, STDOUT, Status, check_output_path};
 use crate::report::findings::BadInput;
 use crate::report::json::Report;
@@ -92,6 +93,21 @@ fn check_outputs(config: &MergeConfig) -> Result<bool, AppError> {
     for path in outputs.into_iter().flatten() {
         check_output_path(path)?;
     }
+    let flags = ["--json", "--junit", "--markdown", "--html"];
+    let written: Vec<Named<'_>> = flags
+        .iter()
+        .zip(outputs)
+        .filter_map(|(flag, path)| path.as_deref().map(|p| Named::new(*flag, p)))
+        .collect();
+    let mut read: Vec<Named<'_>> = config
+        .parts
+        .iter()
+        .map(|p| Named::new("a shard report", p))
+        .collect();
+    if let Some(history) = &config.history {
+        read.push(Named::new("the --history database", history));
+    }
+    refuse_overlaps(&written, &read)?;
     Ok(to_stdout == 1)
 }
 

@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use super::same_file::{Named, refuse_overlaps};
 use super::{AppError, Progress, Status, write_atomic, write_atomic_with};
 use crate::eval::{self, EvalError, EvalOptions};
 use crate::report::{html, json, svg, table};
@@ -117,6 +118,15 @@ pub fn sweep(
     {
         super::check_output_path(path)?;
     }
+    let outputs: Vec<Named<'_>> = [
+        ("--svg", &config.svg),
+        ("--json", &config.json),
+        ("--html", &config.html),
+    ]
+    .into_iter()
+    .filter_map(|(flag, path)| path.as_deref().map(|p| Named::new(flag, p)))
+    .collect();
+    refuse_overlaps(&outputs, &[Named::new("the scenario", &config.scenario)])?;
     let scenario = load_scenario(config, &axis, err)?;
     let options = EvalOptions {
         seeds: config.seeds,

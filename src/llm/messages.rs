@@ -44,6 +44,11 @@ pub enum ContentBlock {
     ToolResult {
         tool_use_id: String,
         content: String,
+        /// The Anthropic API's `is_error`: the call was refused or failed.
+        /// Claude Code sets it on every refused call, so the built-in loop
+        /// does for its Claude Code dialects; left out when false.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
     },
 }
 
@@ -208,6 +213,7 @@ mod tests {
                 vec![ContentBlock::ToolResult {
                     tool_use_id: tool_use_id(1, 1),
                     content: "(no output)".into(),
+                    is_error: false,
                 }],
             ),
         ];

@@ -328,6 +328,7 @@ impl<'m> ConversationChars<'m> {
                         ContentBlock::ToolResult {
                             tool_use_id,
                             content,
+                            ..
                         } => {
                             let planning = self.planning_calls.contains(tool_use_id.as_str());
                             self.add_text(content, planning, after_answer, rules);
@@ -524,6 +525,7 @@ mod tests {
         ContentBlock::ToolResult {
             tool_use_id: tool_use_id(turn, 1),
             content: content.into(),
+            is_error: false,
         }
     }
 
@@ -558,6 +560,7 @@ mod tests {
                     ContentBlock::ToolResult {
                         tool_use_id: tool_use_id(2, 1),
                         content: "out".into(),
+                        is_error: false,
                     },
                     ContentBlock::text("<reminder>Update your todos.</reminder>"),
                 ],

@@ -142,6 +142,7 @@ mod tests {
         ContentBlock::ToolResult {
             tool_use_id: id.into(),
             content: "ok".into(),
+            is_error: false,
         }
     }
 

@@ -140,6 +140,7 @@ mod tests {
                 ContentBlock::ToolResult {
                     tool_use_id: "toolu_1_1".into(),
                     content: "ok".into(),
+                    is_error: false,
                 },
             ],
         );

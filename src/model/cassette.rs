@@ -526,6 +526,7 @@ mod tests {
                 vec![ContentBlock::ToolResult {
                     tool_use_id: "toolu_1_1".into(),
                     content: workdir.to_string(),
+                    is_error: false,
                 }],
             ),
         ];

@@ -81,7 +81,7 @@ pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
         moved.len(),
         tolerance * 100.0
     );
-    out
+    crate::report::escape::drop_bidi_owned(out)
 }
 
 #[cfg(test)]

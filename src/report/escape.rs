@@ -14,17 +14,53 @@
 //!   content and attribute values alike; a control character is shown as
 //!   `\u{..}`, so a reader of the page sees that one was there.
 //!
-//! Every other format drops control characters (terminal escapes, C1 controls,
-//! bidirectional overrides that reorder what a reader sees).
+//! Every other format drops control characters (terminal escapes, C1 controls).
+//!
+//! Every report, whatever its format, drops the bidirectional controls
+//! ([`is_bidi_control`]): the embeddings, overrides and isolates (U+202A to
+//! U+202E, U+2066 to U+2069) and the marks (U+200E, U+200F, U+061C). They
+//! are invisible and only reorder what a reader sees (`\u{202e}` makes
+//! `1.0 < 0.5` read backwards, the Trojan Source trick); no name, label or
+//! transcript needs them to be read. Each renderer also passes its whole
+//! output through [`drop_bidi`], so no field it forgot can carry one.
 
 use std::borrow::Cow;
 
+/// Whether `c` is a bidirectional control: an embedding, override or
+/// isolate (U+202A to U+202E, U+2066 to U+2069) or a mark (LRM U+200E,
+/// RLM U+200F, ALM U+061C). Every report drops them.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}'
+    )
+}
+
+/// `text` without its bidirectional controls; borrowed when it has none.
+/// The last step of every renderer.
+pub fn drop_bidi(text: &str) -> Cow<'_, str> {
+    if text.chars().any(is_bidi_control) {
+        Cow::Owned(text.chars().filter(|&c| !is_bidi_control(c)).collect())
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// [`drop_bidi`] for an owned string (a rendered report), copying only
+/// when there is something to drop.
+pub fn drop_bidi_owned(text: String) -> String {
+    match drop_bidi(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(dropped) => dropped,
+    }
+}
+
 /// Whether `c` is shown as nothing in every report: controls (but tab and
 /// line breaks, which each format handles itself) and bidirectional
-/// embedding/override/isolate characters.
+/// controls.
 fn invisible(c: char) -> bool {
     (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
-        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || is_bidi_control(c)
         || matches!(c, '\u{fffe}' | '\u{ffff}')
 }
 
@@ -39,7 +75,8 @@ pub fn visible(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// `text` as HTML content or a quoted attribute value.
+/// `text` as HTML content or a quoted attribute value, without
+/// bidirectional controls.
 pub fn html(text: &str) -> String {
     use std::fmt::Write;
     let mut out = String::with_capacity(text.len());
@@ -50,6 +87,7 @@ pub fn html(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            c if is_bidi_control(c) => {}
             // Terminal escapes and other controls have no place in a page.
             c if c.is_control() && c != '\n' && c != '\t' => {
                 let _ = write!(out, "\\u{{{:x}}}", c as u32);

@@ -87,7 +87,7 @@ pub fn render(input: HtmlInput<'_>) -> String {
         page.push_str("</section>\n");
     }
     page.push_str("</main>\n</body>\n</html>\n");
-    page
+    super::escape::drop_bidi_owned(page)
 }
 
 fn scenarios(report: &Value) -> impl Iterator<Item = &Value> {

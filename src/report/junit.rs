@@ -48,9 +48,12 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
         }
         report.add_test_suite(suite);
     }
-    report
+    // Names and messages come from scenario files and models: no control
+    // XML forbids, no bidirectional control (`super::escape`).
+    let xml = report
         .to_string()
-        .unwrap_or_else(|e| format!("<!-- agent-eval could not write JUnit XML: {e} -->\n"))
+        .unwrap_or_else(|e| format!("<!-- agent-eval could not write JUnit XML: {e} -->\n"));
+    super::escape::xml_chars(&xml).into_owned()
 }
 
 fn status(ok: bool, message: &str) -> TestCaseStatus {

@@ -168,6 +168,7 @@ pub fn plans(run: &RunRecord) -> Vec<PlanAt> {
                     let ContentBlock::ToolResult {
                         tool_use_id,
                         content,
+                        ..
                     } = block
                     else {
                         continue;
@@ -252,17 +253,50 @@ pub fn replay_command(scenario: &Scenario, settings: &CellSettings, seed: u64) -
         .join(" ")
 }
 
-/// `arg` as a POSIX shell reads it back unchanged.
+/// `arg` as a shell reads it back unchanged, on one line: plain, in
+/// single quotes, or, when it holds a line break or another character a
+/// report would escape or drop (a control, a bidirectional control), as
+/// `$'...'` with those characters written as escapes (bash, zsh, ksh,
+/// busybox sh and POSIX.1-2024 read it), so the printed command, escaped
+/// for a terminal or put in a Markdown code span, still runs as it was.
 fn shell_quote(arg: &str) -> String {
     let plain = !arg.is_empty()
         && arg
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "_-./:=,@+%".contains(c));
+    let unprintable =
+        |c: char| c.is_control() || super::escape::is_bidi_control(c) || is_invisible_format(c);
     if plain {
         arg.to_string()
+    } else if arg.chars().any(unprintable) {
+        use std::fmt::Write;
+        let mut quoted = String::from("$'");
+        for c in arg.chars() {
+            let _ = match c {
+                '\\' => write!(quoted, "\\\\"),
+                '\'' => write!(quoted, "\\'"),
+                '\n' => write!(quoted, "\\n"),
+                '\t' => write!(quoted, "\\t"),
+                '\r' => write!(quoted, "\\r"),
+                c if unprintable(c) && c.is_ascii() => write!(quoted, "\\x{:02x}", c as u32),
+                c if unprintable(c) && (c as u32) <= 0xffff => {
+                    write!(quoted, "\\u{:04x}", c as u32)
+                }
+                c if unprintable(c) => write!(quoted, "\\U{:08x}", c as u32),
+                c => write!(quoted, "{c}"),
+            };
+        }
+        quoted.push('\'');
+        quoted
     } else {
         format!("'{}'", arg.replace('\'', r"'\''"))
     }
+}
+
+/// The zero-width and other invisible formatting characters a terminal
+/// view escapes (see `super::terminal`).
+fn is_invisible_format(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
 }
 
 /// How many runs a failing expectation names.
@@ -405,5 +439,35 @@ mod tests {
             shell_quote(r#"reminder={"policy":"interval","every":4}"#),
             r#"'reminder={"policy":"interval","every":4}'"#
         );
+    }
+
+    /// A multi-line `--agent` (or any argument with a control) is quoted
+    /// on one line, with no character a report escapes or drops, and a
+    /// shell reads it back exactly.
+    #[test]
+    fn line_breaks_and_controls_are_quoted_on_one_line() {
+        let args = [
+            "cat <<'EOF' > a.txt\nline 'two'\tx\\y\nEOF\n",
+            "a\u{1b}[31mred\u{202e}b\u{200b}c\u{7f}",
+        ];
+        for arg in args {
+            let quoted = shell_quote(arg);
+            assert!(quoted.starts_with("$'"), "{quoted}");
+            assert!(
+                quoted.chars().all(|c| !c.is_control()
+                    && !crate::report::escape::is_bidi_control(c)
+                    && !is_invisible_format(c)),
+                "{quoted:?}"
+            );
+            assert_eq!(crate::report::terminal::escape(&quoted), quoted);
+            let Ok(out) = std::process::Command::new("bash")
+                .arg("-c")
+                .arg(format!("printf %s {quoted}"))
+                .output()
+            else {
+                continue;
+            };
+            assert_eq!(String::from_utf8_lossy(&out.stdout), arg, "{quoted}");
+        }
     }
 }

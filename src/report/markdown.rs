@@ -88,7 +88,7 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
         }
         out.push('\n');
     }
-    out
+    crate::report::escape::drop_bidi_owned(out)
 }
 
 /// Table cells as Markdown text.

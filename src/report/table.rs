@@ -63,7 +63,7 @@ pub fn render(result: &ScenarioResult, color: bool) -> String {
             }
         }
     }
-    out
+    crate::report::escape::drop_bidi_owned(out)
 }
 
 /// Which steps get dropped: one row per scored step, one column per cell,

@@ -8,8 +8,9 @@
 //! bidirectional override could make text read differently from what it
 //! is). [`escape`] writes every such character as a visible escape
 //! instead: C0 controls (but newline and tab in [`escape_multiline`]), DEL,
-//! C1 controls, and the Unicode bidirectional and invisible formatting
-//! characters.
+//! C1 controls, and the Unicode invisible formatting characters; the
+//! bidirectional controls are dropped, as in every report
+//! ([`super::escape::is_bidi_control`]).
 
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -25,10 +26,11 @@ fn is_unsafe(c: char) -> bool {
                 | '\u{2066}'..='\u{2069}'
                 | '\u{FEFF}'
         )
+        || super::escape::is_bidi_control(c)
 }
 
 /// `text` on one line with every control and formatting character
-/// escaped: `\x1b`, `\n`, `\t`, `\r`, `\x7f`, `\u{9b}`, `\u{202e}`. Text
+/// escaped: `\x1b`, `\n`, `\t`, `\r`, `\x7f`, `\u{9b}`, `\u{200b}`; bidirectional controls go. Text
 /// without any comes back as it is, without a copy.
 pub fn escape(text: &str) -> Cow<'_, str> {
     escape_keeping(text, &[])
@@ -83,6 +85,10 @@ fn escape_keeping<'a>(text: &'a str, kept: &[char]) -> Cow<'a, str> {
             out.push(c);
             continue;
         }
+        // Dropped, as in every report (`super::escape`): they only reorder.
+        if super::escape::is_bidi_control(c) {
+            continue;
+        }
         let _ = match c {
             '\n' => write!(out, "\\n"),
             '\t' => write!(out, "\\t"),
@@ -108,7 +114,8 @@ mod tests {
         );
         assert_eq!(escape("a\nb\tc\rd"), "a\\nb\\tc\\rd");
         assert_eq!(escape("\u{9b}31m\u{7f}"), "\\u{9b}31m\\x7f");
-        assert_eq!(escape("abc\u{202e}fed"), "abc\\u{202e}fed");
+        assert_eq!(escape("abc\u{202e}fed\u{2066}\u{200f}"), "abcfed");
+        assert_eq!(escape("zero\u{200b}width"), "zero\\u{200b}width");
         assert_eq!(escape_multiline("a\n\tb\x1b[31m"), "a\n\tb\\x1b[31m");
     }
 

@@ -67,7 +67,7 @@ pub fn render(scenario: &Scenario, record: &RunRecord) -> String {
         }
     }
     render_summary(&mut out, scenario, record);
-    out
+    crate::report::escape::drop_bidi_owned(out)
 }
 
 fn render_results(
@@ -86,6 +86,7 @@ fn render_results(
             ContentBlock::ToolResult {
                 tool_use_id,
                 content,
+                ..
             } => {
                 let call = calls.iter().find(|(id, _, _)| id == tool_use_id);
                 let raw_name = call.map_or("?", |(_, n, _)| n.as_str());

@@ -53,7 +53,7 @@ pub fn render(title: &str, svg: &str, trends: &[CellTrend]) -> String {
         page.push_str(&cell_table(trend));
     }
     page.push_str("</body>\n</html>\n");
-    page
+    crate::report::escape::drop_bidi_owned(page)
 }
 
 /// One cell's heading and the table of its runs.

@@ -40,6 +40,12 @@ pub struct AgentSettings {
     /// Where the file sets `agent.dialect` (line, column), when it does: a
     /// preset takes its own default dialect only when none is set.
     pub dialect_set_at: Option<(u64, u64)>,
+    /// `agent.env`, `task_via`, `timeout_s`, `reminder_pattern` or
+    /// `sandbox` written without `agent.command`: kept (with where `agent:`
+    /// is) for `--agent COMMAND` to complete. A scenario still awaiting its
+    /// command when it is admitted is refused there, at that line
+    /// ([`AgentSettings::awaiting_command_error`]).
+    pub awaiting_command: Option<(AgentCommand, Option<(u64, u64)>)>,
 }
 
 /// A real CLI agent the engine knows how to run (`agent.preset`).
@@ -86,6 +92,7 @@ impl Default for AgentSettings {
             preset_env: BTreeMap::new(),
             preset_timeout_s: None,
             dialect_set_at: None,
+            awaiting_command: None,
         }
     }
 }
@@ -110,15 +117,36 @@ impl AgentSettings {
         self.preset = None;
         match &mut self.external {
             Some(agent) => agent.command = command.to_string(),
-            None => self.external = Some(AgentCommand::new(command)),
+            None => {
+                let mut agent = self
+                    .awaiting_command
+                    .take()
+                    .map_or_else(|| AgentCommand::new(""), |(agent, _)| agent);
+                agent.command = command.to_string();
+                self.external = Some(agent);
+            }
         }
+    }
+
+    /// The error of a scenario whose outside-agent keys still await their
+    /// command (no `agent.command`, no `--agent`): where `agent:` is, and
+    /// why. `check` and every command that runs scenarios ask it when
+    /// they admit one.
+    pub fn awaiting_command_error(&self) -> Option<(Option<(u64, u64)>, String)> {
+        self.awaiting_command.as_ref().map(|(_, at)| {
+            (
+                *at,
+                "agent.env, agent.task_via, agent.timeout_s, agent.reminder_pattern and agent.sandbox set up an external agent: they need agent.command, agent.preset or `--agent COMMAND`".to_string(),
+            )
+        })
     }
 
     /// Runs the real CLI `preset` instead of the built-in loop (`--agent
     /// claude-code`): keeps the `env` and `timeout_s` of a command the
     /// scenario has.
     pub fn use_preset(&mut self, preset: AgentPreset) {
-        if let Some(agent) = self.external.take() {
+        let waiting = self.awaiting_command.take().map(|(agent, _)| agent);
+        if let Some(agent) = self.external.take().or(waiting) {
             self.preset_env = agent.env;
             self.preset_timeout_s = Some(agent.timeout_s);
         }
@@ -236,6 +264,7 @@ impl RawAgent {
         } else {
             (BTreeMap::new(), None)
         };
+        let mut awaiting_command = None;
         let external = match self.command {
             Some(command) if command.trim().is_empty() => {
                 return Err((None, "agent.command is empty".into()));
@@ -255,10 +284,15 @@ impl RawAgent {
                 || self.reminder_pattern.is_some()
                 || self.sandbox.is_some() =>
             {
-                return Err((
-                    None,
-                    "agent.env, agent.task_via, agent.timeout_s, agent.reminder_pattern and agent.sandbox set up an external agent: they need agent.command (or agent.preset)".into(),
-                ));
+                // Completed by `--agent COMMAND`, or refused at admission.
+                let mut agent = AgentCommand::new("");
+                agent.env = self.env;
+                agent.task_via = self.task_via.unwrap_or_default();
+                agent.timeout_s = self.timeout_s.unwrap_or(agent.timeout_s);
+                agent.reminder_pattern = self.reminder_pattern;
+                agent.sandbox = self.sandbox.unwrap_or(false);
+                awaiting_command = Some((agent, None));
+                None
             }
             None => None,
         };
@@ -274,6 +308,7 @@ impl RawAgent {
             preset_env,
             preset_timeout_s,
             dialect_set_at,
+            awaiting_command,
         })
     }
 }

@@ -200,11 +200,14 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
     build_workspace_image(file, text, &workspace)?;
     let session = raw.session.is_some();
     let (parts, steps) = parts_and_steps(file, text, raw.task, raw.steps, raw.session)?;
-    let agent = raw.agent.validate().map_err(|(position, message)| {
+    let mut agent = raw.agent.validate().map_err(|(position, message)| {
         // A conflict between keys of `agent:` is shown at `agent:`.
         let position = position.or_else(|| top_level_key(text, "agent"));
         LoadError::new(file, position, message)
     })?;
+    if let Some((_, at)) = agent.awaiting_command.as_mut() {
+        *at = top_level_key(text, "agent");
+    }
     if session {
         check_session_agent(file, text, &agent)?;
     }
@@ -329,7 +332,8 @@ fn build_workspace_image(
 /// A session is sent to an outside agent one part a message: refuses a
 /// `task_via` that cannot carry several.
 fn check_session_agent(file: &Path, text: &str, agent: &AgentSettings) -> Result<(), LoadError> {
-    if let Some(external) = &agent.external
+    let waiting = agent.awaiting_command.as_ref().map(|(a, _)| a);
+    if let Some(external) = agent.external.as_ref().or(waiting)
         && !(external.task_via == TaskVia::Stdin || external.task_via.carries_sessions())
     {
         return Err(LoadError::new(

@@ -216,6 +216,7 @@ fn parse_block(block: &Value, path: &str) -> Result<Option<ContentBlock>, BadReq
                 None => String::new(),
                 Some(content) => fields::text_or_parts(content, &join(path, "content"))?,
             },
+            is_error: false,
         },
         skipped if SKIPPED_BLOCKS.contains(&skipped) => return Ok(None),
         other => {

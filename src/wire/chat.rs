@@ -70,6 +70,7 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
                     vec![ContentBlock::ToolResult {
                         tool_use_id: model_call_id(id),
                         content: text,
+                        is_error: false,
                     }],
                 ));
             }
@@ -379,7 +380,8 @@ mod tests {
             [
                 ContentBlock::ToolResult {
                     tool_use_id: "toolu_1_1".into(),
-                    content: "out".into()
+                    content: "out".into(),
+                    is_error: false
                 },
                 ContentBlock::text("<reminder>Update your todos.</reminder>")
             ]

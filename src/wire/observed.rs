@@ -212,6 +212,7 @@ fn result_for<'a>(later: &[&'a Exchange], id: &str) -> Option<&'a str> {
                 ContentBlock::ToolResult {
                     tool_use_id,
                     content,
+                    ..
                 } if tool_use_id == id => Some(content.as_str()),
                 _ => None,
             })
@@ -271,6 +272,7 @@ mod tests {
         ContentBlock::ToolResult {
             tool_use_id: tool_use_id(turn, k),
             content: content.into(),
+            is_error: false,
         }
     }
 

@@ -142,6 +142,7 @@ impl InputRead {
                     vec![ContentBlock::ToolResult {
                         tool_use_id: model_call_id(fields::required_str(item, "call_id", &path)?),
                         content: output,
+                        is_error: false,
                     }],
                 ));
             }

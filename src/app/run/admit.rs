@@ -10,6 +10,7 @@ use std::path::Path;
 use super::config::RunConfig;
 use crate::app::baseline;
 use crate::app::history::open as open_history;
+use crate::app::same_file::{Named, refuse_overlaps as refuse_overlaps_of};
 use crate::app::{AppError, STDOUT, Status, check_output_path, no_scenarios};
 use crate::eval::{self, EvalOptions};
 use crate::report::terminal::escape;
@@ -43,8 +44,9 @@ pub(super) enum Admission {
 pub(super) fn admit(config: &RunConfig, err: &mut dyn Write) -> Result<Admission, AppError> {
     let report_on_stdout = check_outputs(config)?;
     check_flags(config)?;
-    let history = open_history(config.history.as_deref())?;
     let (scenarios, errors, options) = load_scenarios(config)?;
+    refuse_overlaps(config, &scenarios)?;
+    let history = open_history(config.history.as_deref())?;
     let baseline = config
         .baseline
         .as_deref()
@@ -93,6 +95,43 @@ fn check_outputs(config: &RunConfig) -> Result<bool, AppError> {
         check_output_path(path)?;
     }
     Ok(on_stdout == 1)
+}
+
+/// No report and no run log over a file this run reads (a scenario, the
+/// baseline), over the history database or over another of its outputs:
+/// refused before the history is opened (which may create it) and before
+/// anything runs.
+fn refuse_overlaps(config: &RunConfig, scenarios: &[Scenario]) -> Result<(), AppError> {
+    let r = &config.reports;
+    let reports = [
+        ("--json", &r.json),
+        ("--junit", &r.junit),
+        ("--markdown", &r.markdown),
+        ("--html", &r.html),
+    ];
+    let log_files: Vec<std::path::PathBuf> = match &config.log_dir {
+        Some(dir) => scenarios
+            .iter()
+            .map(|s| dir.join(crate::report::log::file_name(&s.name)))
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut outputs: Vec<Named<'_>> = reports
+        .iter()
+        .filter_map(|(flag, path)| path.as_deref().map(|p| Named::new(*flag, p)))
+        .collect();
+    outputs.extend(log_files.iter().map(|p| Named::new("a --log-dir file", p)));
+    let files = scenario::discover(&config.paths).unwrap_or_default();
+    let mut inputs: Vec<Named<'_>> = files.iter().map(|f| Named::new("a scenario", f)).collect();
+    if let Some(baseline) = &config.baseline {
+        inputs.push(Named::new("--baseline", baseline));
+    }
+    // The history is written only by its own transactions: no report may
+    // land on it (it may be the baseline too, read before recording).
+    if let Some(history) = &config.history {
+        inputs.push(Named::new("the --history database", history));
+    }
+    refuse_overlaps_of(&outputs, &inputs)
 }
 
 /// Flags that cannot go together.

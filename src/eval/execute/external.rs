@@ -227,7 +227,7 @@ fn final_plan(messages: &[Message], dialect: Dialect) -> Vec<PlanItem> {
                 continue;
             }
             let accepted = results.iter().any(|b| {
-                matches!(b, ContentBlock::ToolResult { tool_use_id, content }
+                matches!(b, ContentBlock::ToolResult { tool_use_id, content, .. }
                     if tool_use_id == id && !dialect.is_error(content))
             });
             if accepted && let Some(next) = dialect.plan_from_call(&plan, name, input) {

@@ -24,10 +24,15 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AnthropicParams {
+    #[serde(deserialize_with = "super::model_name")]
     pub model: String,
     #[serde(default = "default_max_tokens")]
     pub max_tokens: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::temperature"
+    )]
     pub temperature: Option<f64>,
     /// This model's price, used when the price table (the command line's
     /// `--price`) has none for it.
@@ -209,6 +214,7 @@ mod tests {
                 vec![ContentBlock::ToolResult {
                     tool_use_id: "toolu_1_1".into(),
                     content: "x".into(),
+                    is_error: false,
                 }],
             ),
         ];

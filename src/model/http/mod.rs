@@ -135,6 +135,31 @@ pub fn parse_price_flag(text: &str) -> Result<(String, Price), String> {
     Ok((model.trim().to_string(), price))
 }
 
+/// Reads a `temperature:` of a model's parameters: a finite number not
+/// below zero (a NaN would be sent as `null`), refused at the file's line.
+pub(crate) fn temperature<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<f64>, D::Error> {
+    let value: Option<f64> = serde::Deserialize::deserialize(deserializer)?;
+    match value {
+        Some(t) if !t.is_finite() || t < 0.0 => Err(serde::de::Error::custom(format!(
+            "temperature must be a finite number >= 0, got {t}"
+        ))),
+        other => Ok(other),
+    }
+}
+
+/// Reads a model's name: not empty.
+pub(crate) fn model_name<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<String, D::Error> {
+    let name: String = serde::Deserialize::deserialize(deserializer)?;
+    if name.trim().is_empty() {
+        return Err(serde::de::Error::custom("model: the model's name is empty"));
+    }
+    Ok(name)
+}
+
 impl fmt::Display for Provider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

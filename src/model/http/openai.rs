@@ -32,12 +32,17 @@ use serde_json::{Map, Value, json};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OpenAiParams {
+    #[serde(deserialize_with = "super::model_name")]
     pub model: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_completion_tokens: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::temperature"
+    )]
     pub temperature: Option<f64>,
     /// This model's price, used when the price table (the command line's
     /// `--price`) has none for it.
@@ -123,6 +128,7 @@ impl WireFormat for ChatCompletions {
                     ContentBlock::ToolResult {
                         tool_use_id,
                         content,
+                        ..
                     } => results.push(json!({
                         "role": "tool",
                         "tool_call_id": tool_use_id,
@@ -308,6 +314,7 @@ mod tests {
                     ContentBlock::ToolResult {
                         tool_use_id: "toolu_1_1".into(),
                         content: "No todos.".into(),
+                        is_error: false,
                     },
                 ],
             ),

@@ -24,12 +24,42 @@ impl Usage {
     }
 }
 
-/// The price of one model, in US dollars per million tokens.
+/// The price of one model, in US dollars per million tokens. Read from a
+/// file (a scenario, a cassette) only when both are finite and not
+/// negative, so a NaN price is an error of the file, at its line, for
+/// `check` and `run` alike.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, try_from = "PriceFields")]
 pub struct Price {
     pub input_per_mtok: f64,
     pub output_per_mtok: f64,
+}
+
+/// [`Price`] as written, before it is checked.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PriceFields {
+    input_per_mtok: f64,
+    output_per_mtok: f64,
+}
+
+impl TryFrom<PriceFields> for Price {
+    type Error = String;
+
+    fn try_from(fields: PriceFields) -> Result<Self, String> {
+        let price = Price {
+            input_per_mtok: fields.input_per_mtok,
+            output_per_mtok: fields.output_per_mtok,
+        };
+        if price.is_valid() {
+            Ok(price)
+        } else {
+            Err(format!(
+                "price: input_per_mtok and output_per_mtok must be finite US dollars >= 0, got {} and {}",
+                fields.input_per_mtok, fields.output_per_mtok
+            ))
+        }
+    }
 }
 
 impl Price {

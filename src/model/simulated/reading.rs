@@ -306,7 +306,7 @@ impl Reader<'_> {
                 continue;
             };
             let ok = answered.content_blocks().iter().any(|b| {
-                matches!(b, ContentBlock::ToolResult { tool_use_id, content }
+                matches!(b, ContentBlock::ToolResult { tool_use_id, content, .. }
                     if tool_use_id == id && !content.starts_with("Error") && !content.starts_with("Unknown tool"))
             });
             if !ok {
@@ -355,6 +355,7 @@ impl Reader<'_> {
             let ContentBlock::ToolResult {
                 tool_use_id,
                 content,
+                ..
             } = block
             else {
                 continue;
@@ -417,7 +418,7 @@ impl Reader<'_> {
             };
             self.dialect.is_planning_tool(name)
                 && answered.content_blocks().iter().any(|r| {
-                    matches!(r, ContentBlock::ToolResult { tool_use_id, content }
+                    matches!(r, ContentBlock::ToolResult { tool_use_id, content, .. }
                         if tool_use_id == id && self.dialect.is_error(content))
                 })
         })

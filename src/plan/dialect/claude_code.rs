@@ -236,6 +236,10 @@ impl PlanDialect for ClaudeCode {
         validate(input).ok()
     }
 
+    fn flags_errors(&self) -> bool {
+        true
+    }
+
     fn error_prefix(&self) -> &'static str {
         PREFIX
     }

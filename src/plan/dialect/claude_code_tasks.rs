@@ -14,8 +14,9 @@
 //! Every string is the real binary's, probed into
 //! `tests/data/claude-code-tasks/` (the tests below replay every probed
 //! call). What the probe showed and this file follows: `TaskCreate` fills a
-//! missing `subject` from `description` and the other way round, and ignores
-//! unknown fields; the other tools reject unknown fields; an unknown id is
+//! missing `subject` from `description` and the other way round when that
+//! one holds more than white space (else the missing one is named: `{subject:
+//! ""}` is refused for its `description`), and ignores unknown fields; the other tools reject unknown fields; an unknown id is
 //! `Task not found` (a plain result, not an error, as on the binary); `TaskUpdate` names the fields it changed, in a fixed
 //! order, and ignores blocking ids of tasks that do not exist. The schemas
 //! are `claude_code_tasks.json` beside this file.
@@ -266,18 +267,35 @@ fn create(plan: &mut Vec<PlanItem>, input: &Value) -> PlanOutcome {
     let description = issues.string(input, "description");
     let active_form = issues.string(input, "activeForm");
     issues.object(input, "metadata");
-    // Either text stands in for the other; only both missing is an error.
-    if !input.contains_key("subject") && !input.contains_key("description") {
+    // A missing text is filled from the other only when that one has more
+    // than white space (as the binary does: `{subject: ""}` is refused for
+    // its missing `description`, `{subject: "", description: ""}` is
+    // created); what is still missing is named.
+    let filled = |own: &Option<String>, present: bool, other: &Option<String>| {
+        if present {
+            own.clone()
+        } else {
+            other.clone().filter(|t| !t.trim().is_empty())
+        }
+    };
+    let (has_subject, has_description) = (
+        input.contains_key("subject"),
+        input.contains_key("description"),
+    );
+    let subject_filled = filled(&subject, has_subject, &description);
+    let description_filled = filled(&description, has_description, &subject);
+    if !has_subject && subject_filled.is_none() {
         issues.missing("subject");
+    }
+    if !has_description && description_filled.is_none() {
         issues.missing("description");
     }
     if let Some(message) = issues.error() {
         return PlanOutcome::rejected(message);
     }
-    let text = subject.clone().or_else(|| description.clone());
     let (subject, description) = (
-        text.clone().unwrap_or_default(),
-        description.or(text).unwrap_or_default(),
+        subject_filled.unwrap_or_default(),
+        description_filled.unwrap_or_default(),
     );
     let number = next_id(plan);
     let id = number.to_string();
@@ -653,6 +671,10 @@ impl PlanDialect for ClaudeCodeTasks {
             return Some(Vec::new());
         }
         result.split('\n').map(parse_list_line).collect()
+    }
+
+    fn flags_errors(&self) -> bool {
+        true
     }
 
     fn error_prefix(&self) -> &'static str {

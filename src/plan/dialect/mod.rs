@@ -320,6 +320,13 @@ pub trait PlanDialect: fmt::Debug + Send + Sync {
     /// The error prefix for messages this dialect does not list itself.
     fn error_prefix(&self) -> &'static str;
 
+    /// Whether the agent this dialect imitates marks a refused or failed
+    /// call's result with the API's `is_error: true` (Claude Code does;
+    /// the s03 loop does not). The built-in loop does the same.
+    fn flags_errors(&self) -> bool {
+        false
+    }
+
     /// The call(s) that turn plan `before` into `wanted` in this dialect's
     /// shape (`before` is empty when no plan exists yet).
     fn write_update(&self, before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall>;

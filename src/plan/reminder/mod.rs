@@ -127,10 +127,12 @@ mod tests {
             ContentBlock::ToolResult {
                 tool_use_id: "a".into(),
                 content: "one".into(),
+                is_error: false,
             },
             ContentBlock::ToolResult {
                 tool_use_id: "b".into(),
                 content: "two".into(),
+                is_error: false,
             },
         ]
     }
@@ -153,7 +155,8 @@ mod tests {
             r[1],
             ContentBlock::ToolResult {
                 tool_use_id: "b".into(),
-                content: "two\nR".into()
+                content: "two\nR".into(),
+                is_error: false
             }
         );
         assert_eq!(

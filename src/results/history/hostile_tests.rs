@@ -102,7 +102,7 @@ fn a_broken_table_is_refused_at_open_and_left_as_it_was() {
         .unwrap();
     let before = std::fs::read(&path).unwrap();
     let e = History::open(&path).err().unwrap();
-    assert!(matches!(e, HistoryError::Unreadable { .. }), "{e}");
+    assert!(matches!(e, HistoryError::Schema { .. }), "{e}");
     assert!(e.to_string().contains("table cell_metric"), "{e}");
     assert_eq!(std::fs::read(&path).unwrap(), before);
 }
@@ -131,4 +131,136 @@ fn a_long_history_is_read_from_its_newest_runs_only() {
     assert_eq!(cells.len(), 11);
     assert!(cells.iter().all(|c| c.invocation > 2980), "the newest");
     assert_eq!(history.cells(None, None, None).unwrap().len(), 3000 - 428);
+}
+
+/// What a forger who wrote the file once may have added: a trigger that
+/// rewrites every later completion (with the table it keeps its state
+/// in), a view, an index, or an index taken away. Each is refused at open
+/// and the file is left byte for byte as it was.
+#[test]
+fn a_schema_not_exactly_ours_is_refused_untouched() {
+    let forgeries = [
+        (
+            "CREATE TABLE forged (n INTEGER);
+             CREATE TRIGGER forge AFTER INSERT ON cell_metric BEGIN
+                 UPDATE cell_metric SET value = 1.0 WHERE rowid = new.rowid; END;",
+            "an extra trigger forge",
+        ),
+        (
+            "CREATE VIEW cells AS SELECT * FROM cell;",
+            "an extra view cells",
+        ),
+        (
+            "CREATE INDEX by_label ON cell(label);",
+            "an extra index by_label",
+        ),
+        (
+            "DROP INDEX invocation_by_branch;",
+            "no index invocation_by_branch",
+        ),
+    ];
+    for (sql, said) in forgeries {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.db");
+        drop(History::open(&path).unwrap());
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch("PRAGMA journal_mode = DELETE;").unwrap();
+        conn.execute_batch(sql).unwrap();
+        drop(conn);
+        let before = std::fs::read(&path).unwrap();
+        for e in [
+            History::open(&path).err().unwrap(),
+            History::open_existing(&path).err().unwrap(),
+        ] {
+            assert!(matches!(e, HistoryError::Schema { .. }), "{sql}: {e}");
+            assert!(e.to_string().contains(said), "{e}");
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), before, "{sql}");
+    }
+}
+
+/// A trigger planted while the runs went on is found under the write
+/// lock, before the invocation is written.
+#[test]
+fn a_trigger_planted_during_the_runs_is_refused_before_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.db");
+    let mut history = History::open(&path).unwrap();
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "CREATE TRIGGER forge AFTER INSERT ON invocation BEGIN
+                 DELETE FROM invocation; END;",
+        )
+        .unwrap();
+    let e = history.record(&invocation("main"), &[]).unwrap_err();
+    assert!(e.to_string().contains("an extra trigger forge"), "{e}");
+}
+
+/// SQLite's own statistics (`ANALYZE`) change no figure: accepted.
+#[test]
+fn sqlite_statistics_are_no_forgery() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.db");
+    drop(History::open(&path).unwrap());
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch("ANALYZE;")
+        .unwrap();
+    let mut history = History::open(&path).unwrap();
+    history.record(&invocation("main"), &[]).unwrap();
+}
+
+fn listing(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Reading never writes: an empty file stays empty, an up-to-date
+/// history gets no `-wal` or `-shm` beside it, and an older one is
+/// migrated in a private copy while the file keeps its version.
+#[test]
+fn reading_writes_nothing_beside_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("empty.db"), "").unwrap();
+    let e = History::open_existing(&d.join("empty.db")).err().unwrap();
+    assert!(e.to_string().contains("an empty file"), "{e}");
+    assert_eq!(std::fs::read(d.join("empty.db")).unwrap(), b"");
+    let path = d.join("h.db");
+    History::open(&path)
+        .unwrap()
+        .record(&invocation("main"), &[])
+        .unwrap();
+    assert_eq!(listing(d), ["empty.db", "h.db"]);
+    let before = std::fs::read(&path).unwrap();
+    let reader = History::open_existing(&path).unwrap();
+    assert_eq!(reader.invocations().unwrap(), 1);
+    assert_eq!(
+        listing(d),
+        ["empty.db", "h.db"],
+        "no companion while reading"
+    );
+    drop(reader);
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    // A writer at work: its WAL holds a committed row the file does not.
+    let mut writer = History::open(&path).unwrap();
+    writer.record(&invocation("main"), &[]).unwrap();
+    let wal = std::fs::read(d.join("h.db-wal")).unwrap();
+    assert!(!wal.is_empty());
+    let (db, shm) = (
+        std::fs::read(&path).unwrap(),
+        std::fs::read(d.join("h.db-shm")).unwrap(),
+    );
+    let reader = History::open_existing(&path).unwrap();
+    assert_eq!(reader.invocations().unwrap(), 2, "the WAL's row is read");
+    drop(reader);
+    assert_eq!(std::fs::read(&path).unwrap(), db);
+    assert_eq!(std::fs::read(d.join("h.db-wal")).unwrap(), wal);
+    assert_eq!(std::fs::read(d.join("h.db-shm")).unwrap(), shm);
+    drop(writer);
 }

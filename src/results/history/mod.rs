@@ -15,6 +15,7 @@
 //! invocation was recorded; reports never carry it.
 
 mod baseline;
+mod reader_copy;
 mod schema;
 mod trend;
 
@@ -62,6 +63,14 @@ pub enum HistoryError {
         "{path}: the history is read-only here; recording needs to write it (and FILE-wal beside it)"
     )]
     ReadOnly { path: PathBuf },
+    #[error(
+        "{path}: the history's schema is not the one agent-eval writes at version {version} ({differences}); it was left as it was. A table, index, trigger or view added by hand could change what is recorded: give a history only agent-eval has written"
+    )]
+    Schema {
+        path: PathBuf,
+        version: i32,
+        differences: String,
+    },
     #[error("{path}: the history database is damaged ({source}); nothing was written to it")]
     Damaged {
         path: PathBuf,
@@ -120,6 +129,9 @@ pub struct Invocation {
 pub struct History {
     path: PathBuf,
     conn: Connection,
+    /// A reader's private copy of the database and its journal (see
+    /// [`History::open_existing`]); removed when the history is dropped.
+    _copy: Option<tempfile::TempDir>,
 }
 
 impl History {
@@ -129,8 +141,14 @@ impl History {
         Self::open_with_timeout(path, BUSY_TIMEOUT)
     }
 
-    /// Opens an existing history only: a missing file is an error, not a
-    /// new history (for reading: `agent-eval history`, `--baseline`).
+    /// Opens an existing history for reading only (`agent-eval history`,
+    /// `--baseline`): a missing or empty file is an error, not a new
+    /// history, and nothing is written beside the file either. When no
+    /// journal is beside it and it is at the current version, SQLite reads
+    /// it as `immutable` (no lock, no `-wal`, no `-shm`: a reader in a
+    /// shared folder leaves nothing its owner cannot write); otherwise its
+    /// bytes and its journal are copied into a private folder and that copy
+    /// is read (and migrated, if older).
     pub fn open_existing(path: &Path) -> Result<Self, HistoryError> {
         if !schema::check_path(path)? {
             return Err(HistoryError::Io {
@@ -138,28 +156,72 @@ impl History {
                 source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such history file"),
             });
         }
-        Self::open(path)
+        let header = schema::read_header(path).map_err(|source| HistoryError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if header.is_empty() {
+            return Err(not_history(
+                path,
+                "an empty file: nothing is recorded in it, and reading never makes a history",
+            ));
+        }
+        let version = header
+            .get(60..64)
+            .map_or(0, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        if version == SCHEMA_VERSION && !reader_copy::journal_beside(path) {
+            let sql = |source| sqlite_error(path, source);
+            let conn = schema::connect_immutable(path).map_err(sql)?;
+            let tx = conn.unchecked_transaction().map_err(sql)?;
+            if schema::state(&tx, path)? == State::Current {
+                drop(tx);
+                schema::check_pages(&conn, path)?;
+                return Ok(Self {
+                    path: path.to_path_buf(),
+                    conn,
+                    _copy: None,
+                });
+            }
+        }
+        let copy = reader_copy::copy(path)?;
+        let conn = Self::connect_checked(&copy.path().join(reader_copy::NAME), path, BUSY_TIMEOUT)?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            conn,
+            _copy: Some(copy),
+        })
     }
 
     /// [`History::open`] with another busy timeout.
     pub fn open_with_timeout(path: &Path, busy: Duration) -> Result<Self, HistoryError> {
         schema::check_path(path)?;
-        let sql = |source| sqlite_error(path, source);
-        let mut conn = schema::connect(path).map_err(sql)?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            conn: Self::connect_checked(path, path, busy)?,
+            _copy: None,
+        })
+    }
+
+    /// Connects to the database at `file` (named `shown` in errors),
+    /// brings its schema up to date and checks it.
+    fn connect_checked(
+        file: &Path,
+        shown: &Path,
+        busy: Duration,
+    ) -> Result<Connection, HistoryError> {
+        let sql = |source| sqlite_error(shown, source);
+        let mut conn = schema::connect(file).map_err(sql)?;
         conn.busy_timeout(busy).map_err(sql)?;
         // A read first: an up-to-date history is used as it is, so a
         // reader needs no write lock (and a read-only file can be read).
         let tx = conn.transaction().map_err(sql)?;
-        let state = schema::state(&tx, path)?;
+        let state = schema::state(&tx, shown)?;
         drop(tx);
         if let State::Behind(_) = state {
-            Self::migrate(&mut conn, path)?;
+            Self::migrate(&mut conn, shown)?;
         }
-        schema::check_tables(&conn, path)?;
-        Ok(Self {
-            path: path.to_path_buf(),
-            conn,
-        })
+        schema::check_pages(&conn, shown)?;
+        Ok(conn)
     }
 
     /// Refuses, before any run, a history this process cannot write to

@@ -102,7 +102,7 @@ pub(super) fn check_path(path: &Path) -> Result<bool, HistoryError> {
         path: path.to_path_buf(),
         source,
     };
-    companions_are_no_links(path)?;
+    companions_are_safe(path)?;
     let kind = match std::fs::symlink_metadata(path) {
         Ok(meta) => meta.file_type(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
@@ -137,30 +137,51 @@ pub(super) fn check_path(path: &Path) -> Result<bool, HistoryError> {
     Ok(true)
 }
 
+/// The companion files SQLite writes beside the database.
+pub(super) const COMPANIONS: [&str; 3] = ["-wal", "-shm", "-journal"];
+
+/// `path` with `suffix` appended to its name (`h.db` → `h.db-wal`).
+pub(super) fn companion(path: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
+}
+
 /// SQLite writes `FILE-wal`, `FILE-shm` and `FILE-journal` beside the
-/// database; one that is a symbolic link (planted to redirect those
-/// writes) is refused with its name.
-fn companions_are_no_links(path: &Path) -> Result<(), HistoryError> {
-    for suffix in ["-wal", "-shm", "-journal"] {
-        let mut name = path.as_os_str().to_owned();
-        name.push(suffix);
-        let companion = Path::new(&name);
-        if std::fs::symlink_metadata(companion).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(not_history(
-                path,
-                &format!(
-                    "its companion file {} is a symbolic link",
-                    companion.display()
-                ),
-            ));
-        }
+/// database, through whatever is at that name: one that is a symbolic
+/// link, anything but a regular file, or a hard link (a second name of
+/// another file, which the writes would overwrite) is refused with its
+/// name, before SQLite opens anything.
+fn companions_are_safe(path: &Path) -> Result<(), HistoryError> {
+    use std::os::unix::fs::MetadataExt;
+    for suffix in COMPANIONS {
+        let companion = companion(path, suffix);
+        let Ok(meta) = std::fs::symlink_metadata(&companion) else {
+            continue;
+        };
+        let problem = if meta.file_type().is_symlink() {
+            "is a symbolic link".to_string()
+        } else if !meta.is_file() {
+            "is not a regular file".to_string()
+        } else if meta.nlink() > 1 {
+            format!(
+                "is a hard link ({} names of one file): writing it would overwrite the other",
+                meta.nlink()
+            )
+        } else {
+            continue;
+        };
+        return Err(not_history(
+            path,
+            &format!("its companion file {} {problem}", companion.display()),
+        ));
     }
     Ok(())
 }
 
 /// The first 100 bytes, opened without following a link and without
 /// blocking (a FIFO swapped in after the type check must not hang us).
-fn read_header(path: &Path) -> std::io::Result<Vec<u8>> {
+pub(super) fn read_header(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
         .read(true)
@@ -181,6 +202,32 @@ pub(super) fn connect(path: &Path) -> rusqlite::Result<Connection> {
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW,
+    )
+}
+
+/// Opens `path` for reading only, as SQLite's `immutable`: no lock is
+/// taken and no `-wal` or `-shm` is made or opened beside it (for a
+/// history with no journal beside it, checked by the caller). The name
+/// goes in a `file:` URI, every byte but the plain ones percent-encoded.
+pub(super) fn connect_immutable(path: &Path) -> rusqlite::Result<Connection> {
+    use std::fmt::Write;
+    let absolute =
+        std::path::absolute(path).map_err(|_| rusqlite::Error::InvalidPath(path.to_path_buf()))?;
+    let mut uri = String::from("file://");
+    for &byte in absolute.as_os_str().as_encoded_bytes() {
+        if byte.is_ascii_alphanumeric() || b"/._~-".contains(&byte) {
+            uri.push(char::from(byte));
+        } else {
+            let _ = write!(uri, "%{byte:02X}");
+        }
+    }
+    uri.push_str("?mode=ro&immutable=1");
+    Connection::open_with_flags(
+        uri,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
             | OpenFlags::SQLITE_OPEN_NOFOLLOW,
     )
@@ -220,6 +267,9 @@ pub(super) fn state(conn: &Connection, path: &Path) -> Result<State, HistoryErro
     if app == APPLICATION_ID && version < 1 {
         return Err(not_history(path, "our id without a schema version"));
     }
+    if app == APPLICATION_ID {
+        check_exact_schema(conn, path, version)?;
+    }
     Ok(if version == SCHEMA_VERSION {
         State::Current
     } else {
@@ -227,36 +277,10 @@ pub(super) fn state(conn: &Connection, path: &Path) -> Result<State, HistoryErro
     })
 }
 
-/// Every column agent-eval reads or writes, by table.
-const COLUMNS: &[(&str, &str)] = &[
-    (
-        "invocation",
-        "id, recorded_at, command, shard, commit_sha, branch, commit_source, version",
-    ),
-    (
-        "scenario_run",
-        "id, invocation_id, scenario, file, scenario_sha256, seeds",
-    ),
-    (
-        "cell",
-        "id, scenario_run_id, position, settings, label, runs, completion, completion_lo, \
-         completion_hi, full_completion, full_completion_lo, full_completion_hi, mean_tokens",
-    ),
-    ("cell_metric", "cell_id, metric, value, lo, hi"),
-];
-
-/// Refuses a history (ours by its id and version) whose tables are not
-/// as agent-eval writes them, or whose pages are damaged: found when it is
-/// opened, not after the runs. The page check is SQLite's `quick_check`,
-/// linear in the file's size and read-only.
-pub(super) fn check_tables(conn: &Connection, path: &Path) -> Result<(), HistoryError> {
-    for (table, columns) in COLUMNS {
-        conn.prepare(&format!("SELECT {columns} FROM {table} LIMIT 0"))
-            .map_err(|e| HistoryError::Unreadable {
-                path: path.to_path_buf(),
-                reason: format!("table {table}: {e}"),
-            })?;
-    }
+/// Refuses a history (ours by its id and version) whose pages are
+/// damaged: found when it is opened, not after the runs. The check is
+/// SQLite's `quick_check`, linear in the file's size and read-only.
+pub(super) fn check_pages(conn: &Connection, path: &Path) -> Result<(), HistoryError> {
     let verdict: String = conn
         .query_row("PRAGMA quick_check(1)", [], |row| row.get(0))
         .map_err(|e| super::sqlite_error(path, e))?;
@@ -267,6 +291,109 @@ pub(super) fn check_tables(conn: &Connection, path: &Path) -> Result<(), History
         });
     }
     Ok(())
+}
+
+/// One entry of `sqlite_master`: its kind, name, table and SQL.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct SchemaEntry {
+    kind: String,
+    name: String,
+    table: String,
+    sql: String,
+}
+
+/// Every table, index, trigger and view of the database behind `conn`,
+/// sorted, with the spacing of its SQL folded (a history written with
+/// other line breaks is the same schema). SQLite's own statistics tables
+/// (`sqlite_stat1` to `4`, made by `ANALYZE`) are left out: they steer
+/// query plans and change no figure.
+fn schema_of(conn: &Connection) -> rusqlite::Result<Vec<SchemaEntry>> {
+    let mut statement = conn.prepare(
+        "SELECT type, name, tbl_name, sql FROM sqlite_master
+         WHERE name NOT IN ('sqlite_stat1', 'sqlite_stat2', 'sqlite_stat3', 'sqlite_stat4')",
+    )?;
+    let rows = statement.query_map([], |row| {
+        Ok(SchemaEntry {
+            kind: row.get(0)?,
+            name: row.get(1)?,
+            table: row.get(2)?,
+            sql: fold_sql(row.get::<_, Option<String>>(3)?.as_deref().unwrap_or("")),
+        })
+    })?;
+    let mut entries = rows.collect::<Result<Vec<_>, _>>()?;
+    entries.sort();
+    Ok(entries)
+}
+
+/// `sql` with every run of white space made one space, none next to
+/// `(`, `)` or `,`, and in lower case.
+fn fold_sql(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut space = false;
+    for c in sql.chars() {
+        if c.is_whitespace() {
+            space = !out.is_empty();
+            continue;
+        }
+        if space && !matches!(c, '(' | ')' | ',') && !out.ends_with(['(', ')', ',']) {
+            out.push(' ');
+        }
+        space = false;
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+/// The schema agent-eval writes at `version`: its migrations applied to
+/// an empty database in memory, so the expected set can never drift from
+/// the scripts.
+fn expected_schema(version: i32) -> rusqlite::Result<Vec<SchemaEntry>> {
+    let conn = Connection::open_in_memory()?;
+    let upto = usize::try_from(version).unwrap_or(0);
+    for script in MIGRATIONS.iter().take(upto) {
+        conn.execute_batch(script)?;
+    }
+    schema_of(&conn)
+}
+
+/// Refuses a history whose tables, indexes, triggers or views are not
+/// exactly those agent-eval writes at `version`: an extra trigger could
+/// rewrite every figure recorded after it, an extra view or index could
+/// stand in for a table, a missing index slows every read.
+fn check_exact_schema(conn: &Connection, path: &Path, version: i32) -> Result<(), HistoryError> {
+    let sql = |source| super::sqlite_error(path, source);
+    let found = schema_of(conn).map_err(sql)?;
+    let expected = expected_schema(version).map_err(sql)?;
+    if found == expected {
+        return Ok(());
+    }
+    let named = |entries: &[SchemaEntry], e: &SchemaEntry| {
+        entries
+            .iter()
+            .find(|x| x.kind == e.kind && x.name == e.name)
+            .map(|x| x.sql == e.sql && x.table == e.table)
+    };
+    let mut differences = Vec::new();
+    for entry in &found {
+        match named(&expected, entry) {
+            None => differences.push(format!("an extra {} {}", entry.kind, entry.name)),
+            Some(false) => differences.push(format!(
+                "{} {} is not as agent-eval writes it",
+                entry.kind, entry.name
+            )),
+            Some(true) => {}
+        }
+    }
+    for entry in &expected {
+        if named(&found, entry).is_none() {
+            differences.push(format!("no {} {}", entry.kind, entry.name));
+        }
+    }
+    Err(HistoryError::Schema {
+        path: path.to_path_buf(),
+        version,
+        differences: differences.join("; "),
+    })
 }
 
 /// Applies the migrations from `version` on and stamps the id and the

@@ -398,6 +398,7 @@ impl Translation {
             ContentBlock::ToolResult {
                 tool_use_id,
                 content,
+                ..
             } => match self.sent.get(tool_use_id) {
                 Some(Sent::Added) => None,
                 Some(Sent::Translated {
@@ -413,6 +414,7 @@ impl Translation {
                     Some(ContentBlock::ToolResult {
                         tool_use_id: tool_use_id.clone(),
                         content: format!("Error: {content}"),
+                        is_error: false,
                     })
                 }
                 _ => Some(block.clone()),

@@ -145,6 +145,7 @@ fn claude_code_results_reach_the_model_as_answers_to_its_own_calls() {
                 .map(|id| ContentBlock::ToolResult {
                     tool_use_id: id.to_string(),
                     content: format!("result of {id}"),
+                    is_error: false,
                 })
                 .collect(),
         )

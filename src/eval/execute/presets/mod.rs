@@ -125,11 +125,16 @@ pub fn binary_of(preset: AgentPreset) -> Result<PathBuf, PresetError> {
     })
 }
 
-/// Settles a scenario that runs a preset (nothing to do otherwise): the
-/// agent's default dialect when none is set, every dialect set checked,
+/// Settles a scenario's agent once `--agent` has been applied: outside-agent
+/// keys still without a command are refused at `agent:`'s line. For a
+/// preset (nothing more to do otherwise): the agent's default dialect when
+/// none is set, every dialect set checked,
 /// the agent's own reminder policy in place of the built-in one. With
 /// `require_binary`, a missing CLI is an error too.
 pub fn settle(scenario: &mut Scenario, require_binary: bool) -> Result<(), LoadError> {
+    if let Some((at, message)) = scenario.agent.awaiting_command_error() {
+        return Err(LoadError::new(&scenario.file, at, message));
+    }
     let Some(name) = scenario.agent.preset else {
         return Ok(());
     };

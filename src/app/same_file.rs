@@ -1,0 +1,151 @@
+//! One check every command that writes files makes before anything runs:
+//! no output is the same file as an input, the history database, or
+//! another output. `history h.db --svg h.db` or `run --history h.db
+//! --json h.db` would otherwise replace the whole history with a report
+//! and exit 0. "The same file" is the same device and inode when the path
+//! exists (a second name, a symbolic link or `./` in front is still the
+//! same file), else the same canonical folder and name; a device or pipe
+//! (`/dev/null`, `/dev/stdout`) is written in place and may be named
+//! twice, and `-` is stdout.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use super::{AppError, STDOUT};
+
+/// What a path names, for telling whether two paths name one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Identity {
+    /// An existing file or folder.
+    Inode { device: u64, inode: u64 },
+    /// A file not made yet: its folder's canonical path and its name.
+    Planned(PathBuf),
+}
+
+/// The file `path` names; `None` for stdout, a device or a pipe (written
+/// in place, never replaced).
+fn identity(path: &Path) -> Option<Identity> {
+    if path == Path::new(STDOUT) {
+        return None;
+    }
+    if let Ok(meta) = std::fs::metadata(path) {
+        return (meta.is_file() || meta.is_dir()).then(|| Identity::Inode {
+            device: meta.dev(),
+            inode: meta.ino(),
+        });
+    }
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    Some(Identity::Planned(
+        match (folder.canonicalize(), path.file_name()) {
+            (Ok(folder), Some(name)) => folder.join(name),
+            _ => std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
+        },
+    ))
+}
+
+/// A file a command reads or writes, and what it is to the command
+/// (`--json`, `scenario`, `the history database`), for the message.
+pub struct Named<'a> {
+    pub role: String,
+    pub path: &'a Path,
+}
+
+impl<'a> Named<'a> {
+    pub fn new(role: impl Into<String>, path: &'a Path) -> Self {
+        Self {
+            role: role.into(),
+            path,
+        }
+    }
+}
+
+/// Refuses (exit 2, before anything runs or is written) an output that
+/// is the same file as one of `inputs` (the files read, the history
+/// database) or as an earlier output.
+pub fn refuse_overlaps(outputs: &[Named<'_>], inputs: &[Named<'_>]) -> Result<(), AppError> {
+    let inputs: Vec<(&Named<'_>, Identity)> = inputs
+        .iter()
+        .filter_map(|n| identity(n.path).map(|id| (n, id)))
+        .collect();
+    let mut written: Vec<(&Named<'_>, Identity)> = Vec::new();
+    for output in outputs {
+        let Some(id) = identity(output.path) else {
+            continue;
+        };
+        let clash = inputs
+            .iter()
+            .map(|(n, i)| (n, i, "read"))
+            .chain(written.iter().map(|(n, i)| (n, i, "written")))
+            .find(|(_, other, _)| **other == id);
+        if let Some((other, _, how)) = clash {
+            return Err(AppError::Usage(format!(
+                "{}: {} would overwrite {} ({}, also {how} by this command); nothing was run or written. Give {} another file",
+                output.path.display(),
+                output.role,
+                other.path.display(),
+                other.role,
+                output.role
+            )));
+        }
+        written.push((output, id));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clash(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Option<String> {
+        fn named<'a>(list: &[(&str, &'a Path)]) -> Vec<Named<'a>> {
+            list.iter().map(|(r, p)| Named::new(*r, p)).collect()
+        }
+        refuse_overlaps(&named(outputs), &named(inputs))
+            .err()
+            .map(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_same_file_under_another_name_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("h.db"), "x").unwrap();
+        std::fs::hard_link(d.join("h.db"), d.join("second")).unwrap();
+        std::os::unix::fs::symlink(d.join("h.db"), d.join("link")).unwrap();
+        std::fs::create_dir(d.join("sub")).unwrap();
+        let db = d.join("h.db");
+        let input = [("the history database", db.as_path())];
+        for other in ["h.db", "second", "link", "sub/../h.db"] {
+            let output = d.join(other);
+            let e = clash(&[("--json", &output)], &input).expect(other);
+            assert!(
+                e.contains("--json would overwrite") && e.contains("history"),
+                "{e}"
+            );
+        }
+        // A file not made yet, named twice by two routes.
+        let (a, b) = (d.join("new.json"), d.join("sub/../new.json"));
+        let e = clash(&[("--json", &a), ("--html", &b)], &[]).unwrap();
+        assert!(e.contains("--html would overwrite"), "{e}");
+        // A missing history and a report of the same name.
+        let missing = d.join("fresh.db");
+        let e = clash(
+            &[("--svg", &missing)],
+            &[("the history database", &missing)],
+        );
+        assert!(e.is_some());
+        // Other files, stdout twice and a device twice are fine.
+        let (x, dash, null) = (d.join("x.json"), Path::new("-"), Path::new("/dev/null"));
+        assert_eq!(
+            clash(
+                &[("--json", &x), ("--junit", null), ("--html", null)],
+                &input
+            ),
+            None
+        );
+        assert_eq!(clash(&[("--json", dash), ("--html", dash)], &input), None);
+    }
+}
