@@ -61,16 +61,22 @@ pub use crate::llm::price::WorkdirSpelling;
 
 /// What the model has read of a conversation so far, so a turn reads only
 /// the messages added since the last one: its cost does not grow with the
-/// transcript. Valid while the conversation only grows: the last message
-/// read is kept and compared, and anything else (a shorter or different
-/// conversation, another offer of tools) starts the reading over, so the
-/// result is always that of reading the whole conversation afresh.
+/// transcript. Valid while the conversation only grows: every message read
+/// has its fingerprint kept (its role, and per block its kind, ids, name
+/// and the length and ends of its text: what it costs to compute does not
+/// grow with the message), the last one is kept whole, and a conversation
+/// whose beginning differs from what was read (an agent that rewrote or
+/// dropped an earlier message, not just the last), a shorter one or
+/// another offer of tools starts the reading over, so the result is that
+/// of reading the whole conversation afresh.
 #[derive(Debug, Clone, Default)]
 pub struct ReadCache {
     /// The steps looked up by what names them (built with the cache).
     index: StepIndex,
     /// Messages read, the last of them, and whether planning was offered.
     read: usize,
+    /// The fingerprint of every message read.
+    prints: Vec<u64>,
     last: Option<Message>,
     offered: bool,
     /// `chars[i]`: characters of messages `..i`; `assistants[i]`: how many
@@ -104,12 +110,20 @@ impl Reader<'_> {
                 (None, _) => true,
                 (Some(i), Some(last)) => messages.get(i) == Some(last),
                 (Some(_), None) => false,
-            };
+            }
+            && cache.prints.len() == cache.read
+            && messages
+                .iter()
+                .zip(&cache.prints)
+                .all(|(message, print)| fingerprint(message) == *print);
         if !extends || cache.chars.is_empty() {
             *cache = self.fresh_cache();
         }
         for index in cache.read..messages.len() {
             self.fold(cache, messages, index);
+            if let Some(message) = messages.get(index) {
+                cache.prints.push(fingerprint(message));
+            }
         }
         cache.read = messages.len();
         cache.last = messages.last().cloned();
@@ -572,4 +586,73 @@ fn sorted_json(value: &Value) -> String {
         }
     }
     sorted(value).to_string()
+}
+
+/// A message's fingerprint: its role and, per block, its kind, ids and tool
+/// name, and the length and first and last bytes of its text (a result's
+/// content, a call's input as held). Cheap whatever the message's size;
+/// two messages with different fingerprints differ.
+fn fingerprint(message: &Message) -> u64 {
+    use std::hash::{Hash, Hasher};
+    fn text_print(text: &str, hasher: &mut impl Hasher) {
+        let bytes = text.as_bytes();
+        bytes.len().hash(hasher);
+        bytes[..bytes.len().min(32)].hash(hasher);
+        bytes[bytes.len().saturating_sub(32)..].hash(hasher);
+    }
+    /// A JSON value's print down to `depth` levels (an array: its length
+    /// and its first and last items).
+    fn value_print(value: &Value, depth: usize, hasher: &mut impl Hasher) {
+        match value {
+            Value::String(text) => text_print(text, hasher),
+            Value::Object(map) => {
+                map.len().hash(hasher);
+                for (key, item) in map.iter().take(16) {
+                    key.hash(hasher);
+                    if depth > 0 {
+                        value_print(item, depth - 1, hasher);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                items.len().hash(hasher);
+                if depth > 0 {
+                    for item in items.first().into_iter().chain(items.last()) {
+                        value_print(item, depth - 1, hasher);
+                    }
+                }
+            }
+            other => other.to_string().hash(hasher),
+        }
+    }
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (message.role == Role::User).hash(&mut hasher);
+    match &message.content {
+        Content::Text(text) => text_print(text, &mut hasher),
+        Content::Blocks(blocks) => {
+            for block in blocks {
+                match block {
+                    ContentBlock::Text { text } => {
+                        0u8.hash(&mut hasher);
+                        text_print(text, &mut hasher);
+                    }
+                    ContentBlock::ToolUse { id, name, input } => {
+                        1u8.hash(&mut hasher);
+                        id.hash(&mut hasher);
+                        name.hash(&mut hasher);
+                        value_print(input, 2, &mut hasher);
+                    }
+                    ContentBlock::ToolResult {
+                        tool_use_id,
+                        content,
+                    } => {
+                        2u8.hash(&mut hasher);
+                        tool_use_id.hash(&mut hasher);
+                        text_print(content, &mut hasher);
+                    }
+                }
+            }
+        }
+    }
+    hasher.finish()
 }
