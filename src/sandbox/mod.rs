@@ -10,7 +10,8 @@
 //! which commands only read, or write only what they are given, and
 //! depend on nothing but the files; [`reuse`]: the cache of their effects;
 //! [`secrets`]: which environment variables are credentials, kept from
-//! every process started. Built on
+//! every process started; [`reaper`]: the init agent-eval puts above
+//! itself when it is process 1. Built on
 //! [`crate::cancel`] only.
 
 pub mod command;
@@ -19,6 +20,7 @@ pub mod landlock;
 pub mod outcome;
 pub mod process;
 pub mod read_only;
+pub mod reaper;
 pub mod reuse;
 pub mod secrets;
 pub mod workspace;
