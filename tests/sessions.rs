@@ -90,12 +90,15 @@ fn a_line_repl_agent_runs_a_session_with_the_built_in_figures() {
 /// packages) when `AGENT_EVAL_S03_PY` names it: the project does not ship
 /// its code. Its settings are fixed (todo on, nag 3; the placement is its
 /// version's), so only the todo cells of its placement are compared.
+///
+/// Ignored (so `cargo test` lists it as such rather than passing it
+/// unseen): run it with `AGENT_EVAL_S03_PY=... cargo test --test sessions
+/// -- --ignored`; without the variable it then fails.
 #[test]
+#[ignore = "needs AGENT_EVAL_S03_PY: the upstream s03 client, which the project does not ship"]
 fn the_upstream_s03_client_runs_a_session_with_the_built_in_figures() {
-    let Ok(client) = std::env::var("AGENT_EVAL_S03_PY") else {
-        println!("SKIPPED: set AGENT_EVAL_S03_PY to the upstream s03_todo_write.py to run this");
-        return;
-    };
+    let client = std::env::var("AGENT_EVAL_S03_PY")
+        .expect("set AGENT_EVAL_S03_PY to the upstream s03_todo_write.py to run this test");
     let source = std::fs::read_to_string(&client).unwrap();
     let mut scenario = shipped();
     if source.contains("results.append({\"type\": \"text\", \"text\": \"<reminder>") {
