@@ -1,4 +1,5 @@
 //! The `agent-eval` binary: takes the API keys out of the environment,
+//! puts an init above itself when it is process 1,
 //! parses the arguments (their definition is `agent_eval::app::cli`),
 //! installs the Ctrl-C handler and runs the one command given; its exit
 //! status is the command's (0 passed, 1 an expectation failed or a
@@ -16,6 +17,9 @@ fn main() -> ExitCode {
     // environment (and its /proc/PID/environ copy) before any agent, thread
     // or child process can see them.
     unsafe { agent_eval::model::http::secrets::take_from_environment() };
+    // SAFETY: still the only thread. As process 1 (a container without an
+    // init), an init that reaps orphans stays above agent-eval.
+    unsafe { agent_eval::sandbox::reaper::init_if_pid_1() };
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

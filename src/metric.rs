@@ -603,6 +603,19 @@ impl Metric {
         matches!(self.kind, Kind::Rate(_))
     }
 
+    /// Why `x` cannot be a value of this metric, if it cannot: a rate (and
+    /// each end of its interval) lies in [0, 1], a mean of counts is finite
+    /// and not negative. The one rule for every figure read back (a JSON
+    /// report, a history database).
+    pub fn out_of_range(&self, x: f64) -> Option<String> {
+        if self.is_rate() {
+            (!(0.0..=1.0).contains(&x)).then(|| format!("{} {x} is not in [0, 1]", self.name))
+        } else {
+            (!(x.is_finite() && x >= 0.0))
+                .then(|| format!("{} {x} is not a mean of counts", self.name))
+        }
+    }
+
     pub fn interval(&self) -> Option<Interval> {
         match self.kind {
             Kind::Rate(interval) => interval,

@@ -2,6 +2,8 @@
 //! statuses, per-step rates, run logs with replay commands that show the
 //! same run again, `check`'s dry run, and write errors.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -346,7 +348,7 @@ fn check_and_run_agree_on_the_step_count() {
 #[test]
 fn replay_and_check_report_write_errors() {
     if !Path::new("/dev/full").exists() {
-        eprintln!("skipped: no /dev/full here");
+        support::skip_unless_required("no /dev/full here");
         return;
     }
     for args in [

@@ -226,3 +226,34 @@ fn one_file_records_and_gates_from_the_first_run_on() {
         .unwrap();
     assert_eq!(recorded, 2);
 }
+
+#[test]
+fn figures_out_of_range_in_a_history_are_refused_as_in_a_json_baseline() {
+    for (metric, value) in [
+        ("completion_rate", "1.5"),
+        ("completion_rate", "-0.2"),
+        ("full_completion_rate", "1e308 * 10"),
+        ("mean_turns", "-3.0"),
+    ] {
+        if !agent_eval::metric::Metric::gated().any(|m| m.name == metric) {
+            continue; // never read as a baseline
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let scenario = scenario_in(dir.path());
+        record(dir.path(), &scenario, "main");
+        let db = rusqlite::Connection::open(dir.path().join("h.db")).unwrap();
+        let changed = db
+            .execute(
+                &format!("UPDATE cell_metric SET value = {value} WHERE metric = ?1"),
+                [metric],
+            )
+            .unwrap();
+        drop(db);
+        assert!(changed > 0, "{metric}");
+        let out = gate(dir.path(), &scenario, "main", &[]);
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{metric} = {value}: {all}");
+        assert!(all.contains("h.db"), "{all}");
+        assert!(all.contains(metric), "{all}");
+    }
+}

@@ -7,6 +7,8 @@
 //! run in parallel). Where this machine lacks Landlock or namespaces, the
 //! tests that need them print why and return.
 
+mod support;
+
 use std::io::Read;
 use std::net::TcpListener;
 use std::path::Path;
@@ -67,7 +69,7 @@ fn containments() -> Vec<Containment> {
 fn landlock_enforced() -> bool {
     match landlock::status() {
         SandboxStatus::Unavailable { reason } => {
-            eprintln!("skipped: Landlock unavailable ({reason})");
+            support::skip_unless_required(&format!("Landlock unavailable ({reason})"));
             false
         }
         _ => true,
@@ -77,7 +79,7 @@ fn landlock_enforced() -> bool {
 fn landlock_full() -> bool {
     let status = landlock::status();
     if !status.is_full() {
-        eprintln!("skipped: {status}");
+        support::skip_unless_required(&status.to_string());
     }
     status.is_full()
 }
@@ -116,7 +118,7 @@ fn a_double_forked_daemon_holding_the_pipe_ends_with_the_call() {
 #[test]
 fn a_fully_detached_daemon_ends_with_the_call_in_a_pid_namespace() {
     if process::containment() == Containment::ProcessGroup {
-        eprintln!("skipped: no PID namespaces (the fallback cannot find such a daemon)");
+        support::skip_unless_required("no PID namespaces (the fallback cannot find such a daemon)");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -332,7 +334,7 @@ fn tcp_connect_and_bind_are_refused() {
         return;
     }
     if !Path::new("/usr/bin/perl").exists() {
-        eprintln!("skipped: no /usr/bin/perl to open a socket with");
+        support::skip_unless_required("no /usr/bin/perl to open a socket with");
         return;
     }
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();

@@ -596,3 +596,53 @@ fn a_plan_read_back_is_left_out_of_a_writing_response_only_when_asked() {
         assert_eq!(without_list, apart, "seed {seed}");
     }
 }
+
+#[test]
+fn a_conversation_rewritten_before_its_last_message_is_read_afresh() {
+    let s = ten_step();
+    // The same last exchange after two different beginnings: a render of
+    // five steps done, then the agent rewrote that result to one step done.
+    let tail = [
+        Message::blocks(
+            Role::Assistant,
+            vec![ContentBlock::ToolUse {
+                id: "toolu_2_1".into(),
+                name: "bash".into(),
+                input: json!({"command": "ls"}).into(),
+            }],
+        ),
+        Message::blocks(
+            Role::User,
+            vec![ContentBlock::ToolResult {
+                tool_use_id: "toolu_2_1".into(),
+                content: "ok".into(),
+            }],
+        ),
+    ];
+    let mut ahead = history(&s, &plan_render(&s, 5), false);
+    ahead.extend(tail.iter().cloned());
+    let mut rewritten = history(&s, &plan_render(&s, 1), false);
+    rewritten.extend(tail.iter().cloned());
+    let tools = schemas(true);
+    let ask = |model: &mut SimulatedModel, messages: &[Message]| {
+        model
+            .respond(&ModelRequest {
+                system: "s",
+                messages,
+                tools: &tools,
+            })
+            .unwrap()
+            .content
+    };
+    let mut differed = 0;
+    for seed in 0..20 {
+        let mut model = SimulatedModel::new(params(&s), s.skills(), seed);
+        ask(&mut model, &ahead);
+        let after_rewrite = ask(&mut model, &rewritten);
+        let fresh = respond(&s, seed, &rewritten);
+        assert_eq!(after_rewrite, fresh, "seed {seed}");
+        differed += usize::from(fresh != respond(&s, seed, &ahead));
+    }
+    // The two beginnings do read differently: the check has teeth.
+    assert!(differed > 10, "{differed}");
+}

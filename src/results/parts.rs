@@ -29,6 +29,46 @@ pub struct SessionFigures {
     pub unexpected: Vec<(usize, String)>,
 }
 
+/// One turn the model served: the part (0-based) its request was in, and
+/// the calls of an offered planning tool the model made in it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ServedTurn {
+    pub part: usize,
+    pub todo_calls: usize,
+}
+
+/// The turns of the built-in loop's own conversation (which holds exactly
+/// what the model served): each assistant message, in the part of the
+/// messages before it.
+pub fn served_in_messages(
+    map: &SessionMap,
+    messages: &[Message],
+    dialect: Dialect,
+    planning_offered: bool,
+) -> Vec<ServedTurn> {
+    let dialect = dialect.get();
+    messages
+        .iter()
+        .zip(&map.part_of)
+        .filter(|(message, _)| message.role == Role::Assistant)
+        .map(|(message, &part)| ServedTurn {
+            part,
+            todo_calls: planning_offered
+                .then(|| {
+                    message
+                        .content_blocks()
+                        .iter()
+                        .filter(|b| {
+                            matches!(b, ContentBlock::ToolUse { name, .. }
+                                if dialect.is_planning_tool(name))
+                        })
+                        .count()
+                })
+                .unwrap_or(0),
+        })
+        .collect()
+}
+
 /// Reads a run's `messages` against `scenario`'s parts. `step_results`
 /// holds each step's check (`None`: not scored); `planning_offered` says
 /// whether calls of the dialect's planning tools count.
@@ -41,6 +81,26 @@ pub fn session_figures(
     planning_offered: bool,
 ) -> SessionFigures {
     let map = SessionMap::read(messages, &scenario.tasks());
+    let served = served_in_messages(&map, messages, dialect, planning_offered);
+    figures_of_turns(
+        scenario,
+        &served,
+        map.unexpected,
+        step_results,
+        reminders_at,
+    )
+}
+
+/// The figures of the turns the model `served` (for an outside agent, read
+/// off the wire record, never off the history the agent sends, which it
+/// may have made up), with the user messages the scenario did not send.
+pub fn figures_of_turns(
+    scenario: &Scenario,
+    served: &[ServedTurn],
+    unexpected: Vec<(usize, String)>,
+    step_results: &[Option<bool>],
+    reminders_at: &[usize],
+) -> SessionFigures {
     let mut parts: Vec<PartMetrics> = scenario
         .parts
         .iter()
@@ -53,41 +113,28 @@ pub fn session_figures(
             }
         })
         .collect();
-    let dialect = dialect.get();
-    // The turn each assistant message is, and the part it falls in.
-    let mut turn_part: Vec<usize> = Vec::new();
-    for (message, &part) in messages.iter().zip(&map.part_of) {
-        if message.role != Role::Assistant {
-            continue;
+    for turn in served {
+        if let Some(figures) = parts.get_mut(turn.part) {
+            figures.turns += 1;
+            figures.todo_calls += turn.todo_calls;
         }
-        turn_part.push(part);
-        let Some(figures) = parts.get_mut(part) else {
-            continue;
-        };
-        figures.turns += 1;
-        figures.todo_calls += message
-            .content_blocks()
-            .iter()
-            .filter(|b| {
-                matches!(b, ContentBlock::ToolUse { name, .. }
-                    if planning_offered && dialect.is_planning_tool(name))
-            })
-            .count();
     }
     for &turn in reminders_at {
         let part = turn
             .checked_sub(1)
-            .and_then(|t| turn_part.get(t))
-            .copied()
+            .and_then(|t| served.get(t))
+            .map(|t| t.part)
             .unwrap_or(parts.len().saturating_sub(1));
         if let Some(figures) = parts.get_mut(part) {
             figures.reminders_at.push(turn);
         }
     }
-    SessionFigures {
-        parts,
-        unexpected: map.unexpected,
+    // A part after the last one any served turn was in was never sent.
+    let reached = served.iter().map(|t| t.part + 1).max().unwrap_or(0);
+    for figures in parts.iter_mut().skip(reached.max(1)) {
+        figures.never_sent = true;
     }
+    SessionFigures { parts, unexpected }
 }
 
 /// One run read as its part `part` (1-based): that part's steps (and their

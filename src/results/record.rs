@@ -82,6 +82,10 @@ pub struct PartMetrics {
     pub turns: usize,
     pub todo_calls: usize,
     pub reminders_at: Vec<usize>,
+    /// The run ended before this part's task was sent (written only
+    /// then: reports of sessions that ran to the end keep their bytes).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub never_sent: bool,
 }
 
 impl RunResult {

@@ -465,12 +465,8 @@ impl ReportFile {
                     }
                 }
                 for (metric, x) in stated(false) {
-                    if !(x.is_finite() && x >= 0.0) {
-                        return Err(format!(
-                            "{}: {} {x} is not a mean of counts",
-                            at(),
-                            metric.name
-                        ));
+                    if let Some(why) = metric.out_of_range(x) {
+                        return Err(format!("{}: {why}", at()));
                     }
                 }
                 if let Some(x) = c.stated("mean_steps_completed")

@@ -8,7 +8,10 @@
 //! of the `bash` tool and of `command:` checks, with [`outcome`] holding
 //! its settings and results; [`read_only`] and [`contained`]:
 //! which commands only read, or write only what they are given, and
-//! depend on nothing but the files; [`reuse`]: the cache of their effects. Built on
+//! depend on nothing but the files; [`reuse`]: the cache of their effects;
+//! [`secrets`]: which environment variables are credentials, kept from
+//! every process started; [`reaper`]: the init agent-eval puts above
+//! itself when it is process 1. Built on
 //! [`crate::cancel`] only.
 
 pub mod command;
@@ -17,5 +20,7 @@ pub mod landlock;
 pub mod outcome;
 pub mod process;
 pub mod read_only;
+pub mod reaper;
 pub mod reuse;
+pub mod secrets;
 pub mod workspace;

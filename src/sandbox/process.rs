@@ -122,6 +122,12 @@ pub struct Invocation<'a> {
     /// A Landlock ruleset of the caller's own (a sandboxed external agent),
     /// applied instead of the workspace one whatever `Limits::sandbox` says.
     pub ruleset: Option<&'a Ruleset>,
+    /// Give the command a `/proc` of its own PID namespace (a new mount
+    /// namespace with `proc` mounted on `/proc`), so it sees no process
+    /// but its own: not agent-eval's `/proc/<pid>/environ`, not another
+    /// run's. Only with a PID namespace; where the kernel refuses the mount
+    /// it is said once on stderr and the command sees the machine's.
+    pub own_proc: bool,
 }
 
 /// What a finished command produced.
@@ -228,11 +234,19 @@ pub fn run_invocation(
     let ruleset = invocation.ruleset.or(ruleset.as_deref());
     let mode = limits.containment.unwrap_or_else(containment);
     let started = Instant::now();
-    let child = match spawn(mode, &program, &cwd, ruleset) {
+    let own_proc = invocation.own_proc && mode != Containment::ProcessGroup && own_proc_works();
+    let child = match spawn(mode, &program, &cwd, ruleset, own_proc) {
         // Namespaces can run out (max_*_namespaces) while others are busy:
         // this call falls back, the next one tries again.
         Err(SpawnFailure::Clone(e)) if mode != Containment::ProcessGroup && transient(&e) => {
-            spawn(Containment::ProcessGroup, &program, &cwd, ruleset)
+            spawn(Containment::ProcessGroup, &program, &cwd, ruleset, false)
+        }
+        Err(SpawnFailure::Child {
+            stage: Stage::OwnProc,
+            error,
+        }) => {
+            own_proc_refused(&error);
+            spawn(mode, &program, &cwd, ruleset, false)
         }
         other => other,
     }
@@ -251,6 +265,25 @@ struct Program<'a> {
     /// `KEY=VALUE` entries; `None` = the caller's environment.
     env: Option<&'a [CString]>,
     stdin: Option<&'a [u8]>,
+}
+
+/// Whether a `/proc` of its own can still be mounted for a command (the
+/// kernel has not refused it yet in this process).
+static OWN_PROC_REFUSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn own_proc_works() -> bool {
+    !OWN_PROC_REFUSED.load(Ordering::Relaxed)
+}
+
+/// Remembers that the kernel refused a command its own `/proc`, saying so
+/// once.
+fn own_proc_refused(error: &io::Error) {
+    if !OWN_PROC_REFUSED.swap(true, Ordering::Relaxed) {
+        eprintln!(
+            "warning: cannot mount a /proc of its own for a sandboxed agent ({error}); \
+             it sees the machine's /proc"
+        );
+    }
 }
 
 fn transient(e: &io::Error) -> bool {
@@ -353,6 +386,7 @@ enum Stage {
     NoNewPrivs = 5,
     Landlock = 6,
     Exec = 7,
+    OwnProc = 8,
 }
 
 impl Stage {
@@ -364,6 +398,7 @@ impl Stage {
             4 => Self::ProcessGroup,
             5 => Self::NoNewPrivs,
             6 => Self::Landlock,
+            8 => Self::OwnProc,
             _ => Self::Exec,
         }
     }
@@ -377,6 +412,7 @@ impl Stage {
             Self::NoNewPrivs => "cannot set no_new_privs",
             Self::Landlock => "cannot apply the Landlock sandbox",
             Self::Exec => "cannot run /bin/sh",
+            Self::OwnProc => "cannot mount a /proc of its own",
         }
     }
 }
@@ -397,6 +433,8 @@ struct ChildPlan {
     id_maps: Option<[(&'static CStr, *const u8, usize); 3]>,
     /// `false`: exit 0 right after the namespace setup (a probe).
     exec: bool,
+    /// Mount a `/proc` of the new PID namespace in a new mount namespace.
+    own_proc: bool,
     /// `stage << 32 | errno` of the first failure; 0 = none.
     failure: AtomicI64,
 }
@@ -452,6 +490,28 @@ extern "C" fn child_main(arg: *mut c_void) -> c_int {
         }
         if !plan.exec {
             libc::_exit(0);
+        }
+        if plan.own_proc {
+            // Private first: the mount must not propagate back to the
+            // namespace we were copied from.
+            let none = std::ptr::null::<c_char>();
+            if libc::mount(
+                none,
+                c"/".as_ptr(),
+                none,
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) < 0
+                || libc::mount(
+                    c"proc".as_ptr(),
+                    c"/proc".as_ptr(),
+                    c"proc".as_ptr(),
+                    libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                    std::ptr::null(),
+                ) < 0
+            {
+                child_fail(plan, Stage::OwnProc);
+            }
         }
         // The parent keeps these descriptors above 2, so none is clobbered
         // by another's dup2; dup2 clears close-on-exec on the copies.
@@ -632,6 +692,7 @@ impl ChildPlan {
             landlock: -1,
             id_maps,
             exec,
+            own_proc: false,
             failure: AtomicI64::new(0),
         }
     }
@@ -642,11 +703,16 @@ fn clone_child(
     mode: Containment,
     plan: &ChildPlan,
 ) -> Result<(libc::pid_t, OwnedFd), SpawnFailure> {
+    let new_mounts = if plan.own_proc { libc::CLONE_NEWNS } else { 0 };
     let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
     // The stack grows down from its 16-byte aligned top.
     let top = (stack.as_mut_ptr() as usize + CHILD_STACK) & !15;
-    let flags =
-        libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PIDFD | libc::SIGCHLD | mode.clone_flags();
+    let flags = libc::CLONE_VM
+        | libc::CLONE_VFORK
+        | libc::CLONE_PIDFD
+        | libc::SIGCHLD
+        | mode.clone_flags()
+        | new_mounts;
     let mut pidfd: c_int = -1;
     let pid = {
         let _blocked = SignalsBlocked::new();
@@ -702,6 +768,7 @@ fn spawn(
     program: &Program<'_>,
     cwd: &CStr,
     ruleset: Option<&Ruleset>,
+    own_proc: bool,
 ) -> Result<Child, SpawnFailure> {
     let (out_read, out_write) = pipe().map_err(SpawnFailure::Setup)?;
     let (err_read, err_write) = pipe().map_err(SpawnFailure::Setup)?;
@@ -728,6 +795,7 @@ fn spawn(
             .collect()
     });
     let mut plan = ChildPlan::new(mode, true);
+    plan.own_proc = own_proc;
     plan.path = c"/bin/sh".as_ptr();
     plan.argv = argv.as_ptr();
     plan.envp = match &envp {

@@ -54,6 +54,10 @@ pub struct ObservedRun {
     pub malformed_requests: usize,
     /// Tokens of the answered requests, and the planning part of them.
     pub price: PlanningPrice,
+    /// Per turn served: the index of its exchange in the record, and the
+    /// planning calls the model made in it (what per-part figures count).
+    #[serde(skip)]
+    pub served: Vec<(usize, usize)>,
 }
 
 /// What marks a reminder in a request's new content.
@@ -101,7 +105,14 @@ pub fn observe_run_marked(
     workdir: Option<&Path>,
     timed_out: bool,
 ) -> ObservedRun {
-    let answered: Vec<&Exchange> = exchanges.iter().filter(|e| e.is_loop()).collect();
+    let answered: Vec<(usize, &Exchange)> = exchanges
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.is_loop())
+        .collect();
+    let mut served = Vec::new();
+    let answered_at: Vec<usize> = answered.iter().map(|(at, _)| *at).collect();
+    let answered: Vec<&Exchange> = answered.into_iter().map(|(_, e)| e).collect();
     let mut turns = 0;
     let mut reminders_at = Vec::new();
     let mut todo_calls = 0;
@@ -118,6 +129,7 @@ pub fn observe_run_marked(
             continue;
         };
         turns += 1;
+        let planning_before = todo_calls;
         let later = &answered[index + 1..];
         if let Some(next) = later.first().and_then(|e| e.request.as_ref())
             && next.added_texts.iter().any(|text| marks.found_in(text))
@@ -143,6 +155,7 @@ pub fn observe_run_marked(
                 }
             }
         }
+        served.push((answered_at[index], todo_calls - planning_before));
     }
     let workdir = workdir.map(WorkdirSpelling::new).unwrap_or_default();
     let price = wire_price(&answered, dialect, marks, &reminders_at, &workdir);
@@ -156,6 +169,7 @@ pub fn observe_run_marked(
         unknown_tool_calls,
         protocol_violations: violations.len(),
         malformed_requests: exchanges.iter().filter(|e| e.request.is_none()).count(),
+        served,
     }
 }
 
@@ -375,6 +389,9 @@ mod tests {
                 unknown_tool_calls: 1,
                 protocol_violations: 1,
                 malformed_requests: 0,
+                // Every exchange served a turn; the first two each made
+                // one planning call.
+                served: vec![(0, 1), (1, 1), (2, 0), (3, 0)],
             }
         );
         let transcript = transcript(&exchanges);

@@ -6,7 +6,8 @@
 //! process it starts dies with it, even one that left its session and
 //! cleared its environment), else the leader of its own process group; cwd =
 //! the workspace and agent-eval's environment minus every `ANTHROPIC_*` and
-//! `OPENAI_*` variable (a real key never reaches it), plus:
+//! `OPENAI_*` variable and every credential-like one
+//! (`crate::sandbox::secrets`: a real key never reaches it), plus:
 //! `ANTHROPIC_BASE_URL` (`http://127.0.0.1:PORT`), `ANTHROPIC_API_KEY` (a
 //! dummy), `OPENAI_BASE_URL` (`http://127.0.0.1:PORT/v1`),
 //! `OPENAI_API_KEY` (a dummy), `MODEL_ID`, `NO_PROXY`/`no_proxy` extended
@@ -17,7 +18,8 @@
 //! stdout and stderr go, interleaved, to one log. No Landlock sandbox by
 //! default: the agent must reach the mock server over loopback TCP and
 //! write its HOME; `sandbox: true` applies one that allows exactly the
-//! mock server's port and writes beneath the workspace.
+//! mock server's port and writes beneath the workspace, and gives the agent
+//! a `/proc` of its own PID namespace (it sees no other process).
 //!
 //! The run ends when the agent exits; or when the model is done (its last
 //! response ended the turn, or the script ran out) and no request came for
@@ -183,6 +185,8 @@ pub fn run_external(
         stop_requested: Some(&model_done),
         term_grace: TERM_BOUND,
         ruleset: ruleset.as_ref(),
+        // A sandboxed agent sees only its own processes in /proc.
+        own_proc: run.agent.sandbox,
     };
     let limits = Limits {
         timeout: Duration::from_secs(run.agent.timeout_s),
@@ -225,7 +229,8 @@ fn open_log(run: &ExternalRun<'_>) -> Result<File, WireError> {
     .map_err(|source| log_error(run, source))
 }
 
-/// The agent's environment: ours without any API settings, the mock
+/// The agent's environment: ours without any API settings or
+/// credential-like variable (`crate::sandbox::secrets`), the mock
 /// endpoint's base URLs and dummy keys, loopback kept off any proxy, the
 /// task when it goes by environment, the command's own variables, and the
 /// run's mark last.
@@ -236,8 +241,10 @@ fn agent_env(
 ) -> BTreeMap<OsString, OsString> {
     let mut env: BTreeMap<OsString, OsString> = std::env::vars_os()
         .filter(|(key, _)| {
-            let key = key.as_bytes();
-            !key.starts_with(b"ANTHROPIC_") && !key.starts_with(b"OPENAI_")
+            let name = key.as_bytes();
+            !name.starts_with(b"ANTHROPIC_")
+                && !name.starts_with(b"OPENAI_")
+                && !crate::sandbox::secrets::is_credential(key)
         })
         .collect();
     let no_proxy = match std::env::var("NO_PROXY").or_else(|_| std::env::var("no_proxy")) {

@@ -19,10 +19,11 @@ use super::{RunError, model_for_in};
 use crate::agent::StopKind;
 use crate::eval::{checks, workspace_image};
 use crate::llm::protocol;
+use crate::llm::session::SessionMap;
 use crate::llm::{ContentBlock, Message, Role};
 use crate::plan::dialect::{Dialect, PlanItem};
 use crate::plan::reminder::ReminderSpec;
-use crate::results::parts::session_figures;
+use crate::results::parts::{ServedTurn, figures_of_turns};
 use crate::results::record::{RunRecord, RunResult};
 use crate::scenario::Scenario;
 use crate::scenario::cells::Cell;
@@ -101,21 +102,37 @@ pub fn run_once_external(
         parts: Vec::new(),
         unexpected_user_messages: 0,
     };
-    let figures = session_figures(
+    // Parts are counted from the turns the model served (the wire
+    // record), each in the part its request had reached; the agent's own
+    // history only tells which user messages it added.
+    let unexpected = SessionMap::read(&outcome.transcript, &tasks).unexpected;
+    let served = served_turns(&outcome.exchanges, &wire.served, &tasks);
+    let figures = figures_of_turns(
         scenario,
-        &outcome.transcript,
+        &served,
+        unexpected,
         &step_results,
         &metrics.reminders_at,
-        settings.dialect,
-        settings.todo,
     );
     let mut metrics = metrics;
     metrics.set_price(wire.price);
     if scenario.session {
+        // An agent that quit with parts unsent did not end the session.
+        if metrics.stop == StopKind::EndTurn && figures.parts.iter().any(|p| p.never_sent) {
+            metrics.stop = StopKind::AgentExit;
+        }
         metrics.parts = figures.parts;
     }
     metrics.unexpected_user_messages = figures.unexpected.len();
     let mut log = outcome.log;
+    for (index, part) in metrics.parts.iter().enumerate() {
+        if part.never_sent {
+            log.push_str(&format!(
+                "\nagent-eval: part {} of the session was never sent (the agent stopped before it)\n",
+                index + 1
+            ));
+        }
+    }
     for (index, text) in &figures.unexpected {
         log.push_str(&format!(
             "\nagent-eval: message {} is a user message the scenario did not send: {:?}\n",
@@ -134,6 +151,25 @@ pub fn run_once_external(
         planning_offered: settings.todo,
         agent_log: Some(log),
     })
+}
+
+/// The turns the model served, each in the part its request had reached
+/// (read from that request's own messages) with its planning calls.
+fn served_turns(
+    exchanges: &[crate::wire::record::Exchange],
+    served: &[(usize, usize)],
+    tasks: &[String],
+) -> Vec<ServedTurn> {
+    served
+        .iter()
+        .map(|&(at, todo_calls)| ServedTurn {
+            part: exchanges
+                .get(at)
+                .and_then(|e| e.request.as_ref())
+                .map_or(0, |r| SessionMap::read(&r.messages, tasks).current()),
+            todo_calls,
+        })
+        .collect()
 }
 
 /// Lines of the agent's output quoted when it is broken.

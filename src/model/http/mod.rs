@@ -500,6 +500,9 @@ impl<F> ApiModel<F> {
             let message = match outcome {
                 Ok(value) => return Ok(value),
                 Err(Failure::Fatal(message)) => message,
+                Err(Failure::Cancelled) => {
+                    "cancelled (interrupted) while waiting for the answer".to_string()
+                }
                 Err(Failure::Retry(message, server_delay)) => {
                     if attempt < max_attempts {
                         if sleep_unless_cancelled(self.backoff.delay(attempt, server_delay)) {
@@ -516,51 +519,85 @@ impl<F> ApiModel<F> {
         }
     }
 
+    /// Sends one request and waits for its answer, watching for Ctrl-C:
+    /// the blocking request runs on a thread of its own while this one
+    /// polls the cancellation flag every [`CANCEL_POLL`], so an interrupt
+    /// ends the wait at once instead of after the request timeout (ten
+    /// minutes). The abandoned request ends with its connection when the
+    /// process exits, or at its own timeout.
     fn send_once(&self, url: &str, body: &Value) -> Result<Answer, Failure> {
-        let response = self
+        let request = self
             .context
             .client
             .post(url)
             .headers(self.headers.clone())
             .timeout(self.context.request_timeout)
-            .json(body)
-            .send()
-            .map_err(|e| Failure::Retry(error_chain(&e), None))?;
-        let status = response.status();
-        let server_delay = retry::server_delay(response.headers());
-        let script_exhausted = response
-            .headers()
-            .get(MOCK_FINISH_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.trim() == "script_exhausted");
-        let mut bytes = Vec::new();
-        // A peer may send anything: read at most the cap (and one byte more
-        // to tell that it was passed).
-        std::io::Read::take(response, MAX_ANSWER_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| Failure::Retry(error_chain(&e), None))?;
-        if bytes.len() as u64 > MAX_ANSWER_BYTES {
-            return Err(Failure::Fatal(format!(
-                "HTTP {status} with a body over {MAX_ANSWER_BYTES} bytes"
-            )));
+            .json(body);
+        let (sender, answer) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("agent-eval-http".into())
+            .spawn(move || {
+                let _ = sender.send(read_answer(request.send()));
+            })
+            .map_err(|e| Failure::Retry(format!("cannot start the request: {e}"), None))?;
+        loop {
+            if crate::cancel::requested() {
+                return Err(Failure::Cancelled);
+            }
+            match answer.recv_timeout(CANCEL_POLL) {
+                Ok(outcome) => return outcome,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(Failure::Retry(
+                        "the request ended without an answer".into(),
+                        None,
+                    ));
+                }
+            }
         }
-        if status.is_success() {
-            let body = serde_json::from_slice(&bytes).map_err(|e| {
-                Failure::Fatal(format!("HTTP {status} with a body that is not JSON: {e}"))
-            })?;
-            return Ok(Answer {
-                body,
-                script_exhausted,
-            });
-        }
-        let text = String::from_utf8_lossy(&bytes);
-        let excerpt: String = text.chars().take(1000).collect();
-        let message = format!("HTTP {status}: {excerpt}");
-        if retry::is_retryable_status(status.as_u16()) {
-            Err(Failure::Retry(message, server_delay))
-        } else {
-            Err(Failure::Fatal(message))
-        }
+    }
+}
+
+/// How often a request in flight looks at the cancellation flag.
+const CANCEL_POLL: Duration = Duration::from_millis(50);
+
+/// Reads a sent request's answer (at most [`MAX_ANSWER_BYTES`] of body).
+fn read_answer(sent: reqwest::Result<reqwest::blocking::Response>) -> Result<Answer, Failure> {
+    let response = sent.map_err(|e| Failure::Retry(error_chain(&e), None))?;
+    let status = response.status();
+    let server_delay = retry::server_delay(response.headers());
+    let script_exhausted = response
+        .headers()
+        .get(MOCK_FINISH_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim() == "script_exhausted");
+    let mut bytes = Vec::new();
+    // A peer may send anything: read at most the cap (and one byte more
+    // to tell that it was passed).
+    std::io::Read::take(response, MAX_ANSWER_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure::Retry(error_chain(&e), None))?;
+    if bytes.len() as u64 > MAX_ANSWER_BYTES {
+        return Err(Failure::Fatal(format!(
+            "HTTP {status} with a body over {MAX_ANSWER_BYTES} bytes"
+        )));
+    }
+    if status.is_success() {
+        let body = serde_json::from_slice(&bytes).map_err(|e| {
+            Failure::Fatal(format!("HTTP {status} with a body that is not JSON: {e}"))
+        })?;
+        return Ok(Answer {
+            body,
+            script_exhausted,
+        });
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let excerpt: String = text.chars().take(1000).collect();
+    let message = format!("HTTP {status}: {excerpt}");
+    if retry::is_retryable_status(status.as_u16()) {
+        Err(Failure::Retry(message, server_delay))
+    } else {
+        Err(Failure::Fatal(message))
     }
 }
 
@@ -590,6 +627,8 @@ struct Answer {
 enum Failure {
     Retry(String, Option<Duration>),
     Fatal(String),
+    /// Ctrl-C while the request was in flight.
+    Cancelled,
 }
 
 /// An error and its causes on one line (reqwest's own text stops at the

@@ -1,4 +1,6 @@
-//! API keys taken out of the process environment at start-up.
+//! API keys taken out of the process environment at start-up, and every
+//! other credential-like variable (the rule is
+//! [`crate::sandbox::secrets::is_credential`]) cleared from it.
 //!
 //! An agent under test runs as the same user as agent-eval, so it can read
 //! `/proc/<agent-eval's pid>/environ`. That file shows the environment
@@ -20,7 +22,8 @@ pub const KEY_VARIABLES: [&str; 2] = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"];
 
 static TAKEN: OnceLock<BTreeMap<&'static str, String>> = OnceLock::new();
 
-/// Moves every [`KEY_VARIABLES`] value out of the environment (see the
+/// Moves every [`KEY_VARIABLES`] value out of the environment and clears
+/// every other credential-like variable from it, bytes and all (see the
 /// module doc); later calls do nothing.
 ///
 /// # Safety
@@ -31,42 +34,57 @@ static TAKEN: OnceLock<BTreeMap<&'static str, String>> = OnceLock::new();
 /// anything else in `main` satisfies that: the process then has one
 /// thread.
 pub unsafe fn take_from_environment() {
+    if TAKEN.get().is_some() {
+        return;
+    }
     let mut taken = BTreeMap::new();
     for name in KEY_VARIABLES {
-        let Ok(value) = std::env::var(name) else {
-            continue;
-        };
-        // SAFETY: single-threaded by the caller's contract; `getenv`
-        // returns the value's bytes in place (the original block, or a
-        // copy `setenv` made), valid and writable until the variable is
-        // removed, which happens right after.
-        unsafe {
-            wipe(name);
-            std::env::remove_var(name);
+        if let Ok(value) = std::env::var(name) {
+            taken.insert(name, value);
         }
-        taken.insert(name, value);
+    }
+    let credentials: Vec<std::ffi::OsString> = std::env::vars_os()
+        .map(|(name, _)| name)
+        .filter(|name| crate::sandbox::secrets::is_credential(name))
+        .collect();
+    // SAFETY: single-threaded by the caller's contract: no one reads or
+    // changes the environment meanwhile.
+    unsafe {
+        wipe_credentials();
+        for name in credentials {
+            std::env::remove_var(&name);
+        }
     }
     let _ = TAKEN.set(taken);
 }
 
-/// Overwrites the value of `name` where `getenv` finds it.
+/// Overwrites the value of every credential-like entry of `environ` in
+/// place (each of them, should a name appear twice): the bytes are the
+/// original block's, which `/proc/<pid>/environ` shows, or copies `setenv`
+/// made.
 ///
 /// # Safety
 ///
 /// As [`take_from_environment`].
-unsafe fn wipe(name: &str) {
-    let Ok(c_name) = std::ffi::CString::new(name) else {
-        return;
-    };
-    // SAFETY: see the caller; the pointer is to a NUL-terminated string
-    // that stays valid while no one changes the environment.
+unsafe fn wipe_credentials() {
+    use std::os::unix::ffi::OsStrExt;
+    // SAFETY: see the caller; `environ` is a NULL-terminated array of
+    // NUL-terminated strings that stays valid while no one changes the
+    // environment, and each string's bytes are writable.
     unsafe {
-        let value = libc::getenv(c_name.as_ptr());
-        if value.is_null() {
-            return;
+        let mut entry = libc::environ;
+        while !entry.is_null() && !(*entry).is_null() {
+            let text = *entry;
+            let len = libc::strlen(text);
+            let bytes = std::slice::from_raw_parts_mut(text.cast::<u8>(), len);
+            if let Some(eq) = bytes.iter().position(|&b| b == b'=') {
+                let name = std::ffi::OsStr::from_bytes(&bytes[..eq]);
+                if crate::sandbox::secrets::is_credential(name) {
+                    bytes[eq + 1..].fill(b'x');
+                }
+            }
+            entry = entry.add(1);
         }
-        let len = libc::strlen(value);
-        std::ptr::write_bytes(value, b'x', len);
     }
 }
 

@@ -47,6 +47,7 @@ mod seed;
 use rand_chacha::ChaCha8Rng;
 use rand_core::Rng;
 use serde_json::{Value, json};
+use std::collections::BTreeSet;
 
 pub use params::SimulateParams;
 pub use profile::Profile;
@@ -210,10 +211,10 @@ impl SimulatedModel {
     }
 
     /// The plan it wants to write: every planned step, done ones completed
-    /// and `working_on` in progress.
+    /// and `working_on` in progress; at most as many as the dialect
+    /// accepts (see [`plan_window`]).
     fn wanted_plan(&self, reading: &Reading, working_on: Option<usize>) -> Vec<PlanItem> {
-        reading
-            .plan
+        plan_window(&reading.plan, &reading.done, self.dialect.max_items())
             .iter()
             .map(|&i| {
                 let status = if reading.done.contains(&i) {
@@ -492,6 +493,27 @@ impl SimulatedModel {
             tool: "read_file".into(),
             input: json!({"path": path}).into(),
         }
+    }
+}
+
+/// The steps of `plan` a plan update lists: all of them, or, where the
+/// dialect accepts at most `most` items and the plan holds more, the
+/// `most` of them starting at the first one not `done` (as a model told
+/// "Max 20 todos allowed" plans the next twenty steps, rather than sending
+/// the whole list again on every turn: a conversation that grows by the
+/// whole plan a turn grows with steps x turns). The steps after the window
+/// are read back as still to come (`reading.rs`).
+fn plan_window<'p>(plan: &'p [usize], done: &BTreeSet<usize>, most: Option<usize>) -> &'p [usize] {
+    match most {
+        Some(most) if plan.len() > most => {
+            let first_open = plan
+                .iter()
+                .position(|i| !done.contains(i))
+                .unwrap_or(plan.len());
+            let start = first_open.min(plan.len() - most);
+            &plan[start..start + most]
+        }
+        _ => plan,
     }
 }
 

@@ -8,9 +8,9 @@
 //! the plan are read from the calls alone, so their cost shows honestly.
 
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
-use super::{MAX_ATTEMPTS, Skill, claim_text, work_text};
+use super::{MAX_ATTEMPTS, Skill};
 use crate::llm::{Content, ContentBlock, Message, Role};
 use crate::plan::dialect::{PlanDialect, PlanItem, PlanStatus};
 
@@ -61,14 +61,22 @@ pub use crate::llm::price::WorkdirSpelling;
 
 /// What the model has read of a conversation so far, so a turn reads only
 /// the messages added since the last one: its cost does not grow with the
-/// transcript. Valid while the conversation only grows: the last message
-/// read is kept and compared, and anything else (a shorter or different
-/// conversation, another offer of tools) starts the reading over, so the
-/// result is always that of reading the whole conversation afresh.
+/// transcript. Valid while the conversation only grows: every message read
+/// has its fingerprint kept (its role, and per block its kind, ids, name
+/// and the length and ends of its text: what it costs to compute does not
+/// grow with the message), the last one is kept whole, and a conversation
+/// whose beginning differs from what was read (an agent that rewrote or
+/// dropped an earlier message, not just the last), a shorter one or
+/// another offer of tools starts the reading over, so the result is that
+/// of reading the whole conversation afresh.
 #[derive(Debug, Clone, Default)]
 pub struct ReadCache {
+    /// The steps looked up by what names them (built with the cache).
+    index: StepIndex,
     /// Messages read, the last of them, and whether planning was offered.
     read: usize,
+    /// The fingerprint of every message read.
+    prints: Vec<u64>,
     last: Option<Message>,
     offered: bool,
     /// `chars[i]`: characters of messages `..i`; `assistants[i]`: how many
@@ -102,12 +110,20 @@ impl Reader<'_> {
                 (None, _) => true,
                 (Some(i), Some(last)) => messages.get(i) == Some(last),
                 (Some(_), None) => false,
-            };
+            }
+            && cache.prints.len() == cache.read
+            && messages
+                .iter()
+                .zip(&cache.prints)
+                .all(|(message, print)| fingerprint(message) == *print);
         if !extends || cache.chars.is_empty() {
             *cache = self.fresh_cache();
         }
         for index in cache.read..messages.len() {
             self.fold(cache, messages, index);
+            if let Some(message) = messages.get(index) {
+                cache.prints.push(fingerprint(message));
+            }
         }
         cache.read = messages.len();
         cache.last = messages.last().cloned();
@@ -126,6 +142,22 @@ impl Reader<'_> {
                 self.part
                     .clone()
                     .filter(|i| !old.contains(i))
+                    .map(|i| (i, PlanStatus::Pending)),
+            );
+        } else if self
+            .dialect
+            .max_items()
+            .is_some_and(|most| self.part.len() > most)
+        {
+            // The dialect holds fewer items than the task has steps: the
+            // plan is a window of it (see `plan_window`), and the task's
+            // steps after the window are still to come.
+            let last = found.steps.iter().map(|(i, _)| *i).max();
+            let old: BTreeSet<usize> = found.steps.iter().map(|(i, _)| *i).collect();
+            found.steps.extend(
+                self.part
+                    .clone()
+                    .filter(|i| last.is_none_or(|last| *i > last) && !old.contains(i))
                     .map(|i| (i, PlanStatus::Pending)),
             );
         }
@@ -182,6 +214,7 @@ impl Reader<'_> {
 
     fn fresh_cache(&self) -> ReadCache {
         ReadCache {
+            index: StepIndex::new(self.skills),
             offered: self.offered,
             chars: vec![0],
             assistants: vec![0],
@@ -228,13 +261,9 @@ impl Reader<'_> {
         let mut claims = Vec::new();
         if own {
             for text in message.texts() {
-                for (i, step) in self.skills.iter().enumerate() {
-                    if text.contains(&claim_text(step)) {
-                        claims.push(i);
-                    }
-                    if text.contains(&work_text(step))
-                        && let Some(n) = cache.attempts.get_mut(i)
-                    {
+                claims.extend(cache.index.claimed_in(text));
+                for i in cache.index.worked_on_in(text, self.skills) {
+                    if let Some(n) = cache.attempts.get_mut(i) {
                         *n += 1;
                     }
                 }
@@ -243,7 +272,7 @@ impl Reader<'_> {
         cache.claims.push(claims);
         cache.successes.push(Vec::new());
         if let Some(asked) = index.checked_sub(1).and_then(|i| messages.get(i)) {
-            let succeeded = self.successes(asked, message);
+            let succeeded = self.successes(&cache.index, asked, message);
             if let Some(slot) = cache.successes.get_mut(index - 1) {
                 *slot = succeeded;
             }
@@ -296,7 +325,12 @@ impl Reader<'_> {
 
     /// The (step, action) pairs whose call in `asked` (the model's) was
     /// answered without an error in `answered`.
-    fn successes(&self, asked: &Message, answered: &Message) -> Vec<(usize, usize)> {
+    fn successes(
+        &self,
+        index: &StepIndex,
+        asked: &Message,
+        answered: &Message,
+    ) -> Vec<(usize, usize)> {
         if asked.role != Role::Assistant {
             return Vec::new();
         }
@@ -312,27 +346,20 @@ impl Reader<'_> {
             if !ok {
                 continue;
             }
-            for (i, skill) in self.skills.iter().enumerate() {
-                for (k, action) in skill.actions.iter().enumerate() {
-                    if action.tool == *name && action.input == *input {
-                        found.push((i, k));
-                    }
-                }
-            }
+            found.extend(index.actions_of(name, input));
         }
         found
     }
 
     /// The plan's items mapped to steps: by id and text where they agree,
     /// else by text (dialects without ids number their items).
-    fn map_to_steps(&self, items: &[PlanItem]) -> Vec<(usize, PlanStatus)> {
+    fn map_to_steps(index: &StepIndex, items: &[PlanItem]) -> Vec<(usize, PlanStatus)> {
         items
             .iter()
             .filter_map(|item| {
-                self.skills
-                    .iter()
-                    .position(|s| s.id == item.id && s.text == item.text)
-                    .or_else(|| self.skills.iter().position(|s| s.text == item.text))
+                index
+                    .by_id_and_text(&item.id, &item.text)
+                    .or_else(|| index.by_text(&item.text))
                     .map(|i| (i, item.status))
             })
             .collect()
@@ -375,7 +402,7 @@ impl Reader<'_> {
             };
             let Some(items) = items else { continue };
             cache.held = items.clone();
-            let steps = self.map_to_steps(&items);
+            let steps = Self::map_to_steps(&cache.index, &items);
             // A list that names none of the task's steps is not its plan.
             if !steps.is_empty() {
                 cache.found = Some(FoundPlan { at, steps, items });
@@ -441,4 +468,192 @@ fn message_chars(message: &Message, workdir: &WorkdirSpelling) -> usize {
             })
             .sum(),
     }
+}
+
+/// The steps looked up by their id (in the model's own claim and work
+/// texts), by id and text or text (in plans), and by the calls that
+/// perform them: reading a message costs what the message holds, not the
+/// number of steps (a session of thousands of steps read every turn
+/// against every step grew with steps x turns).
+#[derive(Debug, Clone, Default)]
+struct StepIndex {
+    ids: HashMap<String, usize>,
+    ids_and_texts: HashMap<(String, String), usize>,
+    texts: HashMap<String, usize>,
+    /// `(tool, input with its keys sorted)` -> every (step, action) it is.
+    actions: HashMap<(String, String), Vec<(usize, usize)>>,
+}
+
+/// The longest step id looked for between a text's fixed words.
+const LONGEST_ID: usize = 512;
+
+impl StepIndex {
+    fn new(skills: &[Skill]) -> Self {
+        let mut index = StepIndex::default();
+        for (i, skill) in skills.iter().enumerate() {
+            index.ids.entry(skill.id.clone()).or_insert(i);
+            index
+                .ids_and_texts
+                .entry((skill.id.clone(), skill.text.clone()))
+                .or_insert(i);
+            index.texts.entry(skill.text.clone()).or_insert(i);
+            for (k, action) in skill.actions.iter().enumerate() {
+                index
+                    .actions
+                    .entry((action.tool.clone(), sorted_json(&action.input)))
+                    .or_default()
+                    .push((i, k));
+            }
+        }
+        index
+    }
+
+    fn by_id_and_text(&self, id: &str, text: &str) -> Option<usize> {
+        self.ids_and_texts
+            .get(&(id.to_string(), text.to_string()))
+            .copied()
+    }
+
+    fn by_text(&self, text: &str) -> Option<usize> {
+        self.texts.get(text).copied()
+    }
+
+    /// The (step, action) pairs a call of `tool` with `input` performs.
+    fn actions_of(&self, tool: &str, input: &Value) -> Vec<(usize, usize)> {
+        self.actions
+            .get(&(tool.to_string(), sorted_json(input)))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The steps `text` claims done (`claim_text`: "Step ID done."), in
+    /// step order, each once.
+    fn claimed_in(&self, text: &str) -> BTreeSet<usize> {
+        self.between(text, "Step ", " done.")
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// The steps `text` sets out on (`work_text`: "Working on step ID:
+    /// TEXT"), in step order, each once.
+    fn worked_on_in(&self, text: &str, skills: &[Skill]) -> BTreeSet<usize> {
+        self.between(text, "Working on step ", ": ")
+            .filter(|&(i, rest)| skills.get(i).is_some_and(|s| rest.starts_with(&s.text)))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// Every known step id found between `before` and `after` in `text`,
+    /// with the text after `after`.
+    fn between<'t>(
+        &'t self,
+        text: &'t str,
+        before: &'t str,
+        after: &'t str,
+    ) -> impl Iterator<Item = (usize, &'t str)> + 't {
+        text.match_indices(before).flat_map(move |(at, _)| {
+            let from = at + before.len();
+            let window_end = text.len().min(from + LONGEST_ID + after.len());
+            let window = text.get(from..).unwrap_or_default();
+            window
+                .match_indices(after)
+                .take_while(move |(end, _)| from + end < window_end)
+                .filter_map(move |(end, _)| {
+                    let id = window.get(..end)?;
+                    let step = self.ids.get(id)?;
+                    Some((*step, window.get(end + after.len()..).unwrap_or_default()))
+                })
+        })
+    }
+}
+
+/// `value` as JSON text with every object's keys sorted: two inputs are
+/// the same call whatever order their keys came in.
+fn sorted_json(value: &Value) -> String {
+    fn sorted(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                Value::Object(
+                    entries
+                        .into_iter()
+                        .map(|(k, v)| (k.clone(), sorted(v)))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    sorted(value).to_string()
+}
+
+/// A message's fingerprint: its role and, per block, its kind, ids and tool
+/// name, and the length and first and last bytes of its text (a result's
+/// content, a call's input as held). Cheap whatever the message's size;
+/// two messages with different fingerprints differ.
+fn fingerprint(message: &Message) -> u64 {
+    use std::hash::{Hash, Hasher};
+    fn text_print(text: &str, hasher: &mut impl Hasher) {
+        let bytes = text.as_bytes();
+        bytes.len().hash(hasher);
+        bytes[..bytes.len().min(32)].hash(hasher);
+        bytes[bytes.len().saturating_sub(32)..].hash(hasher);
+    }
+    /// A JSON value's print down to `depth` levels (an array: its length
+    /// and its first and last items).
+    fn value_print(value: &Value, depth: usize, hasher: &mut impl Hasher) {
+        match value {
+            Value::String(text) => text_print(text, hasher),
+            Value::Object(map) => {
+                map.len().hash(hasher);
+                for (key, item) in map.iter().take(16) {
+                    key.hash(hasher);
+                    if depth > 0 {
+                        value_print(item, depth - 1, hasher);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                items.len().hash(hasher);
+                if depth > 0 {
+                    for item in items.first().into_iter().chain(items.last()) {
+                        value_print(item, depth - 1, hasher);
+                    }
+                }
+            }
+            other => other.to_string().hash(hasher),
+        }
+    }
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (message.role == Role::User).hash(&mut hasher);
+    match &message.content {
+        Content::Text(text) => text_print(text, &mut hasher),
+        Content::Blocks(blocks) => {
+            for block in blocks {
+                match block {
+                    ContentBlock::Text { text } => {
+                        0u8.hash(&mut hasher);
+                        text_print(text, &mut hasher);
+                    }
+                    ContentBlock::ToolUse { id, name, input } => {
+                        1u8.hash(&mut hasher);
+                        id.hash(&mut hasher);
+                        name.hash(&mut hasher);
+                        value_print(input, 2, &mut hasher);
+                    }
+                    ContentBlock::ToolResult {
+                        tool_use_id,
+                        content,
+                    } => {
+                        2u8.hash(&mut hasher);
+                        tool_use_id.hash(&mut hasher);
+                        text_print(content, &mut hasher);
+                    }
+                }
+            }
+        }
+    }
+    hasher.finish()
 }

@@ -143,7 +143,11 @@ impl History {
             if !Metric::gated().all(|m| of(m).is_some()) {
                 continue;
             }
-            let runs = usize::try_from(runs).unwrap_or_default();
+            self.check_recorded(id, &recorded)?;
+            let runs = usize::try_from(runs).map_err(|_| HistoryError::Unreadable {
+                path: self.path.clone(),
+                reason: format!("cell {id}: runs {runs} is not a count"),
+            })?;
             rates.push(CellRates::new(name.to_string(), settings, runs, |m| {
                 of(m).map_or((0.0, [0.0, 1.0]), |&(_, value, lo, hi)| {
                     (value, [lo.unwrap_or(0.0), hi.unwrap_or(1.0)])
@@ -151,5 +155,31 @@ impl History {
             }));
         }
         Ok(rates)
+    }
+
+    /// The recorded figures of cell `id` within their ranges, as a JSON
+    /// baseline's are (`Metric::out_of_range`): a value and each end of
+    /// its interval. A forged or damaged figure is
+    /// an error naming the file, never a baseline.
+    fn check_recorded(
+        &self,
+        id: i64,
+        recorded: &[(String, f64, Option<f64>, Option<f64>)],
+    ) -> Result<(), HistoryError> {
+        let bad = |reason: String| HistoryError::Unreadable {
+            path: self.path.clone(),
+            reason: format!("cell {id}: {reason}"),
+        };
+        for (name, value, lo, hi) in recorded {
+            let Some(metric) = Metric::gated().find(|m| m.name == name) else {
+                continue;
+            };
+            for x in [Some(*value), *lo, *hi].into_iter().flatten() {
+                if let Some(why) = metric.out_of_range(x) {
+                    return Err(bad(why));
+                }
+            }
+        }
+        Ok(())
     }
 }

@@ -11,8 +11,9 @@
 //! directly rather than deferred behind `ToolSearch`). `todo: false`
 //! offers no planning tool at all.
 //!
-//! `HOME` and `TMPDIR` point into `.agent-home` in the workspace (Claude
-//! Code keeps `~/.claude` and a folder per cwd under `$TMPDIR`); telemetry,
+//! `HOME`, `TMPDIR`, `CLAUDE_CONFIG_DIR` and the XDG folders point into
+//! `.agent-home` in the workspace (Claude Code keeps `~/.claude` and a
+//! folder per cwd under `$TMPDIR`), whatever the user set; telemetry,
 //! error reports, update checks and every other non-model request are off
 //! (`CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC`), so the model calls are the
 //! only requests it makes. `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY=1` makes
@@ -27,7 +28,7 @@
 
 use std::path::Path;
 
-use super::{Preset, QUIET_ENV, sh_quoted};
+use super::{Preset, QUIET_ENV, THROWAWAY_HOME, sh_quoted};
 use crate::plan::dialect::Dialect;
 use crate::plan::reminder::ReminderSpec;
 use crate::scenario::{AgentCommand, TaskVia};
@@ -96,7 +97,7 @@ impl Preset for ClaudeCode {
         }
         let tools = tools.join(",");
         let command = format!(
-            "mkdir -p \"$PWD/.agent-home/tmp\" && HOME=\"$PWD/.agent-home\" TMPDIR=\"$PWD/.agent-home/tmp\" exec {} -p --tools {tools} --allowedTools {tools}",
+            "{THROWAWAY_HOME} exec {} -p --tools {tools} --allowedTools {tools}",
             sh_quoted(&binary.to_string_lossy())
         );
         let mut agent = AgentCommand::new(command);

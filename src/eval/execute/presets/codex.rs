@@ -17,7 +17,7 @@
 
 use std::path::Path;
 
-use super::{Preset, QUIET_ENV, sh_quoted};
+use super::{Preset, QUIET_ENV, THROWAWAY_HOME, sh_quoted};
 use crate::plan::dialect::Dialect;
 use crate::plan::reminder::ReminderSpec;
 use crate::scenario::{AgentCommand, TaskVia};
@@ -72,7 +72,7 @@ impl Preset for Codex {
             .map(|l| format!("\"{}\"", l.replace('"', "\\\"")))
             .collect();
         let command = format!(
-            "mkdir -p \"$PWD/.agent-home/codex\" \"$PWD/.agent-home/tmp\" && printf '%s\\n' {} > \"$PWD/.agent-home/codex/config.toml\" && HOME=\"$PWD/.agent-home\" CODEX_HOME=\"$PWD/.agent-home/codex\" TMPDIR=\"$PWD/.agent-home/tmp\" exec {} exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox --color never",
+            "mkdir -p \"$PWD/.agent-home/codex\" && printf '%s\\n' {} > \"$PWD/.agent-home/codex/config.toml\" && {THROWAWAY_HOME} exec {} exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox --color never",
             lines.join(" "),
             sh_quoted(&binary.to_string_lossy())
         );

@@ -88,22 +88,37 @@ pub enum PresetError {
     },
 }
 
-/// The install script's folder of binaries.
+/// The install script's folder of binaries, absolute: a relative
+/// `AGENT_EVAL_AGENTS_DIR` (or `HOME`) is taken from the folder agent-eval
+/// was started in, never from a run's workspace, where the command runs
+/// (a scenario's fixture could otherwise plant the CLI that runs).
 pub fn agents_bin_dir() -> Option<PathBuf> {
     let dir = match std::env::var_os("AGENT_EVAL_AGENTS_DIR") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => PathBuf::from(std::env::var_os("HOME")?).join(".cache/agent-eval/agents"),
     };
-    Some(dir.join("node_modules/.bin"))
+    Some(absolute(dir)?.join("node_modules/.bin"))
 }
 
-/// Where `binary` is: the install script's folder, then `PATH`.
+/// `path` made absolute against the current folder (the invocation's:
+/// agent-eval never changes it), `None` if that cannot be read.
+fn absolute(path: PathBuf) -> Option<PathBuf> {
+    if path.is_absolute() {
+        Some(path)
+    } else {
+        std::path::absolute(&path).ok()
+    }
+}
+
+/// Where `binary` is: the install script's folder, then `PATH`; always an
+/// absolute path (a relative `PATH` entry such as `.` is taken from the
+/// invocation's folder, as the lookup itself was).
 pub fn find_binary(binary: &str) -> Option<PathBuf> {
     let installed = agents_bin_dir().map(|dir| dir.join(binary));
     let on_path = std::env::var_os("PATH")
         .into_iter()
         .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .map(|dir| dir.join(binary));
+        .filter_map(|dir| absolute(dir.join(binary)));
     installed
         .into_iter()
         .chain(on_path)
@@ -223,6 +238,20 @@ pub(crate) fn sh_quoted(text: &str) -> String {
 /// How long a preset run may take unless the scenario says (a run costs
 /// about the CLI's start-up, a second or two).
 pub const DEFAULT_TIMEOUT_S: u64 = 300;
+
+/// The shell assignments that put every place a CLI reads its settings or
+/// keeps its state in the run's throwaway home (`.agent-home` in the
+/// workspace): `HOME`, `TMPDIR`, the XDG folders, `CLAUDE_CONFIG_DIR`,
+/// `CODEX_HOME`. Set on the command line, after the scenario's `env` and
+/// whatever the user exported, so a preset never reads or writes the
+/// user's real agent configuration.
+pub(crate) const THROWAWAY_HOME: &str = concat!(
+    "mkdir -p \"$PWD/.agent-home/tmp\" && ",
+    "HOME=\"$PWD/.agent-home\" TMPDIR=\"$PWD/.agent-home/tmp\" ",
+    "XDG_CONFIG_HOME=\"$PWD/.agent-home/.config\" XDG_DATA_HOME=\"$PWD/.agent-home/.local/share\" ",
+    "XDG_STATE_HOME=\"$PWD/.agent-home/.local/state\" XDG_CACHE_HOME=\"$PWD/.agent-home/.cache\" ",
+    "CLAUDE_CONFIG_DIR=\"$PWD/.agent-home/.claude\" CODEX_HOME=\"$PWD/.agent-home/codex\""
+);
 
 /// The environment every preset sets: no telemetry, no update checks.
 pub(crate) const QUIET_ENV: [(&str, &str); 4] = [
