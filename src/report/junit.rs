@@ -4,13 +4,15 @@
 //! named `runs` (fails if the scenario's runs could not be summarised —
 //! i.e. it has no cell) and one per expectation, named by its text, failing
 //! with `expected …, measured …` and the `replay` commands of the runs
-//! that show why. Files that could not be loaded form a
+//! that show why; one that does not apply (see
+//! [`crate::results::verdict::Verdict`]) is skipped with the reason. Files that could not be loaded form a
 //! suite `scenario files` with one failing case each. No timestamps or
 //! durations are written, so the same results give the same bytes.
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::results::ScenarioResult;
+use crate::results::verdict::Verdict;
 
 /// Renders the JUnit XML document.
 pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
@@ -34,7 +36,14 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
                     .map(|c| format!("; see: {c}"))
                     .collect::<String>()
             );
-            let mut case = TestCase::new(e.text.clone(), status(e.ok, &message));
+            let status = match e.verdict {
+                Verdict::NotApplicable => skipped(&format!(
+                    "not applicable: {}",
+                    e.detail.as_deref().unwrap_or("the runs do not distinguish its sides")
+                )),
+                _ => status(e.ok, &message),
+            };
+            let mut case = TestCase::new(e.text.clone(), status);
             case.set_classname(result.file.clone());
             suite.add_test_case(case);
         }
@@ -51,6 +60,14 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
     report
         .to_string()
         .unwrap_or_else(|e| format!("<!-- agent-eval could not write JUnit XML: {e} -->\n"))
+}
+
+/// A case that is neither passed nor failed: a comparison that does not
+/// apply, with the reason.
+fn skipped(reason: &str) -> TestCaseStatus {
+    let mut status = TestCaseStatus::skipped();
+    status.set_message(reason.to_string());
+    status
 }
 
 fn status(ok: bool, message: &str) -> TestCaseStatus {
