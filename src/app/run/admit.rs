@@ -43,6 +43,10 @@ pub(super) enum Admission {
 pub(super) fn admit(config: &RunConfig, err: &mut dyn Write) -> Result<Admission, AppError> {
     let report_on_stdout = check_outputs(config)?;
     check_flags(config)?;
+    if let Some(message) = crate::app::missing_default_folder(&config.paths) {
+        let _ = writeln!(err, "error: {message}");
+        return Ok(Admission::Stop(Status::NoScenarios));
+    }
     let history = open_history(config.history.as_deref())?;
     let (scenarios, errors, options) = load_scenarios(config)?;
     let baseline = config
