@@ -49,7 +49,13 @@ impl TerminalSummary {
             }
             None => self.render_totals(&mut human, finished),
         }
-        if let Some(diffs) = finished.baseline {
+        // `-q`: the baseline is shown only when a cell regressed.
+        let regressed = |diffs: &[crate::results::baseline::CellDiff]| {
+            diffs
+                .iter()
+                .any(|d| d.movement == crate::results::baseline::Movement::Regressed)
+        };
+        if let Some(diffs) = finished.baseline.filter(|d| !self.quiet || regressed(d)) {
             let _ = write!(
                 human,
                 "{}",
