@@ -18,8 +18,12 @@
 //!   `s03-agent` cargo built for the tests where that line leaves it
 //!   (`target/release/s03-agent` of the clone), so the next line runs as written;
 //! - `bash .ci/install-agents.sh`: downloads the real CLIs from npm;
-//! - `agent-eval run real-agents/`: needs those real CLIs (and the real API's token
-//!   budget of minutes of Node processes); `tests/real_agents*.rs` cover them.
+//! - `agent-eval run real-agents/`: needs those real CLIs and minutes of Node
+//!   processes; `tests/real_agents*.rs` cover them;
+//! - `agent-eval run scenarios/simulated/api_migration.yaml --agent claude-code --seeds 2`:
+//!   needs the real Claude Code CLI; `tests/real_agents.rs`
+//!   (`a_comparison_the_preset_does_not_distinguish_is_not_applicable`) runs this very
+//!   command, failing in CI when the CLI is missing.
 //!
 //! Runtime: the CI gate runs twice (the CI and history blocks) and the tour runs
 //! `dialects.yaml` and the price sweep at their full seeds; about a minute in debug.
@@ -45,6 +49,10 @@ const EXEMPT: &[(&str, &str)] = &[
     (
         "agent-eval run real-agents/",
         "needs the real CLIs, minutes of runs",
+    ),
+    (
+        "agent-eval run scenarios/simulated/api_migration.yaml --agent claude-code --seeds 2",
+        "needs the real Claude Code CLI; tests/real_agents.rs runs it",
     ),
 ];
 

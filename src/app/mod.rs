@@ -9,6 +9,7 @@ mod baseline;
 mod check;
 pub mod ci;
 pub mod cli;
+pub mod figures;
 mod history;
 mod init;
 mod progress;
