@@ -32,7 +32,9 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Ok(_) if check => {
-            eprintln!("README.md: figures differ from the runs; `cargo run --release --example figures` rewrites them");
+            eprintln!(
+                "README.md: figures differ from the runs; `cargo run --release --example figures` rewrites them"
+            );
             ExitCode::from(1)
         }
         Ok((_, fresh)) => match std::fs::write(&readme_path, fresh) {

@@ -73,7 +73,14 @@ fn completions_for_each_shell() {
 #[test]
 fn the_starter_runs_without_protocol_violations() {
     let dir = tempfile::tempdir().unwrap();
-    assert!(agent_eval().arg("init").arg(dir.path()).status().unwrap().success());
+    assert!(
+        agent_eval()
+            .arg("init")
+            .arg(dir.path())
+            .status()
+            .unwrap()
+            .success()
+    );
     let report = dir.path().join("r.json");
     let run = agent_eval()
         .arg("run")
@@ -103,12 +110,23 @@ fn the_starter_runs_without_protocol_violations() {
 fn a_missing_default_folder_is_nothing_found_and_says_how_to_start() {
     let dir = tempfile::tempdir().unwrap();
     for command in ["run", "check"] {
-        let out = agent_eval().arg(command).current_dir(dir.path()).output().unwrap();
+        let out = agent_eval()
+            .arg(command)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(3), "{command}: {stderr}");
-        assert!(stderr.contains("no scenarios/ folder here") && stderr.contains("agent-eval init DIR"), "{stderr}");
+        assert!(
+            stderr.contains("no scenarios/ folder here") && stderr.contains("agent-eval init DIR"),
+            "{stderr}"
+        );
     }
-    let named = agent_eval().args(["run", "elsewhere/"]).current_dir(dir.path()).output().unwrap();
+    let named = agent_eval()
+        .args(["run", "elsewhere/"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
     assert_eq!(named.status.code(), Some(2));
 
     std::fs::write(dir.path().join("bad.yaml"), "task: [unclosed\n").unwrap();

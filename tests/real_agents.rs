@@ -610,12 +610,21 @@ fn codex_runs_against_serve() {
 fn a_comparison_the_preset_does_not_distinguish_is_not_applicable() {
     for cli in ["claude", "codex"] {
         let Some(agents) = require(cli) else { continue };
-        let preset = if cli == "claude" { "claude-code" } else { "codex" };
+        let preset = if cli == "claude" {
+            "claude-code"
+        } else {
+            "codex"
+        };
         let out = tempfile::tempdir().expect("temp dir");
         let (json, junit) = (out.path().join("r.json"), out.path().join("r.xml"));
         let mut command = Command::new(env!("CARGO_BIN_EXE_agent-eval"));
         command
-            .args(["run", "scenarios/simulated/api_migration.yaml", "--agent", preset])
+            .args([
+                "run",
+                "scenarios/simulated/api_migration.yaml",
+                "--agent",
+                preset,
+            ])
             .args(["--seeds", "2", "--json"])
             .arg(&json)
             .arg("--junit")

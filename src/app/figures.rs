@@ -273,6 +273,10 @@ mod tests {
             text: String::new(),
         }];
         assert!(splice(readme, &other).unwrap_err().contains("`x`"));
-        assert!(splice("no marks\n", &blocks).unwrap_err().contains("figures: x"));
+        assert!(
+            splice("no marks\n", &blocks)
+                .unwrap_err()
+                .contains("figures: x")
+        );
     }
 }

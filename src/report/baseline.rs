@@ -28,10 +28,7 @@ pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
         _ => "-".into(),
     };
     let count = |n: Option<usize>| n.map_or("-".to_string(), |n| n.to_string());
-    let new = diffs
-        .iter()
-        .filter(|d| d.movement == Movement::New)
-        .count();
+    let new = diffs.iter().filter(|d| d.movement == Movement::New).count();
     let moved: Vec<&CellDiff> = diffs
         .iter()
         .filter(|d| !matches!(d.movement, Movement::Unchanged | Movement::New))

@@ -39,7 +39,9 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
             let status = match e.verdict {
                 Verdict::NotApplicable => skipped(&format!(
                     "not applicable: {}",
-                    e.detail.as_deref().unwrap_or("the runs do not distinguish its sides")
+                    e.detail
+                        .as_deref()
+                        .unwrap_or("the runs do not distinguish its sides")
                 )),
                 _ => status(e.ok, &message),
             };

@@ -72,7 +72,10 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
         steps(&mut out, result);
         for e in &result.expectations {
             if e.verdict == Verdict::NotApplicable {
-                let why = e.detail.as_deref().unwrap_or("the runs do not distinguish its sides");
+                let why = e
+                    .detail
+                    .as_deref()
+                    .unwrap_or("the runs do not distinguish its sides");
                 let _ = writeln!(out, "- ➖ `{}` — n/a: {}", code(&e.text), text(why));
                 continue;
             }

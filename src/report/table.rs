@@ -55,8 +55,16 @@ pub fn render(result: &ScenarioResult, color: bool) -> String {
             _ => format!("{word:<4}"),
         };
         if e.verdict == Verdict::NotApplicable {
-            let why = e.detail.as_deref().unwrap_or("the runs do not distinguish its sides");
-            let _ = writeln!(out, "  {mark} {}: not applicable: {}", escape(&e.text), escape(why));
+            let why = e
+                .detail
+                .as_deref()
+                .unwrap_or("the runs do not distinguish its sides");
+            let _ = writeln!(
+                out,
+                "  {mark} {}: not applicable: {}",
+                escape(&e.text),
+                escape(why)
+            );
             continue;
         }
         let _ = writeln!(out, "  {mark} {}: measured {}", escape(&e.text), e.measured);

@@ -368,11 +368,7 @@ fn evaluate_compare(
 /// Whether both sides select exactly the same cells: then the runs do not
 /// distinguish what the comparison asks about.
 fn same_cells(side_a: &[&CellSummary], side_b: &[&CellSummary]) -> bool {
-    side_a.len() == side_b.len()
-        && side_a
-            .iter()
-            .zip(side_b)
-            .all(|(x, y)| std::ptr::eq(*x, *y))
+    side_a.len() == side_b.len() && side_a.iter().zip(side_b).all(|(x, y)| std::ptr::eq(*x, *y))
 }
 
 /// A comparison of a selection with itself: not applicable, saying which
@@ -389,9 +385,7 @@ fn not_applicable(
         .entries()
         .iter()
         .chain(b.entries())
-        .filter(|(axis, value)| {
-            a.get(axis) != Some(value) || b.get(axis) != Some(value)
-        })
+        .filter(|(axis, value)| a.get(axis) != Some(value) || b.get(axis) != Some(value))
         .map(|(axis, _)| axis.name())
         .fold(Vec::new(), |mut names, name| {
             if !names.contains(&name) {

@@ -49,18 +49,22 @@ impl TerminalSummary {
             }
             None => self.render_totals(&mut human, finished),
         }
-        // `-q`: the baseline is shown only when a cell regressed.
-        let regressed = |diffs: &[crate::results::baseline::CellDiff]| {
-            diffs
+        if let Some(diffs) = finished.baseline {
+            let text = crate::report::baseline::render(diffs, self.tolerance);
+            let regressed = diffs
                 .iter()
-                .any(|d| d.movement == crate::results::baseline::Movement::Regressed)
-        };
-        if let Some(diffs) = finished.baseline.filter(|d| !self.quiet || regressed(d)) {
-            let _ = write!(
-                human,
-                "{}",
-                crate::report::baseline::render(diffs, self.tolerance)
-            );
+                .any(|d| d.movement == crate::results::baseline::Movement::Regressed);
+            // `-q`: the table of moves only when a cell regressed, else
+            // just the closing line (how many were compared, and how).
+            let shown = if self.quiet && !regressed {
+                text.lines()
+                    .last()
+                    .map(|l| format!("{l}\n"))
+                    .unwrap_or_default()
+            } else {
+                text
+            };
+            let _ = write!(human, "{shown}");
         }
         human
     }
@@ -119,7 +123,12 @@ fn summary_line(out: &mut dyn Write, results: &[ScenarioResult], bad: usize) {
     let count = |verdict: Verdict| -> usize {
         results
             .iter()
-            .map(|r| r.expectations.iter().filter(|e| e.verdict == verdict).count())
+            .map(|r| {
+                r.expectations
+                    .iter()
+                    .filter(|e| e.verdict == verdict)
+                    .count()
+            })
             .sum()
     };
     let (held, failed, na) = (
@@ -141,7 +150,11 @@ fn summary_line(out: &mut dyn Write, results: &[ScenarioResult], bad: usize) {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let verdict = if verdict.is_empty() { "none to check".to_string() } else { verdict };
+    let verdict = if verdict.is_empty() {
+        "none to check".to_string()
+    } else {
+        verdict
+    };
     let _ = writeln!(
         out,
         "{} scenario{}, {total} expectation{}: {verdict}{}",
