@@ -129,6 +129,10 @@ steps:
     check: {file: greet.py, contains: "def farewell("}
     do:
       - {tool: edit_file, input: {path: greet.py, old_text: "\n\nif __name__", new_text: "\n\ndef farewell(name: str) -> str:\n    return \"Bye, \" + name\n\n\nif __name__"}}
+agent:
+  # The reminder goes after the tool results, where a real API accepts it
+  # (the reference's default, prepend, counts as a protocol violation).
+  nag: {threshold: 3, placement: append}
 model:
   simulate: {}
 runs:

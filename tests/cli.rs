@@ -83,7 +83,10 @@ fn a_failed_expectation_exits_1_with_expected_and_measured() {
     let stdout = text(&out.stdout);
     assert!(stdout.contains("FAIL turns == 3: measured 2"), "{stdout}");
     assert!(stdout.contains("expected 3, measured 2"), "{stdout}");
-    assert!(stdout.contains("2 expectations: 1 failed"), "{stdout}");
+    assert!(
+        stdout.contains("2 expectations: 1 held, 1 failed"),
+        "{stdout}"
+    );
 }
 
 #[test]

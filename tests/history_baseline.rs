@@ -257,3 +257,49 @@ fn figures_out_of_range_in_a_history_are_refused_as_in_a_json_baseline() {
         assert!(all.contains(metric), "{all}");
     }
 }
+
+/// A new history compares nothing and says so in one line each (no table of every
+/// cell marked new, no list of every scenario), also under `-q`; the next run names
+/// the one recorded invocation it compares with, once.
+#[test]
+fn a_new_history_says_nothing_was_compared_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(
+        agent_eval(dir.path(), "main", &["init", "."])
+            .status
+            .success()
+    );
+    let args = [
+        "run",
+        "scenarios",
+        "--history",
+        "h.db",
+        "--baseline",
+        "h.db",
+    ];
+    for quiet in [false, true] {
+        let _ = std::fs::remove_file(dir.path().join("h.db"));
+        let mut first = args.to_vec();
+        if quiet {
+            first.push("-q");
+        }
+        let out = agent_eval(dir.path(), "main", &first);
+        let shown = text(&out);
+        assert_eq!(out.status.code(), Some(0), "{shown}");
+        assert!(
+            shown.contains(
+                "baseline: nothing compared: the baseline holds none of these 3 cells"
+            ) && shown.contains(
+                "warning: h.db holds no recorded run of this version of any of these 2 scenarios"
+            ) && !shown.contains("│ new"),
+            "{shown}"
+        );
+    }
+    let again = agent_eval(dir.path(), "main", &args);
+    let shown = text(&again);
+    assert!(
+        shown.contains("baseline: 2 scenarios against h.db: commit 0123456789 on main")
+            && shown.contains("baseline: 3 cells compared, 3 unchanged, 0 moved, 0 regressed"),
+        "{shown}"
+    );
+}

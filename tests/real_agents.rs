@@ -602,3 +602,56 @@ fn codex_runs_against_serve() {
     let out = std::fs::read_to_string(workspace.path().join("out.txt")).unwrap_or_default();
     assert_eq!(out, "Hello, world!\n");
 }
+
+/// With a preset the agent keeps its own reminders, so `nag=3` and `nag=off` are one cell:
+/// `api_migration.yaml`'s "nag 3 vs nag off" comparison is not applicable (said why in the
+/// terminal, the JSON and the JUnit), never a failure, and the run exits 0.
+#[test]
+fn a_comparison_the_preset_does_not_distinguish_is_not_applicable() {
+    for cli in ["claude", "codex"] {
+        let Some(agents) = require(cli) else { continue };
+        let preset = if cli == "claude" {
+            "claude-code"
+        } else {
+            "codex"
+        };
+        let out = tempfile::tempdir().expect("temp dir");
+        let (json, junit) = (out.path().join("r.json"), out.path().join("r.xml"));
+        let mut command = Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+        command
+            .args([
+                "run",
+                "scenarios/simulated/api_migration.yaml",
+                "--agent",
+                preset,
+            ])
+            .args(["--seeds", "2", "--json"])
+            .arg(&json)
+            .arg("--junit")
+            .arg(&junit)
+            .current_dir(manifest_dir())
+            .env("AGENT_EVAL_AGENTS_DIR", &agents);
+        let output = output_within(command, RUN_BOUND);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{preset}:\n{stdout}");
+        assert!(
+            stdout.contains("n/a  completion_rate_diff >= 0.05 (todo=true nag=3 vs todo=true nag=off): not applicable: no cell varies nag_threshold")
+                && stdout.contains("3 expectations: 2 held, 1 not applicable"),
+            "{preset}:\n{stdout}"
+        );
+        let report: Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON")).expect("parses");
+        let verdicts: Vec<&str> = report["scenarios"][0]["expectations"]
+            .as_array()
+            .expect("expectations")
+            .iter()
+            .filter_map(|e| e["verdict"].as_str())
+            .collect();
+        assert_eq!(verdicts, ["pass", "not_applicable", "pass"], "{preset}");
+        let xml = std::fs::read_to_string(&junit).expect("JUnit");
+        assert!(
+            xml.contains("skipped=\"1\"") && xml.contains("<skipped message=\"not applicable: "),
+            "{xml}"
+        );
+    }
+}

@@ -14,7 +14,7 @@ use std::path::Path;
 use super::AppError;
 use crate::report::terminal::escape;
 use crate::results::baseline::CellRates;
-use crate::results::history::{BranchChoice, History, HistoryBaseline};
+use crate::results::history::{BaselineRun, BranchChoice, History, HistoryBaseline};
 use crate::results::report_file::ReportFile;
 use crate::scenario::Scenario;
 
@@ -69,7 +69,48 @@ pub(crate) fn read(
 fn notes(path: &Path, choice: &BranchChoice, found: &HistoryBaseline) -> String {
     let mut text = String::new();
     let file = escape(&path.display().to_string()).into_owned();
-    for run in &found.runs {
+    let place = match choice {
+        BranchChoice::Only(b) => format!("on branch {}", escape(b)),
+        _ => "on any branch".into(),
+    };
+    // None has a baseline (a new history, or every file changed): one
+    // line, not a list of every scenario.
+    if found.runs.is_empty() && found.missing.len() > 1 {
+        return format!(
+            "warning: {file} holds no recorded run of this version of any of these {} scenarios {place}: none is gated this time\n",
+            found.missing.len(),
+        );
+    }
+    // Every scenario against the same recorded invocation: one line.
+    let origin = |run: &BaselineRun| {
+        (
+            run.commit.clone(),
+            run.branch.clone(),
+            run.recorded_at.clone(),
+        )
+    };
+    let one_origin = found.runs.len() > 1
+        && found
+            .runs
+            .iter()
+            .all(|r| Some(origin(r)) == found.runs.first().map(origin));
+    if let Some(first) = found.runs.first().filter(|_| one_origin) {
+        let commit: String = first
+            .commit
+            .as_deref()
+            .unwrap_or("-")
+            .chars()
+            .take(10)
+            .collect();
+        text.push_str(&format!(
+            "baseline: {} scenarios against {file}: commit {} on {}, recorded {}\n",
+            found.runs.len(),
+            escape(&commit),
+            escape(first.branch.as_deref().unwrap_or("no branch")),
+            escape(&first.recorded_at)
+        ));
+    }
+    for run in found.runs.iter().filter(|_| !one_origin) {
         let commit: String = run
             .commit
             .as_deref()
@@ -91,10 +132,6 @@ fn notes(path: &Path, choice: &BranchChoice, found: &HistoryBaseline) -> String 
             .iter()
             .map(|n| escape(n).into_owned())
             .collect();
-        let place = match choice {
-            BranchChoice::Only(b) => format!("on branch {}", escape(b)),
-            _ => "on any branch".into(),
-        };
         text.push_str(&format!(
             "warning: {file} holds no recorded run of this version of {} {place}; not gated: {}\n",
             if names.len() == 1 {

@@ -37,6 +37,10 @@ pub fn check(
     // A session: Ctrl-C / SIGTERM while loading or dry-running stops the
     // check (exit 130, nothing printed) and is then forgotten.
     let _session = crate::cancel::Session::begin();
+    if let Some(message) = super::missing_default_folder(paths) {
+        let _ = writeln!(err, "error: {message}");
+        return Ok(Status::NoScenarios);
+    }
     let (scenarios, errors) = load(paths, max_runs);
     let mut text = String::new();
     let mut failed = !errors.is_empty();

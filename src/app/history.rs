@@ -99,7 +99,7 @@ fn commit_and_branch(folder: Option<&Path>) -> (Option<String>, Option<String>, 
 #[derive(Debug, Clone, Default)]
 pub struct HistoryConfig {
     pub file: PathBuf,
-    /// Only this scenario (its exact name).
+    /// Only the scenarios whose name contains this text.
     pub scenario: Option<String>,
     /// Only invocations recorded on this branch.
     pub branch: Option<String>,
@@ -139,7 +139,7 @@ pub fn history(config: &HistoryConfig, out: &mut dyn Write) -> Result<Status, Ap
         && cells.is_empty()
     {
         return Err(AppError::Usage(format!(
-            "{}: no recorded run of scenario {name:?}",
+            "{}: no recorded run of a scenario whose name contains {name:?}",
             config.file.display()
         )));
     }

@@ -9,6 +9,7 @@ mod baseline;
 mod check;
 pub mod ci;
 pub mod cli;
+pub mod figures;
 mod history;
 mod init;
 mod progress;
@@ -110,6 +111,22 @@ pub(crate) fn no_scenarios(paths: &[PathBuf]) -> String {
         "{}: no scenario files found (looked for *.yaml / *.yml)",
         names.join(", ")
     )
+}
+
+/// The folder `run` and `check` read when no path is given.
+pub const DEFAULT_SCENARIOS: &str = "scenarios/";
+
+/// When the only path is the default `scenarios/` and there is no such
+/// folder here: the message saying so and what to do (exit 3, no
+/// scenario found, like a folder without scenarios). A path the user
+/// names that does not exist stays bad input (exit 2).
+pub(crate) fn missing_default_folder(paths: &[PathBuf]) -> Option<String> {
+    let [only] = paths else { return None };
+    (only.as_path() == std::path::Path::new(DEFAULT_SCENARIOS) && !only.exists()).then(|| {
+        "no scenarios/ folder here (the default path): name scenario files or folders \
+         (`agent-eval run PATH...`), or write a starter with `agent-eval init DIR`"
+            .to_string()
+    })
 }
 
 /// The report path that means stdout.

@@ -34,6 +34,31 @@ pub struct ReplayConfig {
     pub agent: Option<String>,
 }
 
+/// For a scenario with a matrix: which of its cells this replay shows
+/// (the `agent:` settings with the flags given) and how to pick another;
+/// nothing for a scenario of one cell.
+fn which_cell(scenario: &scenario::Scenario, cell: &Cell, seed: u64) -> String {
+    if scenario.runs.axes.is_empty() {
+        return String::new();
+    }
+    let matrix: Vec<String> = scenario
+        .runs
+        .axes
+        .iter()
+        .map(|(axis, values)| {
+            let values: Vec<String> = values.iter().map(ToString::to_string).collect();
+            format!("{} {}", axis.name(), values.join(", "))
+        })
+        .collect();
+    format!(
+        "replaying seed {seed} of the cell {} (the scenario's `agent:` settings and the flags given); \
+         its matrix runs {}: pick another cell with --no-todo, --threshold N|off, --dialect NAME, \
+         --reminder NAME or --set AXIS=VALUE\n\n",
+        cell.settings,
+        matrix.join("; ")
+    )
+}
+
 /// Runs one replay and prints it.
 pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppError> {
     // A Ctrl-C during this call is handled by it, then forgotten.
@@ -77,7 +102,8 @@ pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppE
     }
     let text = match config.format {
         ReplayFormat::Text => {
-            let mut text = transcript::render(&scenario, &record);
+            let mut text = which_cell(&scenario, &cell, config.seed);
+            text.push_str(&transcript::render(&scenario, &record));
             // An external agent's own output, after its conversation.
             if let Some(log) = record.agent_log.as_deref().filter(|l| !l.trim().is_empty()) {
                 text.push_str("\n--- agent output (stdout and stderr) ---\n");

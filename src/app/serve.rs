@@ -57,11 +57,12 @@ pub fn serve(
     .map_err(|e| AppError::Usage(e.to_string()))?;
     let _ = writeln!(
         out,
-        "serving {} ({kind}) until Ctrl-C\n  ANTHROPIC_BASE_URL={}\n  OPENAI_BASE_URL={}\n  model: {}",
+        "serving {} ({kind}) until Ctrl-C\n  ANTHROPIC_BASE_URL={}\n  OPENAI_BASE_URL={}\n  model: {}\n  a request that offers no tools (a title, a quota check, a compaction) is a side request: answered \"{}\" without the model, not a turn, not measured",
         scenario.name,
         server.base_url(),
         server.openai_base_url(),
-        scenario.name
+        scenario.name,
+        wire::record::SIDE_TEXT
     );
     let _ = out.flush();
     while !crate::cancel::requested() {

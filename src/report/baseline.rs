@@ -13,17 +13,27 @@ use crate::results::baseline::{CellDiff, Movement};
 /// The table of what moved (unchanged cells are counted, not listed), the
 /// warning about cells whose run counts differ, and the summary line.
 pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
+    // Nothing in the baseline to compare with (a new or empty history, a
+    // report of other scenarios): one line saying so, not a table of
+    // every cell marked `new`.
+    if !diffs.is_empty() && diffs.iter().all(|d| d.movement == Movement::New) {
+        return format!(
+            "baseline: nothing compared: the baseline holds none of these {} cells (a new or empty history?), so none is gated\n",
+            diffs.len()
+        );
+    }
     let pct = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{:.1}%", x * 100.0));
     let delta = |a: Option<f64>, b: Option<f64>| match (a, b) {
         (Some(a), Some(b)) => format!("{:+.1}", (b - a) * 100.0),
         _ => "-".into(),
     };
     let count = |n: Option<usize>| n.map_or("-".to_string(), |n| n.to_string());
+    let new = diffs.iter().filter(|d| d.movement == Movement::New).count();
     let moved: Vec<&CellDiff> = diffs
         .iter()
-        .filter(|d| d.movement != Movement::Unchanged)
+        .filter(|d| !matches!(d.movement, Movement::Unchanged | Movement::New))
         .collect();
-    let unchanged = diffs.len() - moved.len();
+    let unchanged = diffs.len() - moved.len() - new;
     let mut out = String::new();
     if !moved.is_empty() {
         let mut builder = Builder::default();
@@ -76,10 +86,15 @@ pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
         .count();
     let _ = writeln!(
         out,
-        "baseline: {} cells compared, {unchanged} unchanged, {} moved, {regressions} regressed (tolerance {:.1} points)",
-        diffs.len(),
+        "baseline: {} cells compared, {unchanged} unchanged, {} moved, {regressions} regressed (tolerance {:.1} points){}",
+        diffs.len() - new,
         moved.len(),
-        tolerance * 100.0
+        tolerance * 100.0,
+        if new == 0 {
+            String::new()
+        } else {
+            format!("; {new} new, not in the baseline, not gated")
+        }
     );
     crate::report::escape::drop_bidi_owned(out)
 }
@@ -122,6 +137,24 @@ mod tests {
             "{table}"
         );
         assert!(!table.contains("warning"), "{table}");
+    }
+
+    #[test]
+    fn a_baseline_without_these_cells_says_nothing_was_compared() {
+        let now = [cell("s", 1, 200, 0.9, 0.5), cell("s", 3, 200, 0.9, 0.5)];
+        let empty = render(&compare(&[], &now, 0.05), 0.05);
+        assert_eq!(
+            empty,
+            "baseline: nothing compared: the baseline holds none of these 2 cells \
+             (a new or empty history?), so none is gated\n"
+        );
+        // Beside cells that were compared, new ones are counted, not listed.
+        let one = render(&compare(&now[..1], &now, 0.05), 0.05);
+        assert_eq!(
+            one,
+            "baseline: 1 cells compared, 1 unchanged, 0 moved, 0 regressed (tolerance 5.0 points); \
+             1 new, not in the baseline, not gated\n"
+        );
     }
 
     #[test]

@@ -374,6 +374,11 @@ fn expectations(page: &mut String, scenario: &Value) {
             .get("ok")
             .and_then(Value::as_bool)
             .unwrap_or(false);
+        let (class, mark) = match expectation.get("verdict").and_then(Value::as_str) {
+            Some("not_applicable") => ("na", "n/a"),
+            _ if ok => ("ok", "ok"),
+            _ => ("fail", "FAIL"),
+        };
         let measured = expectation
             .get("measured")
             .map(value_text)
@@ -381,8 +386,8 @@ fn expectations(page: &mut String, scenario: &Value) {
         let _ = write!(
             page,
             "<li class=\"{}\"><span class=\"mark\">{}</span> <code>{}</code>: measured <code>{}</code>",
-            if ok { "ok" } else { "fail" },
-            if ok { "ok" } else { "FAIL" },
+            class,
+            mark,
             esc(str_of(expectation, "text")),
             esc(&measured)
         );
@@ -638,7 +643,7 @@ th { background: var(--bg); }
 td.settings { font-family: monospace; }
 .bar { display: inline-block; width: 80px; height: 10px; background: #eaeef2; vertical-align: middle; }
 .bar span { display: block; height: 100%; background: #2f81f7; }
-ul.expectations li.ok .mark { color: var(--ok); } ul.expectations li.fail .mark { color: var(--fail); font-weight: 700; }
+ul.expectations li.na .mark { color: var(--muted); } ul.expectations li.ok .mark { color: var(--ok); } ul.expectations li.fail .mark { color: var(--fail); font-weight: 700; }
 .detail { color: var(--muted); }
 details.run { border: 1px solid var(--line); border-radius: 6px; margin: 6px 0; padding: 4px 8px; }
 details.run > summary { cursor: pointer; font-family: monospace; }

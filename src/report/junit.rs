@@ -4,13 +4,15 @@
 //! named `runs` (fails if the scenario's runs could not be summarised —
 //! i.e. it has no cell) and one per expectation, named by its text, failing
 //! with `expected …, measured …` and the `replay` commands of the runs
-//! that show why. Files that could not be loaded form a
+//! that show why; one that does not apply (see
+//! [`crate::results::verdict::Verdict`]) is skipped with the reason. Files that could not be loaded form a
 //! suite `scenario files` with one failing case each. No timestamps or
 //! durations are written, so the same results give the same bytes.
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::results::ScenarioResult;
+use crate::results::verdict::Verdict;
 
 /// Renders the JUnit XML document.
 pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
@@ -34,7 +36,16 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
                     .map(|c| format!("; see: {c}"))
                     .collect::<String>()
             );
-            let mut case = TestCase::new(e.text.clone(), status(e.ok, &message));
+            let status = match e.verdict {
+                Verdict::NotApplicable => skipped(&format!(
+                    "not applicable: {}",
+                    e.detail
+                        .as_deref()
+                        .unwrap_or("the runs do not distinguish its sides")
+                )),
+                _ => status(e.ok, &message),
+            };
+            let mut case = TestCase::new(e.text.clone(), status);
             case.set_classname(result.file.clone());
             suite.add_test_case(case);
         }
@@ -56,6 +67,14 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
     super::escape::xml_chars(&xml).into_owned()
 }
 
+/// A case that is neither passed nor failed: a comparison that does not
+/// apply, with the reason.
+fn skipped(reason: &str) -> TestCaseStatus {
+    let mut status = TestCaseStatus::skipped();
+    status.set_message(reason.to_string());
+    status
+}
+
 fn status(ok: bool, message: &str) -> TestCaseStatus {
     if ok {
         TestCaseStatus::success()
@@ -63,5 +82,74 @@ fn status(ok: bool, message: &str) -> TestCaseStatus {
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
         status.set_message(message.to_string());
         status
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::results::ScenarioResult;
+    use crate::results::summary::test_cell;
+    use crate::scenario::{Axis, AxisValue, CellSettings, Expectation};
+
+    /// A result as under an agent preset: the cells do not list `nag`, and
+    /// the scenario compares nag 3 with nag off (one cell with itself) and
+    /// the todo tool with none.
+    fn preset_like() -> ScenarioResult {
+        let cell = |todo: bool, completed: &[usize]| {
+            test_cell(
+                CellSettings::new(vec![(Axis::Todo, AxisValue::Bool(todo))]),
+                2,
+                completed,
+                0,
+            )
+        };
+        let spec: Vec<Expectation> = serde_json::from_value(serde_json::json!([
+            {"compare": {"a": {"todo": true, "nag_threshold": 3}, "b": {"todo": true, "nag_threshold": "off"}},
+             "completion_rate_diff": {"at_least": 0.05}},
+            {"compare": {"a": {"todo": true}, "b": {"todo": false}},
+             "completion_rate_diff": {"at_least": 0.1}},
+        ]))
+        .unwrap();
+        let cells = vec![cell(true, &[2, 2]), cell(false, &[1, 0])];
+        ScenarioResult::build("s".into(), "s.yaml".into(), vec![0, 1], cells, spec, true)
+    }
+
+    #[test]
+    fn a_comparison_that_does_not_apply_is_skipped_with_its_reason_everywhere() {
+        let result = preset_like();
+        assert!(result.ok());
+        let results = std::slice::from_ref(&result);
+        let xml = super::render(results, &[]);
+        assert!(
+            xml.contains("tests=\"3\" skipped=\"1\" failures=\"0\"")
+                && xml.contains("<skipped message=\"not applicable: no cell varies nag_threshold, so both sides are the same cell (todo=true)"),
+            "{xml}"
+        );
+        let markdown = crate::report::markdown::render(results, &[]);
+        assert!(
+            markdown.contains("- ➖ `completion_rate_diff >= 0.05 (todo=true nag=3 vs todo=true nag=off)` — n/a: no cell varies nag\\_threshold")
+                && markdown.contains("- ✅ `completion_rate_diff >= 0.1"),
+            "{markdown}"
+        );
+        let table = crate::report::table::render(&result, false);
+        assert!(
+            table.contains("  n/a  completion_rate_diff >= 0.05 (todo=true nag=3 vs todo=true nag=off): not applicable: no cell varies")
+                && table.contains("  ok   completion_rate_diff >= 0.1"),
+            "{table}"
+        );
+        let json = serde_json::to_value(&result.expectations).unwrap();
+        assert_eq!(json[0]["verdict"], "not_applicable");
+        assert_eq!(json[1]["verdict"], "pass");
+        let report = serde_json::json!({"ok": true, "scenarios": [{"name": "s", "file": "s.yaml",
+            "cells": [], "comparisons": [], "expectations": json}]});
+        let page = crate::report::html::render(crate::report::html::HtmlInput {
+            report: &report,
+            runs: &[],
+            charts: &[],
+        });
+        assert!(
+            page.contains("<li class=\"na\"><span class=\"mark\">n/a</span>"),
+            "{page}"
+        );
     }
 }

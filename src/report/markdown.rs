@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use super::escape::{markdown_code as code, markdown_text as text};
 use crate::results::ScenarioResult;
+use crate::results::verdict::Verdict;
 
 pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
     let failed: usize = results
@@ -70,6 +71,14 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
         parts(&mut out, result);
         steps(&mut out, result);
         for e in &result.expectations {
+            if e.verdict == Verdict::NotApplicable {
+                let why = e
+                    .detail
+                    .as_deref()
+                    .unwrap_or("the runs do not distinguish its sides");
+                let _ = writeln!(out, "- ➖ `{}` — n/a: {}", code(&e.text), text(why));
+                continue;
+            }
             let mark = if e.ok { "✅" } else { "❌" };
             let _ = writeln!(
                 out,

@@ -13,6 +13,7 @@ use super::terminal::escape;
 use crate::metric::{COMPLETION_RATE, Column, Columns, Format, METRICS, Metric};
 use crate::results::pick::{ALPHA, SweepResult};
 use crate::results::summary::p_text;
+use crate::results::verdict::Verdict;
 use crate::results::{CellSummary, ScenarioResult};
 use crate::scenario::Axis;
 
@@ -47,12 +48,25 @@ pub fn render(result: &ScenarioResult, color: bool) -> String {
     }
     out.push('\n');
     for e in &result.expectations {
-        let mark = match (e.ok, color) {
-            (true, false) => "ok  ".to_string(),
-            (false, false) => "FAIL".to_string(),
-            (true, true) => format!("{GREEN}ok{RESET}  "),
-            (false, true) => format!("{RED}FAIL{RESET}"),
+        let word = e.verdict.word();
+        let mark = match (e.verdict, color) {
+            (Verdict::Pass, true) => format!("{GREEN}{word}{RESET}  "),
+            (Verdict::Fail, true) => format!("{RED}{word}{RESET}"),
+            _ => format!("{word:<4}"),
         };
+        if e.verdict == Verdict::NotApplicable {
+            let why = e
+                .detail
+                .as_deref()
+                .unwrap_or("the runs do not distinguish its sides");
+            let _ = writeln!(
+                out,
+                "  {mark} {}: not applicable: {}",
+                escape(&e.text),
+                escape(why)
+            );
+            continue;
+        }
         let _ = writeln!(out, "  {mark} {}: measured {}", escape(&e.text), e.measured);
         if !e.ok {
             if let Some(detail) = &e.detail {

@@ -23,7 +23,11 @@ use crate::scenario::{
 pub struct ExpectationOutcome {
     /// What was expected, e.g. `completion_rate_ratio >= 2`.
     pub text: String,
+    /// `false` only when it failed: a pass or a comparison that does not
+    /// apply (see `verdict`) lets the run pass.
     pub ok: bool,
+    /// `pass`, `fail` or `not_applicable` (then `detail` says why).
+    pub verdict: Verdict,
     /// What was measured (a number, a list, a word; `null` if nothing was).
     pub measured: Value,
     /// Where the measurement came from, and why it failed.
@@ -36,6 +40,35 @@ pub struct ExpectationOutcome {
     /// show why (filled in by `run`, which knows the scenario files).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub replay: Vec<String>,
+}
+
+/// How an expectation came out. `NotApplicable`: the runs cannot tell
+/// what it asks, e.g. a comparison whose two sides are the same cells
+/// because the agent under test does not distinguish them (a preset keeps
+/// its own reminders, so `nag=3` and `nag=off` are one cell); it neither
+/// passes nor fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Pass,
+    Fail,
+    NotApplicable,
+}
+
+impl Verdict {
+    /// `Pass` when `ok`, else `Fail`.
+    pub fn of(ok: bool) -> Self {
+        if ok { Self::Pass } else { Self::Fail }
+    }
+
+    /// The word the terminal and the reports show.
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Pass => "ok",
+            Self::Fail => "FAIL",
+            Self::NotApplicable => "n/a",
+        }
+    }
 }
 
 /// Evaluates one expectation.
@@ -56,6 +89,7 @@ pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> Expectation
             let measured = aggregate(metric, &selected);
             ExpectationOutcome {
                 ok: bound.holds(measured),
+                verdict: Verdict::of(bound.holds(measured)),
                 measured: number(measured),
                 detail: Some(format!("{runs} runs")),
                 text,
@@ -75,6 +109,7 @@ pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> Expectation
                 Err(e) => ExpectationOutcome {
                     text: String::new(),
                     ok: false,
+                    verdict: Verdict::Fail,
                     measured: Value::Null,
                     detail: Some(e.to_string()),
                     paired: None,
@@ -110,6 +145,7 @@ fn failed_without_runs(text: String, selector: &CellSelector) -> ExpectationOutc
     ExpectationOutcome {
         text,
         ok: false,
+        verdict: Verdict::Fail,
         measured: Value::Null,
         detail: Some(format!("no cell matches {selector}")),
         paired: None,
@@ -186,6 +222,7 @@ fn evaluate_exact(exact: &ExactExpectation, cells: &[CellSummary]) -> Expectatio
                     return ExpectationOutcome {
                         text,
                         ok: false,
+                        verdict: Verdict::Fail,
                         measured: Value::Null,
                         detail: Some(e.to_string()),
                         paired: None,
@@ -209,6 +246,7 @@ fn evaluate_exact(exact: &ExactExpectation, cells: &[CellSummary]) -> Expectatio
         None => ExpectationOutcome {
             text,
             ok: true,
+            verdict: Verdict::Pass,
             measured: first,
             detail: None,
             paired: None,
@@ -217,6 +255,7 @@ fn evaluate_exact(exact: &ExactExpectation, cells: &[CellSummary]) -> Expectatio
         Some((settings, run)) => ExpectationOutcome {
             text,
             ok: false,
+            verdict: Verdict::Fail,
             measured: measure(&run),
             detail: Some(format!(
                 "expected {expected}, measured {} (seed {}, {settings})",
@@ -247,6 +286,7 @@ fn exact_from_tallies(
     let outcome = |ok: bool, detail: Option<String>| ExpectationOutcome {
         text: text.to_string(),
         ok,
+        verdict: Verdict::of(ok),
         measured: measured.clone(),
         detail,
         paired: None,
@@ -284,6 +324,9 @@ fn evaluate_compare(
     if runs_b == 0 {
         return failed_without_runs(text, b);
     }
+    if same_cells(&side_a, &side_b) {
+        return not_applicable(text, a, b, &side_a);
+    }
     let PairedStats {
         completion,
         full_completion: full,
@@ -298,6 +341,7 @@ fn evaluate_compare(
     };
     ExpectationOutcome {
         ok: bound.holds(measured),
+        verdict: Verdict::of(bound.holds(measured)),
         measured: number(measured),
         detail: Some(format!(
             "{} vs {} runs, {} pairs; completion diff {:+.3} [{:.3}, {:.3}], sign test {}; full completion only-a {} only-b {}, McNemar {}",
@@ -317,6 +361,56 @@ fn evaluate_compare(
             completion,
             full_completion: full,
         }),
+        replay: Vec::new(),
+    }
+}
+
+/// Whether both sides select exactly the same cells: then the runs do not
+/// distinguish what the comparison asks about.
+fn same_cells(side_a: &[&CellSummary], side_b: &[&CellSummary]) -> bool {
+    side_a.len() == side_b.len() && side_a.iter().zip(side_b).all(|(x, y)| std::ptr::eq(*x, *y))
+}
+
+/// A comparison of a selection with itself: not applicable, saying which
+/// settings of the two sides no cell has (the agent under test does not
+/// distinguish them, e.g. a preset keeps its own reminders) and which
+/// cells both sides are.
+fn not_applicable(
+    text: String,
+    a: &CellSelector,
+    b: &CellSelector,
+    cells: &[&CellSummary],
+) -> ExpectationOutcome {
+    let differing: Vec<String> = a
+        .entries()
+        .iter()
+        .chain(b.entries())
+        .filter(|(axis, value)| a.get(axis) != Some(value) || b.get(axis) != Some(value))
+        .map(|(axis, _)| axis.name())
+        .fold(Vec::new(), |mut names, name| {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+            names
+        });
+    let which: Vec<String> = cells.iter().map(|c| c.settings.to_string()).collect();
+    let why = if differing.is_empty() {
+        "the two sides select the same settings".to_string()
+    } else {
+        format!(
+            "no cell varies {}, so both sides are the same {} ({}); the agent under test does not distinguish them",
+            differing.join(", "),
+            if which.len() == 1 { "cell" } else { "cells" },
+            which.join("; ")
+        )
+    };
+    ExpectationOutcome {
+        text,
+        ok: true,
+        verdict: Verdict::NotApplicable,
+        measured: Value::Null,
+        detail: Some(why),
+        paired: None,
         replay: Vec::new(),
     }
 }
@@ -484,6 +578,46 @@ mod tests {
         let paired = sign.paired.clone().unwrap();
         assert_eq!(sign.measured, number(paired.completion.p_value));
         assert_eq!(mcnemar.measured, number(paired.full_completion.p_value));
+    }
+
+    #[test]
+    fn a_comparison_of_a_cell_with_itself_is_not_applicable_and_says_why() {
+        // As under a preset: the agent keeps its own reminders, so the
+        // cells do not list `nag` and both sides select the same cell.
+        let own = |todo: bool, completed: &[usize]| {
+            let settings = CellSettings::new(vec![(Axis::Todo, AxisValue::Bool(todo))]);
+            crate::results::summary::test_cell(settings, 4, completed, 0)
+        };
+        let cells = [own(true, &[4, 3]), own(false, &[1, 1])];
+        let side = |todo: bool, nag: NagThreshold| {
+            selector(vec![
+                (Axis::Todo, AxisValue::Bool(todo)),
+                (Axis::NagThreshold, AxisValue::Threshold(nag)),
+            ])
+        };
+        let compare = |b: CellSelector| Expectation::Compare {
+            a: side(true, NagThreshold::After(3)),
+            b,
+            comparison: Comparison::Diff(metric("completion_rate")),
+            bound: Bound {
+                at_least: Some(0.05),
+                at_most: None,
+            },
+        };
+        let same = evaluate(&compare(side(true, NagThreshold::Off)), &cells);
+        assert_eq!((same.verdict, same.ok), (Verdict::NotApplicable, true));
+        assert_eq!(same.measured, Value::Null);
+        assert_eq!(
+            same.detail.as_deref(),
+            Some(
+                "no cell varies nag_threshold, so both sides are the same cell (todo=true); \
+                 the agent under test does not distinguish them"
+            )
+        );
+        // Sides that differ on an axis the cells do vary are compared.
+        let todo = evaluate(&compare(side(false, NagThreshold::After(3))), &cells);
+        assert_eq!(todo.verdict, Verdict::Pass);
+        assert_eq!(todo.measured, json!(0.625));
     }
 
     #[test]

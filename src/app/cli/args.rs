@@ -109,7 +109,12 @@ pub struct RunArgs {
     #[command(flatten)]
     pub real: app::RealModelArgs,
     /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
-    /// agent against a mock endpoint, instead of the built-in loop.
+    /// agent against a mock endpoint, instead of the built-in loop. Or a
+    /// preset, a real CLI run headless: `claude-code` (Claude Code, `claude
+    /// -p`) or `codex` (Codex, `codex exec`), installed by `bash
+    /// .ci/install-agents.sh`; more presets will follow. A preset keeps its
+    /// own reminders: nag, placement and reminder do not apply, and a
+    /// comparison that only they tell apart is reported as n/a.
     #[arg(long, value_name = "COMMAND", value_parser = parse_agent)]
     pub agent: Option<String>,
     /// Record this invocation (commit, branch, every cell's figures) in
@@ -187,7 +192,9 @@ pub struct SweepArgs {
     /// Worker threads (default: every core).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub jobs: Option<u32>,
-    /// Draw completion and reminder cost against threshold as SVG.
+    /// Draw the chart as SVG: completion (with its 95% interval) against
+    /// context tokens per run, one point per value, the baseline without
+    /// the todo tool as a point of its own, the pick ringed.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
     /// Write the sweep's cells, p-values and pick as JSON.
@@ -283,8 +290,9 @@ pub struct MergeArgs {
 pub struct HistoryArgs {
     /// The history database (`run --history FILE`).
     pub file: PathBuf,
-    /// Only this scenario (its exact name).
-    #[arg(long, value_name = "NAME")]
+    /// Only scenarios whose name contains TEXT (as `diff --filter`;
+    /// `--filter` is the same flag).
+    #[arg(long, alias = "filter", value_name = "TEXT")]
     pub scenario: Option<String>,
     /// Only runs recorded on this branch.
     #[arg(long, value_name = "NAME")]

@@ -7,6 +7,7 @@ pub(super) const RUN_EXAMPLES: &str = "Examples:
   agent-eval run --steps --seeds 200 --jobs 4
   agent-eval run --json report.json --html report.html --log-dir logs/
   agent-eval run --fail-fast -q
+  agent-eval run scenarios/simulated/api_migration.yaml --agent claude-code   the real CLI (preset)
 
 Exit status: 0 every expectation held; 1 an expectation failed (or a
 baseline regressed); 2 bad input; 3 no scenario found; 130 interrupted.";
@@ -24,6 +25,11 @@ pub(super) const SWEEP_EXAMPLES: &str = "Examples:
 pub(super) const MERGE_EXAMPLES: &str = "Example:
   agent-eval run --shard 1/2 --json a.json && agent-eval run --shard 2/2 --json b.json
   agent-eval merge a.json b.json --json full.json --junit junit.xml";
+
+pub(super) const HISTORY_EXAMPLES: &str = "Examples:
+  agent-eval run scenarios/ --history eval-history.db     record a run (repeat on each commit)
+  agent-eval history eval-history.db --last 20            each cell over the last 20 runs
+  agent-eval history eval-history.db --scenario refactor --branch main --html trend.html";
 
 pub(super) const DIFF_EXAMPLES: &str = "Example:
   agent-eval diff old.json new.json --tolerance 0.02 --filter refactor";

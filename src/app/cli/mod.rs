@@ -18,8 +18,8 @@ pub use args::{
     RunArgs, ServeArgs, SweepArgs,
 };
 use help::{
-    CHECK_EXAMPLES, DIFF_EXAMPLES, MERGE_EXAMPLES, REPLAY_EXAMPLES, RUN_EXAMPLES, SERVE_EXAMPLES,
-    SWEEP_EXAMPLES,
+    CHECK_EXAMPLES, DIFF_EXAMPLES, HISTORY_EXAMPLES, MERGE_EXAMPLES, REPLAY_EXAMPLES, RUN_EXAMPLES,
+    SERVE_EXAMPLES, SWEEP_EXAMPLES,
 };
 
 use crate::app::{self, AppError, Status};
@@ -62,6 +62,7 @@ pub enum Command {
     /// Oldest first: commit, time, branch, runs and completion with its 95%
     /// interval; MOVED marks a completion outside the previous run's
     /// interval.
+    #[command(after_help = HISTORY_EXAMPLES)]
     History(HistoryArgs),
     /// Compare two JSON reports cell by cell; exit 1 on a regression.
     ///

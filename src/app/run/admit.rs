@@ -44,6 +44,10 @@ pub(super) enum Admission {
 pub(super) fn admit(config: &RunConfig, err: &mut dyn Write) -> Result<Admission, AppError> {
     let report_on_stdout = check_outputs(config)?;
     check_flags(config)?;
+    if let Some(message) = crate::app::missing_default_folder(&config.paths) {
+        let _ = writeln!(err, "error: {message}");
+        return Ok(Admission::Stop(Status::NoScenarios));
+    }
     let (scenarios, errors, options) = load_scenarios(config)?;
     refuse_overlaps(config, &scenarios)?;
     let history = open_history(config.history.as_deref())?;
@@ -55,6 +59,7 @@ pub(super) fn admit(config: &RunConfig, err: &mut dyn Write) -> Result<Admission
     for e in &errors {
         let _ = writeln!(err, "error: {}", escape(&e.to_string()));
     }
+    warn_of_fewer_seeds(config.seeds, &scenarios, err);
     if scenarios.is_empty() && errors.is_empty() {
         let _ = writeln!(
             err,
@@ -75,6 +80,38 @@ pub(super) fn admit(config: &RunConfig, err: &mut dyn Write) -> Result<Admission
         history,
         report_on_stdout,
     })))
+}
+
+/// A warning for each scenario whose statistical expectations (bounds and
+/// comparisons) were written for more seeds than `--seeds` gives: with
+/// fewer runs a real difference can go unseen and a bound can fail by
+/// chance, so the user should know their power changed.
+fn warn_of_fewer_seeds(seeds: Option<u64>, scenarios: &[Scenario], err: &mut dyn Write) {
+    let Some(given) = seeds else { return };
+    fn statistical(e: &scenario::Expectation) -> bool {
+        match e {
+            scenario::Expectation::Exact(_) => false,
+            scenario::Expectation::Part { expectation, .. } => statistical(expectation),
+            _ => true,
+        }
+    }
+    for s in scenarios {
+        let written_for = match &s.runs.seeds {
+            Some(scenario::Seeds::Count(n)) => *n,
+            Some(scenario::Seeds::List(list)) => list.len() as u64,
+            None => continue,
+        };
+        let count = s.expect.iter().filter(|e| statistical(e)).count();
+        if given < written_for && count > 0 {
+            let _ = writeln!(
+                err,
+                "warning: {}: --seeds {given} is below the {written_for} seeds its {count} statistical expectation{} \
+                 (bounds, comparisons) were written for: with fewer runs they can miss a real difference or fail by chance",
+                escape(&s.file.display().to_string()),
+                if count == 1 { "" } else { "s" },
+            );
+        }
+    }
 }
 
 /// At most one report on stdout, and every report path writable now (a

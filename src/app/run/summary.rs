@@ -10,6 +10,7 @@ use crate::app::AppError;
 use crate::eval::Shard;
 use crate::report::table;
 use crate::results::ScenarioResult;
+use crate::results::verdict::Verdict;
 
 /// How the summary is shown.
 pub(super) struct TerminalSummary {
@@ -49,11 +50,21 @@ impl TerminalSummary {
             None => self.render_totals(&mut human, finished),
         }
         if let Some(diffs) = finished.baseline {
-            let _ = write!(
-                human,
-                "{}",
-                crate::report::baseline::render(diffs, self.tolerance)
-            );
+            let text = crate::report::baseline::render(diffs, self.tolerance);
+            let regressed = diffs
+                .iter()
+                .any(|d| d.movement == crate::results::baseline::Movement::Regressed);
+            // `-q`: the table of moves only when a cell regressed, else
+            // just the closing line (how many were compared, and how).
+            let shown = if self.quiet && !regressed {
+                text.lines()
+                    .last()
+                    .map(|l| format!("{l}\n"))
+                    .unwrap_or_default()
+            } else {
+                text
+            };
+            let _ = write!(human, "{shown}");
         }
         human
     }
@@ -109,15 +120,40 @@ pub(crate) fn print_failures(out: &mut dyn Write, results: &[ScenarioResult]) {
 /// files that could not be read. Each failure itself is printed once,
 /// with its detail, under its scenario's table.
 fn summary_line(out: &mut dyn Write, results: &[ScenarioResult], bad: usize) {
-    let failed: usize = results
-        .iter()
-        .map(|r| r.expectations.iter().filter(|e| !e.ok).count())
-        .sum();
+    let count = |verdict: Verdict| -> usize {
+        results
+            .iter()
+            .map(|r| {
+                r.expectations
+                    .iter()
+                    .filter(|e| e.verdict == verdict)
+                    .count()
+            })
+            .sum()
+    };
+    let (held, failed, na) = (
+        count(Verdict::Pass),
+        count(Verdict::Fail),
+        count(Verdict::NotApplicable),
+    );
     let total: usize = results.iter().map(|r| r.expectations.len()).sum();
-    let verdict = if failed == 0 {
+    // "all held" only when nothing else is to be said: not after a file
+    // that could not be read, nor beside a failure or a comparison that
+    // did not apply.
+    let verdict = if failed == 0 && na == 0 && bad == 0 {
         "all held".to_string()
     } else {
-        format!("{failed} failed")
+        [(held, "held"), (failed, "failed"), (na, "not applicable")]
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, word)| format!("{n} {word}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let verdict = if verdict.is_empty() {
+        "none to check".to_string()
+    } else {
+        verdict
     };
     let _ = writeln!(
         out,

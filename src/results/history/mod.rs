@@ -292,7 +292,8 @@ impl History {
     }
 
     /// Every recorded cell of whole runs (not shards' partial cells), in
-    /// the order recorded, for `scenario` and `branch` only when given, of
+    /// the order recorded, for the scenarios whose name contains `scenario`
+    /// and for `branch` only when given, of
     /// the newest `newest` such invocations when given (a huge history is
     /// never read whole for a table of its last runs).
     pub fn cells(
@@ -312,14 +313,14 @@ impl History {
                         c.completion_hi, c.full_completion, c.mean_tokens
                  FROM cell c JOIN scenario_run s ON c.scenario_run_id = s.id
                       JOIN invocation i ON s.invocation_id = i.id
-                 WHERE i.shard IS NULL AND (?1 IS NULL OR s.scenario = ?1)
+                 WHERE i.shard IS NULL AND (?1 IS NULL OR instr(s.scenario, ?1) > 0)
                    AND (?2 IS NULL OR i.branch = ?2)
                    AND i.id >= coalesce((
                        SELECT min(id) FROM (
                            SELECT i2.id FROM invocation i2
                            WHERE i2.shard IS NULL AND (?2 IS NULL OR i2.branch = ?2)
                              AND (?1 IS NULL OR EXISTS (SELECT 1 FROM scenario_run s2
-                                  WHERE s2.invocation_id = i2.id AND s2.scenario = ?1))
+                                  WHERE s2.invocation_id = i2.id AND instr(s2.scenario, ?1) > 0))
                            ORDER BY i2.id DESC LIMIT ?3)), 0)
                  ORDER BY i.id, s.id, c.position",
             )

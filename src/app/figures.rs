@@ -1,0 +1,282 @@
+//! The README's figures, made from the shipped scenarios so they cannot
+//! drift: each table of README.md between `<!-- figures: NAME -->` and
+//! `<!-- end -->` is rendered here from a run of the scenario it shows, at
+//! the scenario's own seed counts.
+//!
+//! `cargo run --release --example figures` rewrites those blocks of
+//! README.md in place (`-- --check` only compares, exit 1 on a
+//! difference), and `tests/readme_figures.rs` fails when the README and the
+//! runs disagree. Not a command of the binary: a maintainer's tool, kept in
+//! the library so the example and the test render the same text.
+
+use std::path::Path;
+
+use crate::eval::{EvalOptions, evaluate_scenario};
+use crate::metric::{COMPLETION_RATE, FULL_COMPLETION_RATE, MEAN_CONTEXT_TOKENS, MEAN_REMINDERS};
+use crate::results::{CellSummary, ScenarioResult};
+
+/// A figures block: its name in the README's mark, and its text.
+pub struct Block {
+    pub name: &'static str,
+    pub text: String,
+}
+
+/// Runs the shipped scenarios under `root` (the repository) and renders
+/// every figures block, in the README's order.
+pub fn render_all(root: &Path) -> Result<Vec<Block>, String> {
+    let run = |file: &str| -> Result<ScenarioResult, String> {
+        let path = root.join("scenarios").join(file);
+        let scenario = crate::scenario::load(&path).map_err(|e| e.to_string())?;
+        evaluate_scenario(&scenario, &EvalOptions::default(), &|_| {})
+            .map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let ten_step = run("ten_step_refactor.yaml")?;
+    let dialects = run("dialects.yaml")?;
+    let policies = run("reminder_policies.yaml")?;
+    let price = run("price_of_planning.yaml")?;
+    Ok(vec![
+        Block {
+            name: "ten-step",
+            text: ten_step_table(&ten_step)?,
+        },
+        Block {
+            name: "dialects",
+            text: format!(
+                "{}\n{}",
+                dialects_table(&dialects)?,
+                policies_table(&policies)?
+            ),
+        },
+        Block {
+            name: "price",
+            text: price_table(&price)?,
+        },
+    ])
+}
+
+/// `readme` with the text of each block put between its marks. Every
+/// block must have its marks, and every mark a block.
+pub fn splice(readme: &str, blocks: &[Block]) -> Result<String, String> {
+    const END: &str = "<!-- end -->";
+    let mut out = String::with_capacity(readme.len());
+    let mut rest = readme;
+    let mut seen = Vec::new();
+    while let Some(at) = rest.find("<!-- figures: ") {
+        let line_end = rest[at..]
+            .find('\n')
+            .map(|i| at + i + 1)
+            .ok_or("a figures mark ends the file")?;
+        let name = rest[at + "<!-- figures: ".len()..line_end]
+            .trim()
+            .trim_end_matches("-->")
+            .trim();
+        let block = blocks
+            .iter()
+            .find(|b| b.name == name)
+            .ok_or_else(|| format!("README.md: no figures are made for the mark `{name}`"))?;
+        let end = rest[line_end..]
+            .find(END)
+            .map(|i| line_end + i)
+            .ok_or_else(|| format!("README.md: the figures mark `{name}` has no {END}"))?;
+        out.push_str(&rest[..line_end]);
+        out.push_str(&block.text);
+        rest = &rest[end..];
+        seen.push(name.to_string());
+    }
+    out.push_str(rest);
+    for block in blocks {
+        if !seen.iter().any(|s| s == block.name) {
+            return Err(format!(
+                "README.md: no `<!-- figures: {} -->` mark",
+                block.name
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The cell whose settings are exactly `wanted` (`axis=value` words in
+/// the order the tables print them, e.g. `todo=true nag=3`).
+fn cell<'a>(result: &'a ScenarioResult, wanted: &str) -> Result<&'a CellSummary, String> {
+    result
+        .cells
+        .iter()
+        .find(|c| c.settings.to_string() == wanted)
+        .ok_or_else(|| format!("{}: no cell {wanted}", result.file))
+}
+
+fn percent(x: f64) -> String {
+    format!("{:.0}%", x * 100.0)
+}
+
+/// `2,661`: whole tokens with thousands separators.
+fn thousands(x: f64) -> String {
+    let digits = format!("{:.0}", x);
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
+fn ten_step_table(result: &ScenarioResult) -> Result<String, String> {
+    let mut text = String::from(
+        "| todo tool | nag | completion | full completion | reminders / run |\n|---|---|---|---|---|\n",
+    );
+    let rows = [
+        ("yes", "1", "todo=true nag=1"),
+        ("yes", "2", "todo=true nag=2"),
+        ("yes", "3", "todo=true nag=3"),
+        ("yes", "5", "todo=true nag=5"),
+        ("yes", "off", "todo=true nag=off"),
+        ("no", "–", "todo=false"),
+    ];
+    for (todo, nag, settings) in rows {
+        let c = cell(result, settings)?;
+        text.push_str(&format!(
+            "| {todo} | {nag} | {} | {} | {:.1} |\n",
+            percent(c.value(COMPLETION_RATE)),
+            percent(c.value(FULL_COMPLETION_RATE)),
+            c.value(MEAN_REMINDERS)
+        ));
+    }
+    Ok(text)
+}
+
+fn dialects_table(result: &ScenarioResult) -> Result<String, String> {
+    let mut text = String::from(
+        "| dialect | reminder | completion [95% CI] | full | reminders / run | planning calls / run |\n|---|---|---|---|---|---|\n",
+    );
+    let designs = [
+        ("s03", "s03"),
+        ("s03-guarded", "s03"),
+        ("planning-state", "planning-state"),
+        ("java-port", "s03"),
+        ("create-update", "s03"),
+        ("claude-code", "claude-code"),
+        ("claude-code-tasks", "claude-code"),
+        ("codex", "off"),
+        ("gemini", "off"),
+    ];
+    let mut row = |dialect: &str, reminder: &str, c: &CellSummary| {
+        let [lo, hi] = c.interval(COMPLETION_RATE);
+        text.push_str(&format!(
+            "| {dialect} | {reminder} | {} [{:.0}, {:.0}] | {} | {:.2} | {:.1} |\n",
+            percent(c.value(COMPLETION_RATE)),
+            lo * 100.0,
+            hi * 100.0,
+            percent(c.value(FULL_COMPLETION_RATE)),
+            c.value(MEAN_REMINDERS),
+            c.value("mean_todo_calls")
+        ));
+    };
+    for (dialect, reminder) in designs {
+        let settings = format!("todo=true dialect={dialect} reminder={reminder}");
+        row(dialect, reminder, cell(result, &settings)?);
+    }
+    row("– (no planning tool)", "–", cell(result, "todo=false")?);
+    Ok(text)
+}
+
+fn policies_table(result: &ScenarioResult) -> Result<String, String> {
+    let mut text = String::from(
+        "| reminder (under s03) | completion | full | reminders / run |\n|---|---|---|---|\n",
+    );
+    let policies = [
+        "s03",
+        "planning-state",
+        "claude-code",
+        "interval",
+        "every-turn",
+        "off",
+    ];
+    let rows = policies
+        .iter()
+        .map(|p| (*p, format!("todo=true reminder={p}")))
+        .chain([("no planning tool", "todo=false".to_string())]);
+    for (label, settings) in rows {
+        let c = cell(result, &settings)?;
+        text.push_str(&format!(
+            "| {label} | {} | {} | {:.2} |\n",
+            percent(c.value(COMPLETION_RATE)),
+            percent(c.value(FULL_COMPLETION_RATE)),
+            c.value(MEAN_REMINDERS)
+        ));
+    }
+    Ok(text)
+}
+
+fn price_table(result: &ScenarioResult) -> Result<String, String> {
+    let mut text = String::from(
+        "| todo tool | nag | completion | full | reminders / run | tokens / run | planning share | points per 1k extra tokens |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    // Cheapest first; each step is priced against the row before it.
+    let rows = [
+        ("no", "–", "todo=false", ""),
+        ("yes", "off", "todo=true nag=off", "no todo tool"),
+        ("yes", "8", "todo=true nag=8", "off"),
+        ("yes", "5", "todo=true nag=5", "8"),
+        ("yes", "3", "todo=true nag=3", "5"),
+        ("yes", "2", "todo=true nag=2", "3"),
+        ("yes", "1", "todo=true nag=1", "2"),
+    ];
+    let mut previous: Option<&CellSummary> = None;
+    for (todo, nag, settings, against) in rows {
+        let c = cell(result, settings)?;
+        let (completion, tokens) = (c.value(COMPLETION_RATE), c.value(MEAN_CONTEXT_TOKENS));
+        let rate = previous.map_or("–".to_string(), |p| {
+            let points = (completion - p.value(COMPLETION_RATE)) * 100.0;
+            let extra = (tokens - p.value(MEAN_CONTEXT_TOKENS)) / 1000.0;
+            format!("{:.1} (vs {against})", points / extra)
+        });
+        text.push_str(&format!(
+            "| {todo} | {nag} | {:.1}% | {} | {:.2} | {} | {} | {rate} |\n",
+            completion * 100.0,
+            percent(c.value(FULL_COMPLETION_RATE)),
+            c.value(MEAN_REMINDERS),
+            thousands(tokens),
+            percent(c.value("planning_share")),
+        ));
+        previous = Some(c);
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_separated() {
+        assert_eq!(thousands(2661.4), "2,661");
+        assert_eq!(thousands(16386.0), "16,386");
+        assert_eq!(thousands(999.0), "999");
+        assert_eq!(thousands(1234567.0), "1,234,567");
+    }
+
+    #[test]
+    fn splice_replaces_between_the_marks_and_names_a_missing_one() {
+        let readme = "a\n<!-- figures: x -->\nold\n<!-- end -->\nb\n";
+        let blocks = [Block {
+            name: "x",
+            text: "new\n".into(),
+        }];
+        assert_eq!(
+            splice(readme, &blocks).unwrap(),
+            "a\n<!-- figures: x -->\nnew\n<!-- end -->\nb\n"
+        );
+        let other = [Block {
+            name: "y",
+            text: String::new(),
+        }];
+        assert!(splice(readme, &other).unwrap_err().contains("`x`"));
+        assert!(
+            splice("no marks\n", &blocks)
+                .unwrap_err()
+                .contains("figures: x")
+        );
+    }
+}
