@@ -305,11 +305,14 @@ impl ClaudeCodeReader {
             return Ok(());
         }
         let id = message.get("id").and_then(Value::as_str);
+        // The records of one response share its id; a user message in
+        // between makes a new response whatever its id (a resumed copy).
+        let part = self.parts.saturating_sub(1);
         let same = id.is_some()
             && self
                 .turns
                 .last()
-                .is_some_and(|t| t.message_id.as_deref() == id);
+                .is_some_and(|t| t.message_id.as_deref() == id && t.part == part);
         if !same {
             self.start_turn(id);
         }

@@ -24,7 +24,6 @@
 //! it) without naming any path.
 
 use std::collections::{BTreeMap, HashSet};
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -343,7 +342,7 @@ fn read_file(
     summary: &mut ReadSummary,
     on_session: &mut impl FnMut(Session),
 ) -> Option<[u8; 32]> {
-    let file = match File::open(path) {
+    let file = match crate::input::open_regular(path) {
         Ok(file) => file,
         Err(e) => {
             summary.skip(path, None, SkipReason::Unreadable, e.to_string());
