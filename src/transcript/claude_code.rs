@@ -47,13 +47,17 @@ pub const TODO_REMINDER_OPENING: &str = "The TodoWrite tool hasn't been used rec
 /// The opening words of the Task tools' reminder.
 pub const TASKS_REMINDER_OPENING: &str = "The task tools haven't been used recently";
 
-/// The first version that writes planning reminders as `attachment`
-/// records (`todo_reminder`): from it on, a session records them.
-pub const RECORDS_REMINDERS_FROM: Version = Version(2, 0, 0);
-/// The first version whose TodoWrite reminder follows the known policy
-/// (10 assistant messages without a planning call, 10 since the last
-/// reminder): before [`RECORDS_REMINDERS_FROM`], reminders are inferred
-/// from it; earlier still, unknown.
+/// From this version on, planning reminders are `attachment` records
+/// (`todo_reminder`, `task_reminder`; 2.1.330 writes them, and public
+/// 2.1.x sessions show them): a session records them all.
+pub const RECORDS_REMINDERS_FROM: Version = Version(2, 1, 0);
+/// From this version on (and before [`RECORDS_REMINDERS_FROM`]), reminders
+/// are inferred from the policy probed on 2.1.330 (10 assistant messages
+/// without a planning call, 10 since the last reminder) — assumed, not
+/// probed, for 1.x and 2.0.x; earlier versions leave them unknown. A
+/// session of any version holding a reminder record is recorded. Inferring
+/// where the version did record is harmless: had the policy fired, the
+/// file would hold the record.
 pub const POLICY_KNOWN_FROM: Version = Version(1, 0, 0);
 /// The counts of that policy (`src/plan/reminder/claude_code.rs`).
 const POLICY_TURNS_SINCE_WRITE: u32 = 10;
@@ -292,6 +296,11 @@ impl ClaudeCodeReader {
         if reminder {
             self.reminder_pending = true;
             self.reminder_recorded = true;
+        }
+        // A message the user typed while the agent worked: a user message.
+        let origin = attachment.get("origin").and_then(|o| o.get("kind"));
+        if kind == Some("queued_command") && origin.is_none_or(|o| o == "human") {
+            self.parts += 1;
         }
     }
 

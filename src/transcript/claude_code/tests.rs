@@ -46,9 +46,10 @@ fn split_records_sidechains_meta_commands_and_recorded_reminders() {
     assert_eq!(session.models, ["claude-opus-4-1", "claude-sonnet-4-5"]);
     assert_eq!(session.reminders, Reminders::Recorded);
     // Commands, their output, the caveat (meta) and the interruption are
-    // no user message: two parts.
+    // no user message; a message queued while the agent worked is one:
+    // three parts.
     let turns: Vec<usize> = session.parts.iter().map(|p| p.turns.len()).collect();
-    assert_eq!(turns, [3, 1]);
+    assert_eq!(turns, [3, 1, 1]);
     let first = &session.parts[0].turns;
     // Four records under msg_1 are one turn; the sidechain's TodoWrite is
     // not in it.
