@@ -63,10 +63,15 @@ fn claude_code_session(session: usize) -> Vec<Value> {
                 .collect();
             ("TodoWrite", json!({"todos": todos}))
         } else {
-            ("Read", json!({"file_path": format!("/home/user/project/src/m{turn}.rs")}))
+            (
+                "Read",
+                json!({"file_path": format!("/home/user/project/src/m{turn}.rs")}),
+            )
         };
         let call = format!("toolu_{session}_{turn}");
-        records.push(block(json!({"type": "tool_use", "id": call, "name": tool, "input": input})));
+        records.push(block(
+            json!({"type": "tool_use", "id": call, "name": tool, "input": input}),
+        ));
         records.push(with(
             "user",
             "message",
@@ -74,10 +79,16 @@ fn claude_code_session(session: usize) -> Vec<Value> {
                                                  "content": file_text(6_000, turn)}]}),
         ));
         if turn % 10 == 9 {
-            records.push(with("attachment", "attachment", json!({"type": "todo_reminder", "content": [], "itemCount": 6})));
+            records.push(with(
+                "attachment",
+                "attachment",
+                json!({"type": "todo_reminder", "content": [], "itemCount": 6}),
+            ));
         }
-        records.push(json!({"type": "api-request", "sessionId": format!("s{session}"), "version": "2.1.330",
-                            "params": {"model": "claude-sonnet-4-5", "max_tokens": 32000}}));
+        records.push(
+            json!({"type": "api-request", "sessionId": format!("s{session}"), "version": "2.1.330",
+                            "params": {"model": "claude-sonnet-4-5", "max_tokens": 32000}}),
+        );
     }
     records
 }
@@ -85,24 +96,48 @@ fn claude_code_session(session: usize) -> Vec<Value> {
 fn codex_session(session: usize) -> Vec<Value> {
     let rec = |kind: &str, payload: Value| json!({"timestamp": "2026-11-27T00:00:00.000Z", "type": kind, "payload": payload});
     let mut records = vec![
-        rec("session_meta", json!({"id": format!("c{session}"), "cwd": "/w", "cli_version": "0.169.0"})),
+        rec(
+            "session_meta",
+            json!({"id": format!("c{session}"), "cwd": "/w", "cli_version": "0.169.0"}),
+        ),
         rec("turn_context", json!({"cwd": "/w", "model": "gpt-5.5"})),
-        rec("event_msg", json!({"type": "user_message", "message": "Fix the build."})),
+        rec(
+            "event_msg",
+            json!({"type": "user_message", "message": "Fix the build."}),
+        ),
     ];
     for turn in 0..TURNS {
         let call = format!("call_{turn}");
         let (name, args) = if turn % 5 == 0 {
-            ("update_plan", json!({"plan": [{"step": "build", "status": "in_progress"}, {"step": "test", "status": "pending"}]}))
+            (
+                "update_plan",
+                json!({"plan": [{"step": "build", "status": "in_progress"}, {"step": "test", "status": "pending"}]}),
+            )
         } else {
-            ("exec_command", json!({"cmd": format!("sed -n 1,200p src/m{turn}.rs")}))
+            (
+                "exec_command",
+                json!({"cmd": format!("sed -n 1,200p src/m{turn}.rs")}),
+            )
         };
-        records.push(rec("response_item", json!({"type": "message", "role": "assistant",
-            "content": [{"type": "output_text", "text": file_text(300, turn)}]})));
-        records.push(rec("response_item", json!({"type": "function_call", "name": name,
-            "arguments": args.to_string(), "call_id": call})));
-        records.push(rec("token_usage_record", json!({"usage": {"input_tokens": 20_000 + turn * 900, "output_tokens": 250}})));
-        records.push(rec("response_item", json!({"type": "function_call_output", "call_id": call,
-            "output": file_text(6_000, turn)})));
+        records.push(rec(
+            "response_item",
+            json!({"type": "message", "role": "assistant",
+            "content": [{"type": "output_text", "text": file_text(300, turn)}]}),
+        ));
+        records.push(rec(
+            "response_item",
+            json!({"type": "function_call", "name": name,
+            "arguments": args.to_string(), "call_id": call}),
+        ));
+        records.push(rec(
+            "token_usage_record",
+            json!({"usage": {"input_tokens": 20_000 + turn * 900, "output_tokens": 250}}),
+        ));
+        records.push(rec(
+            "response_item",
+            json!({"type": "function_call_output", "call_id": call,
+            "output": file_text(6_000, turn)}),
+        ));
         records.push(rec("event_msg", json!({"type": "token_count", "info": {"last_token_usage": {"input_tokens": 1, "output_tokens": 1}}})));
     }
     records
@@ -115,7 +150,8 @@ fn corpus(dir: &Path, make: fn(usize) -> Vec<Value>) -> (Vec<PathBuf>, u64) {
     let mut bytes = 0;
     for session in 0..SESSIONS {
         let path = dir.join(format!("s{session}.jsonl"));
-        let mut file = std::io::BufWriter::new(std::fs::File::create(&path).expect("a corpus file"));
+        let mut file =
+            std::io::BufWriter::new(std::fs::File::create(&path).expect("a corpus file"));
         for record in make(session) {
             let line = serde_json::to_string(&record).expect("JSON");
             bytes += line.len() as u64 + 1;
@@ -131,24 +167,33 @@ fn read(c: &mut Criterion) {
     let mut group = c.benchmark_group("transcripts");
     group.sample_size(10);
     for (name, make) in [
-        ("claude-code", claude_code_session as fn(usize) -> Vec<Value>),
+        (
+            "claude-code",
+            claude_code_session as fn(usize) -> Vec<Value>,
+        ),
         ("codex", codex_session),
     ] {
         let sub = dir.path().join(name);
         std::fs::create_dir(&sub).expect("a corpus folder");
         let (files, bytes) = corpus(&sub, make);
         group.throughput(Throughput::Bytes(bytes));
-        group.bench_function(format!("{name}: {SESSIONS} sessions × {TURNS} turns, {} MB", bytes >> 20), |b| {
-            b.iter(|| {
-                let mut turns = 0;
-                let summary = read_paths(black_box(&files), &ReadOptions::default(), |s| {
-                    turns += s.turns().count()
+        group.bench_function(
+            format!(
+                "{name}: {SESSIONS} sessions × {TURNS} turns, {} MB",
+                bytes >> 20
+            ),
+            |b| {
+                b.iter(|| {
+                    let mut turns = 0;
+                    let summary = read_paths(black_box(&files), &ReadOptions::default(), |s| {
+                        turns += s.turns().count()
+                    })
+                    .expect("the corpus reads");
+                    assert_eq!(summary.skipped_total(), 0);
+                    black_box(turns)
                 })
-                .expect("the corpus reads");
-                assert_eq!(summary.skipped_total(), 0);
-                black_box(turns)
-            })
-        });
+            },
+        );
     }
     group.finish();
 }

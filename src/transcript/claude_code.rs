@@ -309,7 +309,8 @@ impl ClaudeCodeReader {
             .get("message")
             .ok_or("an assistant record without message")?;
         let model = message.get("model").and_then(Value::as_str);
-        if record.get("isApiErrorMessage") == Some(&Value::Bool(true)) || model == Some("<synthetic>")
+        if record.get("isApiErrorMessage") == Some(&Value::Bool(true))
+            || model == Some("<synthetic>")
         {
             return Ok(());
         }
@@ -401,10 +402,17 @@ fn planning_op(name: &str, input: &Value) -> Option<(PlanOp, bool)> {
         }
         "TaskCreate" => (PlanOp::Create(None), true),
         "TaskUpdate" => {
-            let status = input.get("status").and_then(Value::as_str).map(|s| {
-                if s == "deleted" { None } else { status_of(s) }
-            });
-            (PlanOp::Update { id: text("taskId"), status }, true)
+            let status = input
+                .get("status")
+                .and_then(Value::as_str)
+                .map(|s| if s == "deleted" { None } else { status_of(s) });
+            (
+                PlanOp::Update {
+                    id: text("taskId"),
+                    status,
+                },
+                true,
+            )
         }
         "TodoRead" | "TaskList" | "TaskGet" => (PlanOp::Read, false),
         _ => return None,
@@ -429,10 +437,14 @@ fn created_task_id(text: &str) -> Option<String> {
 
 fn set_usage(turn: &mut Turn, usage: &Value) {
     let count = |key: &str| usage.get(key).and_then(Value::as_u64);
-    let input = ["input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"]
-        .iter()
-        .filter_map(|k| count(k))
-        .reduce(|a, b| a.saturating_add(b));
+    let input = [
+        "input_tokens",
+        "cache_read_input_tokens",
+        "cache_creation_input_tokens",
+    ]
+    .iter()
+    .filter_map(|k| count(k))
+    .reduce(|a, b| a.saturating_add(b));
     if input.is_some() {
         turn.input_tokens = input;
     }
@@ -577,8 +589,7 @@ fn infer_reminders(turns: &mut [TurnDraft]) {
     let mut since_reminder: Option<u32> = None;
     for (index, draft) in turns.iter_mut().enumerate() {
         let quiet = since_reminder.is_none_or(|n| n >= POLICY_TURNS_BETWEEN);
-        draft.turn.reminder_before =
-            index > 0 && since_write >= POLICY_TURNS_SINCE_WRITE && quiet;
+        draft.turn.reminder_before = index > 0 && since_write >= POLICY_TURNS_SINCE_WRITE && quiet;
         if draft.turn.reminder_before {
             since_reminder = Some(0);
         }

@@ -90,7 +90,10 @@ impl CodexReader {
         let Some(version) = payload.get("cli_version").and_then(Value::as_str) else {
             return Ok(());
         };
-        let major = version.split('.').next().and_then(|m| m.parse::<u32>().ok());
+        let major = version
+            .split('.')
+            .next()
+            .and_then(|m| m.parse::<u32>().ok());
         if major != Some(0) {
             return Err(format!("unknown Codex version {version:?}"));
         }
@@ -102,7 +105,8 @@ impl CodexReader {
         let kind = item.get("type").and_then(Value::as_str).unwrap_or("");
         let role = item.get("role").and_then(Value::as_str);
         if kind == "message" && role != Some("assistant") {
-            self.chars_pending += super::claude_code::text_chars(item.get("content").unwrap_or(&Value::Null));
+            self.chars_pending +=
+                super::claude_code::text_chars(item.get("content").unwrap_or(&Value::Null));
             return;
         }
         if matches!(kind, "function_call_output" | "custom_tool_call_output") {

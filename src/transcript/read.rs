@@ -398,7 +398,13 @@ fn passes(session: &Session, opts: &ReadOptions) -> bool {
     }
 }
 
-fn parse_line(state: &mut FileRead, number: u64, bytes: &[u8], last: bool, summary: &mut ReadSummary) {
+fn parse_line(
+    state: &mut FileRead,
+    number: u64,
+    bytes: &[u8],
+    last: bool,
+    summary: &mut ReadSummary,
+) {
     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return;

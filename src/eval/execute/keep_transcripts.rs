@@ -129,8 +129,13 @@ mod tests {
         )
         .unwrap();
         let cell = Cell::of_agent(&scenario);
-        let copied = keep(workspace.path(), "home/projects", keep_dir.path(), ("s 1", &cell, 3))
-            .unwrap();
+        let copied = keep(
+            workspace.path(),
+            "home/projects",
+            keep_dir.path(),
+            ("s 1", &cell, 3),
+        )
+        .unwrap();
         assert_eq!(copied, 1);
         let kept = keep_dir.path().join("s_1/default/seed-3/-w/s.jsonl");
         assert_eq!(std::fs::read_to_string(kept).unwrap(), "{}\n");

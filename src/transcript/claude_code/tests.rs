@@ -36,7 +36,10 @@ fn split_records_sidechains_meta_commands_and_recorded_reminders() {
     ));
     assert_eq!(
         errors,
-        [(25, "unknown Claude Code record type \"mystery-record\"".to_string())]
+        [(
+            25,
+            "unknown Claude Code record type \"mystery-record\"".to_string()
+        )]
     );
     let [session] = &sessions[..] else {
         panic!("one session, got {}", sessions.len())
@@ -57,14 +60,23 @@ fn split_records_sidechains_meta_commands_and_recorded_reminders() {
     assert_eq!(first[0].other_tool_calls, 1);
     assert_eq!(first[0].input_tokens, Some(1010));
     assert_eq!(first[0].output_tokens, Some(120));
-    assert_eq!(first[0].plan_after, Some(vec![InProgress, Pending, Pending]));
+    assert_eq!(
+        first[0].plan_after,
+        Some(vec![InProgress, Pending, Pending])
+    );
     // is_error: rejected, and the plan stands.
     assert_eq!(calls(&first[1]), [("TodoWrite", false, true)]);
-    assert_eq!(first[1].plan_after, Some(vec![InProgress, Pending, Pending]));
+    assert_eq!(
+        first[1].plan_after,
+        Some(vec![InProgress, Pending, Pending])
+    );
     assert!(!first[1].reminder_before);
     // The todo_reminder attachment came right before the third response.
     assert!(first[2].reminder_before);
-    assert_eq!(first[2].plan_after, Some(vec![Completed, InProgress, Pending]));
+    assert_eq!(
+        first[2].plan_after,
+        Some(vec![Completed, InProgress, Pending])
+    );
     assert_eq!(session.parts[1].turns[0].plan_after, first[2].plan_after);
 }
 

@@ -35,7 +35,10 @@ fn a_0_169_rollout_reads_turns_plans_rejections_usage_and_parts() {
     assert_eq!(accepted(&first[0]), [true]);
     assert_eq!(first[0].other_tool_calls, 2);
     assert_eq!(first[0].plan_after, Some(vec![InProgress, Pending]));
-    assert_eq!((first[0].input_tokens, first[0].output_tokens), (Some(1200), Some(80)));
+    assert_eq!(
+        (first[0].input_tokens, first[0].output_tokens),
+        (Some(1200), Some(80))
+    );
     // "failed to parse function arguments": rejected, the plan stands.
     assert_eq!(accepted(&first[1]), [false]);
     assert_eq!(first[1].plan_after, Some(vec![InProgress, Pending]));

@@ -87,7 +87,8 @@ fn a_100_mb_line_is_skipped_as_it_streams_past() {
     let path = dir.path().join("big.jsonl");
     let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     file.write_all(ONE_TURN.as_bytes()).unwrap();
-    file.write_all(br#"{"type":"user","message":{"content":""#).unwrap();
+    file.write_all(br#"{"type":"user","message":{"content":""#)
+        .unwrap();
     let chunk = vec![b'a'; 1 << 20];
     for _ in 0..100 {
         file.write_all(&chunk).unwrap();
@@ -124,9 +125,16 @@ fn link_loops_unreadable_files_and_unknown_formats_are_skipped() {
 
 #[test]
 fn a_missing_path_is_an_error() {
-    let err = read_paths(&[PathBuf::from("/no/such/transcripts")], &ReadOptions::default(), |_| {})
-        .unwrap_err();
-    assert!(err.to_string().starts_with("/no/such/transcripts: "), "{err}");
+    let err = read_paths(
+        &[PathBuf::from("/no/such/transcripts")],
+        &ReadOptions::default(),
+        |_| {},
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().starts_with("/no/such/transcripts: "),
+        "{err}"
+    );
 }
 
 #[test]
