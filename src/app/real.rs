@@ -98,6 +98,7 @@ impl RealModelArgs {
         Ok(RunEnv {
             real: Some(backends),
             record: self.record.clone(),
+            keep_transcripts: None,
         })
     }
 }

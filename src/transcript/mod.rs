@@ -121,3 +121,9 @@ pub trait RecordReader {
     /// session included: it is as far as the agent got).
     fn finish(self: Box<Self>) -> Vec<Session>;
 }
+
+pub mod claude_code;
+pub mod codex;
+pub mod read;
+
+pub use read::{ReadOptions, ReadSummary, Skip, SkipReason, TranscriptError, read_paths};

@@ -49,6 +49,11 @@ pub struct RunArgs {
     /// scenario (DIR/SCENARIO.jsonl, SCENARIO its name), in run order.
     #[arg(long, value_name = "DIR")]
     pub log_dir: Option<PathBuf>,
+    /// Copy each run's own session transcripts, as a real CLI agent
+    /// (`--agent claude-code`, `--agent codex`) writes them in its
+    /// throwaway HOME, into DIR/SCENARIO/CELL/seed-N/ before it is deleted.
+    #[arg(long, value_name = "DIR")]
+    pub keep_transcripts: Option<PathBuf>,
     /// Also print each scored step's completion rate per cell (which
     /// steps get dropped).
     #[arg(long)]
@@ -394,6 +399,7 @@ impl RunArgs {
             filter: NameFilter::new(&self.filter),
             steps: self.steps,
             log_dir: self.log_dir,
+            keep_transcripts: self.keep_transcripts,
             list: self.list,
             fail_fast: self.fail_fast,
             shard: resolve_shard(self.shard).map_err(AppError::Usage)?,

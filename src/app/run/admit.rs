@@ -206,10 +206,19 @@ fn load_scenarios(
         },
     );
     errors.extend(over_cap);
-    let env = config
+    let mut env = config
         .real
         .prepare(&mut scenarios)
         .map_err(AppError::Usage)?;
+    if let Some(dir) = &config.keep_transcripts {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            AppError::Usage(format!(
+                "--keep-transcripts {}: cannot create the folder: {e}",
+                dir.display()
+            ))
+        })?;
+        env.keep_transcripts = Some(dir.clone());
+    }
     if let Some(command) = &config.agent {
         for scenario in &mut scenarios {
             scenario.agent.use_command(command);

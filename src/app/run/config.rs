@@ -64,6 +64,8 @@ pub struct RunConfig {
     pub steps: bool,
     /// `--log-dir`: write every run's transcript as JSON lines here.
     pub log_dir: Option<PathBuf>,
+    /// `--keep-transcripts`: copy a preset's own transcripts here.
+    pub keep_transcripts: Option<PathBuf>,
     /// `--list`: say what would run, run nothing.
     pub list: bool,
     /// `--fail-fast`: start no further scenario once one has a failed

@@ -30,12 +30,15 @@ use crate::scenario::cells::Cell;
 use crate::scenario::{AgentCommand, TaskVia};
 use crate::wire::Reply;
 
-/// Runs `agent` once on `scenario` with `cell`'s settings and `seed`.
+/// Runs `agent` once on `scenario` with `cell`'s settings and `seed`; with
+/// `keep_transcripts`, a preset's own transcripts are copied there before
+/// the workspace goes.
 pub fn run_once_external(
     scenario: &Scenario,
     cell: &Cell,
     seed: u64,
     agent: &AgentCommand,
+    keep_transcripts: Option<&std::path::Path>,
 ) -> Result<RunRecord, RunError> {
     let io_error = |source| RunError::Workspace {
         scenario: scenario.name.clone(),
@@ -66,6 +69,16 @@ pub fn run_once_external(
                 message: e.to_string(),
             }
         })?;
+    if let (Some(dir), Some(preset)) = (keep_transcripts, scenario.agent.preset) {
+        let from = super::presets::of(preset).transcript_dir();
+        super::keep_transcripts::keep(&root, from, dir, (&scenario.name, cell, seed)).map_err(
+            |source| RunError::KeepTranscripts {
+                scenario: scenario.name.clone(),
+                path: dir.to_path_buf(),
+                source,
+            },
+        )?;
+    }
     if let Some(message) = broken(&outcome, agent.timeout_s) {
         return Err(RunError::Agent {
             scenario: scenario.name.clone(),

@@ -5,6 +5,7 @@
 
 pub mod agent_process;
 pub mod external;
+pub mod keep_transcripts;
 pub mod presets;
 
 use super::{checks, workspace_image};
@@ -48,6 +49,12 @@ pub enum RunError {
     },
     #[error("{scenario}: cannot run the agent: {message}")]
     Agent { scenario: String, message: String },
+    #[error("{scenario}: cannot keep the agent's transcripts in {path}: {source}")]
+    KeepTranscripts {
+        scenario: String,
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 /// What runs need besides their scenario: the real-model backends shared by
@@ -59,6 +66,9 @@ pub struct RunEnv {
     pub real: Option<RealBackends>,
     /// `--record DIR`.
     pub record: Option<PathBuf>,
+    /// `--keep-transcripts DIR`: where a preset's own session transcripts
+    /// are copied before its throwaway HOME is deleted.
+    pub keep_transcripts: Option<PathBuf>,
 }
 
 /// The scenario's model for one run of `cell` with `seed`: the same model
@@ -150,7 +160,7 @@ pub fn run_once_in(
     // A Ctrl-C during this call is handled by it, then forgotten.
     let _session = crate::cancel::Session::begin();
     if let Some(agent) = &scenario.agent.external {
-        return external::run_once_external(scenario, cell, seed, agent);
+        return external::run_once_external(scenario, cell, seed, agent, None);
     }
     if let Some(preset) = scenario.agent.preset {
         let binary = presets::binary_of(preset).map_err(|e| RunError::Agent {
@@ -166,7 +176,13 @@ pub fn run_once_in(
             &scenario.agent.preset_env,
             scenario.agent.preset_timeout_s,
         );
-        return external::run_once_external(scenario, cell, seed, &agent);
+        return external::run_once_external(
+            scenario,
+            cell,
+            seed,
+            &agent,
+            env.keep_transcripts.as_deref(),
+        );
     }
     let toolbox = prepare_workspace(scenario)?;
     let workdir = toolbox.root().to_string_lossy().into_owned();

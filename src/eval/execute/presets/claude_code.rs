@@ -79,6 +79,10 @@ impl Preset for ClaudeCode {
         "claude-code's own (after 10 turns without a planning call, then every 10 turns)"
     }
 
+    fn transcript_dir(&self) -> &'static str {
+        ".agent-home/.claude/projects"
+    }
+
     fn session_options(&self) -> Option<&'static str> {
         // Headless, it answers each JSON user message in the same
         // conversation (agent-eval writes the next once the model ended

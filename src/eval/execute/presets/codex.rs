@@ -49,6 +49,10 @@ impl Preset for Codex {
         "none (codex has no planning reminder)"
     }
 
+    fn transcript_dir(&self) -> &'static str {
+        ".agent-home/codex/sessions"
+    }
+
     fn command_line(&self, binary: &Path, todo: bool, _dialect: Dialect) -> AgentCommand {
         let config = [
             format!("model = \"{MODEL}\""),

@@ -55,6 +55,10 @@ pub trait Preset: Sync {
     fn session_options(&self) -> Option<&'static str> {
         None
     }
+    /// The folder, relative to the run's workspace, where the CLI writes
+    /// its own session transcripts under the throwaway HOME
+    /// (`run --keep-transcripts` copies the `*.jsonl` below it).
+    fn transcript_dir(&self) -> &'static str;
 }
 
 /// The preset of this name.

@@ -1,0 +1,182 @@
+use super::*;
+
+/// The sessions of a fixture in `tests/data/transcripts/claude-code/`, and
+/// the errors its reader gave, by line.
+fn read(text: &str) -> (Vec<Session>, Vec<(usize, String)>) {
+    let mut reader = Box::new(ClaudeCodeReader::new());
+    let mut errors = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let value: Value = serde_json::from_str(line).unwrap();
+        if let Err(e) = reader.record(&value) {
+            errors.push((index + 1, e));
+        }
+    }
+    (reader.finish(), errors)
+}
+
+fn calls(turn: &Turn) -> Vec<(&str, bool, bool)> {
+    turn.planning_calls
+        .iter()
+        .map(|c| (c.tool.as_str(), c.accepted, c.writes))
+        .collect()
+}
+
+use ItemStatus::{Completed, InProgress, Pending};
+
+#[test]
+fn the_reminder_openings_are_claude_codes_own_words() {
+    assert!(crate::plan::reminder::CLAUDE_CODE_TEXT.starts_with(TODO_REMINDER_OPENING));
+    assert!(crate::plan::reminder::CLAUDE_CODE_TASKS_TEXT.starts_with(TASKS_REMINDER_OPENING));
+}
+
+#[test]
+fn split_records_sidechains_meta_commands_and_recorded_reminders() {
+    let (sessions, errors) = read(include_str!(
+        "../../../tests/data/transcripts/claude-code/v2_split_sidechain_reminder.jsonl"
+    ));
+    assert_eq!(
+        errors,
+        [(
+            25,
+            "unknown Claude Code record type \"mystery-record\"".to_string()
+        )]
+    );
+    let [session] = &sessions[..] else {
+        panic!("one session, got {}", sessions.len())
+    };
+    assert_eq!(session.agent_version.as_deref(), Some("2.0.14"));
+    // The sidechain's haiku and the synthetic error record name no model.
+    assert_eq!(session.models, ["claude-opus-4-1", "claude-sonnet-4-5"]);
+    assert_eq!(session.reminders, Reminders::Recorded);
+    // Commands, their output, the caveat (meta) and the interruption are
+    // no user message; a message queued while the agent worked is one:
+    // three parts.
+    let turns: Vec<usize> = session.parts.iter().map(|p| p.turns.len()).collect();
+    assert_eq!(turns, [3, 1, 1]);
+    let first = &session.parts[0].turns;
+    // Four records under msg_1 are one turn; the sidechain's TodoWrite is
+    // not in it.
+    assert_eq!(calls(&first[0]), [("TodoWrite", true, true)]);
+    assert_eq!(first[0].other_tool_calls, 1);
+    assert_eq!(first[0].input_tokens, Some(1010));
+    assert_eq!(first[0].output_tokens, Some(120));
+    assert_eq!(
+        first[0].plan_after,
+        Some(vec![InProgress, Pending, Pending])
+    );
+    // is_error: rejected, and the plan stands.
+    assert_eq!(calls(&first[1]), [("TodoWrite", false, true)]);
+    assert_eq!(
+        first[1].plan_after,
+        Some(vec![InProgress, Pending, Pending])
+    );
+    assert!(!first[1].reminder_before);
+    // The todo_reminder attachment came right before the third response.
+    assert!(first[2].reminder_before);
+    assert_eq!(
+        first[2].plan_after,
+        Some(vec![Completed, InProgress, Pending])
+    );
+    assert_eq!(session.parts[1].turns[0].plan_after, first[2].plan_after);
+}
+
+#[test]
+fn an_old_version_gets_the_reminders_its_policy_gives() {
+    let (sessions, errors) = read(include_str!(
+        "../../../tests/data/transcripts/claude-code/v1_inferred_reminder.jsonl"
+    ));
+    assert!(errors.is_empty(), "{errors:?}");
+    let session = &sessions[0];
+    assert_eq!(session.reminders, Reminders::Inferred);
+    let reminded: Vec<usize> = session
+        .turns()
+        .enumerate()
+        .filter(|(_, t)| t.reminder_before)
+        .map(|(i, _)| i + 1)
+        .collect();
+    // TodoWrite in turn 1, then one block a turn: 10 blocks after turn 11.
+    assert_eq!(reminded, [12]);
+}
+
+#[test]
+fn the_oldest_versions_leave_reminders_unknown_and_todoread_is_a_read() {
+    let (sessions, _) = read(include_str!(
+        "../../../tests/data/transcripts/claude-code/v0_reminders_unknown.jsonl"
+    ));
+    let session = &sessions[0];
+    assert_eq!(session.reminders, Reminders::Unknown);
+    let turns: Vec<&Turn> = session.turns().collect();
+    assert_eq!(calls(turns[0]), [("TodoRead", true, false)]);
+    assert_eq!(turns[0].other_tool_calls, 1);
+    assert_eq!(turns[0].plan_after, None);
+    assert_eq!(turns[0].input_tokens, None);
+}
+
+#[test]
+fn the_task_tools_are_applied_to_the_task_list() {
+    let (sessions, errors) = read(include_str!(
+        "../../../tests/data/transcripts/claude-code/v2_task_tools.jsonl"
+    ));
+    assert!(errors.is_empty(), "{errors:?}");
+    let turns: Vec<&Turn> = sessions[0].turns().collect();
+    assert_eq!(
+        calls(turns[0]),
+        [("TaskCreate", true, true), ("TaskCreate", true, true)]
+    );
+    assert_eq!(turns[0].plan_after, Some(vec![Pending, Pending]));
+    assert_eq!(
+        calls(turns[1]),
+        [("TaskUpdate", true, true), ("TaskList", true, false)]
+    );
+    assert_eq!(turns[1].plan_after, Some(vec![InProgress, Pending]));
+    // A <tool_use_error> without is_error is a rejection all the same.
+    assert_eq!(calls(turns[2]), [("TaskUpdate", false, true)]);
+    // The task_reminder came before turn 4; task 2 deleted there.
+    assert!(turns[3].reminder_before);
+    assert_eq!(turns[3].plan_after, Some(vec![Completed]));
+    assert_eq!(turns.len(), 5);
+}
+
+#[test]
+fn an_unknown_version_is_refused_record_by_record() {
+    let (sessions, errors) = read(include_str!(
+        "../../../tests/data/transcripts/claude-code/v3_unknown_version.jsonl"
+    ));
+    assert!(sessions.is_empty());
+    assert_eq!(errors.len(), 2);
+    assert!(errors[0].1.contains("3.0.1"));
+}
+
+#[test]
+fn versions_say_how_reminders_are_known() {
+    let v = |text| Version::parse(text);
+    assert_eq!(v("2.1.330"), Some(Version(2, 1, 330)));
+    assert_eq!(v("1.0.3-beta"), Some(Version(1, 0, 3)));
+    assert_eq!(v("2.1"), None);
+    assert_eq!(reminders_for(v("2.1.330"), false), Reminders::Recorded);
+    assert_eq!(reminders_for(v("1.0.40"), false), Reminders::Inferred);
+    assert_eq!(reminders_for(v("0.2.93"), false), Reminders::Unknown);
+    assert_eq!(reminders_for(v("0.2.93"), true), Reminders::Recorded);
+    assert_eq!(reminders_for(None, false), Reminders::Unknown);
+}
+
+#[test]
+fn the_inferred_count_restarts_after_the_planning_block() {
+    // Responses of four blocks, a TodoWrite first in the second: after
+    // it 3, then 7, then 11 blocks before the fifth response.
+    let draft = |blocks, after| TurnDraft {
+        blocks,
+        blocks_after_plan: after,
+        ..TurnDraft::default()
+    };
+    let mut turns = vec![
+        draft(4, None),
+        draft(4, Some(3)),
+        draft(4, None),
+        draft(4, None),
+        draft(4, None),
+    ];
+    infer_reminders(&mut turns);
+    let reminded: Vec<bool> = turns.iter().map(|t| t.turn.reminder_before).collect();
+    assert_eq!(reminded, [false, false, false, false, true]);
+}
