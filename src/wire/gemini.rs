@@ -461,7 +461,7 @@ mod tests {
             .iter()
             .flat_map(|m| m.content_blocks())
             .filter_map(|b| match b {
-                ContentBlock::ToolUse { id, .. } => Some(id),
+                ContentBlock::ToolUse { id, .. } => Some(id.clone()),
                 ContentBlock::ToolResult {
                     tool_use_id,
                     content,

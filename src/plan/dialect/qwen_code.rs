@@ -23,7 +23,9 @@ use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
-use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, js_blank};
+use super::{
+    AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, js_blank,
+};
 use crate::llm::ToolSchema;
 
 const TOOL: &str = "todo_write";
@@ -279,12 +281,10 @@ impl PlanDialect for QwenCode {
             .enumerate()
             .map(|(k, i)| item_json(i, k))
             .collect();
-        kind.break_list(
-            &mut items,
-            "content",
-            None,
-            |_| json!({"id": "1", "content": "Start", "status": "pending"}),
-        );
+        kind.break_list(&mut items, "content", None, |added| match added {
+            AddedItem::EmptyText => json!({"id": "1", "content": "", "status": "pending"}),
+            _ => json!({"id": "1", "content": "Start", "status": "done"}),
+        });
         Some(PlanCall::whole_list(TOOL, "todos", items))
     }
 }
