@@ -1,5 +1,6 @@
-//! Agent presets (`--agent claude-code`, `--agent codex`, `agent: {preset: ...}`) on bad
-//! input, with no real CLI needed: a missing CLI and a dialect the agent lacks are bad
+//! Agent presets (`--agent claude-code`, `--agent codex`, `--agent gemini-cli`, `--agent
+//! qwen-code`, `--agent opencode`, `agent: {preset: ...}`) on bad input, with no real CLI
+//! needed: a missing CLI and a dialect the agent lacks are bad
 //! input (exit 2, named); a stand-in `claude` that crashes, hangs or writes garbage to the
 //! wire is a broken agent (exit 2, its output quoted, nothing left running); one that
 //! crashes after a model response is a measured run whose log keeps its output's tail.
@@ -54,12 +55,17 @@ fn scenario(dir: &Path, agent: &str) -> PathBuf {
 
 /// An agents folder whose `claude` is `script`.
 fn fake_claude(script: &str) -> tempfile::TempDir {
+    fake_cli("claude", script)
+}
+
+/// An agents folder whose `binary` is `script`.
+fn fake_cli(binary: &str, script: &str) -> tempfile::TempDir {
     let agents = tempfile::tempdir().expect("agents dir");
     let bin = agents.path().join("node_modules/.bin");
     std::fs::create_dir_all(&bin).expect("bin dir");
-    let claude = bin.join("claude");
-    std::fs::write(&claude, format!("#!/bin/sh\n{script}\n")).expect("script written");
-    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let cli = bin.join(binary);
+    std::fs::write(&cli, format!("#!/bin/sh\n{script}\n")).expect("script written");
+    std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     agents
 }
 
@@ -220,4 +226,163 @@ print(json.load(u.urlopen(r))["content"][-1]["name"])
     // The model's write_file went out as Claude Code's Write.
     assert!(tail.contains("Write"), "{tail}");
     assert!(tail.contains("segmentation fault"), "{tail}");
+}
+
+/// The presets this file's newer tests cover, with their binaries.
+const NEW_PRESETS: [(&str, &str); 3] = [
+    ("gemini-cli", "gemini"),
+    ("qwen-code", "qwen"),
+    ("opencode", "opencode"),
+];
+
+#[test]
+fn a_missing_gemini_qwen_or_opencode_cli_is_bad_input() {
+    let empty = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (preset, binary) in NEW_PRESETS {
+        let file = scenario(dir.path(), &format!("  preset: {preset}\n"));
+        let output = agent_eval(empty.path(), &["run", file.to_str().unwrap()]);
+        let all = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{all}");
+        assert!(
+            all.contains(&format!(
+                "{}: agent preset `{preset}`: the `{binary}` CLI is not installed",
+                file.display()
+            )),
+            "{all}"
+        );
+        assert!(all.contains("bash .ci/install-agents.sh"), "{all}");
+    }
+}
+
+#[test]
+fn each_new_preset_has_its_own_dialect_only() {
+    let dir = tempfile::tempdir().unwrap();
+    for (preset, binary, own, other) in [
+        ("gemini-cli", "gemini", "gemini", "qwen-code"),
+        ("qwen-code", "qwen", "qwen-code", "opencode"),
+        ("opencode", "opencode", "opencode", "gemini"),
+    ] {
+        let agents = fake_cli(binary, "exit 0");
+        let file = scenario(
+            dir.path(),
+            &format!("  preset: {preset}\n  dialect: {other}\n"),
+        );
+        let output = agent_eval(agents.path(), &["check", file.to_str().unwrap()]);
+        let all = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{all}");
+        assert!(
+            all.contains(&format!(
+                "{}:12:12: agent preset `{preset}` has no `{other}` dialect (it has: {own})",
+                file.display()
+            )),
+            "{all}"
+        );
+    }
+}
+
+/// Runs the scenario on `preset` with a stand-in `binary`; returns the
+/// output and the folder holding the scenario and its logs.
+fn run_preset(
+    preset: &str,
+    binary: &str,
+    script: &str,
+    extra: &str,
+) -> (Output, tempfile::TempDir) {
+    let agents = fake_cli(binary, script);
+    let dir = tempfile::tempdir().unwrap();
+    let file = scenario(dir.path(), &format!("  preset: {preset}\n{extra}"));
+    let logs = dir.path().join("logs");
+    let output = agent_eval(
+        agents.path(),
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--log-dir",
+            logs.to_str().unwrap(),
+        ],
+    );
+    (output, dir)
+}
+
+#[test]
+fn a_new_preset_agent_that_crashes_or_hangs_is_broken_and_quoted() {
+    for (preset, binary) in NEW_PRESETS {
+        let (output, _dir) = run_preset(
+            preset,
+            binary,
+            &format!("echo '{binary}: fatal: bad settings' >&2\nexit 4"),
+            "",
+        );
+        let all = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{preset}: {all}");
+        assert!(all.contains("it exited with status 4"), "{preset}: {all}");
+        assert!(
+            all.contains(&format!("{binary}: fatal: bad settings")),
+            "{all}"
+        );
+
+        let marker = format!("sleep 301.{}{}", std::process::id(), binary.len());
+        let script = format!("{marker} &\necho stuck >&2\nwait");
+        let (output, _dir) = run_preset(preset, binary, &script, "  timeout_s: 2\n");
+        let all = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{preset}: {all}");
+        assert!(all.contains("was killed"), "{preset}: {all}");
+        assert!(all.contains("stuck"), "{preset}: {all}");
+        assert!(!running(&marker), "{preset}: `{marker}` outlived the run");
+    }
+}
+
+#[test]
+fn the_gemini_preset_speaks_the_gemini_api_from_its_throwaway_settings() {
+    // A stand-in Gemini CLI: reads the settings the preset wrote, sends one
+    // request the way the CLI does, prints the call it got, then crashes.
+    let request = r#"python3 -c 'import json, os, urllib.request as u
+s = json.load(open(os.environ["HOME"] + "/.gemini/settings.json"))
+print("auth", s["security"]["auth"]["selectedType"], "tools", ",".join(s["tools"]["core"]))
+print("key", os.environ["GEMINI_API_KEY"], "trust", os.environ["GEMINI_CLI_TRUST_WORKSPACE"])
+body = {"contents": [{"role": "user", "parts": [{"text": "Write a.txt"}]}],
+        "tools": [{"functionDeclarations": [{"name": n, "parametersJsonSchema": {"type": "object"}}
+                                            for n in s["tools"]["core"]]}]}
+url = os.environ["GOOGLE_GEMINI_BASE_URL"] + "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"
+r = u.Request(url, data=json.dumps(body).encode(), headers={"content-type": "application/json"})
+for line in u.urlopen(r).read().decode().splitlines():
+    if line.startswith("data: "):
+        for part in json.loads(line[6:])["candidates"][0]["content"]["parts"]:
+            if "functionCall" in part:
+                print("call", json.dumps(part["functionCall"], sort_keys=True))
+'"#;
+    let (output, dir) = run_preset(
+        "gemini-cli",
+        "gemini",
+        &format!("{request}\necho 'gemini: crashed' >&2\nexit 1"),
+        "",
+    );
+    let all = text(&output);
+    assert!(matches!(output.status.code(), Some(0) | Some(1)), "{all}");
+    let log = std::fs::read_to_string(dir.path().join("logs/s.jsonl")).expect("run log");
+    let record: Value = serde_json::from_str(log.lines().next().expect("one run")).unwrap();
+    assert_eq!(record["metrics"]["stop"], "agent_exit", "{record}");
+    assert_eq!(record["metrics"]["turns"], 1, "{record}");
+    let tail = record["agent_log_tail"]
+        .as_str()
+        .expect("the output's tail");
+    assert!(
+        tail.contains(
+            "auth gemini-api-key tools read_file,write_file,replace,run_shell_command,write_todos"
+        ),
+        "{tail}"
+    );
+    assert!(tail.contains("key agent-eval-dummy trust true"), "{tail}");
+    // The simulated model planned in write_todos (the gemini dialect), and
+    // its write_file went out in Gemini's shape (`file_path`).
+    assert!(
+        tail.contains(r#"call {"args": {"todos": [{"description": "Write it", "status": "in_progress"}]}, "id": "call_1_1", "name": "write_todos"}"#),
+        "{tail}"
+    );
+    assert!(
+        tail.contains(r#"call {"args": {"content": "x", "file_path": "a.txt"}, "id": "call_1_2", "name": "write_file"}"#),
+        "{tail}"
+    );
+    assert!(tail.contains("gemini: crashed"), "{tail}");
 }

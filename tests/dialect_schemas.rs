@@ -22,6 +22,8 @@ const FILES: &[(Dialect, &str)] = &[
     (Dialect::ClaudeCodeTasks, "claude_code_tasks.json"),
     (Dialect::Codex, "codex.json"),
     (Dialect::Gemini, "gemini.json"),
+    (Dialect::QwenCode, "qwen_code.json"),
+    (Dialect::OpenCode, "opencode.json"),
 ];
 
 fn dialect_folder() -> std::path::PathBuf {

@@ -57,6 +57,14 @@ fn each_dialect_answers_exactly() {
             Dialect::Gemini,
             "Successfully updated the todo list. The current list is now:\n1. [completed] Read hello.py\n2. [in_progress] Write notes\n3. [pending] Run tests",
         ),
+        (
+            Dialect::QwenCode,
+            "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable\n\n<system-reminder>\nYour todo list has changed. DO NOT mention this explicitly to the user. Here are the latest contents of your todo list:\n\n[{\"id\":\"1\",\"content\":\"Read hello.py\",\"status\":\"completed\"},{\"id\":\"2\",\"content\":\"Write notes\",\"status\":\"in_progress\"},{\"id\":\"3\",\"content\":\"Run tests\",\"status\":\"pending\"}]. Continue on with the tasks at hand if applicable.\n</system-reminder>",
+        ),
+        (
+            Dialect::OpenCode,
+            "[\n  {\n    \"content\": \"Read hello.py\",\n    \"status\": \"completed\",\n    \"priority\": \"medium\"\n  },\n  {\n    \"content\": \"Write notes\",\n    \"status\": \"in_progress\",\n    \"priority\": \"medium\"\n  },\n  {\n    \"content\": \"Run tests\",\n    \"status\": \"pending\",\n    \"priority\": \"medium\"\n  }\n]",
+        ),
     ];
     assert_eq!(expected.len(), Dialect::ALL.len());
     for (dialect, text) in expected {
@@ -89,6 +97,11 @@ fn empty_plans_render_exactly() {
         (Dialect::ClaudeCodeTasks, "No tasks found"),
         (Dialect::Codex, "No plan."),
         (Dialect::Gemini, "Successfully cleared the todo list."),
+        (
+            Dialect::QwenCode,
+            "Todo list has been cleared.\n\n<system-reminder>\nYour todo list is now empty. DO NOT mention this explicitly to the user. You have no pending tasks in your todo list.\n</system-reminder>",
+        ),
+        (Dialect::OpenCode, "[]"),
     ];
     for (dialect, text) in expected {
         assert_eq!(dialect.get().render(&[]), text, "{dialect}");
@@ -97,7 +110,7 @@ fn empty_plans_render_exactly() {
 
 #[test]
 fn error_prefixes_and_planning_tools() {
-    let expected: [(Dialect, &str, &[&str]); 9] = [
+    let expected: [(Dialect, &str, &[&str]); 11] = [
         (Dialect::S03, "Error: ", &["todo"]),
         (Dialect::S03Guarded, "Error in tool call: ", &["todo"]),
         (Dialect::PlanningState, "Error: ", &["todo"]),
@@ -125,6 +138,12 @@ fn error_prefixes_and_planning_tools() {
             &["update_plan"],
         ),
         (Dialect::Gemini, "Invalid parameters: ", &["write_todos"]),
+        (Dialect::QwenCode, "Each todo must", &["todo_write"]),
+        (
+            Dialect::OpenCode,
+            "The todowrite tool was called with invalid arguments: SchemaError(",
+            &["todowrite"],
+        ),
     ];
     for (dialect, prefix, tools) in expected {
         let d = dialect.get();

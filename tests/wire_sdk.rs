@@ -1,7 +1,9 @@
-//! The official Python SDKs (`anthropic`, `openai`) against the mock
-//! server, streaming and not. Skipped, saying so (failed in CI), when the SDKs are not
-//! installed (`pip install anthropic==2.12.0 openai==3.54.0`); the
-//! interpreter is `$AGENT_EVAL_PYTHON`, else `python3`.
+//! The official Python SDKs (`anthropic`, `openai`, and Google's
+//! `google-genai` for the Gemini API) against the mock server, streaming
+//! and not. Skipped, saying so (failed in CI), when the SDKs are not
+//! installed (`pip install anthropic==2.12.0 openai==3.54.0
+//! google-genai==3.6.1`); the interpreter is `$AGENT_EVAL_PYTHON`, else
+//! `python3`.
 
 mod support;
 
@@ -30,20 +32,62 @@ impl Model for TwoStep {
     }
 }
 
-#[test]
-fn the_official_python_sdks_work_streaming_and_not() {
+/// The interpreter, when it can import `modules`; else says why (fails in CI).
+fn python_with(modules: &str, install: &str) -> Option<String> {
     let python = std::env::var("AGENT_EVAL_PYTHON").unwrap_or_else(|_| "python3".into());
     let has_sdks = Command::new(&python)
-        .args(["-c", "import anthropic, openai"])
+        .args(["-c", &format!("import {modules}")])
         .output()
         .is_ok_and(|o| o.status.success());
     if !has_sdks {
         support::skip_unless_required(&format!(
-            "`{python} -c \"import anthropic, openai\"` failed; \
-             install them with `pip install anthropic==2.12.0 openai==3.54.0`"
+            "`{python} -c \"import {modules}\"` failed; install them with `pip install {install}`"
         ));
-        return;
+        return None;
     }
+    Some(python)
+}
+
+/// Runs `script` (in tests/wire_sdk) against a fresh mock server: it must
+/// print OK, and no request may break the protocol.
+fn run_check(python: &str, script: &str) {
+    let server = MockServer::start(
+        Box::new(TwoStep),
+        ServerOptions {
+            model_id: "mock-model".into(),
+            ..ServerOptions::default()
+        },
+    )
+    .unwrap();
+    let script = format!("{}/tests/wire_sdk/{script}", env!("CARGO_MANIFEST_DIR"));
+    let output = Command::new(python)
+        .arg(script)
+        .arg(server.base_url())
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .env("no_proxy", "127.0.0.1,localhost")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(stdout.trim(), "OK", "{stderr}");
+    let exchanges = server.stop();
+    assert!(exchanges.iter().all(|e| e.violations.is_empty()));
+}
+
+#[test]
+fn the_google_genai_sdk_works_streaming_and_not() {
+    let Some(python) = python_with("google.genai", "google-genai==3.6.1") else {
+        return;
+    };
+    run_check(&python, "genai_check.py");
+}
+
+#[test]
+fn the_official_python_sdks_work_streaming_and_not() {
+    let Some(python) = python_with("anthropic, openai", "anthropic==2.12.0 openai==3.54.0") else {
+        return;
+    };
     let server = MockServer::start(
         Box::new(TwoStep),
         ServerOptions {

@@ -13,7 +13,9 @@
 //!   `{WORKDIR}`, so figures do not depend on where the workspace lives,
 //!   and a duration an outside agent measured and wrote into a result
 //!   (Codex's `Wall time: 0.1 seconds`) counts as `Wall time: 0 seconds`,
-//!   so they do not depend on the clock or the machine's load either;
+//!   so they do not depend on the clock or the machine's load either, and
+//!   a process id an agent wrote into a result (Gemini CLI's and Qwen
+//!   Code's `Process Group PGID: 27864`) as `Process Group PGID: 0`;
 //! - its tokens are its characters / 4, rounded up once per request (a
 //!   request is what an API counts; rounding each request up keeps every
 //!   figure a whole number and never makes planning more than the whole);
@@ -78,7 +80,7 @@ impl WorkdirSpelling {
         let mut first_bytes: Vec<u8> = spellings
             .iter()
             .map(String::as_str)
-            .chain([WALL_TIME.0])
+            .chain([WALL_TIME.0, PGID])
             .filter_map(|s| s.as_bytes().first().copied())
             .collect();
         first_bytes.sort_unstable();
@@ -86,7 +88,7 @@ impl WorkdirSpelling {
         let shortest = spellings
             .iter()
             .map(String::len)
-            .chain([WALL_TIME.0.len()])
+            .chain([WALL_TIME.0.len(), PGID.len()])
             .min()
             .unwrap_or(0);
         Self {
@@ -133,6 +135,9 @@ impl WorkdirSpelling {
         }
         // Longest first: a spelling inside a longer one is not counted twice.
         let mut replaced: Option<String> = without_wall_times(text);
+        if let Some(counted) = without_pgids(replaced.as_deref().unwrap_or(text)) {
+            replaced = Some(counted);
+        }
         for spelling in &self.spellings {
             let current = replaced.as_deref().unwrap_or(text);
             if spelling.found_in(current) {
@@ -211,6 +216,32 @@ fn without_wall_times(text: &str) -> Option<String> {
     }
     out.push_str(rest);
     found.then_some(out)
+}
+
+/// How Gemini CLI and Qwen Code write the process group of a command they
+/// ran: `Process Group PGID: ` then the id.
+const PGID: &str = "Process Group PGID: ";
+
+/// What a process group id counts as.
+pub const PGID_COUNTED: &str = "Process Group PGID: 0";
+
+/// `text` with every process group id written as [`PGID_COUNTED`]; `None`
+/// when it holds none.
+fn without_pgids(text: &str) -> Option<String> {
+    if !text.contains(PGID) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(PGID) {
+        let after = &rest[at + PGID.len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        out.push_str(&rest[..at]);
+        out.push_str(if digits > 0 { PGID_COUNTED } else { PGID });
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 /// Whether `text` can hold `pattern`: it is long enough and holds the
@@ -631,6 +662,24 @@ mod tests {
         ] {
             assert_eq!(counted(text), text.chars().count(), "{text}");
         }
+    }
+
+    #[test]
+    fn a_process_group_id_counts_the_same_whatever_it_is() {
+        let workdir = WorkdirSpelling::new(std::path::Path::new("/w"));
+        let counted = |text: &str| workdir.chars(text);
+        let one = "Output: hi\nExit Code: 0\nProcess Group PGID: 7";
+        let other = "Output: hi\nExit Code: 0\nProcess Group PGID: 1234567";
+        assert_eq!(counted(one), one.chars().count());
+        assert_eq!(counted(other), counted(one));
+        assert_eq!(
+            counted("Process Group PGID: 42 in /w, Wall time: 1.5 seconds"),
+            "Process Group PGID: 0 in {WORKDIR}, Wall time: 0 seconds"
+                .chars()
+                .count()
+        );
+        let no_id = "Process Group PGID: (none)";
+        assert_eq!(counted(no_id), no_id.chars().count());
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub struct AgentSettings {
     /// or `run --agent`).
     pub external: Option<AgentCommand>,
     /// The real CLI agent run instead of the built-in loop (`agent.preset`,
-    /// or `run --agent claude-code|codex`); its `env` and `timeout_s` are
+    /// or `run --agent claude-code|codex|gemini-cli|qwen-code|opencode`); its `env` and `timeout_s` are
     /// in `external`'s place in [`AgentSettings::preset_env`].
     pub preset: Option<AgentPreset>,
     /// `agent.env` and `agent.timeout_s` given with a preset.
@@ -54,15 +54,28 @@ pub struct AgentSettings {
 pub enum AgentPreset {
     ClaudeCode,
     Codex,
+    GeminiCli,
+    QwenCode,
+    #[serde(rename = "opencode")]
+    OpenCode,
 }
 
 impl AgentPreset {
-    pub const ALL: [Self; 2] = [Self::ClaudeCode, Self::Codex];
+    pub const ALL: [Self; 5] = [
+        Self::ClaudeCode,
+        Self::Codex,
+        Self::GeminiCli,
+        Self::QwenCode,
+        Self::OpenCode,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Self::ClaudeCode => "claude-code",
             Self::Codex => "codex",
+            Self::GeminiCli => "gemini-cli",
+            Self::QwenCode => "qwen-code",
+            Self::OpenCode => "opencode",
         }
     }
 

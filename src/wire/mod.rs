@@ -2,8 +2,8 @@
 //! only; the engine's outside-agent runner starts one per run).
 //!
 //! [`server`] serves any [`crate::llm::Model`] as the Anthropic Messages
-//! API, the OpenAI Chat Completions API and the OpenAI Responses API (JSON
-//! and streaming), converting every request into the same
+//! API, the OpenAI Chat Completions API, the OpenAI Responses API and the
+//! Gemini API ([`gemini`]; JSON and streaming), converting every request into the same
 //! [`crate::llm::ModelRequest`] the built-in loop would build, and keeping a
 //! record of every exchange. [`observed`] reads what a run did off that
 //! record (its counts and the reconstructed transcript). [`translate`] sends a model's calls of the built-in tools
@@ -14,6 +14,7 @@
 pub mod anthropic;
 pub mod chat;
 mod fields;
+pub mod gemini;
 pub mod observed;
 pub mod record;
 pub mod responses;

@@ -13,6 +13,9 @@ pub enum Api {
     ChatCompletions,
     /// OpenAI Responses, `POST /v1/responses`.
     Responses,
+    /// Gemini, `POST /v1beta/models/{model}:generateContent` (and
+    /// `:streamGenerateContent`).
+    Gemini,
 }
 
 impl Api {
@@ -21,6 +24,7 @@ impl Api {
             Self::Anthropic => "anthropic-messages",
             Self::ChatCompletions => "openai-chat-completions",
             Self::Responses => "openai-responses",
+            Self::Gemini => "gemini-generate-content",
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The mock server: any [`Model`] behind the Anthropic Messages, OpenAI
-//! Chat Completions and OpenAI Responses APIs.
+//! Chat Completions, OpenAI Responses and Gemini APIs.
 //!
 //! [`MockServer::start`] binds (loopback, a free port unless told), serves
 //! on its own thread and runtime, and returns a [`RunningServer`] value
@@ -36,7 +36,7 @@ use tokio::sync::watch;
 use super::anthropic::{self, Usage};
 use super::record::{Api, Exchange, FINISHED_TEXT, Finish, Reply, SIDE_TEXT, WireRequest};
 use super::translate::Translation;
-use super::{BadRequest, WireError, chat, responses, sse, token_estimate};
+use super::{BadRequest, WireError, chat, gemini, responses, sse, token_estimate};
 use crate::llm::protocol;
 use crate::llm::{ContentBlock, Model, ModelError, ModelResponse, StopReason, turn_of};
 
@@ -317,7 +317,11 @@ fn router(shared: Arc<Shared>) -> Router {
         )
         .route("/responses", post(responses_api))
         .route("/v1/models", get(models))
-        .route("/v1/models/{id}", get(model))
+        .route("/v1/models/{id}", get(model).post(gemini_api))
+        .route(
+            "/v1beta/models/{id}",
+            post(gemini_api).fallback(not_allowed_gemini),
+        )
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(limit))
         .with_state(shared)
@@ -341,6 +345,34 @@ async fn responses_api(
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
     handle(Api::Responses, shared, body).await
+}
+
+/// `POST /v1beta/models/{model}:{method}` (and the same under `/v1`).
+async fn gemini_api(
+    State(shared): SharedState,
+    Path(segment): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    match gemini::method_of(&segment) {
+        Ok(gemini::Method::Generate { model, stream }) => {
+            handle_with(Api::Gemini, shared, body, |body| {
+                gemini::parse_request(body, &model, stream)
+            })
+            .await
+        }
+        Ok(gemini::Method::CountTokens) => match body {
+            Ok(body) => {
+                let chars = body.len();
+                Json(gemini::count_tokens_json(token_estimate(chars, 2_000))).into_response()
+            }
+            Err(e) => error_response(Api::Gemini, e.status().as_u16(), &e.body_text()),
+        },
+        Err(e) => error_response(Api::Gemini, e.status, &e.message),
+    }
+}
+
+async fn not_allowed_gemini() -> Response {
+    error_response(Api::Gemini, 405, "method not allowed: use POST")
 }
 
 async fn count_tokens(body: Result<Bytes, BytesRejection>) -> Response {
@@ -367,6 +399,8 @@ async fn not_allowed_openai() -> Response {
 async fn not_found(uri: axum::http::Uri) -> Response {
     let api = if uri.path().contains("messages") {
         Api::Anthropic
+    } else if uri.path().starts_with("/v1beta") || uri.path().contains(':') {
+        Api::Gemini
     } else {
         Api::ChatCompletions
     };
@@ -414,6 +448,7 @@ fn error_response(api: Api, status: u16, message: &str) -> Response {
     let body = match api {
         Api::Anthropic => anthropic::error_json(status, message),
         Api::ChatCompletions | Api::Responses => chat::error_json(status, message),
+        Api::Gemini => gemini::error_json(status, message),
     };
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
     (status, Json(body)).into_response()
@@ -438,17 +473,32 @@ impl Drop for InFlight {
 }
 
 async fn handle(api: Api, shared: Arc<Shared>, body: Result<Bytes, BytesRejection>) -> Response {
+    handle_with(api, shared, body, |body| match api {
+        Api::Anthropic => anthropic::parse_request(body),
+        Api::ChatCompletions => chat::parse_request(body),
+        Api::Responses => responses::parse_request(body),
+        Api::Gemini => Err(BadRequest {
+            status: 404,
+            message: "the Gemini API is served under /v1beta/models/MODEL:generateContent".into(),
+        }),
+    })
+    .await
+}
+
+/// Reads the body with `parse`, asks the model, answers in `api`'s shape.
+async fn handle_with(
+    api: Api,
+    shared: Arc<Shared>,
+    body: Result<Bytes, BytesRejection>,
+    parse: impl FnOnce(&[u8]) -> Result<WireRequest, BadRequest>,
+) -> Response {
     let _in_flight = InFlight::new(&shared);
     let parsed = body
         .map_err(|e| BadRequest {
             status: e.status().as_u16(),
             message: e.body_text(),
         })
-        .and_then(|body| match api {
-            Api::Anthropic => anthropic::parse_request(&body),
-            Api::ChatCompletions => chat::parse_request(&body),
-            Api::Responses => responses::parse_request(&body),
-        });
+        .and_then(|body| parse(&body));
     let request = match parsed {
         Ok(request) => request,
         Err(e) => {
@@ -622,6 +672,19 @@ fn render(
         (Api::Responses, true) => sse::into_response(responses::response_events(
             response,
             &format!("resp_{index:08}"),
+            model,
+            usage,
+        )),
+        (Api::Gemini, false) => Json(gemini::response_json(
+            response,
+            &format!("gen_{index:08}"),
+            model,
+            usage,
+        ))
+        .into_response(),
+        (Api::Gemini, true) => sse::into_response(gemini::response_events(
+            response,
+            &format!("gen_{index:08}"),
             model,
             usage,
         )),

@@ -143,7 +143,8 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "N|off", value_parser = NagThreshold::parse)]
     pub threshold: Option<NagThreshold>,
     /// Planning dialect (s03, s03-guarded, planning-state, java-port,
-    /// create-update, claude-code, claude-code-tasks, codex, gemini).
+    /// create-update, claude-code, claude-code-tasks, codex, gemini, qwen-code,
+    /// opencode).
     #[arg(long, value_name = "NAME", value_parser = parse_dialect)]
     pub dialect: Option<Dialect>,
     /// Reminder policy (s03, planning-state, claude-code, interval,

@@ -1,18 +1,25 @@
-//! `gemini`: Gemini CLI's `write_todos`. The whole list is sent every time
-//! (`{todos: [{description, status}]}`), statuses are pending, in_progress,
-//! completed and cancelled, at most one item may be in progress, and the
-//! result lists the plan back (`Successfully updated the todo list. The
-//! current list is now:\n1. [pending] ...`), as the source does.
+//! `gemini`: Gemini CLI's `write_todos` (probed on 0.61.0: the texts in
+//! `tests/data/agents/probe/gemini.json`). The whole list is sent every
+//! time (`{todos: [{description, status}]}`), statuses are pending,
+//! in_progress, completed, cancelled and blocked, at most one item may be
+//! in progress, and the result lists the plan back (`Successfully updated
+//! the todo list. The current list is now:\n1. [pending] ...`).
 //!
-//! Validation follows the source: its JSON schema first (in Ajv's order and
-//! wording: `params/todos/0 must have required property 'status'`), then its
-//! value checks. Every error starts with `Invalid parameters: `, the prefix
-//! of the one message the source words itself.
+//! Validation follows the binary: a non-object input is `Value of params
+//! must be an object`; then its JSON schema (in Ajv's order and wording,
+//! no prefix: `params/todos/0 must have required property 'status'`); then
+//! a blank description (`Each todo must have a non-empty description
+//! string`); then more than one item in progress, the one error worded
+//! `Invalid parameters: Only one task can be "in_progress" at a time.`.
+//! `blocked` has no neutral status of its own: it is kept as
+//! [`PlanStatus::Failed`] (stuck, not done), which this dialect words
+//! `blocked` (Gemini has no `failed`).
 
 use serde_json::{Value, json};
 
 use super::{
-    AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, numbered,
+    AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, js_blank,
+    numbered,
 };
 use std::sync::LazyLock;
 
@@ -20,30 +27,13 @@ use crate::llm::ToolSchema;
 
 const TOOL: &str = "write_todos";
 const PREFIX: &str = "Invalid parameters: ";
+/// How every error the binary gave begins (schema errors have no prefix).
+const ERROR_OPENINGS: [&str; 4] = [PREFIX, "params", "Value of params", "Each todo must"];
 const UPDATED: &str = "Successfully updated the todo list. The current list is now:\n";
 const CLEARED: &str = "Successfully cleared the todo list.";
 
 #[derive(Debug, Clone, Copy)]
 pub struct Gemini;
-
-/// Whether JavaScript's `s.trim()` leaves nothing: its white space is
-/// Unicode's space separators, tab, the line terminators, VT, FF and the
-/// BOM (but not U+0085, which Rust counts).
-fn js_blank(s: &str) -> bool {
-    s.chars().all(|c| {
-        matches!(
-            c,
-            '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-                ..='\u{200a}'
-                    | '\u{2028}'
-                    | '\u{2029}'
-                    | '\u{202f}'
-                    | '\u{205f}'
-                    | '\u{3000}'
-                    | '\u{feff}'
-        )
-    })
-}
 
 fn parse_status(word: &str) -> Option<PlanStatus> {
     match word {
@@ -51,6 +41,7 @@ fn parse_status(word: &str) -> Option<PlanStatus> {
         "in_progress" => Some(PlanStatus::InProgress),
         "completed" => Some(PlanStatus::Completed),
         "cancelled" => Some(PlanStatus::Cancelled),
+        "blocked" => Some(PlanStatus::Failed),
         _ => None,
     }
 }
@@ -60,13 +51,16 @@ fn word(status: PlanStatus) -> &'static str {
         PlanStatus::Pending => "pending",
         PlanStatus::InProgress => "in_progress",
         PlanStatus::Completed => "completed",
-        PlanStatus::Failed | PlanStatus::Cancelled => "cancelled",
+        PlanStatus::Cancelled => "cancelled",
+        PlanStatus::Failed => "blocked",
     }
 }
 
 /// The schema check, stopping at the first error as Ajv does by default.
 fn check_schema(input: &Value) -> Result<Vec<(String, PlanStatus)>, String> {
-    let object = input.as_object().ok_or("params must be object")?;
+    let object = input
+        .as_object()
+        .ok_or("Value of params must be an object")?;
     let todos = object
         .get("todos")
         .ok_or("params must have required property 'todos'")?;
@@ -106,11 +100,9 @@ fn check_schema(input: &Value) -> Result<Vec<(String, PlanStatus)>, String> {
 }
 
 fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
-    let items = check_schema(input).map_err(|e| format!("{PREFIX}{e}"))?;
+    let items = check_schema(input)?;
     if items.iter().any(|(d, _)| js_blank(d)) {
-        return Err(format!(
-            "{PREFIX}Each todo must have a non-empty description string"
-        ));
+        return Err("Each todo must have a non-empty description string".into());
     }
     if items
         .iter()
@@ -206,6 +198,14 @@ impl PlanDialect for Gemini {
         PREFIX
     }
 
+    fn status_word(&self, status: PlanStatus) -> &'static str {
+        word(status)
+    }
+
+    fn is_error(&self, result: &str) -> bool {
+        ERROR_OPENINGS.iter().any(|o| result.starts_with(o))
+    }
+
     fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
         vec![PlanCall::whole_list(
             TOOL,
@@ -220,6 +220,7 @@ impl PlanDialect for Gemini {
             PlanStatus::InProgress,
             PlanStatus::Completed,
             PlanStatus::Cancelled,
+            PlanStatus::Failed,
         ]
     }
 
@@ -261,18 +262,20 @@ mod tests {
             {"description": "Write", "status": "in_progress"},
             {"description": "Drop", "status": "cancelled"},
             {"description": " Test ", "status": "pending"},
+            {"description": "Wait", "status": "blocked"},
         ]}));
         assert_eq!(
             outcome,
             PlanOutcome::accepted(
-                "Successfully updated the todo list. The current list is now:\n1. [completed] Read\n2. [in_progress] Write\n3. [cancelled] Drop\n4. [pending]  Test "
+                "Successfully updated the todo list. The current list is now:\n1. [completed] Read\n2. [in_progress] Write\n3. [cancelled] Drop\n4. [pending]  Test \n5. [blocked] Wait"
             )
         );
         let plan = Gemini
             .plan_from_result(&outcome.content)
             .unwrap_or_default();
-        assert_eq!(plan.len(), 4);
+        assert_eq!(plan.len(), 5);
         assert_eq!(plan[3].text, " Test ");
+        assert_eq!(plan[4].status, PlanStatus::Failed);
         assert_eq!(Gemini.render(&plan), outcome.content);
         assert_eq!(
             apply(json!({"todos": []})),
@@ -311,7 +314,7 @@ mod tests {
                 json!({"todos": [{"description": "\u{feff}\u{2028}", "status": "pending"}]}),
                 "Each todo must have a non-empty description string",
             ),
-            (json!("x"), "params must be object"),
+            (json!("x"), "Value of params must be an object"),
             (json!({}), "params must have required property 'todos'"),
             (
                 json!({"todos": [], "x": 1}),
@@ -345,11 +348,17 @@ mod tests {
             ),
         ];
         for (input, message) in cases {
+            let expected = if message.starts_with("Only one") {
+                format!("Invalid parameters: {message}")
+            } else {
+                message.to_string()
+            };
             assert_eq!(
                 apply(input.clone()),
-                PlanOutcome::rejected(format!("Invalid parameters: {message}")),
+                PlanOutcome::rejected(expected),
                 "{input}"
             );
+            assert!(Gemini.is_error(message) || message.starts_with("Only one"));
         }
     }
 

@@ -18,8 +18,9 @@
 //! The dialects, by scenario name: `s03` (the reference), `s03-guarded`,
 //! `planning-state`, `java-port`, `create-update`, `claude-code` (Claude
 //! Code's TodoWrite), `claude-code-tasks` (Claude Code's Task tools),
-//! `codex` (Codex CLI's update_plan) and `gemini`
-//! (Gemini CLI's write_todos). `docs/dialects.md` lists their schemas,
+//! `codex` (Codex CLI's update_plan), `gemini` (Gemini CLI's
+//! write_todos), `qwen-code` (Qwen Code's todo_write) and `opencode`
+//! (OpenCode's todowrite). `docs/dialects.md` lists their schemas,
 //! rules and exact texts.
 
 mod claude_code;
@@ -28,7 +29,9 @@ mod codex;
 mod create_update;
 mod gemini;
 mod java_port;
+mod opencode;
 mod planning_state;
+mod qwen_code;
 mod s03;
 mod s03_guarded;
 mod schema_file;
@@ -402,6 +405,25 @@ pub(crate) fn zod_type(value: &Value) -> &'static str {
     }
 }
 
+/// Whether JavaScript's `s.trim()` leaves nothing: its white space is
+/// Unicode's space separators, tab, the line terminators, VT, FF and the
+/// BOM (but not U+0085, which Rust counts).
+pub(crate) fn js_blank(s: &str) -> bool {
+    s.chars().all(|c| {
+        matches!(
+            c,
+            '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+                ..='\u{200a}'
+                    | '\u{2028}'
+                    | '\u{2029}'
+                    | '\u{202f}'
+                    | '\u{205f}'
+                    | '\u{3000}'
+                    | '\u{feff}'
+        )
+    })
+}
+
 /// Positions as ids (1, 2, ...), for dialects whose items have none.
 pub(crate) fn numbered(
     items: impl IntoIterator<Item = (String, PlanStatus, Option<String>)>,
@@ -435,6 +457,9 @@ pub enum Dialect {
     ClaudeCodeTasks,
     Codex,
     Gemini,
+    QwenCode,
+    #[serde(rename = "opencode")]
+    OpenCode,
 }
 
 impl Dialect {
@@ -449,6 +474,8 @@ impl Dialect {
         Dialect::ClaudeCodeTasks,
         Dialect::Codex,
         Dialect::Gemini,
+        Dialect::QwenCode,
+        Dialect::OpenCode,
     ];
 
     /// The dialect's implementation.
@@ -463,6 +490,8 @@ impl Dialect {
             Self::ClaudeCodeTasks => &claude_code_tasks::ClaudeCodeTasks,
             Self::Codex => &codex::Codex,
             Self::Gemini => &gemini::Gemini,
+            Self::QwenCode => &qwen_code::QwenCode,
+            Self::OpenCode => &opencode::OpenCode,
         }
     }
 
@@ -487,7 +516,7 @@ impl std::str::FromStr for Dialect {
 /// A dialect name that is not in the registry.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown dialect `{0}`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, claude-code-tasks, codex, gemini"
+    "unknown dialect `{0}`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, claude-code-tasks, codex, gemini, qwen-code, opencode"
 )]
 pub struct UnknownDialect(pub String);
 
@@ -522,7 +551,9 @@ mod tests {
                 "claude-code",
                 "claude-code-tasks",
                 "codex",
-                "gemini"
+                "gemini",
+                "qwen-code",
+                "opencode"
             ]
         );
     }
@@ -532,7 +563,7 @@ mod tests {
         let err = "claude_code".parse::<Dialect>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown dialect `claude_code`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, claude-code-tasks, codex, gemini"
+            "unknown dialect `claude_code`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, claude-code-tasks, codex, gemini, qwen-code, opencode"
         );
     }
 

@@ -14,6 +14,7 @@ mod every_turn;
 mod interval;
 mod off;
 mod planning_state;
+mod qwen_code;
 mod s03;
 mod spec;
 
@@ -29,6 +30,7 @@ pub use claude_code::{
 pub use every_turn::EVERY_TURN_HEADER;
 pub use interval::INTERVAL_TEXT;
 pub use planning_state::PLANNING_STATE_TEXT;
+pub use qwen_code::{QWEN_CODE_END, QWEN_CODE_TEXT};
 pub use s03::{NagThreshold, S03_TEXT};
 pub use spec::ReminderSpec;
 

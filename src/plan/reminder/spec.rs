@@ -14,6 +14,7 @@ use super::every_turn::EveryTurn;
 use super::interval::Interval;
 use super::off::Off;
 use super::planning_state::PlanningState;
+use super::qwen_code::QwenCode;
 use super::s03::S03;
 use super::{EVERY_TURN_HEADER, INTERVAL_TEXT, NagThreshold, ReminderPolicy};
 
@@ -33,6 +34,9 @@ pub enum ReminderSpec {
     Interval {
         every: u32,
     },
+    QwenCode {
+        every: u32,
+    },
     EveryTurn,
     Off,
 }
@@ -47,10 +51,11 @@ impl Default for ReminderSpec {
 
 impl ReminderSpec {
     /// Every policy's name, in the order reports list them.
-    pub const NAMES: [&'static str; 6] = [
+    pub const NAMES: [&'static str; 7] = [
         "s03",
         "planning-state",
         "claude-code",
+        "qwen-code",
         "interval",
         "every-turn",
         "off",
@@ -65,6 +70,7 @@ impl ReminderSpec {
                 turns_since_write: 10,
                 turns_between: 10,
             },
+            "qwen-code" => Self::QwenCode { every: 3 },
             "interval" => Self::Interval { every: 6 },
             "every-turn" => Self::EveryTurn,
             "off" => Self::Off,
@@ -85,6 +91,7 @@ impl ReminderSpec {
             Self::S03 { .. } => "s03",
             Self::PlanningState { .. } => "planning-state",
             Self::ClaudeCode { .. } => "claude-code",
+            Self::QwenCode { .. } => "qwen-code",
             Self::Interval { .. } => "interval",
             Self::EveryTurn => "every-turn",
             Self::Off => "off",
@@ -103,7 +110,7 @@ impl ReminderSpec {
                 ("turns_since_write", turns_since_write.into()),
                 ("turns_between", turns_between.into()),
             ],
-            Self::Interval { every } => vec![("every", every.into())],
+            Self::Interval { every } | Self::QwenCode { every } => vec![("every", every.into())],
             Self::EveryTurn | Self::Off => Vec::new(),
         }
     }
@@ -136,6 +143,11 @@ impl ReminderSpec {
             Self::Interval { every } => Box::new(Interval {
                 every,
                 since_planning: 0,
+            }),
+            Self::QwenCode { every } => Box::new(QwenCode {
+                every,
+                armed: None,
+                elapsed: 0,
             }),
             Self::EveryTurn => Box::new(EveryTurn),
             Self::Off => Box::new(Off),
@@ -214,7 +226,7 @@ impl ReminderSpec {
                 "turns_since_write",
             ) => *turns_since_write = count()?,
             (Self::ClaudeCode { turns_between, .. }, "turns_between") => *turns_between = count()?,
-            (Self::Interval { every }, "every") => *every = count()?,
+            (Self::Interval { every } | Self::QwenCode { every }, "every") => *every = count()?,
             (spec, _) => {
                 let params: Vec<&str> = spec.params().iter().map(|(n, _)| *n).collect();
                 return Err(format!(

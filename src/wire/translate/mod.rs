@@ -24,6 +24,9 @@
 
 pub mod claude_code;
 pub mod codex;
+pub mod gemini_cli;
+pub mod opencode;
+pub mod qwen_code;
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -213,6 +216,13 @@ impl Context<'_> {
 pub trait Family {
     /// Whether the offered tools are this family's.
     fn offered_by(&self, context: &Context<'_>) -> bool;
+    /// Whether the agent offers a tool of `builtin`'s name that takes
+    /// another input: the call is translated even though its name is
+    /// offered (an input already in the agent's shape does not read as the
+    /// built-in's and goes to the agent's tool as written).
+    fn shares_name(&self, _builtin: Builtin) -> bool {
+        false
+    }
     /// The calls that do `call` in the agent's tools, in order: extra
     /// calls first, the call that stands for the model's last. `None`:
     /// the agent offers no counterpart (the call goes out unchanged).
@@ -222,7 +232,13 @@ pub trait Family {
     fn failed(&self, builtin: Builtin, content: &str, flagged: bool) -> bool;
 }
 
-const FAMILIES: [&dyn Family; 2] = [&claude_code::ClaudeCode, &codex::Codex];
+const FAMILIES: [&dyn Family; 5] = [
+    &claude_code::ClaudeCode,
+    &codex::Codex,
+    &gemini_cli::GeminiCli,
+    &qwen_code::QwenCode,
+    &opencode::OpenCode,
+];
 
 /// What the translation sent for one agent-side call id.
 #[derive(Debug, Clone, PartialEq)]
@@ -278,7 +294,11 @@ impl Translation {
                 continue;
             };
             let resolved = self.resolve_workdir(&input);
-            let translated = family.filter(|_| !context.offers(&name)).and_then(|f| {
+            let renamed = |f: &usize| {
+                !context.offers(&name)
+                    || Builtin::of(&name).is_some_and(|b| FAMILIES[*f].shares_name(b))
+            };
+            let translated = family.filter(renamed).and_then(|f| {
                 let call = BuiltinCall::read(&name, &resolved)?;
                 let calls = FAMILIES[f].translate(&call, &context)?;
                 context.record(&call);

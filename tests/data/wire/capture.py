@@ -12,14 +12,20 @@ that a client completes at least one full request/response exchange:
 - POST /v1/responses              OpenAI Responses: a `message` item, as SSE
                                   (`response.created` ... `response.completed`)
                                   when streaming, else the response object
-- POST /v1/chat/completions       OpenAI Chat Completions: one text choice
+- POST /v1/chat/completions       OpenAI Chat Completions: one text choice (scripted
+                                  when the request offers tools; SSE chunks when
+                                  streaming)
+- POST /v1beta/models/M:generateContent, :streamGenerateContent
+                                  Gemini API: a `model` content (scripted when the
+                                  request offers tools; SSE `data:` chunks when
+                                  streaming)
 - GET  /v1/models                 a one-model list
 - anything else                   404 with an API-shaped error
 
 With a SCRIPT file (JSON list, one entry per model call, in the scenario
 format: `{"text": ...}`, `{"tool": NAME, "input": {...}}`, `{"tools": [...],
-"text": ...}`; an `input` that is a string is a freeform call), the Anthropic
-and Responses endpoints answer with those responses in order (tool ids
+"text": ...}`; an `input` that is a string is a freeform call), the Anthropic,
+Responses, Chat Completions and Gemini endpoints answer with those responses in order (tool ids
 `toolu_<turn>_<k>` / `call_<turn>_<k>`), then with a final text once the script
 is used up. That makes a client send follow-up requests carrying tool results.
 
@@ -38,7 +44,7 @@ REPLY_TEXT = "Captured."
 
 _counter_lock = threading.Lock()
 _counter = [0]
-_turns = {"anthropic": 0, "responses": 0}
+_turns = {"anthropic": 0, "responses": 0, "chat": 0, "gemini": 0}
 SCRIPT = []
 
 
@@ -200,6 +206,61 @@ def chat_completion(model):
     }
 
 
+def chat_message(turn, entry):
+    text, calls = _calls(entry)
+    if entry is None:
+        text = REPLY_TEXT
+    message = {"role": "assistant", "content": text or None}
+    if calls:
+        message["tool_calls"] = [
+            {"id": f"call_{turn}_{k}", "type": "function",
+             "function": {"name": c["tool"], "arguments": json.dumps(c.get("input", {}))}}
+            for k, c in enumerate(calls, 1)]
+    return message, ("tool_calls" if calls else "stop")
+
+
+def chat_scripted(model, turn, entry):
+    message, finish = chat_message(turn, entry)
+    return {"id": f"chatcmpl_capture_{turn}", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "finish_reason": finish, "message": message}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}
+
+
+def chat_stream(model, turn, entry):
+    message, finish = chat_message(turn, entry)
+
+    def chunk(delta, reason=None, usage=None):
+        body = {"id": f"chatcmpl_capture_{turn}", "object": "chat.completion.chunk", "created": 0,
+                "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": reason}]}
+        if usage:
+            body["choices"] = []
+            body["usage"] = usage
+        return f"data: {json.dumps(body)}\n\n".encode()
+
+    out = chunk({"role": "assistant", "content": ""})
+    if message["content"]:
+        out += chunk({"content": message["content"]})
+    for index, call in enumerate(message.get("tool_calls", [])):
+        out += chunk({"tool_calls": [dict(call, index=index)]})
+    out += chunk({}, finish)
+    out += chunk({}, usage={"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12})
+    return out + b"data: [DONE]\n\n"
+
+
+def gemini_response(model, turn, entry):
+    text, calls = _calls(entry)
+    if entry is None:
+        text = REPLY_TEXT
+    parts = [{"text": text}] if text else []
+    for k, call in enumerate(calls, 1):
+        parts.append({"functionCall": {"id": f"call_{turn}_{k}", "name": call["tool"],
+                                       "args": call.get("input", {})}})
+    return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP",
+                            "index": 0}],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 2, "totalTokenCount": 12},
+            "modelVersion": model, "responseId": f"capture_{turn}"}
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     log_dir = "."
@@ -268,7 +329,25 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 self._json(200, responses_object(model, "completed", responses_items(turn, entry)))
         elif path.endswith("/chat/completions"):
-            self._json(200, chat_completion(model))
+            if not req.get("tools"):
+                self._json(200, chat_completion(model))
+                return
+            turn, entry = _next_turn("chat")
+            if stream:
+                self._send(200, "text/event-stream", chat_stream(model, turn, entry))
+            else:
+                self._json(200, chat_scripted(model, turn, entry))
+        elif ":generateContent" in path or ":streamGenerateContent" in path:
+            model = path.rsplit("/", 1)[-1].split(":", 1)[0]
+            if req.get("tools"):
+                turn, entry = _next_turn("gemini")
+            else:
+                turn, entry = 0, None
+            reply = gemini_response(model, turn, entry)
+            if ":streamGenerateContent" in path:
+                self._send(200, "text/event-stream", f"data: {json.dumps(reply)}\r\n\r\n".encode())
+            else:
+                self._json(200, reply)
         else:
             self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": f"no route {path}"}})
 

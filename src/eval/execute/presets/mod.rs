@@ -1,7 +1,8 @@
 //! Agent presets: the real CLI agents people ship, run headless as the
-//! agent under test (`--agent claude-code`, `--agent codex`, or `agent:
+//! agent under test (`--agent claude-code`, `--agent codex`, `--agent
+//! gemini-cli`, `--agent qwen-code`, `--agent opencode`, or `agent:
 //! {preset: ...}` in a scenario). One file per preset ([`claude_code`],
-//! [`codex`]); this module finds the CLI, settles a scenario for it, and
+//! [`codex`], [`gemini_cli`], [`qwen_code`], [`opencode`]); this module finds the CLI, settles a scenario for it, and
 //! builds the command of one run.
 //!
 //! A preset owns: the command line (headless), where its binary is (the
@@ -22,6 +23,9 @@
 
 pub mod claude_code;
 pub mod codex;
+pub mod gemini_cli;
+pub mod opencode;
+pub mod qwen_code;
 
 use std::path::{Path, PathBuf};
 
@@ -66,6 +70,9 @@ pub fn of(preset: AgentPreset) -> &'static dyn Preset {
     match preset {
         AgentPreset::ClaudeCode => &claude_code::ClaudeCode,
         AgentPreset::Codex => &codex::Codex,
+        AgentPreset::GeminiCli => &gemini_cli::GeminiCli,
+        AgentPreset::QwenCode => &qwen_code::QwenCode,
+        AgentPreset::OpenCode => &opencode::OpenCode,
     }
 }
 
