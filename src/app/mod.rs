@@ -6,6 +6,7 @@
 //! how reports are written.
 
 mod baseline;
+mod calibrate;
 mod check;
 pub mod ci;
 pub mod cli;
@@ -20,6 +21,7 @@ mod run;
 mod serve;
 mod sweep;
 
+pub use calibrate::{CalibrateConfig, calibrate};
 pub use check::check;
 pub use history::{HistoryConfig, history};
 pub use init::init;

@@ -38,19 +38,23 @@ pub fn shapes_of(sessions: &[Session], limit: usize) -> Vec<usize> {
     (0..limit).map(|i| all[i * all.len() / limit]).collect()
 }
 
-/// The typical characters a turn adds (the median over acting turns),
-/// bounded to keep the simulated workspace small.
+/// The typical characters a turn adds (the mean over turns after the
+/// first: the token gaps the fidelity check compares are sums, so the mean
+/// is what they follow), bounded to keep the simulated workspace small.
 pub fn typical_turn_chars(sessions: &[Session]) -> usize {
-    let mut chars: Vec<u64> = sessions
+    let chars: Vec<u64> = sessions
         .iter()
         .flat_map(|s| s.turns())
         .skip(1)
         .map(|t: &Turn| t.new_context_chars)
         .filter(|&c| c > 0)
         .collect();
-    chars.sort_unstable();
-    let median = chars.get(chars.len() / 2).copied().unwrap_or(200);
-    (median as usize).clamp(20, 8000)
+    let mean = if chars.is_empty() {
+        200
+    } else {
+        chars.iter().sum::<u64>() / chars.len() as u64
+    };
+    (mean as usize).clamp(20, 8000)
 }
 
 /// The simulator: one scenario a step count, built once.

@@ -26,7 +26,8 @@ pub struct RunLogReader {
 
 impl RecordReader for RunLogReader {
     fn record(&mut self, value: &Value) -> Result<(), String> {
-        self.sessions.push(session_of_record(value)?);
+        // A run without a planning tool says nothing about planning.
+        self.sessions.extend(session_of_record(value)?);
         Ok(())
     }
 
@@ -43,8 +44,9 @@ pub fn is_run_log_record(value: &Value) -> bool {
         .all(|key| value.get(key).is_some())
 }
 
-/// One run-log record as a session.
-fn session_of_record(value: &Value) -> Result<Session, String> {
+/// One run-log record as a session (`None` for a run that offered no
+/// planning tool).
+fn session_of_record(value: &Value) -> Result<Option<Session>, String> {
     if !is_run_log_record(value) {
         return Err("not an agent-eval run-log record (needs messages, metrics, settings)".into());
     }
@@ -60,6 +62,9 @@ fn session_of_record(value: &Value) -> Result<Session, String> {
         .and_then(|s| s.get("todo"))
         .and_then(Value::as_bool)
         .unwrap_or(true);
+    if !planning_offered {
+        return Ok(None);
+    }
     let dialect = settings
         .and_then(|s| s.get("dialect"))
         .and_then(|d| serde_json::from_value::<Dialect>(d.clone()).ok())
@@ -68,12 +73,12 @@ fn session_of_record(value: &Value) -> Result<Session, String> {
         .get("metrics")
         .and_then(|m| m.get("reminders_at"))
         .and_then(|r| serde_json::from_value(r.clone()).ok());
-    Ok(session_of(
+    Ok(Some(session_of(
         &messages,
         dialect,
         planning_offered,
         reminders_at.as_deref(),
-    ))
+    )))
 }
 
 /// The dialect whose planning tools the run called (a log whose cell does
