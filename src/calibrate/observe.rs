@@ -20,8 +20,11 @@ pub enum TurnKind {
     Reminded,
     /// Any other turn that acts (`todo_update_rate`).
     Ordinary,
-    /// A turn that calls no tool (a closing answer): the simulated model
-    /// never plans in one, so no chance is measured on it.
+    /// A first answer to a task that calls no tool (a chat, not a task):
+    /// no planning chance is measured on it. A later turn without a tool
+    /// call (a closing answer, or stopping early) stays ordinary or
+    /// reminded: leaving those out would leave out the turns where the
+    /// model drifted instead of planning, and bias every rate upward.
     Closing,
 }
 
@@ -49,7 +52,7 @@ pub fn classify(session: &Session) -> Vec<(usize, &Turn, TurnKind)> {
         for (index, turn) in part.turns.iter().enumerate() {
             let kind = if previous_rejected {
                 TurnKind::Recovery
-            } else if !acts(turn) {
+            } else if index == 0 && !acts(turn) {
                 TurnKind::Closing
             } else if index == 0 && plan_known {
                 TurnKind::StaleFirst

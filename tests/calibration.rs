@@ -1,0 +1,163 @@
+//! Calibration recovers what it can of the simulated model's parameters
+//! from transcripts written while the simulated model drove an agent with
+//! KNOWN parameters: each measured parameter's 95% interval holds its true
+//! value, and a fitted one is recovered or reported not identified.
+//!
+//! The data source is a function from known parameters to a folder of
+//! transcripts ([`Source`]): today `agent-eval run --log-dir` on a
+//! simulated scenario; a real CLI's transcripts (Claude Code, Codex, under
+//! `run --keep-transcripts`) are one more entry of [`sources`].
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Known parameters, as a scenario's `simulate:` writes them.
+struct Known {
+    plan_first: f64,
+    todo_update_rate: f64,
+    reminder_compliance: f64,
+}
+
+impl Known {
+    fn yaml(&self) -> String {
+        format!(
+            "{{plan_first: {}, todo_update_rate: {}, reminder_compliance: {}}}",
+            self.plan_first, self.todo_update_rate, self.reminder_compliance
+        )
+    }
+}
+
+/// Writes transcripts of runs with `known` parameters under `dir`; returns
+/// the folder to calibrate on.
+type Source = fn(&Known, &Path) -> PathBuf;
+
+fn sources() -> Vec<(&'static str, Source)> {
+    vec![("run-log", run_logs)]
+}
+
+fn agent_eval() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+}
+
+/// A task of eight steps, each reading a file and writing one.
+fn scenario(known: &Known, seeds: u32) -> String {
+    let mut text = String::from("name: known\ntask: |\n  Do eight steps.\nworkspace:\n  files:\n    input.txt: \"");
+    text.push_str(&"x".repeat(300));
+    text.push_str("\"\nsteps:\n");
+    for i in 1..=8 {
+        text.push_str(&format!(
+            "  - text: \"Step {i}\"\n    check: {{file: \"out{i}.txt\", contains: \"done\"}}\n    do:\n      - {{tool: read_file, input: {{path: \"input.txt\"}}}}\n      - {{tool: write_file, input: {{path: \"out{i}.txt\", content: \"done\"}}}}\n"
+        ));
+    }
+    text.push_str(&format!("model:\n  simulate: {}\nruns:\n  seeds: {seeds}\n", known.yaml()));
+    text
+}
+
+fn run_logs(known: &Known, dir: &Path) -> PathBuf {
+    let file = dir.join("known.yaml");
+    std::fs::write(&file, scenario(known, 80)).unwrap();
+    let logs = dir.join("logs");
+    let status = agent_eval()
+        .arg("run")
+        .arg(&file)
+        .arg("--log-dir")
+        .arg(&logs)
+        .arg("-q")
+        .status()
+        .unwrap();
+    assert!(status.code().is_some_and(|c| c <= 1), "run failed: {status}");
+    logs
+}
+
+fn calibrate(logs: &Path, dir: &Path) -> Value {
+    let json = dir.join("calibration.json");
+    let output = agent_eval()
+        .arg("calibrate")
+        .arg(logs)
+        .args(["--simulated-runs", "16", "--seed", "3", "--json"])
+        .arg(&json)
+        .arg("--out")
+        .arg(dir.join("profile.yaml"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap()
+}
+
+fn param<'a>(result: &'a Value, name: &str) -> &'a Value {
+    result["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap()
+}
+
+fn assert_measured(result: &Value, name: &str, truth: f64, source: &str) {
+    let p = param(result, name);
+    assert_eq!(p["source"], "measured", "{source}: {name}: {p}");
+    let low = p["interval"][0].as_f64().unwrap();
+    let high = p["interval"][1].as_f64().unwrap();
+    assert!(low <= truth && truth <= high, "{source}: {name} = {truth} outside [{low}, {high}]: {p}");
+    assert!(p["n"].as_u64().unwrap() >= 20, "{source}: {name}: {p}");
+}
+
+/// A fitted parameter holds its true value in its interval; one not
+/// identified keeps the assumed default and says why.
+fn assert_fitted_or_not_identified(result: &Value, name: &str, truth: f64, source: &str) {
+    let p = param(result, name);
+    match p["source"].as_str().unwrap() {
+        "fitted" => {
+            let low = p["interval"][0].as_f64().unwrap();
+            let high = p["interval"][1].as_f64().unwrap();
+            assert!(low <= truth && truth <= high, "{source}: {name} = {truth} outside [{low}, {high}]: {p}");
+        }
+        "assumed" => assert!(p["note"].as_str().unwrap().contains("not identified"), "{source}: {p}"),
+        other => panic!("{source}: {name} is {other}"),
+    }
+}
+
+fn recovers(known: Known) {
+    for (source, make) in sources() {
+        let dir = tempfile::tempdir().unwrap();
+        let logs = make(&known, dir.path());
+        let result = calibrate(&logs, dir.path());
+        assert_measured(&result, "plan_first", known.plan_first, source);
+        assert_measured(&result, "todo_update_rate", known.todo_update_rate, source);
+        assert_measured(&result, "reminder_compliance", known.reminder_compliance, source);
+        assert_measured(&result, "invalid_todo_rate", 0.05, source);
+        // The defaults the scenario left alone.
+        for (name, truth) in [("attention_span", 420.0), ("recall_floor", 0.05), ("stop_weight", 0.35), ("skip_weight", 0.4), ("sharpness", 4.0)] {
+            assert_fitted_or_not_identified(&result, name, truth, source);
+        }
+        // The profile is numbers only: no path of the inputs.
+        let profile = std::fs::read_to_string(dir.path().join("profile.yaml")).unwrap();
+        assert!(!profile.contains(dir.path().to_str().unwrap()), "{profile}");
+        assert!(!profile.contains("Step "), "{profile}");
+    }
+}
+
+#[test]
+fn recovers_a_reluctant_planner() {
+    recovers(Known { plan_first: 0.3, todo_update_rate: 0.05, reminder_compliance: 0.2 });
+}
+
+#[test]
+fn recovers_an_eager_planner() {
+    recovers(Known { plan_first: 0.9, todo_update_rate: 0.3, reminder_compliance: 0.9 });
+}
+
+#[test]
+fn no_session_is_exit_2_and_bad_lines_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("garbage.jsonl");
+    std::fs::write(&file, b"{\"not\": \"a run\"}\n\x00\x01binary\n{\"truncated\": ").unwrap();
+    let output = agent_eval().arg("calibrate").arg(dir.path()).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("garbage.jsonl:1:"), "{stderr}");
+    assert!(stderr.contains("garbage.jsonl:3:"), "{stderr}");
+    assert!(stderr.contains("no session"), "{stderr}");
+}
