@@ -43,7 +43,9 @@ fn agent_eval() -> Command {
 
 /// A task of eight steps, each reading a file and writing one.
 fn scenario(known: &Known, seeds: u32) -> String {
-    let mut text = String::from("name: known\ntask: |\n  Do eight steps.\nworkspace:\n  files:\n    input.txt: \"");
+    let mut text = String::from(
+        "name: known\ntask: |\n  Do eight steps.\nworkspace:\n  files:\n    input.txt: \"",
+    );
     text.push_str(&"x".repeat(300));
     text.push_str("\"\nsteps:\n");
     for i in 1..=8 {
@@ -51,7 +53,10 @@ fn scenario(known: &Known, seeds: u32) -> String {
             "  - text: \"Step {i}\"\n    check: {{file: \"out{i}.txt\", contains: \"done\"}}\n    do:\n      - {{tool: read_file, input: {{path: \"input.txt\"}}}}\n      - {{tool: write_file, input: {{path: \"out{i}.txt\", content: \"done\"}}}}\n"
         ));
     }
-    text.push_str(&format!("model:\n  simulate: {}\nruns:\n  seeds: {seeds}\n", known.yaml()));
+    text.push_str(&format!(
+        "model:\n  simulate: {}\nruns:\n  seeds: {seeds}\n",
+        known.yaml()
+    ));
     text
 }
 
@@ -67,7 +72,10 @@ fn run_logs(known: &Known, dir: &Path) -> PathBuf {
         .arg("-q")
         .status()
         .unwrap();
-    assert!(status.code().is_some_and(|c| c <= 1), "run failed: {status}");
+    assert!(
+        status.code().is_some_and(|c| c <= 1),
+        "run failed: {status}"
+    );
     logs
 }
 
@@ -82,7 +90,11 @@ fn calibrate(logs: &Path, dir: &Path) -> Value {
         .arg(dir.join("profile.yaml"))
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap()
 }
 
@@ -100,7 +112,10 @@ fn assert_measured(result: &Value, name: &str, truth: f64, source: &str) {
     assert_eq!(p["source"], "measured", "{source}: {name}: {p}");
     let low = p["interval"][0].as_f64().unwrap();
     let high = p["interval"][1].as_f64().unwrap();
-    assert!(low <= truth && truth <= high, "{source}: {name} = {truth} outside [{low}, {high}]: {p}");
+    assert!(
+        low <= truth && truth <= high,
+        "{source}: {name} = {truth} outside [{low}, {high}]: {p}"
+    );
     assert!(p["n"].as_u64().unwrap() >= 20, "{source}: {name}: {p}");
 }
 
@@ -112,9 +127,15 @@ fn assert_fitted_or_not_identified(result: &Value, name: &str, truth: f64, sourc
         "fitted" => {
             let low = p["interval"][0].as_f64().unwrap();
             let high = p["interval"][1].as_f64().unwrap();
-            assert!(low <= truth && truth <= high, "{source}: {name} = {truth} outside [{low}, {high}]: {p}");
+            assert!(
+                low <= truth && truth <= high,
+                "{source}: {name} = {truth} outside [{low}, {high}]: {p}"
+            );
         }
-        "assumed" => assert!(p["note"].as_str().unwrap().contains("not identified"), "{source}: {p}"),
+        "assumed" => assert!(
+            p["note"].as_str().unwrap().contains("not identified"),
+            "{source}: {p}"
+        ),
         other => panic!("{source}: {name} is {other}"),
     }
 }
@@ -126,10 +147,21 @@ fn recovers(known: Known) {
         let result = calibrate(&logs, dir.path());
         assert_measured(&result, "plan_first", known.plan_first, source);
         assert_measured(&result, "todo_update_rate", known.todo_update_rate, source);
-        assert_measured(&result, "reminder_compliance", known.reminder_compliance, source);
+        assert_measured(
+            &result,
+            "reminder_compliance",
+            known.reminder_compliance,
+            source,
+        );
         assert_measured(&result, "invalid_todo_rate", 0.05, source);
         // The defaults the scenario left alone.
-        for (name, truth) in [("attention_span", 420.0), ("recall_floor", 0.05), ("stop_weight", 0.35), ("skip_weight", 0.4), ("sharpness", 4.0)] {
+        for (name, truth) in [
+            ("attention_span", 420.0),
+            ("recall_floor", 0.05),
+            ("stop_weight", 0.35),
+            ("skip_weight", 0.4),
+            ("sharpness", 4.0),
+        ] {
             assert_fitted_or_not_identified(&result, name, truth, source);
         }
         // The profile is numbers only: no path of the inputs.
@@ -141,20 +173,36 @@ fn recovers(known: Known) {
 
 #[test]
 fn recovers_a_reluctant_planner() {
-    recovers(Known { plan_first: 0.3, todo_update_rate: 0.05, reminder_compliance: 0.2 });
+    recovers(Known {
+        plan_first: 0.3,
+        todo_update_rate: 0.05,
+        reminder_compliance: 0.2,
+    });
 }
 
 #[test]
 fn recovers_an_eager_planner() {
-    recovers(Known { plan_first: 0.9, todo_update_rate: 0.3, reminder_compliance: 0.9 });
+    recovers(Known {
+        plan_first: 0.9,
+        todo_update_rate: 0.3,
+        reminder_compliance: 0.9,
+    });
 }
 
 #[test]
 fn no_session_is_exit_2_and_bad_lines_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("garbage.jsonl");
-    std::fs::write(&file, b"{\"not\": \"a run\"}\n\x00\x01binary\n{\"truncated\": ").unwrap();
-    let output = agent_eval().arg("calibrate").arg(dir.path()).output().unwrap();
+    std::fs::write(
+        &file,
+        b"{\"not\": \"a run\"}\n\x00\x01binary\n{\"truncated\": ",
+    )
+    .unwrap();
+    let output = agent_eval()
+        .arg("calibrate")
+        .arg(dir.path())
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("garbage.jsonl:1:"), "{stderr}");

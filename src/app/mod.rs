@@ -94,6 +94,14 @@ impl From<EvalError> for AppError {
     }
 }
 
+/// Reads a calibration profile named by `--profile` (a bad one is bad
+/// input: exit 2, with its file and line).
+pub(crate) fn read_profile(
+    path: &Path,
+) -> Result<crate::model::simulated::profile::LoadedProfile, AppError> {
+    crate::model::simulated::Profile::read(path).map_err(|e| AppError::Usage(e.to_string()))
+}
+
 /// Whether to colour output written to stdout: only on a terminal, never
 /// with `NO_COLOR` set.
 pub fn stdout_wants_color() -> bool {

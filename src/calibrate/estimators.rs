@@ -29,13 +29,41 @@ type PerSession = fn(&Session) -> (f64, f64);
 
 /// The estimators, in the order reports list them, with what each counts.
 const ESTIMATORS: [(&str, PerSession, &str); 7] = [
-    ("plan_first", plan_first, "first acting turns of a task with no plan yet"),
-    ("todo_update_rate", todo_update_rate, "ordinary turns (not first, not after a reminder, not a retry)"),
-    ("reminder_compliance", reminder_compliance, "turns right after a planning reminder"),
-    ("invalid_todo_rate", invalid_todo_rate, "turns that write the plan"),
-    ("rewrite_stale_plan", rewrite_stale_plan, "first turns of a later task while an earlier plan stands"),
-    ("chars_per_token", chars_per_token, "turns whose API usage is recorded"),
-    ("tokens_per_turn", tokens_per_turn, "turns whose output tokens are recorded"),
+    (
+        "plan_first",
+        plan_first,
+        "first acting turns of a task with no plan yet",
+    ),
+    (
+        "todo_update_rate",
+        todo_update_rate,
+        "ordinary turns (not first, not after a reminder, not a retry)",
+    ),
+    (
+        "reminder_compliance",
+        reminder_compliance,
+        "turns right after a planning reminder",
+    ),
+    (
+        "invalid_todo_rate",
+        invalid_todo_rate,
+        "turns that write the plan",
+    ),
+    (
+        "rewrite_stale_plan",
+        rewrite_stale_plan,
+        "first turns of a later task while an earlier plan stands",
+    ),
+    (
+        "chars_per_token",
+        chars_per_token,
+        "turns whose API usage is recorded",
+    ),
+    (
+        "tokens_per_turn",
+        tokens_per_turn,
+        "turns whose output tokens are recorded",
+    ),
 ];
 
 /// Every direct measure over `sessions`, its interval seeded by `seed`.

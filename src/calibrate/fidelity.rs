@@ -63,15 +63,39 @@ pub struct Distribution {
 /// The rows and the distributions behind the `ks` rows.
 pub fn compare(observed: &Stats, simulated: &Stats) -> (Vec<FidelityRow>, Vec<Distribution>) {
     let samples: [(&'static str, &Vec<f64>, &Vec<f64>); 3] = [
-        ("turns between planning calls", &observed.turn_gaps, &simulated.turn_gaps),
-        ("tokens between planning calls", &observed.token_gaps, &simulated.token_gaps),
-        ("items completed per update", &observed.completed_per_update, &simulated.completed_per_update),
+        (
+            "turns between planning calls",
+            &observed.turn_gaps,
+            &simulated.turn_gaps,
+        ),
+        (
+            "tokens between planning calls",
+            &observed.token_gaps,
+            &simulated.token_gaps,
+        ),
+        (
+            "items completed per update",
+            &observed.completed_per_update,
+            &simulated.completed_per_update,
+        ),
     ];
     let mut rows: Vec<FidelityRow> = samples.iter().map(|(s, o, m)| ks_row(s, o, m)).collect();
     let shares = [
-        ("share of turns that plan", observed.planning_turns, simulated.planning_turns),
-        ("reminder compliance", observed.compliance, simulated.compliance),
-        ("parts ending with unfinished items", observed.unfinished, simulated.unfinished),
+        (
+            "share of turns that plan",
+            observed.planning_turns,
+            simulated.planning_turns,
+        ),
+        (
+            "reminder compliance",
+            observed.compliance,
+            simulated.compliance,
+        ),
+        (
+            "parts ending with unfinished items",
+            observed.unfinished,
+            simulated.unfinished,
+        ),
     ];
     rows.extend(shares.iter().map(|(s, o, m)| share_row(s, *o, *m)));
     let distributions = samples
@@ -139,7 +163,11 @@ pub fn two_proportion_p((x1, n1): (f64, f64), (x2, n2): (f64, f64)) -> Option<f6
     let pooled = (x1 + x2) / (n1 + n2);
     let variance = pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2);
     if variance <= 0.0 {
-        return Some(if (x1 / n1 - x2 / n2).abs() < 1e-12 { 1.0 } else { 0.0 });
+        return Some(if (x1 / n1 - x2 / n2).abs() < 1e-12 {
+            1.0
+        } else {
+            0.0
+        });
     }
     let z = (x1 / n1 - x2 / n2).abs() / variance.sqrt();
     Some((2.0 * (1.0 - normal_cdf(z))).clamp(0.0, 1.0))
@@ -149,10 +177,16 @@ pub fn two_proportion_p((x1, n1): (f64, f64), (x2, n2): (f64, f64)) -> Option<f6
 fn normal_cdf(z: f64) -> f64 {
     let x = z.abs() / std::f64::consts::SQRT_2;
     let t = 1.0 / (1.0 + 0.327_591_1 * x);
-    let poly = t * (0.254_829_592
-        + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    let poly = t
+        * (0.254_829_592
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
     let erf = 1.0 - poly * (-x * x).exp();
-    if z >= 0.0 { 0.5 * (1.0 + erf) } else { 0.5 * (1.0 - erf) }
+    if z >= 0.0 {
+        0.5 * (1.0 + erf)
+    } else {
+        0.5 * (1.0 - erf)
+    }
 }
 
 /// The simulated model's assumptions that `observed` contradicts, in
@@ -188,7 +222,9 @@ fn hazard_in(stats: &Stats, range: std::ops::RangeInclusive<f64>) -> (f64, f64) 
         .hazard
         .iter()
         .filter(|(since, _)| range.contains(since))
-        .fold((0.0, 0.0), |(p, n), (_, wrote)| (p + f64::from(u8::from(*wrote)), n + 1.0))
+        .fold((0.0, 0.0), |(p, n), (_, wrote)| {
+            (p + f64::from(u8::from(*wrote)), n + 1.0)
+        })
 }
 
 /// The simulated model re-plans at one flat rate on ordinary turns; real
@@ -213,8 +249,15 @@ fn rising_hazard(observed: &Stats) -> Option<String> {
 
 /// The simulated model plans on the first turn with `plan_first` and
 /// otherwise only at its ordinary rate: real agents may explore first.
-fn first_plan_delay(observed: &Stats, simulated: &Stats, params: &SimulateParams) -> Option<String> {
-    let (o, s) = (median(&observed.first_plan_turn)?, median(&simulated.first_plan_turn)?);
+fn first_plan_delay(
+    observed: &Stats,
+    simulated: &Stats,
+    params: &SimulateParams,
+) -> Option<String> {
+    let (o, s) = (
+        median(&observed.first_plan_turn)?,
+        median(&simulated.first_plan_turn)?,
+    );
     let (_, p) = two_sample(&observed.first_plan_turn, &simulated.first_plan_turn)?;
     if p >= 0.05 || observed.first_plan_turn.len() < MIN_SAMPLE {
         return None;

@@ -30,7 +30,10 @@ pub const THRESHOLD: f64 = 3.84;
 
 /// The parameters fitted, with their search grids.
 pub const GRIDS: [(&str, &[f64]); 5] = [
-    ("attention_span", &[100.0, 180.0, 300.0, 420.0, 700.0, 1200.0, 2000.0, 4000.0]),
+    (
+        "attention_span",
+        &[100.0, 180.0, 300.0, 420.0, 700.0, 1200.0, 2000.0, 4000.0],
+    ),
     ("sharpness", &[1.0, 2.0, 3.0, 4.0, 6.0, 8.0]),
     ("recall_floor", &[0.0, 0.05, 0.15, 0.3, 0.5, 0.8]),
     ("stop_weight", &[0.02, 0.1, 0.35, 0.7, 1.4]),
@@ -131,11 +134,19 @@ pub fn judge(name: &'static str, profile: Vec<(f64, f64)>) -> FitResult {
         .collect();
     let low = accepted.iter().copied().fold(f64::INFINITY, f64::min);
     let high = accepted.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let scale = |v: f64| if name == "attention_span" { v.max(1.0).ln() } else { v };
+    let scale = |v: f64| {
+        if name == "attention_span" {
+            v.max(1.0).ln()
+        } else {
+            v
+        }
+    };
     let range = profile
         .iter()
         .map(|(v, _)| scale(*v))
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
     let width = (scale(high) - scale(low)) / (range.1 - range.0).max(f64::EPSILON);
     let rise = profile.iter().map(|(_, f)| *f).fold(0.0, f64::max) - minimum;
     let clear = rise >= 2.0 * THRESHOLD;
@@ -179,14 +190,21 @@ pub fn observed_moments(
     let draws: Vec<[f64; 4]> = (0..100)
         .map(|_| {
             let picked = resampler.resample(sessions.len());
-            moments(&Stats::of(picked.iter().filter_map(|&i| sessions.get(i)), chars_per_token))
+            moments(&Stats::of(
+                picked.iter().filter_map(|&i| sessions.get(i)),
+                chars_per_token,
+            ))
         })
         .collect();
     let widen = (1.0 + sessions.len() as f64 / simulated_runs.max(1) as f64).sqrt();
     let floors = [0.02, 0.05, 0.05, 0.1];
     let mut se = [0.0; 4];
     for j in 0..4 {
-        let mut values: Vec<f64> = draws.iter().map(|d| d[j]).filter(|v| v.is_finite()).collect();
+        let mut values: Vec<f64> = draws
+            .iter()
+            .map(|d| d[j])
+            .filter(|v| v.is_finite())
+            .collect();
         values.sort_by(f64::total_cmp);
         let spread = if values.len() > 1 {
             (quantile(&values, 0.84) - quantile(&values, 0.16)) / 2.0
@@ -204,7 +222,14 @@ mod tests {
 
     #[test]
     fn a_sharp_minimum_is_identified() {
-        let profile = vec![(0.0, 40.0), (0.05, 12.0), (0.15, 0.5), (0.3, 9.0), (0.5, 30.0), (0.8, 60.0)];
+        let profile = vec![
+            (0.0, 40.0),
+            (0.05, 12.0),
+            (0.15, 0.5),
+            (0.3, 9.0),
+            (0.5, 30.0),
+            (0.8, 60.0),
+        ];
         let fit = judge("recall_floor", profile);
         assert!(fit.identified, "{}", fit.reason);
         assert_eq!(fit.best, 0.15);

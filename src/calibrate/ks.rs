@@ -25,7 +25,10 @@ pub fn two_sample(a: &[f64], b: &[f64]) -> Option<(f64, f64)> {
     }
     let n = (a.len() * b.len()) as f64 / (a.len() + b.len()) as f64;
     let root = n.sqrt();
-    Some((distance, kolmogorov_q((root + 0.12 + 0.11 / root) * distance)))
+    Some((
+        distance,
+        kolmogorov_q((root + 0.12 + 0.11 / root) * distance),
+    ))
 }
 
 /// `Q(λ) = 2 Σ (-1)^(j-1) exp(-2 j² λ²)`, the Kolmogorov tail.

@@ -139,7 +139,11 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     }
     let chars_per_token = params.chars_per_token;
     let fit_shapes = simulate::shapes_of(&training, options.simulated_runs);
-    let check_set = if held_out.is_empty() { &training } else { &held_out };
+    let check_set = if held_out.is_empty() {
+        &training
+    } else {
+        &held_out
+    };
     let check_shapes = simulate::shapes_of(check_set, options.simulated_runs);
     let all_shapes: Vec<usize> = fit_shapes.iter().chain(&check_shapes).copied().collect();
     let mut simulator = Simulator::new(&all_shapes, simulate::typical_turn_chars(&training))
@@ -187,7 +191,12 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
 /// `1 - holdout` of it for training (at least one session).
 pub fn split(sessions: &[Session], holdout: f64, seed: u64) -> (Vec<Session>, Vec<Session>) {
     let mut order: Vec<(u64, usize)> = (0..sessions.len())
-        .map(|i| (crate::model::simulated::mix(seed ^ crate::model::simulated::mix(i as u64)), i))
+        .map(|i| {
+            (
+                crate::model::simulated::mix(seed ^ crate::model::simulated::mix(i as u64)),
+                i,
+            )
+        })
         .collect();
     order.sort_unstable();
     let held = ((sessions.len() as f64) * holdout.clamp(0.0, 1.0)).floor() as usize;
@@ -196,14 +205,22 @@ pub fn split(sessions: &[Session], holdout: f64, seed: u64) -> (Vec<Session>, Ve
     let pick = |range: std::ops::Range<usize>| -> Vec<Session> {
         let mut indices: Vec<usize> = order[range].iter().map(|(_, i)| *i).collect();
         indices.sort_unstable();
-        indices.into_iter().filter_map(|i| sessions.get(i).cloned()).collect()
+        indices
+            .into_iter()
+            .filter_map(|i| sessions.get(i).cloned())
+            .collect()
     };
     (pick(0..train_count), pick(train_count..sessions.len()))
 }
 
 /// Every parameter's row: measured where counted, fitted where
 /// identified, else assumed (the default) with the reason.
-fn param_rows(measures: &[Measure], fits: &[FitResult], shapes: usize, sessions: usize) -> Vec<ParamRow> {
+fn param_rows(
+    measures: &[Measure],
+    fits: &[FitResult],
+    shapes: usize,
+    sessions: usize,
+) -> Vec<ParamRow> {
     let defaults = SimulateParams::default();
     SimulateParams::NAMES
         .iter()
@@ -267,10 +284,16 @@ fn round(value: f64) -> f64 {
 
 /// Counts, versions and model names of the sessions.
 fn fitted_on(sessions: &[Session]) -> FittedOn {
-    let mut versions: Vec<String> = sessions.iter().filter_map(|s| s.agent_version.clone()).collect();
+    let mut versions: Vec<String> = sessions
+        .iter()
+        .filter_map(|s| s.agent_version.clone())
+        .collect();
     versions.sort();
     versions.dedup();
-    let mut models: Vec<String> = sessions.iter().flat_map(|s| s.models.iter().cloned()).collect();
+    let mut models: Vec<String> = sessions
+        .iter()
+        .flat_map(|s| s.models.iter().cloned())
+        .collect();
     models.sort();
     models.dedup();
     FittedOn {

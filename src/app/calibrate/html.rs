@@ -21,7 +21,10 @@ pub fn page(result: &Calibration, json: &Value) -> String {
     let mut page = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>agent-eval calibration</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child,th:first-child{text-align:left}.differs{color:#b00}.obs{stroke:#1f77b4}.sim{stroke:#d62728}svg{margin:0 1em 1em 0}</style></head><body>\n<h1>Calibration of the simulated model</h1>\n",
     );
-    let sessions = json.pointer("/inputs/sessions").and_then(Value::as_u64).unwrap_or(0);
+    let sessions = json
+        .pointer("/inputs/sessions")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
     let _ = writeln!(
         page,
         "<p>{sessions} sessions: {} for the fit, {} held out.</p>",
@@ -51,7 +54,10 @@ fn cell(value: Option<f64>) -> String {
 fn parameters(page: &mut String, result: &Calibration) {
     page.push_str("<h2>Parameters</h2>\n<table><tr><th>parameter</th><th>value</th><th>interval</th><th>n</th><th>source</th><th>why</th></tr>\n");
     for row in &result.params {
-        let interval = row.param.interval.map_or("-".into(), |[a, b]| format!("[{a}, {b}]"));
+        let interval = row
+            .param
+            .interval
+            .map_or("-".into(), |[a, b]| format!("[{a}, {b}]"));
         let _ = writeln!(
             page,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:?}</td><td style=\"text-align:left\">{}</td></tr>",
@@ -109,7 +115,10 @@ fn plot(distribution: &Distribution) -> String {
         WIDTH - 2.0 * MARGIN,
         HEIGHT - MARGIN - 20.0
     );
-    for (class, values) in [("obs", &distribution.observed), ("sim", &distribution.simulated)] {
+    for (class, values) in [
+        ("obs", &distribution.observed),
+        ("sim", &distribution.simulated),
+    ] {
         let _ = write!(
             svg,
             "<polyline class=\"{class}\" fill=\"none\" stroke-width=\"2\" points=\"{}\"/>",
@@ -129,8 +138,20 @@ fn steps(values: &[f64], high: f64) -> String {
     let mut points = format!("{:.1},{:.1}", x(0.0), y(0.0));
     let n = sorted.len().max(1) as f64;
     for (i, v) in sorted.iter().enumerate() {
-        let _ = write!(points, " {:.1},{:.1} {:.1},{:.1}", x(*v), y(i as f64 / n), x(*v), y((i + 1) as f64 / n));
+        let _ = write!(
+            points,
+            " {:.1},{:.1} {:.1},{:.1}",
+            x(*v),
+            y(i as f64 / n),
+            x(*v),
+            y((i + 1) as f64 / n)
+        );
     }
-    let _ = write!(points, " {:.1},{:.1}", x(high), y(if sorted.is_empty() { 0.0 } else { 1.0 }));
+    let _ = write!(
+        points,
+        " {:.1},{:.1}",
+        x(high),
+        y(if sorted.is_empty() { 0.0 } else { 1.0 })
+    );
     points
 }

@@ -57,7 +57,11 @@ pub fn read_sessions(paths: &[PathBuf], format: Option<Format>) -> ReadOutcome {
         outcome.files += 1;
         read_file(file, format, &mut hasher, &mut outcome);
     }
-    outcome.inputs_hash = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    outcome.inputs_hash = hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     outcome
 }
 
@@ -72,7 +76,8 @@ fn collect(path: &Path, named: bool, files: &mut Vec<PathBuf>, outcome: &mut Rea
     match meta {
         Ok(meta) if meta.is_dir() => match std::fs::read_dir(path) {
             Ok(entries) => {
-                let mut children: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+                let mut children: Vec<PathBuf> =
+                    entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
                 children.sort();
                 for child in children {
                     collect(&child, false, files, outcome);
@@ -107,7 +112,10 @@ fn read_file(file: &Path, format: Option<Format>, hasher: &mut Sha256, outcome: 
         match read_line(&mut lines, &mut line, hasher) {
             Ok(None) => break,
             Ok(Some(true)) => {
-                outcome.skip(format!("{}:{number}: line longer than {MAX_LINE_BYTES} bytes", file.display()));
+                outcome.skip(format!(
+                    "{}:{number}: line longer than {MAX_LINE_BYTES} bytes",
+                    file.display()
+                ));
                 continue;
             }
             Ok(Some(false)) => {}
@@ -128,7 +136,8 @@ fn read_file(file: &Path, format: Option<Format>, hasher: &mut Sha256, outcome: 
 
 /// One line's record handed to the reader.
 fn record(line: &[u8], reader: &mut dyn RecordReader) -> Result<(), String> {
-    let value: serde_json::Value = serde_json::from_slice(line).map_err(|e| format!("not JSON: {e}"))?;
+    let value: serde_json::Value =
+        serde_json::from_slice(line).map_err(|e| format!("not JSON: {e}"))?;
     if !is_run_log_record(&value) {
         return Err("not an agent-eval run-log record".into());
     }
@@ -155,7 +164,11 @@ fn read_line(
             None => (buffer, false),
         };
         hasher.update(chunk);
-        let body = if done { &chunk[..chunk.len() - 1] } else { chunk };
+        let body = if done {
+            &chunk[..chunk.len() - 1]
+        } else {
+            chunk
+        };
         if line.len() + body.len() > MAX_LINE_BYTES {
             too_long = true;
             line.clear();

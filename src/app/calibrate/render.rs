@@ -24,7 +24,12 @@ fn source_name(source: Source) -> &'static str {
 }
 
 /// The `--json` document.
-pub fn json(result: &Calibration, outcome: &ReadOutcome, profile: Option<&str>, hash: Option<&str>) -> Value {
+pub fn json(
+    result: &Calibration,
+    outcome: &ReadOutcome,
+    profile: Option<&str>,
+    hash: Option<&str>,
+) -> Value {
     json!({
         "version": JSON_VERSION,
         "inputs": {
@@ -75,17 +80,30 @@ fn number(value: Option<f64>) -> String {
 }
 
 /// The terminal text.
-pub fn terminal(result: &Calibration, outcome: &ReadOutcome, out: Option<&Path>, hash: Option<&str>) -> String {
+pub fn terminal(
+    result: &Calibration,
+    outcome: &ReadOutcome,
+    out: Option<&Path>,
+    hash: Option<&str>,
+) -> String {
     let mut text = String::new();
     let _ = writeln!(
         text,
         "calibrate: {} sessions from {} files ({} training, {} held out), {} turns; {} bad line(s) skipped\n",
-        result.fitted_on.sessions, outcome.files, result.training, result.held_out, result.fitted_on.turns, outcome.bad
+        result.fitted_on.sessions,
+        outcome.files,
+        result.training,
+        result.held_out,
+        result.fitted_on.turns,
+        outcome.bad
     );
     parameters(&mut text, result);
     fidelity(&mut text, result);
     if result.contradictions.is_empty() {
-        let _ = writeln!(text, "No assumption of the simulated model is contradicted by these sessions.");
+        let _ = writeln!(
+            text,
+            "No assumption of the simulated model is contradicted by these sessions."
+        );
     } else {
         let _ = writeln!(text, "What the sessions contradict:");
         for said in &result.contradictions {
@@ -93,15 +111,26 @@ pub fn terminal(result: &Calibration, outcome: &ReadOutcome, out: Option<&Path>,
         }
     }
     if let (Some(path), Some(hash)) = (out, hash) {
-        let _ = writeln!(text, "\nprofile: {} (sha256 {})", escape(&path.display().to_string()), hash.get(..12).unwrap_or(hash));
+        let _ = writeln!(
+            text,
+            "\nprofile: {} (sha256 {})",
+            escape(&path.display().to_string()),
+            hash.get(..12).unwrap_or(hash)
+        );
     }
     text
 }
 
 fn parameters(text: &mut String, result: &Calibration) {
-    let _ = writeln!(text, "{:<22} {:>9}  {:<19} {:>6}  {:<8}", "parameter", "value", "interval", "n", "source");
+    let _ = writeln!(
+        text,
+        "{:<22} {:>9}  {:<19} {:>6}  {:<8}",
+        "parameter", "value", "interval", "n", "source"
+    );
     for row in &result.params {
-        let interval = row.param.interval.map_or("-".to_string(), |[a, b]| format!("[{}, {}]", number(Some(a)), number(Some(b))));
+        let interval = row.param.interval.map_or("-".to_string(), |[a, b]| {
+            format!("[{}, {}]", number(Some(a)), number(Some(b)))
+        });
         let _ = writeln!(
             text,
             "{:<22} {:>9}  {:<19} {:>6}  {:<8}",
@@ -113,16 +142,31 @@ fn parameters(text: &mut String, result: &Calibration) {
         );
     }
     let _ = writeln!(text);
-    for row in result.params.iter().filter(|r| r.param.source != Source::Measured) {
+    for row in result
+        .params
+        .iter()
+        .filter(|r| r.param.source != Source::Measured)
+    {
         let _ = writeln!(text, "  {}: {}", row.name, row.note);
     }
     let _ = writeln!(text);
 }
 
 fn fidelity(text: &mut String, result: &Calibration) {
-    let held = if result.held_out > 0 { "held-out sessions" } else { "the training sessions (nothing held out)" };
-    let _ = writeln!(text, "Fidelity on {held} (distributions: medians and Kolmogorov-Smirnov D; shares: difference)");
-    let _ = writeln!(text, "{:<36} {:>9} {:>9} {:>9} {:>8}  verdict", "statistic", "observed", "simulated", "distance", "p");
+    let held = if result.held_out > 0 {
+        "held-out sessions"
+    } else {
+        "the training sessions (nothing held out)"
+    };
+    let _ = writeln!(
+        text,
+        "Fidelity on {held} (distributions: medians and Kolmogorov-Smirnov D; shares: difference)"
+    );
+    let _ = writeln!(
+        text,
+        "{:<36} {:>9} {:>9} {:>9} {:>8}  verdict",
+        "statistic", "observed", "simulated", "distance", "p"
+    );
     for row in &result.fidelity {
         let _ = writeln!(
             text,

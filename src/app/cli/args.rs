@@ -114,6 +114,10 @@ pub struct RunArgs {
     /// this SQLite history database, created when missing.
     #[arg(long, value_name = "FILE")]
     pub history: Option<PathBuf>,
+    /// Run every simulated scenario under this calibration profile
+    /// (`calibrate --out`); parameters a scenario writes still win.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
 }
 
 /// The arguments of `replay`.
@@ -214,6 +218,10 @@ pub struct SweepArgs {
     /// (slower; the results are the same).
     #[arg(long)]
     pub no_reuse: bool,
+    /// Run every simulated scenario under this calibration profile
+    /// (`calibrate --out`); parameters a scenario writes still win.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
 }
 
 /// The arguments of `merge`.
@@ -359,6 +367,7 @@ impl RunArgs {
             max_runs: self.max_runs,
             agent: self.agent,
             history: self.history,
+            profile: self.profile,
         })
     }
 }
@@ -409,6 +418,7 @@ impl SweepArgs {
             quiet: self.quiet,
             progress: progress && !self.quiet,
             max_runs: self.max_runs,
+            profile: self.profile,
         })
     }
 }

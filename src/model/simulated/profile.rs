@@ -94,7 +94,22 @@ pub struct LoadedProfile {
     pub hash: String,
 }
 
+/// What a report names a profile by: its file name and hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileRef {
+    pub file: String,
+    pub sha256: String,
+}
+
 impl LoadedProfile {
+    /// What reports name it by.
+    pub fn reference(&self) -> ProfileRef {
+        ProfileRef {
+            file: self.name.clone(),
+            sha256: self.hash.clone(),
+        }
+    }
+
     /// The first 12 hex digits of the hash, as the terminal shows it.
     pub fn short_hash(&self) -> &str {
         self.hash.get(..12).unwrap_or(&self.hash)
@@ -124,7 +139,11 @@ impl Profile {
                 .filter(|l| l.line() > 0)
                 .map(|l| (l.line(), l.column()));
             let message = e.without_snippet().to_string();
-            let first = message.lines().next().unwrap_or("invalid profile").to_string();
+            let first = message
+                .lines()
+                .next()
+                .unwrap_or("invalid profile")
+                .to_string();
             error(position, first)
         })?;
         profile
@@ -170,13 +189,22 @@ impl Profile {
         if self.version != PROFILE_VERSION {
             return Err((
                 Some("version".into()),
-                format!("profile version {} is not supported (this build reads {PROFILE_VERSION})", self.version),
+                format!(
+                    "profile version {} is not supported (this build reads {PROFILE_VERSION})",
+                    self.version
+                ),
             ));
         }
         for (name, param) in &self.params {
             let at = Some(name.clone());
             if !SimulateParams::NAMES.contains(&name.as_str()) {
-                return Err((at, format!("unknown parameter `{name}` (known: {})", SimulateParams::NAMES.join(", "))));
+                return Err((
+                    at,
+                    format!(
+                        "unknown parameter `{name}` (known: {})",
+                        SimulateParams::NAMES.join(", ")
+                    ),
+                ));
             }
             let numbers = std::iter::once(param.value).chain(param.interval.into_iter().flatten());
             if numbers.clone().any(|v| !v.is_finite()) {
@@ -240,9 +268,18 @@ mod tests {
         let mut params = BTreeMap::new();
         params.insert(
             "plan_first".to_string(),
-            ProfileParam { value: 0.3, interval: Some([0.2, 0.4]), n: 40, source: Source::Measured },
+            ProfileParam {
+                value: 0.3,
+                interval: Some([0.2, 0.4]),
+                n: 40,
+                source: Source::Measured,
+            },
         );
-        Profile { version: 1, params, fitted_on: FittedOn::default() }
+        Profile {
+            version: 1,
+            params,
+            fitted_on: FittedOn::default(),
+        }
     }
 
     #[test]
@@ -256,7 +293,11 @@ mod tests {
     fn a_bad_value_is_named_at_its_line() {
         let text = sample().to_yaml().replace("value: 0.3", "value: 1.7");
         let error = Profile::parse(Path::new("p.yaml"), &text).unwrap_err();
-        let line = text.lines().position(|l| l.trim_start().starts_with("plan_first:")).unwrap() as u64 + 1;
+        let line = text
+            .lines()
+            .position(|l| l.trim_start().starts_with("plan_first:"))
+            .unwrap() as u64
+            + 1;
         assert_eq!(error.position.map(|p| p.0), Some(line), "{error}");
         assert!(error.message.contains("plan_first"), "{error}");
     }
@@ -264,8 +305,15 @@ mod tests {
     #[test]
     fn unknown_names_and_fields_are_refused() {
         let text = sample().to_yaml().replace("plan_first:", "plan_fist:");
-        assert!(Profile::parse(Path::new("p.yaml"), &text).unwrap_err().message.contains("unknown parameter"));
-        let text = sample().to_yaml().replace("source: measured", "source: measured\n    text: secret");
+        assert!(
+            Profile::parse(Path::new("p.yaml"), &text)
+                .unwrap_err()
+                .message
+                .contains("unknown parameter")
+        );
+        let text = sample()
+            .to_yaml()
+            .replace("source: measured", "source: measured\n    text: secret");
         let error = Profile::parse(Path::new("p.yaml"), &text).unwrap_err();
         assert!(error.position.is_some(), "{error}");
     }
