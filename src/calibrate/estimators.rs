@@ -182,3 +182,161 @@ pub fn tokens_per_turn(session: &Session) -> (f64, f64) {
         .filter_map(|t| t.output_tokens)
         .fold((0.0, 0.0), |(s, n), out| (s + out as f64, n + 1.0))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::{Format, ItemStatus, Part, PlanningCall, Reminders, Session, Turn};
+
+    fn call(accepted: bool) -> PlanningCall {
+        PlanningCall {
+            tool: "TodoWrite".into(),
+            accepted,
+            writes: true,
+        }
+    }
+
+    /// A turn: plans (accepted or not), reminded, one other call.
+    fn turn(plan: Option<bool>, reminded: bool, statuses: Option<Vec<ItemStatus>>) -> Turn {
+        Turn {
+            planning_calls: plan.map(call).into_iter().collect(),
+            plan_after: statuses,
+            reminder_before: reminded,
+            other_tool_calls: 1,
+            ..Turn::default()
+        }
+    }
+
+    fn session(parts: Vec<Vec<Turn>>, reminders: Reminders) -> Session {
+        Session {
+            format: Format::ClaudeCode,
+            agent_version: None,
+            models: Vec::new(),
+            reminders,
+            parts: parts.into_iter().map(|turns| Part { turns }).collect(),
+        }
+    }
+
+    use ItemStatus::{Completed, InProgress, Pending};
+
+    /// Part 1: plans on turn 1, then an ordinary turn without, a reminded
+    /// turn that plans, a rejected update, its retry, an ordinary turn
+    /// that plans, the closing answer. Part 2: starts by rewriting.
+    fn known() -> Session {
+        let plan = Some(vec![InProgress, Pending]);
+        let closing = Turn::default();
+        session(
+            vec![
+                vec![
+                    turn(Some(true), false, plan.clone()),
+                    turn(None, false, plan.clone()),
+                    turn(Some(true), true, plan.clone()),
+                    turn(Some(false), false, plan.clone()),
+                    turn(Some(true), false, Some(vec![Completed, InProgress])),
+                    turn(Some(true), false, Some(vec![Completed, Completed])),
+                    closing,
+                ],
+                vec![turn(Some(true), false, Some(vec![InProgress]))],
+            ],
+            Reminders::Recorded,
+        )
+    }
+
+    #[test]
+    fn each_estimator_counts_its_own_chances() {
+        let s = known();
+        assert_eq!(plan_first(&s), (1.0, 1.0));
+        // Ordinary: turn 2 (no), turn 4 (rejected: yes), turn 6 (yes), the
+        // closing answer (no); turn 5 is the retry.
+        assert_eq!(todo_update_rate(&s), (2.0, 4.0));
+        assert_eq!(reminder_compliance(&s), (1.0, 1.0));
+        // Six turns write the plan; one was rejected.
+        assert_eq!(invalid_todo_rate(&s), (1.0, 6.0));
+        assert_eq!(rewrite_stale_plan(&s), (1.0, 1.0));
+    }
+
+    #[test]
+    fn compliance_is_unmeasured_without_recorded_reminders() {
+        let mut s = known();
+        s.reminders = Reminders::Unknown;
+        assert_eq!(reminder_compliance(&s), (0.0, 0.0));
+        let measures = measure_all(&[s], 1);
+        let compliance = measures
+            .iter()
+            .find(|m| m.name == "reminder_compliance")
+            .unwrap();
+        assert_eq!(compliance.value, None);
+        assert!(
+            compliance.note.contains("do not record reminders"),
+            "{}",
+            compliance.note
+        );
+    }
+
+    #[test]
+    fn a_carried_over_plan_is_no_rewrite() {
+        let s = session(
+            vec![
+                vec![turn(Some(true), false, Some(vec![Completed]))],
+                vec![turn(Some(true), false, Some(vec![Completed, InProgress]))],
+            ],
+            Reminders::Recorded,
+        );
+        assert_eq!(rewrite_stale_plan(&s), (0.0, 1.0));
+    }
+
+    #[test]
+    fn usage_gives_the_context_measure() {
+        let with_usage = |input, output, chars| Turn {
+            input_tokens: Some(input),
+            output_tokens: Some(output),
+            new_context_chars: chars,
+            other_tool_calls: 1,
+            ..Turn::default()
+        };
+        // 1000 -> 1300 input tokens after 100 output: 200 tokens of new
+        // context for 700 characters; then 1300 -> 1550 after 50: 200 for 500.
+        let s = session(
+            vec![vec![
+                with_usage(1000, 100, 0),
+                with_usage(1300, 50, 700),
+                with_usage(1550, 30, 500),
+            ]],
+            Reminders::Recorded,
+        );
+        assert_eq!(chars_per_token(&s), (1200.0, 400.0));
+        assert_eq!(tokens_per_turn(&s), (180.0, 3.0));
+        let measures = measure_all(&[s.clone(), s], 2);
+        let cpt = measures
+            .iter()
+            .find(|m| m.name == "chars_per_token")
+            .unwrap();
+        assert_eq!(cpt.value, Some(3.0));
+        assert_eq!(cpt.interval, Some([3.0, 3.0]));
+    }
+
+    #[test]
+    fn intervals_hold_the_value_and_shrink_with_sessions() {
+        let few: Vec<Session> = (0..10).map(|_| known()).collect();
+        let many: Vec<Session> = (0..10)
+            .flat_map(|_| {
+                let mut other = known();
+                other.parts[0].turns[1] = turn(Some(true), false, None);
+                [known(), other]
+            })
+            .collect();
+        let rate = |sessions: &[Session]| {
+            measure_all(sessions, 5)
+                .into_iter()
+                .find(|m| m.name == "todo_update_rate")
+                .unwrap()
+        };
+        let mixed = rate(&many);
+        let [low, high] = mixed.interval.unwrap();
+        let value = mixed.value.unwrap();
+        assert!(low <= value && value <= high);
+        assert!(low < 0.625 && 0.5 < high, "{low} {high}");
+        // Identical sessions: no spread at all.
+        assert_eq!(rate(&few).interval, Some([0.5, 0.5]));
+    }
+}

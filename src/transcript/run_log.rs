@@ -143,6 +143,9 @@ pub fn session_of(
     }
 }
 
+/// A planning call waiting for its result: id, tool name, input.
+type PendingCall = (String, String, Value);
+
 /// The state of reading one conversation.
 struct Reading {
     dialect: &'static dyn PlanDialect,
@@ -152,7 +155,7 @@ struct Reading {
     parts: Vec<Part>,
     /// The turn being read (its tool results come in the next user
     /// message), with its planning calls' ids, names and inputs.
-    pending: Option<(Turn, Vec<(String, String, Value)>)>,
+    pending: Option<(Turn, Vec<PendingCall>)>,
     /// Characters sent to the model since its last turn.
     new_chars: u64,
     /// A reminder marker was in a user message since the last turn.
@@ -277,4 +280,69 @@ fn statuses(plan: &[PlanItem]) -> Vec<ItemStatus> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn log_line(reminders_at: Vec<usize>) -> Value {
+        json!({
+            "scenario": "t", "file": "t.yaml", "settings": {"todo": true}, "seed": 0,
+            "metrics": {"reminders_at": reminders_at},
+            "messages": [
+                {"role": "user", "content": "Do two steps"},
+                {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": "a", "name": "todo", "input": {"items": [
+                        {"id": "1", "text": "one", "status": "in_progress"},
+                        {"id": "2", "text": "two", "status": "pending"}]}},
+                    {"type": "tool_use", "id": "b", "name": "bash", "input": {"command": "ls"}}]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "a", "content": "[>] #1: one\n[ ] #2: two\n\n(0/2 completed)"},
+                    {"type": "tool_result", "tool_use_id": "b", "content": "file"}]},
+                {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": "c", "name": "todo", "input": {"items": []}}]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "c", "content": "Error: items must not be empty"},
+                    {"type": "text", "text": "<reminder>Update your todos.</reminder>"}]},
+                {"role": "assistant", "content": [{"type": "text", "text": "Done."}]},
+                {"role": "user", "content": "Now a second task"},
+                {"role": "assistant", "content": [{"type": "text", "text": "OK."}]}
+            ]
+        })
+    }
+
+    #[test]
+    fn a_run_log_line_is_a_session_of_parts_and_turns() {
+        let mut reader: Box<dyn RecordReader> = Box::new(RunLogReader::default());
+        reader.record(&log_line(vec![2])).unwrap();
+        let sessions = reader.finish();
+        let session = &sessions[0];
+        assert_eq!(session.reminders, Reminders::Recorded);
+        assert_eq!(session.parts.len(), 2);
+        let turns = &session.parts[0].turns;
+        assert_eq!(turns.len(), 3);
+        assert!(turns[0].planning_calls[0].accepted);
+        assert_eq!(turns[0].other_tool_calls, 1);
+        assert_eq!(
+            turns[0].plan_after,
+            Some(vec![ItemStatus::InProgress, ItemStatus::Pending])
+        );
+        assert!(!turns[1].planning_calls[0].accepted);
+        assert!(!turns[1].reminder_before);
+        assert!(turns[2].reminder_before);
+        assert!(turns[2].new_context_chars > 0);
+        assert_eq!(session.parts[1].turns.len(), 1);
+    }
+
+    #[test]
+    fn a_run_without_the_planning_tool_is_no_session_and_junk_is_an_error() {
+        let mut reader: Box<dyn RecordReader> = Box::new(RunLogReader::default());
+        let mut line = log_line(vec![]);
+        line["settings"]["todo"] = json!(false);
+        reader.record(&line).unwrap();
+        assert!(reader.record(&json!({"type": "user"})).is_err());
+        assert!(reader.finish().is_empty());
+    }
 }
