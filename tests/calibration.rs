@@ -209,3 +209,73 @@ fn no_session_is_exit_2_and_bad_lines_are_named() {
     assert!(stderr.contains("garbage.jsonl:3:"), "{stderr}");
     assert!(stderr.contains("no session"), "{stderr}");
 }
+
+/// A scenario under a profile: the path is relative to the scenario, the
+/// parameters written beside it win, reports name the profile and its
+/// hash, and a bad profile is refused at its file and line.
+#[test]
+fn scenarios_run_under_a_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let profiles = dir.path().join("profiles");
+    std::fs::create_dir(&profiles).unwrap();
+    let profile = "version: 1\nparams:\n  plan_first: {value: 0.0, n: 10, source: measured}\n  todo_update_rate: {value: 0.0, n: 10, source: measured}\n  reminder_compliance: {value: 0.0, n: 10, source: measured}\nfitted_on: {files: 1, sessions: 2, parts: 2, turns: 9, inputs_hash: ab}\n";
+    std::fs::write(profiles.join("p.yaml"), profile).unwrap();
+    let known = Known {
+        plan_first: 1.0,
+        todo_update_rate: 0.0,
+        reminder_compliance: 0.0,
+    };
+    // The file writes plan_first itself: it plans on turn 1 whatever the
+    // profile says; the profile keeps it from ever planning again.
+    let text = scenario(&known, 3).replace(
+        "simulate: {plan_first: 1, todo_update_rate: 0, reminder_compliance: 0}",
+        "simulate: {profile: profiles/p.yaml, plan_first: 1}",
+    );
+    assert!(text.contains("profiles/p.yaml"), "{text}");
+    let file = dir.path().join("s.yaml");
+    std::fs::write(&file, &text).unwrap();
+    let json = dir.path().join("r.json");
+    let output = agent_eval()
+        .arg("run")
+        .arg(&file)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("profile p.yaml (sha256 "), "{stdout}");
+    let report: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let scenario = &report["scenarios"][0];
+    assert_eq!(scenario["profile"]["file"], "p.yaml");
+    assert_eq!(scenario["profile"]["sha256"].as_str().unwrap().len(), 64);
+    let todo_cell = scenario["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["settings"]["todo"] == true)
+        .unwrap();
+    // One plan a run (turn 1), never another: 3 runs, 3 calls.
+    assert_eq!(
+        todo_cell["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["todo_calls"].as_u64().unwrap())
+            .sum::<u64>(),
+        3,
+        "{todo_cell}"
+    );
+
+    std::fs::write(
+        profiles.join("p.yaml"),
+        profile.replace(
+            "value: 0.0, n: 10, source: measured}\n  todo",
+            "value: 3.0, n: 10, source: measured}\n  todo",
+        ),
+    )
+    .unwrap();
+    let output = agent_eval().arg("run").arg(&file).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stdout) + String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("p.yaml:3:"), "{stderr}");
+}
