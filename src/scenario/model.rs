@@ -58,14 +58,23 @@ impl<'de> Deserialize<'de> for ModelSpec {
 
 /// `simulate:` as written: the parameters, and `profile: FILE` beside them
 /// (read by the loader, which knows the scenario's folder: see
-/// [`simulate_section`]).
-#[derive(Deserialize)]
+/// [`simulate_section`]). Read by hand: serde's `flatten` would let an
+/// unknown parameter through.
 struct RawSimulate {
-    #[serde(default)]
-    #[allow(dead_code)]
-    profile: Option<String>,
-    #[serde(flatten)]
     params: SimulateParams,
+}
+
+impl<'de> Deserialize<'de> for RawSimulate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut map = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
+        match map.remove("profile") {
+            None | Some(serde_json::Value::String(_)) => {}
+            Some(_) => return Err(de::Error::custom("simulate.profile must be a file path")),
+        }
+        let params = serde_json::from_value(serde_json::Value::Object(map))
+            .map_err(|e| de::Error::custom(format!("simulate: {e}")))?;
+        Ok(Self { params })
+    }
 }
 
 /// What a scenario's `simulate:` section names besides values: the
