@@ -41,13 +41,15 @@ pub fn calibrate(
     admit(config)?;
     let outcome = read_sessions(&config.paths, config.format);
     report_bad(&outcome, err);
+    let read = outcome.sessions.len();
     let sessions = keep_models(outcome.sessions.clone(), config.model.as_ref());
     if sessions.is_empty() {
-        let _ = writeln!(
-            err,
-            "error: no session could be read from {} file(s)",
-            outcome.files
-        );
+        let why = if read > 0 {
+            format!("none of the {read} sessions read names a model matching --model")
+        } else {
+            format!("no session could be read from {} file(s)", outcome.files)
+        };
+        let _ = writeln!(err, "error: {why}");
         return Ok(Status::BadInput);
     }
     let options = Options {
