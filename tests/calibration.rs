@@ -18,13 +18,32 @@ struct Known {
     plan_first: f64,
     todo_update_rate: f64,
     reminder_compliance: f64,
+    /// The default (420) unless set.
+    attention_span: f64,
+    /// Runs written, and simulated runs per point of the fit.
+    runs: u32,
+    simulated_runs: u32,
+    /// Whether to check the measured parameters too.
+    check_measured: bool,
 }
 
 impl Known {
+    fn planner(plan_first: f64, todo_update_rate: f64, reminder_compliance: f64) -> Self {
+        Self {
+            plan_first,
+            todo_update_rate,
+            reminder_compliance,
+            attention_span: 420.0,
+            runs: 80,
+            simulated_runs: 16,
+            check_measured: true,
+        }
+    }
+
     fn yaml(&self) -> String {
         format!(
-            "{{plan_first: {}, todo_update_rate: {}, reminder_compliance: {}}}",
-            self.plan_first, self.todo_update_rate, self.reminder_compliance
+            "{{plan_first: {}, todo_update_rate: {}, reminder_compliance: {}, attention_span: {}}}",
+            self.plan_first, self.todo_update_rate, self.reminder_compliance, self.attention_span
         )
     }
 }
@@ -62,7 +81,7 @@ fn scenario(known: &Known, seeds: u32) -> String {
 
 fn run_logs(known: &Known, dir: &Path) -> PathBuf {
     let file = dir.join("known.yaml");
-    std::fs::write(&file, scenario(known, 80)).unwrap();
+    std::fs::write(&file, scenario(known, known.runs)).unwrap();
     let logs = dir.join("logs");
     let status = agent_eval()
         .arg("run")
@@ -79,15 +98,17 @@ fn run_logs(known: &Known, dir: &Path) -> PathBuf {
     logs
 }
 
-fn calibrate(logs: &Path, dir: &Path) -> Value {
+fn calibrate(logs: &Path, dir: &Path, simulated_runs: u32) -> Value {
     let json = dir.join("calibration.json");
     let output = agent_eval()
         .arg("calibrate")
         .arg(logs)
-        .args(["--simulated-runs", "16", "--seed", "3", "--json"])
+        .args(["--seed", "3", "--json"])
         .arg(&json)
         .arg("--out")
         .arg(dir.join("profile.yaml"))
+        .arg("--simulated-runs")
+        .arg(simulated_runs.to_string())
         .output()
         .unwrap();
     assert!(
@@ -140,23 +161,27 @@ fn assert_fitted_or_not_identified(result: &Value, name: &str, truth: f64, sourc
     }
 }
 
-fn recovers(known: Known) {
+/// Calibrates the transcripts of every source; returns the results.
+fn recovers(known: Known) -> Vec<Value> {
+    let mut results = Vec::new();
     for (source, make) in sources() {
         let dir = tempfile::tempdir().unwrap();
         let logs = make(&known, dir.path());
-        let result = calibrate(&logs, dir.path());
-        assert_measured(&result, "plan_first", known.plan_first, source);
-        assert_measured(&result, "todo_update_rate", known.todo_update_rate, source);
-        assert_measured(
-            &result,
-            "reminder_compliance",
-            known.reminder_compliance,
-            source,
-        );
-        assert_measured(&result, "invalid_todo_rate", 0.05, source);
+        let result = calibrate(&logs, dir.path(), known.simulated_runs);
+        if known.check_measured {
+            assert_measured(&result, "plan_first", known.plan_first, source);
+            assert_measured(&result, "todo_update_rate", known.todo_update_rate, source);
+            assert_measured(
+                &result,
+                "reminder_compliance",
+                known.reminder_compliance,
+                source,
+            );
+            assert_measured(&result, "invalid_todo_rate", 0.05, source);
+        }
         // The defaults the scenario left alone.
         for (name, truth) in [
-            ("attention_span", 420.0),
+            ("attention_span", known.attention_span),
             ("recall_floor", 0.05),
             ("stop_weight", 0.35),
             ("skip_weight", 0.4),
@@ -168,25 +193,40 @@ fn recovers(known: Known) {
         let profile = std::fs::read_to_string(dir.path().join("profile.yaml")).unwrap();
         assert!(!profile.contains(dir.path().to_str().unwrap()), "{profile}");
         assert!(!profile.contains("Step "), "{profile}");
+        results.push(result);
     }
+    results
 }
 
 #[test]
 fn recovers_a_reluctant_planner() {
-    recovers(Known {
-        plan_first: 0.3,
-        todo_update_rate: 0.05,
-        reminder_compliance: 0.2,
-    });
+    recovers(Known::planner(0.3, 0.05, 0.2));
 }
 
 #[test]
 fn recovers_an_eager_planner() {
-    recovers(Known {
-        plan_first: 0.9,
-        todo_update_rate: 0.3,
-        reminder_compliance: 0.9,
-    });
+    recovers(Known::planner(0.9, 0.3, 0.9));
+}
+
+/// A short attention span drifts often enough for the data to pin it
+/// down: it must be fitted, its interval holding the true value. (The
+/// measured parameters are the tests above'; here the model drifts into
+/// many early stops, and `todo_update_rate` reads a little low — the
+/// simulated model never plans in its closing answer, which counts as a
+/// chance; docs/calibration.md.)
+#[test]
+fn recovers_a_short_attention_span() {
+    let known = Known {
+        attention_span: 150.0,
+        runs: 160,
+        simulated_runs: 40,
+        check_measured: false,
+        ..Known::planner(0.9, 0.05, 0.9)
+    };
+    for result in recovers(known) {
+        let p = param(&result, "attention_span");
+        assert_eq!(p["source"], "fitted", "{p}");
+    }
 }
 
 #[test]
@@ -220,15 +260,11 @@ fn scenarios_run_under_a_profile() {
     std::fs::create_dir(&profiles).unwrap();
     let profile = "version: 1\nparams:\n  plan_first: {value: 0.0, n: 10, source: measured}\n  todo_update_rate: {value: 0.0, n: 10, source: measured}\n  reminder_compliance: {value: 0.0, n: 10, source: measured}\nfitted_on: {files: 1, sessions: 2, parts: 2, turns: 9, inputs_hash: ab}\n";
     std::fs::write(profiles.join("p.yaml"), profile).unwrap();
-    let known = Known {
-        plan_first: 1.0,
-        todo_update_rate: 0.0,
-        reminder_compliance: 0.0,
-    };
+    let known = Known::planner(1.0, 0.0, 0.0);
     // The file writes plan_first itself: it plans on turn 1 whatever the
     // profile says; the profile keeps it from ever planning again.
     let text = scenario(&known, 3).replace(
-        "simulate: {plan_first: 1, todo_update_rate: 0, reminder_compliance: 0}",
+        "simulate: {plan_first: 1, todo_update_rate: 0, reminder_compliance: 0, attention_span: 420}",
         "simulate: {profile: profiles/p.yaml, plan_first: 1}",
     );
     assert!(text.contains("profiles/p.yaml"), "{text}");

@@ -127,13 +127,6 @@ pub fn judge(name: &'static str, profile: Vec<(f64, f64)>) -> FitResult {
         .copied()
         .min_by(|a, b| a.1.total_cmp(&b.1))
         .unwrap_or((f64::NAN, f64::NAN));
-    let accepted: Vec<f64> = profile
-        .iter()
-        .filter(|(_, f)| *f <= minimum + THRESHOLD)
-        .map(|(v, _)| *v)
-        .collect();
-    let low = accepted.iter().copied().fold(f64::INFINITY, f64::min);
-    let high = accepted.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let scale = |v: f64| {
         if name == "attention_span" {
             v.max(1.0).ln()
@@ -141,6 +134,7 @@ pub fn judge(name: &'static str, profile: Vec<(f64, f64)>) -> FitResult {
             v
         }
     };
+    let [low, high] = accepted_interval(&profile, minimum + THRESHOLD, scale);
     let range = profile
         .iter()
         .map(|(v, _)| scale(*v))
@@ -153,7 +147,7 @@ pub fn judge(name: &'static str, profile: Vec<(f64, f64)>) -> FitResult {
     let narrow = width <= 0.5;
     let reason = match (narrow, clear) {
         (true, true) => format!(
-            "identified: the data accept {low}–{high} ({:.0}% of the search range)",
+            "identified: the data accept {low:.3}–{high:.3} ({:.0}% of the search range)",
             width * 100.0
         ),
         (_, false) => format!(
@@ -161,7 +155,7 @@ pub fn judge(name: &'static str, profile: Vec<(f64, f64)>) -> FitResult {
             2.0 * THRESHOLD
         ),
         (false, true) => format!(
-            "not identified: the data accept {low}–{high}, {:.0}% of the search range",
+            "not identified: the data accept {low:.3}–{high:.3}, {:.0}% of the search range",
             width * 100.0
         ),
     };
@@ -173,6 +167,49 @@ pub fn judge(name: &'static str, profile: Vec<(f64, f64)>) -> FitResult {
         identified: narrow && clear && best.is_finite(),
         reason,
     }
+}
+
+/// The ends of the accepted set: where the objective crosses `limit`,
+/// interpolated (on `scale`) between the last accepted grid value and the
+/// first rejected one on each side — the true value usually lies between
+/// grid points — or the grid's end where nothing beyond is rejected.
+fn accepted_interval(profile: &[(f64, f64)], limit: f64, scale: impl Fn(f64) -> f64) -> [f64; 2] {
+    let accepted: Vec<usize> = (0..profile.len())
+        .filter(|&i| profile[i].1 <= limit)
+        .collect();
+    let (Some(&first), Some(&last)) = (accepted.first(), accepted.last()) else {
+        return [f64::NAN, f64::NAN];
+    };
+    let unscale = |target: f64, a: f64, b: f64| {
+        // Back from the scale by bisection: the scale is increasing.
+        let (mut lo, mut hi) = (a.min(b), a.max(b));
+        for _ in 0..60 {
+            let mid = (lo + hi) / 2.0;
+            if scale(mid) < target {
+                lo = mid
+            } else {
+                hi = mid
+            }
+        }
+        (lo + hi) / 2.0
+    };
+    let cross = |inside: usize, outside: usize| {
+        let ((vi, fi), (vo, fo)) = (profile[inside], profile[outside]);
+        let t = ((limit - fi) / (fo - fi)).clamp(0.0, 1.0);
+        let target = scale(vi) + t * (scale(vo) - scale(vi));
+        unscale(target, vi, vo)
+    };
+    let low = if first > 0 {
+        cross(first, first - 1)
+    } else {
+        profile[first].0
+    };
+    let high = if last + 1 < profile.len() {
+        cross(last, last + 1)
+    } else {
+        profile[last].0
+    };
+    [low, high]
 }
 
 /// The observed moments and their standard errors from resampling
@@ -233,7 +270,11 @@ mod tests {
         let fit = judge("recall_floor", profile);
         assert!(fit.identified, "{}", fit.reason);
         assert_eq!(fit.best, 0.15);
-        assert_eq!(fit.interval, [0.15, 0.15]);
+        // 0.5 + 3.84 is crossed 3.84 / 11.5 of the way from 0.15 to 0.05,
+        // and 3.84 / 8.5 of the way from 0.15 to 0.3.
+        let [low, high] = fit.interval;
+        assert!((low - (0.15 - 0.1 * 3.84 / 11.5)).abs() < 1e-9, "{low}");
+        assert!((high - (0.15 + 0.15 * 3.84 / 8.5)).abs() < 1e-9, "{high}");
     }
 
     #[test]
