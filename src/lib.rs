@@ -50,9 +50,9 @@
 //! wire), runs the checks and the sweeps, and hands its events and
 //! results to whoever reports them.
 //!
-//! **Floor 8, calibration.** `calibrate` measures and fits the simulated
+//! **Floor 8, calibration.** [`calibrate`] measures and fits the simulated
 //! model's parameters on [`transcript`] sessions, running the engine to
-//! compare them (this round adds it).
+//! compare them.
 //!
 //! **Floor 9, the renderers.** [`report`] turns results into a table,
 //! JSON, JUnit, Markdown, HTML, SVG charts, transcripts and run logs; it
@@ -73,6 +73,7 @@
 
 pub mod agent;
 pub mod app;
+pub mod calibrate;
 pub mod cancel;
 pub mod eval;
 pub mod input;

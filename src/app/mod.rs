@@ -6,6 +6,7 @@
 //! how reports are written.
 
 mod baseline;
+mod calibrate;
 mod check;
 pub mod ci;
 pub mod cli;
@@ -22,6 +23,7 @@ pub(crate) mod same_file;
 mod serve;
 mod sweep;
 
+pub use calibrate::{CalibrateConfig, calibrate};
 pub use check::check;
 pub use history::{HistoryConfig, history};
 pub use init::init;
@@ -92,6 +94,14 @@ impl From<EvalError> for AppError {
             EvalError::Spill(e) => AppError::Usage(e.to_string()),
         }
     }
+}
+
+/// Reads a calibration profile named by `--profile` (a bad one is bad
+/// input: exit 2, with its file and line).
+pub(crate) fn read_profile(
+    path: &Path,
+) -> Result<crate::model::simulated::profile::LoadedProfile, AppError> {
+    crate::model::simulated::Profile::read(path).map_err(|e| AppError::Usage(e.to_string()))
 }
 
 /// Whether to colour output written to stdout: only on a terminal, never

@@ -34,6 +34,8 @@ pub struct SweepConfig {
     pub progress: bool,
     /// The cap on runs (`--max-runs`; default [`eval::DEFAULT_MAX_RUNS`]).
     pub max_runs: Option<u64>,
+    /// `--profile`: the simulated scenario under this calibration profile.
+    pub profile: Option<PathBuf>,
 }
 
 /// The values swept when none are given.
@@ -179,6 +181,10 @@ fn load_scenario(
     err: &mut dyn Write,
 ) -> Result<scenario::Scenario, AppError> {
     let mut scenario = scenario::load(&config.scenario)?;
+    if let Some(path) = &config.profile {
+        let loaded = super::read_profile(path)?;
+        scenario.use_profile(&loaded);
+    }
     eval::execute::presets::settle(&mut scenario, true)?;
     if matches!(axis, Axis::Simulate(_))
         && !matches!(scenario.model, scenario::ModelSpec::Simulate(_))

@@ -542,6 +542,7 @@ fn summarise(
     }
     result.run_errors = run_errors;
     result.agent = scenario.agent.preset.map(super::execute::presets::describe);
+    result.profile = scenario.profile.clone();
     result
 }
 

@@ -125,6 +125,14 @@ fn scenario_section(page: &mut String, scenario: &Value, runs: &[Value]) {
         esc(name),
         esc(str_of(scenario, "file"))
     );
+    if let Some(profile) = scenario.get("profile") {
+        let _ = writeln!(
+            page,
+            "<p class=\"profile\">Simulated model under the profile {} (sha256 {})</p>",
+            esc(str_of(profile, "file")),
+            esc(str_of(profile, "sha256"))
+        );
+    }
     let cells: Vec<&Value> = scenario
         .get("cells")
         .and_then(Value::as_array)

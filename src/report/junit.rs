@@ -19,6 +19,10 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
     let mut report = Report::new("agent-eval");
     for result in results {
         let mut suite = TestSuite::new(result.name.clone());
+        if let Some(profile) = &result.profile {
+            suite.add_property(("profile", profile.file.as_str()));
+            suite.add_property(("profile_sha256", profile.sha256.as_str()));
+        }
         let mut runs = TestCase::new("runs", status(!result.cells.is_empty(), "no cell ran"));
         runs.set_classname(result.file.clone());
         suite.add_test_case(runs);

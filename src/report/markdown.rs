@@ -38,6 +38,14 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
             text(&result.name),
             code(&result.file)
         );
+        if let Some(profile) = &result.profile {
+            let _ = writeln!(
+                out,
+                "Simulated model under the profile `{}` (sha256 `{}`).\n",
+                code(&profile.file),
+                code(&profile.sha256)
+            );
+        }
         let columns = super::axis_columns(result.cells.iter().map(|c| &c.settings));
         let labels: Vec<String> = columns.iter().map(|a| text(&a.label())).collect();
         let metrics = super::table::shown(|c| c.markdown);

@@ -29,6 +29,14 @@ pub fn render(result: &ScenarioResult, color: bool) -> String {
     if let Some(agent) = &result.agent {
         let _ = writeln!(out, "  {}", escape(agent));
     }
+    if let Some(profile) = &result.profile {
+        let _ = writeln!(
+            out,
+            "  profile {} (sha256 {})",
+            escape(&profile.file),
+            profile.sha256.get(..12).unwrap_or(&profile.sha256)
+        );
+    }
     out.push_str(&cells_table(&result.cells));
     out.push_str(&parts_table(&result.cells));
     for c in &result.comparisons {

@@ -37,6 +37,10 @@ pub struct ScenarioResult {
     /// built-in loop or an agent command).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
+    /// The calibration profile the simulated model ran under (file name
+    /// and SHA-256), so a figure can be traced to the sessions behind it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::model::simulated::profile::ProfileRef>,
 }
 
 impl ScenarioResult {
@@ -75,6 +79,7 @@ impl ScenarioResult {
             sha256: None,
             run_errors: Vec::new(),
             agent: None,
+            profile: None,
         }
     }
 

@@ -212,7 +212,8 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         check_session_agent(file, text, &agent)?;
     }
     let model_at = position_of(&raw.model);
-    let model = raw.model.value;
+    let mut model = raw.model.value;
+    let (profile, simulate_written) = resolve_profile(file, text, &mut model, model_at)?;
     let (runs, runs_at) = match raw.runs {
         Some(spanned) => {
             let at = top_level_key(text, "runs").or_else(|| position_of(&spanned));
@@ -255,7 +256,38 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
         expect,
         runs_position: runs_at.or(Some((1, 1))),
         sha256: sha256_hex(text.as_bytes()),
+        profile,
+        simulate_written,
     })
+}
+
+/// A simulated model's `profile: FILE` (relative to the scenario's folder)
+/// read and applied under the parameters the file wrote; returns what
+/// reports name the profile by and the names written.
+fn resolve_profile(
+    file: &Path,
+    text: &str,
+    model: &mut ModelSpec,
+    model_at: Option<(u64, u64)>,
+) -> Result<
+    (
+        Option<crate::model::simulated::profile::ProfileRef>,
+        Vec<String>,
+    ),
+    LoadError,
+> {
+    let ModelSpec::Simulate(params) = model else {
+        return Ok((None, Vec::new()));
+    };
+    let section = super::simulate_section(text);
+    let Some(written) = &section.profile else {
+        return Ok((None, section.written));
+    };
+    let path = file.parent().unwrap_or(Path::new("")).join(written);
+    let loaded = crate::model::simulated::Profile::read(&path)
+        .map_err(|e| LoadError::new(file, model_at, format!("model.simulate.profile: {e}")))?;
+    *params = super::with_profile(params, &section.written, &loaded.profile);
+    Ok((Some(loaded.reference()), section.written))
 }
 
 /// The YAML parsed into the file's raw shape; a syntax or schema error is

@@ -40,7 +40,7 @@ pub use axes::{Axis, AxisValue, CellSelector, CellSettings};
 pub use expect::{Bound, Comparison, ExactExpectation, Expectation};
 pub use load::{LoadError, discover, load, load_all, load_str};
 pub use locate::expectation_lines;
-pub use model::ModelSpec;
+pub use model::{ModelSpec, SimulateSection, simulate_section, with_profile};
 pub use runs::RunsSpec;
 pub use seeds::{MAX_SEEDS, Seeds};
 pub use step::{Check, IdText, Step};
@@ -76,9 +76,25 @@ pub struct Scenario {
     /// SHA-256 of the file's bytes, in hex: shard reports carry it so that
     /// `merge` only combines runs of the same scenario text.
     pub sha256: String,
+    /// The calibration profile the simulated model's parameters come from
+    /// (`simulate: {profile: FILE}`, or `run --profile`).
+    pub profile: Option<crate::model::simulated::profile::ProfileRef>,
+    /// The simulated model's parameters the file wrote itself: they
+    /// override any profile's.
+    pub simulate_written: Vec<String>,
 }
 
 impl Scenario {
+    /// Puts a simulated scenario under `loaded` (`run --profile`): the
+    /// defaults, the profile's values, then the parameters the file wrote.
+    /// Other models are left alone.
+    pub fn use_profile(&mut self, loaded: &crate::model::simulated::profile::LoadedProfile) {
+        if let ModelSpec::Simulate(params) = &mut self.model {
+            *params = with_profile(params, &self.simulate_written, &loaded.profile);
+            self.profile = Some(loaded.reference());
+        }
+    }
+
     /// Steps that are scored (have a check).
     pub fn steps_total(&self) -> usize {
         self.steps.iter().filter(|s| s.check.is_some()).count()

@@ -30,7 +30,7 @@ impl ModelSpec {
 #[serde(deny_unknown_fields)]
 struct RawModelSpec {
     script: Option<Vec<ScriptedResponse>>,
-    simulate: Option<SimulateParams>,
+    simulate: Option<RawSimulate>,
     anthropic: Option<AnthropicParams>,
     openai: Option<OpenAiParams>,
 }
@@ -40,7 +40,7 @@ impl<'de> Deserialize<'de> for ModelSpec {
         let raw = RawModelSpec::deserialize(d)?;
         let mut specs: Vec<ModelSpec> = Vec::new();
         specs.extend(raw.script.map(|script| Self::Script(script.into())));
-        specs.extend(raw.simulate.map(Self::Simulate));
+        specs.extend(raw.simulate.map(|s| Self::Simulate(s.params)));
         specs.extend(
             raw.anthropic
                 .map(|p| Self::Real(RealModelSpec::Anthropic(p))),
@@ -54,4 +54,73 @@ impl<'de> Deserialize<'de> for ModelSpec {
             )),
         }
     }
+}
+
+/// `simulate:` as written: the parameters, and `profile: FILE` beside them
+/// (read by the loader, which knows the scenario's folder: see
+/// [`simulate_section`]). Read by hand: serde's `flatten` would let an
+/// unknown parameter through.
+struct RawSimulate {
+    params: SimulateParams,
+}
+
+impl<'de> Deserialize<'de> for RawSimulate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut map = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
+        match map.remove("profile") {
+            None | Some(serde_json::Value::String(_)) => {}
+            Some(_) => return Err(de::Error::custom("simulate.profile must be a file path")),
+        }
+        let params = serde_json::from_value(serde_json::Value::Object(map))
+            .map_err(|e| de::Error::custom(format!("simulate: {e}")))?;
+        Ok(Self { params })
+    }
+}
+
+/// What a scenario's `simulate:` section names besides values: the
+/// profile file as written, and the parameters written beside it (which
+/// override the profile's).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SimulateSection {
+    pub profile: Option<String>,
+    pub written: Vec<String>,
+}
+
+/// Reads `model.simulate` of a scenario's text for its profile and the
+/// names of the parameters written (the values are the parsed model's).
+pub fn simulate_section(text: &str) -> SimulateSection {
+    let value: serde_json::Value = serde_saphyr::from_str(text).unwrap_or_default();
+    let Some(section) = value.pointer("/model/simulate").and_then(|v| v.as_object()) else {
+        return SimulateSection::default();
+    };
+    SimulateSection {
+        profile: section
+            .get("profile")
+            .and_then(|p| p.as_str())
+            .map(str::to_string),
+        written: section
+            .keys()
+            .filter(|k| *k != "profile")
+            .cloned()
+            .collect(),
+    }
+}
+
+/// `params` under `profile`: the defaults, then the profile's values, then
+/// the parameters the scenario wrote itself (`written`, taken from
+/// `params`).
+pub fn with_profile(
+    params: &SimulateParams,
+    written: &[String],
+    profile: &crate::model::simulated::Profile,
+) -> SimulateParams {
+    let mut own = *params;
+    let mut out = SimulateParams::default();
+    profile.apply(&mut out);
+    for name in written {
+        if let (Some(value), Some(field)) = (own.field_mut(name).map(|v| *v), out.field_mut(name)) {
+            *field = value;
+        }
+    }
+    out
 }

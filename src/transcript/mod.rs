@@ -13,6 +13,8 @@
 //! Floor 4 (beside `wire`): it knows the planning dialects (which tool
 //! plans, which result is a rejection) and nothing above them.
 
+pub mod run_log;
+
 use serde::{Deserialize, Serialize};
 
 /// Which agent wrote a transcript file.

@@ -126,6 +126,10 @@ pub struct RunArgs {
     /// this SQLite history database, created when missing.
     #[arg(long, value_name = "FILE")]
     pub history: Option<PathBuf>,
+    /// Run every simulated scenario under this calibration profile
+    /// (`calibrate --out`); parameters a scenario writes still win.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
 }
 
 /// The arguments of `replay`.
@@ -229,6 +233,10 @@ pub struct SweepArgs {
     /// (slower; the results are the same).
     #[arg(long)]
     pub no_reuse: bool,
+    /// Run every simulated scenario under this calibration profile
+    /// (`calibrate --out`); parameters a scenario writes still win.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
 }
 
 /// The CI outputs of `run` and `merge`.
@@ -414,6 +422,7 @@ impl RunArgs {
             max_runs: self.max_runs,
             agent: self.agent,
             history: self.history,
+            profile: self.profile,
         })
     }
 }
@@ -464,6 +473,7 @@ impl SweepArgs {
             quiet: self.quiet,
             progress: progress && !self.quiet,
             max_runs: self.max_runs,
+            profile: self.profile,
         })
     }
 }

@@ -43,3 +43,10 @@ pub(super) const CHECK_EXAMPLES: &str = "Examples:
 
 Exit status: 0 every scenario is valid; 2 a scenario is invalid or cannot be
 finished by its own steps; 3 no scenario found.";
+
+pub(super) const CALIBRATE_EXAMPLES: &str = "Examples:
+  agent-eval run scenarios/ --log-dir logs/ && agent-eval calibrate logs/ --out my-agent.yaml
+  agent-eval calibrate ~/.claude/projects --model 'sonnet' --out profile.yaml --html calibration.html
+  agent-eval run --profile my-agent.yaml        every simulated scenario under the profile
+
+Exit status: 0 calibrated; 2 bad input or no session could be read.";

@@ -6,6 +6,7 @@
 //! interrupted). The binary only parses and calls [`execute`].
 
 mod args;
+mod calibrate;
 mod help;
 mod parse;
 
@@ -17,9 +18,10 @@ pub use args::{
     CheckArgs, CompletionsArgs, DiffArgs, Format, HistoryArgs, InitArgs, MergeArgs, ReplayArgs,
     RunArgs, ServeArgs, SweepArgs,
 };
+pub use calibrate::CalibrateArgs;
 use help::{
-    CHECK_EXAMPLES, DIFF_EXAMPLES, HISTORY_EXAMPLES, MERGE_EXAMPLES, REPLAY_EXAMPLES, RUN_EXAMPLES,
-    SERVE_EXAMPLES, SWEEP_EXAMPLES,
+    CALIBRATE_EXAMPLES, CHECK_EXAMPLES, DIFF_EXAMPLES, HISTORY_EXAMPLES, MERGE_EXAMPLES,
+    REPLAY_EXAMPLES, RUN_EXAMPLES, SERVE_EXAMPLES, SWEEP_EXAMPLES,
 };
 
 use crate::app::{self, AppError, Status};
@@ -83,6 +85,15 @@ pub enum Command {
     /// pass, to start from (never overwrites a file).
     #[command(after_help = "Example:\n  agent-eval init && agent-eval run scenarios/")]
     Init(InitArgs),
+    /// Fit the simulated model to an agent's own transcripts (agent-eval
+    /// run logs; Claude Code and Codex with the transcript readers), check
+    /// it on held-out sessions and write a profile.
+    ///
+    /// Measured parameters come with their count and a 95% interval; the
+    /// attention parameters and drift weights are fitted by simulation
+    /// only where the data identify them, else kept and labelled assumed.
+    #[command(after_help = CALIBRATE_EXAMPLES)]
+    Calibrate(CalibrateArgs),
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  agent-eval completions bash > ~/.local/share/bash-completion/completions/agent-eval"
@@ -160,6 +171,7 @@ fn dispatch(
         Command::Serve(args) => app::serve(&args.config(), out, err),
         Command::Check(args) => app::check(&args.paths, args.max_runs, out, err),
         Command::Init(args) => app::init(&args.dir, out),
+        Command::Calibrate(args) => app::calibrate(&args.config()?, out, err),
         Command::Completions(args) => completions(args.shell, out),
     }
 }

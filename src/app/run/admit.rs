@@ -193,7 +193,11 @@ fn check_flags(config: &RunConfig) -> Result<(), AppError> {
 fn load_scenarios(
     config: &RunConfig,
 ) -> Result<(Vec<Scenario>, Vec<LoadError>, EvalOptions), AppError> {
-    let (scenarios, mut errors) = scenario::load_all(&config.paths);
+    let (mut scenarios, mut errors) = scenario::load_all(&config.paths);
+    if let Some(path) = &config.profile {
+        let loaded = crate::app::read_profile(path)?;
+        scenarios.iter_mut().for_each(|s| s.use_profile(&loaded));
+    }
     if crate::cancel::requested() {
         return Err(AppError::Interrupted);
     }

@@ -79,4 +79,6 @@ pub struct RunConfig {
     pub agent: Option<String>,
     /// `--history`: record this invocation in this SQLite database.
     pub history: Option<PathBuf>,
+    /// `--profile`: every simulated scenario under this calibration profile.
+    pub profile: Option<PathBuf>,
 }

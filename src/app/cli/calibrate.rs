@@ -1,0 +1,78 @@
+//! The arguments of `calibrate` and how they become its config.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use crate::app::{AppError, CalibrateConfig};
+use crate::transcript::Format;
+
+/// `calibrate --format`.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum TranscriptFormat {
+    /// Claude Code session transcripts (`~/.claude/projects/*/*.jsonl`).
+    ClaudeCode,
+    /// Codex rollouts (`~/.codex/sessions/**/rollout-*.jsonl`).
+    Codex,
+    /// agent-eval run logs (`run --log-dir`).
+    RunLog,
+}
+
+/// The arguments of `calibrate`.
+#[derive(Args)]
+pub struct CalibrateArgs {
+    /// Transcript files or folders (every `*.jsonl` below a folder).
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Write the profile (YAML, numbers only) here.
+    #[arg(long, value_name = "PROFILE.yaml")]
+    pub out: Option<PathBuf>,
+    /// Write the whole result as JSON here.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write a self-contained HTML page with plots here.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// The share of sessions held out from the fit to check it on.
+    #[arg(long, default_value_t = 0.5, value_name = "SHARE")]
+    pub holdout: f64,
+    /// Seeds the split, the resampling and the simulations.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Keep only sessions one of whose model names matches this regular
+    /// expression.
+    #[arg(long, value_name = "REGEX")]
+    pub model: Option<String>,
+    /// What the files are (detected per file when not given).
+    #[arg(long, value_enum)]
+    pub format: Option<TranscriptFormat>,
+    /// The most simulated runs per point of the fit (one a task shape).
+    #[arg(long, default_value_t = 60, value_name = "N")]
+    pub simulated_runs: usize,
+}
+
+impl CalibrateArgs {
+    pub fn config(self) -> Result<CalibrateConfig, AppError> {
+        let model = self
+            .model
+            .as_deref()
+            .map(regex::Regex::new)
+            .transpose()
+            .map_err(|e| AppError::Usage(format!("--model: {e}")))?;
+        Ok(CalibrateConfig {
+            paths: self.paths,
+            out: self.out,
+            json: self.json,
+            html: self.html,
+            holdout: self.holdout,
+            seed: self.seed,
+            model,
+            format: self.format.map(|f| match f {
+                TranscriptFormat::ClaudeCode => Format::ClaudeCode,
+                TranscriptFormat::Codex => Format::Codex,
+                TranscriptFormat::RunLog => Format::RunLog,
+            }),
+            simulated_runs: self.simulated_runs.max(1),
+        })
+    }
+}

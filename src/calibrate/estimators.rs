@@ -1,0 +1,342 @@
+//! The parameters counted directly on sessions, each with its count and a
+//! 95% interval from resampling sessions: `plan_first`, `todo_update_rate`,
+//! `reminder_compliance`, `invalid_todo_rate`, `rewrite_stale_plan`, and
+//! where the API's usage is recorded `chars_per_token` and
+//! `tokens_per_turn`.
+//!
+//! Every estimator is a ratio of sums over sessions (`Σ events / Σ
+//! chances`), one `(events, chances)` pair a session, so a session is the
+//! unit of resampling.
+
+use super::bootstrap::{ratio, ratio_interval};
+use super::observe::{TurnKind, classify, completed, rejected, writes};
+use crate::transcript::{Reminders, Session, Turn};
+
+/// One directly measured parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measure {
+    pub name: &'static str,
+    /// `None`: the sessions hold no event it could be measured on.
+    pub value: Option<f64>,
+    pub interval: Option<[f64; 2]>,
+    /// How many chances (turns, reminders, updates...) it rests on.
+    pub n: u64,
+    /// Why it is unmeasured, or what it was measured on.
+    pub note: String,
+}
+
+type PerSession = fn(&Session) -> (f64, f64);
+
+/// The estimators, in the order reports list them, with what each counts.
+const ESTIMATORS: [(&str, PerSession, &str); 7] = [
+    (
+        "plan_first",
+        plan_first,
+        "first acting turns of a task with no plan yet",
+    ),
+    (
+        "todo_update_rate",
+        todo_update_rate,
+        "ordinary turns (not first, not after a reminder, not a retry)",
+    ),
+    (
+        "reminder_compliance",
+        reminder_compliance,
+        "turns right after a planning reminder",
+    ),
+    (
+        "invalid_todo_rate",
+        invalid_todo_rate,
+        "turns that write the plan",
+    ),
+    (
+        "rewrite_stale_plan",
+        rewrite_stale_plan,
+        "first turns of a later task while an earlier plan stands",
+    ),
+    (
+        "chars_per_token",
+        chars_per_token,
+        "turns whose API usage is recorded",
+    ),
+    (
+        "tokens_per_turn",
+        tokens_per_turn,
+        "turns whose output tokens are recorded",
+    ),
+];
+
+/// Every direct measure over `sessions`, its interval seeded by `seed`.
+pub fn measure_all(sessions: &[Session], seed: u64) -> Vec<Measure> {
+    ESTIMATORS
+        .iter()
+        .enumerate()
+        .map(|(i, (name, per_session, counted))| {
+            let pairs: Vec<(f64, f64)> = sessions.iter().map(per_session).collect();
+            let n = chances(name, &pairs);
+            let value = ratio(&pairs);
+            let note = if value.is_some() {
+                format!("counted on {counted}")
+            } else if *name == "reminder_compliance"
+                && sessions.iter().all(|s| s.reminders == Reminders::Unknown)
+            {
+                "unmeasured: the transcripts do not record reminders".to_string()
+            } else {
+                format!("unmeasured: no {counted}")
+            };
+            Measure {
+                name,
+                value,
+                interval: value.and(ratio_interval(&pairs, seed ^ (i as u64 + 1))),
+                n,
+                note,
+            }
+        })
+        .collect()
+}
+
+/// The count a measure rests on: its chances (for `chars_per_token`, the
+/// turns rather than the tokens).
+fn chances(name: &str, pairs: &[(f64, f64)]) -> u64 {
+    match name {
+        "chars_per_token" => pairs.iter().filter(|p| p.1 > 0.0).count() as u64,
+        _ => pairs.iter().map(|p| p.1).sum::<f64>().round() as u64,
+    }
+}
+
+/// (turns of `kind` that write the plan, turns of `kind`).
+fn share_of(session: &Session, kind: TurnKind, event: impl Fn(&Turn) -> bool) -> (f64, f64) {
+    classify(session)
+        .into_iter()
+        .filter(|(_, _, k)| *k == kind)
+        .fold((0.0, 0.0), |(n, d), (_, turn, _)| {
+            (n + f64::from(u8::from(event(turn))), d + 1.0)
+        })
+}
+
+pub fn plan_first(session: &Session) -> (f64, f64) {
+    share_of(session, TurnKind::First, writes)
+}
+
+pub fn todo_update_rate(session: &Session) -> (f64, f64) {
+    share_of(session, TurnKind::Ordinary, writes)
+}
+
+/// Unmeasured (no chance counted) when the session's reminders are
+/// `Unknown`.
+pub fn reminder_compliance(session: &Session) -> (f64, f64) {
+    if session.reminders == Reminders::Unknown {
+        return (0.0, 0.0);
+    }
+    share_of(session, TurnKind::Reminded, writes)
+}
+
+pub fn invalid_todo_rate(session: &Session) -> (f64, f64) {
+    session
+        .turns()
+        .filter(|t| writes(t))
+        .fold((0.0, 0.0), |(n, d), turn| {
+            (n + f64::from(u8::from(rejected(turn))), d + 1.0)
+        })
+}
+
+/// A rewrite is a plan write on the first turn of the new task whose plan
+/// has no completed item (a list carried over keeps the old task's done
+/// items).
+pub fn rewrite_stale_plan(session: &Session) -> (f64, f64) {
+    share_of(session, TurnKind::StaleFirst, |turn| {
+        writes(turn)
+            && turn
+                .plan_after
+                .as_ref()
+                .is_some_and(|plan| completed(plan) == 0)
+    })
+}
+
+/// (characters sent, tokens they added), over consecutive turns that both
+/// record their input tokens.
+pub fn chars_per_token(session: &Session) -> (f64, f64) {
+    let turns: Vec<&Turn> = session.turns().collect();
+    turns.windows(2).fold((0.0, 0.0), |(c, t), pair| {
+        let (before, now) = (pair[0], pair[1]);
+        match (before.input_tokens, now.input_tokens) {
+            (Some(a), Some(b)) if now.new_context_chars > 0 => {
+                let added = b
+                    .saturating_sub(a)
+                    .saturating_sub(before.output_tokens.unwrap_or(0));
+                if added == 0 {
+                    (c, t)
+                } else {
+                    (c + now.new_context_chars as f64, t + added as f64)
+                }
+            }
+            _ => (c, t),
+        }
+    })
+}
+
+/// (output tokens, turns recording them).
+pub fn tokens_per_turn(session: &Session) -> (f64, f64) {
+    session
+        .turns()
+        .filter_map(|t| t.output_tokens)
+        .fold((0.0, 0.0), |(s, n), out| (s + out as f64, n + 1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::{Format, ItemStatus, Part, PlanningCall, Reminders, Session, Turn};
+
+    fn call(accepted: bool) -> PlanningCall {
+        PlanningCall {
+            tool: "TodoWrite".into(),
+            accepted,
+            writes: true,
+        }
+    }
+
+    /// A turn: plans (accepted or not), reminded, one other call.
+    fn turn(plan: Option<bool>, reminded: bool, statuses: Option<Vec<ItemStatus>>) -> Turn {
+        Turn {
+            planning_calls: plan.map(call).into_iter().collect(),
+            plan_after: statuses,
+            reminder_before: reminded,
+            other_tool_calls: 1,
+            ..Turn::default()
+        }
+    }
+
+    fn session(parts: Vec<Vec<Turn>>, reminders: Reminders) -> Session {
+        Session {
+            format: Format::ClaudeCode,
+            agent_version: None,
+            models: Vec::new(),
+            reminders,
+            parts: parts.into_iter().map(|turns| Part { turns }).collect(),
+        }
+    }
+
+    use ItemStatus::{Completed, InProgress, Pending};
+
+    /// Part 1: plans on turn 1, then an ordinary turn without, a reminded
+    /// turn that plans, a rejected update, its retry, an ordinary turn
+    /// that plans, the closing answer. Part 2: starts by rewriting.
+    fn known() -> Session {
+        let plan = Some(vec![InProgress, Pending]);
+        let closing = Turn::default();
+        session(
+            vec![
+                vec![
+                    turn(Some(true), false, plan.clone()),
+                    turn(None, false, plan.clone()),
+                    turn(Some(true), true, plan.clone()),
+                    turn(Some(false), false, plan.clone()),
+                    turn(Some(true), false, Some(vec![Completed, InProgress])),
+                    turn(Some(true), false, Some(vec![Completed, Completed])),
+                    closing,
+                ],
+                vec![turn(Some(true), false, Some(vec![InProgress]))],
+            ],
+            Reminders::Recorded,
+        )
+    }
+
+    #[test]
+    fn each_estimator_counts_its_own_chances() {
+        let s = known();
+        assert_eq!(plan_first(&s), (1.0, 1.0));
+        // Ordinary: turn 2 (no), turn 4 (rejected: yes), turn 6 (yes), the
+        // closing answer (no); turn 5 is the retry.
+        assert_eq!(todo_update_rate(&s), (2.0, 4.0));
+        assert_eq!(reminder_compliance(&s), (1.0, 1.0));
+        // Six turns write the plan; one was rejected.
+        assert_eq!(invalid_todo_rate(&s), (1.0, 6.0));
+        assert_eq!(rewrite_stale_plan(&s), (1.0, 1.0));
+    }
+
+    #[test]
+    fn compliance_is_unmeasured_without_recorded_reminders() {
+        let mut s = known();
+        s.reminders = Reminders::Unknown;
+        assert_eq!(reminder_compliance(&s), (0.0, 0.0));
+        let measures = measure_all(&[s], 1);
+        let compliance = measures
+            .iter()
+            .find(|m| m.name == "reminder_compliance")
+            .unwrap();
+        assert_eq!(compliance.value, None);
+        assert!(
+            compliance.note.contains("do not record reminders"),
+            "{}",
+            compliance.note
+        );
+    }
+
+    #[test]
+    fn a_carried_over_plan_is_no_rewrite() {
+        let s = session(
+            vec![
+                vec![turn(Some(true), false, Some(vec![Completed]))],
+                vec![turn(Some(true), false, Some(vec![Completed, InProgress]))],
+            ],
+            Reminders::Recorded,
+        );
+        assert_eq!(rewrite_stale_plan(&s), (0.0, 1.0));
+    }
+
+    #[test]
+    fn usage_gives_the_context_measure() {
+        let with_usage = |input, output, chars| Turn {
+            input_tokens: Some(input),
+            output_tokens: Some(output),
+            new_context_chars: chars,
+            other_tool_calls: 1,
+            ..Turn::default()
+        };
+        // 1000 -> 1300 input tokens after 100 output: 200 tokens of new
+        // context for 700 characters; then 1300 -> 1550 after 50: 200 for 500.
+        let s = session(
+            vec![vec![
+                with_usage(1000, 100, 0),
+                with_usage(1300, 50, 700),
+                with_usage(1550, 30, 500),
+            ]],
+            Reminders::Recorded,
+        );
+        assert_eq!(chars_per_token(&s), (1200.0, 400.0));
+        assert_eq!(tokens_per_turn(&s), (180.0, 3.0));
+        let measures = measure_all(&[s.clone(), s], 2);
+        let cpt = measures
+            .iter()
+            .find(|m| m.name == "chars_per_token")
+            .unwrap();
+        assert_eq!(cpt.value, Some(3.0));
+        assert_eq!(cpt.interval, Some([3.0, 3.0]));
+    }
+
+    #[test]
+    fn intervals_hold_the_value_and_shrink_with_sessions() {
+        let few: Vec<Session> = (0..10).map(|_| known()).collect();
+        let many: Vec<Session> = (0..10)
+            .flat_map(|_| {
+                let mut other = known();
+                other.parts[0].turns[1] = turn(Some(true), false, None);
+                [known(), other]
+            })
+            .collect();
+        let rate = |sessions: &[Session]| {
+            measure_all(sessions, 5)
+                .into_iter()
+                .find(|m| m.name == "todo_update_rate")
+                .unwrap()
+        };
+        let mixed = rate(&many);
+        let [low, high] = mixed.interval.unwrap();
+        let value = mixed.value.unwrap();
+        assert!(low <= value && value <= high);
+        assert!(low < 0.625 && 0.5 < high, "{low} {high}");
+        // Identical sessions: no spread at all.
+        assert_eq!(rate(&few).interval, Some([0.5, 0.5]));
+    }
+}

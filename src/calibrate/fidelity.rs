@@ -1,0 +1,291 @@
+//! Fidelity: the simulated model with the fitted parameters against
+//! sessions held out from the fit, statistic by statistic — observed,
+//! simulated, distance, verdict — and the simulated model's assumptions
+//! the data contradict, said in words.
+
+use super::bootstrap::quantile;
+use super::ks::two_sample;
+use super::observe::{Stats, share};
+use crate::model::simulated::SimulateParams;
+
+/// Fewer observations than this on either side and a statistic gets no
+/// verdict.
+pub const MIN_SAMPLE: usize = 5;
+
+/// A statistic's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The data do not tell the two apart (p ≥ 0.05).
+    Close,
+    /// The simulated model differs from the sessions (p < 0.05).
+    Differs,
+    /// Too few observations to tell.
+    TooFew,
+}
+
+impl Verdict {
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Close => "close",
+            Self::Differs => "differs",
+            Self::TooFew => "too few",
+        }
+    }
+}
+
+/// One statistic compared.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FidelityRow {
+    pub statistic: &'static str,
+    /// `ks` (distributions: the values are medians, the distance is
+    /// Kolmogorov–Smirnov's D) or `share` (the values are shares, the
+    /// distance their absolute difference, the p-value a two-proportion
+    /// z-test's).
+    pub test: &'static str,
+    pub observed: Option<f64>,
+    pub simulated: Option<f64>,
+    pub distance: Option<f64>,
+    pub p_value: Option<f64>,
+    pub n_observed: u64,
+    pub n_simulated: u64,
+    pub verdict: Verdict,
+}
+
+/// Observed and simulated samples of one distribution (for the plots).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Distribution {
+    pub statistic: &'static str,
+    pub observed: Vec<f64>,
+    pub simulated: Vec<f64>,
+}
+
+/// The rows and the distributions behind the `ks` rows.
+pub fn compare(observed: &Stats, simulated: &Stats) -> (Vec<FidelityRow>, Vec<Distribution>) {
+    let samples: [(&'static str, &Vec<f64>, &Vec<f64>); 3] = [
+        (
+            "turns between planning calls",
+            &observed.turn_gaps,
+            &simulated.turn_gaps,
+        ),
+        (
+            "tokens between planning calls",
+            &observed.token_gaps,
+            &simulated.token_gaps,
+        ),
+        (
+            "items completed per update",
+            &observed.completed_per_update,
+            &simulated.completed_per_update,
+        ),
+    ];
+    let mut rows: Vec<FidelityRow> = samples.iter().map(|(s, o, m)| ks_row(s, o, m)).collect();
+    let shares = [
+        (
+            "share of turns that plan",
+            observed.planning_turns,
+            simulated.planning_turns,
+        ),
+        (
+            "reminder compliance",
+            observed.compliance,
+            simulated.compliance,
+        ),
+        (
+            "parts ending with unfinished items",
+            observed.unfinished,
+            simulated.unfinished,
+        ),
+    ];
+    rows.extend(shares.iter().map(|(s, o, m)| share_row(s, *o, *m)));
+    let distributions = samples
+        .iter()
+        .map(|(statistic, o, m)| Distribution {
+            statistic,
+            observed: (*o).clone(),
+            simulated: (*m).clone(),
+        })
+        .collect();
+    (rows, distributions)
+}
+
+fn median(values: &[f64]) -> Option<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    (!sorted.is_empty()).then(|| quantile(&sorted, 0.5))
+}
+
+fn verdict(p: Option<f64>, n_observed: usize, n_simulated: usize) -> Verdict {
+    match p {
+        _ if n_observed < MIN_SAMPLE || n_simulated < MIN_SAMPLE => Verdict::TooFew,
+        Some(p) if p < 0.05 => Verdict::Differs,
+        Some(_) => Verdict::Close,
+        None => Verdict::TooFew,
+    }
+}
+
+fn ks_row(statistic: &'static str, observed: &[f64], simulated: &[f64]) -> FidelityRow {
+    let test = two_sample(observed, simulated);
+    FidelityRow {
+        statistic,
+        test: "ks",
+        observed: median(observed),
+        simulated: median(simulated),
+        distance: test.map(|t| t.0),
+        p_value: test.map(|t| t.1),
+        n_observed: observed.len() as u64,
+        n_simulated: simulated.len() as u64,
+        verdict: verdict(test.map(|t| t.1), observed.len(), simulated.len()),
+    }
+}
+
+fn share_row(statistic: &'static str, observed: (f64, f64), simulated: (f64, f64)) -> FidelityRow {
+    let p = two_proportion_p(observed, simulated);
+    let (a, b) = (share(observed), share(simulated));
+    FidelityRow {
+        statistic,
+        test: "share",
+        observed: a,
+        simulated: b,
+        distance: a.zip(b).map(|(a, b)| (a - b).abs()),
+        p_value: p,
+        n_observed: observed.1 as u64,
+        n_simulated: simulated.1 as u64,
+        verdict: verdict(p, observed.1 as usize, simulated.1 as usize),
+    }
+}
+
+/// The two-sided p-value of "same proportion" (pooled z-test).
+pub fn two_proportion_p((x1, n1): (f64, f64), (x2, n2): (f64, f64)) -> Option<f64> {
+    if n1 <= 0.0 || n2 <= 0.0 {
+        return None;
+    }
+    let pooled = (x1 + x2) / (n1 + n2);
+    let variance = pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2);
+    if variance <= 0.0 {
+        return Some(if (x1 / n1 - x2 / n2).abs() < 1e-12 {
+            1.0
+        } else {
+            0.0
+        });
+    }
+    let z = (x1 / n1 - x2 / n2).abs() / variance.sqrt();
+    Some((2.0 * (1.0 - normal_cdf(z))).clamp(0.0, 1.0))
+}
+
+/// Φ(z), by Abramowitz and Stegun 7.1.26 (error below 1.5e-7).
+fn normal_cdf(z: f64) -> f64 {
+    let x = z.abs() / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.327_591_1 * x);
+    let poly = t
+        * (0.254_829_592
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    let erf = 1.0 - poly * (-x * x).exp();
+    if z >= 0.0 {
+        0.5 * (1.0 + erf)
+    } else {
+        0.5 * (1.0 - erf)
+    }
+}
+
+/// The simulated model's assumptions that `observed` contradicts, in
+/// words (`simulated` is the model with `params` on the same shapes).
+pub fn contradictions(
+    observed: &Stats,
+    simulated: &Stats,
+    rows: &[FidelityRow],
+    params: &SimulateParams,
+) -> Vec<String> {
+    let mut said = Vec::new();
+    said.extend(rising_hazard(observed));
+    said.extend(first_plan_delay(observed, simulated, params));
+    for row in rows.iter().filter(|r| r.verdict == Verdict::Differs) {
+        said.push(format!(
+            "The {} differ: {} observed against {} simulated (p = {}).",
+            row.statistic,
+            number(row.observed),
+            number(row.simulated),
+            number(row.p_value)
+        ));
+    }
+    said
+}
+
+fn number(value: Option<f64>) -> String {
+    value.map_or("-".into(), |v| format!("{v:.3}"))
+}
+
+/// (plans, turns) of ordinary turns `range` turns after the last plan.
+fn hazard_in(stats: &Stats, range: std::ops::RangeInclusive<f64>) -> (f64, f64) {
+    stats
+        .hazard
+        .iter()
+        .filter(|(since, _)| range.contains(since))
+        .fold((0.0, 0.0), |(p, n), (_, wrote)| {
+            (p + f64::from(u8::from(*wrote)), n + 1.0)
+        })
+}
+
+/// The simulated model re-plans at one flat rate on ordinary turns; real
+/// models may re-plan more (or less) the longer they have gone without.
+fn rising_hazard(observed: &Stats) -> Option<String> {
+    let early = hazard_in(observed, 1.0..=2.0);
+    let late = hazard_in(observed, 6.0..=f64::INFINITY);
+    let p = two_proportion_p(early, late)?;
+    // A claim about the model's assumptions needs more than a verdict
+    // does: 20 turns a side and p < 0.01.
+    if p >= 0.01 || early.1 < 20.0 || late.1 < 20.0 {
+        return None;
+    }
+    let (a, b) = (early.0 / early.1, late.0 / late.1);
+    let direction = if b > a { "rises" } else { "falls" };
+    Some(format!(
+        "The chance of re-planning {direction} with the turns since the last plan: {:.0}% of ordinary turns 1–2 turns after a plan write one, {:.0}% of those 6 or more after (p = {p:.3}); the simulated model's todo_update_rate is one flat chance every ordinary turn.",
+        a * 100.0,
+        b * 100.0
+    ))
+}
+
+/// The simulated model plans on the first turn with `plan_first` and
+/// otherwise only at its ordinary rate: real agents may explore first.
+fn first_plan_delay(
+    observed: &Stats,
+    simulated: &Stats,
+    params: &SimulateParams,
+) -> Option<String> {
+    let (o, s) = (
+        median(&observed.first_plan_turn)?,
+        median(&simulated.first_plan_turn)?,
+    );
+    let (_, p) = two_sample(&observed.first_plan_turn, &simulated.first_plan_turn)?;
+    if p >= 0.05 || observed.first_plan_turn.len() < MIN_SAMPLE {
+        return None;
+    }
+    Some(format!(
+        "The first plan came after a median of {o:.0} turns, against {s:.0} simulated (p = {p:.3}): the simulated model plans on its first turn with plan_first = {:.2} and otherwise only at its ordinary rate, where the sessions explore before planning.",
+        params.plan_first
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_shares_are_close_and_far_ones_differ() {
+        assert!(two_proportion_p((50.0, 100.0), (50.0, 100.0)).unwrap() > 0.99);
+        assert!(two_proportion_p((10.0, 100.0), (90.0, 100.0)).unwrap() < 1e-6);
+        assert!((normal_cdf(1.96) - 0.975).abs() < 1e-4);
+    }
+
+    #[test]
+    fn a_rising_hazard_is_said_in_words() {
+        let mut stats = Stats::default();
+        stats.hazard.extend((0..60).map(|i| (1.0, i % 20 == 0)));
+        stats.hazard.extend((0..60).map(|i| (7.0, i % 2 == 0)));
+        let said = rising_hazard(&stats).unwrap();
+        assert!(said.contains("rises"), "{said}");
+        assert!(said.contains("5%") && said.contains("50%"), "{said}");
+    }
+}

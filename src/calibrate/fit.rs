@@ -1,0 +1,295 @@
+//! The fit by simulated moments of the parameters no transcript shows
+//! directly: the attention parameters (`attention_span`, `sharpness`,
+//! `recall_floor`) and the drift weights (`stop_weight`, `skip_weight`).
+//!
+//! The moments are what drift leaves in a transcript: the share of tasks
+//! that end with unfinished items, the items completed per update, the
+//! turns per plan item and the turns between plan writes. Each parameter
+//! is profiled over a grid (the others at their current values), the
+//! simulated model run on the sessions' task shapes at every point with the
+//! same seeds, and the objective is the sum of squared standardized gaps
+//! `((simulated − observed) / se)²`, `se` the observed moment's standard
+//! error from resampling sessions, widened for the simulation's own noise.
+//!
+//! **Identification rule.** The accepted set is every grid value whose
+//! objective is within 3.84 (χ²₁ at 95%) of the minimum; its ends are the
+//! interval. A parameter is identified — `fitted` — when (1) the accepted
+//! set spans at most half the search range (on a log scale for
+//! `attention_span`) and (2) the minimum is clear: somewhere on the grid
+//! the objective rises at least 7.68 (twice the threshold) above it.
+//! Otherwise it keeps its assumed value and says why.
+
+use super::bootstrap::{Resampler, quantile};
+use super::observe::{Stats, mean, share};
+use super::simulate::Simulator;
+use crate::model::simulated::SimulateParams;
+use crate::transcript::Session;
+
+/// The χ²₁ 95% threshold that bounds the accepted set.
+pub const THRESHOLD: f64 = 3.84;
+
+/// The parameters fitted, with their search grids.
+pub const GRIDS: [(&str, &[f64]); 5] = [
+    (
+        "attention_span",
+        &[100.0, 180.0, 300.0, 420.0, 700.0, 1200.0, 2000.0, 4000.0],
+    ),
+    ("sharpness", &[1.0, 2.0, 3.0, 4.0, 6.0, 8.0]),
+    ("recall_floor", &[0.0, 0.05, 0.15, 0.3, 0.5, 0.8]),
+    ("stop_weight", &[0.02, 0.1, 0.35, 0.7, 1.4]),
+    ("skip_weight", &[0.05, 0.2, 0.4, 0.8, 1.6]),
+];
+
+/// The moments matched, by name.
+pub const MOMENTS: [&str; 4] = [
+    "unfinished share",
+    "completed per update",
+    "turns per item",
+    "turns between plans",
+];
+
+/// The moment vector of some sessions (NaN where a moment has no data).
+pub fn moments(stats: &Stats) -> [f64; 4] {
+    [
+        share(stats.unfinished).unwrap_or(f64::NAN),
+        mean(&stats.completed_per_update).unwrap_or(f64::NAN),
+        mean(&stats.turns_per_item).unwrap_or(f64::NAN),
+        mean(&stats.turn_gaps).unwrap_or(f64::NAN),
+    ]
+}
+
+/// One fitted parameter's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FitResult {
+    pub name: &'static str,
+    /// The grid and the objective at each point.
+    pub profile: Vec<(f64, f64)>,
+    pub best: f64,
+    pub interval: [f64; 2],
+    pub identified: bool,
+    /// Why it is, or is not, identified.
+    pub reason: String,
+}
+
+/// What the fit needs: the observed moments and their standard errors,
+/// the simulator, the task shapes and the seed.
+pub struct Fit<'a> {
+    pub observed: [f64; 4],
+    pub se: [f64; 4],
+    pub simulator: &'a mut Simulator,
+    pub shapes: &'a [usize],
+    pub seed: u64,
+    pub chars_per_token: f64,
+}
+
+impl Fit<'_> {
+    /// The objective at `params`.
+    fn objective(&mut self, params: SimulateParams) -> f64 {
+        let sessions = self.simulator.run(params, self.shapes, self.seed);
+        let simulated = moments(&Stats::of(&sessions, self.chars_per_token));
+        (0..4)
+            .filter(|&j| self.observed[j].is_finite() && simulated[j].is_finite())
+            .map(|j| ((simulated[j] - self.observed[j]) / self.se[j]).powi(2))
+            .sum()
+    }
+
+    /// Profiles every fitted parameter in turn, starting from `params`;
+    /// identified ones are set on `params` as they are found.
+    pub fn run(&mut self, params: &mut SimulateParams) -> Vec<FitResult> {
+        let mut results = Vec::new();
+        for (name, grid) in GRIDS {
+            let profile: Vec<(f64, f64)> = grid
+                .iter()
+                .map(|&value| {
+                    let mut trial = *params;
+                    if let Some(field) = trial.field_mut(name) {
+                        *field = value;
+                    }
+                    (value, self.objective(trial))
+                })
+                .collect();
+            let result = judge(name, profile);
+            if result.identified
+                && let Some(field) = params.field_mut(name)
+            {
+                *field = result.best;
+            }
+            results.push(result);
+        }
+        results
+    }
+}
+
+/// The identification rule applied to one parameter's objective profile.
+pub fn judge(name: &'static str, profile: Vec<(f64, f64)>) -> FitResult {
+    let (best, minimum) = profile
+        .iter()
+        .copied()
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap_or((f64::NAN, f64::NAN));
+    let scale = |v: f64| {
+        if name == "attention_span" {
+            v.max(1.0).ln()
+        } else {
+            v
+        }
+    };
+    let [low, high] = accepted_interval(&profile, minimum + THRESHOLD, scale);
+    let range = profile
+        .iter()
+        .map(|(v, _)| scale(*v))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+    let width = (scale(high) - scale(low)) / (range.1 - range.0).max(f64::EPSILON);
+    let rise = profile.iter().map(|(_, f)| *f).fold(0.0, f64::max) - minimum;
+    let clear = rise >= 2.0 * THRESHOLD;
+    let narrow = width <= 0.5;
+    let reason = match (narrow, clear) {
+        (true, true) => format!(
+            "identified: the data accept {low:.3}–{high:.3} ({:.0}% of the search range)",
+            width * 100.0
+        ),
+        (_, false) => format!(
+            "not identified: the objective is flat (it rises only {rise:.1} over the search range, a clear minimum needs {:.2})",
+            2.0 * THRESHOLD
+        ),
+        (false, true) => format!(
+            "not identified: the data accept {low:.3}–{high:.3}, {:.0}% of the search range",
+            width * 100.0
+        ),
+    };
+    FitResult {
+        name,
+        profile,
+        best,
+        interval: [low, high],
+        identified: narrow && clear && best.is_finite(),
+        reason,
+    }
+}
+
+/// The ends of the accepted set: where the objective crosses `limit`,
+/// interpolated (on `scale`) between the last accepted grid value and the
+/// first rejected one on each side — the true value usually lies between
+/// grid points — or the grid's end where nothing beyond is rejected.
+fn accepted_interval(profile: &[(f64, f64)], limit: f64, scale: impl Fn(f64) -> f64) -> [f64; 2] {
+    let accepted: Vec<usize> = (0..profile.len())
+        .filter(|&i| profile[i].1 <= limit)
+        .collect();
+    let (Some(&first), Some(&last)) = (accepted.first(), accepted.last()) else {
+        return [f64::NAN, f64::NAN];
+    };
+    let unscale = |target: f64, a: f64, b: f64| {
+        // Back from the scale by bisection: the scale is increasing.
+        let (mut lo, mut hi) = (a.min(b), a.max(b));
+        for _ in 0..60 {
+            let mid = (lo + hi) / 2.0;
+            if scale(mid) < target {
+                lo = mid
+            } else {
+                hi = mid
+            }
+        }
+        (lo + hi) / 2.0
+    };
+    let cross = |inside: usize, outside: usize| {
+        let ((vi, fi), (vo, fo)) = (profile[inside], profile[outside]);
+        let t = ((limit - fi) / (fo - fi)).clamp(0.0, 1.0);
+        let target = scale(vi) + t * (scale(vo) - scale(vi));
+        unscale(target, vi, vo)
+    };
+    let low = if first > 0 {
+        cross(first, first - 1)
+    } else {
+        profile[first].0
+    };
+    let high = if last + 1 < profile.len() {
+        cross(last, last + 1)
+    } else {
+        profile[last].0
+    };
+    [low, high]
+}
+
+/// The observed moments and their standard errors from resampling
+/// sessions, widened by `sqrt(1 + observed / simulated)` for the
+/// simulation's own noise (and never below a floor that keeps a moment
+/// with no spread from dominating).
+pub fn observed_moments(
+    sessions: &[Session],
+    simulated_runs: usize,
+    seed: u64,
+    chars_per_token: f64,
+) -> ([f64; 4], [f64; 4]) {
+    let observed = moments(&Stats::of(sessions, chars_per_token));
+    let mut resampler = Resampler::new(seed);
+    let draws: Vec<[f64; 4]> = (0..100)
+        .map(|_| {
+            let picked = resampler.resample(sessions.len());
+            moments(&Stats::of(
+                picked.iter().filter_map(|&i| sessions.get(i)),
+                chars_per_token,
+            ))
+        })
+        .collect();
+    let widen = (1.0 + sessions.len() as f64 / simulated_runs.max(1) as f64).sqrt();
+    let floors = [0.02, 0.05, 0.05, 0.1];
+    let mut se = [0.0; 4];
+    for j in 0..4 {
+        let mut values: Vec<f64> = draws
+            .iter()
+            .map(|d| d[j])
+            .filter(|v| v.is_finite())
+            .collect();
+        values.sort_by(f64::total_cmp);
+        let spread = if values.len() > 1 {
+            (quantile(&values, 0.84) - quantile(&values, 0.16)) / 2.0
+        } else {
+            0.0
+        };
+        se[j] = (spread * widen).max(floors[j]);
+    }
+    (observed, se)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sharp_minimum_is_identified() {
+        let profile = vec![
+            (0.0, 40.0),
+            (0.05, 12.0),
+            (0.15, 0.5),
+            (0.3, 9.0),
+            (0.5, 30.0),
+            (0.8, 60.0),
+        ];
+        let fit = judge("recall_floor", profile);
+        assert!(fit.identified, "{}", fit.reason);
+        assert_eq!(fit.best, 0.15);
+        // 0.5 + 3.84 is crossed 3.84 / 11.5 of the way from 0.15 to 0.05,
+        // and 3.84 / 8.5 of the way from 0.15 to 0.3.
+        let [low, high] = fit.interval;
+        assert!((low - (0.15 - 0.1 * 3.84 / 11.5)).abs() < 1e-9, "{low}");
+        assert!((high - (0.15 + 0.15 * 3.84 / 8.5)).abs() < 1e-9, "{high}");
+    }
+
+    #[test]
+    fn a_flat_objective_is_not_identified() {
+        let profile = vec![(1.0, 2.0), (2.0, 1.5), (4.0, 1.0), (8.0, 2.5)];
+        let fit = judge("sharpness", profile);
+        assert!(!fit.identified);
+        assert!(fit.reason.contains("flat"), "{}", fit.reason);
+    }
+
+    #[test]
+    fn a_wide_valley_is_not_identified() {
+        let profile = vec![(100.0, 1.0), (300.0, 1.5), (1200.0, 2.0), (4000.0, 20.0)];
+        let fit = judge("attention_span", profile);
+        assert!(!fit.identified);
+        assert!(fit.reason.contains("of the search range"), "{}", fit.reason);
+    }
+}

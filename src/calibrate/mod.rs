@@ -1,0 +1,308 @@
+//! Calibration: the simulated model's parameters measured and fitted on an
+//! agent's own sessions ([`crate::transcript`]), and its fidelity checked
+//! on sessions held out from the fit (`agent-eval calibrate`,
+//! docs/calibration.md).
+//!
+//! 1. The sessions are split, seeded, into a training set and a held-out
+//!    set (`holdout`).
+//! 2. The directly observable parameters are counted on the training set
+//!    ([`estimators`]), each with its count and a 95% interval from
+//!    resampling sessions ([`bootstrap`]).
+//! 3. The attention parameters and the drift weights are fitted by
+//!    simulated moments where the data identify them ([`fit`]): the
+//!    simulated model runs through the engine on task shapes like the
+//!    sessions' ([`simulate`]).
+//! 4. The simulated model with the result runs on the held-out sessions'
+//!    shapes and is compared with them statistic by statistic
+//!    ([`fidelity`]).
+//!
+//! Floor 8: it reads [`crate::transcript`] sessions and runs
+//! [`crate::eval`]; the command and the renderings are `app`'s.
+
+pub mod bootstrap;
+pub mod estimators;
+pub mod fidelity;
+pub mod fit;
+pub mod ks;
+pub mod observe;
+pub mod simulate;
+
+use std::collections::BTreeMap;
+
+use crate::model::simulated::SimulateParams;
+use crate::model::simulated::profile::{FittedOn, PROFILE_VERSION, Profile, ProfileParam, Source};
+use crate::transcript::Session;
+use estimators::Measure;
+use fidelity::{Distribution, FidelityRow};
+use fit::{Fit, FitResult};
+use observe::Stats;
+use simulate::Simulator;
+
+/// How a calibration runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// The share of sessions held out from the fit for the fidelity check.
+    pub holdout: f64,
+    /// Seeds the split, the resampling and the simulations.
+    pub seed: u64,
+    /// The most simulated runs a point of the fit (and the fidelity check)
+    /// makes: one a task shape.
+    pub simulated_runs: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            holdout: 0.5,
+            seed: 0,
+            simulated_runs: 60,
+        }
+    }
+}
+
+/// Why a calibration could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum CalibrateError {
+    #[error("no session to calibrate on")]
+    NoSessions,
+    #[error("cannot build the simulated task shapes: {0}")]
+    Simulator(String),
+}
+
+/// One parameter of the result: its profile entry and why it has that
+/// source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamRow {
+    pub name: &'static str,
+    pub param: ProfileParam,
+    pub note: String,
+}
+
+/// Everything a calibration found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Calibration {
+    /// Every parameter, in [`SimulateParams::NAMES`] order.
+    pub params: Vec<ParamRow>,
+    pub measures: Vec<Measure>,
+    pub fits: Vec<FitResult>,
+    /// The moments the fit matched: name, observed, standard error.
+    pub moments: Vec<(&'static str, f64, f64)>,
+    pub fidelity: Vec<FidelityRow>,
+    pub distributions: Vec<Distribution>,
+    pub contradictions: Vec<String>,
+    /// Sessions in the training and held-out sets.
+    pub training: usize,
+    pub held_out: usize,
+    /// What it was fitted on (files and the inputs' hash are the caller's
+    /// to fill).
+    pub fitted_on: FittedOn,
+}
+
+impl Calibration {
+    /// The profile file's content.
+    pub fn profile(&self) -> Profile {
+        Profile {
+            version: PROFILE_VERSION,
+            params: self
+                .params
+                .iter()
+                .map(|row| (row.name.to_string(), row.param.clone()))
+                .collect::<BTreeMap<_, _>>(),
+            fitted_on: self.fitted_on.clone(),
+        }
+    }
+
+    /// The parameters as the simulated model takes them.
+    pub fn simulate_params(&self) -> SimulateParams {
+        let mut params = SimulateParams::default();
+        self.profile().apply(&mut params);
+        params
+    }
+}
+
+/// Calibrates the simulated model on `sessions`.
+pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration, CalibrateError> {
+    if sessions.is_empty() {
+        return Err(CalibrateError::NoSessions);
+    }
+    let (training, held_out) = split(sessions, options.holdout, options.seed);
+    let measures = estimators::measure_all(&training, options.seed);
+    let mut params = SimulateParams::default();
+    for measure in &measures {
+        if let (Some(value), Some(field)) = (measure.value, params.field_mut(measure.name)) {
+            *field = value;
+        }
+    }
+    // A measure outside the model's range (none should be) keeps the default.
+    if params.validate().is_err() {
+        params = SimulateParams::default();
+    }
+    let chars_per_token = params.chars_per_token;
+    let fit_shapes = simulate::shapes_of(&training, options.simulated_runs);
+    let check_set = if held_out.is_empty() {
+        &training
+    } else {
+        &held_out
+    };
+    let check_shapes = simulate::shapes_of(check_set, options.simulated_runs);
+    let all_shapes: Vec<usize> = fit_shapes.iter().chain(&check_shapes).copied().collect();
+    let mut simulator = Simulator::new(&all_shapes, simulate::typical_turn_chars(&training))
+        .map_err(CalibrateError::Simulator)?;
+    let (observed, se) =
+        fit::observed_moments(&training, fit_shapes.len(), options.seed, chars_per_token);
+    let fits = if fit_shapes.is_empty() {
+        Vec::new()
+    } else {
+        Fit {
+            observed,
+            se,
+            simulator: &mut simulator,
+            shapes: &fit_shapes,
+            seed: options.seed,
+            chars_per_token,
+        }
+        .run(&mut params)
+    };
+    let observed_stats = Stats::of(check_set, chars_per_token);
+    let simulated = simulator.run(params, &check_shapes, options.seed ^ 0x5eed_f1de);
+    let simulated_stats = Stats::of(&simulated, chars_per_token);
+    let (fidelity, distributions) = fidelity::compare(&observed_stats, &simulated_stats);
+    let contradictions =
+        fidelity::contradictions(&observed_stats, &simulated_stats, &fidelity, &params);
+    Ok(Calibration {
+        params: param_rows(&measures, &fits, fit_shapes.len(), training.len()),
+        moments: fit::MOMENTS
+            .iter()
+            .zip(observed.iter().zip(se.iter()))
+            .map(|(name, (o, s))| (*name, *o, *s))
+            .collect(),
+        measures,
+        fits,
+        fidelity,
+        distributions,
+        contradictions,
+        training: training.len(),
+        held_out: held_out.len(),
+        fitted_on: fitted_on(sessions),
+    })
+}
+
+/// The training and held-out sessions: a seeded shuffle, the first
+/// `1 - holdout` of it for training (at least one session).
+pub fn split(sessions: &[Session], holdout: f64, seed: u64) -> (Vec<Session>, Vec<Session>) {
+    let mut order: Vec<(u64, usize)> = (0..sessions.len())
+        .map(|i| {
+            (
+                crate::model::simulated::mix(seed ^ crate::model::simulated::mix(i as u64)),
+                i,
+            )
+        })
+        .collect();
+    order.sort_unstable();
+    let held = ((sessions.len() as f64) * holdout.clamp(0.0, 1.0)).floor() as usize;
+    let held = held.min(sessions.len().saturating_sub(1));
+    let train_count = sessions.len() - held;
+    let pick = |range: std::ops::Range<usize>| -> Vec<Session> {
+        let mut indices: Vec<usize> = order[range].iter().map(|(_, i)| *i).collect();
+        indices.sort_unstable();
+        indices
+            .into_iter()
+            .filter_map(|i| sessions.get(i).cloned())
+            .collect()
+    };
+    (pick(0..train_count), pick(train_count..sessions.len()))
+}
+
+/// Every parameter's row: measured where counted, fitted where
+/// identified, else assumed (the default) with the reason.
+fn param_rows(
+    measures: &[Measure],
+    fits: &[FitResult],
+    shapes: usize,
+    sessions: usize,
+) -> Vec<ParamRow> {
+    let defaults = SimulateParams::default();
+    SimulateParams::NAMES
+        .iter()
+        .map(|&name| {
+            let mut default = defaults;
+            let assumed = default.field_mut(name).map_or(0.0, |v| *v);
+            let measure = measures.iter().find(|m| m.name == name);
+            let fitted = fits.iter().find(|f| f.name == name);
+            let (param, note) = match (measure, fitted) {
+                (Some(m), _) if m.value.is_some() => (
+                    ProfileParam {
+                        value: round(m.value.unwrap_or(assumed)),
+                        interval: m.interval.map(|[a, b]| [round(a), round(b)]),
+                        n: m.n,
+                        source: Source::Measured,
+                    },
+                    m.note.clone(),
+                ),
+                (Some(m), _) => (assumed_param(assumed), format!("assumed: {}", m.note)),
+                (None, Some(f)) if f.identified => (
+                    ProfileParam {
+                        value: round(f.best),
+                        interval: Some([round(f.interval[0]), round(f.interval[1])]),
+                        n: sessions as u64,
+                        source: Source::Fitted,
+                    },
+                    f.reason.clone(),
+                ),
+                (None, Some(f)) => (assumed_param(assumed), format!("assumed: {}", f.reason)),
+                (None, None) if fits.is_empty() && shapes == 0 && is_fitted(name) => (
+                    assumed_param(assumed),
+                    "assumed: no task had a plan, so there is no task shape to simulate".into(),
+                ),
+                (None, None) => (
+                    assumed_param(assumed),
+                    "assumed: not fitted (repeat and improvise both only add turns: the data cannot tell them apart)".into(),
+                ),
+            };
+            ParamRow { name, param, note }
+        })
+        .collect()
+}
+
+fn is_fitted(name: &str) -> bool {
+    fit::GRIDS.iter().any(|(n, _)| *n == name)
+}
+
+fn assumed_param(value: f64) -> ProfileParam {
+    ProfileParam {
+        value,
+        interval: None,
+        n: 0,
+        source: Source::Assumed,
+    }
+}
+
+/// Four significant decimals: a profile is read by people.
+fn round(value: f64) -> f64 {
+    (value * 10_000.0).round() / 10_000.0
+}
+
+/// Counts, versions and model names of the sessions.
+fn fitted_on(sessions: &[Session]) -> FittedOn {
+    let mut versions: Vec<String> = sessions
+        .iter()
+        .filter_map(|s| s.agent_version.clone())
+        .collect();
+    versions.sort();
+    versions.dedup();
+    let mut models: Vec<String> = sessions
+        .iter()
+        .flat_map(|s| s.models.iter().cloned())
+        .collect();
+    models.sort();
+    models.dedup();
+    FittedOn {
+        files: 0,
+        sessions: sessions.len() as u64,
+        parts: sessions.iter().map(|s| s.parts.len() as u64).sum(),
+        turns: sessions.iter().map(|s| s.turns().count() as u64).sum(),
+        agent_versions: versions,
+        models,
+        inputs_hash: String::new(),
+    }
+}
