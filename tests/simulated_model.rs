@@ -616,6 +616,7 @@ fn a_conversation_rewritten_before_its_last_message_is_read_afresh() {
             vec![ContentBlock::ToolResult {
                 tool_use_id: "toolu_2_1".into(),
                 content: "ok".into(),
+                is_error: false,
             }],
         ),
     ];

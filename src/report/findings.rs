@@ -121,6 +121,7 @@ pub(crate) mod tests {
             .map(|(text, ok)| ExpectationOutcome {
                 text: (*text).into(),
                 ok: *ok,
+                verdict: crate::results::verdict::Verdict::of(*ok),
                 measured: json!(0.25),
                 detail: None,
                 paired: None,

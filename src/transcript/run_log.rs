@@ -241,6 +241,7 @@ impl Reading {
                 ContentBlock::ToolResult {
                     tool_use_id,
                     content,
+                    ..
                 } if tool_use_id == id => Some(content.as_str()),
                 _ => None,
             });

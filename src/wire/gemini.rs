@@ -259,6 +259,9 @@ impl ContentReader {
         Ok(ContentBlock::ToolResult {
             tool_use_id: id,
             content,
+            // As over Chat Completions: the error is in the text, and
+            // `error_results` keeps which calls failed.
+            is_error: false,
         })
     }
 }
@@ -438,7 +441,8 @@ mod tests {
             [
                 ContentBlock::ToolResult {
                     tool_use_id: "toolu_1_1".into(),
-                    content: "boom".into()
+                    content: "boom".into(),
+                    is_error: false
                 },
                 ContentBlock::text("<reminder>Update your todos.</reminder>")
             ]
@@ -465,6 +469,7 @@ mod tests {
                 ContentBlock::ToolResult {
                     tool_use_id,
                     content,
+                    ..
                 } => Some(format!("{tool_use_id}={content}")),
                 ContentBlock::Text { .. } => None,
             })

@@ -646,9 +646,11 @@ fn fingerprint(message: &Message) -> u64 {
                     ContentBlock::ToolResult {
                         tool_use_id,
                         content,
+                        is_error,
                     } => {
                         2u8.hash(&mut hasher);
                         tool_use_id.hash(&mut hasher);
+                        is_error.hash(&mut hasher);
                         text_print(content, &mut hasher);
                     }
                 }
