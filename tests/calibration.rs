@@ -315,3 +315,40 @@ fn scenarios_run_under_a_profile() {
     let stderr = String::from_utf8_lossy(&output.stdout) + String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("p.yaml:3:"), "{stderr}");
 }
+
+/// A symlink loop is not followed, and bad lines beside good ones are
+/// skipped and counted while the good sessions are calibrated.
+#[test]
+fn bad_lines_beside_good_ones_are_skipped_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = run_logs(
+        &Known {
+            runs: 6,
+            ..Known::planner(0.9, 0.2, 0.9)
+        },
+        dir.path(),
+    );
+    std::os::unix::fs::symlink(&logs, logs.join("loop")).unwrap();
+    let log = logs.join("known.jsonl");
+    let mut text = std::fs::read(&log).unwrap();
+    text.extend_from_slice(
+        b"\xff\xfe garbage\n{\"messages\": [], \"metrics\": {}, \"settings\": {}, \"deep\": ",
+    );
+    text.extend_from_slice(&b"[".repeat(10_000));
+    std::fs::write(&log, text).unwrap();
+    let json = dir.path().join("c.json");
+    let output = agent_eval()
+        .arg("calibrate")
+        .arg(&logs)
+        .args(["--simulated-runs", "4", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("known.jsonl:7:"), "{stderr}");
+    assert!(stderr.contains("known.jsonl:8:"), "{stderr}");
+    let result: Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+    assert_eq!(result["inputs"]["bad"], 2);
+    assert_eq!(result["inputs"]["sessions"], 6);
+}

@@ -85,6 +85,10 @@ impl Simulator {
     pub fn run(&mut self, params: SimulateParams, shapes: &[usize], seed: u64) -> Vec<Session> {
         let mut sessions = Vec::with_capacity(shapes.len());
         for (i, steps) in shapes.iter().enumerate() {
+            // Ctrl-C: the caller sees the flag and writes nothing.
+            if crate::cancel::requested() {
+                break;
+            }
             let Some(scenario) = self.scenarios.get_mut(steps) else {
                 continue;
             };

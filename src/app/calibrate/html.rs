@@ -19,7 +19,7 @@ const MARGIN: f64 = 36.0;
 /// The page.
 pub fn page(result: &Calibration, json: &Value) -> String {
     let mut page = String::from(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>agent-eval calibration</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child,th:first-child{text-align:left}.differs{color:#b00}.obs{stroke:#1f77b4}.sim{stroke:#d62728}svg{margin:0 1em 1em 0}</style></head><body>\n<h1>Calibration of the simulated model</h1>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>agent-eval calibration</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child,th:first-child,th:last-child{text-align:left}.differs{color:#b00}.obs{stroke:#1f77b4}.sim{stroke:#d62728}svg{margin:0 1em 1em 0}</style></head><body>\n<h1>Calibration of the simulated model</h1>\n",
     );
     let sessions = json
         .pointer("/inputs/sessions")

@@ -59,6 +59,9 @@ pub fn calibrate(
     };
     let mut result =
         calibrate::calibrate(&sessions, &options).map_err(|e| AppError::Usage(e.to_string()))?;
+    if crate::cancel::requested() {
+        return Err(AppError::Interrupted);
+    }
     result.fitted_on.files = outcome.files;
     result.fitted_on.inputs_hash = outcome.inputs_hash.clone();
     let profile_hash = write_outputs(config, &result, &outcome)?;
