@@ -33,6 +33,7 @@ use sha2::{Digest, Sha256};
 
 use super::claude_code::ClaudeCodeReader;
 use super::codex::CodexReader;
+use super::run_log::RunLogReader;
 use super::{Format, RecordReader, Session};
 
 /// The longest line read; a longer one is skipped as it streams past.
@@ -72,8 +73,6 @@ pub enum SkipReason {
     BadRecord,
     /// A file none of whose first records is of a known format.
     UnknownFormat,
-    /// An agent-eval run log, on a build without its reader.
-    RunLogNotBuilt,
     /// A file or folder that could not be opened or read.
     Unreadable,
 }
@@ -88,7 +87,6 @@ impl SkipReason {
             Self::Truncated => "truncated",
             Self::BadRecord => "bad-record",
             Self::UnknownFormat => "unknown-format",
-            Self::RunLogNotBuilt => "run-log-not-built",
             Self::Unreadable => "unreadable",
         }
     }
@@ -261,15 +259,12 @@ pub fn detect(record: &Value) -> Option<Format> {
         .then_some(Format::ClaudeCode)
 }
 
-/// The reader of `format`, or why there is none on this build.
-fn reader_for(format: Format) -> Result<Box<dyn RecordReader>, (SkipReason, String)> {
+/// The reader of `format`.
+fn reader_for(format: Format) -> Box<dyn RecordReader> {
     match format {
-        Format::ClaudeCode => Ok(Box::new(ClaudeCodeReader::new())),
-        Format::Codex => Ok(Box::new(CodexReader::new())),
-        Format::RunLog => Err((
-            SkipReason::RunLogNotBuilt,
-            "run logs: not built on this branch".into(),
-        )),
+        Format::ClaudeCode => Box::new(ClaudeCodeReader::new()),
+        Format::Codex => Box::new(CodexReader::new()),
+        Format::RunLog => Box::new(RunLogReader::default()),
     }
 }
 
@@ -300,14 +295,7 @@ impl FileRead<'_> {
                 }
                 return;
             };
-            match reader_for(format) {
-                Ok(reader) => self.reader = Some(reader),
-                Err((reason, detail)) => {
-                    self.given_up = true;
-                    summary.skip(self.path, None, reason, detail);
-                    return;
-                }
-            }
+            self.reader = Some(reader_for(format));
             for (line, value) in std::mem::take(&mut self.undecided) {
                 self.feed(line, &value, summary);
             }

@@ -158,7 +158,7 @@ fn a_forced_format_and_a_model_filter() {
 }
 
 #[test]
-fn run_logs_are_detected_and_left_to_their_reader() {
+fn run_logs_are_detected_and_read_by_their_reader() {
     let dir = tempfile::tempdir().unwrap();
     let file = write(
         dir.path(),
@@ -166,7 +166,7 @@ fn run_logs_are_detected_and_left_to_their_reader() {
         br#"{"scenario":"s","file":"s.yaml","settings":{},"seed":0,"metrics":{},"messages":[]}"#,
     );
     let (_, summary) = read_all(&[file], &ReadOptions::default());
-    assert_eq!(summary.skipped[&SkipReason::RunLogNotBuilt], 1);
+    assert_eq!(summary.files_by_format[&Format::RunLog], 1);
 }
 
 #[test]
