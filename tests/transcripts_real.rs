@@ -61,7 +61,12 @@ fn run_keeping(agents: &Path, keep: &Path) -> Value {
     let home = tempfile::tempdir().unwrap();
     let report = out.path().join("report.json");
     let output = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
-        .args(["run", "tests/data/transcripts/real/", "-q", "--keep-transcripts"])
+        .args([
+            "run",
+            "tests/data/transcripts/real/",
+            "-q",
+            "--keep-transcripts",
+        ])
         .arg(keep)
         .arg("--json")
         .arg(&report)
@@ -129,7 +134,12 @@ fn wire_counts(result: &Value) -> Counts {
         reminders_at: serde_json::from_value(result["reminders_at"].clone()).unwrap(),
         parts: result["parts"]
             .as_array()
-            .map(|parts| parts.iter().map(|p| (n(p, "turns"), n(p, "todo_calls"))).collect())
+            .map(|parts| {
+                parts
+                    .iter()
+                    .map(|p| (n(p, "turns"), n(p, "todo_calls")))
+                    .collect()
+            })
             .unwrap_or_default(),
     }
 }
@@ -228,5 +238,8 @@ fn kept_transcripts_read_as_the_wire_saw_the_runs() {
     assert_eq!(runs, 12);
     // The parameters were chosen so that every count is exercised.
     let (planning, rejected, reminders, parts) = totals;
-    assert!(planning > 0 && rejected > 0 && reminders > 0 && parts > 0, "{totals:?}");
+    assert!(
+        planning > 0 && rejected > 0 && reminders > 0 && parts > 0,
+        "{totals:?}"
+    );
 }

@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+// Used by the profile's parsing, which lands with calibration (cal-fit).
+#[allow(unused_imports)]
 use super::SimulateParams;
 
 /// Where a parameter's value comes from.
