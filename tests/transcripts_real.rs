@@ -243,3 +243,28 @@ fn kept_transcripts_read_as_the_wire_saw_the_runs() {
         "{totals:?}"
     );
 }
+
+#[test]
+fn a_keep_folder_that_cannot_be_made_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("s.yaml");
+    std::fs::write(
+        &scenario,
+        "task: t\nsteps: [{text: a}]\nmodel: {script: [{text: done}]}\n",
+    )
+    .unwrap();
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, "").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        .arg("run")
+        .arg(&scenario)
+        .arg("--keep-transcripts")
+        .arg(blocker.join("kept"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--keep-transcripts"), "{stderr}");
+    assert!(stderr.contains("cannot create the folder"), "{stderr}");
+}
