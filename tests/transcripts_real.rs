@@ -61,7 +61,12 @@ fn run_keeping(agents: &Path, keep: &Path) -> Value {
     let home = tempfile::tempdir().unwrap();
     let report = out.path().join("report.json");
     let output = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
-        .args(["run", "tests/data/transcripts/real/", "-q", "--keep-transcripts"])
+        .args([
+            "run",
+            "tests/data/transcripts/real/",
+            "-q",
+            "--keep-transcripts",
+        ])
         .arg(keep)
         .arg("--json")
         .arg(&report)
@@ -129,7 +134,12 @@ fn wire_counts(result: &Value) -> Counts {
         reminders_at: serde_json::from_value(result["reminders_at"].clone()).unwrap(),
         parts: result["parts"]
             .as_array()
-            .map(|parts| parts.iter().map(|p| (n(p, "turns"), n(p, "todo_calls"))).collect())
+            .map(|parts| {
+                parts
+                    .iter()
+                    .map(|p| (n(p, "turns"), n(p, "todo_calls")))
+                    .collect()
+            })
             .unwrap_or_default(),
     }
 }
@@ -228,5 +238,33 @@ fn kept_transcripts_read_as_the_wire_saw_the_runs() {
     assert_eq!(runs, 12);
     // The parameters were chosen so that every count is exercised.
     let (planning, rejected, reminders, parts) = totals;
-    assert!(planning > 0 && rejected > 0 && reminders > 0 && parts > 0, "{totals:?}");
+    assert!(
+        planning > 0 && rejected > 0 && reminders > 0 && parts > 0,
+        "{totals:?}"
+    );
+}
+
+#[test]
+fn a_keep_folder_that_cannot_be_made_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("s.yaml");
+    std::fs::write(
+        &scenario,
+        "task: t\nsteps: [{text: a}]\nmodel: {script: [{text: done}]}\n",
+    )
+    .unwrap();
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, "").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        .arg("run")
+        .arg(&scenario)
+        .arg("--keep-transcripts")
+        .arg(blocker.join("kept"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--keep-transcripts"), "{stderr}");
+    assert!(stderr.contains("cannot create the folder"), "{stderr}");
 }

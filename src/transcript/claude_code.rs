@@ -39,7 +39,9 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde_json::Value;
 
-use super::{Format, ItemStatus, Part, PlanningCall, RecordReader, Reminders, Session, Turn};
+use super::{
+    Format, ItemStatus, Part, PlanningCall, RecordReader, Reminders, Session, Turn, text_chars,
+};
 
 /// The opening words of TodoWrite's reminder (a unit test ties them to
 /// `crate::plan::reminder::CLAUDE_CODE_TEXT`).
@@ -326,10 +328,10 @@ impl ClaudeCodeReader {
         if !same {
             self.start_turn(id);
         }
-        if let Some(model) = model {
-            if !self.models.contains(model) {
-                self.models.insert(model.to_string());
-            }
+        if let Some(model) = model
+            && !self.models.contains(model)
+        {
+            self.models.insert(model.to_string());
         }
         let index = self.turns.len() - 1;
         if let Some(usage) = message.get("usage") {
@@ -463,25 +465,6 @@ fn first_text(content: &Value) -> &str {
             .find_map(|b| b.get("text").and_then(Value::as_str))
             .unwrap_or(""),
         _ => "",
-    }
-}
-
-/// Characters of text in a content value: strings, text blocks and tool
-/// results inside; an image's data counts nothing.
-pub(crate) fn text_chars(content: &Value) -> u64 {
-    match content {
-        Value::String(text) => text.chars().count() as u64,
-        Value::Array(items) => items.iter().map(text_chars).sum(),
-        Value::Object(map) => {
-            if map.get("type").and_then(Value::as_str) == Some("image") {
-                return 0;
-            }
-            map.iter()
-                .filter(|(key, _)| !matches!(key.as_str(), "type" | "tool_use_id" | "id"))
-                .map(|(_, v)| text_chars(v))
-                .sum()
-        }
-        _ => 0,
     }
 }
 

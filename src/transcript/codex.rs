@@ -33,7 +33,9 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde_json::Value;
 
-use super::{Format, ItemStatus, Part, PlanningCall, RecordReader, Reminders, Session, Turn};
+use super::{
+    Format, ItemStatus, Part, PlanningCall, RecordReader, Reminders, Session, Turn, text_chars,
+};
 
 /// The planning tool.
 pub const PLANNING_TOOL: &str = "update_plan";
@@ -105,8 +107,7 @@ impl CodexReader {
         let kind = item.get("type").and_then(Value::as_str).unwrap_or("");
         let role = item.get("role").and_then(Value::as_str);
         if kind == "message" && role != Some("assistant") {
-            self.chars_pending +=
-                super::claude_code::text_chars(item.get("content").unwrap_or(&Value::Null));
+            self.chars_pending += text_chars(item.get("content").unwrap_or(&Value::Null));
             return;
         }
         if matches!(kind, "function_call_output" | "custom_tool_call_output") {
@@ -156,7 +157,7 @@ impl CodexReader {
     fn tool_output(&mut self, item: &Value) {
         self.output_since_items = true;
         let output = item.get("output").unwrap_or(&Value::Null);
-        self.chars_pending += super::claude_code::text_chars(output);
+        self.chars_pending += text_chars(output);
         let Some(id) = item.get("call_id").and_then(Value::as_str) else {
             return;
         };

@@ -13,9 +13,17 @@
 //! Floor 4 (beside `wire`): it knows the planning dialects (which tool
 //! plans, which result is a rejection) and nothing above them.
 
+pub mod claude_code;
+pub mod codex;
+pub mod read;
 pub mod run_log;
 
+pub use read::{
+    ModelFilter, ReadOptions, ReadSummary, Skip, SkipReason, TranscriptError, read_paths,
+};
+
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// Which agent wrote a transcript file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -124,8 +132,21 @@ pub trait RecordReader {
     fn finish(self: Box<Self>) -> Vec<Session>;
 }
 
-pub mod claude_code;
-pub mod codex;
-pub mod read;
-
-pub use read::{ReadOptions, ReadSummary, Skip, SkipReason, TranscriptError, read_paths};
+/// Characters of text in a content value: strings, text blocks and tool
+/// results inside; an image's data counts nothing.
+pub(crate) fn text_chars(content: &Value) -> u64 {
+    match content {
+        Value::String(text) => text.chars().count() as u64,
+        Value::Array(items) => items.iter().map(text_chars).sum(),
+        Value::Object(map) => {
+            if map.get("type").and_then(Value::as_str) == Some("image") {
+                return 0;
+            }
+            map.iter()
+                .filter(|(key, _)| !matches!(key.as_str(), "type" | "tool_use_id" | "id"))
+                .map(|(_, v)| text_chars(v))
+                .sum()
+        }
+        _ => 0,
+    }
+}

@@ -44,6 +44,9 @@ pub const FIRST_SKIPS: usize = 10;
 const UNDECIDED_RECORDS: usize = 16;
 const READ_BUFFER: usize = 256 << 10;
 
+/// Which model names a caller keeps (`--model REGEX`).
+pub type ModelFilter = Box<dyn Fn(&str) -> bool>;
+
 /// How to read.
 #[derive(Default)]
 pub struct ReadOptions {
@@ -51,7 +54,7 @@ pub struct ReadOptions {
     pub format: Option<Format>,
     /// Keep only the sessions one of whose model names passes (a session
     /// naming no model is left out when a filter is given).
-    pub model_filter: Option<Box<dyn Fn(&str) -> bool>>,
+    pub model_filter: Option<ModelFilter>,
 }
 
 /// Why a line or a file was skipped.

@@ -69,8 +69,11 @@ pub fn run_once_external(
                 message: e.to_string(),
             }
         })?;
-    if let (Some(dir), Some(preset)) = (keep_transcripts, scenario.agent.preset) {
-        let from = super::presets::of(preset).transcript_dir();
+    let from = scenario
+        .agent
+        .preset
+        .and_then(|preset| super::presets::of(preset).transcript_dir());
+    if let (Some(dir), Some(from)) = (keep_transcripts, from) {
         super::keep_transcripts::keep(&root, from, dir, (&scenario.name, cell, seed)).map_err(
             |source| RunError::KeepTranscripts {
                 scenario: scenario.name.clone(),

@@ -113,6 +113,18 @@ mod tests {
     }
 
     #[test]
+    fn a_runs_folder_is_named_by_scenario_cell_and_seed() {
+        let scenario = crate::scenario::load_str(
+            Path::new("t.yaml"),
+            "task: t\nsteps: [{text: a}]\nmodel: {script: [{text: done}]}\nruns: {todo: [true, false]}\n",
+        )
+        .unwrap();
+        let cells = crate::scenario::cells::cells(&scenario);
+        let folder = run_folder(Path::new("/k"), "my scenario", &cells[1], 4);
+        assert_eq!(folder, Path::new("/k/my_scenario/todo-false/seed-4"));
+    }
+
+    #[test]
     fn only_jsonl_files_are_copied_and_links_are_not_followed() {
         let workspace = tempfile::tempdir().unwrap();
         let projects = workspace.path().join("home/projects/-w");
@@ -137,8 +149,14 @@ mod tests {
         )
         .unwrap();
         assert_eq!(copied, 1);
-        let kept = keep_dir.path().join("s_1/default/seed-3/-w/s.jsonl");
+        let folder = run_folder(keep_dir.path(), "s 1", &cell, 3);
+        assert!(
+            folder.starts_with(keep_dir.path().join("s_1")),
+            "{folder:?}"
+        );
+        assert!(folder.ends_with("seed-3"), "{folder:?}");
+        let kept = folder.join("-w/s.jsonl");
         assert_eq!(std::fs::read_to_string(kept).unwrap(), "{}\n");
-        assert!(!keep_dir.path().join("s_1/default/seed-3/-w/link").exists());
+        assert!(!folder.join("-w/link").exists());
     }
 }

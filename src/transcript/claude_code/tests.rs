@@ -180,3 +180,13 @@ fn the_inferred_count_restarts_after_the_planning_block() {
     let reminded: Vec<bool> = turns.iter().map(|t| t.turn.reminder_before).collect();
     assert_eq!(reminded, [false, false, false, false, true]);
 }
+
+#[test]
+fn context_counts_text_and_not_image_data() {
+    let content = serde_json::json!([
+        {"type": "text", "text": "abc"},
+        {"type": "image", "source": {"type": "base64", "data": "iVBORw0KGgo="}},
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "héllo"}]}
+    ]);
+    assert_eq!(text_chars(&content), 8);
+}

@@ -79,8 +79,8 @@ impl Preset for ClaudeCode {
         "claude-code's own (after 10 turns without a planning call, then every 10 turns)"
     }
 
-    fn transcript_dir(&self) -> &'static str {
-        ".agent-home/.claude/projects"
+    fn transcript_dir(&self) -> Option<&'static str> {
+        Some(".agent-home/.claude/projects")
     }
 
     fn session_options(&self) -> Option<&'static str> {

@@ -49,8 +49,8 @@ impl Preset for Codex {
         "none (codex has no planning reminder)"
     }
 
-    fn transcript_dir(&self) -> &'static str {
-        ".agent-home/codex/sessions"
+    fn transcript_dir(&self) -> Option<&'static str> {
+        Some(".agent-home/codex/sessions")
     }
 
     fn command_line(&self, binary: &Path, todo: bool, _dialect: Dialect) -> AgentCommand {

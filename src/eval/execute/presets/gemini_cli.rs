@@ -68,11 +68,6 @@ impl Preset for GeminiCli {
         "none (gemini-cli has no planning reminder)"
     }
 
-    fn transcript_dir(&self) -> &'static str {
-        // Gemini CLI keeps its sessions under `~/.gemini/tmp/`.
-        ".agent-home/.gemini"
-    }
-
     fn command_line(&self, binary: &Path, todo: bool, _dialect: Dialect) -> AgentCommand {
         let command = format!(
             "mkdir -p \"$PWD/.agent-home/.gemini\" \"$PWD/.agent-home/tmp\" && printf '%s\\n' {} > \"$PWD/.agent-home/.gemini/settings.json\" && HOME=\"$PWD/.agent-home\" TMPDIR=\"$PWD/.agent-home/tmp\" GOOGLE_GEMINI_BASE_URL=\"$ANTHROPIC_BASE_URL\" exec {} -m {MODEL} --approval-mode yolo",

@@ -61,8 +61,11 @@ pub trait Preset: Sync {
     }
     /// The folder, relative to the run's workspace, where the CLI writes
     /// its own session transcripts under the throwaway HOME
-    /// (`run --keep-transcripts` copies the `*.jsonl` below it).
-    fn transcript_dir(&self) -> &'static str;
+    /// (`run --keep-transcripts` copies the `*.jsonl` below it); `None`
+    /// when it writes none that agent-eval reads.
+    fn transcript_dir(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// The preset of this name.

@@ -67,11 +67,6 @@ impl Preset for OpenCode {
         "none (opencode has no planning reminder)"
     }
 
-    fn transcript_dir(&self) -> &'static str {
-        // OpenCode keeps its sessions under `$XDG_DATA_HOME/opencode`.
-        ".agent-home/.local/share/opencode"
-    }
-
     fn command_line(&self, binary: &Path, todo: bool, _dialect: Dialect) -> AgentCommand {
         let home = "$PWD/.agent-home";
         let command = format!(

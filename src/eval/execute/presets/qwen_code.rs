@@ -72,11 +72,6 @@ impl Preset for QwenCode {
         "qwen-code's own (the unfinished items, every 3rd tool turn after a todo_write)"
     }
 
-    fn transcript_dir(&self) -> &'static str {
-        // Qwen Code keeps its sessions under `~/.qwen/`.
-        ".agent-home/.qwen"
-    }
-
     fn command_line(&self, binary: &Path, todo: bool, _dialect: Dialect) -> AgentCommand {
         let command = format!(
             "mkdir -p \"$PWD/.agent-home/.qwen\" \"$PWD/.agent-home/tmp\" && printf '%s\\n' {} > \"$PWD/.agent-home/.qwen/settings.json\" && HOME=\"$PWD/.agent-home\" TMPDIR=\"$PWD/.agent-home/tmp\" exec {} --yolo",
