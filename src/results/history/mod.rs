@@ -60,6 +60,15 @@ pub enum HistoryError {
         source: rusqlite::Error,
     },
     #[error(
+        "{path}: {} beside it belongs to user {owner} and this process cannot write it, so the history cannot be recorded; it was left by another user's agent-eval (an older one's reader, or a writer still at work): when none is using the history, its owner may remove it",
+        companion.display()
+    )]
+    CompanionNotWritable {
+        path: PathBuf,
+        companion: PathBuf,
+        owner: u32,
+    },
+    #[error(
         "{path}: the history is read-only here; recording needs to write it (and FILE-wal beside it)"
     )]
     ReadOnly { path: PathBuf },
@@ -190,6 +199,16 @@ impl History {
             conn,
             _copy: Some(copy),
         })
+    }
+
+    /// Opens (or creates) the history to record in it (`run --history`,
+    /// `merge --history`): a companion file beside it this process cannot
+    /// write is named before SQLite opens anything, and a history that
+    /// cannot be written is refused ([`History::check_writable`]).
+    pub fn open_to_record(path: &Path) -> Result<Self, HistoryError> {
+        schema::check_path(path)?;
+        schema::companions_are_writable(path)?;
+        Self::open(path)?.check_writable()
     }
 
     /// [`History::open`] with another busy timeout.
