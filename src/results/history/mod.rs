@@ -598,6 +598,24 @@ mod tests {
         );
     }
 
+    /// A reader migrates a private copy: the file keeps its version and
+    /// its bytes, and nothing is made beside it.
+    #[test]
+    fn reading_a_version_1_history_leaves_it_at_version_1() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(V1_SCHEMA).unwrap();
+        conn.execute_batch("PRAGMA journal_mode = DELETE;").unwrap();
+        drop(conn);
+        let before = std::fs::read(&path).unwrap();
+        let reader = History::open_existing(&path).unwrap();
+        assert_eq!(reader.cells(None, None, None).unwrap().len(), 1);
+        drop(reader);
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
     #[test]
     fn a_failed_migration_leaves_version_1_as_it_was() {
         let dir = tempfile::tempdir().unwrap();
