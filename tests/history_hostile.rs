@@ -605,3 +605,46 @@ fn bidirectional_controls_reach_no_report() {
     let report = std::fs::read_to_string(d.join("r.json")).unwrap();
     assert!(report.contains(&hostile) || report.contains("\\u202e"));
 }
+
+/// A `-shm` another user left beside the history (an older agent-eval's
+/// reader did): the owner's `run --history` exits 2 naming that file and
+/// what to do, not SQLite's bare "readonly database"; once it is removed,
+/// recording works.
+#[test]
+fn a_companion_another_user_left_is_named() {
+    use std::os::unix::fs::PermissionsExt;
+    if unsafe { libc::geteuid() } != 0 || Command::new("setpriv").arg("--version").output().is_err()
+    {
+        support::skip_unless_required("two users need root and setpriv (util-linux)");
+        return;
+    }
+    let (owner, other) = (65534, 1);
+    let top = tempfile::tempdir().unwrap();
+    let d = top.path().join("shared");
+    std::fs::create_dir(&d).unwrap();
+    std::fs::set_permissions(top.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::fs::copy(scenario(), d.join("s.yaml")).unwrap();
+    let args = [
+        "run",
+        "s.yaml",
+        "--seeds",
+        "1",
+        "--quiet",
+        "--history",
+        "h.db",
+    ];
+    assert_eq!(as_user(&d, owner, &args).status.code(), Some(0));
+    std::fs::write(d.join("h.db-shm"), "").unwrap();
+    std::os::unix::fs::chown(d.join("h.db-shm"), Some(other), Some(other)).unwrap();
+    std::fs::set_permissions(d.join("h.db-shm"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = as_user(&d, owner, &args);
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{message}");
+    assert!(
+        message.contains("h.db-shm beside it belongs to user 1"),
+        "{message}"
+    );
+    std::fs::remove_file(d.join("h.db-shm")).unwrap();
+    assert_eq!(as_user(&d, owner, &args).status.code(), Some(0));
+}

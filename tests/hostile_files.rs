@@ -601,9 +601,24 @@ fn check_and_run(dir: &Path, file: &str, run_extra: &[&str]) -> [(Option<i32>, S
 fn check_and_run_refuse_the_same_model_settings_at_their_line() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [
-        ("openai", "price: {input_per_mtok: .nan, output_per_mtok: 1.0}", "s.yaml:5:", "price"),
-        ("anthropic", "price: {input_per_mtok: 1.0, output_per_mtok: .inf}", "s.yaml:5:", "price"),
-        ("anthropic", "price: {input_per_mtok: -2, output_per_mtok: 1}", "s.yaml:5:", "price"),
+        (
+            "openai",
+            "price: {input_per_mtok: .nan, output_per_mtok: 1.0}",
+            "s.yaml:5:",
+            "price",
+        ),
+        (
+            "anthropic",
+            "price: {input_per_mtok: 1.0, output_per_mtok: .inf}",
+            "s.yaml:5:",
+            "price",
+        ),
+        (
+            "anthropic",
+            "price: {input_per_mtok: -2, output_per_mtok: 1}",
+            "s.yaml:5:",
+            "price",
+        ),
         ("openai", "temperature: .nan", "s.yaml:5:", "temperature"),
         ("anthropic", "temperature: -1", "s.yaml:5:", "temperature"),
     ];
@@ -614,7 +629,10 @@ fn check_and_run_refuse_the_same_model_settings_at_their_line() {
         fs::write(dir.path().join("s.yaml"), &text).unwrap();
         for (code, stderr) in check_and_run(dir.path(), "s.yaml", &[]) {
             assert_eq!(code, Some(2), "{setting}: {stderr}");
-            assert!(stderr.contains(at) && stderr.contains(said), "{setting}: {stderr}");
+            assert!(
+                stderr.contains(at) && stderr.contains(said),
+                "{setting}: {stderr}"
+            );
         }
     }
     let unnamed = "task: t\nmodel:\n  anthropic:\n    model: \"\"\nsteps:\n  - text: one\n";
@@ -644,4 +662,33 @@ fn agent_keys_without_a_command_wait_for_dash_dash_agent() {
     let agent = "printf '%s' \"$GREETING\" > a.txt";
     let [_, (code, stderr)] = check_and_run(dir.path(), "s.yaml", &["--agent", agent]);
     assert_eq!(code, Some(0), "{stderr}");
+}
+
+/// A step whose `do` call writes through a fixture symlink that leads out
+/// of the workspace is refused by `check` with the step's file:LINE, and
+/// nothing outside is written.
+#[test]
+fn a_do_call_through_a_fixture_symlink_that_leads_out_names_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fixture, outside) = (dir.path().join("fx"), dir.path().join("outside"));
+    fs::create_dir_all(&fixture).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, fixture.join("out")).unwrap();
+    let text = "task: t\nmodel: {simulate: {}}\nworkspace:\n  fixture: fx\nsteps:\n  - text: one\n    check: {file: out/x.txt, contains: x}\n    do:\n      - {tool: write_file, input: {path: out/x.txt, content: x}}\n";
+    fs::write(dir.path().join("s.yaml"), text).unwrap();
+    let [(code, _), _] = check_and_run(dir.path(), "s.yaml", &[]);
+    assert_eq!(code, Some(2));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        .current_dir(dir.path())
+        .args(["check", "s.yaml"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(
+            "s.yaml:6:5: step #1: `do` call 1 (write_file) fails: Path escapes workspace"
+        ),
+        "{stdout}"
+    );
+    assert!(!outside.join("x.txt").exists());
 }

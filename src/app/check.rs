@@ -219,6 +219,12 @@ fn dry_run(s: &Scenario) -> Vec<String> {
         Err(e) => return vec![format!("cannot prepare the workspace: {e}")],
     };
     for step in &s.steps {
+        // The step's file:LINE, so a `do` call that fails (a write through
+        // a fixture symlink that leads out) is found in the file.
+        let at = match step.position {
+            Some((line, column)) => format!("{}:{line}:{column}: ", s.file.display()),
+            None => String::new(),
+        };
         for (index, action) in step.actions.iter().enumerate() {
             if crate::cancel::requested() {
                 problems.push("interrupted".into());
@@ -226,13 +232,13 @@ fn dry_run(s: &Scenario) -> Vec<String> {
             }
             match toolbox.call(&action.tool, &action.input) {
                 None => problems.push(format!(
-                    "step #{}: `do` call {} uses `{}`, which is not a workspace tool (bash, read_file, write_file, edit_file)",
+                    "{at}step #{}: `do` call {} uses `{}`, which is not a workspace tool (bash, read_file, write_file, edit_file)",
                     step.id,
                     index + 1,
                     action.tool
                 )),
                 Some(Err(e)) => problems.push(format!(
-                    "step #{}: `do` call {} ({}) fails: {e}",
+                    "{at}step #{}: `do` call {} ({}) fails: {e}",
                     step.id,
                     index + 1,
                     action.tool
@@ -244,7 +250,7 @@ fn dry_run(s: &Scenario) -> Vec<String> {
             && !checks::holds(check, toolbox.workspace())
         {
             problems.push(format!(
-                "step #{}: its check ({check}) does not hold after its `do` calls{}",
+                "{at}step #{}: its check ({check}) does not hold after its `do` calls{}",
                 step.id,
                 if step.actions.is_empty() {
                     " (it has none)"

@@ -25,7 +25,7 @@ impl From<HistoryError> for AppError {
 /// Opens the history before anything runs, so a bad file is refused
 /// before an hour of runs, not after.
 pub fn open(path: Option<&Path>) -> Result<Option<History>, AppError> {
-    path.map(|p| History::open(p).and_then(History::check_writable))
+    path.map(History::open_to_record)
         .transpose()
         .map_err(AppError::from)
 }

@@ -589,6 +589,7 @@ fn number_steps(
                 text: step.text,
                 check: step.check,
                 actions: step.actions,
+                position: at,
             });
         }
         parts.push(Part {

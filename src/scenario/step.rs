@@ -44,6 +44,9 @@ pub struct Step {
     pub check: Option<Check>,
     /// The tool calls that perform the step (used by the simulated model).
     pub actions: Vec<ToolCall>,
+    /// Where the step is written (1-based line and column), for errors
+    /// found after loading (`check`'s dry run of its `do` calls).
+    pub position: Option<(u64, u64)>,
 }
 
 /// How a step is scored against the workspace.

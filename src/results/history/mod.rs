@@ -60,6 +60,15 @@ pub enum HistoryError {
         source: rusqlite::Error,
     },
     #[error(
+        "{path}: {} beside it belongs to user {owner} and this process cannot write it, so the history cannot be recorded; it was left by another user's agent-eval (an older one's reader, or a writer still at work): when none is using the history, its owner may remove it",
+        companion.display()
+    )]
+    CompanionNotWritable {
+        path: PathBuf,
+        companion: PathBuf,
+        owner: u32,
+    },
+    #[error(
         "{path}: the history is read-only here; recording needs to write it (and FILE-wal beside it)"
     )]
     ReadOnly { path: PathBuf },
@@ -190,6 +199,16 @@ impl History {
             conn,
             _copy: Some(copy),
         })
+    }
+
+    /// Opens (or creates) the history to record in it (`run --history`,
+    /// `merge --history`): a companion file beside it this process cannot
+    /// write is named before SQLite opens anything, and a history that
+    /// cannot be written is refused ([`History::check_writable`]).
+    pub fn open_to_record(path: &Path) -> Result<Self, HistoryError> {
+        schema::check_path(path)?;
+        schema::companions_are_writable(path)?;
+        Self::open(path)?.check_writable()
     }
 
     /// [`History::open`] with another busy timeout.
@@ -578,6 +597,24 @@ mod tests {
                 ("full_completion_rate".into(), 0.5, 0.15, 0.85)
             ]
         );
+    }
+
+    /// A reader migrates a private copy: the file keeps its version and
+    /// its bytes, and nothing is made beside it.
+    #[test]
+    fn reading_a_version_1_history_leaves_it_at_version_1() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(V1_SCHEMA).unwrap();
+        conn.execute_batch("PRAGMA journal_mode = DELETE;").unwrap();
+        drop(conn);
+        let before = std::fs::read(&path).unwrap();
+        let reader = History::open_existing(&path).unwrap();
+        assert_eq!(reader.cells(None, None, None).unwrap().len(), 1);
+        drop(reader);
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]

@@ -179,6 +179,32 @@ fn companions_are_safe(path: &Path) -> Result<(), HistoryError> {
     Ok(())
 }
 
+/// Refuses, for a writer, a companion file beside the database that this
+/// process may not write (another user's, left by an older agent-eval's
+/// reader or by a writer still at work): SQLite would only say "readonly
+/// database"; this names the file and what to do.
+pub(super) fn companions_are_writable(path: &Path) -> Result<(), HistoryError> {
+    use std::os::unix::fs::MetadataExt;
+    for suffix in COMPANIONS {
+        let companion = companion(path, suffix);
+        let Ok(meta) = std::fs::symlink_metadata(&companion) else {
+            continue;
+        };
+        let Ok(name) = std::ffi::CString::new(companion.as_os_str().as_encoded_bytes()) else {
+            continue;
+        };
+        // SAFETY: a valid NUL-terminated path; access() only reads it.
+        if unsafe { libc::access(name.as_ptr(), libc::W_OK) } != 0 {
+            return Err(HistoryError::CompanionNotWritable {
+                path: path.to_path_buf(),
+                companion,
+                owner: meta.uid(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The first 100 bytes, opened without following a link and without
 /// blocking (a FIFO swapped in after the type check must not hang us).
 pub(super) fn read_header(path: &Path) -> std::io::Result<Vec<u8>> {
