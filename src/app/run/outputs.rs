@@ -38,6 +38,7 @@ pub(super) fn reporters_for<'a>(
     }
     all.push(Box::new(TerminalSummary {
         quiet: config.quiet,
+        detail: config.detail,
         color: config.color,
         steps: config.steps,
         shard: config.shard,
