@@ -16,6 +16,7 @@
 pub mod baseline;
 pub mod escape;
 pub mod html;
+pub mod html_runs;
 pub mod json;
 pub mod junit;
 pub mod log;
