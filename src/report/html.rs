@@ -645,27 +645,55 @@ mod tests {
     fn page_is_self_contained_and_escaped() {
         let report = report();
         let runs = [run()];
+        let transcripts = Transcripts::of(&runs);
         let page = render(HtmlInput {
             report: &report,
-            runs: &runs,
+            transcripts: &transcripts,
+            transcripts_note: None,
             charts: &[],
         });
         assert!(page.starts_with("<!DOCTYPE html>"));
-        for outside in ["http://", "https://", "<script", "<link", "@import", "src="] {
+        for outside in ["http://", "https://", "<link", "@import", "src=", "<img", "<iframe"] {
             assert!(!page.contains(outside), "page refers outside: {outside}");
         }
+        // One script, inline, allowed by its hash and nothing else.
+        assert_eq!(page.matches("<script>").count(), 1);
+        let policy = format!("script-src 'sha256-{}'", script_hash());
+        assert!(page.contains(&policy) && page.contains("default-src 'none'"));
         assert!(page.contains("demo &lt;x&gt;"));
         assert!(!page.contains("demo <x>"));
-        assert!(page.contains("Do &lt;it&gt;"));
-        assert!(page.contains("class=\"reminder\""), "reminders are marked");
-        assert!(
-            page.contains("<details class=\"result\">"),
-            "long output is folded"
-        );
+        // A run's text is data inside the JSON element, `<` escaped.
+        let data_at = page.find("id=\"ae-runs\">").unwrap();
+        let data_end = data_at + page[data_at..].find("</script>").unwrap();
+        assert!(page[data_at..data_end].contains("Do \\u003cit>"));
         assert!(page.contains("Per-step completion"));
         assert!(page.contains("#2 Write"));
         assert!(page.contains("agent-eval replay scenarios/demo.yaml --seed 1"));
-        assert!(page.contains("<span class=\"status\">in_progress</span> #1 Read"));
+        assert!(page.contains("<h3>Failed expectations</h3>"));
+        assert!(page.contains("Transcripts (1 run)"));
+        assert!(page.contains("data-scenario=\"0\""));
+    }
+
+    #[test]
+    fn the_script_hash_is_base64_sha256() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"foob"), "Zm9vYg==");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+        assert_eq!(script_hash().len(), 44);
+    }
+
+    #[test]
+    fn many_cells_turn_the_steps_table() {
+        let cell = |i: usize| json!({"settings": {"dialect": format!("d{i}")}, "runs": 1,
+            "step_rates": [{"id": "1", "text": "Read", "rate": 1.0}, {"id": "2", "text": "Write", "rate": 0.5}]});
+        let cells: Vec<Value> = (0..12).map(cell).collect();
+        let refs: Vec<&Value> = cells.iter().collect();
+        let mut page = String::new();
+        step_rates(&mut page, &refs);
+        assert_eq!(page.matches("<tr>").count(), 1 + 12, "a row per cell: {page}");
+        assert!(page.contains("<th title=\"Write\">#2</th>"));
+        assert!(page.contains("<li value=\"2\">Write</li>"));
     }
 
     #[test]
@@ -683,7 +711,8 @@ mod tests {
         }];
         let page = render(HtmlInput {
             report: &report,
-            runs: &[],
+            transcripts: &Transcripts::default(),
+            transcripts_note: None,
             charts: &charts,
         });
         assert!(
