@@ -10,7 +10,7 @@ use tabled::builder::Builder;
 use tabled::settings::Style;
 
 use super::terminal::escape;
-use crate::metric::{COMPLETION_RATE, Column, Columns, Format, METRICS, Metric};
+use crate::metric::{COMPLETION_RATE, Column, Columns, Format, MEAN_CONTEXT_TOKENS, METRICS, Metric};
 use crate::results::pick::{ALPHA, SweepResult};
 use crate::results::compare::CellComparison;
 use crate::results::format;
@@ -433,6 +433,29 @@ fn cells_table_with(cells: &[CellSummary], detail: Detail) -> String {
     text
 }
 
+/// What a cell's extra tokens buy: the points of completion it gains per
+/// thousand context tokens over the next cheaper cell of `cells`, named
+/// (`5.7 (vs off)`); `–` for the cheapest.
+fn points_per_1k(
+    cell: &CellSummary,
+    cells: &[&CellSummary],
+    name: &dyn Fn(&CellSummary) -> String,
+) -> String {
+    let tokens = |c: &CellSummary| c.value(MEAN_CONTEXT_TOKENS);
+    let cheaper = cells
+        .iter()
+        .filter(|c| tokens(c) < tokens(cell))
+        .max_by(|a, b| tokens(a).total_cmp(&tokens(b)));
+    match cheaper {
+        Some(other) => {
+            let gain = (cell.value(COMPLETION_RATE) - other.value(COMPLETION_RATE)) * 100.0;
+            let per_1k = gain / ((tokens(cell) - tokens(other)) / 1000.0);
+            format!("{per_1k:.1} (vs {})", name(other))
+        }
+        None => "–".to_string(),
+    }
+}
+
 /// The sweep table: one row per threshold with the todo tool, one baseline
 /// row without it, then the recommendation and why.
 pub fn sweep(result: &SweepResult) -> String {
@@ -442,8 +465,19 @@ pub fn sweep(result: &SweepResult) -> String {
     let mut builder = Builder::default();
     let mut header = vec!["todo", axis_label.as_str(), "runs"];
     header.extend(metrics.iter().map(|(_, c)| c.header));
+    header.push("pts per 1k tokens");
     header.push("p vs leader");
     builder.push_record(header);
+    let value_of = |cell: &CellSummary| {
+        axis.as_ref()
+            .and_then(|a| cell.settings.get(a))
+            .map_or("-".to_string(), ToString::to_string)
+    };
+    let every: Vec<&CellSummary> = result
+        .with_todo
+        .iter()
+        .chain(std::iter::once(&result.without_todo))
+        .collect();
     let row = |cell: &CellSummary, value: String, p: String| {
         let mut row = vec![
             cell.settings.todo().to_string(),
@@ -451,13 +485,15 @@ pub fn sweep(result: &SweepResult) -> String {
             cell.runs.to_string(),
         ];
         row.extend(metrics.iter().map(|(m, c)| metric_text(m, c.format, cell)));
+        row.push(points_per_1k(cell, &every, &|c| {
+            if c.settings.todo() {
+                value_of(c)
+            } else {
+                "no todo tool".to_string()
+            }
+        }));
         row.push(p);
         row
-    };
-    let value_of = |cell: &CellSummary| {
-        axis.as_ref()
-            .and_then(|a| cell.settings.get(a))
-            .map_or("-".to_string(), ToString::to_string)
     };
     for (cell, p) in result.with_todo.iter().zip(&result.p_vs_leader) {
         let is_leader = axis.as_ref().and_then(|a| cell.settings.get(a)) == result.leader.as_ref();
