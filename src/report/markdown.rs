@@ -75,7 +75,7 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
                 out,
                 "- {mark} `{}` — measured `{}`",
                 code(&e.text),
-                code(&e.measured.to_string())
+                code(&crate::results::format::measured(&e.text, &e.measured))
             );
             if !e.ok {
                 if let Some(detail) = &e.detail {
@@ -148,7 +148,7 @@ fn steps(out: &mut String, result: &ScenarioResult) {
             .map(|c| {
                 c.step_rates
                     .get(index)
-                    .map_or("-".to_string(), |s| format!("{:.0}%", s.rate * 100.0))
+                    .map_or("-".to_string(), |s| crate::results::format::percent(s.rate, 0))
             })
             .collect();
         let _ = writeln!(
