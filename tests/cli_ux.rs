@@ -488,7 +488,10 @@ fn a_passing_gate_fits_a_screen_and_verbose_shows_the_rest() {
         stdout.contains("ok   docs-fixes (scenarios/simulated/docs_fixes.yaml): 3 cells, 9 runs, 2 expectations held\n"),
         "{stdout}"
     );
-    assert!(!stdout.contains('│'), "no table for a passing scenario of several: {stdout}");
+    assert!(
+        !stdout.contains('│'),
+        "no table for a passing scenario of several: {stdout}"
+    );
     let verbose = agent_eval(&[
         "run",
         "scenarios/scripted/no_todo.yaml",
@@ -499,8 +502,17 @@ fn a_passing_gate_fits_a_screen_and_verbose_shows_the_rest() {
     ]);
     let verbose = text(&verbose.stdout);
     assert!(verbose.contains("│ runs │"), "{verbose}");
-    assert!(verbose.contains("discordant pairs"), "every comparison: {verbose}");
-    let quiet = agent_eval(&["run", "scenarios/simulated/docs_fixes.yaml", "--seeds", "3", "-q"]);
+    assert!(
+        verbose.contains("discordant pairs"),
+        "every comparison: {verbose}"
+    );
+    let quiet = agent_eval(&[
+        "run",
+        "scenarios/simulated/docs_fixes.yaml",
+        "--seeds",
+        "3",
+        "-q",
+    ]);
     assert_eq!(text(&quiet.stdout).lines().count(), 1, "{}", both(&quiet));
 }
 
@@ -510,14 +522,24 @@ fn a_passing_gate_fits_a_screen_and_verbose_shows_the_rest() {
 fn one_scenario_leads_with_what_differs_in_one_number_format() {
     let out = agent_eval(&["run", "scenarios/dialects.yaml", "--seeds", "6"]);
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("dialects (scenarios/dialects.yaml): 37 cells, 222 runs\n"), "{stdout}");
-    assert!(stdout.contains("planning calls"), "the README's column: {stdout}");
-    assert!(stdout.contains("comparisons differ (paired by seed"), "{stdout}");
+    assert!(
+        stdout.contains("dialects (scenarios/dialects.yaml): 37 cells, 222 runs\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("planning calls"),
+        "the README's column: {stdout}"
+    );
+    assert!(
+        stdout.contains("comparisons differ (paired by seed"),
+        "{stdout}"
+    );
     assert!(stdout.contains("    no difference: "), "{stdout}");
     assert!(!stdout.contains("+0.0 pts [+0.0, +0.0]"), "{stdout}");
     assert!(stdout.lines().count() < 70, "{stdout}");
     // No raw float: a difference of rates in points, a rate in percent.
-    let verbose = text(&agent_eval(&["run", "scenarios/dialects.yaml", "--seeds", "6", "-v"]).stdout);
+    let verbose =
+        text(&agent_eval(&["run", "scenarios/dialects.yaml", "--seeds", "6", "-v"]).stdout);
     let measured: Vec<&str> = verbose
         .lines()
         .filter_map(|l| l.split(": measured ").nth(1))
@@ -528,6 +550,16 @@ fn one_scenario_leads_with_what_differs_in_one_number_format() {
         assert!(!raw, "a raw float: {value}");
     }
     assert!(verbose.contains("completion_rate_diff >= 0.2"), "{verbose}");
-    assert!(verbose.lines().any(|l| l.contains("completion_rate_diff") && l.ends_with(" pts")), "{verbose}");
-    assert!(verbose.lines().any(|l| l.contains("completion_rate <=") && l.ends_with('%')), "{verbose}");
+    assert!(
+        verbose
+            .lines()
+            .any(|l| l.contains("completion_rate_diff") && l.ends_with(" pts")),
+        "{verbose}"
+    );
+    assert!(
+        verbose
+            .lines()
+            .any(|l| l.contains("completion_rate <=") && l.ends_with('%')),
+        "{verbose}"
+    );
 }

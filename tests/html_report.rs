@@ -125,9 +125,15 @@ fn the_html_report_renders_in_a_browser() {
         dom.contains("24 of 24 runs match"),
         "the script listed the runs"
     );
-    assert!(dom.contains("<option value=\"\">every cell</option><option"), "the cell filter");
+    assert!(
+        dom.contains("<option value=\"\">every cell</option><option"),
+        "the cell filter"
+    );
     assert!(dom.contains("dropped a step"), "the outcome filter");
-    assert!(dom.contains("<details class=\"run ok\">"), "a passing run is listed");
+    assert!(
+        dom.contains("<details class=\"run ok\">"),
+        "a passing run is listed"
+    );
     assert!(dom.contains("seed 7 · "), "the last seed is listed");
 
     // A screenshot, for a person to look at (kept when asked to).

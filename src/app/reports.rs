@@ -125,7 +125,11 @@ fn summary(config: &MergeConfig, results: &[ScenarioResult], errors: &[String]) 
                 let _ = write!(human, "{}", table::one_line(result, config.color));
             }
             table::Shown::Whole => {
-                let _ = writeln!(human, "{}", table::render(result, config.color, config.detail));
+                let _ = writeln!(
+                    human,
+                    "{}",
+                    table::render(result, config.color, config.detail)
+                );
             }
         }
     }

@@ -118,11 +118,14 @@ fn script_hash() -> String {
 
 /// Standard base64 with padding.
 fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] =
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {
@@ -332,16 +335,28 @@ fn step_rates(page: &mut String, cells: &[&Value]) {
     let Some((_, first)) = with_steps.first() else {
         return;
     };
-    let rate = |steps: &Vec<Value>, index: usize| steps.get(index).map(|s| num(s, "rate")).unwrap_or(0.0);
-    page.push_str("<h3>Per-step completion</h3>\n<div class=\"wide\"><table class=\"steps\"><thead><tr>");
+    let rate =
+        |steps: &Vec<Value>, index: usize| steps.get(index).map(|s| num(s, "rate")).unwrap_or(0.0);
+    page.push_str(
+        "<h3>Per-step completion</h3>\n<div class=\"wide\"><table class=\"steps\"><thead><tr>",
+    );
     if with_steps.len() <= first.len().max(6) {
         page.push_str("<th>step</th>");
         for (cell, _) in &with_steps {
-            let _ = write!(page, "<th>{}</th>", esc(&settings_text(cell.get("settings"))));
+            let _ = write!(
+                page,
+                "<th>{}</th>",
+                esc(&settings_text(cell.get("settings")))
+            );
         }
         page.push_str("</tr></thead><tbody>\n");
         for (index, step) in first.iter().enumerate() {
-            let _ = write!(page, "<tr><td>#{} {}</td>", esc(str_of(step, "id")), esc(str_of(step, "text")));
+            let _ = write!(
+                page,
+                "<tr><td>#{} {}</td>",
+                esc(str_of(step, "id")),
+                esc(str_of(step, "text"))
+            );
             for (_, steps) in &with_steps {
                 let _ = write!(page, "<td>{}</td>", bar(rate(steps, index)));
             }
@@ -352,20 +367,39 @@ fn step_rates(page: &mut String, cells: &[&Value]) {
     }
     page.push_str("<th>settings</th>");
     for step in first.iter() {
-        let _ = write!(page, "<th title=\"{}\">#{}</th>", esc(str_of(step, "text")), esc(str_of(step, "id")));
+        let _ = write!(
+            page,
+            "<th title=\"{}\">#{}</th>",
+            esc(str_of(step, "text")),
+            esc(str_of(step, "id"))
+        );
     }
     page.push_str("</tr></thead><tbody>\n");
     for (cell, steps) in &with_steps {
-        let _ = write!(page, "<tr><td class=\"settings\">{}</td>", esc(&settings_text(cell.get("settings"))));
+        let _ = write!(
+            page,
+            "<tr><td class=\"settings\">{}</td>",
+            esc(&settings_text(cell.get("settings")))
+        );
         for index in 0..first.len() {
             let value = rate(steps, index);
-            let _ = write!(page, "<td class=\"rate\" style=\"--r:{:.2}\">{}</td>", value, format::percent(value, 0));
+            let _ = write!(
+                page,
+                "<td class=\"rate\" style=\"--r:{:.2}\">{}</td>",
+                value,
+                format::percent(value, 0)
+            );
         }
         page.push_str("</tr>\n");
     }
     page.push_str("</tbody></table></div>\n<ol class=\"key\">");
     for step in first.iter() {
-        let _ = write!(page, "<li value=\"{}\">{}</li>", esc(str_of(step, "id")).parse::<u32>().unwrap_or(0), esc(str_of(step, "text")));
+        let _ = write!(
+            page,
+            "<li value=\"{}\">{}</li>",
+            esc(str_of(step, "id")).parse::<u32>().unwrap_or(0),
+            esc(str_of(step, "text"))
+        );
     }
     page.push_str("</ol>\n");
 }
@@ -465,7 +499,11 @@ fn expectations(page: &mut String, scenario: &Value, held: bool) {
     let _ = writeln!(
         page,
         "<h3>{}</h3>\n<ul class=\"expectations\">",
-        if held { "Expectations that held" } else { "Failed expectations" }
+        if held {
+            "Expectations that held"
+        } else {
+            "Failed expectations"
+        }
     );
     for expectation in chosen {
         let text = str_of(expectation, "text");
@@ -653,7 +691,9 @@ mod tests {
             charts: &[],
         });
         assert!(page.starts_with("<!DOCTYPE html>"));
-        for outside in ["http://", "https://", "<link", "@import", "src=", "<img", "<iframe"] {
+        for outside in [
+            "http://", "https://", "<link", "@import", "src=", "<img", "<iframe",
+        ] {
             assert!(!page.contains(outside), "page refers outside: {outside}");
         }
         // One script, inline, allowed by its hash and nothing else.
@@ -685,13 +725,19 @@ mod tests {
 
     #[test]
     fn many_cells_turn_the_steps_table() {
-        let cell = |i: usize| json!({"settings": {"dialect": format!("d{i}")}, "runs": 1,
-            "step_rates": [{"id": "1", "text": "Read", "rate": 1.0}, {"id": "2", "text": "Write", "rate": 0.5}]});
+        let cell = |i: usize| {
+            json!({"settings": {"dialect": format!("d{i}")}, "runs": 1,
+            "step_rates": [{"id": "1", "text": "Read", "rate": 1.0}, {"id": "2", "text": "Write", "rate": 0.5}]})
+        };
         let cells: Vec<Value> = (0..12).map(cell).collect();
         let refs: Vec<&Value> = cells.iter().collect();
         let mut page = String::new();
         step_rates(&mut page, &refs);
-        assert_eq!(page.matches("<tr>").count(), 1 + 12, "a row per cell: {page}");
+        assert_eq!(
+            page.matches("<tr>").count(),
+            1 + 12,
+            "a row per cell: {page}"
+        );
         assert!(page.contains("<th title=\"Write\">#2</th>"));
         assert!(page.contains("<li value=\"2\">Write</li>"));
     }

@@ -182,7 +182,10 @@ impl Transcripts {
                     ])
                 })
                 .collect();
-            out.push(json!([plan.get("turn").cloned().unwrap_or(json!(0)), items]));
+            out.push(json!([
+                plan.get("turn").cloned().unwrap_or(json!(0)),
+                items
+            ]));
         }
         Value::Array(out)
     }
@@ -256,7 +259,11 @@ mod tests {
         assert_eq!(text(&first[8][0][1]), "Do </script><b>it</b>");
         let call = &first[8][1][1][0];
         assert_eq!(text(&call[1]), "bash");
-        assert_eq!(text(&call[2]), "{\n  \"command\": \"ls\"\n}", "inputs keep their indentation");
+        assert_eq!(
+            text(&call[2]),
+            "{\n  \"command\": \"ls\"\n}",
+            "inputs keep their indentation"
+        );
         let result = &first[8][2][1][0];
         assert_eq!((text(&result[1]), text(&result[2])), ("a.txt", "bash"));
     }

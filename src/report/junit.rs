@@ -24,7 +24,7 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
             let message = format!(
                 "expected {}, measured {}{}{}",
                 e.text,
-                e.measured,
+                crate::results::format::measured(&e.text, &e.measured),
                 e.detail
                     .as_deref()
                     .map(|d| format!(" ({d})"))

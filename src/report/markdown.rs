@@ -146,9 +146,9 @@ fn steps(out: &mut String, result: &ScenarioResult) {
         let rates: Vec<String> = cells
             .iter()
             .map(|c| {
-                c.step_rates
-                    .get(index)
-                    .map_or("-".to_string(), |s| crate::results::format::percent(s.rate, 0))
+                c.step_rates.get(index).map_or("-".to_string(), |s| {
+                    crate::results::format::percent(s.rate, 0)
+                })
             })
             .collect();
         let _ = writeln!(

@@ -107,12 +107,13 @@ fn draw<'a>(
         let centres: Vec<(f64, f64)> = points.iter().map(|(p, _)| *p).collect();
         let ordered = matches!(axis, Some(Axis::NagThreshold | Axis::Simulate(_)));
         draw_with_todo(&mut chart, &points, &result.axis, ordered)?;
-        let pixels: Vec<(i32, i32)> = centres
-            .iter()
-            .map(|&p| chart.backend_coord(&p))
-            .collect();
+        let pixels: Vec<(i32, i32)> = centres.iter().map(|&p| chart.backend_coord(&p)).collect();
         for (label, at, point) in place_labels(&labels, &pixels) {
-            root.draw(&Text::new(label.clone(), at, ("sans-serif", 15).into_font()))?;
+            root.draw(&Text::new(
+                label.clone(),
+                at,
+                ("sans-serif", 15).into_font(),
+            ))?;
             if at.1 != point.1 - LABEL_RISE {
                 root.draw(&PathElement::new(
                     vec![(point.0 + 4, point.1 - 3), (at.0 - 1, at.1 + 7)],
@@ -249,7 +250,10 @@ fn place_labels<'l>(
         let mut at = (x, point.1 - LABEL_RISE);
         let free = |at: (i32, i32), taken: &[Box4]| {
             let mine = (at.0, at.1, width, LABEL_HEIGHT);
-            taken.iter().chain(&markers).all(|other| apart(mine, *other))
+            taken
+                .iter()
+                .chain(&markers)
+                .all(|other| apart(mine, *other))
         };
         // Bounded: each step passes a name or a marker, of which there are
         // finitely many.
@@ -296,7 +300,10 @@ mod tests {
 
     #[test]
     fn names_of_close_points_never_overlap() {
-        let labels: Vec<String> = ["8", "off", "5", "3"].iter().map(|s| s.to_string()).collect();
+        let labels: Vec<String> = ["8", "off", "5", "3"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         // nag 8 and nag off one pixel apart, as in the price-of-planning sweep.
         let points = [(400, 300), (401, 301), (500, 200), (700, 100)];
         let placed = place_labels(&labels, &points);
@@ -309,14 +316,20 @@ mod tests {
                 assert!(apart(boxed(a), boxed(b)), "{a:?} and {b:?}");
             }
             for &(x, y) in &points {
-                assert!(apart(boxed(a), (x - 5, y - 5, 10, 10)), "{a:?} on the point {x},{y}");
+                assert!(
+                    apart(boxed(a), (x - 5, y - 5, 10, 10)),
+                    "{a:?} on the point {x},{y}"
+                );
             }
         }
         // A name with nothing near stays where it belongs.
         let three = placed.iter().find(|(l, _, _)| *l == "3").unwrap();
         assert_eq!(three.1, (700 + LABEL_RIGHT, 100 - LABEL_RISE));
         // At the right edge a name goes to the left of its point.
-        let edge = place_labels(&["claude-code-tasks".to_string()], &[(WIDTH as i32 - 20, 100)]);
+        let edge = place_labels(
+            &["claude-code-tasks".to_string()],
+            &[(WIDTH as i32 - 20, 100)],
+        );
         assert!(edge[0].1.0 + LABEL_CHAR * 17 <= WIDTH as i32 - 20);
     }
 }

@@ -10,10 +10,12 @@ use tabled::builder::Builder;
 use tabled::settings::Style;
 
 use super::terminal::escape;
-use crate::metric::{COMPLETION_RATE, Column, Columns, Format, MEAN_CONTEXT_TOKENS, METRICS, Metric};
-use crate::results::pick::{ALPHA, SweepResult};
+use crate::metric::{
+    COMPLETION_RATE, Column, Columns, Format, MEAN_CONTEXT_TOKENS, METRICS, Metric,
+};
 use crate::results::compare::CellComparison;
 use crate::results::format;
+use crate::results::pick::{ALPHA, SweepResult};
 use crate::results::summary::p_text;
 use crate::results::{CellSummary, ScenarioResult};
 use crate::scenario::Axis;
@@ -224,7 +226,11 @@ fn comparisons(out: &mut String, list: &[CellComparison], detail: Detail) {
                 let range = if format::points_bare(lo) == format::points_bare(hi) {
                     format::points(lo)
                 } else {
-                    format!("{} to {} pts", format::points_bare(lo), format::points_bare(hi))
+                    format!(
+                        "{} to {} pts",
+                        format::points_bare(lo),
+                        format::points_bare(hi)
+                    )
                 };
                 let _ = writeln!(
                     out,

@@ -185,7 +185,13 @@ mod tests {
         )
         .unwrap();
         assert!(svg.starts_with("<svg"));
-        for text in ["docs_fixes", "dialects", "todo=true", "todo=false", "todo=true dialect=s03"] {
+        for text in [
+            "docs_fixes",
+            "dialects",
+            "todo=true",
+            "todo=false",
+            "todo=true dialect=s03",
+        ] {
             assert!(svg.contains(&format!(">{text}<")), "{text}: {svg}");
         }
         assert!(svg.contains("<polyline") || svg.contains("<path"));

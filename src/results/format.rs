@@ -172,11 +172,26 @@ mod tests {
     fn a_measurement_is_read_in_its_metric_unit() {
         let diff = "completion_rate_diff >= 0.2 (todo=true vs todo=false)";
         assert_eq!(measured(diff, &json!(0.296_667)), "+29.7 pts");
-        assert_eq!(measured("completion_rate <= 0.5 where todo=false", &json!(0.35)), "35.0%");
-        assert_eq!(measured("completion_rate_p_value <= 0.05 (a vs b)", &json!(8e-6)), "p<0.001");
-        assert_eq!(measured("mean_context_tokens_ratio <= 1.6 (a vs b)", &json!(1.5)), "1.5×");
-        assert_eq!(measured("mean_context_tokens <= 9000 where x", &json!(8123.5)), "8,124");
-        assert_eq!(measured("part 2: completion_rate >= 0.5 where x", &json!(0.5)), "50.0%");
+        assert_eq!(
+            measured("completion_rate <= 0.5 where todo=false", &json!(0.35)),
+            "35.0%"
+        );
+        assert_eq!(
+            measured("completion_rate_p_value <= 0.05 (a vs b)", &json!(8e-6)),
+            "p<0.001"
+        );
+        assert_eq!(
+            measured("mean_context_tokens_ratio <= 1.6 (a vs b)", &json!(1.5)),
+            "1.5×"
+        );
+        assert_eq!(
+            measured("mean_context_tokens <= 9000 where x", &json!(8123.5)),
+            "8,124"
+        );
+        assert_eq!(
+            measured("part 2: completion_rate >= 0.5 where x", &json!(0.5)),
+            "50.0%"
+        );
         assert_eq!(measured("steps_completed == 10", &json!(10)), "10");
         assert_eq!(measured("stop == end_turn", &json!("end_turn")), "end_turn");
         assert_eq!(measured("reminders_at == [3]", &json!([3])), "[3]");

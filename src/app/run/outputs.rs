@@ -247,7 +247,10 @@ impl Reporter for HtmlReport<'_> {
     ) -> Result<(), AppError> {
         if let Some(dir) = &self.log_dir {
             let runs = read_back(self.scenarios, dir)?;
-            let kept = self.kept.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let kept = self
+                .kept
+                .get_mut()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             for run in &runs {
                 kept.keep_record(run);
             }
