@@ -28,7 +28,9 @@ use serde_json::{Value, json};
 pub struct Transcripts {
     strings: Vec<String>,
     index: HashMap<String, usize>,
-    runs: Vec<Value>,
+    /// Each run as its compact JSON text (far smaller than a parsed
+    /// document), and the index of its scenario.
+    runs: Vec<(usize, String)>,
     scenarios: Vec<String>,
 }
 
@@ -56,10 +58,7 @@ impl Transcripts {
         let Some(at) = self.scenarios.iter().position(|s| s == scenario) else {
             return 0;
         };
-        self.runs
-            .iter()
-            .filter(|r| r.get(0).and_then(Value::as_u64) == Some(at as u64))
-            .count()
+        self.runs.iter().filter(|(s, _)| *s == at).count()
     }
 
     /// The index of `scenario` in the data (the page's sections refer to it).
@@ -92,7 +91,7 @@ impl Transcripts {
         let replay = self.intern(str_of(run, "replay"));
         let messages = self.messages(run);
         let plans = self.plans(run);
-        self.runs.push(json!([
+        let compact = json!([
             scenario,
             cell,
             run.get("seed").cloned().unwrap_or(Value::Null),
@@ -103,7 +102,8 @@ impl Transcripts {
             replay,
             messages,
             plans,
-        ]));
+        ]);
+        self.runs.push((scenario, compact.to_string()));
     }
 
     fn messages(&mut self, run: &Value) -> Value {
@@ -193,11 +193,20 @@ impl Transcripts {
     /// The data as the page embeds it: compact JSON with every `<`
     /// escaped, so it can sit inside a `<script>` element.
     pub fn embedded(&self) -> String {
-        let document = json!({
-            "strings": self.strings,
-            "runs": self.runs,
-        });
-        document.to_string().replace('<', "\\u003c")
+        let strings = Value::from(self.strings.clone()).to_string();
+        let size = strings.len() + self.runs.iter().map(|(_, r)| r.len() + 1).sum::<usize>();
+        let mut document = String::with_capacity(size + 32);
+        document.push_str("{\"strings\":");
+        document.push_str(&strings);
+        document.push_str(",\"runs\":[");
+        for (i, (_, run)) in self.runs.iter().enumerate() {
+            if i > 0 {
+                document.push(',');
+            }
+            document.push_str(run);
+        }
+        document.push_str("]}");
+        document.replace('<', "\\u003c")
     }
 }
 

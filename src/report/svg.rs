@@ -326,10 +326,8 @@ mod tests {
         let three = placed.iter().find(|(l, _, _)| *l == "3").unwrap();
         assert_eq!(three.1, (700 + LABEL_RIGHT, 100 - LABEL_RISE));
         // At the right edge a name goes to the left of its point.
-        let edge = place_labels(
-            &["claude-code-tasks".to_string()],
-            &[(WIDTH as i32 - 20, 100)],
-        );
+        let long = ["claude-code-tasks".to_string()];
+        let edge = place_labels(&long, &[(WIDTH as i32 - 20, 100)]);
         assert!(edge[0].1.0 + LABEL_CHAR * 17 <= WIDTH as i32 - 20);
     }
 }

@@ -192,7 +192,7 @@ mod tests {
             "todo=false",
             "todo=true dialect=s03",
         ] {
-            assert!(svg.contains(&format!(">{text}<")), "{text}: {svg}");
+            assert!(svg.contains(&format!("\n{text}\n</text>")), "{text}: {svg}");
         }
         assert!(svg.contains("<polyline") || svg.contains("<path"));
     }
