@@ -216,6 +216,9 @@ const LABEL_CHAR: i32 = 9;
 /// A box on the chart, in pixels: left, top, width, height.
 type Box4 = (i32, i32, i32, i32);
 
+/// A name placed: the name, where it goes and its point (pixels).
+type Placed<'l> = (&'l String, (i32, i32), (i32, i32));
+
 fn apart(a: Box4, b: Box4) -> bool {
     a.0 + a.2 <= b.0 || b.0 + b.2 <= a.0 || a.1 + a.3 <= b.1 || b.1 + b.3 <= a.1
 }
@@ -226,10 +229,7 @@ fn apart(a: Box4, b: Box4) -> bool {
 /// until it overlaps none. Names are placed from the top point down, so
 /// the result does not depend on the order given. Returns (name, where,
 /// its point).
-fn place_labels<'l>(
-    labels: &'l [String],
-    points: &[(i32, i32)],
-) -> Vec<(&'l String, (i32, i32), (i32, i32))> {
+fn place_labels<'l>(labels: &'l [String], points: &[(i32, i32)]) -> Vec<Placed<'l>> {
     const MARKER: i32 = 10;
     let markers: Vec<Box4> = points
         .iter()
@@ -237,7 +237,7 @@ fn place_labels<'l>(
         .collect();
     let mut order: Vec<usize> = (0..labels.len().min(points.len())).collect();
     order.sort_by_key(|&i| (points[i].1, points[i].0));
-    let mut placed: Vec<(&String, (i32, i32), (i32, i32))> = Vec::new();
+    let mut placed: Vec<Placed<'l>> = Vec::new();
     let mut taken: Vec<Box4> = Vec::new();
     for i in order {
         let point = points[i];
@@ -308,9 +308,8 @@ mod tests {
         let points = [(400, 300), (401, 301), (500, 200), (700, 100)];
         let placed = place_labels(&labels, &points);
         assert_eq!(placed.len(), 4);
-        let boxed = |(l, at, _): &(&String, (i32, i32), (i32, i32))| {
-            (at.0, at.1, LABEL_CHAR * l.len() as i32, LABEL_HEIGHT)
-        };
+        let boxed =
+            |(l, at, _): &Placed<'_>| (at.0, at.1, LABEL_CHAR * l.len() as i32, LABEL_HEIGHT);
         for (i, a) in placed.iter().enumerate() {
             for b in &placed[i + 1..] {
                 assert!(apart(boxed(a), boxed(b)), "{a:?} and {b:?}");
