@@ -51,16 +51,7 @@ pub fn render(input: HtmlInput<'_>) -> String {
         .get("ok")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    page.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    page.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    let _ = writeln!(
-        page,
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{}'\">",
-        script_hash()
-    );
-    page.push_str("<title>agent-eval report</title>\n<style>\n");
-    page.push_str(STYLE);
-    page.push_str("</style>\n</head>\n<body>\n");
+    head(&mut page);
     let _ = writeln!(
         page,
         "<header><h1>agent-eval report</h1><p class=\"verdict {}\">{}</p></header>",
@@ -108,6 +99,21 @@ pub fn render(input: HtmlInput<'_>) -> String {
     }
     page.push_str("</body>\n</html>\n");
     page
+}
+
+/// The page's head: its policy (no request; only [`SCRIPT`], by its hash)
+/// and its style.
+fn head(page: &mut String) {
+    page.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    page.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    let _ = writeln!(
+        page,
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{}'\">",
+        script_hash()
+    );
+    page.push_str("<title>agent-eval report</title>\n<style>\n");
+    page.push_str(STYLE);
+    page.push_str("</style>\n</head>\n<body>\n");
 }
 
 /// The base64 SHA-256 of [`SCRIPT`], which the page's policy allows.
@@ -319,12 +325,19 @@ fn part_table(page: &mut String, cells: &[&Value]) {
     page.push_str("</tbody></table>\n");
 }
 
+/// A cell's step rates: the cell and its `step_rates`.
+type StepRates<'a> = (&'a Value, &'a Vec<Value>);
+
+fn rate_of(steps: &[Value], index: usize) -> f64 {
+    steps.get(index).map(|s| num(s, "rate")).unwrap_or(0.0)
+}
+
 /// Each step's completion rate per cell: one row per step and a column
 /// per cell while the cells are few; one row per cell and a column per
 /// step (numbered, the texts in a key below) when the cells outnumber the
 /// steps, so a wide matrix grows down the page instead of sideways.
 fn step_rates(page: &mut String, cells: &[&Value]) {
-    let with_steps: Vec<(&Value, &Vec<Value>)> = cells
+    let with_steps: Vec<StepRates<'_>> = cells
         .iter()
         .filter_map(|c| {
             c.get("step_rates")
@@ -335,38 +348,46 @@ fn step_rates(page: &mut String, cells: &[&Value]) {
     let Some((_, first)) = with_steps.first() else {
         return;
     };
-    let rate =
-        |steps: &Vec<Value>, index: usize| steps.get(index).map(|s| num(s, "rate")).unwrap_or(0.0);
     page.push_str(
         "<h3>Per-step completion</h3>\n<div class=\"wide\"><table class=\"steps\"><thead><tr>",
     );
     if with_steps.len() <= first.len().max(6) {
-        page.push_str("<th>step</th>");
-        for (cell, _) in &with_steps {
-            let _ = write!(
-                page,
-                "<th>{}</th>",
-                esc(&settings_text(cell.get("settings")))
-            );
-        }
-        page.push_str("</tr></thead><tbody>\n");
-        for (index, step) in first.iter().enumerate() {
-            let _ = write!(
-                page,
-                "<tr><td>#{} {}</td>",
-                esc(str_of(step, "id")),
-                esc(str_of(step, "text"))
-            );
-            for (_, steps) in &with_steps {
-                let _ = write!(page, "<td>{}</td>", bar(rate(steps, index)));
-            }
-            page.push_str("</tr>\n");
-        }
-        page.push_str("</tbody></table></div>\n");
-        return;
+        steps_by_step(page, first, &with_steps);
+    } else {
+        steps_by_cell(page, first, &with_steps);
     }
+}
+
+/// A row per step, a column per cell.
+fn steps_by_step(page: &mut String, first: &[Value], with_steps: &[StepRates<'_>]) {
+    page.push_str("<th>step</th>");
+    for (cell, _) in with_steps {
+        let _ = write!(
+            page,
+            "<th>{}</th>",
+            esc(&settings_text(cell.get("settings")))
+        );
+    }
+    page.push_str("</tr></thead><tbody>\n");
+    for (index, step) in first.iter().enumerate() {
+        let _ = write!(
+            page,
+            "<tr><td>#{} {}</td>",
+            esc(str_of(step, "id")),
+            esc(str_of(step, "text"))
+        );
+        for (_, steps) in with_steps {
+            let _ = write!(page, "<td>{}</td>", bar(rate_of(steps, index)));
+        }
+        page.push_str("</tr>\n");
+    }
+    page.push_str("</tbody></table></div>\n");
+}
+
+/// A row per cell, a numbered column per step, the steps' texts in a key.
+fn steps_by_cell(page: &mut String, first: &[Value], with_steps: &[StepRates<'_>]) {
     page.push_str("<th>settings</th>");
-    for step in first.iter() {
+    for step in first {
         let _ = write!(
             page,
             "<th title=\"{}\">#{}</th>",
@@ -375,29 +396,28 @@ fn step_rates(page: &mut String, cells: &[&Value]) {
         );
     }
     page.push_str("</tr></thead><tbody>\n");
-    for (cell, steps) in &with_steps {
+    for (cell, steps) in with_steps {
         let _ = write!(
             page,
             "<tr><td class=\"settings\">{}</td>",
             esc(&settings_text(cell.get("settings")))
         );
         for index in 0..first.len() {
-            let value = rate(steps, index);
+            let value = rate_of(steps, index);
             let _ = write!(
                 page,
-                "<td class=\"rate\" style=\"--r:{:.2}\">{}</td>",
-                value,
+                "<td class=\"rate\" style=\"--r:{value:.2}\">{}</td>",
                 format::percent(value, 0)
             );
         }
         page.push_str("</tr>\n");
     }
     page.push_str("</tbody></table></div>\n<ol class=\"key\">");
-    for step in first.iter() {
+    for step in first {
+        let number = str_of(step, "id").parse::<u32>().unwrap_or(0);
         let _ = write!(
             page,
-            "<li value=\"{}\">{}</li>",
-            esc(str_of(step, "id")).parse::<u32>().unwrap_or(0),
+            "<li value=\"{number}\">{}</li>",
             esc(str_of(step, "text"))
         );
     }

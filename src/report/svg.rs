@@ -108,39 +108,8 @@ fn draw<'a>(
         let ordered = matches!(axis, Some(Axis::NagThreshold | Axis::Simulate(_)));
         draw_with_todo(&mut chart, &points, &result.axis, ordered)?;
         let pixels: Vec<(i32, i32)> = centres.iter().map(|&p| chart.backend_coord(&p)).collect();
-        for (label, at, point) in place_labels(&labels, &pixels) {
-            root.draw(&Text::new(
-                label.clone(),
-                at,
-                ("sans-serif", 15).into_font(),
-            ))?;
-            if at.1 != point.1 - LABEL_RISE {
-                root.draw(&PathElement::new(
-                    vec![(point.0 + 4, point.1 - 3), (at.0 - 1, at.1 + 7)],
-                    TODO_COLOUR.mix(0.5).stroke_width(1),
-                ))?;
-            }
-        }
-        // The pick: a ring round its point, named in the legend.
-        let pick = result.best.as_ref().and_then(|best| {
-            result
-                .with_todo
-                .iter()
-                .position(|c| axis.as_ref().and_then(|a| c.settings.get(a)) == Some(best))
-                .map(|i| (i, best))
-        });
-        if let Some((i, best)) = pick
-            && let Some(&point) = centres.get(i)
-        {
-            chart
-                .draw_series(std::iter::once(Circle::new(
-                    point,
-                    11,
-                    PICK_COLOUR.stroke_width(3),
-                )))?
-                .label(format!("pick: {best}"))
-                .legend(|(x, y)| Circle::new((x + 10, y), 6, PICK_COLOUR.stroke_width(3)));
-        }
+        draw_names(&root, &labels, &pixels)?;
+        draw_pick(&mut chart, result, axis.as_ref(), &centres)?;
         draw_baseline(&mut chart, base, base_ci)?;
 
         chart
@@ -264,6 +233,58 @@ fn place_labels<'l>(labels: &'l [String], points: &[(i32, i32)]) -> Vec<Placed<'
         placed.push((&labels[i], at, point));
     }
     placed
+}
+
+/// The pick: a ring round its point, named in the legend.
+fn draw_pick(
+    chart: &mut Chart<'_, '_>,
+    result: &SweepResult,
+    axis: Option<&Axis>,
+    centres: &[(f64, f64)],
+) -> Drawn {
+    let pick = result.best.as_ref().and_then(|best| {
+        result
+            .with_todo
+            .iter()
+            .position(|c| axis.and_then(|a| c.settings.get(a)) == Some(best))
+            .map(|i| (i, best))
+    });
+    if let Some((i, best)) = pick
+        && let Some(&point) = centres.get(i)
+    {
+        chart
+            .draw_series(std::iter::once(Circle::new(
+                point,
+                11,
+                PICK_COLOUR.stroke_width(3),
+            )))?
+            .label(format!("pick: {best}"))
+            .legend(|(x, y)| Circle::new((x + 10, y), 6, PICK_COLOUR.stroke_width(3)));
+    }
+    Ok(())
+}
+
+/// Each point's name where [`place_labels`] puts it, with a thin line to
+/// its point when it was moved.
+fn draw_names(
+    root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    labels: &[String],
+    pixels: &[(i32, i32)],
+) -> Drawn {
+    for (label, at, point) in place_labels(labels, pixels) {
+        root.draw(&Text::new(
+            label.clone(),
+            at,
+            ("sans-serif", 15).into_font(),
+        ))?;
+        if at.1 != point.1 - LABEL_RISE {
+            root.draw(&PathElement::new(
+                vec![(point.0 + 4, point.1 - 3), (at.0 - 1, at.1 + 7)],
+                TODO_COLOUR.mix(0.5).stroke_width(1),
+            ))?;
+        }
+    }
+    Ok(())
 }
 
 /// The baseline without the todo tool: a point of its own with its error

@@ -220,22 +220,11 @@ fn comparisons(out: &mut String, list: &[CellComparison], detail: Detail) {
                 let _ = writeln!(out, "    {}", comparison_line(members[0]));
             }
             (n, d) => {
-                let diffs = differ.iter().map(|c| c.stats.completion.mean_diff);
-                let lo = diffs.clone().fold(f64::INFINITY, f64::min);
-                let hi = diffs.fold(f64::NEG_INFINITY, f64::max);
-                let range = if format::points_bare(lo) == format::points_bare(hi) {
-                    format::points(lo)
-                } else {
-                    format!(
-                        "{} to {} pts",
-                        format::points_bare(lo),
-                        format::points_bare(hi)
-                    )
-                };
                 let _ = writeln!(
                     out,
-                    "    {}: {d} of {n} differ, completion {range}",
-                    escape(family)
+                    "    {}: {d} of {n} differ, completion {}",
+                    escape(family),
+                    range_of(&differ)
                 );
             }
         }
@@ -247,6 +236,23 @@ fn comparisons(out: &mut String, list: &[CellComparison], detail: Detail) {
         let _ = writeln!(out, "    (--verbose or the reports show each comparison)");
     }
     out.push('\n');
+}
+
+/// The completion differences of `list` as a range in points
+/// (`+29.7 to +55.0 pts`), or one figure when they round alike.
+fn range_of(list: &[&&CellComparison]) -> String {
+    let diffs = list.iter().map(|c| c.stats.completion.mean_diff);
+    let lo = diffs.clone().fold(f64::INFINITY, f64::min);
+    let hi = diffs.fold(f64::NEG_INFINITY, f64::max);
+    if format::points_bare(lo) == format::points_bare(hi) {
+        format::points(lo)
+    } else {
+        format!(
+            "{} to {} pts",
+            format::points_bare(lo),
+            format::points_bare(hi)
+        )
+    }
 }
 
 /// Width a wrapped list of names keeps within.
@@ -513,20 +519,29 @@ pub fn sweep(result: &SweepResult) -> String {
     builder.push_record(row(&result.without_todo, "-".into(), String::new()));
     let mut table = builder.build();
     table.with(Style::rounded());
-    let shown =
-        |v: &Option<crate::scenario::AxisValue>| v.map_or("-".to_string(), |v| v.to_string());
-    let (what, best_what) = if result.axis == "nag_threshold" {
-        ("nag threshold".to_string(), "threshold".to_string())
+    let what = if result.axis == "nag_threshold" {
+        "nag threshold"
     } else {
-        (result.axis.clone(), result.axis.clone())
+        result.axis.as_str()
     };
     let mut out = format!("{} — {what} sweep\n{table}\n", escape(&result.scenario));
-    let _ = writeln!(
-        out,
-        "best {best_what}: {} (fewest context tokens per run among values whose completion is within {:.1} points of the leader's, {axis_label} {}, and not significantly below it: paired sign test, p >= {ALPHA})",
+    out.push_str(&pick_line(result, &axis_label));
+    out
+}
+
+/// The sweep's pick and why.
+fn pick_line(result: &SweepResult, axis_label: &str) -> String {
+    let shown =
+        |v: &Option<crate::scenario::AxisValue>| v.map_or("-".to_string(), |v| v.to_string());
+    let best_what = if result.axis == "nag_threshold" {
+        "threshold"
+    } else {
+        result.axis.as_str()
+    };
+    format!(
+        "best {best_what}: {} (fewest context tokens per run among values whose completion is within {:.1} points of the leader's, {axis_label} {}, and not significantly below it: paired sign test, p >= {ALPHA})\n",
         shown(&result.best),
         result.min_effect * 100.0,
         shown(&result.leader)
-    );
-    out
+    )
 }
