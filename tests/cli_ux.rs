@@ -538,8 +538,24 @@ fn one_scenario_leads_with_what_differs_in_one_number_format() {
     assert!(!stdout.contains("+0.0 pts [+0.0, +0.0]"), "{stdout}");
     assert!(stdout.lines().count() < 70, "{stdout}");
     // No raw float: a difference of rates in points, a rate in percent.
-    let verbose =
-        text(&agent_eval(&["run", "scenarios/dialects.yaml", "--seeds", "6", "-v"]).stdout);
+    let verbose = text(
+        &agent_eval(&[
+            "run",
+            "scenarios/dialects.yaml",
+            "--seeds",
+            "6",
+            "-v",
+            "--steps",
+        ])
+        .stdout,
+    );
+    // 37 cells, 10 steps: the per-step table has a row per cell, not a
+    // column, and the steps' texts under it.
+    assert!(verbose.contains("│ cell "), "{verbose}");
+    assert!(
+        verbose.contains("\n  #10 Use an f-string for the total line\n"),
+        "{verbose}"
+    );
     let measured: Vec<&str> = verbose
         .lines()
         .filter_map(|l| l.split(": measured ").nth(1))

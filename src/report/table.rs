@@ -292,9 +292,7 @@ pub fn steps_table(cells: &[CellSummary]) -> String {
         return String::new();
     };
     let columns = super::axis_columns(with_rates.iter().map(|c| &c.settings));
-    let mut builder = Builder::default();
-    let mut header = vec!["step".to_string()];
-    header.extend(with_rates.iter().map(|c| {
+    let label = |c: &CellSummary| {
         let values = super::axis_values(&c.settings, &columns);
         columns
             .iter()
@@ -303,21 +301,45 @@ pub fn steps_table(cells: &[CellSummary]) -> String {
             .map(|(axis, value)| format!("{}={value}", axis.label()))
             .collect::<Vec<_>>()
             .join(" ")
-    }));
-    builder.push_record(header);
-    for (index, step) in first.step_rates.iter().enumerate() {
-        let mut row = vec![format!("#{} {}", step.id, shorten(&step.text, 40))];
-        row.extend(with_rates.iter().map(|c| {
-            c.step_rates
-                .get(index)
-                .map_or("-".to_string(), |s| format!("{:.0}%", s.rate * 100.0))
-        }));
-        builder.push_record(row);
+    };
+    let rate = |c: &CellSummary, index: usize| {
+        c.step_rates
+            .get(index)
+            .map_or("-".to_string(), |s| format::percent(s.rate, 0))
+    };
+    let steps = first.step_rates.len();
+    let mut builder = Builder::default();
+    // More cells than steps: a row per cell, so the table grows down,
+    // not sideways; the steps' texts are listed under it.
+    let by_cell = with_rates.len() > steps.max(6);
+    if by_cell {
+        let mut header = vec!["cell".to_string()];
+        header.extend(first.step_rates.iter().map(|s| format!("#{}", s.id)));
+        builder.push_record(header);
+        for cell in &with_rates {
+            let mut row = vec![label(cell)];
+            row.extend((0..steps).map(|index| rate(cell, index)));
+            builder.push_record(row);
+        }
+    } else {
+        let mut header = vec!["step".to_string()];
+        header.extend(with_rates.iter().map(|c| label(c)));
+        builder.push_record(header);
+        for (index, step) in first.step_rates.iter().enumerate() {
+            let mut row = vec![format!("#{} {}", step.id, shorten(&step.text, 40))];
+            row.extend(with_rates.iter().map(|c| rate(c, index)));
+            builder.push_record(row);
+        }
     }
     let mut table = builder.build();
     table.with(Style::rounded());
     let mut text = table.to_string();
     text.push('\n');
+    if by_cell {
+        for step in &first.step_rates {
+            let _ = writeln!(text, "  #{} {}", step.id, escape(&shorten(&step.text, 70)));
+        }
+    }
     text
 }
 
