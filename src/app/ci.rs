@@ -286,3 +286,86 @@ mod tests {
         );
     }
 }
+
+/// The folder the CI checked the repository out in (GitLab's
+/// `CI_PROJECT_DIR`, GitHub's `GITHUB_WORKSPACE`): CI pages show paths
+/// relative to it.
+pub fn workspace_dir(get: &dyn Fn(&str) -> Option<String>) -> Option<std::path::PathBuf> {
+    ["CI_PROJECT_DIR", "GITHUB_WORKSPACE"]
+        .into_iter()
+        .find_map(|name| get(name).filter(|v| !v.trim().is_empty()))
+        .map(Into::into)
+}
+
+/// What a run inside GitHub Actions writes for the pull request and the
+/// run's page, on top of what was asked: an `::error` annotation per
+/// failure, and the Markdown summary appended to the job summary.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GithubOutputs {
+    /// Print the annotations.
+    pub annotations: bool,
+    /// Append the Markdown summary here (`$GITHUB_STEP_SUMMARY`).
+    pub step_summary: Option<std::path::PathBuf>,
+    /// Annotated paths are relative to this folder (`$GITHUB_WORKSPACE`).
+    pub workspace: Option<std::path::PathBuf>,
+}
+
+/// The GitHub Actions outputs `get` (a variable's value) calls for:
+/// `None` outside GitHub Actions (`GITHUB_ACTIONS` is not `true`) or when
+/// both are turned off by the flags.
+pub fn github_outputs(
+    get: &dyn Fn(&str) -> Option<String>,
+    annotations: bool,
+    step_summary: bool,
+) -> Option<GithubOutputs> {
+    let read = |name: &str| get(name).filter(|v| !v.trim().is_empty());
+    if read("GITHUB_ACTIONS").as_deref() != Some("true") {
+        return None;
+    }
+    let outputs = GithubOutputs {
+        annotations,
+        step_summary: read("GITHUB_STEP_SUMMARY")
+            .filter(|_| step_summary)
+            .map(Into::into),
+        workspace: workspace_dir(get),
+    };
+    (outputs.annotations || outputs.step_summary.is_some()).then_some(outputs)
+}
+
+#[cfg(test)]
+mod github_tests {
+    use super::*;
+
+    fn vars(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn only_github_actions_turns_them_on_and_each_flag_turns_one_off() {
+        assert_eq!(github_outputs(&vars(&[]), true, true), None);
+        assert_eq!(
+            github_outputs(&vars(&[("GITHUB_ACTIONS", "false")]), true, true),
+            None
+        );
+        let on = vars(&[
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_STEP_SUMMARY", "/tmp/s.md"),
+            ("GITHUB_WORKSPACE", "/w"),
+        ]);
+        let all = github_outputs(&on, true, true).unwrap();
+        assert!(all.annotations);
+        assert_eq!(
+            all.step_summary.as_deref(),
+            Some(std::path::Path::new("/tmp/s.md"))
+        );
+        assert_eq!(all.workspace.as_deref(), Some(std::path::Path::new("/w")));
+        assert!(!github_outputs(&on, false, true).unwrap().annotations);
+        assert_eq!(github_outputs(&on, true, false).unwrap().step_summary, None);
+        assert_eq!(github_outputs(&on, false, false), None);
+    }
+}

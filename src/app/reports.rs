@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::run::{self, Finished, ReportPaths, Reporters, Streams};
 use super::{AppError, STDOUT, Status, check_output_path};
+use crate::report::findings::BadInput;
 use crate::report::json::Report;
 use crate::report::table;
 use crate::report::terminal::escape;
@@ -32,6 +33,9 @@ pub struct MergeConfig {
     pub color: bool,
     /// `--history`: record the merged results in this SQLite database.
     pub history: Option<PathBuf>,
+    /// `--codequality` and, in GitHub Actions, the annotations and job
+    /// summary (only those two fields are read).
+    pub ci: ReportPaths,
 }
 
 /// `agent-eval merge`: checks that the shard reports are the shards of one
@@ -70,7 +74,13 @@ pub fn merge(
 /// At most one report on stdout (the JSON one unless `--json FILE`), and
 /// every path writable now. Returns whether a report takes stdout.
 fn check_outputs(config: &MergeConfig) -> Result<bool, AppError> {
-    let outputs = [&config.json, &config.junit, &config.markdown, &config.html];
+    let outputs = [
+        &config.json,
+        &config.junit,
+        &config.markdown,
+        &config.html,
+        &config.ci.codequality,
+    ];
     let to_stdout = outputs
         .iter()
         .filter(|p| p.as_deref() == Some(Path::new(STDOUT)))
@@ -161,7 +171,19 @@ fn write_reports(
         junit: config.junit.clone(),
         markdown: config.markdown.clone(),
         html: config.html.clone(),
+        codequality: config.ci.codequality.clone(),
+        github: config.ci.github.clone(),
+        ci_workspace: config.ci.ci_workspace.clone(),
     };
+    // A shard's errors name files as the shard saw them, without lines.
+    let bad_inputs: Vec<BadInput> = errors
+        .iter()
+        .map(|message| BadInput {
+            file: None,
+            line: None,
+            message: message.clone(),
+        })
+        .collect();
     let finished = Finished {
         results,
         report,
@@ -171,17 +193,20 @@ fn write_reports(
         run_failures: 0,
         skipped: &[],
         baseline: None,
+        bad_inputs: &bad_inputs,
     };
     Reporters(run::report_writers(&paths, &[], None)).write(&finished, &mut Streams { out, err })
 }
 
 /// `agent-eval diff OLD NEW`: what moved between two reports, for the
-/// scenarios `filter` keeps (all when `None`).
+/// scenarios `filter` keeps (all when `None`), as a table or (`markdown`)
+/// a pull-request comment.
 pub fn diff(
     old: &Path,
     new: &Path,
     tolerance: f64,
     filter: Option<&str>,
+    markdown: bool,
     out: &mut dyn Write,
 ) -> Result<Status, AppError> {
     let keep = |rates: Vec<baseline::CellRates>| -> Vec<baseline::CellRates> {
@@ -209,7 +234,12 @@ pub fn diff(
         )));
     }
     let diffs = baseline::compare(&old, &new, tolerance);
-    out.write_all(crate::report::baseline::render(&diffs, tolerance).as_bytes())
+    let text = if markdown {
+        crate::report::diff_markdown::render(&diffs, tolerance)
+    } else {
+        crate::report::baseline::render(&diffs, tolerance)
+    };
+    out.write_all(text.as_bytes())
         .map_err(|source| AppError::Write {
             path: PathBuf::from("stdout"),
             source,

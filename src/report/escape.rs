@@ -28,6 +28,17 @@ fn invisible(c: char) -> bool {
         || matches!(c, '\u{fffe}' | '\u{ffff}')
 }
 
+/// `text` without what no report shows ([`invisible`]); line breaks and
+/// tabs are kept for the format to handle. Text without any comes back
+/// as it is.
+pub fn visible(text: &str) -> Cow<'_, str> {
+    if text.chars().any(invisible) {
+        Cow::Owned(text.chars().filter(|c| !invisible(*c)).collect())
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
 /// `text` as HTML content or a quoted attribute value.
 pub fn html(text: &str) -> String {
     use std::fmt::Write;

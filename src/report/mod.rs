@@ -4,8 +4,13 @@
 //! - [`json`]: the machine report (`--json`, docs/json-report.md), read back
 //!   for `merge`, `diff` and `--baseline`;
 //! - [`junit`]: JUnit XML (`--junit`);
-//! - [`markdown`]: a CI job summary (`--markdown`);
+//! - [`markdown`]: a CI job summary (`--markdown`, and GitHub's
+//!   `$GITHUB_STEP_SUMMARY`);
+//! - [`findings`]: the failures a CI page points at, with file and line,
+//!   rendered as GitHub annotations ([`github`]) and a GitLab Code Quality
+//!   report ([`codequality`]);
 //! - [`baseline`]: what moved against a baseline report;
+//! - [`diff_markdown`]: the same as a pull-request comment (`diff --markdown`);
 //! - [`svg`]: the sweep chart (`sweep --svg`);
 //! - [`html`]: one self-contained page (`--html`) built from the JSON
 //!   report and the logged transcripts;
@@ -14,7 +19,11 @@
 //! - [`terminal`]: escaping what scenarios and models wrote for a terminal.
 
 pub mod baseline;
+pub mod codequality;
+pub mod diff_markdown;
 pub mod escape;
+pub mod findings;
+pub mod github;
 pub mod html;
 pub mod html_runs;
 pub mod json;

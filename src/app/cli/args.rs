@@ -110,6 +110,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_reuse: bool,
     #[command(flatten)]
+    pub ci: CiArgs,
+    #[command(flatten)]
     pub real: app::RealModelArgs,
     /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
     /// agent against a mock endpoint, instead of the built-in loop.
@@ -221,6 +223,37 @@ pub struct SweepArgs {
     pub no_reuse: bool,
 }
 
+/// The CI outputs of `run` and `merge`.
+#[derive(Args)]
+pub struct CiArgs {
+    /// Write a GitLab Code Quality report here (failures shown in the
+    /// merge request at their file and line).
+    #[arg(long, value_name = "FILE")]
+    pub codequality: Option<PathBuf>,
+    /// In GitHub Actions: do not print an `::error` annotation for each
+    /// failed expectation and bad file.
+    #[arg(long)]
+    pub no_annotations: bool,
+    /// In GitHub Actions: do not append the Markdown summary to
+    /// $GITHUB_STEP_SUMMARY.
+    #[arg(long)]
+    pub no_step_summary: bool,
+}
+
+impl CiArgs {
+    /// `reports` with the CI outputs asked for (GitHub's read off the
+    /// environment).
+    fn apply(self, reports: ReportPaths) -> ReportPaths {
+        let get = |name: &str| std::env::var(name).ok();
+        ReportPaths {
+            codequality: self.codequality,
+            github: app::ci::github_outputs(&get, !self.no_annotations, !self.no_step_summary),
+            ci_workspace: app::ci::workspace_dir(&get),
+            ..reports
+        }
+    }
+}
+
 /// The arguments of `merge`.
 #[derive(Args)]
 pub struct MergeArgs {
@@ -250,6 +283,8 @@ pub struct MergeArgs {
     /// Record the merged results in this SQLite history database.
     #[arg(long, value_name = "FILE")]
     pub history: Option<PathBuf>,
+    #[command(flatten)]
+    pub ci: CiArgs,
 }
 
 /// The arguments of `history`.
@@ -291,6 +326,10 @@ pub struct DiffArgs {
     /// Only scenarios whose name contains TEXT.
     #[arg(long, value_name = "TEXT")]
     pub filter: Option<String>,
+    /// Print Markdown for a pull-request comment instead of the table:
+    /// the verdict, then the cells that moved beyond their interval.
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 /// The arguments of `serve`.
@@ -344,12 +383,13 @@ impl RunArgs {
     pub fn config(self, progress: bool) -> Result<RunConfig, AppError> {
         Ok(RunConfig {
             paths: self.paths,
-            reports: ReportPaths {
+            reports: self.ci.apply(ReportPaths {
                 json: self.json,
                 junit: self.junit,
                 markdown: self.markdown,
                 html: self.html,
-            },
+                ..ReportPaths::default()
+            }),
             seeds: self.seeds,
             jobs: self.jobs.map(|j| j as usize),
             filter: NameFilter::new(&self.filter),
@@ -435,6 +475,7 @@ impl MergeArgs {
             detail: detail(self.verbose),
             color: app::stdout_wants_color(),
             history: self.history,
+            ci: self.ci.apply(ReportPaths::default()),
         }
     }
 }

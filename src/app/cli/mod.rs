@@ -153,6 +153,7 @@ fn dispatch(
             &args.new,
             args.tolerance,
             args.filter.as_deref(),
+            args.markdown,
             out,
         ),
         Command::Serve(args) => app::serve(&args.config(), out, err),

@@ -10,13 +10,14 @@ use super::admit::Admitted;
 use super::config::RunConfig;
 use super::evaluate::units_of;
 use super::reporters::Finished;
+use crate::report::findings::BadInput;
 use crate::report::json::Report;
 use crate::report::log;
 use crate::report::terminal::escape;
 use crate::results::ScenarioResult;
 use crate::results::baseline::{self, CellDiff};
 use crate::results::report_file::ShardPlan;
-use crate::scenario::Scenario;
+use crate::scenario::{LoadError, Scenario};
 
 /// The results of the runs and what follows from them.
 pub(super) struct Concluded {
@@ -24,6 +25,8 @@ pub(super) struct Concluded {
     /// The report's error lines: files refused, then runs that could not
     /// happen.
     pub errors: Vec<String>,
+    /// The same errors with the file and line each names.
+    pub bad_inputs: Vec<BadInput>,
     pub bad_files: usize,
     pub run_failures: usize,
     /// Scenarios `--fail-fast` did not start.
@@ -52,7 +55,7 @@ pub(super) fn conclude(
         let _ = writeln!(err, "{note}");
     }
     let run_failures = take_run_failures(&mut results);
-    for failure in &run_failures {
+    for (_, failure) in &run_failures {
         let _ = writeln!(err, "error: {}", escape(failure));
     }
     if let Some(warning) = crate::app::real::model_failures(&results) {
@@ -68,8 +71,9 @@ pub(super) fn conclude(
         .errors
         .iter()
         .map(ToString::to_string)
-        .chain(run_failures.iter().cloned())
+        .chain(run_failures.iter().map(|(_, message)| message.clone()))
         .collect();
+    let bad_inputs = bad_inputs(&admitted.errors, &run_failures);
     let baseline = admitted
         .baseline
         .as_ref()
@@ -77,6 +81,7 @@ pub(super) fn conclude(
     Concluded {
         results,
         errors,
+        bad_inputs,
         bad_files: admitted.errors.len(),
         run_failures: run_failures.len(),
         skipped: skipped.iter().map(|s| s.name.clone()).collect(),
@@ -89,18 +94,35 @@ pub(super) fn conclude(
 /// A scenario some of whose runs could not happen (a workspace that could
 /// not be prepared, an agent that could not start) is an error of its own,
 /// like a bad file: it leaves the results; the others still report.
-fn take_run_failures(results: &mut Vec<ScenarioResult>) -> Vec<String> {
-    let mut run_failures: Vec<String> = Vec::new();
+/// Each comes with its scenario's file.
+fn take_run_failures(results: &mut Vec<ScenarioResult>) -> Vec<(String, String)> {
+    let mut run_failures: Vec<(String, String)> = Vec::new();
     results.retain(|result| {
         run_failures.extend(
             result
                 .run_errors
                 .iter()
-                .map(|message| format!("{}: {message}", result.file)),
+                .map(|message| (result.file.clone(), format!("{}: {message}", result.file))),
         );
         result.run_errors.is_empty()
     });
     run_failures
+}
+
+/// The files refused and the runs that could not happen, with the file
+/// and line each names.
+fn bad_inputs(load_errors: &[LoadError], run_failures: &[(String, String)]) -> Vec<BadInput> {
+    let refused = load_errors.iter().map(|e| BadInput {
+        file: Some(e.file.display().to_string()),
+        line: e.position.map(|(line, _)| line),
+        message: e.to_string(),
+    });
+    let failed = run_failures.iter().map(|(file, message)| BadInput {
+        file: Some(file.clone()),
+        line: None,
+        message: message.clone(),
+    });
+    refused.chain(failed).collect()
 }
 
 /// Names, under each failed expectation, the runs that show why.
@@ -156,6 +178,7 @@ impl Concluded {
             run_failures: self.run_failures,
             skipped: &self.skipped,
             baseline: self.baseline.as_deref(),
+            bad_inputs: &self.bad_inputs,
         }
     }
 

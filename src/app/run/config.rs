@@ -14,14 +14,28 @@ pub struct ReportPaths {
     pub markdown: Option<PathBuf>,
     /// One self-contained HTML page.
     pub html: Option<PathBuf>,
+    /// The GitLab Code Quality report.
+    pub codequality: Option<PathBuf>,
+    /// Inside GitHub Actions: annotations and the job summary.
+    pub github: Option<crate::app::ci::GithubOutputs>,
+    /// The CI's checkout folder: the Code Quality report's paths are
+    /// relative to it.
+    pub ci_workspace: Option<PathBuf>,
 }
 
 impl ReportPaths {
-    /// Every report path given, in the order the reports are written.
+    /// Every report path given, in the order the reports are written (the
+    /// job summary is appended to, not written: it is not one of them).
     pub fn given(&self) -> impl Iterator<Item = &PathBuf> {
-        [&self.json, &self.junit, &self.markdown, &self.html]
-            .into_iter()
-            .flatten()
+        [
+            &self.json,
+            &self.junit,
+            &self.markdown,
+            &self.html,
+            &self.codequality,
+        ]
+        .into_iter()
+        .flatten()
     }
 }
 

@@ -14,6 +14,7 @@
 //! 6. **gate**: the exit status.
 
 mod admit;
+mod ci_outputs;
 mod conclude;
 mod config;
 mod evaluate;

@@ -8,11 +8,12 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
+use super::ci_outputs::{CodeQualityReport, GithubReport};
 use super::config::{ReportPaths, RunConfig};
 use super::reporters::{Finished, Reporter, Reporters, Streams};
 use super::run_log::{InOrder, RunLog, line_of, read_back};
 use super::summary::TerminalSummary;
-use crate::app::{AppError, Progress, write_report, write_report_with};
+use crate::app::{AppError, Progress, STDOUT, write_report, write_report_with};
 use crate::eval::EvalEvent;
 use crate::report::html_runs::Transcripts;
 use crate::report::{html, junit, markdown};
@@ -62,7 +63,8 @@ pub(super) fn reporters_for<'a>(
 }
 
 /// The reports `reports` asks for, in the order they are written (JSON,
-/// JUnit, Markdown, HTML): `run`'s, and `merge`'s (no scenarios and no log
+/// JUnit, Markdown, HTML, Code Quality, then GitHub's annotations and job
+/// summary): `run`'s, and `merge`'s (no scenarios and no log
 /// folder: its HTML page holds no transcripts).
 pub(crate) fn report_writers<'a>(
     reports: &ReportPaths,
@@ -79,6 +81,18 @@ pub(crate) fn report_writers<'a>(
     all.extend(file(&reports.markdown, Format::Markdown));
     if let Some(path) = &reports.html {
         all.push(Box::new(HtmlReport::new(path, scenarios, log_dir)));
+    }
+    if let Some(path) = &reports.codequality {
+        all.push(Box::new(CodeQualityReport {
+            path: path.clone(),
+            workspace: reports.ci_workspace.clone(),
+        }));
+    }
+    if let Some(outputs) = &reports.github {
+        all.push(Box::new(GithubReport {
+            outputs: outputs.clone(),
+            to_stderr: reports.given().any(|p| p == Path::new(STDOUT)),
+        }));
     }
     all
 }

@@ -10,6 +10,7 @@ use std::io::Write;
 
 use crate::app::{AppError, Progress};
 use crate::eval::EvalEvent;
+use crate::report::findings::BadInput;
 use crate::report::json::Report;
 use crate::results::ScenarioResult;
 use crate::results::baseline::CellDiff;
@@ -33,6 +34,9 @@ pub(crate) struct Finished<'a> {
     pub skipped: &'a [String],
     /// Each cell against `--baseline`, if one was given.
     pub baseline: Option<&'a [CellDiff]>,
+    /// The errors again, with the file and line each names, for outputs
+    /// that point at them (CI annotations, Code Quality).
+    pub bad_inputs: &'a [BadInput],
 }
 
 /// Where outputs print: stdout, and stderr for diagnostics (and the
@@ -178,6 +182,7 @@ mod tests {
             run_failures: 0,
             skipped: &[],
             baseline: None,
+            bad_inputs: &[],
         };
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let written = reporters.write(
