@@ -132,6 +132,8 @@ pub enum Format {
     StepsWithCi,
     /// HTML only: a bar and a whole percentage.
     Bar,
+    /// A token count, whole, with thousands separators: `11,833`.
+    Tokens,
 }
 
 /// One column of a table: its header and format.
@@ -372,7 +374,21 @@ pub static METRICS: &[Metric] = &[
         baseline: None,
         bound: false,
         compare: CompareUse::NONE,
-        columns: Columns::NONE,
+        columns: Columns {
+            text: Some(Column {
+                header: "planning calls",
+                format: Format::Decimals(1),
+            }),
+            markdown: Some(Column {
+                header: "planning calls / run",
+                format: Format::Decimals(1),
+            }),
+            html: Some(Column {
+                header: "planning calls",
+                format: Format::Decimals(1),
+            }),
+            sweep: None,
+        },
     },
     Metric {
         name: "mean_turns",
@@ -448,19 +464,19 @@ pub static METRICS: &[Metric] = &[
         columns: Columns {
             text: Some(Column {
                 header: "tokens",
-                format: Format::Decimals(0),
+                format: Format::Tokens,
             }),
             markdown: Some(Column {
                 header: "tokens",
-                format: Format::Decimals(0),
+                format: Format::Tokens,
             }),
             html: Some(Column {
                 header: "tokens",
-                format: Format::Decimals(0),
+                format: Format::Tokens,
             }),
             sweep: Some(Column {
                 header: "tokens/run",
-                format: Format::Decimals(0),
+                format: Format::Tokens,
             }),
         },
     },

@@ -470,3 +470,114 @@ fn an_empty_agent_command_is_refused() {
         }
     }
 }
+
+/// The CI gate as a person reads it: every shipped scenario passes, so
+/// each is one line and the whole output fits a screen; `--verbose` shows
+/// the tables; `-q` only the closing line.
+#[test]
+fn a_passing_gate_fits_a_screen_and_verbose_shows_the_rest() {
+    let out = agent_eval(&[
+        "run",
+        "scenarios/scripted/",
+        "scenarios/simulated/docs_fixes.yaml",
+        "--seeds",
+        "3",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    let stdout = text(&out.stdout);
+    assert!(stdout.lines().count() < 40, "{stdout}");
+    assert!(
+        stdout.contains("ok   docs-fixes (scenarios/simulated/docs_fixes.yaml): 3 cells, 9 runs, 2 expectations held\n"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains('│'),
+        "no table for a passing scenario of several: {stdout}"
+    );
+    let verbose = agent_eval(&[
+        "run",
+        "scenarios/scripted/no_todo.yaml",
+        "scenarios/simulated/docs_fixes.yaml",
+        "--seeds",
+        "3",
+        "--verbose",
+    ]);
+    let verbose = text(&verbose.stdout);
+    assert!(verbose.contains("│ runs │"), "{verbose}");
+    assert!(
+        verbose.contains("discordant pairs"),
+        "every comparison: {verbose}"
+    );
+    let quiet = agent_eval(&[
+        "run",
+        "scenarios/simulated/docs_fixes.yaml",
+        "--seeds",
+        "3",
+        "-q",
+    ]);
+    assert_eq!(text(&quiet.stdout).lines().count(), 1, "{}", both(&quiet));
+}
+
+/// One scenario: its table and what differs; comparisons that do not
+/// differ are counted, not listed, and measurements read in their unit.
+#[test]
+fn one_scenario_leads_with_what_differs_in_one_number_format() {
+    let out = agent_eval(&["run", "scenarios/dialects.yaml", "--seeds", "6"]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("dialects (scenarios/dialects.yaml): 37 cells, 222 runs\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("planning calls"),
+        "the README's column: {stdout}"
+    );
+    assert!(
+        stdout.contains("comparisons differ (paired by seed"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("    no difference: "), "{stdout}");
+    assert!(!stdout.contains("+0.0 pts [+0.0, +0.0]"), "{stdout}");
+    assert!(stdout.lines().count() < 70, "{stdout}");
+    // No raw float: a difference of rates in points, a rate in percent.
+    let verbose = text(
+        &agent_eval(&[
+            "run",
+            "scenarios/dialects.yaml",
+            "--seeds",
+            "6",
+            "-v",
+            "--steps",
+        ])
+        .stdout,
+    );
+    // 37 cells, 10 steps: the per-step table has a row per cell, not a
+    // column, and the steps' texts under it.
+    assert!(verbose.contains("│ cell "), "{verbose}");
+    assert!(
+        verbose.contains("\n  #10 Use an f-string for the total line\n"),
+        "{verbose}"
+    );
+    let measured: Vec<&str> = verbose
+        .lines()
+        .filter_map(|l| l.split(": measured ").nth(1))
+        .collect();
+    assert!(measured.len() >= 10, "{verbose}");
+    for value in measured {
+        let raw = value.starts_with("0.") || value.contains("e-");
+        assert!(!raw, "a raw float: {value}");
+    }
+    assert!(verbose.contains("completion_rate_diff >= 0.2"), "{verbose}");
+    assert!(
+        verbose
+            .lines()
+            .any(|l| l.contains("completion_rate_diff") && l.ends_with(" pts")),
+        "{verbose}"
+    );
+    assert!(
+        verbose
+            .lines()
+            .any(|l| l.contains("completion_rate <=") && l.ends_with('%')),
+        "{verbose}"
+    );
+}

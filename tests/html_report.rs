@@ -1,6 +1,7 @@
 //! The HTML report of a real run, opened in a real headless browser: the
 //! DOM chromium builds from the file holds the cells, the comparisons, the
-//! per-step rates and a transcript. Skipped, with a message saying so,
+//! per-step rates and, listed by the page's own script under its
+//! Content-Security-Policy, every run's transcript with a filter. Skipped, with a message saying so,
 //! where no chromium is installed; failed in CI (tests/support/mod.rs).
 
 mod support;
@@ -94,12 +95,15 @@ fn the_html_report_renders_in_a_browser() {
         String::from_utf8_lossy(&out.stderr)
     );
     let html = std::fs::read_to_string(&page).unwrap();
-    for outside in ["http://", "https://", "<script", "<link", "src="] {
+    for outside in ["http://", "https://", "<link", "src=", "<img"] {
         assert!(
             !html.contains(outside),
             "the page refers outside: {outside}"
         );
     }
+    // One inline script, allowed by the page's policy by its hash.
+    assert_eq!(html.matches("<script>").count(), 1);
+    assert!(html.contains("Content-Security-Policy") && html.contains("default-src 'none'"));
     let Some(dom) = browse(&browser, &page, &["--dump-dom".to_string()]) else {
         panic!("chromium did not dump the page within {BROWSER_LIMIT:?}");
     };
@@ -113,10 +117,24 @@ fn the_html_report_renders_in_a_browser() {
     assert!(dom.contains("todo tool (nag 3)"), "a comparison row");
     assert!(dom.contains("Per-step completion"), "the per-step rates");
     assert!(dom.contains("#5 Link the usage page from the index"));
-    // Without --log-dir the page logs the runs that dropped a step.
-    assert!(dom.contains("logged run"), "a transcript");
-    assert!(dom.contains("class=\"conversation\""), "a conversation");
-    assert!(dom.contains("agent-eval replay scenarios/simulated/docs_fixes.yaml --seed"));
+    // Without --log-dir the page still holds every run's transcript (3
+    // cells × 8 seeds), listed by the script (so its policy let it run)
+    // with a filter, each built when opened.
+    assert!(dom.contains("Transcripts (24 runs)"), "every run");
+    assert!(
+        dom.contains("24 of 24 runs match"),
+        "the script listed the runs"
+    );
+    assert!(
+        dom.contains("<option value=\"\">every cell</option><option"),
+        "the cell filter"
+    );
+    assert!(dom.contains("dropped a step"), "the outcome filter");
+    assert!(
+        dom.contains("<details class=\"run ok\">"),
+        "a passing run is listed"
+    );
+    assert!(dom.contains("seed 7 · "), "the last seed is listed");
 
     // A screenshot, for a person to look at (kept when asked to).
     let shot = dir.path().join("report.png");
@@ -125,7 +143,7 @@ fn the_html_report_renders_in_a_browser() {
         &page,
         &[
             format!("--screenshot={}", shot.display()),
-            "--window-size=1280,1600".to_string(),
+            "--window-size=1300,1600".to_string(),
         ],
     );
     assert!(taken.is_some(), "the screenshot finished in time");

@@ -181,9 +181,9 @@ fn trend_chart(title: &str, trends: &[CellTrend]) -> Result<String, AppError> {
     let lines: Vec<TrendLine> = trends
         .iter()
         .map(|trend| TrendLine {
+            scenario: trend.scenario.clone(),
             label: format!(
-                "{} {}{}",
-                trend.scenario,
+                "{}{}",
                 trend.settings,
                 if trend.flapping { " (flapping)" } else { "" }
             ),
@@ -238,8 +238,13 @@ fn point_line(point: &TrendPoint) -> String {
         .take(10)
         .collect();
     let completion = match (cell.completion, cell.completion_ci95) {
-        (Some(v), Some([lo, hi])) => format!("{v:.3} [{lo:.3}, {hi:.3}]"),
-        (Some(v), None) => format!("{v:.3}"),
+        (Some(v), Some([lo, hi])) => format!(
+            "{} [{:.1}, {:.1}]",
+            crate::results::format::percent(v, 1),
+            lo * 100.0,
+            hi * 100.0
+        ),
+        (Some(v), None) => crate::results::format::percent(v, 1),
         _ => "-".into(),
     };
     let moved = match point.direction {

@@ -28,6 +28,8 @@ pub struct MergeConfig {
     pub html: Option<PathBuf>,
     /// Print only failing scenarios and the summary line.
     pub quiet: bool,
+    /// `--verbose`: every scenario whole, every column and comparison.
+    pub detail: table::Detail,
     /// Colour the terminal output.
     pub color: bool,
     /// `--history`: record the merged results in this SQLite database.
@@ -143,8 +145,18 @@ fn summary(config: &MergeConfig, results: &[ScenarioResult], errors: &[String]) 
         let _ = writeln!(human, "error: {}", escape(e));
     }
     for result in results {
-        if !config.quiet || !result.ok() {
-            let _ = writeln!(human, "{}", table::render(result, config.color));
+        match table::showing(result, results.len(), config.quiet, config.detail) {
+            table::Shown::Hidden => {}
+            table::Shown::OneLine => {
+                let _ = write!(human, "{}", table::one_line(result, config.color));
+            }
+            table::Shown::Whole => {
+                let _ = writeln!(
+                    human,
+                    "{}",
+                    table::render(result, config.color, config.detail)
+                );
+            }
         }
     }
     super::run::print_failures(&mut human, results);

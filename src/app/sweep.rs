@@ -88,7 +88,8 @@ fn sweep_page(
     let best = result.best.map_or("-".to_string(), |v| v.to_string());
     html::render(html::HtmlInput {
         report: &document,
-        runs: &[],
+        transcripts: &crate::report::html_runs::Transcripts::default(),
+        transcripts_note: None,
         charts: &[html::Chart {
             title: format!("{} sweep of {}: pick {best}", result.axis, result.scenario),
             svg,

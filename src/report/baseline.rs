@@ -22,9 +22,9 @@ pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
             diffs.len()
         );
     }
-    let pct = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{:.1}%", x * 100.0));
+    let pct = |v: Option<f64>| v.map_or("-".to_string(), |x| crate::results::format::percent(x, 1));
     let delta = |a: Option<f64>, b: Option<f64>| match (a, b) {
-        (Some(a), Some(b)) => format!("{:+.1}", (b - a) * 100.0),
+        (Some(a), Some(b)) => crate::results::format::points_bare(b - a),
         _ => "-".into(),
     };
     let count = |n: Option<usize>| n.map_or("-".to_string(), |n| n.to_string());

@@ -79,7 +79,11 @@ pub fn failed_expectations(
             if e.ok {
                 continue;
             }
-            let mut message = format!("{}: measured {}", e.text, e.measured);
+            let mut message = format!(
+                "{}: measured {}",
+                e.text,
+                crate::results::format::measured(&e.text, &e.measured)
+            );
             if let Some(detail) = &e.detail {
                 message.push_str(&format!("\n{detail}"));
             }

@@ -3,17 +3,22 @@
 //!
 //! It is a consumer of two documents the run already produces — the JSON
 //! report (see `docs/json-report.md`) and the logged transcripts (one
-//! `--log-dir` record per run) — so it never reaches into the engine's
-//! types, and `merge` can render it from shards just as `run` does. The page
-//! holds no script, no font, no stylesheet link and no image from outside:
-//! everything is inline, and folding is done with `<details>`, so it works
-//! offline in any browser.
+//! `--log-dir` record per run, or the runs kept as they finish) — so it
+//! never reaches into the engine's types, and `merge` can render it from
+//! shards just as `run` does. The page loads nothing from outside: its
+//! style and its one small script are inline, and a Content-Security-Policy
+//! allows only that script (by its hash) and no request at all. The
+//! transcripts are stored once, compactly, and built when opened
+//! ([`super::html_runs`]); the tables and verdicts are plain HTML that
+//! reads without the script.
 
 use serde_json::Value;
 use std::fmt::Write as _;
 
+use super::html_runs::{Transcripts, settings_text};
 use super::table::MetricValues as _;
 use crate::metric::{Format, Metric};
+use crate::results::format;
 
 /// A sweep chart to embed (the SVG text `sweep --svg` writes).
 #[derive(Debug, Clone)]
@@ -27,14 +32,16 @@ pub struct Chart {
 pub struct HtmlInput<'a> {
     /// The JSON report document.
     pub report: &'a Value,
-    /// Logged runs (the `--log-dir` records), in run order.
-    pub runs: &'a [Value],
+    /// The runs' transcripts, in run order.
+    pub transcripts: &'a Transcripts,
+    /// Said above the transcripts when the page does not hold every run's
+    /// (which runs it holds, and how to see the others).
+    pub transcripts_note: Option<&'a str>,
     pub charts: &'a [Chart],
 }
 
-/// Tool output longer than this many characters (or lines) is folded.
-const FOLD_CHARS: usize = 400;
-const FOLD_LINES: usize = 8;
+/// The script that lists and builds the transcripts.
+const SCRIPT: &str = include_str!("html_runs.js");
 
 /// The whole page.
 pub fn render(input: HtmlInput<'_>) -> String {
@@ -44,11 +51,7 @@ pub fn render(input: HtmlInput<'_>) -> String {
         .get("ok")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    page.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    page.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    page.push_str("<title>agent-eval report</title>\n<style>\n");
-    page.push_str(STYLE);
-    page.push_str("</style>\n</head>\n<body>\n");
+    head(&mut page);
     let _ = writeln!(
         page,
         "<header><h1>agent-eval report</h1><p class=\"verdict {}\">{}</p></header>",
@@ -72,7 +75,7 @@ pub fn render(input: HtmlInput<'_>) -> String {
     page.push_str("</ul></nav>\n<main>\n");
     errors_section(&mut page, input.report);
     for scenario in scenarios(input.report) {
-        scenario_section(&mut page, scenario, input.runs);
+        scenario_section(&mut page, scenario, &input);
     }
     if !input.charts.is_empty() {
         page.push_str("<section><h2>Sweeps</h2>\n");
@@ -86,8 +89,59 @@ pub fn render(input: HtmlInput<'_>) -> String {
         }
         page.push_str("</section>\n");
     }
-    page.push_str("</main>\n</body>\n</html>\n");
+    page.push_str("</main>\n");
+    if !input.transcripts.is_empty() {
+        let _ = write!(
+            page,
+            "<script type=\"application/json\" id=\"ae-runs\">{}</script>\n<script>{SCRIPT}</script>\n",
+            input.transcripts.embedded()
+        );
+    }
+    page.push_str("</body>\n</html>\n");
     super::escape::drop_bidi_owned(page)
+}
+
+/// The page's head: its policy (no request; only [`SCRIPT`], by its hash)
+/// and its style.
+fn head(page: &mut String) {
+    page.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    page.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    let _ = writeln!(
+        page,
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{}'\">",
+        script_hash()
+    );
+    page.push_str("<title>agent-eval report</title>\n<style>\n");
+    page.push_str(STYLE);
+    page.push_str("</style>\n</head>\n<body>\n");
+}
+
+/// The base64 SHA-256 of [`SCRIPT`], which the page's policy allows.
+fn script_hash() -> String {
+    use sha2::{Digest, Sha256};
+    base64(&Sha256::digest(SCRIPT.as_bytes()))
+}
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 fn scenarios(report: &Value) -> impl Iterator<Item = &Value> {
@@ -116,7 +170,7 @@ fn errors_section(page: &mut String, report: &Value) {
     page.push_str("</ul></section>\n");
 }
 
-fn scenario_section(page: &mut String, scenario: &Value, runs: &[Value]) {
+fn scenario_section(page: &mut String, scenario: &Value, input: &HtmlInput<'_>) {
     let name = str_of(scenario, "name");
     let _ = writeln!(
         page,
@@ -138,46 +192,41 @@ fn scenario_section(page: &mut String, scenario: &Value, runs: &[Value]) {
         .and_then(Value::as_array)
         .map(|c| c.iter().collect())
         .unwrap_or_default();
+    expectations(page, scenario, false);
     cells_table(page, &cells);
     part_table(page, &cells);
     step_rates(page, &cells);
     comparisons(page, scenario);
-    expectations(page, scenario);
-    let logged: Vec<&Value> = runs
-        .iter()
-        .filter(|r| r.get("scenario").and_then(Value::as_str) == Some(name))
-        .collect();
-    if !logged.is_empty() {
-        let _ = writeln!(
-            page,
-            "<h3>Transcripts ({} logged run{})</h3>",
-            logged.len(),
-            plural(logged.len())
-        );
-        for run in logged {
-            transcript(page, run);
-        }
-    }
+    expectations(page, scenario, true);
+    transcripts(page, name, input);
     page.push_str("</section>\n");
 }
 
-/// The settings of a cell as `axis=value` pairs.
-fn settings_text(settings: Option<&Value>) -> String {
-    match settings.and_then(Value::as_object) {
-        Some(map) if !map.is_empty() => map
-            .iter()
-            .map(|(k, v)| format!("{k}={}", value_text(v)))
-            .collect::<Vec<_>>()
-            .join(" "),
-        _ => "default".to_string(),
+/// The scenario's transcripts: a filter and the list the script fills.
+fn transcripts(page: &mut String, scenario: &str, input: &HtmlInput<'_>) {
+    let Some(index) = input.transcripts.scenario_index(scenario) else {
+        return;
+    };
+    let count = input.transcripts.count_of(scenario);
+    let _ = writeln!(
+        page,
+        "<h3>Transcripts ({} run{})</h3>",
+        format::thousands(count as u64),
+        plural(count)
+    );
+    if let Some(note) = input.transcripts_note {
+        let _ = writeln!(page, "<p class=\"note\">{}</p>", esc(note));
     }
-}
-
-fn value_text(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
+    let _ = writeln!(
+        page,
+        "<noscript><p class=\"note\">The transcripts are built by the page's script; allow it, or replay a run with the command a failed expectation names.</p></noscript>\n\
+         <div class=\"runs\" data-scenario=\"{index}\" hidden><form class=\"filter\">\
+         <label>cell <select name=\"cell\"><option value=\"\">every cell</option></select></label> \
+         <label>outcome <select name=\"outcome\"><option value=\"\">every run</option>\
+         <option value=\"dropped\">dropped a step</option><option value=\"done\">completed every step</option></select></label> \
+         <label>seed <input name=\"seed\" type=\"text\" inputmode=\"numeric\" size=\"6\"></label></form>\
+         <p class=\"count\"></p><ol class=\"runs\"></ol><button type=\"button\" class=\"more\" hidden>show more</button></div>"
+    );
 }
 
 fn cells_table(page: &mut String, cells: &[&Value]) {
@@ -284,8 +333,19 @@ fn part_table(page: &mut String, cells: &[&Value]) {
     page.push_str("</tbody></table>\n");
 }
 
+/// A cell's step rates: the cell and its `step_rates`.
+type StepRates<'a> = (&'a Value, &'a Vec<Value>);
+
+fn rate_of(steps: &[Value], index: usize) -> f64 {
+    steps.get(index).map(|s| num(s, "rate")).unwrap_or(0.0)
+}
+
+/// Each step's completion rate per cell: one row per step and a column
+/// per cell while the cells are few; one row per cell and a column per
+/// step (numbered, the texts in a key below) when the cells outnumber the
+/// steps, so a wide matrix grows down the page instead of sideways.
 fn step_rates(page: &mut String, cells: &[&Value]) {
-    let with_steps: Vec<(&Value, &Vec<Value>)> = cells
+    let with_steps: Vec<StepRates<'_>> = cells
         .iter()
         .filter_map(|c| {
             c.get("step_rates")
@@ -296,8 +356,20 @@ fn step_rates(page: &mut String, cells: &[&Value]) {
     let Some((_, first)) = with_steps.first() else {
         return;
     };
-    page.push_str("<h3>Per-step completion</h3>\n<table class=\"steps\"><thead><tr><th>step</th>");
-    for (cell, _) in &with_steps {
+    page.push_str(
+        "<h3>Per-step completion</h3>\n<div class=\"wide\"><table class=\"steps\"><thead><tr>",
+    );
+    if with_steps.len() <= first.len().max(6) {
+        steps_by_step(page, first, &with_steps);
+    } else {
+        steps_by_cell(page, first, &with_steps);
+    }
+}
+
+/// A row per step, a column per cell.
+fn steps_by_step(page: &mut String, first: &[Value], with_steps: &[StepRates<'_>]) {
+    page.push_str("<th>step</th>");
+    for (cell, _) in with_steps {
         let _ = write!(
             page,
             "<th>{}</th>",
@@ -312,15 +384,59 @@ fn step_rates(page: &mut String, cells: &[&Value]) {
             esc(str_of(step, "id")),
             esc(str_of(step, "text"))
         );
-        for (_, steps) in &with_steps {
-            let rate = steps.get(index).map(|s| num(s, "rate")).unwrap_or(0.0);
-            let _ = write!(page, "<td>{}</td>", bar(rate));
+        for (_, steps) in with_steps {
+            let _ = write!(page, "<td>{}</td>", bar(rate_of(steps, index)));
         }
         page.push_str("</tr>\n");
     }
-    page.push_str("</tbody></table>\n");
+    page.push_str("</tbody></table></div>\n");
 }
 
+/// A row per cell, a numbered column per step, the steps' texts in a key.
+fn steps_by_cell(page: &mut String, first: &[Value], with_steps: &[StepRates<'_>]) {
+    page.push_str("<th>settings</th>");
+    for step in first {
+        let _ = write!(
+            page,
+            "<th title=\"{}\">#{}</th>",
+            esc(str_of(step, "text")),
+            esc(str_of(step, "id"))
+        );
+    }
+    page.push_str("</tr></thead><tbody>\n");
+    for (cell, steps) in with_steps {
+        let _ = write!(
+            page,
+            "<tr><td class=\"settings\">{}</td>",
+            esc(&settings_text(cell.get("settings")))
+        );
+        for index in 0..first.len() {
+            let value = rate_of(steps, index);
+            let _ = write!(
+                page,
+                "<td class=\"rate\" style=\"--r:{value:.2}\">{}</td>",
+                format::percent(value, 0)
+            );
+        }
+        page.push_str("</tr>\n");
+    }
+    page.push_str("</tbody></table></div>\n<ol class=\"key\">");
+    for step in first {
+        let number = str_of(step, "id").parse::<u32>().unwrap_or(0);
+        let _ = write!(
+            page,
+            "<li value=\"{number}\">{}</li>",
+            esc(str_of(step, "text"))
+        );
+    }
+    page.push_str("</ol>\n");
+}
+
+/// Below this p-value (sign test or McNemar) a comparison differs.
+const DIFFERS_BELOW: f64 = 0.05;
+
+/// The paired comparisons: those that differ in a table, the others folded
+/// under them.
 fn comparisons(page: &mut String, scenario: &Value) {
     let Some(list) = scenario.get("comparisons").and_then(Value::as_array) else {
         return;
@@ -328,10 +444,41 @@ fn comparisons(page: &mut String, scenario: &Value) {
     if list.is_empty() {
         return;
     }
+    let p_of = |c: &Value, key: &str| {
+        c.get(key)
+            .and_then(|v| v.get("p_value"))
+            .and_then(Value::as_f64)
+            .unwrap_or(1.0)
+    };
+    let (differ, alike): (Vec<&Value>, Vec<&Value>) = list.iter().partition(|c| {
+        p_of(c, "completion") < DIFFERS_BELOW || p_of(c, "full_completion") < DIFFERS_BELOW
+    });
+    let _ = writeln!(
+        page,
+        "<h3>Paired comparisons (same seeds)</h3>\n<p class=\"note\">{} of {} differ (sign test or McNemar p&lt;{DIFFERS_BELOW}). The interval is the mean difference's (bootstrap); the sign test counts the pairs each way, so with few unequal pairs the two can disagree.</p>",
+        differ.len(),
+        list.len()
+    );
+    if !differ.is_empty() {
+        comparison_table(page, &differ);
+    }
+    if !alike.is_empty() {
+        let _ = writeln!(
+            page,
+            "<details class=\"alike\"><summary>{} comparison{} that do not differ</summary>",
+            alike.len(),
+            plural(alike.len())
+        );
+        comparison_table(page, &alike);
+        page.push_str("</details>\n");
+    }
+}
+
+fn comparison_table(page: &mut String, list: &[&Value]) {
     page.push_str(
-        "<h3>Paired comparisons (same seeds)</h3>\n<table class=\"comparisons\"><thead><tr>\
-         <th>comparison</th><th>a</th><th>b</th><th>pairs</th><th>completion diff (95% CI)</th>\
-         <th>a better / b better</th><th>sign test</th><th>full: only a / only b</th>\
+        "<div class=\"wide\"><table class=\"comparisons\"><thead><tr>\
+         <th>comparison</th><th>pairs</th><th>completion diff [95% CI]</th>\
+         <th>better / worse</th><th>sign test</th><th>full: only a / only b</th>\
          <th>McNemar</th></tr></thead><tbody>\n",
     );
     for comparison in list {
@@ -341,22 +488,19 @@ fn comparisons(page: &mut String, scenario: &Value) {
             .get("diff_ci95")
             .and_then(Value::as_array)
             .map(|a| {
-                format!(
-                    " [{:+.3}, {:+.3}]",
-                    a.first().and_then(Value::as_f64).unwrap_or(0.0),
-                    a.get(1).and_then(Value::as_f64).unwrap_or(0.0)
-                )
+                let end = |i: usize| a.get(i).and_then(Value::as_f64).unwrap_or(0.0);
+                format!(" {}", format::points_interval([end(0), end(1)]))
             })
             .unwrap_or_default();
         let _ = writeln!(
             page,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:+.3}{}</td><td>{} / {}</td>\
+            "<tr title=\"{} vs {}\"><td>{}</td><td>{}</td><td>{}{}</td><td>{} / {}</td>\
              <td>{}</td><td>{} / {}</td><td>{}</td></tr>",
-            esc(str_of(comparison, "what")),
             esc(&settings_text(comparison.get("a"))),
             esc(&settings_text(comparison.get("b"))),
+            esc(str_of(comparison, "what")),
             num(completion, "pairs"),
-            num(completion, "mean_diff"),
+            esc(&format::points(num(completion, "mean_diff"))),
             ci,
             num(completion, "a_better"),
             num(completion, "b_better"),
@@ -366,37 +510,46 @@ fn comparisons(page: &mut String, scenario: &Value) {
             p_text(full.get("p_value")),
         );
     }
-    page.push_str("</tbody></table>\n");
+    page.push_str("</tbody></table></div>\n");
 }
 
-fn expectations(page: &mut String, scenario: &Value) {
+/// The failed expectations (`held` false, at the top of the scenario) or
+/// those that held (`held` true, below its tables).
+fn expectations(page: &mut String, scenario: &Value, held: bool) {
     let Some(list) = scenario.get("expectations").and_then(Value::as_array) else {
         return;
     };
-    if list.is_empty() {
+    let ok_of = |e: &Value| e.get("ok").and_then(Value::as_bool).unwrap_or(false);
+    let chosen: Vec<&Value> = list.iter().filter(|e| ok_of(e) == held).collect();
+    if chosen.is_empty() {
         return;
     }
-    page.push_str("<h3>Expectations</h3>\n<ul class=\"expectations\">\n");
-    for expectation in list {
-        let ok = expectation
-            .get("ok")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
+    let _ = writeln!(
+        page,
+        "<h3>{}</h3>\n<ul class=\"expectations\">",
+        if held {
+            "Expectations that held"
+        } else {
+            "Failed expectations"
+        }
+    );
+    for expectation in chosen {
+        let text = str_of(expectation, "text");
         let (class, mark) = match expectation.get("verdict").and_then(Value::as_str) {
             Some("not_applicable") => ("na", "n/a"),
-            _ if ok => ("ok", "ok"),
+            _ if held => ("ok", "ok"),
             _ => ("fail", "FAIL"),
         };
         let measured = expectation
             .get("measured")
-            .map(value_text)
+            .map(|v| format::measured(text, v))
             .unwrap_or_default();
         let _ = write!(
             page,
             "<li class=\"{}\"><span class=\"mark\">{}</span> <code>{}</code>: measured <code>{}</code>",
             class,
             mark,
-            esc(str_of(expectation, "text")),
+            esc(text),
             esc(&measured)
         );
         if let Some(detail) = expectation.get("detail").and_then(Value::as_str) {
@@ -412,167 +565,6 @@ fn expectations(page: &mut String, scenario: &Value) {
         page.push_str("</li>\n");
     }
     page.push_str("</ul>\n");
-}
-
-/// One logged run as a readable conversation with its plan panel.
-fn transcript(page: &mut String, run: &Value) {
-    let metrics = run.get("metrics").unwrap_or(&Value::Null);
-    let _ = writeln!(
-        page,
-        "<details class=\"run\"><summary>seed {} · {} · steps {}/{} · stop {} · reminders at {}</summary>",
-        num(run, "seed"),
-        esc(&settings_text(run.get("settings"))),
-        num(metrics, "steps_completed"),
-        num(metrics, "steps_total"),
-        esc(str_of(metrics, "stop")),
-        esc(&metrics
-            .get("reminders_at")
-            .map(Value::to_string)
-            .unwrap_or_else(|| "[]".into())),
-    );
-    if let Some(replay) = run.get("replay").and_then(Value::as_str) {
-        let _ = writeln!(page, "<p class=\"replay\"><code>{}</code></p>", esc(replay));
-    }
-    let plans: Vec<&Value> = run
-        .get("plans")
-        .and_then(Value::as_array)
-        .map(|p| p.iter().collect())
-        .unwrap_or_default();
-    let messages = run
-        .get("messages")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[]);
-    let mut turn = 0usize;
-    let mut typed = 0usize;
-    page.push_str("<ol class=\"conversation\">\n");
-    for message in messages {
-        let role = str_of(message, "role");
-        match message.get("content") {
-            Some(Value::String(text)) => {
-                typed += 1;
-                // The first message is the task; each later one a new user
-                // message of the session, marked where it begins.
-                let who = match (turn, typed) {
-                    (0, _) => "task".to_string(),
-                    (_, 1) => esc(role),
-                    (_, n) => format!("user message {n} · after turn {turn}"),
-                };
-                let _ = writeln!(
-                    page,
-                    "<li class=\"msg {}{}\"><div class=\"who\">{who}</div><pre>{}</pre></li>",
-                    esc(role),
-                    if typed > 1 { " part-start" } else { "" },
-                    esc(text)
-                );
-            }
-            Some(Value::Array(blocks)) => {
-                if role == "assistant" {
-                    turn += 1;
-                }
-                let _ = writeln!(
-                    page,
-                    "<li class=\"msg {}\"><div class=\"who\">{} · turn {turn}</div>",
-                    esc(role),
-                    esc(role)
-                );
-                for block in blocks {
-                    block_html(page, block);
-                }
-                if role == "user" {
-                    for plan in plans.iter().filter(|p| num(p, "turn") as usize == turn) {
-                        plan_panel(page, plan);
-                    }
-                }
-                page.push_str("</li>\n");
-            }
-            _ => {}
-        }
-    }
-    page.push_str("</ol>\n</details>\n");
-}
-
-fn block_html(page: &mut String, block: &Value) {
-    match str_of(block, "type") {
-        "text" => {
-            let text = str_of(block, "text");
-            let class = if is_reminder(text) {
-                "reminder"
-            } else {
-                "text"
-            };
-            let flag = if class == "reminder" { "⚑ " } else { "" };
-            let _ = writeln!(page, "<div class=\"{class}\">{flag}{}</div>", esc(text));
-        }
-        "tool_use" => {
-            let input = block.get("input").map(Value::to_string).unwrap_or_default();
-            let _ = writeln!(
-                page,
-                "<div class=\"call\">→ <b>{}</b> <code>{}</code></div>",
-                esc(str_of(block, "name")),
-                esc(&input)
-            );
-        }
-        "tool_result" => {
-            let content = match block.get("content") {
-                Some(Value::String(s)) => s.clone(),
-                Some(other) => other.to_string(),
-                None => String::new(),
-            };
-            let reminder = if is_reminder(&content) {
-                " reminder"
-            } else {
-                ""
-            };
-            let lines = content.lines().count();
-            if content.chars().count() > FOLD_CHARS || lines > FOLD_LINES {
-                let first = content.lines().next().unwrap_or("");
-                let _ = writeln!(
-                    page,
-                    "<details class=\"result{reminder}\"><summary>← {} … ({lines} lines)</summary><pre>{}</pre></details>",
-                    esc(first),
-                    esc(&content)
-                );
-            } else {
-                let _ = writeln!(
-                    page,
-                    "<div class=\"result{reminder}\">← <pre>{}</pre></div>",
-                    esc(&content)
-                );
-            }
-        }
-        other => {
-            let _ = writeln!(page, "<div class=\"other\">[{}]</div>", esc(other));
-        }
-    }
-}
-
-fn plan_panel(page: &mut String, plan: &Value) {
-    let items = plan
-        .get("items")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[]);
-    page.push_str("<div class=\"plan\"><div class=\"who\">plan</div><ul>");
-    if items.is_empty() {
-        page.push_str("<li class=\"empty\">(empty)</li>");
-    }
-    for item in items {
-        let status = str_of(item, "status");
-        let _ = write!(
-            page,
-            "<li class=\"{}\"><span class=\"status\">{}</span> #{} {}</li>",
-            esc(status),
-            esc(status),
-            esc(str_of(item, "id")),
-            esc(str_of(item, "text"))
-        );
-    }
-    page.push_str("</ul></div>\n");
-}
-
-fn is_reminder(text: &str) -> bool {
-    text.contains("<reminder>") || text.contains("<system-reminder>") || text.contains("REMINDERS")
 }
 
 /// A p-value as every report prints it.
@@ -592,7 +584,7 @@ fn bar(rate: f64) -> String {
 }
 
 fn percent(rate: f64) -> String {
-    format!("{:.0}%", rate * 100.0)
+    format::percent(rate, 0)
 }
 
 fn plural(n: usize) -> &'static str {
@@ -649,6 +641,7 @@ table { border-collapse: collapse; margin: 8px 0 16px; }
 th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: var(--bg); }
 td.settings { font-family: monospace; }
+table.cells td:not(.settings) { white-space: nowrap; }
 .bar { display: inline-block; width: 80px; height: 10px; background: #eaeef2; vertical-align: middle; }
 .bar span { display: block; height: 100%; background: #2f81f7; }
 ul.expectations li.na .mark { color: var(--muted); } ul.expectations li.ok .mark { color: var(--ok); } ul.expectations li.fail .mark { color: var(--fail); font-weight: 700; }
@@ -669,6 +662,16 @@ pre { white-space: pre-wrap; margin: 2px 0; font-size: 13px; }
 .plan .status { display: inline-block; min-width: 90px; color: var(--muted); }
 .plan li.completed { color: var(--ok); } .plan li.in_progress { font-weight: 700; }
 figure { margin: 16px 0; } figure svg { max-width: 100%; height: auto; }
+.wide { max-width: 100%; overflow-x: auto; }
+.note { color: var(--muted); max-width: 80ch; }
+td.rate { background: rgba(47, 129, 247, calc(var(--r) * 0.35)); text-align: right; font-variant-numeric: tabular-nums; }
+ol.key { columns: 2; font-size: 13px; color: var(--muted); max-width: 1100px; }
+form.filter { display: flex; gap: 16px; flex-wrap: wrap; align-items: center; margin: 8px 0; }
+ol.runs { list-style: none; padding-left: 0; }
+details.run.dropped > summary::before { content: "✗ "; color: var(--fail); }
+details.run.ok > summary::before { content: "✓ "; color: var(--ok); }
+.call pre.input { background: var(--bg); padding: 4px 6px; margin: 2px 0 2px 16px; }
+.result .tool { font-size: 12px; color: var(--muted); }
 "#;
 
 #[cfg(test)]
@@ -713,27 +716,63 @@ mod tests {
     fn page_is_self_contained_and_escaped() {
         let report = report();
         let runs = [run()];
+        let transcripts = Transcripts::of(&runs);
         let page = render(HtmlInput {
             report: &report,
-            runs: &runs,
+            transcripts: &transcripts,
+            transcripts_note: None,
             charts: &[],
         });
         assert!(page.starts_with("<!DOCTYPE html>"));
-        for outside in ["http://", "https://", "<script", "<link", "@import", "src="] {
+        for outside in [
+            "http://", "https://", "<link", "@import", "src=", "<img", "<iframe",
+        ] {
             assert!(!page.contains(outside), "page refers outside: {outside}");
         }
+        // One script, inline, allowed by its hash and nothing else.
+        assert_eq!(page.matches("<script>").count(), 1);
+        let policy = format!("script-src 'sha256-{}'", script_hash());
+        assert!(page.contains(&policy) && page.contains("default-src 'none'"));
         assert!(page.contains("demo &lt;x&gt;"));
         assert!(!page.contains("demo <x>"));
-        assert!(page.contains("Do &lt;it&gt;"));
-        assert!(page.contains("class=\"reminder\""), "reminders are marked");
-        assert!(
-            page.contains("<details class=\"result\">"),
-            "long output is folded"
-        );
+        // A run's text is data inside the JSON element, `<` escaped.
+        let data_at = page.find("id=\"ae-runs\">").unwrap();
+        let data_end = data_at + page[data_at..].find("</script>").unwrap();
+        assert!(page[data_at..data_end].contains("Do \\u003cit>"));
         assert!(page.contains("Per-step completion"));
         assert!(page.contains("#2 Write"));
         assert!(page.contains("agent-eval replay scenarios/demo.yaml --seed 1"));
-        assert!(page.contains("<span class=\"status\">in_progress</span> #1 Read"));
+        assert!(page.contains("<h3>Failed expectations</h3>"));
+        assert!(page.contains("Transcripts (1 run)"));
+        assert!(page.contains("data-scenario=\"0\""));
+    }
+
+    #[test]
+    fn the_script_hash_is_base64_sha256() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"foob"), "Zm9vYg==");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+        assert_eq!(script_hash().len(), 44);
+    }
+
+    #[test]
+    fn many_cells_turn_the_steps_table() {
+        let cell = |i: usize| {
+            json!({"settings": {"dialect": format!("d{i}")}, "runs": 1,
+            "step_rates": [{"id": "1", "text": "Read", "rate": 1.0}, {"id": "2", "text": "Write", "rate": 0.5}]})
+        };
+        let cells: Vec<Value> = (0..12).map(cell).collect();
+        let refs: Vec<&Value> = cells.iter().collect();
+        let mut page = String::new();
+        step_rates(&mut page, &refs);
+        assert_eq!(
+            page.matches("<tr>").count(),
+            1 + 12,
+            "a row per cell: {page}"
+        );
+        assert!(page.contains("<th title=\"Write\">#2</th>"));
+        assert!(page.contains("<li value=\"2\">Write</li>"));
     }
 
     #[test]
@@ -751,7 +790,8 @@ mod tests {
         }];
         let page = render(HtmlInput {
             report: &report,
-            runs: &[],
+            transcripts: &Transcripts::default(),
+            transcripts_note: None,
             charts: &charts,
         });
         assert!(

@@ -30,7 +30,7 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
             let message = format!(
                 "expected {}, measured {}{}{}",
                 e.text,
-                e.measured,
+                crate::results::format::measured(&e.text, &e.measured),
                 e.detail
                     .as_deref()
                     .map(|d| format!(" ({d})"))
@@ -135,7 +135,7 @@ mod tests {
                 && markdown.contains("- ✅ `completion_rate_diff >= 0.1"),
             "{markdown}"
         );
-        let table = crate::report::table::render(&result, false);
+        let table = crate::report::table::render(&result, false, crate::report::table::Detail::Full);
         assert!(
             table.contains("  n/a  completion_rate_diff >= 0.05 (todo=true nag=3 vs todo=true nag=off): not applicable: no cell varies")
                 && table.contains("  ok   completion_rate_diff >= 0.1"),
@@ -148,7 +148,8 @@ mod tests {
             "cells": [], "comparisons": [], "expectations": json}]});
         let page = crate::report::html::render(crate::report::html::HtmlInput {
             report: &report,
-            runs: &[],
+            transcripts: &crate::report::html_runs::Transcripts::default(),
+            transcripts_note: None,
             charts: &[],
         });
         assert!(

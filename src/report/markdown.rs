@@ -92,7 +92,7 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
                 out,
                 "- {mark} `{}` — measured `{}`",
                 code(&e.text),
-                code(&e.measured.to_string())
+                code(&crate::results::format::measured(&e.text, &e.measured))
             );
             if !e.ok {
                 if let Some(detail) = &e.detail {
@@ -163,9 +163,9 @@ fn steps(out: &mut String, result: &ScenarioResult) {
         let rates: Vec<String> = cells
             .iter()
             .map(|c| {
-                c.step_rates
-                    .get(index)
-                    .map_or("-".to_string(), |s| format!("{:.0}%", s.rate * 100.0))
+                c.step_rates.get(index).map_or("-".to_string(), |s| {
+                    crate::results::format::percent(s.rate, 0)
+                })
             })
             .collect();
         let _ = writeln!(

@@ -25,6 +25,7 @@ pub mod escape;
 pub mod findings;
 pub mod github;
 pub mod html;
+pub mod html_runs;
 pub mod json;
 pub mod junit;
 pub mod log;

@@ -4,16 +4,22 @@
 //! The x axis is the mean context tokens per run (what the value costs,
 //! the sweep's cost), the y axis completion (%). Each value with the todo
 //! tool is a point with its 95% interval as an error bar, named beside
-//! it, the points joined in the order given; the baseline without the
-//! todo tool is a point of its own (it pays no planning tokens). The
-//! recommended value (the pick) is ringed in green and named in the
-//! legend. Up and to the left is better: more completion for fewer tokens.
+//! it; the points are joined in the order given only when the axis is
+//! ordered (nag threshold, a simulated-model parameter), never for a
+//! category (dialect, reminder, placement). Names never overlap: a name
+//! that would sit on an earlier one moves down, with a thin line to its
+//! point. The baseline without the todo tool is a point of its own (it
+//! pays no planning tokens). The recommended value (the pick) is ringed in
+//! green and named in the legend. Up and to the left is better: more
+//! completion for fewer tokens.
 
 use plotters::prelude::*;
 
 use crate::metric::{COMPLETION_RATE, MEAN_CONTEXT_TOKENS};
 use crate::results::CellSummary;
+use crate::results::format;
 use crate::results::pick::SweepResult;
+use crate::scenario::Axis;
 
 const WIDTH: u32 = 900;
 const HEIGHT: u32 = 540;
@@ -94,32 +100,16 @@ fn draw<'a>(
             .configure_mesh()
             .x_desc("context tokens per run (the cost)")
             .y_desc("steps completed (%), 95% interval")
-            .x_label_formatter(&|x| format!("{x:.0}"))
+            .x_label_formatter(&|x| format::tokens(*x))
             .light_line_style(WHITE)
             .draw()?;
 
         let centres: Vec<(f64, f64)> = points.iter().map(|(p, _)| *p).collect();
-        draw_with_todo(&mut chart, &points, &labels, &result.axis)?;
-        // The pick: a ring round its point, named in the legend.
-        let pick = result.best.as_ref().and_then(|best| {
-            result
-                .with_todo
-                .iter()
-                .position(|c| axis.as_ref().and_then(|a| c.settings.get(a)) == Some(best))
-                .map(|i| (i, best))
-        });
-        if let Some((i, best)) = pick
-            && let Some(&point) = centres.get(i)
-        {
-            chart
-                .draw_series(std::iter::once(Circle::new(
-                    point,
-                    11,
-                    PICK_COLOUR.stroke_width(3),
-                )))?
-                .label(format!("pick: {best}"))
-                .legend(|(x, y)| Circle::new((x + 10, y), 6, PICK_COLOUR.stroke_width(3)));
-        }
+        let ordered = matches!(axis, Some(Axis::NagThreshold | Axis::Simulate(_)));
+        draw_with_todo(&mut chart, &points, &result.axis, ordered)?;
+        let pixels: Vec<(i32, i32)> = centres.iter().map(|&p| chart.backend_coord(&p)).collect();
+        draw_names(&root, &labels, &pixels)?;
+        draw_pick(&mut chart, result, axis.as_ref(), &centres)?;
         draw_baseline(&mut chart, base, base_ci)?;
 
         chart
@@ -143,35 +133,157 @@ type Chart<'a, 'b> = ChartContext<
 /// What drawing on the chart can fail with.
 type Drawn = Result<(), DrawingAreaErrorKind<std::io::Error>>;
 
-/// The values with the todo tool: joined by a line (in the legend),
-/// each a dot with its error bar, named beside it.
+/// The values with the todo tool: each a dot with its error bar, joined
+/// by a line (in the legend) when the axis is `ordered`, else dots only
+/// (in the legend as a dot).
 fn draw_with_todo(
     chart: &mut Chart<'_, '_>,
     points: &[((f64, f64), [f64; 2])],
-    labels: &[String],
     axis: &str,
+    ordered: bool,
 ) -> Drawn {
     let centres: Vec<(f64, f64)> = points.iter().map(|(p, _)| *p).collect();
-    chart
-        .draw_series(LineSeries::new(
-            centres.clone(),
-            TODO_COLOUR.stroke_width(2),
-        ))?
-        .label(format!("with todo tool, by {}", axis_title(axis)))
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], TODO_COLOUR.stroke_width(2)));
-    chart.draw_series(
-        centres
-            .iter()
-            .map(|&p| Circle::new(p, 5, TODO_COLOUR.filled())),
-    )?;
+    let name = format!("with todo tool, by {}", axis_title(axis));
+    if ordered {
+        chart
+            .draw_series(LineSeries::new(
+                centres.clone(),
+                TODO_COLOUR.stroke_width(2),
+            ))?
+            .label(name)
+            .legend(|(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], TODO_COLOUR.stroke_width(2))
+            });
+        chart.draw_series(
+            centres
+                .iter()
+                .map(|&p| Circle::new(p, 5, TODO_COLOUR.filled())),
+        )?;
+    } else {
+        chart
+            .draw_series(
+                centres
+                    .iter()
+                    .map(|&p| Circle::new(p, 5, TODO_COLOUR.filled())),
+            )?
+            .label(name)
+            .legend(|(x, y)| Circle::new((x + 10, y), 5, TODO_COLOUR.filled()));
+    }
     chart.draw_series(points.iter().map(|((x, y), [lo, hi])| {
         ErrorBar::new_vertical(*x, *lo, *y, *hi, TODO_COLOUR.stroke_width(2), 10)
     }))?;
-    // Each point named beside it (up and to the right, clear of its
-    // marker and error bar).
-    chart.draw_series(centres.iter().zip(labels).map(|(&p, label)| {
-        EmptyElement::at(p) + Text::new(label.clone(), (9, -20), ("sans-serif", 15).into_font())
-    }))?;
+    Ok(())
+}
+
+/// How far above its point a name sits, and how far right (pixels).
+const LABEL_RISE: i32 = 27;
+const LABEL_RIGHT: i32 = 9;
+/// A name's box: its height, and the width of a character (15 px font).
+const LABEL_HEIGHT: i32 = 17;
+const LABEL_CHAR: i32 = 9;
+
+/// A box on the chart, in pixels: left, top, width, height.
+type Box4 = (i32, i32, i32, i32);
+
+/// A name placed: the name, where it goes and its point (pixels).
+type Placed<'l> = (&'l String, (i32, i32), (i32, i32));
+
+fn apart(a: Box4, b: Box4) -> bool {
+    a.0 + a.2 <= b.0 || b.0 + b.2 <= a.0 || a.1 + a.3 <= b.1 || b.1 + b.3 <= a.1
+}
+
+/// Where each point's name goes (pixels): up and to the right of its
+/// point (to the left where it would leave the chart), or, where that box
+/// would overlap a name already placed or a point's marker, moved down
+/// until it overlaps none. Names are placed from the top point down, so
+/// the result does not depend on the order given. Returns (name, where,
+/// its point).
+fn place_labels<'l>(labels: &'l [String], points: &[(i32, i32)]) -> Vec<Placed<'l>> {
+    const MARKER: i32 = 10;
+    let markers: Vec<Box4> = points
+        .iter()
+        .map(|&(x, y)| (x - MARKER, y - MARKER, 2 * MARKER, 2 * MARKER))
+        .collect();
+    let mut order: Vec<usize> = (0..labels.len().min(points.len())).collect();
+    order.sort_by_key(|&i| (points[i].1, points[i].0));
+    let mut placed: Vec<Placed<'l>> = Vec::new();
+    let mut taken: Vec<Box4> = Vec::new();
+    for i in order {
+        let point = points[i];
+        let width = LABEL_CHAR * labels[i].chars().count() as i32;
+        let x = if point.0 + LABEL_RIGHT + width > WIDTH as i32 - 8 {
+            point.0 - LABEL_RIGHT - width
+        } else {
+            point.0 + LABEL_RIGHT
+        };
+        let mut at = (x, point.1 - LABEL_RISE);
+        let free = |at: (i32, i32), taken: &[Box4]| {
+            let mine = (at.0, at.1, width, LABEL_HEIGHT);
+            taken
+                .iter()
+                .chain(&markers)
+                .all(|other| apart(mine, *other))
+        };
+        // Bounded: each step passes a name or a marker, of which there are
+        // finitely many.
+        while !free(at, &taken) {
+            at.1 += 4;
+        }
+        taken.push((at.0, at.1, width, LABEL_HEIGHT));
+        placed.push((&labels[i], at, point));
+    }
+    placed
+}
+
+/// The pick: a ring round its point, named in the legend.
+fn draw_pick(
+    chart: &mut Chart<'_, '_>,
+    result: &SweepResult,
+    axis: Option<&Axis>,
+    centres: &[(f64, f64)],
+) -> Drawn {
+    let pick = result.best.as_ref().and_then(|best| {
+        result
+            .with_todo
+            .iter()
+            .position(|c| axis.and_then(|a| c.settings.get(a)) == Some(best))
+            .map(|i| (i, best))
+    });
+    if let Some((i, best)) = pick
+        && let Some(&point) = centres.get(i)
+    {
+        chart
+            .draw_series(std::iter::once(Circle::new(
+                point,
+                11,
+                PICK_COLOUR.stroke_width(3),
+            )))?
+            .label(format!("pick: {best}"))
+            .legend(|(x, y)| Circle::new((x + 10, y), 6, PICK_COLOUR.stroke_width(3)));
+    }
+    Ok(())
+}
+
+/// Each point's name where [`place_labels`] puts it, with a thin line to
+/// its point when it was moved.
+fn draw_names(
+    root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    labels: &[String],
+    pixels: &[(i32, i32)],
+) -> Drawn {
+    for (label, at, point) in place_labels(labels, pixels) {
+        root.draw(&Text::new(
+            label.clone(),
+            at,
+            ("sans-serif", 15).into_font(),
+        ))?;
+        if at.1 != point.1 - LABEL_RISE {
+            root.draw(&PathElement::new(
+                vec![(point.0 + 4, point.1 - 3), (at.0 - 1, at.1 + 7)],
+                TODO_COLOUR.mix(0.5).stroke_width(1),
+            ))?;
+        }
+    }
     Ok(())
 }
 
@@ -185,8 +297,11 @@ fn draw_baseline(chart: &mut Chart<'_, '_>, base: (f64, f64), base_ci: [f64; 2])
             BASELINE_COLOUR.filled(),
         )))?
         .label(format!(
-            "without todo tool: {:.1}% [{:.1}, {:.1}] at {:.0} tokens",
-            base.1, base_ci[0], base_ci[1], base.0
+            "without todo tool: {:.1}% [{:.1}, {:.1}] at {} tokens",
+            base.1,
+            base_ci[0],
+            base_ci[1],
+            format::tokens(base.0)
         ))
         .legend(|(x, y)| Circle::new((x + 10, y), 5, BASELINE_COLOUR.filled()));
     chart.draw_series(std::iter::once(ErrorBar::new_vertical(
@@ -198,4 +313,41 @@ fn draw_baseline(chart: &mut Chart<'_, '_>, base: (f64, f64), base_ci: [f64; 2])
         10,
     )))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_of_close_points_never_overlap() {
+        let labels: Vec<String> = ["8", "off", "5", "3"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        // nag 8 and nag off one pixel apart, as in the price-of-planning sweep.
+        let points = [(400, 300), (401, 301), (500, 200), (700, 100)];
+        let placed = place_labels(&labels, &points);
+        assert_eq!(placed.len(), 4);
+        let boxed =
+            |(l, at, _): &Placed<'_>| (at.0, at.1, LABEL_CHAR * l.len() as i32, LABEL_HEIGHT);
+        for (i, a) in placed.iter().enumerate() {
+            for b in &placed[i + 1..] {
+                assert!(apart(boxed(a), boxed(b)), "{a:?} and {b:?}");
+            }
+            for &(x, y) in &points {
+                assert!(
+                    apart(boxed(a), (x - 5, y - 5, 10, 10)),
+                    "{a:?} on the point {x},{y}"
+                );
+            }
+        }
+        // A name with nothing near stays where it belongs.
+        let three = placed.iter().find(|(l, _, _)| *l == "3").unwrap();
+        assert_eq!(three.1, (700 + LABEL_RIGHT, 100 - LABEL_RISE));
+        // At the right edge a name goes to the left of its point.
+        let long = ["claude-code-tasks".to_string()];
+        let edge = place_labels(&long, &[(WIDTH as i32 - 20, 100)]);
+        assert!(edge[0].1.0 + LABEL_CHAR * 17 <= WIDTH as i32 - 20);
+    }
 }

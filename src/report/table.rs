@@ -10,7 +10,11 @@ use tabled::builder::Builder;
 use tabled::settings::Style;
 
 use super::terminal::escape;
-use crate::metric::{COMPLETION_RATE, Column, Columns, Format, METRICS, Metric};
+use crate::metric::{
+    COMPLETION_RATE, Column, Columns, Format, MEAN_CONTEXT_TOKENS, METRICS, Metric,
+};
+use crate::results::compare::CellComparison;
+use crate::results::format;
 use crate::results::pick::{ALPHA, SweepResult};
 use crate::results::summary::p_text;
 use crate::results::verdict::Verdict;
@@ -21,11 +25,41 @@ const GREEN: &str = "\x1b[32m";
 const RED: &str = "\x1b[31m";
 const RESET: &str = "\x1b[0m";
 
-/// Formats a scenario's table and expectations; `color` marks the verdicts
+/// How much of a scenario the terminal shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Detail {
+    /// What a person reads first: failures, the table (without columns
+    /// that are zero in every cell), the comparisons that differ (the
+    /// rest counted by family), the expectations that held counted when
+    /// there are many.
+    #[default]
+    Brief,
+    /// `--verbose`: every column, every comparison, every expectation.
+    Full,
+}
+
+/// Held expectations listed one by one up to this many (more are counted).
+const HELD_LISTED: usize = 6;
+
+/// A p-value below which a comparison is said to differ.
+const DIFFERS_BELOW: f64 = 0.05;
+
+/// Formats a scenario: failed expectations first, then the table, the
+/// comparisons and the expectations that held; `color` marks the verdicts
 /// with ANSI colours.
-pub fn render(result: &ScenarioResult, color: bool) -> String {
+pub fn render(result: &ScenarioResult, color: bool, detail: Detail) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{} ({})", escape(&result.name), escape(&result.file));
+    let runs: usize = result.cells.iter().map(|c| c.runs).sum();
+    let _ = writeln!(
+        out,
+        "{} ({}): {} cell{}, {} run{}",
+        escape(&result.name),
+        escape(&result.file),
+        result.cells.len(),
+        plural(result.cells.len()),
+        format::thousands(runs as u64),
+        plural(runs)
+    );
     if let Some(agent) = &result.agent {
         let _ = writeln!(out, "  {}", escape(agent));
     }
@@ -37,55 +71,239 @@ pub fn render(result: &ScenarioResult, color: bool) -> String {
             profile.sha256.get(..12).unwrap_or(&profile.sha256)
         );
     }
-    out.push_str(&cells_table(&result.cells));
+    let (held, failed): (Vec<_>, Vec<_>) = result.expectations.iter().partition(|e| e.ok);
+    for e in &failed {
+        expectation_line(&mut out, e, color);
+    }
+    out.push_str(&cells_table_with(&result.cells, detail));
     out.push_str(&parts_table(&result.cells));
-    for c in &result.comparisons {
-        let (p, m) = (&c.stats.completion, &c.stats.full_completion);
+    comparisons(&mut out, &result.comparisons, detail);
+    if detail == Detail::Full || held.len() <= HELD_LISTED {
+        for e in &held {
+            expectation_line(&mut out, e, color);
+        }
+    } else {
         let _ = writeln!(
             out,
-            "  {}: completion {:+.1} pts [{:+.1}, {:+.1}], sign test {}; full completion {}/{} discordant pairs, McNemar {}",
-            escape(&c.what),
-            p.mean_diff * 100.0,
-            p.diff_ci95[0] * 100.0,
-            p.diff_ci95[1] * 100.0,
-            p_text(p.p_value),
-            m.only_a,
-            m.only_b,
-            p_text(m.p_value)
+            "  {} {} expectations held (--verbose lists them)",
+            mark(true, color),
+            held.len()
         );
     }
-    out.push('\n');
-    for e in &result.expectations {
-        let word = e.verdict.word();
-        let mark = match (e.verdict, color) {
-            (Verdict::Pass, true) => format!("{GREEN}{word}{RESET}  "),
-            (Verdict::Fail, true) => format!("{RED}{word}{RESET}"),
-            _ => format!("{word:<4}"),
-        };
-        if e.verdict == Verdict::NotApplicable {
-            let why = e
-                .detail
-                .as_deref()
-                .unwrap_or("the runs do not distinguish its sides");
-            let _ = writeln!(
-                out,
-                "  {mark} {}: not applicable: {}",
-                escape(&e.text),
-                escape(why)
-            );
-            continue;
+    crate::report::escape::drop_bidi_owned(out)
+}
+
+/// How a scenario of a run is shown in the terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    /// `--quiet` and it passed.
+    Hidden,
+    /// It passed and the run has other scenarios: [`one_line`].
+    OneLine,
+    /// [`render`].
+    Whole,
+}
+
+/// How `run` and `merge` show `result`, one of `count` scenarios: a
+/// failing scenario (or the only one) whole, a passing one of several on
+/// one line unless `--verbose`, nothing of a passing one with `--quiet`.
+pub fn showing(result: &ScenarioResult, count: usize, quiet: bool, detail: Detail) -> Shown {
+    match (result.ok(), quiet) {
+        (false, _) => Shown::Whole,
+        (true, true) => Shown::Hidden,
+        (true, false) if count > 1 && detail == Detail::Brief => Shown::OneLine,
+        (true, false) => Shown::Whole,
+    }
+}
+
+/// One line for a scenario whose expectations all held (a run of several
+/// scenarios shows the others in full).
+pub fn one_line(result: &ScenarioResult, color: bool) -> String {
+    let runs: usize = result.cells.iter().map(|c| c.runs).sum();
+    let held = result.expectations.len();
+    format!(
+        "{} {} ({}): {} cell{}, {} run{}, {held} expectation{} held\n",
+        mark(true, color),
+        escape(&result.name),
+        escape(&result.file),
+        result.cells.len(),
+        plural(result.cells.len()),
+        format::thousands(runs as u64),
+        plural(runs),
+        plural(held)
+    )
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn mark(ok: bool, color: bool) -> String {
+    match (ok, color) {
+        (true, false) => "ok  ".to_string(),
+        (false, false) => "FAIL".to_string(),
+        (true, true) => format!("{GREEN}ok{RESET}  "),
+        (false, true) => format!("{RED}FAIL{RESET}"),
+    }
+}
+
+fn expectation_line(out: &mut String, e: &crate::results::ExpectationOutcome, color: bool) {
+    if e.verdict == Verdict::NotApplicable {
+        let why = e
+            .detail
+            .as_deref()
+            .unwrap_or("the runs do not distinguish its sides");
+        let _ = writeln!(
+            out,
+            "  n/a  {}: not applicable: {}",
+            escape(&e.text),
+            escape(why)
+        );
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "  {} {}: measured {}",
+        mark(e.ok, color),
+        escape(&e.text),
+        escape(&format::measured(&e.text, &e.measured))
+    );
+    if !e.ok {
+        if let Some(detail) = &e.detail {
+            let _ = writeln!(out, "       {}", escape(detail));
         }
-        let _ = writeln!(out, "  {mark} {}: measured {}", escape(&e.text), e.measured);
-        if !e.ok {
-            if let Some(detail) = &e.detail {
-                let _ = writeln!(out, "       {}", escape(detail));
+        for command in &e.replay {
+            let _ = writeln!(out, "       see: {}", escape(command));
+        }
+    }
+}
+
+/// Whether a comparison's sign test or McNemar test says the sides differ.
+pub fn differs(c: &CellComparison) -> bool {
+    c.stats.completion.p_value < DIFFERS_BELOW || c.stats.full_completion.p_value < DIFFERS_BELOW
+}
+
+/// A comparison on one line: the mean difference with its interval, the
+/// pairs each way and the tests.
+pub fn comparison_line(c: &CellComparison) -> String {
+    let (p, m) = (&c.stats.completion, &c.stats.full_completion);
+    format!(
+        "{}: completion {} {}, {} better / {} worse of {} pairs, sign test {}; full completion {}/{} discordant pairs, McNemar {}",
+        escape(&c.what),
+        format::points(p.mean_diff),
+        format::points_interval(p.diff_ci95),
+        p.a_better,
+        p.b_better,
+        p.pairs,
+        p_text(p.p_value),
+        m.only_a,
+        m.only_b,
+        p_text(m.p_value)
+    )
+}
+
+/// The comparisons: all of them with [`Detail::Full`]; else each family
+/// (`todo tool`, `dialect codex vs s03`, …) whose comparisons differ, on
+/// one line when it has several, and the families that do not, named on
+/// one line.
+fn comparisons(out: &mut String, list: &[CellComparison], detail: Detail) {
+    if list.is_empty() {
+        return;
+    }
+    if detail == Detail::Full {
+        for c in list {
+            let _ = writeln!(out, "  {}", comparison_line(c));
+        }
+        out.push('\n');
+        return;
+    }
+    let mut families: Vec<(&str, Vec<&CellComparison>)> = Vec::new();
+    for c in list {
+        let family = c.what.split(" (").next().unwrap_or(&c.what);
+        match families.iter_mut().find(|(f, _)| *f == family) {
+            Some((_, members)) => members.push(c),
+            None => families.push((family, vec![c])),
+        }
+    }
+    let differing = list.iter().filter(|c| differs(c)).count();
+    let _ = writeln!(
+        out,
+        "  {differing} of {} comparison{} differ (paired by seed; sign test or McNemar p<{DIFFERS_BELOW}):",
+        list.len(),
+        plural(list.len())
+    );
+    let mut alike: Vec<String> = Vec::new();
+    for (family, members) in &families {
+        let differ: Vec<&&CellComparison> = members.iter().filter(|c| differs(c)).collect();
+        match (members.len(), differ.len()) {
+            (_, 0) if members.len() == 1 => alike.push(escape(&members[0].what).into_owned()),
+            (n, 0) => alike.push(format!("{} ({n})", escape(family))),
+            (1, _) => {
+                let _ = writeln!(out, "    {}", comparison_line(members[0]));
             }
-            for command in &e.replay {
-                let _ = writeln!(out, "       see: {}", escape(command));
+            (n, d) => {
+                let _ = writeln!(
+                    out,
+                    "    {}: {d} of {n} differ, completion {}",
+                    escape(family),
+                    range_of(&differ)
+                );
             }
         }
     }
-    crate::report::escape::drop_bidi_owned(out)
+    if !alike.is_empty() {
+        out.push_str(&wrapped("    no difference: ", &alike, "      "));
+    }
+    if differing < list.len() || families.iter().any(|(_, m)| m.len() > 1) {
+        let _ = writeln!(out, "    (--verbose or the reports show each comparison)");
+    }
+    out.push('\n');
+}
+
+/// The completion differences of `list` as a range in points
+/// (`+29.7 to +55.0 pts`), or one figure when they round alike.
+fn range_of(list: &[&&CellComparison]) -> String {
+    let diffs = list.iter().map(|c| c.stats.completion.mean_diff);
+    let lo = diffs.clone().fold(f64::INFINITY, f64::min);
+    let hi = diffs.fold(f64::NEG_INFINITY, f64::max);
+    if format::points_bare(lo) == format::points_bare(hi) {
+        format::points(lo)
+    } else {
+        format!(
+            "{} to {} pts",
+            format::points_bare(lo),
+            format::points_bare(hi)
+        )
+    }
+}
+
+/// Width a wrapped list of names keeps within.
+const WRAP_AT: usize = 100;
+
+/// `items` joined by commas after `first`, wrapped within [`WRAP_AT`]
+/// columns, continued lines starting with `indent`.
+fn wrapped(first: &str, items: &[String], indent: &str) -> String {
+    let mut out = String::new();
+    let mut line = first.to_string();
+    for (i, item) in items.iter().enumerate() {
+        let piece = if i + 1 < items.len() {
+            format!("{item},")
+        } else {
+            item.clone()
+        };
+        let fresh = line.len() == first.len() || line.len() == indent.len();
+        if !fresh && line.chars().count() + 1 + piece.chars().count() > WRAP_AT {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = indent.to_string();
+        } else if !fresh {
+            line.push(' ');
+        }
+        line.push_str(&piece);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
 }
 
 /// Which steps get dropped: one row per scored step, one column per cell,
@@ -96,9 +314,7 @@ pub fn steps_table(cells: &[CellSummary]) -> String {
         return String::new();
     };
     let columns = super::axis_columns(with_rates.iter().map(|c| &c.settings));
-    let mut builder = Builder::default();
-    let mut header = vec!["step".to_string()];
-    header.extend(with_rates.iter().map(|c| {
+    let label = |c: &CellSummary| {
         let values = super::axis_values(&c.settings, &columns);
         columns
             .iter()
@@ -107,21 +323,45 @@ pub fn steps_table(cells: &[CellSummary]) -> String {
             .map(|(axis, value)| format!("{}={value}", axis.label()))
             .collect::<Vec<_>>()
             .join(" ")
-    }));
-    builder.push_record(header);
-    for (index, step) in first.step_rates.iter().enumerate() {
-        let mut row = vec![format!("#{} {}", step.id, shorten(&step.text, 40))];
-        row.extend(with_rates.iter().map(|c| {
-            c.step_rates
-                .get(index)
-                .map_or("-".to_string(), |s| format!("{:.0}%", s.rate * 100.0))
-        }));
-        builder.push_record(row);
+    };
+    let rate = |c: &CellSummary, index: usize| {
+        c.step_rates
+            .get(index)
+            .map_or("-".to_string(), |s| format::percent(s.rate, 0))
+    };
+    let steps = first.step_rates.len();
+    let mut builder = Builder::default();
+    // More cells than steps: a row per cell, so the table grows down,
+    // not sideways; the steps' texts are listed under it.
+    let by_cell = with_rates.len() > steps.max(6);
+    if by_cell {
+        let mut header = vec!["cell".to_string()];
+        header.extend(first.step_rates.iter().map(|s| format!("#{}", s.id)));
+        builder.push_record(header);
+        for cell in &with_rates {
+            let mut row = vec![label(cell)];
+            row.extend((0..steps).map(|index| rate(cell, index)));
+            builder.push_record(row);
+        }
+    } else {
+        let mut header = vec!["step".to_string()];
+        header.extend(with_rates.iter().map(|c| label(c)));
+        builder.push_record(header);
+        for (index, step) in first.step_rates.iter().enumerate() {
+            let mut row = vec![format!("#{} {}", step.id, shorten(&step.text, 40))];
+            row.extend(with_rates.iter().map(|c| rate(c, index)));
+            builder.push_record(row);
+        }
     }
     let mut table = builder.build();
     table.with(Style::rounded());
     let mut text = table.to_string();
     text.push('\n');
+    if by_cell {
+        for step in &first.step_rates {
+            let _ = writeln!(text, "  #{} {}", step.id, escape(&shorten(&step.text, 70)));
+        }
+    }
     text
 }
 
@@ -183,7 +423,8 @@ pub(super) fn metric_text(metric: &Metric, format: Format, cell: &impl MetricVal
     let value = cell.value(metric.name);
     match format {
         Format::Decimals(places) => format!("{value:.places$}"),
-        Format::Percent | Format::Bar => format!("{:.0}%", value * 100.0),
+        Format::Tokens => format::tokens(value),
+        Format::Percent | Format::Bar => format::percent(value, 0),
         Format::PercentWithCi => match cell.interval(metric.name) {
             Some([lo, hi]) => format!(
                 "{:.1}% [{:.1}, {:.1}]",
@@ -212,10 +453,24 @@ pub(super) fn shown(column: impl Fn(&Columns) -> Option<Column>) -> Vec<(&'stati
         .collect()
 }
 
-/// The cells as a table.
+/// The cells as a table, every column.
 pub fn cells_table(cells: &[CellSummary]) -> String {
+    cells_table_with(cells, Detail::Full)
+}
+
+/// The cells as a table; [`Detail::Brief`] leaves out the count columns
+/// (reminders, rejected updates, violations, …) that are zero in every
+/// cell.
+fn cells_table_with(cells: &[CellSummary], detail: Detail) -> String {
     let columns = super::axis_columns(cells.iter().map(|c| &c.settings));
-    let metrics = shown(|c| c.text);
+    let metrics: Vec<_> = shown(|c| c.text)
+        .into_iter()
+        .filter(|(m, c)| {
+            detail == Detail::Full
+                || !matches!(c.format, Format::Decimals(_))
+                || cells.iter().any(|cell| cell.value(m.name) != 0.0)
+        })
+        .collect();
     let mut builder = Builder::default();
     let mut header: Vec<String> = columns.iter().map(Axis::label).collect();
     header.push("runs".to_string());
@@ -234,6 +489,29 @@ pub fn cells_table(cells: &[CellSummary]) -> String {
     text
 }
 
+/// What a cell's extra tokens buy: the points of completion it gains per
+/// thousand context tokens over the next cheaper cell of `cells`, named
+/// (`5.7 (vs off)`); `–` for the cheapest.
+fn points_per_1k(
+    cell: &CellSummary,
+    cells: &[&CellSummary],
+    name: &dyn Fn(&CellSummary) -> String,
+) -> String {
+    let tokens = |c: &CellSummary| c.value(MEAN_CONTEXT_TOKENS);
+    let cheaper = cells
+        .iter()
+        .filter(|c| tokens(c) < tokens(cell))
+        .max_by(|a, b| tokens(a).total_cmp(&tokens(b)));
+    match cheaper {
+        Some(other) => {
+            let gain = (cell.value(COMPLETION_RATE) - other.value(COMPLETION_RATE)) * 100.0;
+            let per_1k = gain / ((tokens(cell) - tokens(other)) / 1000.0);
+            format!("{per_1k:.1} (vs {})", name(other))
+        }
+        None => "–".to_string(),
+    }
+}
+
 /// The sweep table: one row per threshold with the todo tool, one baseline
 /// row without it, then the recommendation and why.
 pub fn sweep(result: &SweepResult) -> String {
@@ -243,8 +521,19 @@ pub fn sweep(result: &SweepResult) -> String {
     let mut builder = Builder::default();
     let mut header = vec!["todo", axis_label.as_str(), "runs"];
     header.extend(metrics.iter().map(|(_, c)| c.header));
+    header.push("pts per 1k tokens");
     header.push("p vs leader");
     builder.push_record(header);
+    let value_of = |cell: &CellSummary| {
+        axis.as_ref()
+            .and_then(|a| cell.settings.get(a))
+            .map_or("-".to_string(), ToString::to_string)
+    };
+    let every: Vec<&CellSummary> = result
+        .with_todo
+        .iter()
+        .chain(std::iter::once(&result.without_todo))
+        .collect();
     let row = |cell: &CellSummary, value: String, p: String| {
         let mut row = vec![
             cell.settings.todo().to_string(),
@@ -252,13 +541,15 @@ pub fn sweep(result: &SweepResult) -> String {
             cell.runs.to_string(),
         ];
         row.extend(metrics.iter().map(|(m, c)| metric_text(m, c.format, cell)));
+        row.push(points_per_1k(cell, &every, &|c| {
+            if c.settings.todo() {
+                value_of(c)
+            } else {
+                "no todo tool".to_string()
+            }
+        }));
         row.push(p);
         row
-    };
-    let value_of = |cell: &CellSummary| {
-        axis.as_ref()
-            .and_then(|a| cell.settings.get(a))
-            .map_or("-".to_string(), ToString::to_string)
     };
     for (cell, p) in result.with_todo.iter().zip(&result.p_vs_leader) {
         let is_leader = axis.as_ref().and_then(|a| cell.settings.get(a)) == result.leader.as_ref();
@@ -272,20 +563,29 @@ pub fn sweep(result: &SweepResult) -> String {
     builder.push_record(row(&result.without_todo, "-".into(), String::new()));
     let mut table = builder.build();
     table.with(Style::rounded());
-    let shown =
-        |v: &Option<crate::scenario::AxisValue>| v.map_or("-".to_string(), |v| v.to_string());
-    let (what, best_what) = if result.axis == "nag_threshold" {
-        ("nag threshold".to_string(), "threshold".to_string())
+    let what = if result.axis == "nag_threshold" {
+        "nag threshold"
     } else {
-        (result.axis.clone(), result.axis.clone())
+        result.axis.as_str()
     };
     let mut out = format!("{} — {what} sweep\n{table}\n", escape(&result.scenario));
-    let _ = writeln!(
-        out,
-        "best {best_what}: {} (fewest context tokens per run among values whose completion is within {:.1} points of the leader's, {axis_label} {}, and not significantly below it: paired sign test, p >= {ALPHA})",
+    out.push_str(&pick_line(result, &axis_label));
+    out
+}
+
+/// The sweep's pick and why.
+fn pick_line(result: &SweepResult, axis_label: &str) -> String {
+    let shown =
+        |v: &Option<crate::scenario::AxisValue>| v.map_or("-".to_string(), |v| v.to_string());
+    let best_what = if result.axis == "nag_threshold" {
+        "threshold"
+    } else {
+        result.axis.as_str()
+    };
+    format!(
+        "best {best_what}: {} (fewest context tokens per run among values whose completion is within {:.1} points of the leader's, {axis_label} {}, and not significantly below it: paired sign test, p >= {ALPHA})\n",
         shown(&result.best),
         result.min_effect * 100.0,
         shown(&result.leader)
-    );
-    out
+    )
 }

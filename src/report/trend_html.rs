@@ -88,7 +88,7 @@ fn row(point: &TrendPoint) -> String {
         .chars()
         .take(10)
         .collect();
-    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    let pct = |x: f64| crate::results::format::percent(x, 1);
     let completion = cell.completion.map_or("-".into(), pct);
     let interval = cell
         .completion_ci95

@@ -91,16 +91,8 @@ pub fn step_checks(step_results: &[Option<bool>]) -> String {
         .collect()
 }
 
-/// A p-value as every report prints it: `p<0.001`, else `p=0.034`.
-pub fn p_text(p: f64) -> String {
-    if p.is_nan() {
-        "p=–".to_string()
-    } else if p < 0.001 {
-        "p<0.001".to_string()
-    } else {
-        format!("p={p:.3}")
-    }
-}
+/// A p-value as every report prints it (see [`super::format`]).
+pub use super::format::p_text;
 
 pub use super::stats::round6;
 

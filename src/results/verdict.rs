@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::cell_runs::{RunRow, Runs};
 use super::compare::PairedStats;
+use super::format;
 use super::record::RunResult;
 use super::summary::{CellSummary, pair_by_seed, round6};
 use crate::metric::PairedTest;
@@ -344,13 +345,14 @@ fn evaluate_compare(
         verdict: Verdict::of(bound.holds(measured)),
         measured: number(measured),
         detail: Some(format!(
-            "{} vs {} runs, {} pairs; completion diff {:+.3} [{:.3}, {:.3}], sign test {}; full completion only-a {} only-b {}, McNemar {}",
+            "{} vs {} runs, {} pairs; completion {} {} (mean, bootstrap 95%), {} better / {} worse, sign test {}; full completion only-a {} only-b {}, McNemar {}",
             runs_a,
             runs_b,
             completion.pairs,
-            completion.mean_diff,
-            completion.diff_ci95[0],
-            completion.diff_ci95[1],
+            format::points(completion.mean_diff),
+            format::points_interval(completion.diff_ci95),
+            completion.a_better,
+            completion.b_better,
             super::summary::p_text(completion.p_value),
             full.only_a,
             full.only_b,

@@ -95,8 +95,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "T", default_value_t = DEFAULT_TOLERANCE, value_parser = parse_tolerance)]
     pub tolerance: f64,
     /// Print only failing scenarios and the summary; no progress bar.
-    #[arg(long, short)]
+    #[arg(long, short, conflicts_with = "verbose")]
     pub quiet: bool,
+    /// Show every scenario whole: every column, every comparison, every
+    /// expectation (by default a passing scenario of several is one line
+    /// and only the comparisons that differ are listed).
+    #[arg(long, short)]
+    pub verbose: bool,
     /// Allow at most N runs (cells × seeds over every scenario; default 1000000).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_runs: Option<u64>,
@@ -290,8 +295,12 @@ pub struct MergeArgs {
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
     /// Print only failing scenarios and the summary.
-    #[arg(long, short)]
+    #[arg(long, short, conflicts_with = "verbose")]
     pub quiet: bool,
+    /// Show every scenario whole: every column, every comparison, every
+    /// expectation.
+    #[arg(long, short)]
+    pub verbose: bool,
     /// Record the merged results in this SQLite history database.
     #[arg(long, value_name = "FILE")]
     pub history: Option<PathBuf>,
@@ -416,6 +425,7 @@ impl RunArgs {
             baseline_branch: self.baseline_branch,
             tolerance: self.tolerance,
             quiet: self.quiet,
+            detail: detail(self.verbose),
             color: app::stdout_wants_color(),
             progress,
             real: self.real,
@@ -487,6 +497,7 @@ impl MergeArgs {
             markdown: self.markdown,
             html: self.html,
             quiet: self.quiet,
+            detail: detail(self.verbose),
             color: app::stdout_wants_color(),
             history: self.history,
             ci: self.ci.apply(ReportPaths::default()),
@@ -516,5 +527,14 @@ impl ServeArgs {
             listen: self.listen,
             workdir: self.workdir,
         }
+    }
+}
+
+/// How much `--verbose` shows.
+fn detail(verbose: bool) -> crate::report::table::Detail {
+    if verbose {
+        crate::report::table::Detail::Full
+    } else {
+        crate::report::table::Detail::Brief
     }
 }

@@ -56,6 +56,8 @@ pub struct RunConfig {
     pub baseline_branch: Option<String>,
     pub tolerance: f64,
     pub quiet: bool,
+    /// `--verbose`: every scenario whole, every column and comparison.
+    pub detail: crate::report::table::Detail,
     /// Colour the terminal output.
     pub color: bool,
     /// Show a progress bar on stderr.

@@ -15,13 +15,17 @@ use super::run_log::{InOrder, RunLog, line_of, read_back};
 use super::summary::TerminalSummary;
 use crate::app::{AppError, Progress, STDOUT, write_report, write_report_with};
 use crate::eval::EvalEvent;
+use crate::report::html_runs::Transcripts;
 use crate::report::{html, junit, markdown};
 use crate::results::history::History;
 use crate::scenario::Scenario;
 
-/// With `--html` and no `--log-dir`, the page shows the transcripts of at
-/// most this many runs that did not complete every step.
-pub(super) const HTML_FAILING_RUNS: usize = 20;
+/// The HTML page holds the transcript of every run up to this many runs;
+/// beyond, only of the runs that did not complete every step (a page of
+/// a hundred thousand transcripts would not open).
+pub(super) const HTML_EVERY_RUN: usize = 5_000;
+/// And at most this many transcripts in all.
+pub(super) const HTML_MAX_RUNS: usize = 10_000;
 
 /// The reporters `config` asks for: progress, run log, terminal summary,
 /// history, then the reports (JSON, JUnit, Markdown, HTML). Creates the log
@@ -39,6 +43,7 @@ pub(super) fn reporters_for<'a>(
     }
     all.push(Box::new(TerminalSummary {
         quiet: config.quiet,
+        detail: config.detail,
         color: config.color,
         steps: config.steps,
         shard: config.shard,
@@ -148,31 +153,65 @@ impl Reporter for FileReport {
     }
 }
 
-/// `--html`: one page with the report and transcripts: every logged run
-/// (read back from `--log-dir`), else the first [`HTML_FAILING_RUNS`] runs
-/// that did not complete every step, kept as they finish.
+/// `--html`: one page with the report and the transcripts of the runs,
+/// kept as they finish (or read back from `--log-dir`): every run's up to
+/// [`HTML_EVERY_RUN`], then only those of runs that dropped a step.
 struct HtmlReport<'a> {
     path: PathBuf,
     scenarios: &'a [Scenario],
     log_dir: Option<PathBuf>,
-    failing: Mutex<FailingRuns>,
+    kept: Mutex<KeptRuns>,
 }
 
 #[derive(Default)]
-struct FailingRuns {
+struct KeptRuns {
     order: InOrder<(usize, String)>,
-    kept: Vec<Value>,
+    transcripts: Transcripts,
+    /// Runs seen, and runs whose transcript was left out.
+    seen: usize,
+    left_out: usize,
 }
 
-impl FailingRuns {
+impl KeptRuns {
     fn keep(&mut self, lines: Vec<(usize, String)>) {
         for (_, line) in lines {
-            if self.kept.len() < HTML_FAILING_RUNS
-                && let Ok(record) = serde_json::from_str(&line)
-            {
-                self.kept.push(record);
-            }
+            let Ok(record) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            self.keep_record(&record);
         }
+    }
+
+    fn keep_record(&mut self, record: &Value) {
+        self.seen += 1;
+        let metrics = record.get("metrics");
+        let step = |key: &str| {
+            metrics
+                .and_then(|m| m.get(key))
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+        };
+        let dropped = step("steps_completed") < step("steps_total");
+        let kept = self.transcripts.len();
+        if kept < HTML_EVERY_RUN || (dropped && kept < HTML_MAX_RUNS) {
+            self.transcripts.push(record);
+        } else {
+            self.left_out += 1;
+        }
+    }
+
+    /// What the page says when it does not hold every run's transcript.
+    fn note(&self) -> Option<String> {
+        (self.left_out > 0).then(|| {
+            format!(
+                "This page holds {} of {} runs' transcripts: every run's up to {}, then only those of runs that dropped a step. \
+                 `agent-eval replay` shows any run (the command is the one a failed expectation names, with the run's seed), \
+                 and `--log-dir` keeps every run's record.",
+                self.transcripts.len(),
+                self.seen,
+                HTML_EVERY_RUN
+            )
+        })
     }
 }
 
@@ -182,38 +221,36 @@ impl<'a> HtmlReport<'a> {
             path: path.to_path_buf(),
             scenarios,
             log_dir: log_dir.map(Path::to_path_buf),
-            failing: Mutex::default(),
+            kept: Mutex::default(),
         }
+    }
+
+    fn kept(&mut self) -> &mut KeptRuns {
+        self.kept
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
 impl Reporter for HtmlReport<'_> {
     fn on_event(&self, event: &EvalEvent<'_>) {
-        let EvalEvent::RunFinished {
-            position, record, ..
-        } = event
-        else {
+        let EvalEvent::RunFinished { position, .. } = event else {
             return;
         };
         if self.log_dir.is_some() {
             return;
         }
-        let line = (!record.result.fully_completed())
-            .then(|| line_of(self.scenarios, event))
-            .flatten();
-        if let Ok(mut failing) = self.failing.lock() {
-            let due = failing.order.push(*position, line);
-            failing.keep(due);
+        let line = line_of(self.scenarios, event);
+        if let Ok(mut kept) = self.kept.lock() {
+            let due = kept.order.push(*position, line);
+            kept.keep(due);
         }
     }
 
     fn runs_done(&mut self) -> Result<(), AppError> {
-        let failing = self
-            .failing
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let rest = failing.order.rest();
-        failing.keep(rest);
+        let kept = self.kept();
+        let rest = kept.order.rest();
+        kept.keep(rest);
         Ok(())
     }
 
@@ -222,25 +259,28 @@ impl Reporter for HtmlReport<'_> {
         finished: &Finished<'_>,
         streams: &mut Streams<'_>,
     ) -> Result<(), AppError> {
-        let runs = match &self.log_dir {
-            Some(dir) => read_back(self.scenarios, dir)?,
-            None => std::mem::take(
-                &mut self
-                    .failing
-                    .get_mut()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .kept,
-            ),
-        };
+        if let Some(dir) = &self.log_dir {
+            let runs = read_back(self.scenarios, dir)?;
+            let kept = self
+                .kept
+                .get_mut()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            for run in &runs {
+                kept.keep_record(run);
+            }
+        }
         // The page shows the report as its JSON text reads back, so its
         // figures are the JSON report's to the last digit (a figure rounded
         // for the text can round differently from the unrounded one), and
         // a merged run's page is the unsharded run's.
         let document: Value = serde_json::from_str(&finished.report.to_json())
             .map_err(|e| AppError::Usage(format!("cannot build the HTML report: {e}")))?;
+        let kept = self.kept();
+        let note = kept.note();
         let page = html::render(html::HtmlInput {
             report: &document,
-            runs: &runs,
+            transcripts: &kept.transcripts,
+            transcripts_note: note.as_deref(),
             charts: &[],
         });
         write_report(&self.path, page.as_bytes(), streams.out)

@@ -1,5 +1,6 @@
-//! The terminal summary of `run`, a reporter: each scenario's table (all,
-//! or with `--quiet` only the failing ones), the summary line, what could
+//! The terminal summary of `run`, a reporter: each failing scenario whole,
+//! each passing one on one line when there are several (whole with
+//! `--verbose`, left out with `--quiet`), the summary line, what could
 //! not run, and the cells against `--baseline`. It goes to stdout, or to
 //! stderr when a report takes stdout.
 
@@ -15,6 +16,8 @@ use crate::results::verdict::Verdict;
 /// How the summary is shown.
 pub(super) struct TerminalSummary {
     pub quiet: bool,
+    /// `--verbose`: every scenario whole, every column and comparison.
+    pub detail: table::Detail,
     pub color: bool,
     /// `--steps`: each step's completion rate per cell under the table.
     pub steps: bool,
@@ -29,13 +32,23 @@ impl TerminalSummary {
         let mut human: Vec<u8> = Vec::new();
         // A shard's cells hold a part of their runs: tables of them would
         // mislead, so a shard prints only its summary line.
+        let count = finished.results.len();
         for result in finished.results.iter().filter(|_| self.shard.is_none()) {
-            if !self.quiet || !result.ok() {
-                let _ = writeln!(human, "{}", table::render(result, self.color));
-                if self.steps {
-                    let _ = writeln!(human, "{}", table::steps_table(&result.cells));
+            match table::showing(result, count, self.quiet, self.detail) {
+                table::Shown::Hidden => {}
+                table::Shown::OneLine => {
+                    let _ = write!(human, "{}", table::one_line(result, self.color));
+                }
+                table::Shown::Whole => {
+                    let _ = writeln!(human, "{}", table::render(result, self.color, self.detail));
+                    if self.steps {
+                        let _ = writeln!(human, "{}", table::steps_table(&result.cells));
+                    }
                 }
             }
+        }
+        if count > 1 && !self.quiet && self.shard.is_none() {
+            let _ = writeln!(human);
         }
         match self.shard {
             Some(shard) => {
