@@ -581,3 +581,64 @@ fn one_scenario_leads_with_what_differs_in_one_number_format() {
         "{verbose}"
     );
 }
+
+/// `--seeds` below what a scenario's statistical expectations were written for is
+/// said, naming the file and the counts; at the scenario's own seeds, or for a
+/// scenario with exact expectations only, nothing is said.
+#[test]
+fn fewer_seeds_than_the_expectations_were_written_for_is_warned_about() {
+    let out = agent_eval(&[
+        "run",
+        "scenarios/simulated/docs_fixes.yaml",
+        "--seeds",
+        "3",
+        "-q",
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("warning: scenarios/simulated/docs_fixes.yaml: --seeds 3 is below the ")
+            && stderr.contains("statistical expectation"),
+        "{}",
+        both(&out)
+    );
+    let scripted = agent_eval(&[
+        "run",
+        "scenarios/scripted/max_turns.yaml",
+        "--seeds",
+        "1",
+        "-q",
+    ]);
+    assert!(
+        !text(&scripted.stderr).contains("warning"),
+        "{}",
+        both(&scripted)
+    );
+}
+
+/// `history --scenario TEXT` (alias `--filter`) matches names containing TEXT, as
+/// `--filter` does elsewhere.
+#[test]
+fn history_scenario_matches_substrings() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    assert!(agent_eval(&["init", root]).status.success());
+    let db = dir.path().join("h.db");
+    let db = db.to_str().unwrap();
+    let scenarios = format!("{root}/scenarios");
+    assert!(
+        agent_eval(&["run", &scenarios, "-q", "--history", db])
+            .status
+            .success()
+    );
+    for flag in ["--scenario", "--filter"] {
+        let out = agent_eval(&["history", db, flag, "simul"]);
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{}", both(&out));
+        assert!(
+            stdout.contains("greet-simulated") && !stdout.contains("greet-scripted"),
+            "{stdout}"
+        );
+    }
+    let none = agent_eval(&["history", db, "--scenario", "nothing-like-it"]);
+    assert_eq!(none.status.code(), Some(2));
+}

@@ -34,6 +34,7 @@ pub fn render_all(root: &Path) -> Result<Vec<Block>, String> {
     let dialects = run("dialects.yaml")?;
     let policies = run("reminder_policies.yaml")?;
     let price = run("price_of_planning.yaml")?;
+    let sessions = run("sessions/seed002.yaml")?;
     Ok(vec![
         Block {
             name: "ten-step",
@@ -50,6 +51,10 @@ pub fn render_all(root: &Path) -> Result<Vec<Block>, String> {
         Block {
             name: "price",
             text: price_table(&price)?,
+        },
+        Block {
+            name: "sessions",
+            text: sessions_table(&sessions)?,
         },
     ])
 }
@@ -241,6 +246,60 @@ fn price_table(result: &ScenarioResult) -> Result<String, String> {
             percent(c.value("planning_share")),
         ));
         previous = Some(c);
+    }
+    Ok(text)
+}
+
+/// Part `part` (1-based) of a cell's runs: mean completion and the share
+/// of runs that completed every step of it.
+fn part_rates(c: &CellSummary, part: usize) -> Result<(f64, f64), String> {
+    let (mut completion, mut full, mut runs) = (0.0, 0.0, 0.0);
+    for record in c.results.records() {
+        let run = record.map_err(|e| e.to_string())?;
+        let view = crate::results::parts::part_view(&run, part);
+        if view.steps_total > 0 {
+            completion += view.steps_completed as f64 / view.steps_total as f64;
+        }
+        if view.steps_completed == view.steps_total {
+            full += 1.0;
+        }
+        runs += 1.0;
+    }
+    if runs == 0.0 {
+        return Err(format!("the cell {} has no runs", c.settings));
+    }
+    Ok((completion / runs, full / runs))
+}
+
+fn sessions_table(result: &ScenarioResult) -> Result<String, String> {
+    let mut text = String::from(
+        "| cell | part 1 completion | part 2 completion | part 2 full |\n|---|---:|---:|---:|\n",
+    );
+    let rows = [
+        (
+            "todo, part 1's plan kept (`rewrite_stale_plan` 0)",
+            "todo=true nag=3 rewrite_stale_plan=0",
+        ),
+        (
+            "todo, rewritten half the time (0.5, the default)",
+            "todo=true nag=3 rewrite_stale_plan=0.5",
+        ),
+        (
+            "todo, rewritten for the new task (1)",
+            "todo=true nag=3 rewrite_stale_plan=1",
+        ),
+        ("no todo tool", "todo=false"),
+    ];
+    for (label, settings) in rows {
+        let c = cell(result, settings)?;
+        let (first, _) = part_rates(c, 1)?;
+        let (second, second_full) = part_rates(c, 2)?;
+        text.push_str(&format!(
+            "| {label} | {} | {} | {} |\n",
+            percent(first),
+            percent(second),
+            percent(second_full)
+        ));
     }
     Ok(text)
 }

@@ -132,7 +132,8 @@ mod tests {
         let markdown = crate::report::markdown::render(results, &[]);
         assert!(
             markdown.contains("- ➖ `completion_rate_diff >= 0.05 (todo=true nag=3 vs todo=true nag=off)` — n/a: no cell varies nag\\_threshold")
-                && markdown.contains("- ✅ `completion_rate_diff >= 0.1"),
+                && markdown.contains("- ✅ `completion_rate_diff >= 0.1")
+                && markdown.contains("2 expectations, 0 failed, 1 not applicable, 0 unreadable files"),
             "{markdown}"
         );
         let table = crate::report::table::render(&result, false, crate::report::table::Detail::Full);

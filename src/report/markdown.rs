@@ -21,9 +21,22 @@ pub fn render(results: &[ScenarioResult], load_errors: &[String]) -> String {
     } else {
         "❌ failed"
     };
+    let not_applicable: usize = results
+        .iter()
+        .map(|r| {
+            r.expectations
+                .iter()
+                .filter(|e| e.verdict == Verdict::NotApplicable)
+                .count()
+        })
+        .sum();
+    let not_applicable = match not_applicable {
+        0 => String::new(),
+        n => format!(", {n} not applicable"),
+    };
     let _ = writeln!(
         out,
-        "**{verdict}**: {}, {}, {failed} failed, {}.\n",
+        "**{verdict}**: {}, {}, {failed} failed{not_applicable}, {}.\n",
         count(results.len(), "scenario"),
         count(total, "expectation"),
         count(load_errors.len(), "unreadable file")
