@@ -1,7 +1,8 @@
-//! Real CLI agents under test: the Claude Code CLI and the Codex CLI, unmodified, driven
-//! headless by `agent-eval run` (each scenario's `agent.command`) against the per-run mock
-//! endpoint, on scripted scenarios written in each CLI's own tool names
-//! (`tests/data/agents/`). Every metric is read off the wire, and the steps are scored on
+//! Real CLI agents under test: the Claude Code CLI and the Codex CLI (each scenario's
+//! `agent.command`), and the Gemini CLI, Qwen Code and OpenCode (their presets),
+//! unmodified, driven headless by `agent-eval run` against the per-run mock endpoint, on
+//! scripted scenarios written in each CLI's own tool names, with some built-in calls the
+//! preset's translation sends in the CLI's tools (`tests/data/agents/`). Every metric is read off the wire, and the steps are scored on
 //! the workspace, so these tests check the whole HTTP boundary against clients no one on
 //! this project wrote.
 //!
@@ -409,6 +410,47 @@ fn codex_completes_its_script_over_the_wire() {
     let run = run_scenario(&agents, "codex.yaml");
     assert_metrics("codex-greet", &run.result, 6, 3, 1, &[], 3);
     assert_home_untouched("codex-greet", run.home.path());
+}
+
+/// Gemini CLI over the Gemini API: write_todos, write_file, the built-in edit_file as
+/// `replace` beside a write_todos the CLI refuses (two in progress), the built-in bash as
+/// run_shell_command, write_todos, text. Six turns, three planning calls, one rejected,
+/// no reminder (Gemini has none), every step done.
+#[test]
+fn gemini_cli_completes_its_script_over_the_gemini_api() {
+    let Some(agents) = require("gemini") else {
+        return;
+    };
+    let run = run_scenario(&agents, "gemini_cli.yaml");
+    assert_metrics("gemini-greet", &run.result, 6, 3, 1, &[], 3);
+    assert_home_untouched("gemini-greet", run.home.path());
+}
+
+/// Qwen Code over Chat Completions with todo_write on: todo_write, write_file, the
+/// built-in edit_file (a read_file then `edit`), run_shell_command, a todo_write the CLI
+/// refuses (status `done`), todo_write completing every item, text. Seven turns, three
+/// planning calls, one rejected; Qwen's unfinished-items reminder after turn 3 only.
+#[test]
+fn qwen_code_completes_its_script_and_reminds_once() {
+    let Some(agents) = require("qwen") else {
+        return;
+    };
+    let run = run_scenario(&agents, "qwen_code.yaml");
+    assert_metrics("qwen-greet", &run.result, 7, 3, 1, &[3], 3);
+    assert_home_untouched("qwen-greet", run.home.path());
+}
+
+/// OpenCode through its throwaway provider: todowrite, write, the built-in edit_file as
+/// `edit`, bash, a todowrite the CLI refuses (no priority), todowrite, text. Seven turns,
+/// three planning calls, one rejected, no reminder, every step done.
+#[test]
+fn opencode_completes_its_script_through_its_provider() {
+    let Some(agents) = require("opencode") else {
+        return;
+    };
+    let run = run_scenario(&agents, "opencode.yaml");
+    assert_metrics("opencode-greet", &run.result, 7, 3, 1, &[], 3);
+    assert_home_untouched("opencode-greet", run.home.path());
 }
 
 /// Answers every request with one short text: the replay tests look at how the server

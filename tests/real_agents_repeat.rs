@@ -1,5 +1,6 @@
 //! A real-CLI scenario gives the same report every time: each scenario of
-//! `real-agents/` (the real Claude Code and Codex CLIs, simulated model) is
+//! `real-agents/` (the real Claude Code, Codex, Gemini CLI, Qwen Code and
+//! OpenCode CLIs, simulated model) is
 //! run twice at once, on three seeds a cell, and the two JSON reports must
 //! be the same bytes.
 //!
@@ -7,7 +8,8 @@
 //! Claude Code ran a response's concurrency-safe calls together (a
 //! `TaskList` beside the `TaskUpdate` before it, two `Read`s) and answered
 //! them in the order they finished, and Codex writes the wall time a call
-//! took into its results. The two runs go at once so that the machine is
+//! took into its results (as Gemini CLI and Qwen Code write the process
+//! group id of each command they run: both counted as fixed texts). The two runs go at once so that the machine is
 //! busy and such timing differences show.
 //!
 //! The CLIs come from `.ci/install-agents.sh`; without them the test skips
@@ -27,14 +29,17 @@ fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Where `.ci/install-agents.sh` puts the CLIs, when both are there.
+/// Where `.ci/install-agents.sh` puts the CLIs, when all are there.
 fn installed_agents() -> Option<PathBuf> {
     let dir = match std::env::var_os("AGENT_EVAL_AGENTS_DIR") {
         Some(dir) => PathBuf::from(dir),
         None => PathBuf::from(std::env::var_os("HOME")?).join(".cache/agent-eval/agents"),
     };
     let bin = dir.join("node_modules/.bin");
-    (bin.join("claude").exists() && bin.join("codex").exists()).then_some(dir)
+    ["claude", "codex", "gemini", "qwen", "opencode"]
+        .iter()
+        .all(|cli| bin.join(cli).exists())
+        .then_some(dir)
 }
 
 /// The shipped real-CLI scenarios, in name order.
@@ -93,7 +98,7 @@ fn finish(mut child: std::process::Child, started: Instant, what: &str) {
 fn every_real_agent_scenario_reports_the_same_bytes_twice() {
     let Some(agents) = installed_agents() else {
         support::skip_unless_required(
-            "the `claude` and `codex` CLIs are not installed (run `bash .ci/install-agents.sh`, \
+            "the `claude`, `codex`, `gemini`, `qwen` and `opencode` CLIs are not all installed (run `bash .ci/install-agents.sh`, \
              or set AGENT_EVAL_AGENTS_DIR)",
         );
         return;

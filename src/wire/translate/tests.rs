@@ -363,3 +363,165 @@ fn codex_failures_read_as_errors_for_file_tools_only() {
         false
     ));
 }
+
+const GEMINI: [&str; 5] = [
+    "read_file",
+    "write_file",
+    "replace",
+    "run_shell_command",
+    "write_todos",
+];
+const QWEN: [&str; 5] = [
+    "read_file",
+    "write_file",
+    "edit",
+    "run_shell_command",
+    "todo_write",
+];
+const OPENCODE: [&str; 5] = ["bash", "edit", "read", "todowrite", "write"];
+
+/// Every built-in call once, in a workspace holding `a.py`, out for the
+/// agent offering `tools`.
+fn every_builtin(dir: &Path, tools: &[&str]) -> Vec<(String, String, Value)> {
+    std::fs::write(dir.join("a.py"), "x = 1\n").unwrap();
+    let mut t = Translation::new(Some(dir.to_path_buf()));
+    let response = ModelResponse::from_blocks(vec![
+        call(
+            "toolu_1_1",
+            "read_file",
+            json!({"path": "a.py", "limit": 3}),
+        ),
+        call(
+            "toolu_1_2",
+            "write_file",
+            json!({"path": "a.py", "content": "y"}),
+        ),
+        call(
+            "toolu_1_3",
+            "edit_file",
+            json!({"path": "a.py", "old_text": "y", "new_text": "z"}),
+        ),
+        call("toolu_1_4", "bash", json!({"command": "ls"})),
+        call(
+            "toolu_1_5",
+            "todo",
+            json!({"items": [{"id": "1", "text": "A", "status": "pending"}]}),
+        ),
+    ]);
+    calls(&t.agent_view(&request(tools, vec![]), response))
+}
+
+#[test]
+fn gemini_cli_gets_its_own_shapes_even_for_the_names_it_shares() {
+    let dir = tempfile::tempdir().unwrap();
+    let sent = every_builtin(dir.path(), &GEMINI);
+    let expected = [
+        (
+            "toolu_1_1",
+            "read_file",
+            json!({"file_path": "a.py", "end_line": 3}),
+        ),
+        (
+            "toolu_1_2",
+            "write_file",
+            json!({"file_path": "a.py", "content": "y"}),
+        ),
+        (
+            "toolu_1_3",
+            "replace",
+            json!({"file_path": "a.py", "instruction": gemini_cli::INSTRUCTION, "old_string": "y", "new_string": "z"}),
+        ),
+        ("toolu_1_4", "run_shell_command", json!({"command": "ls"})),
+        (
+            "toolu_1_5",
+            "write_todos",
+            json!({"todos": [{"description": "A", "status": "pending"}]}),
+        ),
+    ];
+    let expected: Vec<_> = expected
+        .into_iter()
+        .map(|(i, n, v)| (i.to_string(), n.to_string(), v))
+        .collect();
+    assert_eq!(sent, expected);
+    // A call already in Gemini's shape goes to its tool as written.
+    let mut t = Translation::new(Some(dir.path().to_path_buf()));
+    let own = json!({"file_path": "a.py"});
+    let response = ModelResponse::from_blocks(vec![call("toolu_2_1", "read_file", own.clone())]);
+    let out = calls(&t.agent_view(&request(&GEMINI, vec![]), response));
+    assert_eq!(out, [("toolu_2_1".into(), "read_file".into(), own)]);
+}
+
+#[test]
+fn qwen_code_reads_before_it_edits_or_overwrites_with_absolute_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.py").to_string_lossy().into_owned();
+    let sent = every_builtin(dir.path(), &QWEN);
+    let names: Vec<(&str, &str)> = sent
+        .iter()
+        .map(|(i, n, _)| (i.as_str(), n.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("toolu_1_1", "read_file"),
+            ("toolu_1_2_pre1", "read_file"),
+            ("toolu_1_2", "write_file"),
+            ("toolu_1_3_pre1", "read_file"),
+            ("toolu_1_3", "edit"),
+            ("toolu_1_4", "run_shell_command"),
+            ("toolu_1_5", "todo_write"),
+        ]
+    );
+    assert_eq!(sent[0].2, json!({"file_path": a, "limit": 3}));
+    assert_eq!(
+        sent[4].2,
+        json!({"file_path": a, "old_string": "y", "new_string": "z"})
+    );
+    assert_eq!(
+        sent[6].2,
+        json!({"todos": [{"id": "1", "content": "A", "status": "pending"}]})
+    );
+    assert!(qwen_code::QwenCode.failed(
+        Builtin::EditFile,
+        "Failed to edit, 0 occurrences found",
+        false
+    ));
+    assert!(qwen_code::QwenCode.failed(
+        Builtin::EditFile,
+        "File /w/a.py has not been read in this session. Use the read_file tool first",
+        false
+    ));
+    assert!(!qwen_code::QwenCode.failed(Builtin::ReadFile, "x = 1\n", false));
+}
+
+#[test]
+fn opencode_gets_absolute_file_paths_and_its_own_bash() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.py").to_string_lossy().into_owned();
+    let sent = every_builtin(dir.path(), &OPENCODE);
+    let expected = [
+        ("toolu_1_1", "read", json!({"filePath": a, "limit": 3})),
+        ("toolu_1_2", "write", json!({"filePath": a, "content": "y"})),
+        (
+            "toolu_1_3",
+            "edit",
+            json!({"filePath": a, "oldString": "y", "newString": "z"}),
+        ),
+        ("toolu_1_4", "bash", json!({"command": "ls"})),
+        (
+            "toolu_1_5",
+            "todowrite",
+            json!({"todos": [{"content": "A", "status": "pending", "priority": "medium"}]}),
+        ),
+    ];
+    let expected: Vec<_> = expected
+        .into_iter()
+        .map(|(i, n, v)| (i.to_string(), n.to_string(), v))
+        .collect();
+    assert_eq!(sent, expected);
+    assert!(opencode::OpenCode.failed(
+        Builtin::EditFile,
+        "Could not find oldString in the file.",
+        false
+    ));
+}

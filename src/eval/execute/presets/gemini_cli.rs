@@ -11,7 +11,8 @@
 //! `write_todos` (the `gemini` dialect) when the cell's `todo` is on
 //! (`tools.core`). `GOOGLE_GEMINI_BASE_URL` points at the mock (which
 //! serves the Gemini API), `GEMINI_API_KEY` and `GOOGLE_API_KEY` are
-//! dummies (a real key in agent-eval's environment never reaches it), and
+//! dummies and Vertex AI is off (a real key or project in agent-eval's
+//! environment never reaches it), and
 //! `GEMINI_CLI_TRUST_WORKSPACE=true` skips the folder-trust question.
 //!
 //! Gemini CLI 0.61 has no planning reminder. Its loop detection (a
@@ -80,6 +81,7 @@ impl Preset for GeminiCli {
         for (key, value) in [
             ("GEMINI_API_KEY", "agent-eval-dummy"),
             ("GOOGLE_API_KEY", "agent-eval-dummy"),
+            ("GOOGLE_GENAI_USE_VERTEXAI", "false"),
             ("GEMINI_CLI_TRUST_WORKSPACE", "true"),
             ("GEMINI_TELEMETRY_ENABLED", "false"),
             ("NO_COLOR", "1"),

@@ -6,7 +6,9 @@
 //! the workspace's own config is not read): one provider, `agent-eval`,
 //! through `@ai-sdk/openai-compatible` at the mock's Chat Completions
 //! (`{env:OPENAI_BASE_URL}`, `{env:OPENAI_API_KEY}`), model
-//! `agent-eval/mock`; edits and commands allowed without asking, web
+//! `agent-eval/mock` (also for its title requests: `small_model`), the
+//! only provider enabled (a key of another provider in your environment
+//! does not make OpenCode use it); edits and commands allowed without asking, web
 //! fetches denied, sharing and auto-update off; tools limited to `read`,
 //! `write`, `edit` and `bash`, plus `todowrite` (the `opencode` dialect)
 //! when the cell's `todo` is on. Model-list fetches, LSP downloads and
@@ -35,6 +37,8 @@ pub fn config(todo: bool) -> String {
             "models": {"mock": {"name": "mock", "tool_call": true}},
         }},
         "model": "agent-eval/mock",
+        "small_model": "agent-eval/mock",
+        "enabled_providers": ["agent-eval"],
         "autoupdate": false,
         "share": "disabled",
         "permission": {"edit": "allow", "bash": "allow", "webfetch": "deny"},

@@ -204,3 +204,73 @@ fn the_task_preset_offers_the_task_tools_as_the_probe_showed_for_its_command() {
 }
 
 const TASK_TOOLS_PROBED: [&str; 4] = ["TaskCreate", "TaskUpdate", "TaskList", "TaskGet"];
+
+#[test]
+fn gemini_qwen_and_opencode_settle_on_their_own_dialect_and_reminder() {
+    for (preset, dialect, reminder) in [
+        ("gemini-cli", Dialect::Gemini, "off"),
+        ("qwen-code", Dialect::QwenCode, "qwen-code"),
+        ("opencode", Dialect::OpenCode, "off"),
+    ] {
+        let mut s = scenario(&format!("  preset: {preset}\n"), "");
+        settle(&mut s, false).unwrap();
+        assert_eq!(s.agent.dialect, dialect, "{preset}");
+        assert_eq!(s.agent.reminder.name(), reminder, "{preset}");
+    }
+}
+
+#[test]
+fn the_throwaway_configs_offer_the_planning_tool_only_with_todo() {
+    let gemini = |todo| serde_json::from_str::<serde_json::Value>(&gemini_cli::settings(todo));
+    let on = gemini(true).unwrap();
+    assert_eq!(on["security"]["auth"]["selectedType"], "gemini-api-key");
+    assert_eq!(on["tools"]["core"].as_array().map(Vec::len), Some(5));
+    assert!(
+        !gemini(false).unwrap()["tools"]["core"]
+            .to_string()
+            .contains("write_todos")
+    );
+
+    let qwen = |todo| serde_json::from_str::<serde_json::Value>(&qwen_code::settings(todo));
+    assert_eq!(qwen(true).unwrap()["tools"]["todoWrite"]["enabled"], true);
+    let off = qwen(false).unwrap();
+    assert_eq!(off["tools"]["todoWrite"]["enabled"], false);
+    assert!(!off["tools"]["core"].to_string().contains("todo_write"));
+
+    let opencode = |todo| serde_json::from_str::<serde_json::Value>(&opencode::config(todo));
+    assert_eq!(opencode(true).unwrap()["tools"]["todowrite"], true);
+    assert_eq!(opencode(false).unwrap()["tools"]["todowrite"], false);
+    assert_eq!(
+        opencode(false).unwrap()["provider"]["agent-eval"]["options"]["baseURL"],
+        "{env:OPENAI_BASE_URL}"
+    );
+}
+
+#[test]
+fn the_new_presets_keep_keys_and_homes_their_own() {
+    let bin = Path::new("/opt/x/gemini");
+    let gemini = gemini_cli::GeminiCli.command_line(bin, true, Dialect::Gemini);
+    assert_eq!(
+        gemini.env.get("GEMINI_API_KEY").map(String::as_str),
+        Some("agent-eval-dummy")
+    );
+    assert!(
+        gemini
+            .command
+            .contains("GOOGLE_GEMINI_BASE_URL=\"$ANTHROPIC_BASE_URL\"")
+    );
+    assert!(gemini.command.contains("HOME=\"$PWD/.agent-home\""));
+    let qwen = qwen_code::QwenCode.command_line(bin, false, Dialect::QwenCode);
+    assert!(qwen.command.contains("HOME=\"$PWD/.agent-home\"") && qwen.command.contains("--yolo"));
+    assert_eq!(
+        qwen_code::QwenCode.reminder_text(Dialect::QwenCode),
+        Some("The current task still has unfinished todo items:\n")
+    );
+    let opencode = opencode::OpenCode.command_line(bin, true, Dialect::OpenCode);
+    assert_eq!(opencode.task_via, TaskVia::Arg);
+    assert!(
+        opencode
+            .command
+            .contains("OPENCODE_CONFIG=\"$PWD/.agent-home/opencode.json\"")
+    );
+}
