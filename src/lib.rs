@@ -84,6 +84,6 @@ pub mod report;
 pub mod results;
 pub mod sandbox;
 pub mod scaffold;
-pub mod transcript;
 pub mod scenario;
+pub mod transcript;
 pub mod wire;

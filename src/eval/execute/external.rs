@@ -65,7 +65,11 @@ pub fn run_once_external(
                 message: e.to_string(),
             }
         })?;
-    if let Some(message) = broken(&outcome, agent.timeout_s) {
+    let failed_conversation = outcome.acp.as_ref().and_then(|acp| acp.failure.as_deref());
+    if let Some(message) = failed_conversation
+        .map(|why| acp_failure(why, &outcome.log))
+        .or_else(|| broken(&outcome, agent.timeout_s))
+    {
         return Err(RunError::Agent {
             scenario: scenario.name.clone(),
             message,
@@ -100,6 +104,11 @@ pub fn run_once_external(
         step_checks: crate::results::summary::step_checks(&step_results),
         parts: Vec::new(),
         unexpected_user_messages: 0,
+        agent_plans: outcome
+            .acp
+            .as_ref()
+            .map(|acp| acp.plans.clone())
+            .unwrap_or_default(),
     };
     let figures = session_figures(
         scenario,
@@ -123,7 +132,14 @@ pub fn run_once_external(
             crate::llm::session::one_line(text)
         ));
     }
-    let plan = final_plan(&outcome.transcript, settings.dialect);
+    // An agent whose planning tool agent-eval does not read still told its
+    // plan over ACP.
+    let mut plan = final_plan(&outcome.transcript, settings.dialect);
+    if plan.is_empty()
+        && let Some(last) = metrics.agent_plans.last()
+    {
+        plan = last.items();
+    }
     Ok(RunRecord {
         result: metrics,
         violations: protocol::check(&outcome.transcript),
@@ -176,6 +192,19 @@ fn broken(outcome: &ExternalOutcome, timeout_s: u64) -> Option<String> {
     } else {
         format!("the agent is broken: {why}; its output ends:\n{tail}")
     })
+}
+
+/// Why an ACP conversation failed, with the last lines of the agent's
+/// stderr (the run's log, which over ACP holds stderr and agent-eval's
+/// `acp:` lines).
+fn acp_failure(why: &str, log: &str) -> String {
+    let lines: Vec<&str> = log.lines().filter(|l| !l.starts_with("acp: ")).collect();
+    let tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
+    if tail.trim().is_empty() {
+        format!("the ACP agent failed: {why}; it printed nothing on stderr")
+    } else {
+        format!("the ACP agent failed: {why}; its stderr ends:\n{tail}")
+    }
 }
 
 /// The agent command with the cell's settings added to its environment,

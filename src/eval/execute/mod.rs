@@ -3,6 +3,8 @@
 //! [`agent_process`]), the checks, the protocol check, and the run's record
 //! ([`crate::results::record`]).
 
+pub mod acp;
+pub mod acp_messages;
 pub mod agent_process;
 pub mod external;
 pub mod presets;
@@ -311,6 +313,7 @@ fn run_in_workspace(
         step_checks: crate::results::summary::step_checks(&step_results),
         parts: Vec::new(),
         unexpected_user_messages: 0,
+        agent_plans: Vec::new(),
     };
     let mut metrics = metrics;
     metrics.set_price(loop_price(
