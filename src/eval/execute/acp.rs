@@ -361,12 +361,15 @@ impl<'a> AcpClient<'a> {
         std::mem::take(&mut self.log)
     }
 
-    /// The report, once the agent is gone: an agent that exited before its
-    /// last prompt was answered failed.
-    pub fn conclude(mut self, exit_code: Option<i32>) -> AcpReport {
+    /// The report, once the agent is gone: an agent that left a request
+    /// of ours unanswered failed (past its bound: it never answered;
+    /// else it exited, or the run's timeout ended it, first).
+    pub fn conclude(mut self, exit_code: Option<i32>, timed_out: bool) -> AcpReport {
+        self.tick(Instant::now());
         if !self.finished() {
             let waiting = self.awaiting.map_or("?", |(_, what)| what.method());
             let how = match exit_code {
+                _ if timed_out => "reached the run's timeout".to_string(),
                 Some(code) => format!("exited with status {code}"),
                 None => "was ended by a signal".to_string(),
             };
@@ -411,11 +414,12 @@ impl<'a> AcpTalk<'a> {
         client.finished()
     }
 
-    pub fn conclude(self, exit_code: Option<i32>) -> AcpReport {
+    /// The report, once the agent is gone (see [`AcpClient::conclude`]).
+    pub fn conclude(self, exit_code: Option<i32>, timed_out: bool) -> AcpReport {
         let client = self.client.into_inner();
-        let report_failed_before = client.finished();
-        let report = client.conclude(exit_code);
-        if !report_failed_before && let (Some(mut file), Some(why)) = (self.log, &report.failure) {
+        let failed_before = client.finished();
+        let report = client.conclude(exit_code, timed_out);
+        if !failed_before && let (Some(mut file), Some(why)) = (self.log, &report.failure) {
             let _ = writeln!(file, "acp: failed: {why}");
         }
         report

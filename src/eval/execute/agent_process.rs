@@ -209,7 +209,10 @@ pub fn run_external(
     // left the group still carries the run's mark.
     kill_marked(&run_mark);
     let ended = process_end(run, result);
-    let acp = acp.map(|talk| talk.conclude(ended.as_ref().ok().and_then(|e| e.exit_code)));
+    let acp = acp.map(|talk| match &ended {
+        Ok(end) => talk.conclude(end.exit_code, end.timed_out),
+        Err(_) => talk.conclude(None, false),
+    });
     let exchanges = server.stop();
     let ended = ended?;
     let log = read_log(&mut log).map_err(|e| log_error(run, e))?;

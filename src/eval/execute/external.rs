@@ -65,11 +65,16 @@ pub fn run_once_external(
                 message: e.to_string(),
             }
         })?;
-    let failed_conversation = outcome.acp.as_ref().and_then(|acp| acp.failure.as_deref());
-    if let Some(message) = failed_conversation
-        .map(|why| acp_failure(why, &outcome.log))
-        .or_else(|| broken(&outcome, agent.timeout_s))
-    {
+    // Over ACP the conversation says whether the agent is broken: one that
+    // answered every prompt was stopped on purpose, whatever its status.
+    let verdict = match &outcome.acp {
+        Some(acp) => acp
+            .failure
+            .as_deref()
+            .map(|why| acp_failure(why, &outcome.log)),
+        None => broken(&outcome, agent.timeout_s),
+    };
+    if let Some(message) = verdict {
         return Err(RunError::Agent {
             scenario: scenario.name.clone(),
             message,
