@@ -433,8 +433,14 @@ fn transcript(page: &mut String, run: &Value) {
     let mut turn = 0usize;
     let mut typed = 0usize;
     page.push_str("<ol class=\"conversation\">\n");
-    for message in messages {
+    for (index, message) in messages.iter().enumerate() {
         let role = str_of(message, "role");
+        // A turn's plans show under its tool results; a turn without any
+        // (a plan an agent reported over ACP beside a plain answer) shows
+        // them under the answer.
+        let results_follow = messages.get(index + 1).is_some_and(|next| {
+            str_of(next, "role") == "user" && next.get("content").is_some_and(Value::is_array)
+        });
         match message.get("content") {
             Some(Value::String(text)) => {
                 typed += 1;
@@ -466,7 +472,7 @@ fn transcript(page: &mut String, run: &Value) {
                 for block in blocks {
                     block_html(page, block);
                 }
-                if role == "user" {
+                if role == "user" || !results_follow {
                     for plan in plans.iter().filter(|p| num(p, "turn") as usize == turn) {
                         plan_panel(page, plan);
                     }

@@ -37,6 +37,9 @@ pub struct AgentSettings {
     /// `agent.env` and `agent.timeout_s` given with a preset.
     pub preset_env: BTreeMap<String, String>,
     pub preset_timeout_s: Option<u64>,
+    /// The preset runs in its Agent Client Protocol mode (`task_via: acp`
+    /// with `agent.preset`).
+    pub preset_acp: bool,
     /// Where the file sets `agent.dialect` (line, column), when it does: a
     /// preset takes its own default dialect only when none is set.
     pub dialect_set_at: Option<(u64, u64)>,
@@ -85,6 +88,7 @@ impl Default for AgentSettings {
             preset: None,
             preset_env: BTreeMap::new(),
             preset_timeout_s: None,
+            preset_acp: false,
             dialect_set_at: None,
         }
     }
@@ -121,6 +125,7 @@ impl AgentSettings {
         if let Some(agent) = self.external.take() {
             self.preset_env = agent.env;
             self.preset_timeout_s = Some(agent.timeout_s);
+            self.preset_acp = agent.task_via == TaskVia::Acp;
         }
         self.preset = Some(preset);
     }
@@ -218,11 +223,11 @@ impl RawAgent {
                     "agent.preset and agent.command both name the agent to run; keep one".into(),
                 ));
             }
-            if self.task_via.is_some() || self.reminder_pattern.is_some() || self.sandbox.is_some()
-            {
+            let task_via = self.task_via.filter(|via| *via != TaskVia::Acp);
+            if task_via.is_some() || self.reminder_pattern.is_some() || self.sandbox.is_some() {
                 return Err((
                     None,
-                    "agent.task_via, agent.reminder_pattern and agent.sandbox are a command's; a preset sets them itself (it takes agent.env and agent.timeout_s)".into(),
+                    "agent.task_via (but `acp`), agent.reminder_pattern and agent.sandbox are a command's; a preset sets them itself (it takes agent.env, agent.timeout_s and `task_via: acp`)".into(),
                 ));
             }
         }
@@ -236,6 +241,7 @@ impl RawAgent {
         } else {
             (BTreeMap::new(), None)
         };
+        let preset_acp = self.preset.is_some() && self.task_via.take() == Some(TaskVia::Acp);
         let external = match self.command {
             Some(command) if command.trim().is_empty() => {
                 return Err((None, "agent.command is empty".into()));
@@ -273,6 +279,7 @@ impl RawAgent {
             preset: self.preset,
             preset_env,
             preset_timeout_s,
+            preset_acp,
             dialect_set_at,
         })
     }

@@ -437,3 +437,147 @@ impl Conversation for AcpTalk<'_> {
         self.client.borrow_mut().take_output().into_bytes()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client(parts: &[&str]) -> AcpClient<'static> {
+        AcpClient::new(
+            parts.iter().map(|p| p.to_string()).collect(),
+            "/work".into(),
+            ["OPENAI_API_KEY".to_string()].into(),
+            Duration::from_secs(30),
+            Box::new(|| 4),
+        )
+    }
+
+    /// The requests `client` wrote since last asked, as JSON.
+    fn said(client: &mut AcpClient<'_>) -> Vec<Value> {
+        client
+            .take_output()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    fn hear(client: &mut AcpClient<'_>, message: Value) {
+        client.hear(format!("{message}\n").as_bytes());
+    }
+
+    #[test]
+    fn each_part_is_prompted_once_the_one_before_is_answered() {
+        let mut c = client(&["one", "two"]);
+        assert_eq!(said(&mut c)[0]["method"], "initialize");
+        hear(
+            &mut c,
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {}}),
+        );
+        let new = said(&mut c);
+        assert_eq!(new[0]["method"], "session/new");
+        assert_eq!(new[0]["params"]["cwd"], "/work");
+        hear(
+            &mut c,
+            serde_json::json!({"jsonrpc": "2.0", "id": 2, "result": {"sessionId": "S"}}),
+        );
+        let first = said(&mut c);
+        assert_eq!(first[0]["params"]["prompt"][0]["text"], "one");
+        assert_eq!(first[0]["params"]["sessionId"], "S");
+        // A plan in between, stamped with the turns served.
+        hear(
+            &mut c,
+            serde_json::json!({"jsonrpc": "2.0", "method": "session/update", "params": {
+            "sessionId": "S", "update": {"sessionUpdate": "plan", "entries": [
+                {"content": "a", "priority": "high", "status": "pending"}]}}}),
+        );
+        assert!(
+            said(&mut c).is_empty(),
+            "nothing until the prompt is answered"
+        );
+        hear(
+            &mut c,
+            serde_json::json!({"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "end_turn"}}),
+        );
+        assert_eq!(said(&mut c)[0]["params"]["prompt"][0]["text"], "two");
+        assert!(!c.finished());
+        hear(
+            &mut c,
+            serde_json::json!({"jsonrpc": "2.0", "id": 4, "result": {"stopReason": "end_turn"}}),
+        );
+        assert!(c.finished());
+        let report = c.conclude(Some(143), false);
+        assert_eq!(report.failure, None);
+        assert_eq!(report.stop_reasons, ["end_turn", "end_turn"]);
+        assert_eq!(report.plans.len(), 1);
+        assert_eq!(report.plans[0].turn, 4);
+    }
+
+    #[test]
+    fn a_request_not_served_is_answered_minus_32601_and_fails_the_run() {
+        let mut c = client(&["one"]);
+        said(&mut c);
+        hear(
+            &mut c,
+            serde_json::json!({"jsonrpc": "2.0", "id": "q", "method": "terminal/create", "params": {}}),
+        );
+        let answer = said(&mut c);
+        assert_eq!(answer[0]["id"], "q");
+        assert_eq!(answer[0]["error"]["code"], -32601);
+        assert!(c.finished());
+        let report = c.conclude(None, false);
+        assert!(report.failure.unwrap().contains("`terminal/create`"));
+    }
+
+    #[test]
+    fn authentication_is_asked_with_the_method_whose_key_is_set() {
+        let mut c = client(&["one"]);
+        said(&mut c);
+        hear(
+            &mut c,
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {"authMethods": [
+            {"id": "login", "name": "Login"},
+            {"id": "openai-api-key", "vars": [{"name": "OPENAI_API_KEY"}]}]}}),
+        );
+        said(&mut c);
+        hear(
+            &mut c,
+            serde_json::json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32000, "message": "Authentication required"}}),
+        );
+        let auth = said(&mut c);
+        assert_eq!(auth[0]["method"], "authenticate");
+        assert_eq!(auth[0]["params"]["methodId"], "openai-api-key");
+        hear(
+            &mut c,
+            serde_json::json!({"jsonrpc": "2.0", "id": 3, "result": null}),
+        );
+        assert_eq!(said(&mut c)[0]["method"], "session/new");
+        // Asked again: no method left.
+        hear(
+            &mut c,
+            serde_json::json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -32000, "message": "Authentication required"}}),
+        );
+        assert!(c.finished());
+    }
+
+    #[test]
+    fn a_request_unanswered_past_its_bound_fails() {
+        let mut c = client(&["one"]);
+        c.tick(Instant::now() + Duration::from_secs(31));
+        let report = c.conclude(None, false);
+        assert_eq!(
+            report.failure.as_deref(),
+            Some("it never answered `initialize` within 30 s")
+        );
+    }
+
+    #[test]
+    fn an_exit_before_the_last_answer_fails() {
+        let mut c = client(&["one"]);
+        said(&mut c);
+        let report = c.conclude(Some(1), false);
+        assert_eq!(
+            report.failure.as_deref(),
+            Some("it exited with status 1 while agent-eval waited for its answer to `initialize`")
+        );
+    }
+}

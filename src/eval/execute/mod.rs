@@ -155,16 +155,17 @@ pub fn run_once_in(
         return external::run_once_external(scenario, cell, seed, agent);
     }
     if let Some(preset) = scenario.agent.preset {
-        let binary = presets::binary_of(preset).map_err(|e| RunError::Agent {
+        let acp = scenario.agent.preset_acp;
+        let binary = presets::binary_of(preset, acp).map_err(|e| RunError::Agent {
             scenario: scenario.name.clone(),
             message: e.to_string(),
         })?;
         let settings = &cell.loop_settings;
-        let agent = presets::agent_command(
+        let agent = presets::agent_command_in(
             preset,
             &binary,
             (settings.todo, settings.dialect),
-            scenario.session,
+            (scenario.session, acp),
             &scenario.agent.preset_env,
             scenario.agent.preset_timeout_s,
         );

@@ -14,8 +14,9 @@ line. Its first argument picks how it behaves:
   garbage   answers initialize with a line that is not JSON
   unserved  asks the client for `fs/read_text_file` during the prompt
   exits     answers the handshake, then exits with status 3 on the prompt
-  daemon    as silent, after starting a child that sleeps (its pid in
-            ./daemon.pid) to check that nothing is left running
+  daemon    as silent, after starting a child that sleeps with
+            $DAEMON_TOKEN on its command line, to check that nothing is
+            left running
 """
 
 import json
@@ -114,8 +115,8 @@ def prompt(request, state):
 def main():
     state = {"history": [], "session": "stand-in-session", "prompts": 0, "authed": MODE != "auth"}
     if MODE == "daemon":
-        child = subprocess.Popen(["sleep", "600"])
-        open("daemon.pid", "w").write(str(child.pid))
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)",
+                          os.environ.get("DAEMON_TOKEN", "")], start_new_session=True)
     while True:
         request = read_line()
         method = request.get("method")
