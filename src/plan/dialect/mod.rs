@@ -18,13 +18,15 @@
 //! The dialects, by scenario name: `s03` (the reference), `s03-guarded`,
 //! `planning-state`, `java-port`, `create-update`, `claude-code` (Claude
 //! Code's TodoWrite), `claude-code-tasks` (Claude Code's Task tools),
-//! `codex` (Codex CLI's update_plan) and `gemini`
-//! (Gemini CLI's write_todos). `docs/dialects.md` lists their schemas,
+//! `codex` (Codex CLI's update_plan), `gemini`
+//! (Gemini CLI's write_todos) and `copilot-sql` (GitHub Copilot CLI's
+//! `todos` table behind its `sql` tool). `docs/dialects.md` lists their schemas,
 //! rules and exact texts.
 
 mod claude_code;
 mod claude_code_tasks;
 mod codex;
+mod copilot_sql;
 mod create_update;
 mod gemini;
 mod java_port;
@@ -428,6 +430,7 @@ pub enum Dialect {
     ClaudeCodeTasks,
     Codex,
     Gemini,
+    CopilotSql,
 }
 
 impl Dialect {
@@ -442,6 +445,7 @@ impl Dialect {
         Dialect::ClaudeCodeTasks,
         Dialect::Codex,
         Dialect::Gemini,
+        Dialect::CopilotSql,
     ];
 
     /// The dialect's implementation.
@@ -456,6 +460,7 @@ impl Dialect {
             Self::ClaudeCodeTasks => &claude_code_tasks::ClaudeCodeTasks,
             Self::Codex => &codex::Codex,
             Self::Gemini => &gemini::Gemini,
+            Self::CopilotSql => &copilot_sql::CopilotSql,
         }
     }
 
@@ -480,7 +485,7 @@ impl std::str::FromStr for Dialect {
 /// A dialect name that is not in the registry.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown dialect `{0}`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, claude-code-tasks, codex, gemini"
+    "unknown dialect `{0}`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, claude-code-tasks, codex, gemini, copilot-sql"
 )]
 pub struct UnknownDialect(pub String);
 
@@ -515,7 +520,8 @@ mod tests {
                 "claude-code",
                 "claude-code-tasks",
                 "codex",
-                "gemini"
+                "gemini",
+                "copilot-sql"
             ]
         );
     }
@@ -525,7 +531,7 @@ mod tests {
         let err = "claude_code".parse::<Dialect>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown dialect `claude_code`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, claude-code-tasks, codex, gemini"
+            "unknown dialect `claude_code`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, claude-code-tasks, codex, gemini, copilot-sql"
         );
     }
 
