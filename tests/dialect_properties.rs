@@ -142,6 +142,8 @@ fn own_shape(dialect: Dialect) -> (&'static str, &'static [&'static str]) {
         Dialect::ClaudeCodeTasks => ("", &["subject", "description", "activeForm"]),
         Dialect::Codex => ("plan", &["step", "status"]),
         Dialect::Gemini => ("todos", &["description", "status"]),
+        // SQL statements; `own_call` builds those.
+        Dialect::CopilotSql => ("", &[]),
     }
 }
 
@@ -199,6 +201,9 @@ fn own_call(dialect: Dialect) -> BoxedStrategy<(usize, Value)> {
             .prop_map(|(id, status)| (1usize, json!({"id": id, "status": status})));
         return prop_oneof![create, update].boxed();
     }
+    if dialect == Dialect::CopilotSql {
+        return copilot_sql_call().boxed();
+    }
     if dialect == Dialect::ClaudeCodeTasks {
         // Tools by index: TaskCreate 0, TaskGet 1, TaskList 2, TaskUpdate 3.
         let create = own_item(keys).prop_map(|task| (0usize, task));
@@ -218,6 +223,26 @@ fn own_call(dialect: Dialect) -> BoxedStrategy<(usize, Value)> {
     ]
     .prop_map(move |items| (0usize, json!({ key: items })))
     .boxed()
+}
+
+/// A `sql` call of Copilot CLI's design: mostly plausible statements on
+/// its `todos` and `todo_deps` tables, one or two a call, sometimes odd.
+fn copilot_sql_call() -> impl Strategy<Value = (usize, Value)> {
+    let id = "[a-c]{1,2}";
+    let status = prop::sample::select(vec!["pending", "in_progress", "done", "blocked", "completed", ""]);
+    let statement = prop_oneof![
+        3 => (id, "[A-Za-z' ]{0,8}").prop_map(|(id, title)| format!("INSERT INTO todos (id, title) VALUES ('{id}', '{}')", title.replace('\'', "''"))),
+        3 => (id, status).prop_map(|(id, status)| format!("UPDATE todos SET status = '{status}' WHERE id = '{id}'")),
+        1 => (id, id).prop_map(|(a, b)| format!("INSERT INTO todo_deps VALUES ('{a}', '{b}')")),
+        1 => id.prop_map(|id| format!("DELETE FROM todos WHERE id = '{id}'")),
+        1 => Just("SELECT * FROM todos".to_string()),
+        1 => Just("DROP TABLE todo_deps".to_string()),
+        1 => "[ -~]{0,20}",
+    ];
+    (prop::collection::vec(statement, 1..3), prop::option::weighted(0.95, "[A-Za-z ]{1,8}"))
+        .prop_map(|(statements, description)| {
+            (0usize, json!({"description": description, "query": statements.join("; ")}))
+        })
 }
 
 /// A dialect and calls of its tools (by index): mostly in its own shape,
@@ -248,7 +273,10 @@ fn tool_name(dialect: &dyn PlanDialect, index: usize) -> String {
 /// Whether a dialect requires every stored text to be non-empty (Codex
 /// takes an empty step, as its source does).
 fn requires_text(dialect: Dialect) -> bool {
-    !matches!(dialect, Dialect::Codex | Dialect::ClaudeCodeTasks)
+    !matches!(
+        dialect,
+        Dialect::Codex | Dialect::ClaudeCodeTasks | Dialect::CopilotSql
+    )
 }
 
 fn check_invariants(dialect: Dialect, plan: &[PlanItem]) -> Result<(), TestCaseError> {
@@ -476,7 +504,11 @@ proptest! {
                 }
             } else {
                 prop_assert_eq!(&plan, &before, "{}: a rejected call changed the plan", dialect);
-                prop_assert!(outcome.content.starts_with(d.error_prefix()));
+                // Copilot CLI words its errors behind several prefixes
+                // (`SQL Error: `, `Error: `, `Invalid input: `).
+                if dialect != Dialect::CopilotSql {
+                    prop_assert!(outcome.content.starts_with(d.error_prefix()));
+                }
                 prop_assert_eq!(d.plan_from_call(&before, &tool, &input), None);
             }
         }
@@ -497,7 +529,8 @@ proptest! {
         let plan = shown(dialect, &shape(dialect, &raw));
         let render = d.render(&plan);
         match dialect {
-            Dialect::ClaudeCode | Dialect::Codex => {
+            // A SELECT shows what was asked, not the plan.
+            Dialect::ClaudeCode | Dialect::Codex | Dialect::CopilotSql => {
                 prop_assert_eq!(d.plan_from_result(&render), None);
             }
             _ => {
@@ -523,7 +556,7 @@ proptest! {
                 }
                 Some(read) => prop_assert_eq!(read, shown(dialect, &plan)),
                 // The Task tools echo the plan from TaskList only.
-                None => prop_assert!(matches!(dialect, Dialect::ClaudeCode | Dialect::Codex | Dialect::ClaudeCodeTasks)),
+                None => prop_assert!(matches!(dialect, Dialect::ClaudeCode | Dialect::Codex | Dialect::ClaudeCodeTasks | Dialect::CopilotSql)),
             }
         }
     }
@@ -561,8 +594,9 @@ proptest! {
                 prop_assert_eq!(written, Some(plan.clone()));
             }
         }
-        if dialect == Dialect::ClaudeCodeTasks {
-            // Tasks keep their ids and places; new ones come last.
+        if matches!(dialect, Dialect::ClaudeCodeTasks | Dialect::CopilotSql) {
+            // Tasks (and todo rows) keep their ids and places; new ones
+            // come last.
             prop_assert_eq!(tasks_by_text(&plan), tasks_by_text(&stored(dialect, &wanted)));
         } else {
             prop_assert_eq!(plan, stored(dialect, &wanted), "{}", dialect);
@@ -631,6 +665,9 @@ fn the_invalid_kinds_each_dialect_rejects() {
         ("claude-code-tasks", vec![false, false, true, false]),
         ("codex", vec![false, false, true, false]),
         ("gemini", vec![true, true, true, false]),
+        // A NULL title and the status `completed` are SQLite constraint
+        // errors; two in progress and many todos are fine.
+        ("copilot-sql", vec![false, true, true, false]),
     ];
     assert_eq!(table, expected);
 }

@@ -22,6 +22,7 @@ const FILES: &[(Dialect, &str)] = &[
     (Dialect::ClaudeCodeTasks, "claude_code_tasks.json"),
     (Dialect::Codex, "codex.json"),
     (Dialect::Gemini, "gemini.json"),
+    (Dialect::CopilotSql, "copilot_sql.json"),
 ];
 
 fn dialect_folder() -> std::path::PathBuf {
