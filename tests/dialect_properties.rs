@@ -229,7 +229,14 @@ fn own_call(dialect: Dialect) -> BoxedStrategy<(usize, Value)> {
 /// its `todos` and `todo_deps` tables, one or two a call, sometimes odd.
 fn copilot_sql_call() -> impl Strategy<Value = (usize, Value)> {
     let id = "[a-c]{1,2}";
-    let status = prop::sample::select(vec!["pending", "in_progress", "done", "blocked", "completed", ""]);
+    let status = prop::sample::select(vec![
+        "pending",
+        "in_progress",
+        "done",
+        "blocked",
+        "completed",
+        "",
+    ]);
     let statement = prop_oneof![
         3 => (id, "[A-Za-z' ]{0,8}").prop_map(|(id, title)| format!("INSERT INTO todos (id, title) VALUES ('{id}', '{}')", title.replace('\'', "''"))),
         3 => (id, status).prop_map(|(id, status)| format!("UPDATE todos SET status = '{status}' WHERE id = '{id}'")),
@@ -239,9 +246,15 @@ fn copilot_sql_call() -> impl Strategy<Value = (usize, Value)> {
         1 => Just("DROP TABLE todo_deps".to_string()),
         1 => "[ -~]{0,20}",
     ];
-    (prop::collection::vec(statement, 1..3), prop::option::weighted(0.95, "[A-Za-z ]{1,8}"))
+    (
+        prop::collection::vec(statement, 1..3),
+        prop::option::weighted(0.95, "[A-Za-z ]{1,8}"),
+    )
         .prop_map(|(statements, description)| {
-            (0usize, json!({"description": description, "query": statements.join("; ")}))
+            (
+                0usize,
+                json!({"description": description, "query": statements.join("; ")}),
+            )
         })
 }
 

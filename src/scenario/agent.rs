@@ -51,15 +51,17 @@ pub struct AgentSettings {
 pub enum AgentPreset {
     ClaudeCode,
     Codex,
+    Copilot,
 }
 
 impl AgentPreset {
-    pub const ALL: [Self; 2] = [Self::ClaudeCode, Self::Codex];
+    pub const ALL: [Self; 3] = [Self::ClaudeCode, Self::Codex, Self::Copilot];
 
     pub fn name(self) -> &'static str {
         match self {
             Self::ClaudeCode => "claude-code",
             Self::Codex => "codex",
+            Self::Copilot => "copilot",
         }
     }
 

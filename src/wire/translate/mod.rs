@@ -6,7 +6,7 @@
 //! Keyed by the tools the agent offered in the request being answered:
 //! a model call of a built-in tool that the request does not offer, whose
 //! counterpart it does offer, is sent as that counterpart (one file per
-//! agent family: [`claude_code`], [`codex`]). Every other call (the
+//! agent family: [`claude_code`], [`codex`], [`copilot`]). Every other call (the
 //! dialect's planning calls, a call already in the agent's own names, a
 //! built-in tool the agent itself offers) goes out unchanged. `{WORKDIR}`
 //! in any string of a call's input becomes the agent's workspace path.
@@ -24,6 +24,7 @@
 
 pub mod claude_code;
 pub mod codex;
+pub mod copilot;
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -213,6 +214,12 @@ impl Context<'_> {
 pub trait Family {
     /// Whether the offered tools are this family's.
     fn offered_by(&self, context: &Context<'_>) -> bool;
+    /// Whether a call of `name` goes out as written: a tool the agent
+    /// offers, unless the family must add to a built-in call of its name
+    /// (Copilot's `bash` requires a description).
+    fn keeps(&self, name: &str, _input: &Value, context: &Context<'_>) -> bool {
+        context.offers(name)
+    }
     /// The calls that do `call` in the agent's tools, in order: extra
     /// calls first, the call that stands for the model's last. `None`:
     /// the agent offers no counterpart (the call goes out unchanged).
@@ -222,7 +229,7 @@ pub trait Family {
     fn failed(&self, builtin: Builtin, content: &str, flagged: bool) -> bool;
 }
 
-const FAMILIES: [&dyn Family; 2] = [&claude_code::ClaudeCode, &codex::Codex];
+const FAMILIES: [&dyn Family; 3] = [&claude_code::ClaudeCode, &codex::Codex, &copilot::Copilot];
 
 /// What the translation sent for one agent-side call id.
 #[derive(Debug, Clone, PartialEq)]
@@ -278,12 +285,14 @@ impl Translation {
                 continue;
             };
             let resolved = self.resolve_workdir(&input);
-            let translated = family.filter(|_| !context.offers(&name)).and_then(|f| {
-                let call = BuiltinCall::read(&name, &resolved)?;
-                let calls = FAMILIES[f].translate(&call, &context)?;
-                context.record(&call);
-                Some((f, calls))
-            });
+            let translated = family
+                .filter(|f| !FAMILIES[*f].keeps(&name, &resolved, &context))
+                .and_then(|f| {
+                    let call = BuiltinCall::read(&name, &resolved)?;
+                    let calls = FAMILIES[f].translate(&call, &context)?;
+                    context.record(&call);
+                    Some((f, calls))
+                });
             match translated {
                 Some((f, calls)) if !calls.is_empty() => {
                     let last = calls.len() - 1;

@@ -22,6 +22,7 @@
 
 pub mod claude_code;
 pub mod codex;
+pub mod copilot;
 
 use std::path::{Path, PathBuf};
 
@@ -78,6 +79,7 @@ pub fn of(preset: AgentPreset) -> &'static dyn Preset {
     match preset {
         AgentPreset::ClaudeCode => &claude_code::ClaudeCode,
         AgentPreset::Codex => &codex::Codex,
+        AgentPreset::Copilot => &copilot::Copilot,
     }
 }
 
