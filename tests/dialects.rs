@@ -57,6 +57,10 @@ fn each_dialect_answers_exactly() {
             Dialect::Gemini,
             "Successfully updated the todo list. The current list is now:\n1. [completed] Read hello.py\n2. [in_progress] Write notes\n3. [pending] Run tests",
         ),
+        (
+            Dialect::CopilotSql,
+            "Executed 2 statement(s):\n\n1. INSERT\n   3 row(s) inserted. Last inserted row ID: 3.\n\n2. SELECT\n   3 row(s) returned:\n   \n   | id | title | status |\n   | --- | --- | --- |\n   | read-hello-py | Read hello.py | done |\n   | write-notes | Write notes | in_progress |\n   | run-tests | Run tests | pending |",
+        ),
     ];
     assert_eq!(expected.len(), Dialect::ALL.len());
     for (dialect, text) in expected {
@@ -89,6 +93,7 @@ fn empty_plans_render_exactly() {
         (Dialect::ClaudeCodeTasks, "No tasks found"),
         (Dialect::Codex, "No plan."),
         (Dialect::Gemini, "Successfully cleared the todo list."),
+        (Dialect::CopilotSql, "Query returned 0 rows."),
     ];
     for (dialect, text) in expected {
         assert_eq!(dialect.get().render(&[]), text, "{dialect}");
@@ -97,7 +102,7 @@ fn empty_plans_render_exactly() {
 
 #[test]
 fn error_prefixes_and_planning_tools() {
-    let expected: [(Dialect, &str, &[&str]); 9] = [
+    let expected: [(Dialect, &str, &[&str]); 10] = [
         (Dialect::S03, "Error: ", &["todo"]),
         (Dialect::S03Guarded, "Error in tool call: ", &["todo"]),
         (Dialect::PlanningState, "Error: ", &["todo"]),
@@ -125,6 +130,7 @@ fn error_prefixes_and_planning_tools() {
             &["update_plan"],
         ),
         (Dialect::Gemini, "Invalid parameters: ", &["write_todos"]),
+        (Dialect::CopilotSql, "SQL Error: ", &["sql"]),
     ];
     for (dialect, prefix, tools) in expected {
         let d = dialect.get();
@@ -147,6 +153,12 @@ fn error_prefixes_and_planning_tools() {
         for input in [json!(null), json!([]), json!({}), json!({"items": 1})] {
             let outcome = d.apply(&mut stored, &names[0], &input);
             assert!(!outcome.accepted, "{dialect}: {input}");
+            assert!(d.is_error(&outcome.content), "{dialect}");
+            // Copilot CLI answers a bad input before SQL with zod's words.
+            let prefix = match dialect {
+                Dialect::CopilotSql => "Invalid input: ",
+                _ => prefix,
+            };
             assert!(outcome.content.starts_with(prefix), "{dialect}");
         }
     }
@@ -296,6 +308,11 @@ fn the_docs_name_every_dialect_and_text() {
         "No tasks found",
         "Task not found",
         "The task tools haven't been used recently.",
+        "row(s) inserted. Last inserted row ID:",
+        "Query returned 0 rows.",
+        "Schema operation completed successfully.",
+        "Error: Blocked SQL statement:",
+        "Completed 1 statement(s) before failure:",
     ] {
         assert!(docs.contains(text), "docs/dialects.md lacks {text}");
     }
