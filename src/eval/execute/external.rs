@@ -23,7 +23,7 @@ use crate::llm::{ContentBlock, Message, Role};
 use crate::plan::dialect::{Dialect, PlanItem};
 use crate::plan::reminder::ReminderSpec;
 use crate::results::parts::session_figures;
-use crate::results::record::{RunRecord, RunResult};
+use crate::results::record::{AgentPlan, RunRecord, RunResult};
 use crate::scenario::Scenario;
 use crate::scenario::cells::Cell;
 use crate::scenario::{AgentCommand, TaskVia};
@@ -65,16 +65,7 @@ pub fn run_once_external(
                 message: e.to_string(),
             }
         })?;
-    // Over ACP the conversation says whether the agent is broken: one that
-    // answered every prompt was stopped on purpose, whatever its status.
-    let verdict = match &outcome.acp {
-        Some(acp) => acp
-            .failure
-            .as_deref()
-            .map(|why| acp_failure(why, &outcome.log)),
-        None => broken(&outcome, agent.timeout_s),
-    };
-    if let Some(message) = verdict {
+    if let Some(message) = verdict(&outcome, agent.timeout_s) {
         return Err(RunError::Agent {
             scenario: scenario.name.clone(),
             message,
@@ -137,14 +128,7 @@ pub fn run_once_external(
             crate::llm::session::one_line(text)
         ));
     }
-    // An agent whose planning tool agent-eval does not read still told its
-    // plan over ACP.
-    let mut plan = final_plan(&outcome.transcript, settings.dialect);
-    if plan.is_empty()
-        && let Some(last) = metrics.agent_plans.last()
-    {
-        plan = last.items();
-    }
+    let plan = plan_at_end(&outcome.transcript, settings.dialect, &metrics.agent_plans);
     Ok(RunRecord {
         result: metrics,
         violations: protocol::check(&outcome.transcript),
@@ -155,6 +139,30 @@ pub fn run_once_external(
         planning_offered: settings.todo,
         agent_log: Some(log),
     })
+}
+
+/// Why the run is no measurement, if it is not. Over ACP the conversation
+/// says whether the agent is broken: one that answered every prompt was
+/// stopped on purpose, whatever its status.
+fn verdict(outcome: &ExternalOutcome, timeout_s: u64) -> Option<String> {
+    match &outcome.acp {
+        Some(acp) => acp
+            .failure
+            .as_deref()
+            .map(|why| acp_failure(why, &outcome.log)),
+        None => broken(outcome, timeout_s),
+    }
+}
+
+/// The run's final plan: the one its planning calls left, else (an agent
+/// whose planning tool agent-eval does not read) the last it told over
+/// ACP.
+fn plan_at_end(messages: &[Message], dialect: Dialect, agent_plans: &[AgentPlan]) -> Vec<PlanItem> {
+    let plan = final_plan(messages, dialect);
+    match agent_plans.last() {
+        Some(last) if plan.is_empty() => last.items(),
+        _ => plan,
+    }
 }
 
 /// Lines of the agent's output quoted when it is broken.
