@@ -457,6 +457,31 @@ fn read_plan(conn: &Connection) -> Vec<PlanItem> {
     plan
 }
 
+/// The todos a result shows as the plan: its last table of exactly `id`,
+/// `title` and `status` (what `SELECT id, title, status FROM todos`
+/// answers, alone or as one statement of several), every row of it
+/// readable. What the model sees is the plan it reads, even when its
+/// query left rows out.
+fn table_of_todos(result: &str) -> Option<Vec<PlanItem>> {
+    let lines: Vec<&str> = result.lines().map(|l| l.strip_prefix("   ").unwrap_or(l)).collect();
+    let header = lines.iter().rposition(|l| *l == "| id | title | status |")?;
+    if lines.get(header + 1) != Some(&"| --- | --- | --- |") {
+        return None;
+    }
+    lines[header + 2..]
+        .iter()
+        .take_while(|l| l.starts_with("| "))
+        .map(|line| {
+            let inner = line.strip_prefix("| ")?.strip_suffix(" |")?;
+            let cells: Vec<&str> = inner.split(" | ").collect();
+            let [id, title, status] = cells.as_slice() else {
+                return None;
+            };
+            Some(PlanItem::new(*id, *title, status_of(status)?))
+        })
+        .collect()
+}
+
 /// `text` as SQL text: in single quotes, quotes doubled.
 fn quoted(text: &str) -> String {
     format!("'{}'", text.replace('\'', "''"))
@@ -546,9 +571,8 @@ impl PlanDialect for CopilotSql {
         )
     }
 
-    fn plan_from_result(&self, _result: &str) -> Option<Vec<PlanItem>> {
-        // A SELECT shows what the model asked for, not the whole plan.
-        None
+    fn plan_from_result(&self, result: &str) -> Option<Vec<PlanItem>> {
+        table_of_todos(result)
     }
 
     fn is_error(&self, result: &str) -> bool {
