@@ -463,8 +463,13 @@ fn read_plan(conn: &Connection) -> Vec<PlanItem> {
 /// readable. What the model sees is the plan it reads, even when its
 /// query left rows out.
 fn table_of_todos(result: &str) -> Option<Vec<PlanItem>> {
-    let lines: Vec<&str> = result.lines().map(|l| l.strip_prefix("   ").unwrap_or(l)).collect();
-    let header = lines.iter().rposition(|l| *l == "| id | title | status |")?;
+    let lines: Vec<&str> = result
+        .lines()
+        .map(|l| l.strip_prefix("   ").unwrap_or(l))
+        .collect();
+    let header = lines
+        .iter()
+        .rposition(|l| *l == "| id | title | status |")?;
     if lines.get(header + 1) != Some(&"| --- | --- | --- |") {
         return None;
     }
