@@ -24,7 +24,8 @@
 //! database is capped at [`MAX_PAGES`] pages and strings at
 //! [`MAX_LENGTH`] bytes, and at most [`MAX_ROWS`] rows are shown. `datetime`,
 //! `date`, `time`, `julianday` and `unixepoch` answer one fixed instant, so
-//! no result depends on the clock.
+//! none of their results depends on the clock (SQLite's `CURRENT_TIMESTAMP`
+//! keywords still read it).
 
 use std::cell::Cell;
 use std::sync::LazyLock;
