@@ -144,6 +144,8 @@ fn own_shape(dialect: Dialect) -> (&'static str, &'static [&'static str]) {
         Dialect::Gemini => ("todos", &["description", "status"]),
         Dialect::QwenCode => ("todos", &["id", "content", "status"]),
         Dialect::OpenCode => ("todos", &["content", "status", "priority"]),
+        // SQL statements; `own_call` builds those.
+        Dialect::CopilotSql => ("", &[]),
     }
 }
 
@@ -201,6 +203,9 @@ fn own_call(dialect: Dialect) -> BoxedStrategy<(usize, Value)> {
             .prop_map(|(id, status)| (1usize, json!({"id": id, "status": status})));
         return prop_oneof![create, update].boxed();
     }
+    if dialect == Dialect::CopilotSql {
+        return copilot_sql_call().boxed();
+    }
     if dialect == Dialect::ClaudeCodeTasks {
         // Tools by index: TaskCreate 0, TaskGet 1, TaskList 2, TaskUpdate 3.
         let create = own_item(keys).prop_map(|task| (0usize, task));
@@ -220,6 +225,39 @@ fn own_call(dialect: Dialect) -> BoxedStrategy<(usize, Value)> {
     ]
     .prop_map(move |items| (0usize, json!({ key: items })))
     .boxed()
+}
+
+/// A `sql` call of Copilot CLI's design: mostly plausible statements on
+/// its `todos` and `todo_deps` tables, one or two a call, sometimes odd.
+fn copilot_sql_call() -> impl Strategy<Value = (usize, Value)> {
+    let id = "[a-c]{1,2}";
+    let status = prop::sample::select(vec![
+        "pending",
+        "in_progress",
+        "done",
+        "blocked",
+        "completed",
+        "",
+    ]);
+    let statement = prop_oneof![
+        3 => (id, "[A-Za-z' ]{0,8}").prop_map(|(id, title)| format!("INSERT INTO todos (id, title) VALUES ('{id}', '{}')", title.replace('\'', "''"))),
+        3 => (id, status).prop_map(|(id, status)| format!("UPDATE todos SET status = '{status}' WHERE id = '{id}'")),
+        1 => (id, id).prop_map(|(a, b)| format!("INSERT INTO todo_deps VALUES ('{a}', '{b}')")),
+        1 => id.prop_map(|id| format!("DELETE FROM todos WHERE id = '{id}'")),
+        1 => Just("SELECT * FROM todos".to_string()),
+        1 => Just("DROP TABLE todo_deps".to_string()),
+        1 => "[ -~]{0,20}",
+    ];
+    (
+        prop::collection::vec(statement, 1..3),
+        prop::option::weighted(0.95, "[A-Za-z ]{1,8}"),
+    )
+        .prop_map(|(statements, description)| {
+            (
+                0usize,
+                json!({"description": description, "query": statements.join("; ")}),
+            )
+        })
 }
 
 /// A dialect and calls of its tools (by index): mostly in its own shape,
@@ -253,6 +291,7 @@ fn requires_text(dialect: Dialect) -> bool {
     !matches!(
         dialect,
         Dialect::Codex | Dialect::ClaudeCodeTasks | Dialect::OpenCode
+            | Dialect::CopilotSql
     )
 }
 
@@ -371,6 +410,10 @@ fn shown(dialect: Dialect, plan: &[PlanItem]) -> Vec<PlanItem> {
                 || dialect == Dialect::ClaudeCodeTasks
             {
                 item.active_form = None;
+            }
+            // A SELECT of id, title and status shows no description.
+            if dialect == Dialect::CopilotSql {
+                item.task = None;
             }
             item
         })
@@ -508,6 +551,10 @@ proptest! {
             Dialect::ClaudeCode | Dialect::Codex => {
                 prop_assert_eq!(d.plan_from_result(&render), None);
             }
+            // `Query returned 0 rows.` may be a filtered query's: no plan.
+            Dialect::CopilotSql if plan.is_empty() => {
+                prop_assert_eq!(d.plan_from_result(&render), None);
+            }
             _ => {
                 prop_assert_eq!(d.plan_from_result(&render), Some(plan.clone()), "{}:\n{}", dialect, render);
             }
@@ -574,8 +621,9 @@ proptest! {
                 prop_assert_eq!(written, Some(plan.clone()));
             }
         }
-        if dialect == Dialect::ClaudeCodeTasks {
-            // Tasks keep their ids and places; new ones come last.
+        if matches!(dialect, Dialect::ClaudeCodeTasks | Dialect::CopilotSql) {
+            // Tasks (and todo rows) keep their ids and places; new ones
+            // come last.
             prop_assert_eq!(tasks_by_text(&plan), tasks_by_text(&stored(dialect, &wanted)));
         } else {
             prop_assert_eq!(plan, stored(dialect, &wanted), "{}", dialect);
@@ -646,6 +694,9 @@ fn the_invalid_kinds_each_dialect_rejects() {
         ("gemini", vec![true, true, true, false]),
         ("qwen-code", vec![false, true, true, false]),
         ("opencode", vec![false, false, false, false]),
+        // A NULL title and the status `completed` are SQLite constraint
+        // errors; two in progress and many todos are fine.
+        ("copilot-sql", vec![false, true, true, false]),
     ];
     assert_eq!(table, expected);
 }

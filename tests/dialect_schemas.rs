@@ -24,6 +24,7 @@ const FILES: &[(Dialect, &str)] = &[
     (Dialect::Gemini, "gemini.json"),
     (Dialect::QwenCode, "qwen_code.json"),
     (Dialect::OpenCode, "opencode.json"),
+    (Dialect::CopilotSql, "copilot_sql.json"),
 ];
 
 fn dialect_folder() -> std::path::PathBuf {

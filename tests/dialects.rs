@@ -65,6 +65,10 @@ fn each_dialect_answers_exactly() {
             Dialect::OpenCode,
             "[\n  {\n    \"content\": \"Read hello.py\",\n    \"status\": \"completed\",\n    \"priority\": \"medium\"\n  },\n  {\n    \"content\": \"Write notes\",\n    \"status\": \"in_progress\",\n    \"priority\": \"medium\"\n  },\n  {\n    \"content\": \"Run tests\",\n    \"status\": \"pending\",\n    \"priority\": \"medium\"\n  }\n]",
         ),
+        (
+            Dialect::CopilotSql,
+            "Executed 2 statement(s):\n\n1. INSERT\n   3 row(s) inserted. Last inserted row ID: 3.\n\n2. SELECT\n   3 row(s) returned:\n   \n   | id | title | status |\n   | --- | --- | --- |\n   | read-hello-py | Read hello.py | done |\n   | write-notes | Write notes | in_progress |\n   | run-tests | Run tests | pending |",
+        ),
     ];
     assert_eq!(expected.len(), Dialect::ALL.len());
     for (dialect, text) in expected {
@@ -102,6 +106,7 @@ fn empty_plans_render_exactly() {
             "Todo list has been cleared.\n\n<system-reminder>\nYour todo list is now empty. DO NOT mention this explicitly to the user. You have no pending tasks in your todo list.\n</system-reminder>",
         ),
         (Dialect::OpenCode, "[]"),
+        (Dialect::CopilotSql, "Query returned 0 rows."),
     ];
     for (dialect, text) in expected {
         assert_eq!(dialect.get().render(&[]), text, "{dialect}");
@@ -110,7 +115,7 @@ fn empty_plans_render_exactly() {
 
 #[test]
 fn error_prefixes_and_planning_tools() {
-    let expected: [(Dialect, &str, &[&str]); 11] = [
+    let expected: [(Dialect, &str, &[&str]); 12] = [
         (Dialect::S03, "Error: ", &["todo"]),
         (Dialect::S03Guarded, "Error in tool call: ", &["todo"]),
         (Dialect::PlanningState, "Error: ", &["todo"]),
@@ -144,6 +149,7 @@ fn error_prefixes_and_planning_tools() {
             "The todowrite tool was called with invalid arguments: SchemaError(",
             &["todowrite"],
         ),
+        (Dialect::CopilotSql, "SQL Error: ", &["sql"]),
     ];
     for (dialect, prefix, tools) in expected {
         let d = dialect.get();
@@ -166,6 +172,12 @@ fn error_prefixes_and_planning_tools() {
         for input in [json!(null), json!([]), json!({}), json!({"items": 1})] {
             let outcome = d.apply(&mut stored, &names[0], &input);
             assert!(!outcome.accepted, "{dialect}: {input}");
+            assert!(d.is_error(&outcome.content), "{dialect}");
+            // Copilot CLI answers a bad input before SQL with zod's words.
+            let prefix = match dialect {
+                Dialect::CopilotSql => "Invalid input: ",
+                _ => prefix,
+            };
             assert!(outcome.content.starts_with(prefix), "{dialect}");
         }
     }
@@ -315,6 +327,11 @@ fn the_docs_name_every_dialect_and_text() {
         "No tasks found",
         "Task not found",
         "The task tools haven't been used recently.",
+        "row(s) inserted. Last inserted row ID:",
+        "Query returned 0 rows.",
+        "Schema operation completed successfully.",
+        "Error: Blocked SQL statement:",
+        "Completed 1 statement(s) before failure:",
     ] {
         assert!(docs.contains(text), "docs/dialects.md lacks {text}");
     }

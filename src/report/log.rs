@@ -138,7 +138,21 @@ pub fn file_name(scenario: &str) -> String {
 
 /// The plan after each turn where it changed, read through the dialect:
 /// an accepted planning call's echoed plan, else the plan the call set.
+/// An agent that reported its plans over ACP: those, each after the turn
+/// it came.
 pub fn plans(run: &RunRecord) -> Vec<PlanAt> {
+    // The plans an agent told over ACP are its own account of them.
+    if !run.result.agent_plans.is_empty() {
+        return run
+            .result
+            .agent_plans
+            .iter()
+            .map(|plan| PlanAt {
+                turn: plan.turn,
+                items: plan.items(),
+            })
+            .collect();
+    }
     let dialect = run.dialect.get();
     let mut out: Vec<PlanAt> = Vec::new();
     if !run.planning_offered {

@@ -9,7 +9,7 @@ use crate::agent::StopKind;
 use crate::llm::Message;
 use crate::llm::price::PlanningPrice;
 use crate::llm::protocol::Violation;
-use crate::plan::dialect::{Dialect, PlanItem};
+use crate::plan::dialect::{Dialect, PlanItem, PlanStatus};
 
 /// A run's measured results (one element of `results` in the JSON report).
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
@@ -71,6 +71,48 @@ pub struct RunResult {
     /// `unknown_tool_calls`; read as 0 when absent.
     #[serde(default)]
     pub unexpected_user_messages: usize,
+    /// The plans an agent reported of itself over the Agent Client
+    /// Protocol (`task_via: acp`), each whole list as it came, whether or
+    /// not agent-eval knows its planning tool (absent otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agent_plans: Vec<AgentPlan>,
+}
+
+/// One plan an agent reported (an ACP `plan` update): the whole list,
+/// after `turn` model responses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentPlan {
+    pub turn: usize,
+    pub entries: Vec<AgentPlanEntry>,
+}
+
+/// An entry of an agent's plan, as ACP has it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentPlanEntry {
+    pub content: String,
+    /// `high`, `medium` or `low`.
+    pub priority: String,
+    pub status: PlanStatus,
+}
+
+impl AgentPlan {
+    /// The plan as plan items (ids by position), as every dialect's plan
+    /// reads.
+    pub fn items(&self) -> Vec<PlanItem> {
+        self.entries
+            .iter()
+            .enumerate()
+            .map(|(index, entry)| PlanItem {
+                id: (index + 1).to_string(),
+                text: entry.content.clone(),
+                status: entry.status,
+                active_form: None,
+                task: None,
+            })
+            .collect()
+    }
 }
 
 /// One part's figures.
@@ -167,6 +209,7 @@ impl RunResult {
             step_checks: String::new(),
             parts: Vec::new(),
             unexpected_user_messages: 0,
+            agent_plans: Vec::new(),
         }
     }
 }

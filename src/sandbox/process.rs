@@ -128,6 +128,20 @@ pub struct Invocation<'a> {
     /// run's. Only with a PID namespace; where the kernel refuses the mount
     /// it is said once on stderr and the command sees the machine's.
     pub own_proc: bool,
+    /// A party that talks with the command over stdin and stdout as they
+    /// go (an ACP client): it hears stdout (which then does not go to the
+    /// log) and says what stdin gets next; stdin stays open until the
+    /// command exits. Replaces `stdin` and `stdin_release`.
+    pub conversation: Option<&'a dyn Conversation>,
+}
+
+/// The other side of a conversation over the command's stdio (see
+/// [`Invocation::conversation`]). Called from the poll loop's thread.
+pub trait Conversation {
+    /// Bytes the command wrote on its stdout, as they were read.
+    fn heard(&self, bytes: &[u8]);
+    /// Bytes to write to its stdin next (appended after what waits).
+    fn to_say(&self) -> Vec<u8>;
 }
 
 /// What a finished command produced.
@@ -222,7 +236,11 @@ pub fn run_invocation(
         command: &command,
         args: &args,
         env: env.as_deref(),
-        stdin: invocation.stdin.as_deref().filter(|b| !b.is_empty()),
+        stdin: match invocation.conversation {
+            Some(_) => Some(&[][..]),
+            None => invocation.stdin.as_deref().filter(|b| !b.is_empty()),
+        },
+        open_stdin: invocation.conversation.is_some(),
     };
     let ruleset = if invocation.ruleset.is_some() {
         None
@@ -265,6 +283,8 @@ struct Program<'a> {
     /// `KEY=VALUE` entries; `None` = the caller's environment.
     env: Option<&'a [CString]>,
     stdin: Option<&'a [u8]>,
+    /// stdin stays open once its bytes are written (more may come).
+    open_stdin: bool,
 }
 
 /// Whether a `/proc` of its own can still be mounted for a command (the
@@ -308,6 +328,8 @@ struct Feed {
     fd: Option<OwnedFd>,
     bytes: Vec<u8>,
     written: usize,
+    /// Kept open when everything is written (a conversation says more).
+    open_ended: bool,
 }
 
 impl Feed {
@@ -329,7 +351,9 @@ impl Feed {
         let upto = self.released(release);
         let Some(fd) = &self.fd else { return };
         if self.written >= self.bytes.len() {
-            self.fd = None;
+            if !self.open_ended {
+                self.fd = None;
+            }
             return;
         }
         let rest = self.bytes.get(self.written..upto).unwrap_or_default();
@@ -342,7 +366,7 @@ impl Feed {
         match usize::try_from(n) {
             Ok(n) => {
                 self.written += n;
-                if self.written >= self.bytes.len() {
+                if self.written >= self.bytes.len() && !self.open_ended {
                     self.fd = None;
                 }
             }
@@ -824,12 +848,14 @@ fn spawn(
                 fd: Some(write),
                 bytes: program.stdin.unwrap_or_default().to_vec(),
                 written: 0,
+                open_ended: program.open_stdin,
             }
         }
         None => Feed {
             fd: None,
             bytes: Vec::new(),
             written: 0,
+            open_ended: false,
         },
     };
     Ok(Child {
@@ -863,7 +889,13 @@ impl Capture {
     /// One read (the pipe was reported ready); closes it on end of file.
     /// What is read also goes to `log` (a failing log is dropped, the
     /// command goes on).
-    fn read_once(&mut self, scratch: &mut [u8], limit: usize, log: &mut Option<&File>) {
+    fn read_once(
+        &mut self,
+        scratch: &mut [u8],
+        limit: usize,
+        log: &mut Option<&File>,
+        listener: Option<&dyn Conversation>,
+    ) {
         let Some(fd) = &self.fd else { return };
         // SAFETY: reads into `scratch`, which is valid for its length.
         let n = unsafe { libc::read(fd.as_raw_fd(), scratch.as_mut_ptr().cast(), scratch.len()) };
@@ -871,7 +903,9 @@ impl Capture {
             Ok(0) => self.fd = None,
             Ok(n) => {
                 let read = scratch.get(..n).unwrap_or_default();
-                if let Some(file) = log
+                if let Some(listener) = listener {
+                    listener.heard(read);
+                } else if let Some(file) = log
                     && file.write_all(read).is_err()
                 {
                     *log = None;
@@ -1083,6 +1117,11 @@ impl Child {
         scratch: &mut [u8],
         log: &mut Option<&File>,
     ) -> bool {
+        if let Some(conversation) = invocation.conversation
+            && self.stdin.fd.is_some()
+        {
+            self.stdin.bytes.extend(conversation.to_say());
+        }
         let mut fds = [
             poll_entry(self.stdout.fd.as_ref()),
             poll_entry(self.stderr.fd.as_ref()),
@@ -1110,10 +1149,13 @@ impl Child {
             return false;
         }
         if fds[0].revents != 0 {
-            self.stdout.read_once(scratch, limits.capture_limit, log);
+            let listener = invocation.conversation;
+            self.stdout
+                .read_once(scratch, limits.capture_limit, log, listener);
         }
         if fds[1].revents != 0 {
-            self.stderr.read_once(scratch, limits.capture_limit, log);
+            self.stderr
+                .read_once(scratch, limits.capture_limit, log, None);
         }
         if fds[3].revents & (libc::POLLERR | libc::POLLHUP) != 0 {
             // The reader is gone: writing would raise SIGPIPE (ignored

@@ -37,6 +37,9 @@ pub struct AgentSettings {
     /// `agent.env` and `agent.timeout_s` given with a preset.
     pub preset_env: BTreeMap<String, String>,
     pub preset_timeout_s: Option<u64>,
+    /// The preset runs in its Agent Client Protocol mode (`task_via: acp`
+    /// with `agent.preset`).
+    pub preset_acp: bool,
     /// Where the file sets `agent.dialect` (line, column), when it does: a
     /// preset takes its own default dialect only when none is set.
     pub dialect_set_at: Option<(u64, u64)>,
@@ -58,15 +61,17 @@ pub enum AgentPreset {
     QwenCode,
     #[serde(rename = "opencode")]
     OpenCode,
+    Copilot,
 }
 
 impl AgentPreset {
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 6] = [
         Self::ClaudeCode,
         Self::Codex,
         Self::GeminiCli,
         Self::QwenCode,
         Self::OpenCode,
+        Self::Copilot,
     ];
 
     pub fn name(self) -> &'static str {
@@ -76,6 +81,7 @@ impl AgentPreset {
             Self::GeminiCli => "gemini-cli",
             Self::QwenCode => "qwen-code",
             Self::OpenCode => "opencode",
+            Self::Copilot => "copilot",
         }
     }
 
@@ -104,6 +110,7 @@ impl Default for AgentSettings {
             preset: None,
             preset_env: BTreeMap::new(),
             preset_timeout_s: None,
+            preset_acp: false,
             dialect_set_at: None,
             awaiting_command: None,
         }
@@ -162,6 +169,7 @@ impl AgentSettings {
         if let Some(agent) = self.external.take().or(waiting) {
             self.preset_env = agent.env;
             self.preset_timeout_s = Some(agent.timeout_s);
+            self.preset_acp = agent.task_via == TaskVia::Acp;
         }
         self.preset = Some(preset);
     }
@@ -259,11 +267,11 @@ impl RawAgent {
                     "agent.preset and agent.command both name the agent to run; keep one".into(),
                 ));
             }
-            if self.task_via.is_some() || self.reminder_pattern.is_some() || self.sandbox.is_some()
-            {
+            let task_via = self.task_via.filter(|via| *via != TaskVia::Acp);
+            if task_via.is_some() || self.reminder_pattern.is_some() || self.sandbox.is_some() {
                 return Err((
                     None,
-                    "agent.task_via, agent.reminder_pattern and agent.sandbox are a command's; a preset sets them itself (it takes agent.env and agent.timeout_s)".into(),
+                    "agent.task_via (but `acp`), agent.reminder_pattern and agent.sandbox are a command's; a preset sets them itself (it takes agent.env, agent.timeout_s and `task_via: acp`)".into(),
                 ));
             }
         }
@@ -278,6 +286,7 @@ impl RawAgent {
             (BTreeMap::new(), None)
         };
         let mut awaiting_command = None;
+        let preset_acp = self.preset.is_some() && self.task_via.take() == Some(TaskVia::Acp);
         let external = match self.command {
             Some(command) if command.trim().is_empty() => {
                 return Err((None, "agent.command is empty".into()));
@@ -320,6 +329,7 @@ impl RawAgent {
             preset: self.preset,
             preset_env,
             preset_timeout_s,
+            preset_acp,
             dialect_set_at,
             awaiting_command,
         })

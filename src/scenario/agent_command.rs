@@ -23,6 +23,11 @@ pub enum TaskVia {
     /// stream-json` reads, answering each message in the same conversation.
     #[serde(rename = "stream-json")]
     StreamJson,
+    /// The Agent Client Protocol over the agent's stdio: agent-eval is the
+    /// client (`initialize`, `session/new` in the workspace, one
+    /// `session/prompt` per part), and reads the agent's plan from its
+    /// `session/update`s.
+    Acp,
 }
 
 impl TaskVia {
@@ -34,6 +39,7 @@ impl TaskVia {
             Self::Env => "env",
             Self::Lines => "lines",
             Self::StreamJson => "stream-json",
+            Self::Acp => "acp",
         }
     }
 
@@ -56,13 +62,13 @@ impl TaskVia {
                 text.push('\n');
                 text
             })),
-            Self::Arg | Self::Env => None,
+            Self::Arg | Self::Env | Self::Acp => None,
         }
     }
 
     /// Whether this delivery can carry a session's parts one message each.
     pub fn carries_sessions(self) -> bool {
-        matches!(self, Self::Lines | Self::StreamJson)
+        matches!(self, Self::Lines | Self::StreamJson | Self::Acp)
     }
 }
 

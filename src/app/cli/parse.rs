@@ -10,7 +10,10 @@ use crate::scenario::{Axis, AxisValue, Dialect, ReminderSpec};
 /// `sh -c ''` and count every run as a broken agent.
 pub(super) fn parse_agent(raw: &str) -> Result<String, String> {
     if raw.trim().is_empty() {
-        Err("the agent command is empty (give a command, or a preset: claude-code, codex, gemini-cli, qwen-code, opencode)".into())
+        Err(
+            "the agent command is empty (give a command, or a preset: claude-code, codex, gemini-cli, qwen-code, opencode, copilot)"
+                .into(),
+        )
     } else {
         Ok(raw.to_string())
     }

@@ -38,6 +38,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::Duration;
 
+use super::acp::{AcpClient, AcpReport, AcpTalk};
 use crate::agent::StopKind;
 use crate::cancel::CancelToken;
 use crate::llm::{Message, Model};
@@ -117,6 +118,8 @@ pub struct ExternalOutcome {
     /// Whether the agent was stopped after the grace period.
     pub stopped_after_grace: bool,
     pub exchanges: Vec<Exchange>,
+    /// What the ACP conversation gave (`task_via: acp`).
+    pub acp: Option<AcpReport>,
 }
 
 impl ExternalOutcome {
@@ -176,17 +179,26 @@ pub fn run_external(
     // Done only once the last message got its answer too.
     let all_answered = || message_ends.len() <= server.turns_ended();
     let model_done = || server.finished() && all_answered() && server.idle_for() >= run.grace;
+    // Over ACP the run ends when the last prompt is answered (or the
+    // conversation failed), not after a quiet grace period.
+    let acp = (run.agent.task_via == TaskVia::Acp).then(|| acp_talk(run, &env, &server, &log));
+    let acp_over = || acp.as_ref().is_some_and(AcpTalk::finished);
+    let stop_requested = || match &acp {
+        Some(_) => acp_over(),
+        None => model_done(),
+    };
     let invocation = Invocation {
         args,
         env: Some(env),
         stdin: stdin.map(String::into_bytes),
         stdin_release: (!message_ends.is_empty()).then_some(&released as &dyn Fn() -> usize),
         log: Some(&log),
-        stop_requested: Some(&model_done),
+        stop_requested: Some(&stop_requested),
         term_grace: TERM_BOUND,
         ruleset: ruleset.as_ref(),
         // A sandboxed agent sees only its own processes in /proc.
         own_proc: run.agent.sandbox,
+        conversation: acp.as_ref().map(|talk| talk as _),
     };
     let limits = Limits {
         timeout: Duration::from_secs(run.agent.timeout_s),
@@ -201,6 +213,10 @@ pub fn run_external(
     // left the group still carries the run's mark.
     kill_marked(&run_mark);
     let ended = process_end(run, result);
+    let acp = acp.map(|talk| match &ended {
+        Ok(end) => talk.conclude(end.exit_code, end.timed_out),
+        Err(_) => talk.conclude(None, false),
+    });
     let exchanges = server.stop();
     let ended = ended?;
     let log = read_log(&mut log).map_err(|e| log_error(run, e))?;
@@ -211,7 +227,37 @@ pub fn run_external(
         exit_code: ended.exit_code,
         stopped_after_grace: ended.stopped_after_grace,
         exchanges,
+        acp,
     })
+}
+
+/// The ACP client of a run: the scenario's parts (or its task) in the
+/// workspace, each prompt bounded by the agent's timeout, plans stamped
+/// with the model responses served so far.
+fn acp_talk<'a>(
+    run: &ExternalRun<'_>,
+    env: &BTreeMap<OsString, OsString>,
+    server: &'a RunningServer,
+    log: &'a File,
+) -> AcpTalk<'a> {
+    let parts = if run.parts.is_empty() {
+        vec![run.task.to_string()]
+    } else {
+        run.parts.to_vec()
+    };
+    let env_names = env
+        .iter()
+        .filter(|(_, value)| !value.is_empty())
+        .map(|(key, _)| key.to_string_lossy().into_owned())
+        .collect();
+    let client = AcpClient::new(
+        parts,
+        run.workspace.to_string_lossy().into_owned(),
+        env_names,
+        Duration::from_secs(run.agent.timeout_s),
+        Box::new(|| server.turns()),
+    );
+    AcpTalk::new(client, Some(log))
 }
 
 /// The run's log of the agent's output: the file asked for, or an unnamed
@@ -281,7 +327,7 @@ fn command_and_args(run: &ExternalRun<'_>) -> (String, Vec<String>) {
             format!("{} \"$@\"", run.agent.command),
             vec!["agent-eval".to_string(), run.task.to_string()],
         ),
-        TaskVia::Stdin | TaskVia::Env | TaskVia::Lines | TaskVia::StreamJson => {
+        TaskVia::Stdin | TaskVia::Env | TaskVia::Lines | TaskVia::StreamJson | TaskVia::Acp => {
             (run.agent.command.clone(), Vec::new())
         }
     }

@@ -24,7 +24,7 @@ use crate::llm::{ContentBlock, Message, Role};
 use crate::plan::dialect::{Dialect, PlanItem};
 use crate::plan::reminder::ReminderSpec;
 use crate::results::parts::{ServedTurn, figures_of_turns};
-use crate::results::record::{RunRecord, RunResult};
+use crate::results::record::{AgentPlan, RunRecord, RunResult};
 use crate::scenario::Scenario;
 use crate::scenario::cells::Cell;
 use crate::scenario::{AgentCommand, TaskVia};
@@ -82,7 +82,7 @@ pub fn run_once_external(
             },
         )?;
     }
-    if let Some(message) = broken(&outcome, agent.timeout_s) {
+    if let Some(message) = verdict(&outcome, agent.timeout_s) {
         return Err(RunError::Agent {
             scenario: scenario.name.clone(),
             message,
@@ -117,6 +117,11 @@ pub fn run_once_external(
         step_checks: crate::results::summary::step_checks(&step_results),
         parts: Vec::new(),
         unexpected_user_messages: 0,
+        agent_plans: outcome
+            .acp
+            .as_ref()
+            .map(|acp| acp.plans.clone())
+            .unwrap_or_default(),
     };
     // Parts are counted from the turns the model served (the wire
     // record), each in the part its request had reached; the agent's own
@@ -156,7 +161,7 @@ pub fn run_once_external(
             crate::llm::session::one_line(text)
         ));
     }
-    let plan = final_plan(&outcome.transcript, settings.dialect);
+    let plan = plan_at_end(&outcome.transcript, settings.dialect, &metrics.agent_plans);
     Ok(RunRecord {
         result: metrics,
         violations: protocol::check(&outcome.transcript),
@@ -186,6 +191,30 @@ fn served_turns(
             todo_calls,
         })
         .collect()
+}
+
+/// Why the run is no measurement, if it is not. Over ACP the conversation
+/// says whether the agent is broken: one that answered every prompt was
+/// stopped on purpose, whatever its status.
+fn verdict(outcome: &ExternalOutcome, timeout_s: u64) -> Option<String> {
+    match &outcome.acp {
+        Some(acp) => acp
+            .failure
+            .as_deref()
+            .map(|why| acp_failure(why, &outcome.log)),
+        None => broken(outcome, timeout_s),
+    }
+}
+
+/// The run's final plan: the one its planning calls left, else (an agent
+/// whose planning tool agent-eval does not read) the last it told over
+/// ACP.
+fn plan_at_end(messages: &[Message], dialect: Dialect, agent_plans: &[AgentPlan]) -> Vec<PlanItem> {
+    let plan = final_plan(messages, dialect);
+    match agent_plans.last() {
+        Some(last) if plan.is_empty() => last.items(),
+        _ => plan,
+    }
 }
 
 /// Lines of the agent's output quoted when it is broken.
@@ -228,6 +257,19 @@ fn broken(outcome: &ExternalOutcome, timeout_s: u64) -> Option<String> {
     } else {
         format!("the agent is broken: {why}; its output ends:\n{tail}")
     })
+}
+
+/// Why an ACP conversation failed, with the last lines of the agent's
+/// stderr (the run's log, which over ACP holds stderr and agent-eval's
+/// `acp:` lines).
+fn acp_failure(why: &str, log: &str) -> String {
+    let lines: Vec<&str> = log.lines().filter(|l| !l.starts_with("acp: ")).collect();
+    let tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
+    if tail.trim().is_empty() {
+        format!("the ACP agent failed: {why}; it printed nothing on stderr")
+    } else {
+        format!("the ACP agent failed: {why}; its stderr ends:\n{tail}")
+    }
 }
 
 /// The agent command with the cell's settings added to its environment,

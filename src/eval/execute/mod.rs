@@ -3,6 +3,8 @@
 //! [`agent_process`]), the checks, the protocol check, and the run's record
 //! ([`crate::results::record`]).
 
+pub mod acp;
+pub mod acp_messages;
 pub mod agent_process;
 pub mod external;
 pub mod keep_transcripts;
@@ -163,16 +165,17 @@ pub fn run_once_in(
         return external::run_once_external(scenario, cell, seed, agent, None);
     }
     if let Some(preset) = scenario.agent.preset {
-        let binary = presets::binary_of(preset).map_err(|e| RunError::Agent {
+        let acp = scenario.agent.preset_acp;
+        let binary = presets::binary_of(preset, acp).map_err(|e| RunError::Agent {
             scenario: scenario.name.clone(),
             message: e.to_string(),
         })?;
         let settings = &cell.loop_settings;
-        let agent = presets::agent_command(
+        let agent = presets::agent_command_in(
             preset,
             &binary,
             (settings.todo, settings.dialect),
-            scenario.session,
+            (scenario.session, acp),
             &scenario.agent.preset_env,
             scenario.agent.preset_timeout_s,
         );
@@ -327,6 +330,7 @@ fn run_in_workspace(
         step_checks: crate::results::summary::step_checks(&step_results),
         parts: Vec::new(),
         unexpected_user_messages: 0,
+        agent_plans: Vec::new(),
     };
     let mut metrics = metrics;
     metrics.set_price(loop_price(

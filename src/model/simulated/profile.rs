@@ -12,7 +12,6 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-// Used by the profile's parsing, which lands with calibration (cal-fit).
 use super::SimulateParams;
 
 /// Where a parameter's value comes from.

@@ -19,13 +19,15 @@
 //! `planning-state`, `java-port`, `create-update`, `claude-code` (Claude
 //! Code's TodoWrite), `claude-code-tasks` (Claude Code's Task tools),
 //! `codex` (Codex CLI's update_plan), `gemini` (Gemini CLI's
-//! write_todos), `qwen-code` (Qwen Code's todo_write) and `opencode`
-//! (OpenCode's todowrite). `docs/dialects.md` lists their schemas,
+//! write_todos), `qwen-code` (Qwen Code's todo_write), `opencode`
+//! (OpenCode's todowrite) and `copilot-sql` (GitHub Copilot CLI's `todos`
+//! table behind its `sql` tool). `docs/dialects.md` lists their schemas,
 //! rules and exact texts.
 
 mod claude_code;
 mod claude_code_tasks;
 mod codex;
+mod copilot_sql;
 mod create_update;
 mod gemini;
 mod java_port;
@@ -460,6 +462,7 @@ pub enum Dialect {
     QwenCode,
     #[serde(rename = "opencode")]
     OpenCode,
+    CopilotSql,
 }
 
 impl Dialect {
@@ -476,6 +479,7 @@ impl Dialect {
         Dialect::Gemini,
         Dialect::QwenCode,
         Dialect::OpenCode,
+        Dialect::CopilotSql,
     ];
 
     /// The dialect's implementation.
@@ -492,6 +496,7 @@ impl Dialect {
             Self::Gemini => &gemini::Gemini,
             Self::QwenCode => &qwen_code::QwenCode,
             Self::OpenCode => &opencode::OpenCode,
+            Self::CopilotSql => &copilot_sql::CopilotSql,
         }
     }
 
@@ -516,7 +521,7 @@ impl std::str::FromStr for Dialect {
 /// A dialect name that is not in the registry.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown dialect `{0}`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, claude-code-tasks, codex, gemini, qwen-code, opencode"
+    "unknown dialect `{0}`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, claude-code-tasks, codex, gemini, qwen-code, opencode, copilot-sql"
 )]
 pub struct UnknownDialect(pub String);
 
@@ -553,7 +558,8 @@ mod tests {
                 "codex",
                 "gemini",
                 "qwen-code",
-                "opencode"
+                "opencode",
+                "copilot-sql"
             ]
         );
     }
@@ -563,7 +569,7 @@ mod tests {
         let err = "claude_code".parse::<Dialect>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown dialect `claude_code`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, claude-code-tasks, codex, gemini, qwen-code, opencode"
+            "unknown dialect `claude_code`, expected one of: s03, s03-guarded, planning-state, java-port, create-update, claude-code, claude-code-tasks, codex, gemini, qwen-code, opencode, copilot-sql"
         );
     }
 

@@ -6,7 +6,7 @@
 //! Keyed by the tools the agent offered in the request being answered:
 //! a model call of a built-in tool that the request does not offer, whose
 //! counterpart it does offer, is sent as that counterpart (one file per
-//! agent family: [`claude_code`], [`codex`]). Every other call (the
+//! agent family: [`claude_code`], [`codex`], [`copilot`]). Every other call (the
 //! dialect's planning calls, a call already in the agent's own names, a
 //! built-in tool the agent itself offers) goes out unchanged. `{WORKDIR}`
 //! in any string of a call's input becomes the agent's workspace path.
@@ -24,6 +24,7 @@
 
 pub mod claude_code;
 pub mod codex;
+pub mod copilot;
 pub mod gemini_cli;
 pub mod opencode;
 pub mod qwen_code;
@@ -223,6 +224,14 @@ pub trait Family {
     fn shares_name(&self, _builtin: Builtin) -> bool {
         false
     }
+
+    /// Whether a call of `name` goes out as written: a tool the agent
+    /// offers, unless the family must add to a built-in call of its name
+    /// (Copilot's `bash` requires a description), or shares
+    /// the name with another input ([`Family::shares_name`]).
+    fn keeps(&self, name: &str, _input: &Value, context: &Context<'_>) -> bool {
+        context.offers(name) && !Builtin::of(name).is_some_and(|b| self.shares_name(b))
+    }
     /// The calls that do `call` in the agent's tools, in order: extra
     /// calls first, the call that stands for the model's last. `None`:
     /// the agent offers no counterpart (the call goes out unchanged).
@@ -232,12 +241,13 @@ pub trait Family {
     fn failed(&self, builtin: Builtin, content: &str, flagged: bool) -> bool;
 }
 
-const FAMILIES: [&dyn Family; 5] = [
+const FAMILIES: [&dyn Family; 6] = [
     &claude_code::ClaudeCode,
     &codex::Codex,
     &gemini_cli::GeminiCli,
     &qwen_code::QwenCode,
     &opencode::OpenCode,
+    &copilot::Copilot,
 ];
 
 /// What the translation sent for one agent-side call id.
@@ -294,16 +304,14 @@ impl Translation {
                 continue;
             };
             let resolved = self.resolve_workdir(&input);
-            let renamed = |f: &usize| {
-                !context.offers(&name)
-                    || Builtin::of(&name).is_some_and(|b| FAMILIES[*f].shares_name(b))
-            };
-            let translated = family.filter(renamed).and_then(|f| {
-                let call = BuiltinCall::read(&name, &resolved)?;
-                let calls = FAMILIES[f].translate(&call, &context)?;
-                context.record(&call);
-                Some((f, calls))
-            });
+            let translated = family
+                .filter(|f| !FAMILIES[*f].keeps(&name, &resolved, &context))
+                .and_then(|f| {
+                    let call = BuiltinCall::read(&name, &resolved)?;
+                    let calls = FAMILIES[f].translate(&call, &context)?;
+                    context.record(&call);
+                    Some((f, calls))
+                });
             match translated {
                 Some((f, calls)) if !calls.is_empty() => {
                     let last = calls.len() - 1;

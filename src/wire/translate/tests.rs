@@ -525,3 +525,101 @@ fn opencode_gets_absolute_file_paths_and_its_own_bash() {
         false
     ));
 }
+
+const COPILOT: [&str; 5] = ["bash", "view", "create", "edit", "sql"];
+
+#[test]
+fn copilot_gets_its_own_file_tools_a_described_bash_and_its_sql_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.py"), "x = 1\n").unwrap();
+    let root = dir.path().to_string_lossy().into_owned();
+    let mut t = Translation::new(Some(dir.path().to_path_buf()));
+    let sql = json!({"description": "Insert todos", "query": "INSERT INTO todos (id, title) VALUES ('a', 'A')"});
+    let response = ModelResponse::from_blocks(vec![
+        call("c1", "read_file", json!({"path": "a.py", "limit": 3})),
+        call(
+            "c2",
+            "write_file",
+            json!({"path": "new.py", "content": "z"}),
+        ),
+        call(
+            "c3",
+            "write_file",
+            json!({"path": "a.py", "content": "it's\n"}),
+        ),
+        call(
+            "c4",
+            "edit_file",
+            json!({"path": "a.py", "old_text": "1", "new_text": "2"}),
+        ),
+        call("c5", "bash", json!({"command": "ls"})),
+        call(
+            "c6",
+            "bash",
+            json!({"command": "pwd", "description": "Where"}),
+        ),
+        call("c7", "sql", sql.clone()),
+    ]);
+    let sent = calls(&t.agent_view(&request(&COPILOT, vec![]), response));
+    let names: Vec<&str> = sent.iter().map(|(_, n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["view", "create", "bash", "edit", "bash", "bash", "sql"]
+    );
+    assert_eq!(
+        sent[0].2,
+        json!({"path": format!("{root}/a.py"), "view_range": [1, 3]})
+    );
+    assert_eq!(
+        sent[1].2,
+        json!({"path": format!("{root}/new.py"), "file_text": "z"})
+    );
+    // `create` refuses a file that exists: the exact bytes through bash.
+    assert_eq!(
+        sent[2].2["command"],
+        format!("mkdir -p '{root}' && printf '%s' 'it'\\''s\n' > '{root}/a.py'")
+    );
+    assert_eq!(
+        sent[3].2,
+        json!({"path": format!("{root}/a.py"), "old_str": "1", "new_str": "2"})
+    );
+    assert_eq!(
+        sent[4].2,
+        json!({"command": "ls", "description": "Run a command"})
+    );
+    assert_eq!(sent[5].2, json!({"command": "pwd", "description": "Where"}));
+    assert_eq!(sent[6].2, sql);
+    // The run's bash write does what write_file says.
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(sent[2].2["command"].as_str().unwrap())
+        .status()
+        .unwrap();
+    assert!(out.success());
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.py")).unwrap(),
+        "it's\n"
+    );
+}
+
+#[test]
+fn copilot_failures_read_as_the_built_in_tools_errors() {
+    let family = super::copilot::Copilot;
+    assert!(family.failed(
+        Builtin::ReadFile,
+        "Path /w/x does not exist. Please provide a valid path.",
+        false
+    ));
+    assert!(family.failed(Builtin::EditFile, "No match found: old_str not found in /w/a.txt; no changes made; you might want to try again with correct old_str", false));
+    assert!(family.failed(
+        Builtin::WriteFile,
+        "Parent directory /w/sub does not exist. You need to create it before creating the file.",
+        false
+    ));
+    assert!(!family.failed(
+        Builtin::EditFile,
+        "File /w/a.txt updated with changes.",
+        false
+    ));
+    assert!(!family.failed(Builtin::ReadFile, "Path of least resistance\n", false));
+}

@@ -13,6 +13,11 @@
 //! analytics, feedback and update checks off, and offers `update_plan` (the
 //! `codex` dialect) only when the cell's `todo` is on.
 //!
+//! Its ACP mode (`agent: {preset: codex, task_via: acp}`) runs the adapter
+//! `codex-acp` (pinned 0.16.0) with the same home and config, plus
+//! `approval_policy = "never"` and `sandbox_mode = "danger-full-access"`
+//! (what `exec`'s flags say): every part of a session is a `session/prompt`.
+//!
 //! Codex 0.169 has no planning reminder: nothing it sends counts as one.
 
 use std::path::Path;
@@ -54,38 +59,73 @@ impl Preset for Codex {
     }
 
     fn command_line(&self, binary: &Path, todo: bool, _dialect: Dialect) -> AgentCommand {
-        let config = [
-            format!("model = \"{MODEL}\""),
-            "model_provider = \"mock\"".into(),
-            "check_for_update_on_startup = false".into(),
-            "[analytics]".into(),
-            "enabled = false".into(),
-            "[feedback]".into(),
-            "enabled = false".into(),
-            "[model_providers.mock]".into(),
-            "name = \"mock\"".into(),
-            "base_url = \"$OPENAI_BASE_URL\"".into(),
-            "env_key = \"OPENAI_API_KEY\"".into(),
-            "wire_api = \"responses\"".into(),
-            "[tools.update_plan]".into(),
-            format!("enabled = {todo}"),
-        ];
-        // printf's arguments in double quotes: $OPENAI_BASE_URL expands.
-        let lines: Vec<String> = config
-            .iter()
-            .map(|l| format!("\"{}\"", l.replace('"', "\\\"")))
-            .collect();
-        let command = format!(
-            "mkdir -p \"$PWD/.agent-home/codex\" && printf '%s\\n' {} > \"$PWD/.agent-home/codex/config.toml\" && {THROWAWAY_HOME} exec {} exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox --color never",
-            lines.join(" "),
+        let headless = format!(
+            "exec {} exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox --color never",
             sh_quoted(&binary.to_string_lossy())
         );
-        let mut agent = AgentCommand::new(command);
+        let mut agent = configured(&headless, todo, &[]);
         agent.task_via = TaskVia::Stdin;
-        agent.timeout_s = super::DEFAULT_TIMEOUT_S;
-        for (key, value) in QUIET_ENV {
-            agent.env.insert(key.into(), value.into());
-        }
         agent
     }
+
+    fn acp_binary(&self) -> Option<&'static str> {
+        Some("codex-acp")
+    }
+
+    fn acp_command_line(
+        &self,
+        binary: &Path,
+        todo: bool,
+        _dialect: Dialect,
+    ) -> Option<AgentCommand> {
+        // The adapter takes no flags: the config says what `exec`'s flags
+        // say (no approvals, no sandbox).
+        let adapter = format!("exec {}", sh_quoted(&binary.to_string_lossy()));
+        let no_prompts = [
+            "approval_policy = \"never\"",
+            "sandbox_mode = \"danger-full-access\"",
+        ];
+        let mut agent = configured(&adapter, todo, &no_prompts);
+        agent.task_via = TaskVia::Acp;
+        Some(agent)
+    }
+}
+
+/// The command that writes Codex's config into its throwaway home and then
+/// runs `tail` (`exec ...`), with `extra` top-level settings.
+fn configured(tail: &str, todo: bool, extra: &[&str]) -> AgentCommand {
+    let mut config = vec![
+        format!("model = \"{MODEL}\""),
+        "model_provider = \"mock\"".into(),
+        "check_for_update_on_startup = false".into(),
+    ];
+    config.extend(extra.iter().map(|line| line.to_string()));
+    config.extend([
+        "[analytics]".into(),
+        "enabled = false".into(),
+        "[feedback]".into(),
+        "enabled = false".into(),
+        "[model_providers.mock]".into(),
+        "name = \"mock\"".into(),
+        "base_url = \"$OPENAI_BASE_URL\"".into(),
+        "env_key = \"OPENAI_API_KEY\"".into(),
+        "wire_api = \"responses\"".into(),
+        "[tools.update_plan]".into(),
+        format!("enabled = {todo}"),
+    ]);
+    // printf's arguments in double quotes: $OPENAI_BASE_URL expands.
+    let lines: Vec<String> = config
+        .iter()
+        .map(|l| format!("\"{}\"", l.replace('"', "\\\"")))
+        .collect();
+    let command = format!(
+        "mkdir -p \"$PWD/.agent-home/codex\" && printf '%s\\n' {} > \"$PWD/.agent-home/codex/config.toml\" && {THROWAWAY_HOME} {tail}",
+        lines.join(" "),
+    );
+    let mut agent = AgentCommand::new(command);
+    agent.timeout_s = super::DEFAULT_TIMEOUT_S;
+    for (key, value) in QUIET_ENV {
+        agent.env.insert(key.into(), value.into());
+    }
+    agent
 }

@@ -23,6 +23,7 @@
 
 pub mod claude_code;
 pub mod codex;
+pub mod copilot;
 pub mod gemini_cli;
 pub mod opencode;
 pub mod qwen_code;
@@ -66,6 +67,23 @@ pub trait Preset: Sync {
     fn transcript_dir(&self) -> Option<&'static str> {
         None
     }
+
+    /// The binary of its Agent Client Protocol mode (`task_via: acp`), if
+    /// it has one (`codex-acp` for Codex).
+    fn acp_binary(&self) -> Option<&'static str> {
+        None
+    }
+    /// The shell command line of one run in its ACP mode (the same home,
+    /// config and tools as [`Preset::command_line`], the agent speaking
+    /// ACP on its stdio), for the cell's `todo` and `dialect`.
+    fn acp_command_line(
+        &self,
+        _binary: &Path,
+        _todo: bool,
+        _dialect: Dialect,
+    ) -> Option<AgentCommand> {
+        None
+    }
 }
 
 /// The preset of this name.
@@ -76,6 +94,7 @@ pub fn of(preset: AgentPreset) -> &'static dyn Preset {
         AgentPreset::GeminiCli => &gemini_cli::GeminiCli,
         AgentPreset::QwenCode => &qwen_code::QwenCode,
         AgentPreset::OpenCode => &opencode::OpenCode,
+        AgentPreset::Copilot => &copilot::Copilot,
     }
 }
 
@@ -94,6 +113,10 @@ pub enum PresetError {
         "agent preset `{preset}` cannot run a session (several user messages): its CLI takes one prompt a process"
     )]
     NoSessions { preset: AgentPreset },
+    #[error(
+        "agent preset `{preset}` has no Agent Client Protocol mode (`task_via: acp`); run its ACP adapter as an `agent.command` with `task_via: acp`"
+    )]
+    NoAcp { preset: AgentPreset },
     #[error("agent preset `{preset}` has no `{dialect}` dialect (it has: {has})")]
     Dialect {
         preset: AgentPreset,
@@ -144,9 +167,15 @@ fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// The binary of `preset`, or the error naming the install command.
-pub fn binary_of(preset: AgentPreset) -> Result<PathBuf, PresetError> {
-    let binary = of(preset).binary();
+/// The binary of `preset` (of its ACP mode with `acp`), or the error
+/// naming the install command.
+pub fn binary_of(preset: AgentPreset, acp: bool) -> Result<PathBuf, PresetError> {
+    let binary = match acp {
+        true => of(preset)
+            .acp_binary()
+            .ok_or(PresetError::NoAcp { preset })?,
+        false => of(preset).binary(),
+    };
     find_binary(binary).ok_or_else(|| PresetError::Missing {
         preset,
         binary,
@@ -169,10 +198,15 @@ pub fn settle(scenario: &mut Scenario, require_binary: bool) -> Result<(), LoadE
     };
     let preset = of(name);
     let error = |position, e: PresetError| LoadError::new(&scenario.file, position, e.to_string());
-    if require_binary {
-        binary_of(name).map_err(|e| error(None, e))?;
+    let acp = scenario.agent.preset_acp;
+    if acp && preset.acp_binary().is_none() {
+        return Err(error(None, PresetError::NoAcp { preset: name }));
     }
-    if scenario.session && preset.session_options().is_none() {
+    if require_binary {
+        binary_of(name, acp).map_err(|e| error(None, e))?;
+    }
+    // Over ACP every part is a prompt of one session.
+    if scenario.session && !acp && preset.session_options().is_none() {
         let at = scenario.session_position;
         return Err(error(at, PresetError::NoSessions { preset: name }));
     }
@@ -227,9 +261,29 @@ pub fn agent_command(
     env: &std::collections::BTreeMap<String, String>,
     timeout_s: Option<u64>,
 ) -> AgentCommand {
+    agent_command_in(preset, binary, cell, (session, false), env, timeout_s)
+}
+
+/// [`agent_command`] in the preset's ACP mode when `mode.1` is set (and it
+/// has one; else as [`agent_command`]): `binary` is then its ACP binary.
+pub fn agent_command_in(
+    preset: AgentPreset,
+    binary: &Path,
+    cell: (bool, Dialect),
+    mode: (bool, bool),
+    env: &std::collections::BTreeMap<String, String>,
+    timeout_s: Option<u64>,
+) -> AgentCommand {
     let (todo, dialect) = cell;
-    let mut agent = of(preset).command_line(binary, todo, dialect);
-    if session && let Some(options) = of(preset).session_options() {
+    let (session, acp) = mode;
+    let acp_agent = acp
+        .then(|| of(preset).acp_command_line(binary, todo, dialect))
+        .flatten();
+    let over_acp = acp_agent.is_some();
+    let mut agent = acp_agent.unwrap_or_else(|| of(preset).command_line(binary, todo, dialect));
+    if over_acp {
+        agent.task_via = TaskVia::Acp;
+    } else if session && let Some(options) = of(preset).session_options() {
         agent.command = format!("{} {options}", agent.command);
         agent.task_via = TaskVia::StreamJson;
     }

@@ -274,3 +274,71 @@ fn the_new_presets_keep_keys_and_homes_their_own() {
             .contains("OPENCODE_CONFIG=\"$PWD/.agent-home/opencode.json\"")
     );
 }
+
+#[test]
+fn the_copilot_preset_offers_sql_with_todo_and_sends_the_task_as_its_prompt() {
+    let bin = Path::new("/opt/x/copilot");
+    let with = of(AgentPreset::Copilot).command_line(bin, true, Dialect::CopilotSql);
+    assert!(
+        with.command
+            .contains("--available-tools=bash,view,create,edit,sql -p"),
+        "{}",
+        with.command
+    );
+    assert!(
+        with.command
+            .contains("exec '/opt/x/copilot'  --allow-all-tools")
+    );
+    assert!(
+        with.command
+            .contains("COPILOT_PROVIDER_BASE_URL=\"$OPENAI_BASE_URL\"")
+    );
+    assert_eq!(with.task_via, TaskVia::Arg);
+    assert_eq!(with.env["COPILOT_OFFLINE"], "true");
+    assert_eq!(with.env["COPILOT_PROVIDER_TYPE"], "openai");
+    let without = of(AgentPreset::Copilot).command_line(bin, false, Dialect::CopilotSql);
+    assert!(
+        without
+            .command
+            .contains("--available-tools=bash,view,create,edit -p")
+    );
+    assert_eq!(of(AgentPreset::Copilot).dialects(), [Dialect::CopilotSql]);
+    assert_eq!(
+        of(AgentPreset::Copilot).reminder_text(Dialect::CopilotSql),
+        None
+    );
+    // Its ACP mode: the same binary, `--acp`.
+    let acp = agent_command_in(
+        AgentPreset::Copilot,
+        bin,
+        (true, Dialect::CopilotSql),
+        (true, true),
+        &Default::default(),
+        None,
+    );
+    assert_eq!(acp.task_via, TaskVia::Acp);
+    assert!(
+        acp.command
+            .contains("exec '/opt/x/copilot' --acp --allow-all-tools")
+    );
+    // Codex's ACP mode is its adapter, with no approvals asked.
+    let codex = agent_command_in(
+        AgentPreset::Codex,
+        Path::new("/c/codex-acp"),
+        (true, Dialect::Codex),
+        (true, true),
+        &Default::default(),
+        None,
+    );
+    assert_eq!(codex.task_via, TaskVia::Acp);
+    assert!(
+        codex.command.ends_with("exec '/c/codex-acp'"),
+        "{}",
+        codex.command
+    );
+    assert!(
+        codex.command.contains("approval_policy = \\\"never\\\""),
+        "{}",
+        codex.command
+    );
+}

@@ -1,0 +1,693 @@
+//! `copilot-sql`: GitHub Copilot CLI's plan, kept as rows of a `todos`
+//! table (and `todo_deps`) in the session's SQLite database, which the
+//! model writes and queries through the generic `sql` tool (`{description,
+//! query}`). Copilot CLI 1.0.102 has no planning tool of its own and no
+//! planning reminder; this is its design as the pinned binary answers it
+//! (`tests/data/copilot/`).
+//!
+//! Each call runs the model's SQL on an in-memory SQLite database with the
+//! CLI's own schema ([`SCHEMA`]), holding the plan as it stands: the plan's
+//! items are the `todos` rows (id, title, status; the description and the
+//! `todo_deps` rows of each kept in its [`TaskFields`]), so the database
+//! is rebuilt from the plan at each call and the plan read back from the
+//! table after it. Tables the model creates besides the two, and columns it
+//! adds, last one call (the plan is the two tables). Statements run one
+//! after another, as the CLI runs them (no transaction: those before a
+//! failing one stay done); results and errors are worded as the CLI words
+//! them (`2 row(s) inserted. Last inserted row ID: 2.`, a markdown table for
+//! a `SELECT`, `SQL Error: Error: <SQLite's message>`).
+//!
+//! The model's SQL is untrusted: `ATTACH`, `VACUUM INTO` and
+//! `load_extension` are refused as the CLI refuses them (and the database
+//! may attach nothing, load no extension and hold no temporary file), a
+//! call may run a bounded number of SQLite steps (then `interrupted`), the
+//! database is capped at [`MAX_PAGES`] pages and strings at
+//! [`MAX_LENGTH`] bytes, and at most [`MAX_ROWS`] rows are shown. `datetime`,
+//! `date`, `time`, `julianday` and `unixepoch` answer one fixed instant, so
+//! none of their results depends on the clock (SQLite's `CURRENT_TIMESTAMP`
+//! keywords still read it).
+
+use std::cell::Cell;
+use std::sync::LazyLock;
+
+use rusqlite::functions::FunctionFlags;
+use rusqlite::limits::Limit;
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, params};
+use serde_json::Value;
+
+use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, TaskFields};
+use crate::llm::ToolSchema;
+
+const TOOL: &str = "sql";
+
+/// The CLI's built-in tables, as its database holds them.
+pub const SCHEMA: &str = "CREATE TABLE todos (
+        id TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        description TEXT,
+        status TEXT DEFAULT 'pending' CHECK(status IN ('pending', 'in_progress', 'done', 'blocked')),
+        created_at TEXT DEFAULT (datetime('now')),
+        updated_at TEXT DEFAULT (datetime('now'))
+    );
+CREATE TABLE todo_deps (
+        todo_id TEXT NOT NULL,
+        depends_on TEXT NOT NULL,
+        PRIMARY KEY (todo_id, depends_on),
+        FOREIGN KEY (todo_id) REFERENCES todos(id),
+        FOREIGN KEY (depends_on) REFERENCES todos(id)
+    );";
+
+/// The instant every date function answers.
+const FIXED_NOW: &str = "2026-01-01 00:00:00";
+
+/// SQLite virtual-machine steps one call may take.
+const MAX_STEPS: u64 = 20_000_000;
+/// Pages of 4 KiB the database may grow to (32 MiB).
+pub const MAX_PAGES: u32 = 8192;
+/// The longest string or blob, and the longest query.
+pub const MAX_LENGTH: i32 = 1_000_000;
+/// Rows a result shows.
+pub const MAX_ROWS: usize = 1000;
+
+/// Statements the CLI refuses, as the words it names them by.
+const BLOCKED: [(&str, &str); 3] = [
+    ("ATTACH", "ATTACH"),
+    ("LOAD_EXTENSION", "load_extension"),
+    ("VACUUM INTO", "VACUUM INTO"),
+];
+
+#[derive(Debug, Clone, Copy)]
+pub struct CopilotSql;
+
+static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("copilot_sql.json");
+
+fn status_of(word: &str) -> Option<PlanStatus> {
+    match word {
+        "pending" => Some(PlanStatus::Pending),
+        "in_progress" => Some(PlanStatus::InProgress),
+        "done" => Some(PlanStatus::Completed),
+        "blocked" => Some(PlanStatus::Failed),
+        _ => None,
+    }
+}
+
+fn word(status: PlanStatus) -> &'static str {
+    match status {
+        PlanStatus::Pending => "pending",
+        PlanStatus::InProgress => "in_progress",
+        PlanStatus::Completed => "done",
+        PlanStatus::Failed | PlanStatus::Cancelled => "blocked",
+    }
+}
+
+/// zod's wording of a bad field, as the CLI answers it.
+fn field_error(input: &Value, field: &str) -> Option<String> {
+    match input.get(field) {
+        Some(Value::String(_)) => None,
+        None | Some(Value::Null) => Some(format!("Invalid input: \"{field}\": Required")),
+        Some(other) => Some(format!(
+            "Invalid input: \"{field}\": Expected string, received {}",
+            super::zod_type(other)
+        )),
+    }
+}
+
+/// The query, or the error text the CLI gives before running anything.
+fn checked_query(input: &Value) -> Result<&str, String> {
+    if !input.is_object() {
+        return Err(
+            "Invalid input: Expected object, received ".to_string() + super::zod_type(input)
+        );
+    }
+    if let Some(error) = field_error(input, "description").or_else(|| field_error(input, "query")) {
+        return Err(error);
+    }
+    let query = input
+        .get("query")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if query.trim().is_empty() {
+        return Err("Error: Empty query provided.".into());
+    }
+    if query.len() > MAX_LENGTH as usize {
+        return Err("SQL Error: Error: string or blob too big".into());
+    }
+    let upper = query.to_ascii_uppercase();
+    let squeezed = upper.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (needle, name) in BLOCKED {
+        if contains_word(&squeezed, needle) {
+            return Err(format!(
+                "Error: Blocked SQL statement: \"{name}\" is not allowed for security reasons."
+            ));
+        }
+    }
+    Ok(query)
+}
+
+/// Whether `needle` occurs in `text` as a whole word.
+fn contains_word(text: &str, needle: &str) -> bool {
+    let word_char = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    text.match_indices(needle).any(|(at, _)| {
+        !word_char(text[..at].chars().next_back())
+            && !word_char(text[at + needle.len()..].chars().next())
+    })
+}
+
+/// The statements of a query, split at the semicolons outside quotes and
+/// comments (empty ones dropped).
+fn statements(query: &str) -> Vec<&str> {
+    let bytes = query.as_bytes();
+    let mut out = Vec::new();
+    let (mut start, mut at) = (0, 0);
+    while at < bytes.len() {
+        match bytes[at] {
+            quote @ (b'\'' | b'"' | b'`') => {
+                at += 1;
+                while at < bytes.len() && bytes[at] != quote {
+                    at += 1;
+                }
+            }
+            b'[' => {
+                while at < bytes.len() && bytes[at] != b']' {
+                    at += 1;
+                }
+            }
+            b'-' if bytes.get(at + 1) == Some(&b'-') => {
+                while at < bytes.len() && bytes[at] != b'\n' {
+                    at += 1;
+                }
+            }
+            b'/' if bytes.get(at + 1) == Some(&b'*') => {
+                at += 2;
+                while at + 1 < bytes.len() && !(bytes[at] == b'*' && bytes[at + 1] == b'/') {
+                    at += 1;
+                }
+                at += 1;
+            }
+            b';' => {
+                out.push(&query[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    out.push(&query[start.min(query.len())..]);
+    out.into_iter().filter(|s| !keyword(s).is_empty()).collect()
+}
+
+/// A statement's first word, upper-cased, after white space and comments.
+fn keyword(statement: &str) -> String {
+    let mut rest = statement.trim_start();
+    loop {
+        if let Some(after) = rest.strip_prefix("--") {
+            rest = after.split_once('\n').map_or("", |(_, r)| r).trim_start();
+        } else if let Some(after) = rest.strip_prefix("/*") {
+            rest = after.split_once("*/").map_or("", |(_, r)| r).trim_start();
+        } else {
+            break;
+        }
+    }
+    rest.chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect::<String>()
+        .to_ascii_uppercase()
+}
+
+/// One SQLite value as the CLI prints it in a table.
+fn cell(value: ValueRef<'_>) -> String {
+    match value {
+        ValueRef::Null => "NULL".into(),
+        ValueRef::Integer(n) => n.to_string(),
+        ValueRef::Real(x) => x.to_string(),
+        ValueRef::Text(text) => String::from_utf8_lossy(text).into_owned(),
+        // Node's Buffer as JSON: byte by index.
+        ValueRef::Blob(bytes) => {
+            let fields: Vec<String> = bytes
+                .iter()
+                .enumerate()
+                .map(|(k, b)| format!("\"{k}\":{b}"))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+    }
+}
+
+/// Runs a row-returning statement: the CLI's markdown table.
+fn select(conn: &Connection, sql: &str) -> rusqlite::Result<String> {
+    let mut statement = conn.prepare(sql)?;
+    let names: Vec<String> = statement.column_names().map(str::to_string).collect();
+    let mut rows = statement.query([])?;
+    let mut lines = Vec::new();
+    let mut count = 0usize;
+    while let Some(row) = rows.next()? {
+        count += 1;
+        if count <= MAX_ROWS {
+            let cells: Vec<String> = (0..names.len())
+                .map(|k| row.get_ref(k).map(cell).unwrap_or_default())
+                .collect();
+            lines.push(format!("| {} |", cells.join(" | ")));
+        }
+    }
+    if count == 0 {
+        return Ok("Query returned 0 rows.".into());
+    }
+    let header = format!("| {} |", names.join(" | "));
+    let rule = format!("|{}", " --- |".repeat(names.len()));
+    let mut text = format!(
+        "{count} row(s) returned:\n\n{header}\n{rule}\n{}",
+        lines.join("\n")
+    );
+    if count > MAX_ROWS {
+        text.push_str(&format!("\n({} more row(s) not shown)", count - MAX_ROWS));
+    }
+    Ok(text)
+}
+
+/// Runs one statement and words its result as the CLI does.
+fn run_statement(conn: &Connection, sql: &str, keyword: &str) -> rusqlite::Result<String> {
+    if matches!(keyword, "SELECT" | "WITH") {
+        return select(conn, sql);
+    }
+    let before = conn.total_changes();
+    let mut statement = conn.prepare(sql)?;
+    // Rows a statement returns (PRAGMA, RETURNING) are stepped through.
+    let mut rows = statement.query([])?;
+    while rows.next()?.is_some() {}
+    drop(rows);
+    let changed = conn.total_changes().saturating_sub(before);
+    Ok(match keyword {
+        "INSERT" | "REPLACE" => format!(
+            "{changed} row(s) inserted. Last inserted row ID: {}.",
+            conn.last_insert_rowid()
+        ),
+        "UPDATE" => format!("{changed} row(s) updated."),
+        "DELETE" => format!("{changed} row(s) deleted."),
+        "CREATE" | "DROP" | "ALTER" => "Schema operation completed successfully.".into(),
+        _ => format!("Query executed successfully. Rows affected: {changed}."),
+    })
+}
+
+fn sqlite_message(error: &rusqlite::Error) -> String {
+    match error {
+        rusqlite::Error::SqliteFailure(code, Some(message))
+            if code.code == rusqlite::ErrorCode::OperationInterrupted =>
+        {
+            format!("{message} (the query ran past its limit of steps)")
+        }
+        rusqlite::Error::SqliteFailure(_, Some(message)) => message.clone(),
+        // A statement that did not prepare: SQLite's message alone.
+        rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `text` with every line indented by three spaces (a multi-statement
+/// result's entries).
+fn indented(text: &str) -> String {
+    text.split('\n')
+        .map(|line| format!("   {line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn listed(done: &[(String, String)]) -> String {
+    done.iter()
+        .enumerate()
+        .map(|(k, (keyword, result))| format!("{}. {keyword}\n{}", k + 1, indented(result)))
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// Runs the query's statements in order; the result text, and whether
+/// any statement ran.
+fn run_query(conn: &Connection, query: &str) -> (String, bool) {
+    let parts = statements(query);
+    let mut done: Vec<(String, String)> = Vec::new();
+    for sql in &parts {
+        let keyword = keyword(sql);
+        match run_statement(conn, sql, &keyword) {
+            Ok(result) => done.push((keyword, result)),
+            Err(error) if done.is_empty() => {
+                return (
+                    format!("SQL Error: Error: {}", sqlite_message(&error)),
+                    false,
+                );
+            }
+            Err(error) => {
+                let text = format!(
+                    "SQL Error after statement {} ({keyword}): Error: {}\n\nCompleted {} statement(s) before failure:\n\n{}",
+                    done.len() + 1,
+                    sqlite_message(&error),
+                    done.len(),
+                    listed(&done)
+                );
+                return (text, true);
+            }
+        }
+    }
+    match done.as_slice() {
+        [] => ("Error: Empty query provided.".into(), false),
+        [(_, only)] => (only.clone(), true),
+        _ => (
+            format!("Executed {} statement(s):\n\n{}", done.len(), listed(&done)),
+            true,
+        ),
+    }
+}
+
+/// A fresh in-memory database with the CLI's schema, bounded, holding
+/// `plan`.
+fn database(plan: &[PlanItem]) -> rusqlite::Result<Connection> {
+    let mut conn = Connection::open_in_memory()?;
+    conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)?;
+    conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, MAX_LENGTH)?;
+    conn.set_limit(Limit::SQLITE_LIMIT_SQL_LENGTH, MAX_LENGTH)?;
+    conn.execute_batch(&format!(
+        "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; PRAGMA max_page_count = {MAX_PAGES};"
+    ))?;
+    for name in ["datetime", "date", "time", "julianday", "unixepoch"] {
+        use rusqlite::types::Value as Sql;
+        let fixed = match name {
+            "date" => Sql::Text("2026-01-01".into()),
+            "time" => Sql::Text("00:00:00".into()),
+            "julianday" => Sql::Real(2_461_041.5),
+            "unixepoch" => Sql::Integer(1_767_225_600),
+            _ => Sql::Text(FIXED_NOW.into()),
+        };
+        let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+        conn.create_scalar_function(name, -1, flags, move |_| Ok(fixed.clone()))?;
+    }
+    conn.execute_batch(SCHEMA)?;
+    load(&conn, plan)?;
+    let steps = Cell::new(0u64);
+    conn.progress_handler(
+        1000,
+        Some(move || {
+            steps.set(steps.get() + 1000);
+            steps.get() > MAX_STEPS
+        }),
+    )?;
+    Ok(conn)
+}
+
+fn load(conn: &Connection, plan: &[PlanItem]) -> rusqlite::Result<()> {
+    let mut todo =
+        conn.prepare("INSERT INTO todos (id, title, description, status) VALUES (?1, ?2, ?3, ?4)")?;
+    for item in plan {
+        let description = item
+            .task
+            .as_ref()
+            .map(|t| t.description.as_str())
+            .filter(|d| !d.is_empty());
+        todo.execute(params![item.id, item.text, description, word(item.status)])?;
+    }
+    let mut dep =
+        conn.prepare("INSERT OR IGNORE INTO todo_deps (todo_id, depends_on) VALUES (?1, ?2)")?;
+    for item in plan {
+        for on in item.task.iter().flat_map(|t| &t.blocked_by) {
+            dep.execute(params![item.id, on])?;
+        }
+    }
+    Ok(())
+}
+
+/// The plan the tables hold (empty when `todos` cannot be read).
+fn read_plan(conn: &Connection) -> Vec<PlanItem> {
+    let rows = || -> rusqlite::Result<Vec<PlanItem>> {
+        let mut statement =
+            conn.prepare("SELECT id, title, description, status FROM todos ORDER BY rowid")?;
+        let items = statement.query_map([], |row| {
+            let id: String = row.get::<_, Option<String>>(0)?.unwrap_or_default();
+            let title: String = row.get::<_, Option<String>>(1)?.unwrap_or_default();
+            let description: Option<String> = row.get(2)?;
+            let status: Option<String> = row.get(3)?;
+            let mut item = PlanItem::new(
+                id,
+                title,
+                status
+                    .as_deref()
+                    .and_then(status_of)
+                    .unwrap_or(PlanStatus::Pending),
+            );
+            item.task = Some(Box::new(TaskFields {
+                description: description.unwrap_or_default(),
+                ..TaskFields::default()
+            }));
+            Ok(item)
+        })?;
+        items.collect()
+    };
+    let mut plan = rows().unwrap_or_default();
+    let deps = || -> rusqlite::Result<Vec<(String, String)>> {
+        let mut statement =
+            conn.prepare("SELECT todo_id, depends_on FROM todo_deps ORDER BY rowid")?;
+        let pairs = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+        pairs.collect()
+    };
+    for (todo, on) in deps().unwrap_or_default() {
+        if let Some(task) = plan
+            .iter_mut()
+            .find(|i| i.id == todo)
+            .and_then(|i| i.task.as_mut())
+        {
+            task.blocked_by.push(on);
+        }
+    }
+    plan
+}
+
+/// The todos a result shows as the plan: its last table of exactly `id`,
+/// `title` and `status` (what `SELECT id, title, status FROM todos`
+/// answers, alone or as one statement of several), every row of it
+/// readable. What the model sees is the plan it reads, even when its
+/// query left rows out.
+fn table_of_todos(result: &str) -> Option<Vec<PlanItem>> {
+    let lines: Vec<&str> = result
+        .lines()
+        .map(|l| l.strip_prefix("   ").unwrap_or(l))
+        .collect();
+    let header = lines
+        .iter()
+        .rposition(|l| *l == "| id | title | status |")?;
+    if lines.get(header + 1) != Some(&"| --- | --- | --- |") {
+        return None;
+    }
+    lines[header + 2..]
+        .iter()
+        .take_while(|l| l.starts_with("| "))
+        .map(|line| {
+            let inner = line.strip_prefix("| ")?.strip_suffix(" |")?;
+            let cells: Vec<&str> = inner.split(" | ").collect();
+            let [id, title, status] = cells.as_slice() else {
+                return None;
+            };
+            Some(PlanItem::new(*id, *title, status_of(status)?))
+        })
+        .collect()
+}
+
+/// `text` as SQL text: in single quotes, quotes doubled.
+fn quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
+/// A kebab-case id for `text`, not among `taken`.
+fn slug(text: &str, taken: &[String]) -> String {
+    let mut base = String::new();
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_alphanumeric() {
+            base.push(c);
+        } else if !base.is_empty() && !base.ends_with('-') {
+            base.push('-');
+        }
+        if base.len() >= 40 {
+            break;
+        }
+    }
+    let base = match base.trim_end_matches('-') {
+        "" => "todo".to_string(),
+        trimmed => trimmed.to_string(),
+    };
+    let mut id = base.clone();
+    let mut n = 1;
+    while taken.contains(&id) {
+        n += 1;
+        id = format!("{base}-{n}");
+    }
+    id
+}
+
+fn sql_call(description: &str, statements: &[String]) -> PlanCall {
+    PlanCall {
+        tool: TOOL.into(),
+        input: serde_json::json!({"description": description, "query": statements.join(";\n")}),
+    }
+}
+
+impl PlanDialect for CopilotSql {
+    fn name(&self) -> &'static str {
+        "copilot-sql"
+    }
+
+    fn tools(&self) -> Vec<ToolSchema> {
+        SCHEMAS.clone()
+    }
+
+    fn is_planning_tool(&self, tool: &str) -> bool {
+        tool == TOOL
+    }
+
+    fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
+        let query = match checked_query(input) {
+            Ok(query) => query,
+            Err(error) => return PlanOutcome::rejected(error),
+        };
+        let conn = match database(plan) {
+            Ok(conn) => conn,
+            Err(error) => {
+                return PlanOutcome::rejected(format!(
+                    "SQL Error: Error: {}",
+                    sqlite_message(&error)
+                ));
+            }
+        };
+        let (text, ran) = run_query(&conn, query);
+        if ran {
+            *plan = read_plan(&conn);
+            PlanOutcome::accepted(text)
+        } else {
+            PlanOutcome::rejected(text)
+        }
+    }
+
+    fn render(&self, plan: &[PlanItem]) -> String {
+        if plan.is_empty() {
+            return "Query returned 0 rows.".into();
+        }
+        let rows: Vec<String> = plan
+            .iter()
+            .map(|item| format!("| {} | {} | {} |", item.id, item.text, word(item.status)))
+            .collect();
+        format!(
+            "{} row(s) returned:\n\n| id | title | status |\n| --- | --- | --- |\n{}",
+            plan.len(),
+            rows.join("\n")
+        )
+    }
+
+    fn plan_from_result(&self, result: &str) -> Option<Vec<PlanItem>> {
+        table_of_todos(result)
+    }
+
+    fn is_error(&self, result: &str) -> bool {
+        // A query that failed after some statements ran is no rejection:
+        // those statements stay done, as in the CLI.
+        ["SQL Error: ", "Error: ", "Invalid input: "]
+            .iter()
+            .any(|prefix| result.starts_with(prefix))
+    }
+
+    fn error_prefix(&self) -> &'static str {
+        "SQL Error: "
+    }
+
+    fn write_update(&self, before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
+        let mut taken: Vec<String> = before.iter().map(|i| i.id.clone()).collect();
+        let mut used = vec![false; before.len()];
+        let (mut inserts, mut updates) = (Vec::new(), Vec::new());
+        for item in wanted {
+            let found = (0..before.len()).find(|&k| !used[k] && before[k].text == item.text);
+            let Some(k) = found else {
+                let id = slug(&item.text, &taken);
+                taken.push(id.clone());
+                inserts.push(format!(
+                    "({}, {}, {}, {})",
+                    quoted(&id),
+                    quoted(&item.text),
+                    quoted(&item.text),
+                    quoted(word(item.status))
+                ));
+                continue;
+            };
+            used[k] = true;
+            if word(before[k].status) != word(item.status) {
+                updates.push(format!(
+                    "UPDATE todos SET status = {} WHERE id = {}",
+                    quoted(word(item.status)),
+                    quoted(&before[k].id)
+                ));
+            }
+        }
+        let mut statements = Vec::new();
+        // Todos the wanted plan dropped (a stale plan rewritten) go, with
+        // their dependencies first.
+        for old in before
+            .iter()
+            .zip(&used)
+            .filter(|(_, u)| !**u)
+            .map(|(o, _)| o)
+        {
+            statements.push(format!(
+                "DELETE FROM todo_deps WHERE todo_id = {0} OR depends_on = {0}",
+                quoted(&old.id)
+            ));
+            statements.push(format!("DELETE FROM todos WHERE id = {}", quoted(&old.id)));
+        }
+        if !inserts.is_empty() {
+            statements.push(format!(
+                "INSERT INTO todos (id, title, description, status) VALUES {}",
+                inserts.join(", ")
+            ));
+        }
+        statements.extend(updates);
+        if statements.is_empty() {
+            return Vec::new();
+        }
+        statements.push("SELECT id, title, status FROM todos".into());
+        let description = if before.is_empty() {
+            "Insert plan todos"
+        } else {
+            "Update todo status"
+        };
+        vec![sql_call(description, &statements)]
+    }
+
+    fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {
+        let text = wanted.first().map_or("Next step", |i| i.text.as_str());
+        let id = slug(text, &[]);
+        let statement = match kind {
+            // A todo without its title: NOT NULL constraint failed.
+            InvalidUpdate::EmptyText => format!(
+                "INSERT INTO todos (id, title, description) VALUES ({}, NULL, {})",
+                quoted(&format!("{id}-x")),
+                quoted(text)
+            ),
+            // `completed` is not one of the table's statuses (`done` is).
+            InvalidUpdate::UnknownStatus => format!(
+                "INSERT INTO todos (id, title, status) VALUES ({}, {}, 'completed')",
+                quoted(&format!("{id}-x")),
+                quoted(text)
+            ),
+            InvalidUpdate::TwoInProgress | InvalidUpdate::TooMany => return None,
+        };
+        Some(sql_call("Insert todo", &[statement]))
+    }
+
+    fn status_word(&self, status: PlanStatus) -> &'static str {
+        word(status)
+    }
+
+    fn statuses(&self) -> &'static [PlanStatus] {
+        &[
+            PlanStatus::Pending,
+            PlanStatus::InProgress,
+            PlanStatus::Completed,
+            PlanStatus::Failed,
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests;
