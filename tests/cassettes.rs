@@ -552,7 +552,7 @@ fn cli_records_every_cell_of_a_matrix_and_each_cassette_replays() {
     for scenario in scenarios {
         assert_eq!(
             scenario["expectations"],
-            json!([{"text": "no drift", "ok": true, "measured": []}]),
+            json!([{"text": "no drift", "ok": true, "verdict": "pass", "measured": []}]),
             "{}",
             scenario["name"]
         );

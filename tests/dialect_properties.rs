@@ -290,8 +290,7 @@ fn tool_name(dialect: &dyn PlanDialect, index: usize) -> String {
 fn requires_text(dialect: Dialect) -> bool {
     !matches!(
         dialect,
-        Dialect::Codex | Dialect::ClaudeCodeTasks | Dialect::OpenCode
-            | Dialect::CopilotSql
+        Dialect::Codex | Dialect::ClaudeCodeTasks | Dialect::OpenCode | Dialect::CopilotSql
     )
 }
 

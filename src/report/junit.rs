@@ -136,7 +136,8 @@ mod tests {
                 && markdown.contains("2 expectations, 0 failed, 1 not applicable, 0 unreadable files"),
             "{markdown}"
         );
-        let table = crate::report::table::render(&result, false, crate::report::table::Detail::Full);
+        let table =
+            crate::report::table::render(&result, false, crate::report::table::Detail::Full);
         assert!(
             table.contains("  n/a  completion_rate_diff >= 0.05 (todo=true nag=3 vs todo=true nag=off): not applicable: no cell varies")
                 && table.contains("  ok   completion_rate_diff >= 0.1"),

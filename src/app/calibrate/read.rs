@@ -36,7 +36,11 @@ pub fn read_sessions(paths: &[PathBuf], format: Option<Format>) -> ReadOutcome {
         Ok(summary) => {
             outcome.files = summary.files;
             outcome.bad = summary.skipped_total();
-            outcome.first_bad = summary.first_skips.iter().map(ToString::to_string).collect();
+            outcome.first_bad = summary
+                .first_skips
+                .iter()
+                .map(ToString::to_string)
+                .collect();
             outcome.inputs_hash = summary.inputs_sha256;
         }
         Err(e) => {

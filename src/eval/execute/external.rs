@@ -69,19 +69,7 @@ pub fn run_once_external(
                 message: e.to_string(),
             }
         })?;
-    let from = scenario
-        .agent
-        .preset
-        .and_then(|preset| super::presets::of(preset).transcript_dir());
-    if let (Some(dir), Some(from)) = (keep_transcripts, from) {
-        super::keep_transcripts::keep(&root, from, dir, (&scenario.name, cell, seed)).map_err(
-            |source| RunError::KeepTranscripts {
-                scenario: scenario.name.clone(),
-                path: dir.to_path_buf(),
-                source,
-            },
-        )?;
-    }
+    keep_agent_transcripts(scenario, cell, seed, &root, keep_transcripts)?;
     if let Some(message) = verdict(&outcome, agent.timeout_s) {
         return Err(RunError::Agent {
             scenario: scenario.name.clone(),
@@ -145,22 +133,7 @@ pub fn run_once_external(
         metrics.parts = figures.parts;
     }
     metrics.unexpected_user_messages = figures.unexpected.len();
-    let mut log = outcome.log;
-    for (index, part) in metrics.parts.iter().enumerate() {
-        if part.never_sent {
-            log.push_str(&format!(
-                "\nagent-eval: part {} of the session was never sent (the agent stopped before it)\n",
-                index + 1
-            ));
-        }
-    }
-    for (index, text) in &figures.unexpected {
-        log.push_str(&format!(
-            "\nagent-eval: message {} is a user message the scenario did not send: {:?}\n",
-            index + 1,
-            crate::llm::session::one_line(text)
-        ));
-    }
+    let log = with_session_notes(outcome.log, &metrics.parts, &figures.unexpected);
     let plan = plan_at_end(&outcome.transcript, settings.dialect, &metrics.agent_plans);
     Ok(RunRecord {
         result: metrics,
@@ -191,6 +164,56 @@ fn served_turns(
             todo_calls,
         })
         .collect()
+}
+
+/// With `keep_transcripts`, copies a preset's own transcripts out of the
+/// run's workspace before it goes.
+fn keep_agent_transcripts(
+    scenario: &Scenario,
+    cell: &Cell,
+    seed: u64,
+    root: &std::path::Path,
+    keep_transcripts: Option<&std::path::Path>,
+) -> Result<(), RunError> {
+    let from = scenario
+        .agent
+        .preset
+        .and_then(|preset| super::presets::of(preset).transcript_dir());
+    let (Some(dir), Some(from)) = (keep_transcripts, from) else {
+        return Ok(());
+    };
+    super::keep_transcripts::keep(root, from, dir, (&scenario.name, cell, seed))
+        .map(drop)
+        .map_err(|source| RunError::KeepTranscripts {
+            scenario: scenario.name.clone(),
+            path: dir.to_path_buf(),
+            source,
+        })
+}
+
+/// The agent's log with what the session's figures say of it: the parts
+/// never sent, the user messages the scenario did not send.
+fn with_session_notes(
+    mut log: String,
+    parts: &[crate::results::record::PartMetrics],
+    unexpected: &[(usize, String)],
+) -> String {
+    for (index, part) in parts.iter().enumerate() {
+        if part.never_sent {
+            log.push_str(&format!(
+                "\nagent-eval: part {} of the session was never sent (the agent stopped before it)\n",
+                index + 1
+            ));
+        }
+    }
+    for (index, text) in unexpected {
+        log.push_str(&format!(
+            "\nagent-eval: message {} is a user message the scenario did not send: {:?}\n",
+            index + 1,
+            crate::llm::session::one_line(text)
+        ));
+    }
+    log
 }
 
 /// Why the run is no measurement, if it is not. Over ACP the conversation
