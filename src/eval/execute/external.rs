@@ -124,22 +124,7 @@ pub fn run_once_external(
         metrics.parts = figures.parts;
     }
     metrics.unexpected_user_messages = figures.unexpected.len();
-    let mut log = outcome.log;
-    for (index, part) in metrics.parts.iter().enumerate() {
-        if part.never_sent {
-            log.push_str(&format!(
-                "\nagent-eval: part {} of the session was never sent (the agent stopped before it)\n",
-                index + 1
-            ));
-        }
-    }
-    for (index, text) in &figures.unexpected {
-        log.push_str(&format!(
-            "\nagent-eval: message {} is a user message the scenario did not send: {:?}\n",
-            index + 1,
-            crate::llm::session::one_line(text)
-        ));
-    }
+    let log = log_with_notes(outcome.log, &metrics.parts, &figures.unexpected);
     let plan = final_plan(&outcome.transcript, settings.dialect);
     Ok(RunRecord {
         result: metrics,
@@ -151,6 +136,31 @@ pub fn run_once_external(
         planning_offered: settings.todo,
         agent_log: Some(log),
     })
+}
+
+/// The agent's log with agent-eval's notes on the session after it: the
+/// parts never sent, the user messages the scenario did not send.
+fn log_with_notes(
+    mut log: String,
+    parts: &[crate::results::record::PartMetrics],
+    unexpected: &[(usize, String)],
+) -> String {
+    for (index, part) in parts.iter().enumerate() {
+        if part.never_sent {
+            log.push_str(&format!(
+                "\nagent-eval: part {} of the session was never sent (the agent stopped before it)\n",
+                index + 1
+            ));
+        }
+    }
+    for (index, text) in unexpected {
+        log.push_str(&format!(
+            "\nagent-eval: message {} is a user message the scenario did not send: {:?}\n",
+            index + 1,
+            crate::llm::session::one_line(text)
+        ));
+    }
+    log
 }
 
 /// The turns the model served, each in the part its request had reached
