@@ -53,18 +53,18 @@ pub fn served_in_messages(
         .filter(|(message, _)| message.role == Role::Assistant)
         .map(|(message, &part)| ServedTurn {
             part,
-            todo_calls: planning_offered
-                .then(|| {
-                    message
-                        .content_blocks()
-                        .iter()
-                        .filter(|b| {
-                            matches!(b, ContentBlock::ToolUse { name, .. }
-                                if dialect.is_planning_tool(name))
-                        })
-                        .count()
-                })
-                .unwrap_or(0),
+            todo_calls: if planning_offered {
+                message
+                    .content_blocks()
+                    .iter()
+                    .filter(|b| {
+                        matches!(b, ContentBlock::ToolUse { name, .. }
+                            if dialect.is_planning_tool(name))
+                    })
+                    .count()
+            } else {
+                0
+            },
         })
         .collect()
 }

@@ -174,12 +174,6 @@ impl AgentSettings {
         self.preset = Some(preset);
     }
 
-    /// Whether an outside agent (a command or a preset) runs instead of the
-    /// built-in loop.
-    pub fn is_outside(&self) -> bool {
-        self.external.is_some() || self.preset.is_some()
-    }
-
     pub fn loop_settings(&self) -> LoopSettings {
         LoopSettings {
             todo: self.todo,

@@ -109,11 +109,6 @@ impl Scenario {
     pub fn tasks(&self) -> Vec<String> {
         self.parts.iter().map(|p| p.task.clone()).collect()
     }
-
-    /// Where each part's steps begin in [`Scenario::steps`].
-    pub fn part_starts(&self) -> Vec<usize> {
-        self.parts.iter().map(|p| p.steps.start).collect()
-    }
 }
 
 /// One user message of a session (`session:` entry): its task and the

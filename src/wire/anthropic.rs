@@ -116,6 +116,7 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
         model,
         added_texts,
         error_results,
+        late_system: Vec::new(),
     })
 }
 

@@ -97,7 +97,8 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
     let mut messages = merge_same_role(messages);
     normalize_task_message(&mut messages);
     let mut added_texts = texts_after_last_assistant(&messages);
-    added_texts.extend(system_texts_after_last_assistant(raw, late_system));
+    let late_system = system_texts_after_last_assistant(raw, late_system);
+    added_texts.extend(late_system.iter().cloned());
     Ok(WireRequest {
         system: system.join("\n\n"),
         messages,
@@ -107,6 +108,7 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
         model,
         added_texts,
         error_results: Vec::new(),
+        late_system,
     })
 }
 

@@ -312,6 +312,7 @@ mod tests {
                 stream_usage: false,
                 model: None,
                 added_texts: crate::wire::record::texts_after_last_assistant(&messages),
+                late_system: Vec::new(),
                 error_results: Vec::new(),
             };
             exchanges.push(Exchange {

@@ -48,9 +48,44 @@ pub struct WireRequest {
     /// The ids of tool results the client flagged as errors (Anthropic
     /// `is_error: true`), sorted.
     pub error_results: Vec<String>,
+    /// The texts of `system`/`developer` messages sent after the last
+    /// assistant message (Chat Completions, Responses): a client's
+    /// reminder sent that way. They are in the system prompt as sent, and
+    /// the model is shown them where an Anthropic client puts its
+    /// reminders, at the end of the new user content
+    /// ([`Self::model_messages`]): one rule for where the model finds a
+    /// reminder, whichever API carried it.
+    pub late_system: Vec<String>,
 }
 
 impl WireRequest {
+    /// The messages as the model is shown them: as sent, with the
+    /// [`late_system`](Self::late_system) texts appended as text blocks to
+    /// the last user message (a user message of their own after an
+    /// assistant one). Borrowed when there are none.
+    pub fn model_messages(&self) -> std::borrow::Cow<'_, [Message]> {
+        if self.late_system.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.messages);
+        }
+        let mut messages = self.messages.clone();
+        let texts = self
+            .late_system
+            .iter()
+            .map(|t| ContentBlock::text(t.clone()));
+        match messages.last_mut() {
+            Some(last) if last.role == Role::User => {
+                let mut blocks = into_blocks(std::mem::replace(
+                    &mut last.content,
+                    Content::Blocks(Vec::new()),
+                ));
+                blocks.extend(texts);
+                last.content = Content::Blocks(blocks);
+            }
+            _ => messages.push(Message::blocks(Role::User, texts.collect())),
+        }
+        std::borrow::Cow::Owned(messages)
+    }
+
     pub fn as_model_request(&self) -> ModelRequest<'_> {
         ModelRequest {
             system: &self.system,

@@ -90,7 +90,8 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
     let mut messages = merge_same_role(read.messages);
     normalize_task_message(&mut messages);
     let mut added_texts = texts_after_last_assistant(&messages);
-    added_texts.extend(system_texts_after_last_assistant(input, read.late_system));
+    let late_system = system_texts_after_last_assistant(input, read.late_system);
+    added_texts.extend(late_system.iter().cloned());
     Ok(WireRequest {
         system: read.system.join("\n\n"),
         messages,
@@ -100,6 +101,7 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
         model,
         added_texts,
         error_results: Vec::new(),
+        late_system,
     })
 }
 

@@ -561,7 +561,13 @@ fn answer(shared: &Shared, api: Api, request: WireRequest) -> (usize, WireReques
     } else {
         let mut translation = lock(&shared.translation);
         let seen = translation.model_view(&request);
-        match model.respond(&seen.as_model_request()) {
+        let shown = seen.model_messages();
+        let asked = crate::llm::ModelRequest {
+            system: &seen.system,
+            messages: &shown,
+            tools: &seen.tools,
+        };
+        match model.respond(&asked) {
             Ok(response) => {
                 let response = translation.agent_view(&request, response);
                 let turn = turn_of(&request.as_model_request());

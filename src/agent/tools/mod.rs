@@ -147,12 +147,6 @@ impl Toolbox {
         &self.workspace
     }
 
-    /// Overrides the bash timeout (tests use a short one).
-    pub fn with_bash_timeout(mut self, timeout: Duration) -> Self {
-        self.bash_timeout = timeout;
-        self
-    }
-
     /// The workspace folder (it exists even while the files are in memory).
     pub fn root(&self) -> &Path {
         self.workspace.root()

@@ -133,7 +133,7 @@ pub fn run_once_external(
         metrics.parts = figures.parts;
     }
     metrics.unexpected_user_messages = figures.unexpected.len();
-    let log = with_session_notes(outcome.log, &metrics.parts, &figures.unexpected);
+    let log = log_with_notes(outcome.log, &metrics.parts, &figures.unexpected);
     let plan = plan_at_end(&outcome.transcript, settings.dialect, &metrics.agent_plans);
     Ok(RunRecord {
         result: metrics,
@@ -145,6 +145,31 @@ pub fn run_once_external(
         planning_offered: settings.todo,
         agent_log: Some(log),
     })
+}
+
+/// The agent's log with agent-eval's notes on the session after it: the
+/// parts never sent, the user messages the scenario did not send.
+fn log_with_notes(
+    mut log: String,
+    parts: &[crate::results::record::PartMetrics],
+    unexpected: &[(usize, String)],
+) -> String {
+    for (index, part) in parts.iter().enumerate() {
+        if part.never_sent {
+            log.push_str(&format!(
+                "\nagent-eval: part {} of the session was never sent (the agent stopped before it)\n",
+                index + 1
+            ));
+        }
+    }
+    for (index, text) in unexpected {
+        log.push_str(&format!(
+            "\nagent-eval: message {} is a user message the scenario did not send: {:?}\n",
+            index + 1,
+            crate::llm::session::one_line(text)
+        ));
+    }
+    log
 }
 
 /// The turns the model served, each in the part its request had reached
@@ -189,31 +214,6 @@ fn keep_agent_transcripts(
             path: dir.to_path_buf(),
             source,
         })
-}
-
-/// The agent's log with what the session's figures say of it: the parts
-/// never sent, the user messages the scenario did not send.
-fn with_session_notes(
-    mut log: String,
-    parts: &[crate::results::record::PartMetrics],
-    unexpected: &[(usize, String)],
-) -> String {
-    for (index, part) in parts.iter().enumerate() {
-        if part.never_sent {
-            log.push_str(&format!(
-                "\nagent-eval: part {} of the session was never sent (the agent stopped before it)\n",
-                index + 1
-            ));
-        }
-    }
-    for (index, text) in unexpected {
-        log.push_str(&format!(
-            "\nagent-eval: message {} is a user message the scenario did not send: {:?}\n",
-            index + 1,
-            crate::llm::session::one_line(text)
-        ));
-    }
-    log
 }
 
 /// Why the run is no measurement, if it is not. Over ACP the conversation

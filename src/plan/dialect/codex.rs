@@ -17,6 +17,7 @@ use super::{
 };
 use std::sync::LazyLock;
 
+use super::whole_list::WholeList;
 use crate::llm::ToolSchema;
 
 const TOOL: &str = "update_plan";
@@ -76,27 +77,31 @@ fn item_json(item: &PlanItem) -> Value {
 /// The tool schemas offered to the model, from `codex.json` beside this file.
 static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("codex.json");
 
+/// The shared whole-list piece, described for this dialect.
+static LIST: WholeList = WholeList {
+    name: "codex",
+    tool: TOOL,
+    key: "plan",
+    schemas: &SCHEMAS,
+    validate,
+    item_json,
+};
+
 impl PlanDialect for Codex {
     fn name(&self) -> &'static str {
-        "codex"
+        LIST.name()
     }
 
     fn tools(&self) -> Vec<ToolSchema> {
-        SCHEMAS.clone()
+        LIST.tools()
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {
-        tool == TOOL
+        LIST.is_planning_tool(tool)
     }
 
     fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        match validate(input) {
-            Ok(items) => {
-                *plan = items;
-                PlanOutcome::accepted(SUCCESS)
-            }
-            Err(message) => PlanOutcome::rejected(message),
-        }
+        LIST.apply(plan, input, |_| SUCCESS.to_string(), |message| message)
     }
 
     /// Not a tool result (the tool never shows the plan): one line per
@@ -115,7 +120,7 @@ impl PlanDialect for Codex {
         _tool: &str,
         input: &Value,
     ) -> Option<Vec<PlanItem>> {
-        validate(input).ok()
+        LIST.plan_from_call(input)
     }
 
     fn error_prefix(&self) -> &'static str {
@@ -123,11 +128,7 @@ impl PlanDialect for Codex {
     }
 
     fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        vec![PlanCall::whole_list(
-            TOOL,
-            "plan",
-            wanted.iter().map(item_json).collect(),
-        )]
+        LIST.write_update(wanted)
     }
 
     fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {

@@ -23,6 +23,7 @@ use super::{
 };
 use std::sync::LazyLock;
 
+use super::whole_list::WholeList;
 use crate::llm::ToolSchema;
 
 const TOOL: &str = "write_todos";
@@ -124,27 +125,31 @@ fn item_json(item: &PlanItem) -> Value {
 /// The tool schemas offered to the model, from `gemini.json` beside this file.
 static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("gemini.json");
 
+/// The shared whole-list piece, described for this dialect.
+static LIST: WholeList = WholeList {
+    name: "gemini",
+    tool: TOOL,
+    key: "todos",
+    schemas: &SCHEMAS,
+    validate,
+    item_json,
+};
+
 impl PlanDialect for Gemini {
     fn name(&self) -> &'static str {
-        "gemini"
+        LIST.name()
     }
 
     fn tools(&self) -> Vec<ToolSchema> {
-        SCHEMAS.clone()
+        LIST.tools()
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {
-        tool == TOOL
+        LIST.is_planning_tool(tool)
     }
 
     fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        match validate(input) {
-            Ok(items) => {
-                *plan = items;
-                PlanOutcome::accepted(self.render(plan))
-            }
-            Err(message) => PlanOutcome::rejected(message),
-        }
+        LIST.apply(plan, input, |plan| self.render(plan), |message| message)
     }
 
     fn render(&self, plan: &[PlanItem]) -> String {
@@ -191,7 +196,7 @@ impl PlanDialect for Gemini {
         _tool: &str,
         input: &Value,
     ) -> Option<Vec<PlanItem>> {
-        validate(input).ok()
+        LIST.plan_from_call(input)
     }
 
     fn error_prefix(&self) -> &'static str {
@@ -207,11 +212,7 @@ impl PlanDialect for Gemini {
     }
 
     fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        vec![PlanCall::whole_list(
-            TOOL,
-            "todos",
-            wanted.iter().map(item_json).collect(),
-        )]
+        LIST.write_update(wanted)
     }
 
     fn statuses(&self) -> &'static [PlanStatus] {

@@ -39,6 +39,7 @@ mod s03_guarded;
 mod schema_file;
 #[cfg(test)]
 mod test_support;
+mod whole_list;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -11,6 +11,7 @@ use super::{
 };
 use std::sync::LazyLock;
 
+use super::whole_list::WholeList;
 use crate::llm::ToolSchema;
 use crate::plan::pyrepr::{json_kind, python_str, python_strip};
 
@@ -137,27 +138,36 @@ fn item_json(item: &PlanItem) -> Value {
 /// The tool schemas offered to the model, from `planning_state.json` beside this file.
 static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("planning_state.json");
 
+/// The shared whole-list piece, described for this dialect.
+static LIST: WholeList = WholeList {
+    name: "planning-state",
+    tool: TOOL,
+    key: "items",
+    schemas: &SCHEMAS,
+    validate,
+    item_json,
+};
+
 impl PlanDialect for PlanningState {
     fn name(&self) -> &'static str {
-        "planning-state"
+        LIST.name()
     }
 
     fn tools(&self) -> Vec<ToolSchema> {
-        SCHEMAS.clone()
+        LIST.tools()
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {
-        tool == TOOL
+        LIST.is_planning_tool(tool)
     }
 
     fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        match validate(input) {
-            Ok(items) => {
-                *plan = items;
-                PlanOutcome::accepted(self.render(plan))
-            }
-            Err(message) => PlanOutcome::rejected(format!("{PREFIX}{message}")),
-        }
+        LIST.apply(
+            plan,
+            input,
+            |plan| self.render(plan),
+            |message| format!("{PREFIX}{message}"),
+        )
     }
 
     fn render(&self, plan: &[PlanItem]) -> String {
@@ -216,7 +226,7 @@ impl PlanDialect for PlanningState {
         _tool: &str,
         input: &Value,
     ) -> Option<Vec<PlanItem>> {
-        validate(input).ok()
+        LIST.plan_from_call(input)
     }
 
     fn error_prefix(&self) -> &'static str {
@@ -227,11 +237,7 @@ impl PlanDialect for PlanningState {
     /// `Working on: <text>`), so the in-progress line always reads back
     /// whole even when its text ends in parentheses.
     fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        vec![PlanCall::whole_list(
-            TOOL,
-            "items",
-            wanted.iter().map(item_json).collect(),
-        )]
+        LIST.write_update(wanted)
     }
 
     fn max_items(&self) -> Option<usize> {

@@ -20,6 +20,7 @@ fn request(tools: &[&str], messages: Vec<Message>) -> WireRequest {
             .collect(),
         stream: false,
         stream_usage: false,
+        late_system: Vec::new(),
         model: None,
         added_texts: Vec::new(),
         error_results: Vec::new(),
