@@ -109,6 +109,9 @@ pub fn parse_request(body: &[u8], model: &str, stream: bool) -> Result<WireReque
         model: Some(model.to_string()),
         added_texts,
         error_results,
+        // The Gemini API has one `systemInstruction`, never a system
+        // message in the conversation.
+        late_system: Vec::new(),
     })
 }
 
