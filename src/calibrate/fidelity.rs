@@ -9,8 +9,10 @@ use super::observe::{Stats, share};
 use crate::model::simulated::SimulateParams;
 
 /// Fewer observations than this on either side and a statistic gets no
-/// verdict.
-pub const MIN_SAMPLE: usize = 5;
+/// verdict: a two-sample test on a handful of simulated values says
+/// "close" about anything (a public corpus gave 1,250 observed intervals
+/// against 5 simulated ones).
+pub const MIN_SAMPLE: usize = 20;
 
 /// A statistic's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

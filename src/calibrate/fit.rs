@@ -16,8 +16,11 @@
 //! interval. A parameter is identified — `fitted` — when (1) the accepted
 //! set spans at most half the search range (on a log scale for
 //! `attention_span`) and (2) the minimum is clear: somewhere on the grid
-//! the objective rises at least 7.68 (twice the threshold) above it.
-//! Otherwise it keeps its assumed value and says why.
+//! the objective rises at least 7.68 (twice the threshold) above it, and
+//! (3) the minimum is inside the grid: a best value at either end of the
+//! search range says only that the parameter lies there or beyond, a
+//! bound rather than a measurement. Otherwise it keeps its assumed value
+//! and says why.
 
 use super::bootstrap::{Resampler, quantile};
 use super::observe::{Stats, mean, share};
@@ -145,7 +148,15 @@ pub fn judge(name: &'static str, profile: Vec<(f64, f64)>) -> FitResult {
     let rise = profile.iter().map(|(_, f)| *f).fold(0.0, f64::max) - minimum;
     let clear = rise >= 2.0 * THRESHOLD;
     let narrow = width <= 0.5;
+    let (first, last) = profile
+        .iter()
+        .map(|(v, _)| *v)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+    let inside = best > first && best < last;
     let reason = match (narrow, clear) {
+        _ if clear && !inside => format!(
+            "not identified: the best value ({best}) is at the edge of the search range, so the data say only that it lies there or beyond"
+        ),
         (true, true) => format!(
             "identified: the data accept {low:.3}–{high:.3} ({:.0}% of the search range)",
             width * 100.0
@@ -164,7 +175,7 @@ pub fn judge(name: &'static str, profile: Vec<(f64, f64)>) -> FitResult {
         profile,
         best,
         interval: [low, high],
-        identified: narrow && clear && best.is_finite(),
+        identified: narrow && clear && inside && best.is_finite(),
         reason,
     }
 }
@@ -275,6 +286,14 @@ mod tests {
         let [low, high] = fit.interval;
         assert!((low - (0.15 - 0.1 * 3.84 / 11.5)).abs() < 1e-9, "{low}");
         assert!((high - (0.15 + 0.15 * 3.84 / 8.5)).abs() < 1e-9, "{high}");
+    }
+
+    #[test]
+    fn a_minimum_at_the_edge_of_the_range_is_a_bound_not_a_fit() {
+        let profile = vec![(100.0, 40.0), (300.0, 20.0), (1200.0, 9.0), (4000.0, 0.0)];
+        let fit = judge("attention_span", profile);
+        assert!(!fit.identified);
+        assert!(fit.reason.contains("edge of the search range"), "{}", fit.reason);
     }
 
     #[test]

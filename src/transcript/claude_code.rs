@@ -50,9 +50,11 @@ pub const TODO_REMINDER_OPENING: &str = "The TodoWrite tool hasn't been used rec
 pub const TASKS_REMINDER_OPENING: &str = "The task tools haven't been used recently";
 
 /// From this version on, planning reminders are `attachment` records
-/// (`todo_reminder`, `task_reminder`; 2.1.330 writes them, and public
-/// 2.1.x sessions show them): a session records them all.
-pub const RECORDS_REMINDERS_FROM: Version = Version(2, 1, 0);
+/// (`todo_reminder`, `task_reminder`; 2.1.330 writes them): a session
+/// records them all. Public sessions of 2.1.0 to 2.1.86 hold no
+/// `attachment` record at all and the first reminder records appear at
+/// 2.1.92, so earlier 2.1.x versions are inferred like 2.0.x.
+pub const RECORDS_REMINDERS_FROM: Version = Version(2, 1, 92);
 /// From this version on (and before [`RECORDS_REMINDERS_FROM`]), reminders
 /// are inferred from the policy probed on 2.1.330 (10 assistant messages
 /// without a planning call, 10 since the last reminder) — assumed, not
