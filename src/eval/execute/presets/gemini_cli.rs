@@ -15,6 +15,11 @@
 //! environment never reaches it), and
 //! `GEMINI_CLI_TRUST_WORKSPACE=true` skips the folder-trust question.
 //!
+//! The CLI lists the workspace in its first message; `.agent-home`, where
+//! it writes its own files while it starts, would make that listing depend
+//! on timing, so a `.geminiignore` in the workspace (appended to, if the
+//! workspace has one) hides it and itself.
+//!
 //! Gemini CLI 0.61 has no planning reminder. Its loop detection (a
 //! `System: Potential loop detected` text after the same call several
 //! times in a row) is not one.
@@ -71,7 +76,7 @@ impl Preset for GeminiCli {
 
     fn command_line(&self, binary: &Path, todo: bool, _dialect: Dialect) -> AgentCommand {
         let command = format!(
-            "mkdir -p \"$PWD/.agent-home/.gemini\" \"$PWD/.agent-home/tmp\" && printf '%s\\n' {} > \"$PWD/.agent-home/.gemini/settings.json\" && HOME=\"$PWD/.agent-home\" TMPDIR=\"$PWD/.agent-home/tmp\" GOOGLE_GEMINI_BASE_URL=\"$ANTHROPIC_BASE_URL\" exec {} -m {MODEL} --approval-mode yolo",
+            "mkdir -p \"$PWD/.agent-home/.gemini\" \"$PWD/.agent-home/tmp\" && printf '%s\\n' {} > \"$PWD/.agent-home/.gemini/settings.json\" && printf '%s\\n' .agent-home/ .geminiignore >> \"$PWD/.geminiignore\" && HOME=\"$PWD/.agent-home\" TMPDIR=\"$PWD/.agent-home/tmp\" GOOGLE_GEMINI_BASE_URL=\"$ANTHROPIC_BASE_URL\" exec {} -m {MODEL} --approval-mode yolo",
             sh_quoted(&settings(todo)),
             sh_quoted(&binary.to_string_lossy())
         );
