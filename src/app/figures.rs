@@ -35,6 +35,7 @@ pub fn render_all(root: &Path) -> Result<Vec<Block>, String> {
     let policies = run("reminder_policies.yaml")?;
     let price = run("price_of_planning.yaml")?;
     let sessions = run("sessions/seed002.yaml")?;
+    let profiled = run_profiled(root, "ten_step_refactor.yaml", "profiles/public-sessions.yaml")?;
     Ok(vec![
         Block {
             name: "ten-step",
@@ -56,7 +57,49 @@ pub fn render_all(root: &Path) -> Result<Vec<Block>, String> {
             name: "sessions",
             text: sessions_table(&sessions)?,
         },
+        Block {
+            name: "public-profile",
+            text: profile_table(&ten_step, &profiled)?,
+        },
     ])
+}
+
+/// The shipped scenario `file` run under the calibration profile
+/// `profile` (both under `root`), as `run --profile` runs it.
+fn run_profiled(root: &Path, file: &str, profile: &str) -> Result<ScenarioResult, String> {
+    let path = root.join("scenarios").join(file);
+    let mut scenario = crate::scenario::load(&path).map_err(|e| e.to_string())?;
+    let loaded = crate::model::simulated::Profile::read(&root.join(profile))
+        .map_err(|e| e.to_string())?;
+    scenario.use_profile(&loaded);
+    evaluate_scenario(&scenario, &EvalOptions::default(), &|_| {})
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The ten-step story under the defaults beside the same cells under the
+/// profile fitted on public sessions.
+fn profile_table(defaults: &ScenarioResult, profiled: &ScenarioResult) -> Result<String, String> {
+    let mut text = String::from(
+        "| todo tool | nag | completion, defaults | completion, public profile | full, defaults | full, public profile | reminders / run, public profile |\n|---|---|---|---|---|---|---|\n",
+    );
+    let rows = [
+        ("yes", "1", "todo=true nag=1"),
+        ("yes", "3", "todo=true nag=3"),
+        ("yes", "off", "todo=true nag=off"),
+        ("no", "–", "todo=false"),
+    ];
+    for (todo, nag, settings) in rows {
+        let (d, p) = (cell(defaults, settings)?, cell(profiled, settings)?);
+        text.push_str(&format!(
+            "| {todo} | {nag} | {} | {} | {} | {} | {:.1} |\n",
+            percent(d.value(COMPLETION_RATE)),
+            percent(p.value(COMPLETION_RATE)),
+            percent(d.value(FULL_COMPLETION_RATE)),
+            percent(p.value(FULL_COMPLETION_RATE)),
+            p.value(MEAN_REMINDERS)
+        ));
+    }
+    Ok(text)
 }
 
 /// `readme` with the text of each block put between its marks. Every
