@@ -77,7 +77,11 @@ fn calibrate_real(agents: &Path, preset: &str, plan_first: f64, rate: f64) -> Va
         .arg(&json)
         .output()
         .expect("calibrate runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap()
 }
 
@@ -94,7 +98,10 @@ fn holds(result: &Value, name: &str, truth: f64, min_n: u64, what: &str) {
         p["interval"][0].as_f64().unwrap(),
         p["interval"][1].as_f64().unwrap(),
     );
-    assert!(low <= truth && truth <= high, "{what}: {name} = {truth} outside [{low}, {high}]");
+    assert!(
+        low <= truth && truth <= high,
+        "{what}: {name} = {truth} outside [{low}, {high}]"
+    );
     assert!(p["n"].as_u64().unwrap() >= min_n, "{what}: {name}: {p}");
 }
 
@@ -105,7 +112,11 @@ fn recovers(cli: &str, preset: &str) {
     for (plan_first, rate) in [(0.25, 0.3), (0.9, 0.08)] {
         let result = calibrate_real(&agents, preset, plan_first, rate);
         let what = format!("{preset} plan_first={plan_first} todo_update_rate={rate}");
-        assert_eq!(result["inputs"]["sessions"], 24, "{what}: {}", result["inputs"]);
+        assert_eq!(
+            result["inputs"]["sessions"], 24,
+            "{what}: {}",
+            result["inputs"]
+        );
         holds(&result, "plan_first", plan_first, 10, &what);
         holds(&result, "todo_update_rate", rate, 20, &what);
     }

@@ -173,9 +173,13 @@ fn error_prefixes_and_planning_tools() {
             let outcome = d.apply(&mut stored, &names[0], &input);
             assert!(!outcome.accepted, "{dialect}: {input}");
             assert!(d.is_error(&outcome.content), "{dialect}");
-            // Copilot CLI answers a bad input before SQL with zod's words.
+            // Copilot CLI answers a bad input before SQL with zod's words;
+            // Gemini CLI 0.61 and Qwen Code word their schema errors with
+            // no common prefix (docs/dialects.md lists each), so only the
+            // dialect's own `is_error` tells them.
             let prefix = match dialect {
                 Dialect::CopilotSql => "Invalid input: ",
+                Dialect::Gemini | Dialect::QwenCode => continue,
                 _ => prefix,
             };
             assert!(outcome.content.starts_with(prefix), "{dialect}");
@@ -298,9 +302,12 @@ fn the_docs_name_every_dialect_and_text() {
                 .split_whitespace()
                 .collect::<Vec<_>>()
                 .join(" ");
+            // A long description the docs may leave in the dialect's schema
+            // file (the binary's own text, byte for byte), if they say where.
+            let schema_file = format!("src/plan/dialect/{}.json", dialect.name().replace('-', "_"));
             assert!(
-                docs.contains(&description),
-                "the description of {}",
+                docs.contains(&description) || docs.contains(&schema_file),
+                "the description of {} (or where it is, {schema_file})",
                 tool.name
             );
         }

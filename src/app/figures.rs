@@ -35,7 +35,11 @@ pub fn render_all(root: &Path) -> Result<Vec<Block>, String> {
     let policies = run("reminder_policies.yaml")?;
     let price = run("price_of_planning.yaml")?;
     let sessions = run("sessions/seed002.yaml")?;
-    let profiled = run_profiled(root, "ten_step_refactor.yaml", "profiles/public-sessions.yaml")?;
+    let profiled = run_profiled(
+        root,
+        "ten_step_refactor.yaml",
+        "profiles/public-sessions.yaml",
+    )?;
     Ok(vec![
         Block {
             name: "ten-step",
@@ -69,8 +73,8 @@ pub fn render_all(root: &Path) -> Result<Vec<Block>, String> {
 fn run_profiled(root: &Path, file: &str, profile: &str) -> Result<ScenarioResult, String> {
     let path = root.join("scenarios").join(file);
     let mut scenario = crate::scenario::load(&path).map_err(|e| e.to_string())?;
-    let loaded = crate::model::simulated::Profile::read(&root.join(profile))
-        .map_err(|e| e.to_string())?;
+    let loaded =
+        crate::model::simulated::Profile::read(&root.join(profile)).map_err(|e| e.to_string())?;
     scenario.use_profile(&loaded);
     evaluate_scenario(&scenario, &EvalOptions::default(), &|_| {})
         .map_err(|e| format!("{}: {e}", path.display()))

@@ -365,6 +365,9 @@ mod tests {
         // 40 chances cannot pin a rate to one value: the Wilson interval
         // of 20 in 40 stands.
         let [low, high] = rate(&few).interval.unwrap();
-        assert!((low - 0.352).abs() < 0.001 && (high - 0.648).abs() < 0.001, "{low} {high}");
+        assert!(
+            (low - 0.352).abs() < 0.001 && (high - 0.648).abs() < 0.001,
+            "{low} {high}"
+        );
     }
 }

@@ -151,7 +151,9 @@ pub fn judge(name: &'static str, profile: Vec<(f64, f64)>) -> FitResult {
     let (first, last) = profile
         .iter()
         .map(|(v, _)| *v)
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
     let inside = best > first && best < last;
     let reason = match (narrow, clear) {
         _ if clear && !inside => format!(
@@ -293,7 +295,11 @@ mod tests {
         let profile = vec![(100.0, 40.0), (300.0, 20.0), (1200.0, 9.0), (4000.0, 0.0)];
         let fit = judge("attention_span", profile);
         assert!(!fit.identified);
-        assert!(fit.reason.contains("edge of the search range"), "{}", fit.reason);
+        assert!(
+            fit.reason.contains("edge of the search range"),
+            "{}",
+            fit.reason
+        );
     }
 
     #[test]
