@@ -390,33 +390,41 @@ fn opencode_over_acp_is_measured_and_reports_its_todos_only_as_tool_calls() {
 }
 
 #[test]
-fn gemini_cli_over_acp_gets_through_the_handshake_to_the_model() {
+fn gemini_cli_over_acp_is_measured() {
     let Some(agents) = require("gemini") else {
         return;
     };
     let ran = run_real(&agents, "gemini_acp.yaml");
     // Past `initialize` and `session/new` (with the API key from its
     // throwaway settings), its prompt reaches the mock on the Gemini API's
-    // path; the failure names the answer it got there.
-    assert!(
-        ran.stderr
-            .contains("/v1beta/models/gemini-2.5-pro:streamGenerateContent")
-            || ran.status == Some(0),
-        "{}",
-        ran.stderr
-    );
-    if ran.status == Some(0) {
-        // A wire that serves the Gemini API: the whole run is measured.
+    // path (`streamGenerateContent`), and the whole run is measured.
+    assert_eq!(ran.status, Some(0), "{}", ran.stderr);
+    let report = ran.report.expect("a JSON report");
+    let result = the_run(&report);
+    assert_eq!(result["steps_completed"], 1, "{report}");
+    assert_eq!(result["turns"], 3, "{result}");
+}
+
+/// The gemini-cli and opencode presets in their ACP modes run a
+/// two-message session written in the built-in tools, which their headless
+/// modes (one prompt a process) cannot.
+#[test]
+fn the_gemini_and_opencode_presets_run_two_part_sessions_over_acp() {
+    for (cli, file) in [
+        ("gemini", "gemini_preset_acp.yaml"),
+        ("opencode", "opencode_preset_acp.yaml"),
+    ] {
+        let Some(agents) = require(cli) else {
+            return;
+        };
+        let ran = run_real(&agents, file);
+        assert_eq!(ran.status, Some(0), "{file}: {}", ran.stderr);
         let report = ran.report.expect("a JSON report");
-        assert_eq!(the_run(&report)["steps_completed"], 1, "{report}");
-    } else {
-        assert_eq!(ran.status, Some(2), "{}", ran.stderr);
-        assert!(
-            ran.stderr
-                .contains("the ACP agent failed: it answered `session/prompt` with error 404"),
-            "{}",
-            ran.stderr
-        );
+        let result = the_run(&report);
+        assert_eq!(result["steps_completed"], 2, "{file}: {result}");
+        assert_eq!(result["parts"][0]["turns"], 3, "{file}: {result}");
+        assert_eq!(result["parts"][1]["turns"], 2, "{file}: {result}");
+        assert_eq!(result["unknown_tool_calls"], 0, "{file}: {result}");
     }
 }
 

@@ -75,27 +75,47 @@ impl Preset for GeminiCli {
     }
 
     fn command_line(&self, binary: &Path, todo: bool, _dialect: Dialect) -> AgentCommand {
-        let command = format!(
-            "mkdir -p \"$PWD/.agent-home/.gemini\" \"$PWD/.agent-home/tmp\" && printf '%s\\n' {} > \"$PWD/.agent-home/.gemini/settings.json\" && printf '%s\\n' .agent-home/ .geminiignore >> \"$PWD/.geminiignore\" && HOME=\"$PWD/.agent-home\" TMPDIR=\"$PWD/.agent-home/tmp\" GOOGLE_GEMINI_BASE_URL=\"$ANTHROPIC_BASE_URL\" exec {} -m {MODEL} --approval-mode yolo",
-            sh_quoted(&settings(todo)),
-            sh_quoted(&binary.to_string_lossy())
-        );
-        let mut agent = AgentCommand::new(command);
-        agent.task_via = TaskVia::Stdin;
-        agent.timeout_s = super::DEFAULT_TIMEOUT_S;
-        for (key, value) in [
-            ("GEMINI_API_KEY", "agent-eval-dummy"),
-            ("GOOGLE_API_KEY", "agent-eval-dummy"),
-            ("GOOGLE_GENAI_USE_VERTEXAI", "false"),
-            ("GEMINI_CLI_TRUST_WORKSPACE", "true"),
-            ("GEMINI_TELEMETRY_ENABLED", "false"),
-            ("NO_COLOR", "1"),
-        ]
-        .into_iter()
-        .chain(QUIET_ENV)
-        {
-            agent.env.insert(key.into(), value.into());
-        }
-        agent
+        command(binary, todo, "", TaskVia::Stdin)
     }
+
+    fn acp_binary(&self) -> Option<&'static str> {
+        Some("gemini")
+    }
+
+    fn acp_command_line(
+        &self,
+        binary: &Path,
+        todo: bool,
+        _dialect: Dialect,
+    ) -> Option<AgentCommand> {
+        // `gemini --acp`: the same home, settings and tools, speaking ACP.
+        Some(command(binary, todo, "--acp ", TaskVia::Acp))
+    }
+}
+
+/// One run of Gemini CLI with its throwaway home and settings, `flags`
+/// before its own, the task given `via`.
+fn command(binary: &Path, todo: bool, flags: &str, via: TaskVia) -> AgentCommand {
+    let command = format!(
+        "mkdir -p \"$PWD/.agent-home/.gemini\" \"$PWD/.agent-home/tmp\" && printf '%s\\n' {} > \"$PWD/.agent-home/.gemini/settings.json\" && printf '%s\\n' .agent-home/ .geminiignore >> \"$PWD/.geminiignore\" && HOME=\"$PWD/.agent-home\" TMPDIR=\"$PWD/.agent-home/tmp\" GOOGLE_GEMINI_BASE_URL=\"$ANTHROPIC_BASE_URL\" exec {} {flags}-m {MODEL} --approval-mode yolo",
+        sh_quoted(&settings(todo)),
+        sh_quoted(&binary.to_string_lossy())
+    );
+    let mut agent = AgentCommand::new(command);
+    agent.task_via = via;
+    agent.timeout_s = super::DEFAULT_TIMEOUT_S;
+    for (key, value) in [
+        ("GEMINI_API_KEY", "agent-eval-dummy"),
+        ("GOOGLE_API_KEY", "agent-eval-dummy"),
+        ("GOOGLE_GENAI_USE_VERTEXAI", "false"),
+        ("GEMINI_CLI_TRUST_WORKSPACE", "true"),
+        ("GEMINI_TELEMETRY_ENABLED", "false"),
+        ("NO_COLOR", "1"),
+    ]
+    .into_iter()
+    .chain(QUIET_ENV)
+    {
+        agent.env.insert(key.into(), value.into());
+    }
+    agent
 }

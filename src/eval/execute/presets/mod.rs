@@ -246,7 +246,7 @@ pub fn settle(scenario: &mut Scenario, require_binary: bool) -> Result<(), LoadE
 /// What the tables say of a preset's settings.
 pub fn describe(preset: AgentPreset) -> String {
     format!(
-        "agent: {preset} (the real CLI, headless); reminders: {}; nag, placement, reminder: n/a (agent's own)",
+        "agent: {preset} (the real CLI); reminders: {}; nag, placement, reminder: n/a (agent's own)",
         of(preset).own_reminder_words()
     )
 }

@@ -72,30 +72,50 @@ impl Preset for OpenCode {
     }
 
     fn command_line(&self, binary: &Path, todo: bool, _dialect: Dialect) -> AgentCommand {
-        let home = "$PWD/.agent-home";
-        let command = format!(
-            "mkdir -p \"{home}/tmp\" && printf '%s\\n' {} > \"{home}/opencode.json\" && HOME=\"{home}\" TMPDIR=\"{home}/tmp\" XDG_CONFIG_HOME=\"{home}/.config\" XDG_DATA_HOME=\"{home}/.local/share\" XDG_CACHE_HOME=\"{home}/.cache\" XDG_STATE_HOME=\"{home}/.local/state\" OPENCODE_CONFIG=\"{home}/opencode.json\" exec {} run </dev/null",
-            sh_quoted(&config(todo)),
-            sh_quoted(&binary.to_string_lossy())
-        );
-        let mut agent = AgentCommand::new(command);
-        agent.task_via = TaskVia::Arg;
-        agent.timeout_s = super::DEFAULT_TIMEOUT_S;
-        for (key, value) in [
-            ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
-            ("OPENCODE_DISABLE_MODELS_FETCH", "1"),
-            ("OPENCODE_DISABLE_LSP_DOWNLOAD", "1"),
-            ("OPENCODE_DISABLE_SHARE", "1"),
-            ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1"),
-            ("OPENCODE_DISABLE_PROJECT_CONFIG", "1"),
-            ("OPENCODE_DISABLE_CLAUDE_CODE", "1"),
-            ("NO_COLOR", "1"),
-        ]
-        .into_iter()
-        .chain(QUIET_ENV)
-        {
-            agent.env.insert(key.into(), value.into());
-        }
-        agent
+        command(binary, todo, "run </dev/null", TaskVia::Arg)
     }
+
+    fn acp_binary(&self) -> Option<&'static str> {
+        Some("opencode")
+    }
+
+    fn acp_command_line(
+        &self,
+        binary: &Path,
+        todo: bool,
+        _dialect: Dialect,
+    ) -> Option<AgentCommand> {
+        // `opencode acp`: the same home, config and tools, speaking ACP.
+        Some(command(binary, todo, "acp", TaskVia::Acp))
+    }
+}
+
+/// One run of OpenCode with its throwaway home and config, the binary's
+/// arguments `tail`, the task given `via`.
+fn command(binary: &Path, todo: bool, tail: &str, via: TaskVia) -> AgentCommand {
+    let home = "$PWD/.agent-home";
+    let command = format!(
+        "mkdir -p \"{home}/tmp\" && printf '%s\\n' {} > \"{home}/opencode.json\" && HOME=\"{home}\" TMPDIR=\"{home}/tmp\" XDG_CONFIG_HOME=\"{home}/.config\" XDG_DATA_HOME=\"{home}/.local/share\" XDG_CACHE_HOME=\"{home}/.cache\" XDG_STATE_HOME=\"{home}/.local/state\" OPENCODE_CONFIG=\"{home}/opencode.json\" exec {} {tail}",
+        sh_quoted(&config(todo)),
+        sh_quoted(&binary.to_string_lossy())
+    );
+    let mut agent = AgentCommand::new(command);
+    agent.task_via = via;
+    agent.timeout_s = super::DEFAULT_TIMEOUT_S;
+    for (key, value) in [
+        ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
+        ("OPENCODE_DISABLE_MODELS_FETCH", "1"),
+        ("OPENCODE_DISABLE_LSP_DOWNLOAD", "1"),
+        ("OPENCODE_DISABLE_SHARE", "1"),
+        ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1"),
+        ("OPENCODE_DISABLE_PROJECT_CONFIG", "1"),
+        ("OPENCODE_DISABLE_CLAUDE_CODE", "1"),
+        ("NO_COLOR", "1"),
+    ]
+    .into_iter()
+    .chain(QUIET_ENV)
+    {
+        agent.env.insert(key.into(), value.into());
+    }
+    agent
 }
