@@ -2,7 +2,8 @@
 //! and `<!-- end -->` must equal what `agent_eval::app::figures` renders from a run of
 //! the shipped scenario at its own seed counts (the ten-step refactor at 200 seeds a
 //! cell, the dialects and reminder policies at 30, the price of planning and the
-//! seed-002 session at 100).
+//! seed-002 session at 100, and the ten-step refactor again under the profile fitted on
+//! public sessions, `profiles/public-sessions.yaml`).
 //! When it fails, `cargo run --release --example figures` rewrites the blocks.
 
 use std::path::Path;
@@ -13,7 +14,16 @@ fn every_figures_block_of_the_readme_is_what_the_runs_give() {
     let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
     let blocks = agent_eval::app::figures::render_all(root).expect("the scenarios run");
     let names: Vec<&str> = blocks.iter().map(|b| b.name).collect();
-    assert_eq!(names, ["ten-step", "dialects", "price", "sessions"]);
+    assert_eq!(
+        names,
+        [
+            "ten-step",
+            "dialects",
+            "price",
+            "sessions",
+            "public-profile"
+        ]
+    );
     let fresh = agent_eval::app::figures::splice(&readme, &blocks).expect("every mark found");
     if fresh != readme {
         let differing: Vec<String> = readme
