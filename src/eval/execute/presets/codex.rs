@@ -22,7 +22,7 @@
 
 use std::path::Path;
 
-use super::{Preset, QUIET_ENV, THROWAWAY_HOME, sh_quoted};
+use super::{Preset, THROWAWAY_HOME, quiet_command, sh_quoted};
 use crate::plan::dialect::Dialect;
 use crate::plan::reminder::ReminderSpec;
 use crate::scenario::{AgentCommand, TaskVia};
@@ -122,10 +122,6 @@ fn configured(tail: &str, todo: bool, extra: &[&str]) -> AgentCommand {
         "mkdir -p \"$PWD/.agent-home/codex\" && printf '%s\\n' {} > \"$PWD/.agent-home/codex/config.toml\" && {THROWAWAY_HOME} {tail}",
         lines.join(" "),
     );
-    let mut agent = AgentCommand::new(command);
-    agent.timeout_s = super::DEFAULT_TIMEOUT_S;
-    for (key, value) in QUIET_ENV {
-        agent.env.insert(key.into(), value.into());
-    }
-    agent
+    // The caller says how the task is given.
+    quiet_command(command, TaskVia::Stdin, &[])
 }

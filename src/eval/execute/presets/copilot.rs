@@ -23,7 +23,7 @@
 
 use std::path::Path;
 
-use super::{Preset, QUIET_ENV, sh_quoted};
+use super::{Preset, quiet_command, sh_quoted};
 use crate::plan::dialect::Dialect;
 use crate::plan::reminder::ReminderSpec;
 use crate::scenario::{AgentCommand, TaskVia};
@@ -49,21 +49,18 @@ fn command(binary: &Path, todo: bool, mode: &str) -> AgentCommand {
         sh_quoted(&binary.to_string_lossy()),
         tools.join(",")
     );
-    let mut agent = AgentCommand::new(command);
-    agent.timeout_s = super::DEFAULT_TIMEOUT_S;
-    for (key, value) in [
-        ("COPILOT_PROVIDER_TYPE", "openai"),
-        ("COPILOT_MODEL", MODEL),
-        ("COPILOT_OFFLINE", "true"),
-        ("COPILOT_AUTO_UPDATE", "false"),
-        ("NO_COLOR", "1"),
-    ]
-    .into_iter()
-    .chain(QUIET_ENV)
-    {
-        agent.env.insert(key.into(), value.into());
-    }
-    agent
+    // The caller says how the task is given.
+    quiet_command(
+        command,
+        TaskVia::Stdin,
+        &[
+            ("COPILOT_PROVIDER_TYPE", "openai"),
+            ("COPILOT_MODEL", MODEL),
+            ("COPILOT_OFFLINE", "true"),
+            ("COPILOT_AUTO_UPDATE", "false"),
+            ("NO_COLOR", "1"),
+        ],
+    )
 }
 
 impl Preset for Copilot {

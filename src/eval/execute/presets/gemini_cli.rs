@@ -26,7 +26,7 @@
 
 use std::path::Path;
 
-use super::{Preset, QUIET_ENV, sh_quoted};
+use super::{Preset, quiet_command, sh_quoted};
 use crate::plan::dialect::Dialect;
 use crate::plan::reminder::ReminderSpec;
 use crate::scenario::{AgentCommand, TaskVia};
@@ -101,21 +101,16 @@ fn command(binary: &Path, todo: bool, flags: &str, via: TaskVia) -> AgentCommand
         sh_quoted(&settings(todo)),
         sh_quoted(&binary.to_string_lossy())
     );
-    let mut agent = AgentCommand::new(command);
-    agent.task_via = via;
-    agent.timeout_s = super::DEFAULT_TIMEOUT_S;
-    for (key, value) in [
-        ("GEMINI_API_KEY", "agent-eval-dummy"),
-        ("GOOGLE_API_KEY", "agent-eval-dummy"),
-        ("GOOGLE_GENAI_USE_VERTEXAI", "false"),
-        ("GEMINI_CLI_TRUST_WORKSPACE", "true"),
-        ("GEMINI_TELEMETRY_ENABLED", "false"),
-        ("NO_COLOR", "1"),
-    ]
-    .into_iter()
-    .chain(QUIET_ENV)
-    {
-        agent.env.insert(key.into(), value.into());
-    }
-    agent
+    quiet_command(
+        command,
+        via,
+        &[
+            ("GEMINI_API_KEY", "agent-eval-dummy"),
+            ("GOOGLE_API_KEY", "agent-eval-dummy"),
+            ("GOOGLE_GENAI_USE_VERTEXAI", "false"),
+            ("GEMINI_CLI_TRUST_WORKSPACE", "true"),
+            ("GEMINI_TELEMETRY_ENABLED", "false"),
+            ("NO_COLOR", "1"),
+        ],
+    )
 }

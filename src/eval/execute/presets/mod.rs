@@ -329,5 +329,21 @@ pub(crate) const QUIET_ENV: [(&str, &str); 4] = [
     ("NO_UPDATE_NOTIFIER", "1"),
 ];
 
+/// A preset's run of `command`: the presets' timeout, the agent's own
+/// variables `own_env` and [`QUIET_ENV`], the task given `via`.
+pub(crate) fn quiet_command(
+    command: String,
+    via: TaskVia,
+    own_env: &[(&str, &str)],
+) -> AgentCommand {
+    let mut agent = AgentCommand::new(command);
+    agent.task_via = via;
+    agent.timeout_s = DEFAULT_TIMEOUT_S;
+    for (key, value) in own_env.iter().chain(&QUIET_ENV) {
+        agent.env.insert((*key).into(), (*value).into());
+    }
+    agent
+}
+
 #[cfg(test)]
 mod tests;

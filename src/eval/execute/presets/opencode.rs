@@ -18,7 +18,7 @@
 
 use std::path::Path;
 
-use super::{Preset, QUIET_ENV, sh_quoted};
+use super::{Preset, quiet_command, sh_quoted};
 use crate::plan::dialect::Dialect;
 use crate::plan::reminder::ReminderSpec;
 use crate::scenario::{AgentCommand, TaskVia};
@@ -99,23 +99,18 @@ fn command(binary: &Path, todo: bool, tail: &str, via: TaskVia) -> AgentCommand 
         sh_quoted(&config(todo)),
         sh_quoted(&binary.to_string_lossy())
     );
-    let mut agent = AgentCommand::new(command);
-    agent.task_via = via;
-    agent.timeout_s = super::DEFAULT_TIMEOUT_S;
-    for (key, value) in [
-        ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
-        ("OPENCODE_DISABLE_MODELS_FETCH", "1"),
-        ("OPENCODE_DISABLE_LSP_DOWNLOAD", "1"),
-        ("OPENCODE_DISABLE_SHARE", "1"),
-        ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1"),
-        ("OPENCODE_DISABLE_PROJECT_CONFIG", "1"),
-        ("OPENCODE_DISABLE_CLAUDE_CODE", "1"),
-        ("NO_COLOR", "1"),
-    ]
-    .into_iter()
-    .chain(QUIET_ENV)
-    {
-        agent.env.insert(key.into(), value.into());
-    }
-    agent
+    quiet_command(
+        command,
+        via,
+        &[
+            ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
+            ("OPENCODE_DISABLE_MODELS_FETCH", "1"),
+            ("OPENCODE_DISABLE_LSP_DOWNLOAD", "1"),
+            ("OPENCODE_DISABLE_SHARE", "1"),
+            ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1"),
+            ("OPENCODE_DISABLE_PROJECT_CONFIG", "1"),
+            ("OPENCODE_DISABLE_CLAUDE_CODE", "1"),
+            ("NO_COLOR", "1"),
+        ],
+    )
 }

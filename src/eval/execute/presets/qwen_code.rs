@@ -22,7 +22,7 @@
 
 use std::path::Path;
 
-use super::{Preset, QUIET_ENV, sh_quoted};
+use super::{Preset, quiet_command, sh_quoted};
 use crate::plan::dialect::Dialect;
 use crate::plan::reminder::{QWEN_CODE_TEXT, ReminderSpec};
 use crate::scenario::{AgentCommand, TaskVia};
@@ -78,15 +78,10 @@ impl Preset for QwenCode {
             sh_quoted(&settings(todo)),
             sh_quoted(&binary.to_string_lossy())
         );
-        let mut agent = AgentCommand::new(command);
-        agent.task_via = TaskVia::Stdin;
-        agent.timeout_s = super::DEFAULT_TIMEOUT_S;
-        for (key, value) in [("OPENAI_MODEL", MODEL), ("NO_COLOR", "1")]
-            .into_iter()
-            .chain(QUIET_ENV)
-        {
-            agent.env.insert(key.into(), value.into());
-        }
-        agent
+        quiet_command(
+            command,
+            TaskVia::Stdin,
+            &[("OPENAI_MODEL", MODEL), ("NO_COLOR", "1")],
+        )
     }
 }
