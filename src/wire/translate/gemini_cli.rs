@@ -25,13 +25,6 @@ pub struct GeminiCli;
 /// What `replace` is told to do (it requires an instruction).
 pub const INSTRUCTION: &str = "Replace old_string with new_string exactly as given.";
 
-fn call(name: &str, input: Value) -> AgentCall {
-    AgentCall {
-        name: name.into(),
-        input,
-    }
-}
-
 impl Family for GeminiCli {
     fn offered_by(&self, context: &Context<'_>) -> bool {
         context.offers("replace") && context.offers("run_shell_command")
@@ -49,19 +42,21 @@ impl Family for GeminiCli {
                 if let Some(limit) = limit.filter(|n| *n > 0) {
                     input.insert("end_line".into(), Value::from(limit));
                 }
-                call("read_file", Value::Object(input))
+                AgentCall::new("read_file", Value::Object(input))
             }
             BuiltinCall::WriteFile { path, content } if context.offers("write_file") => {
-                call("write_file", json!({"file_path": path, "content": content}))
+                AgentCall::new("write_file", json!({"file_path": path, "content": content}))
             }
-            BuiltinCall::EditFile { path, old, new } if context.offers("replace") => call(
-                "replace",
-                json!({"file_path": path, "instruction": INSTRUCTION, "old_string": old, "new_string": new}),
-            ),
+            BuiltinCall::EditFile { path, old, new } if context.offers("replace") => {
+                AgentCall::new(
+                    "replace",
+                    json!({"file_path": path, "instruction": INSTRUCTION, "old_string": old, "new_string": new}),
+                )
+            }
             BuiltinCall::Bash { command } if context.offers("run_shell_command") => {
-                call("run_shell_command", json!({"command": command}))
+                AgentCall::new("run_shell_command", json!({"command": command}))
             }
-            BuiltinCall::Todo { items } if context.offers("write_todos") => call(
+            BuiltinCall::Todo { items } if context.offers("write_todos") => AgentCall::new(
                 "write_todos",
                 json!({"todos": items
                     .iter()
@@ -79,7 +74,7 @@ impl Family for GeminiCli {
                 if !context.offers(name) {
                     return None;
                 }
-                call(name, input.clone())
+                AgentCall::new(name, input.clone())
             }
             _ => return None,
         };

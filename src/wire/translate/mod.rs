@@ -159,6 +159,15 @@ pub struct AgentCall {
     pub input: Value,
 }
 
+impl AgentCall {
+    pub fn new(name: &str, input: Value) -> Self {
+        Self {
+            name: name.into(),
+            input,
+        }
+    }
+}
+
 /// What a family needs to translate one call.
 pub struct Context<'a> {
     /// The agent's workspace (its cwd), when known.
@@ -171,6 +180,17 @@ pub struct Context<'a> {
 }
 
 impl Context<'_> {
+    /// `path` made absolute against the workspace, for agents whose file
+    /// tools take only absolute paths (Qwen Code, OpenCode).
+    pub fn absolute(&self, path: &str) -> String {
+        match self.workspace {
+            Some(root) if !Path::new(path).is_absolute() => {
+                root.join(path).to_string_lossy().into_owned()
+            }
+            _ => path.to_string(),
+        }
+    }
+
     pub fn offers(&self, tool: &str) -> bool {
         self.offered.iter().any(|t| t == tool)
     }

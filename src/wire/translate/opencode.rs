@@ -29,22 +29,6 @@ const FAILURE_OPENINGS: [&str; 5] = [
     "Error",
 ];
 
-fn call(name: &str, input: Value) -> AgentCall {
-    AgentCall {
-        name: name.into(),
-        input,
-    }
-}
-
-fn absolute(context: &Context<'_>, path: &str) -> String {
-    match context.workspace {
-        Some(root) if !std::path::Path::new(path).is_absolute() => {
-            root.join(path).to_string_lossy().into_owned()
-        }
-        _ => path.to_string(),
-    }
-}
-
 impl Family for OpenCode {
     fn offered_by(&self, context: &Context<'_>) -> bool {
         context.offers("read") && context.offers("edit") && context.offers("write")
@@ -54,21 +38,21 @@ impl Family for OpenCode {
         let sent = match builtin {
             BuiltinCall::ReadFile { path, limit } if context.offers("read") => {
                 let mut input = Map::new();
-                input.insert("filePath".into(), Value::from(absolute(context, path)));
+                input.insert("filePath".into(), Value::from(context.absolute(path)));
                 if let Some(limit) = limit.filter(|n| *n > 0) {
                     input.insert("limit".into(), Value::from(limit));
                 }
-                call("read", Value::Object(input))
+                AgentCall::new("read", Value::Object(input))
             }
-            BuiltinCall::WriteFile { path, content } if context.offers("write") => call(
+            BuiltinCall::WriteFile { path, content } if context.offers("write") => AgentCall::new(
                 "write",
-                json!({"filePath": absolute(context, path), "content": content}),
+                json!({"filePath": context.absolute(path), "content": content}),
             ),
-            BuiltinCall::EditFile { path, old, new } if context.offers("edit") => call(
+            BuiltinCall::EditFile { path, old, new } if context.offers("edit") => AgentCall::new(
                 "edit",
-                json!({"filePath": absolute(context, path), "oldString": old, "newString": new}),
+                json!({"filePath": context.absolute(path), "oldString": old, "newString": new}),
             ),
-            BuiltinCall::Todo { items } if context.offers("todowrite") => call(
+            BuiltinCall::Todo { items } if context.offers("todowrite") => AgentCall::new(
                 "todowrite",
                 json!({"todos": items
                     .iter()
@@ -86,7 +70,7 @@ impl Family for OpenCode {
                 if !context.offers(name) {
                     return None;
                 }
-                call(name, input.clone())
+                AgentCall::new(name, input.clone())
             }
             _ => return None,
         };

@@ -35,24 +35,8 @@ const FAILURE_OPENINGS: [&str; 4] = [
 ];
 const NOT_READ: &str = "has not been read in this session";
 
-fn call(name: &str, input: Value) -> AgentCall {
-    AgentCall {
-        name: name.into(),
-        input,
-    }
-}
-
-fn absolute(context: &Context<'_>, path: &str) -> String {
-    match context.workspace {
-        Some(root) if !std::path::Path::new(path).is_absolute() => {
-            root.join(path).to_string_lossy().into_owned()
-        }
-        _ => path.to_string(),
-    }
-}
-
 fn read(context: &Context<'_>, path: &str) -> AgentCall {
-    call("read_file", json!({"file_path": absolute(context, path)}))
+    AgentCall::new("read_file", json!({"file_path": context.absolute(path)}))
 }
 
 impl Family for QwenCode {
@@ -68,20 +52,20 @@ impl Family for QwenCode {
         let calls = match builtin {
             BuiltinCall::ReadFile { path, limit } if context.offers("read_file") => {
                 let mut input = Map::new();
-                input.insert("file_path".into(), Value::from(absolute(context, path)));
+                input.insert("file_path".into(), Value::from(context.absolute(path)));
                 if let Some(limit) = limit.filter(|n| *n > 0) {
                     input.insert("limit".into(), Value::from(limit));
                 }
-                vec![call("read_file", Value::Object(input))]
+                vec![AgentCall::new("read_file", Value::Object(input))]
             }
             BuiltinCall::WriteFile { path, content } if context.offers("write_file") => {
                 let mut calls = Vec::new();
                 if context.exists(path) && context.offers("read_file") {
                     calls.push(read(context, path));
                 }
-                calls.push(call(
+                calls.push(AgentCall::new(
                     "write_file",
-                    json!({"file_path": absolute(context, path), "content": content}),
+                    json!({"file_path": context.absolute(path), "content": content}),
                 ));
                 calls
             }
@@ -90,16 +74,19 @@ impl Family for QwenCode {
                 if context.offers("read_file") {
                     calls.push(read(context, path));
                 }
-                calls.push(call(
+                calls.push(AgentCall::new(
                     "edit",
-                    json!({"file_path": absolute(context, path), "old_string": old, "new_string": new}),
+                    json!({"file_path": context.absolute(path), "old_string": old, "new_string": new}),
                 ));
                 calls
             }
             BuiltinCall::Bash { command } if context.offers("run_shell_command") => {
-                vec![call("run_shell_command", json!({"command": command}))]
+                vec![AgentCall::new(
+                    "run_shell_command",
+                    json!({"command": command}),
+                )]
             }
-            BuiltinCall::Todo { items } if context.offers("todo_write") => vec![call(
+            BuiltinCall::Todo { items } if context.offers("todo_write") => vec![AgentCall::new(
                 "todo_write",
                 json!({"todos": items
                     .iter()
@@ -118,7 +105,7 @@ impl Family for QwenCode {
                 if !context.offers(name) {
                     return None;
                 }
-                vec![call(name, input.clone())]
+                vec![AgentCall::new(name, input.clone())]
             }
             _ => return None,
         };
