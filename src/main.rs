@@ -32,3 +32,9 @@ fn main() -> ExitCode {
     let _ = ctrlc::set_handler(agent_eval::cancel::request);
     ExitCode::from(cli::execute(cli.command))
 }
+
+/// mimalloc, not the system allocator: an episode is many small, short-lived
+/// allocations, and glibc's `malloc`/`free` were about a fifth of its
+/// instructions (docs/performance.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
