@@ -41,6 +41,11 @@ use super::{Content, ContentBlock, Message, Role};
 /// The texts that mark a reminder in any design.
 pub const REMINDER_MARKERS: [&str; 2] = ["<reminder>", "<system-reminder>"];
 
+/// A searcher for each of [`REMINDER_MARKERS`], built once (setting one up
+/// per text cost more than the search).
+static MARKER_FINDERS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 2]> =
+    std::sync::LazyLock::new(|| REMINDER_MARKERS.map(memchr::memmem::Finder::new));
+
 /// The placeholder counted in place of the workspace path.
 pub const WORKDIR_PLACEHOLDER: &str = "{WORKDIR}";
 
@@ -117,10 +122,39 @@ impl WorkdirSpelling {
     /// as the placeholder (and a measured wall time as
     /// [`WALL_TIME_COUNTED`]).
     pub fn chars(&self, text: &str) -> usize {
+        if !self.may_touch(text) {
+            return text.chars().count();
+        }
+        if let Some(chars) = self.chars_with_one_spelling(text) {
+            return chars;
+        }
         match self.replaced(text) {
             Some(replaced) => replaced.chars().count(),
             None => text.chars().count(),
         }
+    }
+
+    /// [`Self::chars`] counted without writing the replaced text, when
+    /// that is plain arithmetic: the text holds no measured figure and at
+    /// most one spelling, so each of its (non-overlapping, as `replace`
+    /// finds them) occurrences counts as the placeholder. `None` otherwise.
+    /// A run's system prompt holds the workspace path: this is counted
+    /// on every run.
+    fn chars_with_one_spelling(&self, text: &str) -> Option<usize> {
+        let bytes = text.as_bytes();
+        if WALL_TIME_FINDER.find(bytes).is_some() || PGID_FINDER.find(bytes).is_some() {
+            return None;
+        }
+        let mut found = self.spellings.iter().filter(|s| s.found_in(text));
+        let Some(spelling) = found.next() else {
+            return Some(text.chars().count());
+        };
+        if found.next().is_some() {
+            return None;
+        }
+        let occurrences = spelling.finder.find_iter(bytes).count();
+        let placeholder = WORKDIR_PLACEHOLDER.chars().count();
+        Some(text.chars().count() - occurrences * spelling.chars + occurrences * placeholder)
     }
 
     /// `text` with every spelling replaced by the placeholder and every
@@ -153,13 +187,20 @@ impl WorkdirSpelling {
 #[derive(Debug, Clone)]
 struct Spelling {
     text: String,
+    /// Its length in characters.
+    chars: usize,
     finder: memchr::memmem::Finder<'static>,
 }
 
 impl Spelling {
     fn new(text: String) -> Self {
         let finder = memchr::memmem::Finder::new(text.as_bytes()).into_owned();
-        Self { text, finder }
+        let chars = text.chars().count();
+        Self {
+            text,
+            chars,
+            finder,
+        }
     }
 
     fn text(&self) -> &str {
@@ -185,16 +226,18 @@ impl Eq for Spelling {}
 /// the length varies with the load).
 const WALL_TIME: (&str, &str) = ("Wall time: ", " seconds");
 
+/// A searcher for [`WALL_TIME`]'s head, built once.
+static WALL_TIME_FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(WALL_TIME.0));
+
 /// What a measured wall time counts as.
 pub const WALL_TIME_COUNTED: &str = "Wall time: 0 seconds";
 
 /// `text` with every measured wall time written as [`WALL_TIME_COUNTED`];
 /// `None` when it holds none.
 fn without_wall_times(text: &str) -> Option<String> {
-    static HEAD: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(WALL_TIME.0));
     let (head, tail) = WALL_TIME;
-    HEAD.find(text.as_bytes())?;
+    WALL_TIME_FINDER.find(text.as_bytes())?;
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     let mut found = false;
@@ -222,15 +265,17 @@ fn without_wall_times(text: &str) -> Option<String> {
 /// ran: `Process Group PGID: ` then the id.
 const PGID: &str = "Process Group PGID: ";
 
+/// A searcher for [`PGID`], built once.
+static PGID_FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(PGID));
+
 /// What a process group id counts as.
 pub const PGID_COUNTED: &str = "Process Group PGID: 0";
 
 /// `text` with every process group id written as [`PGID_COUNTED`]; `None`
 /// when it holds none.
 fn without_pgids(text: &str) -> Option<String> {
-    if !text.contains(PGID) {
-        return None;
-    }
+    PGID_FINDER.find(text.as_bytes())?;
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find(PGID) {
@@ -255,28 +300,35 @@ fn may_contain(text: &str, pattern: &str) -> bool {
     }
 }
 
-/// `workdir` resolved through symlinks: its folder resolved once per
-/// process (every run's workspace sits in the same temporary folder, and
-/// resolving costs a system call per path component, a visible part of a
-/// run), then its own name (a workspace is a folder agent-eval made, never
-/// a symlink).
+/// `workdir` resolved through symlinks, when that spells it differently:
+/// its folder resolved once per process (every run's workspace sits in the
+/// same temporary folder, and resolving costs a system call per path
+/// component, a visible part of a run), then its own name (a workspace is a
+/// folder agent-eval made, never a symlink). `None` when the folder is
+/// already resolved or cannot be.
 fn resolve(workdir: &std::path::Path) -> Option<std::path::PathBuf> {
     use std::collections::BTreeMap;
+    use std::ffi::OsString;
     use std::path::PathBuf;
     use std::sync::Mutex;
-    static FOLDERS: Mutex<BTreeMap<PathBuf, Option<PathBuf>>> = Mutex::new(BTreeMap::new());
+    // Keyed by the folder's bytes: comparing `Path`s goes component by
+    // component, and this runs once a run.
+    static FOLDERS: Mutex<BTreeMap<OsString, Option<PathBuf>>> = Mutex::new(BTreeMap::new());
     let (Some(folder), Some(name)) = (workdir.parent(), workdir.file_name()) else {
         return workdir.canonicalize().ok();
     };
     let mut folders = FOLDERS.lock().unwrap_or_else(|p| p.into_inner());
-    // Bounded: a process that sees many folders resolves them afresh.
-    if folders.len() > 64 {
-        folders.clear();
+    if !folders.contains_key(folder.as_os_str()) {
+        // Bounded: a process that sees many folders resolves them afresh.
+        if folders.len() > 64 {
+            folders.clear();
+        }
+        let resolved = folder.canonicalize().ok().filter(|r| r != folder);
+        folders.insert(folder.as_os_str().to_owned(), resolved);
     }
-    let resolved = folders
-        .entry(folder.to_path_buf())
-        .or_insert_with(|| folder.canonicalize().ok());
-    resolved.as_ref().map(|f| f.join(name))
+    folders
+        .get(folder.as_os_str())
+        .and_then(|resolved| resolved.as_ref().map(|f| f.join(name)))
 }
 
 /// A run's price: the four per-run figures of the report.
@@ -316,13 +368,15 @@ impl PriceRules<'_> {
         } else {
             &REMINDER_MARKERS[..]
         };
-        let at = tags
+        let tagged = tags
             .iter()
-            .copied()
-            .chain(pattern)
+            .zip(MARKER_FINDERS.iter())
+            .filter(|(marker, _)| may_contain(text, marker))
+            .filter_map(|(_, finder)| finder.find(text.as_bytes()));
+        let patterned = pattern
             .filter(|marker| may_contain(text, marker))
-            .filter_map(|marker| text.find(marker))
-            .min()?;
+            .and_then(|marker| memchr::memmem::find(text.as_bytes(), marker.as_bytes()));
+        let at = tagged.chain(patterned).min()?;
         Some(text[..at].rfind('\n').map_or(0, |i| i + 1))
     }
 

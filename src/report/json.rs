@@ -231,6 +231,83 @@ impl serde_json::ser::Formatter for Pretty {
         self.has_value = true;
         Ok(())
     }
+
+    /// A value already written as compact JSON (a spilled run record) is
+    /// laid out as if it were serialized here.
+    fn write_raw_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        self.write_compact(writer, fragment.as_bytes())
+    }
+}
+
+impl Pretty {
+    /// Writes `json`, compact JSON (nothing between tokens, as
+    /// `serde_json` writes it compactly), in this layout: a line break
+    /// after each opening bracket and comma and before each closing one,
+    /// `": "` after keys, empty containers as `[]` and `{}`, strings as
+    /// they are.
+    fn write_compact<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        json: &[u8],
+    ) -> std::io::Result<()> {
+        let mut plain = 0;
+        let mut at = 0;
+        while let Some(&byte) = json.get(at) {
+            if byte == b'"' {
+                at = string_end(json, at + 1);
+                continue;
+            }
+            if !matches!(byte, b'{' | b'[' | b'}' | b']' | b',' | b':') {
+                at += 1;
+                continue;
+            }
+            writer.write_all(&json[plain..at])?;
+            at += 1;
+            match byte {
+                b'{' | b'[' => {
+                    let close = if byte == b'{' { b'}' } else { b']' };
+                    if json.get(at) == Some(&close) {
+                        writer.write_all(&[byte, close])?;
+                        at += 1;
+                    } else {
+                        writer.write_all(&[byte])?;
+                        self.level += 1;
+                        self.line_break(writer)?;
+                    }
+                }
+                b'}' | b']' => {
+                    self.level = self.level.saturating_sub(1);
+                    self.line_break(writer)?;
+                    writer.write_all(&[byte])?;
+                }
+                b',' => {
+                    writer.write_all(b",")?;
+                    self.line_break(writer)?;
+                }
+                _ => writer.write_all(b": ")?,
+            }
+            plain = at;
+        }
+        writer.write_all(json.get(plain..).unwrap_or_default())
+    }
+}
+
+/// Where the JSON string whose text starts at `at` ends: just after its
+/// closing quote (or the end of `json`).
+fn string_end(json: &[u8], mut at: usize) -> usize {
+    while let Some(found) = json.get(at..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest)) {
+        at += found;
+        if json[at] == b'"' {
+            return at + 1;
+        }
+        // A backslash escapes the byte after it.
+        at += 2;
+    }
+    json.len()
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde::ser::SerializeSeq;
+use serde_json::value::RawValue;
 
 use super::exact_tally::ExactTally;
 use super::record::RunResult;
@@ -146,6 +147,56 @@ impl Spill {
             line: Vec::new(),
         }
     }
+}
+
+impl Spill {
+    /// The records written at bytes `start..end`, in order, each as the
+    /// compact JSON it was written as (checked to be one JSON value).
+    fn read_raw(
+        &self,
+        start: u64,
+        end: u64,
+    ) -> impl Iterator<Item = Result<Box<RawValue>, SpillError>> + '_ {
+        let mut reader = BufReader::with_capacity(
+            1 << 16,
+            RangeReader {
+                file: &self.file,
+                at: start,
+                end,
+            },
+        );
+        let mut line = Vec::new();
+        std::iter::from_fn(move || {
+            line.clear();
+            match reader.read_until(b'\n', &mut line) {
+                Ok(0) => None,
+                Ok(_) => Some(raw_record(&line)),
+                Err(e) => Some(Err(e.into())),
+            }
+        })
+    }
+}
+
+/// The record of a spilled line (`[COST_BITS,RECORD]`), as written.
+fn raw_record(line: &[u8]) -> Result<Box<RawValue>, SpillError> {
+    let inner = line
+        .strip_suffix(b"\n")
+        .unwrap_or(line)
+        .strip_prefix(b"[")
+        .and_then(|l| l.strip_suffix(b"]"));
+    // The cost's bits are a number or null: the record starts after the
+    // first comma.
+    let record = inner
+        .and_then(|l| l.iter().position(|b| *b == b',').map(|at| &l[at + 1..]))
+        .ok_or_else(|| {
+            SpillError::Io(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "a spilled run record is not [cost, record]",
+            ))
+        })?;
+    let text = std::str::from_utf8(record)
+        .map_err(|e| SpillError::Io(io::Error::new(io::ErrorKind::InvalidData, e)))?;
+    Ok(RawValue::from_string(text.to_owned())?)
 }
 
 /// The records of a span of the spill file, a line each. Each line is
@@ -467,7 +518,18 @@ impl Serialize for Runs {
                     seq.serialize_element(r)?;
                 }
             }
-            Records::Spilled { .. } | Records::Interleaved { .. } => {
+            // Copied as written: the spill holds each record as compact
+            // JSON, and the report's layout re-indents it
+            // (`Formatter::write_raw_fragment`) instead of parsing it into a
+            // record and writing that again (most of the cost of writing a
+            // large report).
+            Records::Spilled { spill, start, end } => {
+                for record in spill.read_raw(*start, *end) {
+                    let record = record.map_err(serde::ser::Error::custom)?;
+                    seq.serialize_element(&*record)?;
+                }
+            }
+            Records::Interleaved { .. } => {
                 for r in self.records() {
                     let r = r.map_err(serde::ser::Error::custom)?;
                     seq.serialize_element(&r)?;
