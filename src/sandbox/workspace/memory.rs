@@ -151,6 +151,9 @@ impl Tree {
         if bytes.contains(&0) {
             return Err(Fail::Nul);
         }
+        if is_plain(bytes) {
+            return self.lookup_plain(bytes);
+        }
         let mut node: Option<&NodeKind> = Some(&NodeKind::Dir);
         // Each ancestor is a prefix of `rel` ending before a separator: it
         // is looked up as that slice, with no path built (keys compare by
@@ -166,6 +169,32 @@ impl Tree {
             end = next_component_end(bytes, end, part);
             let at = Path::new(OsStr::from_bytes(&bytes[..end]));
             node = self.nodes.get(at).map(|n| &n.kind);
+        }
+        Ok(node)
+    }
+
+    /// [`Self::lookup`] of a path that [`is_plain`]: its components are
+    /// the slices between its separators (what `Path::iter` would yield,
+    /// found without it: most paths a model names are plain, and this runs
+    /// for every file tool call and check). `rel` holds no NUL.
+    fn lookup_plain(&self, bytes: &[u8]) -> Result<Option<&NodeKind>, Fail> {
+        let mut node: Option<&NodeKind> = Some(&NodeKind::Dir);
+        let mut end = 0;
+        for part in bytes.split(|b| *b == b'/') {
+            match node {
+                Some(NodeKind::Dir) => {}
+                Some(_) => return Err(Fail::Errno(libc::ENOTDIR)),
+                None => return Err(Fail::Errno(libc::ENOENT)),
+            }
+            if part.len() > NAME_MAX {
+                return Err(Fail::Errno(libc::ENAMETOOLONG));
+            }
+            end += part.len();
+            node = self
+                .nodes
+                .get(Path::new(OsStr::from_bytes(&bytes[..end])))
+                .map(|n| &n.kind);
+            end += 1;
         }
         Ok(node)
     }
@@ -230,6 +259,15 @@ impl Tree {
             }
         }
     }
+}
+
+/// Whether `path` is relative and spelled plainly: separated by single
+/// slashes, every component a name (not empty, `.` or `..`).
+fn is_plain(path: &[u8]) -> bool {
+    !path.is_empty()
+        && path
+            .split(|b| *b == b'/')
+            .all(|part| !part.is_empty() && part != b"." && part != b"..")
 }
 
 /// Where `part`, the next component of `path` after byte `from`, ends:
@@ -309,6 +347,25 @@ mod tests {
     }
 
     /// A path is looked up by its components, however it is spelled.
+    #[test]
+    fn plain_paths_are_looked_up_as_any_other() {
+        let mut tree = Tree::default();
+        tree.create_dir_all(Path::new("a/b")).unwrap();
+        tree.write(Path::new("a/b/f"), data("x")).unwrap();
+        tree.write(Path::new("a/g"), data("y")).unwrap();
+        let long = "n".repeat(NAME_MAX + 1);
+        for path in ["a", "a/b", "a/b/f", "a/g", "a/g/h", "a/c/d", "z", "a/b/f/x", long.as_str()] {
+            let bytes = path.as_bytes();
+            assert!(is_plain(bytes), "{path}");
+            let slow = tree.lookup(Path::new(&format!("{}/", path.replace('/', "//"))));
+            assert_eq!(tree.lookup_plain(bytes), slow, "{path}");
+            assert_eq!(tree.lookup(Path::new(path)), slow, "{path}");
+        }
+        for spelled in ["", "/a", "a//b", "a/./b", "a/", "../a", "a/.."] {
+            assert!(!is_plain(spelled.as_bytes()), "{spelled}");
+        }
+    }
+
     #[test]
     fn lookups_follow_components() {
         let mut tree = Tree::default();
