@@ -341,6 +341,57 @@ mod pretty_tests {
             assert_eq!(String::from_utf8(written).unwrap(), expected);
         }
     }
+
+    /// A value kept as compact JSON (a spilled run record) is laid out
+    /// as the value itself would be, at any depth, whatever its strings
+    /// hold (quotes, backslashes, brackets, commas, colons).
+    fn fragment_is_laid_out_as_its_value(value: &serde_json::Value) {
+        let compact = serde_json::to_string(value).unwrap();
+        let raw = serde_json::value::RawValue::from_string(compact).unwrap();
+        let nested = |inner: serde_json::Value| json!({"a": [inner, {"b": {}}], "c": []});
+        let expected = super::pretty(&nested(value.clone())).unwrap();
+        let raw_value = serde_json::to_value(&*raw).unwrap();
+        assert_eq!(raw_value, *value);
+        // `pretty` of a structure holding the raw fragment where the value was.
+        #[derive(serde::Serialize)]
+        struct Holder<'a> {
+            a: (&'a serde_json::value::RawValue, serde_json::Value),
+            c: [u8; 0],
+        }
+        let holder = Holder {
+            a: (&raw, json!({"b": {}})),
+            c: [],
+        };
+        assert_eq!(super::pretty(&holder).unwrap(), expected);
+    }
+
+    #[test]
+    fn a_compact_fragment_is_laid_out_as_its_value() {
+        for value in [
+            json!(null),
+            json!([]),
+            json!({}),
+            json!({"seed": 3, "stop": "end_turn", "reminders_at": [4, 8], "cost": 0.25}),
+            json!({"k": "q\"{[,:]}\\", "e": [[], {}, [{}]], "n": -1.5e-7}),
+            json!([[[{"deep": [1, [2, [3]]]}]]]),
+        ] {
+            fragment_is_laid_out_as_its_value(&value);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_fragment_is_laid_out_as_its_value(
+            keys in proptest::collection::vec("[a-z\"\\\\{}\\[\\],: ]{0,6}", 0..4),
+            numbers in proptest::collection::vec(proptest::num::i64::ANY, 0..4),
+        ) {
+            let object: serde_json::Map<String, serde_json::Value> = keys
+                .iter()
+                .map(|k| (k.clone(), json!([k, numbers.clone(), {}])))
+                .collect();
+            fragment_is_laid_out_as_its_value(&json!([object, numbers]));
+        }
+    }
 }
 
 /// Shards read as a stream and merged.
