@@ -144,9 +144,9 @@ pub fn observe_run_marked(
                 unknown_tool_calls += 1;
             } else if dialect.is_planning_tool(name) {
                 todo_calls += 1;
-                let flagged = later.first().is_some_and(|e| {
-                    e.request.as_ref().is_some_and(|r| r.flags_error(id))
-                });
+                let flagged = later
+                    .first()
+                    .is_some_and(|e| e.request.as_ref().is_some_and(|r| r.flags_error(id)));
                 if flagged || result_for(later, id).is_some_and(|content| dialect.is_error(content))
                 {
                     rejected_todo_updates += 1;

@@ -271,7 +271,9 @@ impl Record {
         let (messages, unmatched_errors) = self
             .conversations
             .record(&request.messages, &request.error_results);
-        let system = self.systems.get(&request.system, fingerprint(&request.system));
+        let system = self
+            .systems
+            .get(&request.system, fingerprint(&request.system));
         let tools = self.tool_lists.get(
             &request.tools,
             fingerprint(
@@ -411,5 +413,188 @@ mod tests {
         let mut messages = vec![Message::blocks(Role::User, vec![ContentBlock::text("t")])];
         normalize_task_message(&mut messages);
         assert_eq!(messages[0], Message::user_text("t"));
+    }
+}
+
+#[cfg(test)]
+mod storage_tests {
+    //! The record's storage: linear in what the agent sent that was new.
+
+    use super::*;
+    use crate::wire::conversation::stored_messages;
+    use serde_json::json;
+
+    fn request(system: &str, tools: &[ToolSchema], messages: Vec<Message>) -> WireRequest {
+        WireRequest {
+            system: system.to_string(),
+            messages,
+            tools: tools.to_vec(),
+            stream: true,
+            stream_usage: false,
+            model: Some("m".into()),
+            error_results: Vec::new(),
+            late_system: Vec::new(),
+        }
+    }
+
+    fn call(turn: usize) -> Message {
+        Message::blocks(
+            Role::Assistant,
+            vec![ContentBlock::ToolUse {
+                id: format!("toolu_{turn}_1"),
+                name: "Bash".into(),
+                input: json!({"command": format!("echo {turn}")}).into(),
+            }],
+        )
+    }
+
+    fn result(turn: usize) -> Message {
+        Message::blocks(
+            Role::User,
+            vec![ContentBlock::ToolResult {
+                tool_use_id: format!("toolu_{turn}_1"),
+                content: format!("{turn}\n"),
+                is_error: false,
+            }],
+        )
+    }
+
+    fn served(turn: usize) -> Reply {
+        Reply::Response {
+            turn,
+            response: ModelResponse::from_blocks(vec![ContentBlock::text("ok")]),
+        }
+    }
+
+    /// Distinct messages, system prompts and tool lists the record holds.
+    fn stored(record: &Record) -> (usize, usize, usize) {
+        let requests: Vec<&RecordedRequest> = record
+            .exchanges()
+            .iter()
+            .filter_map(|e| e.request.as_ref())
+            .collect();
+        let systems: BTreeSet<*const u8> = requests
+            .iter()
+            .map(|r| Arc::as_ptr(&r.system).cast::<u8>())
+            .collect();
+        let tool_lists: BTreeSet<*const ToolSchema> = requests
+            .iter()
+            .map(|r| Arc::as_ptr(&r.tools).cast::<ToolSchema>())
+            .collect();
+        (
+            stored_messages(requests.iter().map(|r| &r.messages)),
+            systems.len(),
+            tool_lists.len(),
+        )
+    }
+
+    #[test]
+    fn a_long_session_keeps_each_message_system_prompt_and_tool_list_once() {
+        let system = "You are an agent. ".repeat(2_000);
+        let tools: Vec<ToolSchema> = (0..20)
+            .map(|k| ToolSchema {
+                name: format!("Tool{k}").into(),
+                description: "Does one thing well. ".repeat(100).into(),
+                input_schema: json!({"type": "object", "properties": {"k": {"type": "string"}}}),
+            })
+            .collect();
+        let title = request("Write a title.", &[], vec![Message::user_text("task")]);
+        let mut live = request(&system, &tools, vec![Message::user_text("task")]);
+        let mut record = Record::default();
+        let mut sent = 0;
+        for turn in 1..=2_000 {
+            record.push(Api::Anthropic, Some(&live), served(turn), Vec::new());
+            sent += live.messages.len();
+            if turn % 100 == 0 {
+                // A side request, as Claude Code sends one now and then.
+                record.push(Api::Anthropic, Some(&title), Reply::Side, Vec::new());
+            }
+            live.messages.push(call(turn));
+            live.messages.push(result(turn));
+        }
+        // 2,000 requests sent 4,000,000 messages, 2,000 copies of a 36 KB
+        // system prompt and of 20 tools; the record holds the conversation
+        // (3,999 messages: the title request's one message is its first),
+        // and one system prompt and one tool list for each kind of request.
+        assert_eq!(sent, 4_000_000);
+        assert_eq!(stored(&record), (3_999, 2, 2));
+        let exchanges = record.exchanges();
+        assert_eq!(exchanges.len(), 2_020);
+        let at = |turn: usize| exchanges[turn - 1 + (turn - 1) / 100].request.as_ref();
+        let mut expected = request(&system, &tools, live.messages[..2 * 1_234 - 1].to_vec());
+        assert_eq!(
+            at(1_234).map(RecordedRequest::to_wire),
+            Some(expected.clone())
+        );
+        expected.messages = live.messages[..3_999].to_vec();
+        assert_eq!(at(2_000).map(RecordedRequest::to_wire), Some(expected));
+        assert_eq!(
+            exchanges[100]
+                .request
+                .as_ref()
+                .map(RecordedRequest::to_wire),
+            Some(title)
+        );
+    }
+
+    #[test]
+    fn a_client_that_rewrites_its_history_gets_its_exact_requests_back() {
+        let task = Message::user_text("task");
+        let first: Vec<Message> = vec![task.clone(), call(1), result(1), call(2), result(2)];
+        let mut grown = first.clone();
+        grown.extend([call(3), result(3)]);
+        // Compaction: the history rewritten as a summary, then new turns.
+        let summary = Message::user_text("Summary: two commands ran.");
+        let compacted = vec![task.clone(), summary, call(4), result(4)];
+        let mut compacted_grown = compacted.clone();
+        compacted_grown.extend([call(5), result(5)]);
+        // An earlier message edited in place (a client trimming a result).
+        let mut edited = grown.clone();
+        edited[2] = Message::user_text("(output trimmed)");
+        let mut requests: Vec<WireRequest> = [first, grown.clone(), compacted, compacted_grown]
+            .into_iter()
+            .map(|messages| request("s", &[], messages))
+            .collect();
+        requests.push(request("s2", &[], edited));
+        let mut flagged = request("s", &[], grown);
+        flagged.error_results = vec!["toolu_2_1".into(), "toolu_9_9".into()];
+        requests.push(flagged);
+        let mut record = Record::default();
+        for (turn, request) in requests.iter().enumerate() {
+            record.push(Api::Anthropic, Some(request), served(turn + 1), Vec::new());
+        }
+        let back: Vec<WireRequest> = record
+            .exchanges()
+            .iter()
+            .filter_map(|e| e.request.as_ref().map(RecordedRequest::to_wire))
+            .collect();
+        assert_eq!(back, requests);
+        let last = record.exchanges()[5].request.as_ref();
+        assert!(last.is_some_and(|r| r.flags_error("toolu_2_1") && r.flags_error("toolu_9_9")));
+        assert!(last.is_some_and(|r| !r.flags_error("toolu_1_1")));
+        // first 5 + 2 grown + 3 compacted + 2 compacted_grown + 5 edited
+        // (from its second message on) + 3 flagged (from toolu_2_1's result).
+        assert_eq!(stored(&record).0, 20);
+    }
+
+    #[test]
+    fn a_violation_repeated_by_every_later_request_is_kept_once() {
+        let mut record = Record::default();
+        let mut seen = Vec::new();
+        for turn in 1..=100 {
+            // Each request's check shows every earlier turn's violation.
+            seen.push(Violation {
+                turn,
+                rule: "a tool_use without its tool_result".into(),
+            });
+            record.push(Api::Anthropic, None, served(turn), seen.clone());
+        }
+        let kept: Vec<&Violation> = record
+            .exchanges()
+            .iter()
+            .flat_map(|e| &e.violations)
+            .collect();
+        assert_eq!(kept.len(), 100);
+        assert!(kept.iter().zip(&seen).all(|(k, s)| *k == s));
     }
 }

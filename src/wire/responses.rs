@@ -24,9 +24,7 @@ use serde_json::{Value, json};
 
 use super::anthropic::Usage;
 use super::fields::{self, join};
-use super::record::{
-    WireRequest, merge_same_role, normalize_task_message,
-};
+use super::record::{WireRequest, merge_same_role, normalize_task_message};
 use super::sse::{SseEvent, chunks};
 use super::{BadRequest, model_call_id, openai_call_id};
 use crate::llm::{ContentBlock, Message, ModelResponse, Role, ToolSchema};
