@@ -80,12 +80,8 @@ impl Conversation {
     }
 
     /// The messages in order.
-    pub fn iter(&self) -> std::vec::IntoIter<&Message> {
-        self.nodes()
-            .into_iter()
-            .map(|node| &node.message)
-            .collect::<Vec<_>>()
-            .into_iter()
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Message> + ExactSizeIterator {
+        self.nodes().into_iter().map(|node| &node.message)
     }
 
     /// The messages from the last to the first, without allocating.
