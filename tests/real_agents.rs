@@ -529,7 +529,7 @@ fn assert_replayed(name: &str, turn: usize, tools: &[&str]) -> agent_eval::wire:
         "{name}: a real client's request broke no rule: {:?}",
         exchange.violations
     );
-    let request = exchange.request.expect("the request was read");
+    let request = exchange.request.expect("the request was read").to_wire();
     assert!(request.stream, "{name}: stream: true");
     for tool in tools {
         assert!(request.offers(tool), "{name}: offers {tool}");
@@ -547,7 +547,7 @@ fn claude_code_capture_is_served() {
     // The task message, then six assistant/user rounds (the system messages are not
     // part of the alternating conversation).
     assert_eq!(request.messages.len(), 13, "{:?}", request.messages);
-    let added = request.added_texts.join("\n");
+    let added = request.added_texts().join("\n");
     assert!(
         added.starts_with("<tool_use_error>InputValidationError: TodoWrite failed"),
         "the last tool result (Claude Code rejecting a TodoWrite) is new content: {added}"
@@ -565,7 +565,7 @@ fn claude_code_capture_is_served() {
 #[test]
 fn claude_code_reminder_capture_shows_the_reminder_as_new_content() {
     let request = assert_replayed("claude_code_reminder_request.json", 12, &["TodoWrite"]);
-    let added = request.added_texts.join("\n");
+    let added = request.added_texts().join("\n");
     assert!(
         added.contains("The TodoWrite tool hasn't been used recently"),
         "Claude Code's reminder (a `system` message after the tool results) is new: {added}"

@@ -181,6 +181,18 @@ fn anthropic_json_and_stream() {
     let exchanges = server.stop();
     assert_eq!(exchanges.len(), 2);
     assert!(exchanges.iter().all(|e| e.violations.is_empty()));
+    // The record holds the system prompt and the tool list once for both
+    // requests (one sent the prompt as blocks, the other as a string), and
+    // the second request's messages as it sent them.
+    let (first, second) = (
+        exchanges[0].request.as_ref().unwrap(),
+        exchanges[1].request.as_ref().unwrap(),
+    );
+    assert!(Arc::ptr_eq(&first.system, &second.system));
+    assert!(Arc::ptr_eq(&first.tools, &second.tools));
+    assert_eq!(second.messages.len(), 3);
+    assert_eq!(second.messages.to_vec()[0], Message::user_text("the task"));
+    assert_eq!(first.messages.to_vec(), [Message::user_text("the task")]);
 }
 
 #[test]

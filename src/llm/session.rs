@@ -74,16 +74,17 @@ pub struct SessionMap {
 
 impl SessionMap {
     /// Reads `messages` against the session's `tasks` (in order).
-    pub fn read(messages: &[Message], tasks: &[String]) -> Self {
+    pub fn read<'a>(messages: impl IntoIterator<Item = &'a Message>, tasks: &[String]) -> Self {
+        let messages = messages.into_iter();
         let wanted: Vec<String> = tasks.iter().map(|t| one_line(t)).collect();
         let mut map = SessionMap {
-            part_of: Vec::with_capacity(messages.len()),
+            part_of: Vec::with_capacity(messages.size_hint().0),
             starts: vec![None; tasks.len()],
             unexpected: Vec::new(),
         };
         let mut current = 0;
         let mut next = 0;
-        for (index, message) in messages.iter().enumerate() {
+        for (index, message) in messages.enumerate() {
             if let Some(texts) = user_typed(message) {
                 if wanted.get(next).is_some_and(|w| says(&texts, w)) {
                     current = next;

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use super::BadRequest;
 use super::fields::{self, Object, join};
-use super::record::{WireRequest, normalize_task_message, texts_after_last_assistant};
+use super::record::{WireRequest, normalize_task_message};
 use super::sse::{SseEvent, chunks};
 use crate::llm::{Content, ContentBlock, Message, ModelResponse, Role, StopReason, ToolSchema};
 
@@ -106,7 +106,6 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
     }
     error_results.sort();
     error_results.dedup();
-    let added_texts = texts_after_last_assistant(&messages);
     Ok(WireRequest {
         system,
         messages,
@@ -114,7 +113,6 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
         stream,
         stream_usage: false,
         model,
-        added_texts,
         error_results,
         late_system: Vec::new(),
     })
@@ -408,7 +406,7 @@ mod tests {
         assert_eq!(request.tools.len(), 2);
         assert_eq!(request.error_results, ["toolu_1_2"]);
         assert_eq!(
-            request.added_texts,
+            request.added_texts(),
             ["a", "b", "<system-reminder>late</system-reminder>"]
         );
     }
@@ -439,7 +437,7 @@ mod tests {
                 vec!["last"]
             ]
         );
-        assert_eq!(request.added_texts, ["last"]);
+        assert_eq!(request.added_texts(), ["last"]);
         assert!(crate::llm::protocol::check(&request.messages).is_empty());
     }
 

@@ -14,9 +14,7 @@ use serde_json::{Value, json};
 
 use super::anthropic::Usage;
 use super::fields::{self, join};
-use super::record::{
-    WireRequest, merge_same_role, normalize_task_message, texts_after_last_assistant,
-};
+use super::record::{WireRequest, merge_same_role, normalize_task_message};
 use super::sse::{SseEvent, chunks};
 use super::{BadRequest, model_call_id, openai_call_id};
 use crate::llm::{ContentBlock, Message, ModelResponse, Role, StopReason, ToolSchema};
@@ -96,9 +94,7 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
     }
     let mut messages = merge_same_role(messages);
     normalize_task_message(&mut messages);
-    let mut added_texts = texts_after_last_assistant(&messages);
     let late_system = system_texts_after_last_assistant(raw, late_system);
-    added_texts.extend(late_system.iter().cloned());
     Ok(WireRequest {
         system: system.join("\n\n"),
         messages,
@@ -106,7 +102,6 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
         stream,
         stream_usage,
         model,
-        added_texts,
         error_results: Vec::new(),
         late_system,
     })
@@ -388,7 +383,7 @@ mod tests {
                 ContentBlock::text("<reminder>Update your todos.</reminder>")
             ]
         );
-        assert_eq!(request.added_texts.len(), 2);
+        assert_eq!(request.added_texts().len(), 2);
     }
 
     #[test]

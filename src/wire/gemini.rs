@@ -29,9 +29,7 @@ use serde_json::{Map, Value, json};
 
 use super::anthropic::Usage;
 use super::fields::{self, join};
-use super::record::{
-    WireRequest, merge_same_role, normalize_task_message, texts_after_last_assistant,
-};
+use super::record::{WireRequest, merge_same_role, normalize_task_message};
 use super::sse::{SseEvent, chunks};
 use super::{BadRequest, model_call_id, openai_call_id};
 use crate::llm::{ContentBlock, Message, ModelResponse, Role, ToolSchema};
@@ -96,7 +94,6 @@ pub fn parse_request(body: &[u8], model: &str, stream: bool) -> Result<WireReque
     }
     let mut messages = merge_same_role(messages);
     normalize_task_message(&mut messages);
-    let added_texts = texts_after_last_assistant(&messages);
     let mut error_results = reader.errors;
     error_results.sort();
     error_results.dedup();
@@ -107,7 +104,6 @@ pub fn parse_request(body: &[u8], model: &str, stream: bool) -> Result<WireReque
         stream,
         stream_usage: stream,
         model: Some(model.to_string()),
-        added_texts,
         error_results,
         // The Gemini API has one `systemInstruction`, never a system
         // message in the conversation.
@@ -451,7 +447,7 @@ mod tests {
             ]
         );
         assert_eq!(request.error_results, ["toolu_1_1"]);
-        assert_eq!(request.added_texts.len(), 2);
+        assert_eq!(request.added_texts().len(), 2);
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! API, the OpenAI Chat Completions API, the OpenAI Responses API and the
 //! Gemini API ([`gemini`]; JSON and streaming), converting every request into the same
 //! [`crate::llm::ModelRequest`] the built-in loop would build, and keeping a
-//! record of every exchange. [`observed`] reads what a run did off that
+//! record of every exchange ([`record`]; each message of it stored once,
+//! [`conversation`]). [`observed`] reads what a run did off that
 //! record (its counts and the reconstructed transcript). [`translate`] sends a model's calls of the built-in tools
 //! in the tools an outside agent offers (Claude Code, Codex).
 //!
@@ -13,6 +14,7 @@
 
 pub mod anthropic;
 pub mod chat;
+pub mod conversation;
 mod fields;
 pub mod gemini;
 pub mod observed;
@@ -23,7 +25,7 @@ mod sse;
 pub mod translate;
 
 pub use observed::{ObservedRun, observe_run, transcript};
-pub use record::{Api, Exchange, Reply, WireRequest};
+pub use record::{Api, Exchange, RecordedRequest, Reply, WireRequest};
 pub use server::{MockServer, RunningServer, ServerOptions};
 
 /// Why the wire could not do what it was asked.

@@ -132,7 +132,7 @@ pub fn observe_run_marked(
         let planning_before = todo_calls;
         let later = &answered[index + 1..];
         if let Some(next) = later.first().and_then(|e| e.request.as_ref())
-            && next.added_texts.iter().any(|text| marks.found_in(text))
+            && next.added_texts().iter().any(|text| marks.found_in(text))
         {
             reminders_at.push(turns);
         }
@@ -144,11 +144,9 @@ pub fn observe_run_marked(
                 unknown_tool_calls += 1;
             } else if dialect.is_planning_tool(name) {
                 todo_calls += 1;
-                let flagged = later.first().is_some_and(|e| {
-                    e.request
-                        .as_ref()
-                        .is_some_and(|r| r.error_results.binary_search(id).is_ok())
-                });
+                let flagged = later
+                    .first()
+                    .is_some_and(|e| e.request.as_ref().is_some_and(|r| r.flags_error(id)));
                 if flagged || result_for(later, id).is_some_and(|content| dialect.is_error(content))
                 {
                     rejected_todo_updates += 1;
@@ -204,7 +202,7 @@ fn wire_price(
             pattern_only,
         };
         let mut conversation = ConversationChars::default();
-        for message in &request.messages {
+        for message in request.messages.iter() {
             conversation.add(message, &rules);
         }
         price.add_request(workdir.chars(&request.system) as u64, &conversation);
@@ -257,7 +255,7 @@ pub fn transcript(exchanges: &[Exchange]) -> Vec<Message> {
     let mut messages = last
         .request
         .as_ref()
-        .map(|r| r.messages.clone())
+        .map(|r| r.messages.to_vec())
         .unwrap_or_default();
     if let Reply::Response { response, .. } = &last.reply {
         messages.push(Message::blocks(Role::Assistant, response.content.clone()));
@@ -271,7 +269,7 @@ mod tests {
     use crate::llm::protocol;
     use crate::llm::{ModelResponse, ToolSchema, tool_use_id};
     use crate::plan::dialect::Dialect;
-    use crate::wire::record::{Api, WireRequest};
+    use crate::wire::record::{Api, Record, WireRequest};
     use serde_json::json;
 
     fn call(turn: usize, k: usize, name: &str) -> ContentBlock {
@@ -293,6 +291,16 @@ mod tests {
     /// A record as a faithful s03 client produces it from `turns` (each the
     /// response blocks, then the user blocks that answer them).
     fn record(turns: &[(Vec<ContentBlock>, Vec<ContentBlock>)], tools: &[&str]) -> Vec<Exchange> {
+        record_flagged(turns, tools, &[])
+    }
+
+    /// [`record`], the requests after the first flagging the tool results
+    /// of `flagged` as errors.
+    fn record_flagged(
+        turns: &[(Vec<ContentBlock>, Vec<ContentBlock>)],
+        tools: &[&str],
+        flagged: &[String],
+    ) -> Vec<Exchange> {
         let tools: Vec<ToolSchema> = tools
             .iter()
             .map(|n| ToolSchema {
@@ -302,7 +310,7 @@ mod tests {
             })
             .collect();
         let mut messages = vec![Message::user_text("task")];
-        let mut exchanges = Vec::new();
+        let mut record = Record::default();
         for (t, (response, answer)) in turns.iter().enumerate() {
             let request = WireRequest {
                 system: String::new(),
@@ -311,25 +319,24 @@ mod tests {
                 stream: false,
                 stream_usage: false,
                 model: None,
-                added_texts: crate::wire::record::texts_after_last_assistant(&messages),
                 late_system: Vec::new(),
-                error_results: Vec::new(),
+                error_results: if t > 0 { flagged.to_vec() } else { Vec::new() },
             };
-            exchanges.push(Exchange {
-                api: Api::Anthropic,
-                violations: protocol::check(&messages),
-                request: Some(request),
-                reply: Reply::Response {
+            record.push(
+                Api::Anthropic,
+                Some(&request),
+                Reply::Response {
                     turn: t + 1,
                     response: ModelResponse::from_blocks(response.clone()),
                 },
-            });
+                protocol::check(&messages),
+            );
             messages.push(Message::blocks(Role::Assistant, response.clone()));
             if !answer.is_empty() {
                 messages.push(Message::blocks(Role::User, answer.clone()));
             }
         }
-        exchanges
+        record.exchanges().to_vec()
     }
 
     #[test]
@@ -421,21 +428,17 @@ mod tests {
 
     #[test]
     fn a_planning_result_flagged_as_an_error_is_a_rejection() {
-        let mut exchanges = record(
-            &[
-                (
-                    vec![call(1, 1, "todo")],
-                    vec![result(1, 1, "<tool_use_error>bad</tool_use_error>")],
-                ),
-                (vec![ContentBlock::text("done")], vec![]),
-            ],
-            &["todo"],
-        );
+        let turns = [
+            (
+                vec![call(1, 1, "todo")],
+                vec![result(1, 1, "<tool_use_error>bad</tool_use_error>")],
+            ),
+            (vec![ContentBlock::text("done")], vec![]),
+        ];
+        let exchanges = record(&turns, &["todo"]);
         let metrics = observe_run(&exchanges, Dialect::S03.get(), None, None, false);
         assert_eq!((metrics.todo_calls, metrics.rejected_todo_updates), (1, 0));
-        if let Some(request) = exchanges[1].request.as_mut() {
-            request.error_results = vec![tool_use_id(1, 1)];
-        }
+        let exchanges = record_flagged(&turns, &["todo"], &[tool_use_id(1, 1)]);
         let metrics = observe_run(&exchanges, Dialect::S03.get(), None, None, false);
         assert_eq!(metrics.rejected_todo_updates, 1);
     }

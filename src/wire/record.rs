@@ -1,6 +1,20 @@
 //! What the server saw and said: one [`Exchange`] per request, in arrival
-//! order. Metrics and transcripts are read off this record.
+//! order, kept in a [`Record`]. Metrics and transcripts are read off it.
+//!
+//! A request is parsed into a [`WireRequest`] (what the model is asked
+//! with, for that request only) and kept as a [`RecordedRequest`], which
+//! holds the same content without repeating what earlier requests of the
+//! run already hold: its messages share their prefix with a conversation
+//! recorded before ([`super::conversation`]), and its system prompt and
+//! tool list are the run's single copy of that value. A run's record then
+//! grows with what the agent sent that was new, not with its requests
+//! times their length.
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
+
+use super::conversation::{Conversation, Conversations};
 use crate::llm::protocol::Violation;
 use crate::llm::{Content, ContentBlock, Message, ModelRequest, ModelResponse, Role, ToolSchema};
 
@@ -41,10 +55,6 @@ pub struct WireRequest {
     pub stream_usage: bool,
     /// The `model` field, echoed back in the response.
     pub model: Option<String>,
-    /// Every text the request adds after the last assistant message (its
-    /// new user content, tool results, and `system`/`developer` messages
-    /// placed there): where reminders are looked for.
-    pub added_texts: Vec<String>,
     /// The ids of tool results the client flagged as errors (Anthropic
     /// `is_error: true`), sorted.
     pub error_results: Vec<String>,
@@ -59,6 +69,13 @@ pub struct WireRequest {
 }
 
 impl WireRequest {
+    /// Every text the request adds after the last assistant message (its
+    /// new user content, tool results, and `system`/`developer` messages
+    /// placed there): where reminders are looked for.
+    pub fn added_texts(&self) -> Vec<String> {
+        added_texts(self.messages.iter().rev(), &self.late_system)
+    }
+
     /// The messages as the model is shown them: as sent, with the
     /// [`late_system`](Self::late_system) texts appended as text blocks to
     /// the last user message (a user message of their own after an
@@ -139,14 +156,68 @@ pub const SIDE_TEXT: &str = "OK";
 pub const FINISHED_TEXT: &str =
     "(agent-eval: the mock model has no more responses; the run is over)";
 
+/// A request as the record keeps it: a [`WireRequest`]'s content, shared
+/// with the rest of the record (see the module's documentation).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedRequest {
+    pub system: Arc<str>,
+    pub messages: Conversation,
+    pub tools: Arc<[ToolSchema]>,
+    pub stream: bool,
+    pub stream_usage: bool,
+    pub model: Option<String>,
+    pub late_system: Vec<String>,
+    /// Ids flagged as errors that no tool result of the messages answers
+    /// (the others are kept with their messages).
+    unmatched_errors: Vec<String>,
+}
+
+impl RecordedRequest {
+    /// See [`WireRequest::added_texts`].
+    pub fn added_texts(&self) -> Vec<String> {
+        added_texts(self.messages.iter_backward(), &self.late_system)
+    }
+
+    /// Whether a tool of this name was offered.
+    pub fn offers(&self, tool: &str) -> bool {
+        self.tools.iter().any(|t| t.name == tool)
+    }
+
+    /// Whether the client flagged the tool result answering `id` as an
+    /// error.
+    pub fn flags_error(&self, id: &str) -> bool {
+        self.messages.flags_error(id) || self.unmatched_errors.iter().any(|u| u == id)
+    }
+
+    /// The request as it was parsed.
+    pub fn to_wire(&self) -> WireRequest {
+        let mut error_results = self.messages.flagged();
+        error_results.extend(self.unmatched_errors.iter().cloned());
+        error_results.sort();
+        error_results.dedup();
+        WireRequest {
+            system: self.system.to_string(),
+            messages: self.messages.to_vec(),
+            tools: self.tools.to_vec(),
+            stream: self.stream,
+            stream_usage: self.stream_usage,
+            model: self.model.clone(),
+            error_results,
+            late_system: self.late_system.clone(),
+        }
+    }
+}
+
 /// One request and its answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Exchange {
     pub api: Api,
     /// `None` when the request could not be read.
-    pub request: Option<WireRequest>,
+    pub request: Option<RecordedRequest>,
     pub reply: Reply,
-    /// The protocol check of this request's messages.
+    /// The protocol violations of this request's messages that no earlier
+    /// exchange of the record showed (a conversation's check repeats those
+    /// of its earlier turns: each is kept once).
     pub violations: Vec<Violation>,
 }
 
@@ -156,6 +227,127 @@ impl Exchange {
     pub fn is_loop(&self) -> bool {
         self.request.is_some() && !matches!(self.reply, Reply::Side)
     }
+}
+
+/// A run's exchanges, in the order the model answered them, with what
+/// lets each request share the content earlier ones already hold.
+#[derive(Debug, Default)]
+pub struct Record {
+    exchanges: Vec<Exchange>,
+    conversations: Conversations,
+    systems: Interned<str>,
+    tool_lists: Interned<[ToolSchema]>,
+    /// Every violation recorded so far (turn and rule).
+    violations_seen: BTreeSet<(usize, String)>,
+}
+
+impl Record {
+    pub fn exchanges(&self) -> &[Exchange] {
+        &self.exchanges
+    }
+
+    /// Records one exchange (`request`: `None` when it could not be read;
+    /// `violations`: the protocol check of its messages) and returns its
+    /// 1-based number.
+    pub fn push(
+        &mut self,
+        api: Api,
+        request: Option<&WireRequest>,
+        reply: Reply,
+        mut violations: Vec<Violation>,
+    ) -> usize {
+        let request = request.map(|request| self.recorded(request));
+        violations.retain(|v| self.violations_seen.insert((v.turn, v.rule.clone())));
+        self.exchanges.push(Exchange {
+            api,
+            request,
+            reply,
+            violations,
+        });
+        self.exchanges.len()
+    }
+
+    fn recorded(&mut self, request: &WireRequest) -> RecordedRequest {
+        let (messages, unmatched_errors) = self
+            .conversations
+            .record(&request.messages, &request.error_results);
+        let system = self
+            .systems
+            .get(&request.system, fingerprint(&request.system));
+        let tools = self.tool_lists.get(
+            &request.tools,
+            fingerprint(
+                &request
+                    .tools
+                    .iter()
+                    .map(|t| (&t.name, &t.description, &t.input_schema))
+                    .collect::<Vec<_>>(),
+            ),
+        );
+        RecordedRequest {
+            system,
+            messages,
+            tools,
+            stream: request.stream,
+            stream_usage: request.stream_usage,
+            model: request.model.clone(),
+            late_system: request.late_system.clone(),
+            unmatched_errors,
+        }
+    }
+}
+
+/// Values kept once each, looked up by a fingerprint of their content.
+#[derive(Debug)]
+struct Interned<T: ?Sized> {
+    by_fingerprint: BTreeMap<u64, Vec<Arc<T>>>,
+}
+
+impl<T: ?Sized> Default for Interned<T> {
+    fn default() -> Self {
+        Self {
+            by_fingerprint: BTreeMap::new(),
+        }
+    }
+}
+
+impl<T: ?Sized + PartialEq> Interned<T>
+where
+    for<'a> Arc<T>: From<&'a T>,
+{
+    /// The run's copy of `value`, made on its first use.
+    fn get(&mut self, value: &T, fingerprint: u64) -> Arc<T> {
+        let same = self.by_fingerprint.entry(fingerprint).or_default();
+        if let Some(kept) = same.iter().find(|kept| ***kept == *value) {
+            return Arc::clone(kept);
+        }
+        let kept: Arc<T> = value.into();
+        same.push(Arc::clone(&kept));
+        kept
+    }
+}
+
+fn fingerprint(value: &impl Hash) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    value.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The texts of `newest_first`'s messages after the last assistant one,
+/// in order, then `late_system`.
+fn added_texts<'a>(
+    newest_first: impl Iterator<Item = &'a Message>,
+    late_system: &[String],
+) -> Vec<String> {
+    let mut added: Vec<&Message> = newest_first
+        .take_while(|m| m.role != Role::Assistant)
+        .collect();
+    added.reverse();
+    added
+        .iter()
+        .flat_map(|m| m.texts().map(str::to_string))
+        .chain(late_system.iter().cloned())
+        .collect()
 }
 
 /// Merges adjacent messages of the same role into one (the OpenAI APIs
@@ -198,18 +390,6 @@ pub fn normalize_task_message(messages: &mut [Message]) {
     }
 }
 
-/// The texts after the last assistant message.
-pub fn texts_after_last_assistant(messages: &[Message]) -> Vec<String> {
-    let start = messages
-        .iter()
-        .rposition(|m| m.role == Role::Assistant)
-        .map_or(0, |i| i + 1);
-    messages[start..]
-        .iter()
-        .flat_map(|m| m.texts().map(str::to_string))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,5 +413,188 @@ mod tests {
         let mut messages = vec![Message::blocks(Role::User, vec![ContentBlock::text("t")])];
         normalize_task_message(&mut messages);
         assert_eq!(messages[0], Message::user_text("t"));
+    }
+}
+
+#[cfg(test)]
+mod storage_tests {
+    //! The record's storage: linear in what the agent sent that was new.
+
+    use super::*;
+    use crate::wire::conversation::stored_messages;
+    use serde_json::json;
+
+    fn request(system: &str, tools: &[ToolSchema], messages: Vec<Message>) -> WireRequest {
+        WireRequest {
+            system: system.to_string(),
+            messages,
+            tools: tools.to_vec(),
+            stream: true,
+            stream_usage: false,
+            model: Some("m".into()),
+            error_results: Vec::new(),
+            late_system: Vec::new(),
+        }
+    }
+
+    fn call(turn: usize) -> Message {
+        Message::blocks(
+            Role::Assistant,
+            vec![ContentBlock::ToolUse {
+                id: format!("toolu_{turn}_1"),
+                name: "Bash".into(),
+                input: json!({"command": format!("echo {turn}")}).into(),
+            }],
+        )
+    }
+
+    fn result(turn: usize) -> Message {
+        Message::blocks(
+            Role::User,
+            vec![ContentBlock::ToolResult {
+                tool_use_id: format!("toolu_{turn}_1"),
+                content: format!("{turn}\n"),
+                is_error: false,
+            }],
+        )
+    }
+
+    fn served(turn: usize) -> Reply {
+        Reply::Response {
+            turn,
+            response: ModelResponse::from_blocks(vec![ContentBlock::text("ok")]),
+        }
+    }
+
+    /// Distinct messages, system prompts and tool lists the record holds.
+    fn stored(record: &Record) -> (usize, usize, usize) {
+        let requests: Vec<&RecordedRequest> = record
+            .exchanges()
+            .iter()
+            .filter_map(|e| e.request.as_ref())
+            .collect();
+        let systems: BTreeSet<*const u8> = requests
+            .iter()
+            .map(|r| Arc::as_ptr(&r.system).cast::<u8>())
+            .collect();
+        let tool_lists: BTreeSet<*const ToolSchema> = requests
+            .iter()
+            .map(|r| Arc::as_ptr(&r.tools).cast::<ToolSchema>())
+            .collect();
+        (
+            stored_messages(requests.iter().map(|r| &r.messages)),
+            systems.len(),
+            tool_lists.len(),
+        )
+    }
+
+    #[test]
+    fn a_long_session_keeps_each_message_system_prompt_and_tool_list_once() {
+        let system = "You are an agent. ".repeat(2_000);
+        let tools: Vec<ToolSchema> = (0..20)
+            .map(|k| ToolSchema {
+                name: format!("Tool{k}").into(),
+                description: "Does one thing well. ".repeat(100).into(),
+                input_schema: json!({"type": "object", "properties": {"k": {"type": "string"}}}),
+            })
+            .collect();
+        let title = request("Write a title.", &[], vec![Message::user_text("task")]);
+        let mut live = request(&system, &tools, vec![Message::user_text("task")]);
+        let mut record = Record::default();
+        let mut sent = 0;
+        for turn in 1..=2_000 {
+            record.push(Api::Anthropic, Some(&live), served(turn), Vec::new());
+            sent += live.messages.len();
+            if turn % 100 == 0 {
+                // A side request, as Claude Code sends one now and then.
+                record.push(Api::Anthropic, Some(&title), Reply::Side, Vec::new());
+            }
+            live.messages.push(call(turn));
+            live.messages.push(result(turn));
+        }
+        // 2,000 requests sent 4,000,000 messages, 2,000 copies of a 36 KB
+        // system prompt and of 20 tools; the record holds the conversation
+        // (3,999 messages: the title request's one message is its first),
+        // and one system prompt and one tool list for each kind of request.
+        assert_eq!(sent, 4_000_000);
+        assert_eq!(stored(&record), (3_999, 2, 2));
+        let exchanges = record.exchanges();
+        assert_eq!(exchanges.len(), 2_020);
+        let at = |turn: usize| exchanges[turn - 1 + (turn - 1) / 100].request.as_ref();
+        let mut expected = request(&system, &tools, live.messages[..2 * 1_234 - 1].to_vec());
+        assert_eq!(
+            at(1_234).map(RecordedRequest::to_wire),
+            Some(expected.clone())
+        );
+        expected.messages = live.messages[..3_999].to_vec();
+        assert_eq!(at(2_000).map(RecordedRequest::to_wire), Some(expected));
+        assert_eq!(
+            exchanges[100]
+                .request
+                .as_ref()
+                .map(RecordedRequest::to_wire),
+            Some(title)
+        );
+    }
+
+    #[test]
+    fn a_client_that_rewrites_its_history_gets_its_exact_requests_back() {
+        let task = Message::user_text("task");
+        let first: Vec<Message> = vec![task.clone(), call(1), result(1), call(2), result(2)];
+        let mut grown = first.clone();
+        grown.extend([call(3), result(3)]);
+        // Compaction: the history rewritten as a summary, then new turns.
+        let summary = Message::user_text("Summary: two commands ran.");
+        let compacted = vec![task.clone(), summary, call(4), result(4)];
+        let mut compacted_grown = compacted.clone();
+        compacted_grown.extend([call(5), result(5)]);
+        // An earlier message edited in place (a client trimming a result).
+        let mut edited = grown.clone();
+        edited[2] = Message::user_text("(output trimmed)");
+        let mut requests: Vec<WireRequest> = [first, grown.clone(), compacted, compacted_grown]
+            .into_iter()
+            .map(|messages| request("s", &[], messages))
+            .collect();
+        requests.push(request("s2", &[], edited));
+        let mut flagged = request("s", &[], grown);
+        flagged.error_results = vec!["toolu_2_1".into(), "toolu_9_9".into()];
+        requests.push(flagged);
+        let mut record = Record::default();
+        for (turn, request) in requests.iter().enumerate() {
+            record.push(Api::Anthropic, Some(request), served(turn + 1), Vec::new());
+        }
+        let back: Vec<WireRequest> = record
+            .exchanges()
+            .iter()
+            .filter_map(|e| e.request.as_ref().map(RecordedRequest::to_wire))
+            .collect();
+        assert_eq!(back, requests);
+        let last = record.exchanges()[5].request.as_ref();
+        assert!(last.is_some_and(|r| r.flags_error("toolu_2_1") && r.flags_error("toolu_9_9")));
+        assert!(last.is_some_and(|r| !r.flags_error("toolu_1_1")));
+        // first 5 + 2 grown + 3 compacted + 2 compacted_grown + 5 edited
+        // (from its second message on) + 3 flagged (from toolu_2_1's result).
+        assert_eq!(stored(&record).0, 20);
+    }
+
+    #[test]
+    fn a_violation_repeated_by_every_later_request_is_kept_once() {
+        let mut record = Record::default();
+        let mut seen = Vec::new();
+        for turn in 1..=100 {
+            // Each request's check shows every earlier turn's violation.
+            seen.push(Violation {
+                turn,
+                rule: "a tool_use without its tool_result".into(),
+            });
+            record.push(Api::Anthropic, None, served(turn), seen.clone());
+        }
+        let kept: Vec<&Violation> = record
+            .exchanges()
+            .iter()
+            .flat_map(|e| &e.violations)
+            .collect();
+        assert_eq!(kept.len(), 100);
+        assert!(kept.iter().zip(&seen).all(|(k, s)| *k == s));
     }
 }

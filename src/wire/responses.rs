@@ -24,9 +24,7 @@ use serde_json::{Value, json};
 
 use super::anthropic::Usage;
 use super::fields::{self, join};
-use super::record::{
-    WireRequest, merge_same_role, normalize_task_message, texts_after_last_assistant,
-};
+use super::record::{WireRequest, merge_same_role, normalize_task_message};
 use super::sse::{SseEvent, chunks};
 use super::{BadRequest, model_call_id, openai_call_id};
 use crate::llm::{ContentBlock, Message, ModelResponse, Role, ToolSchema};
@@ -89,9 +87,7 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
     }
     let mut messages = merge_same_role(read.messages);
     normalize_task_message(&mut messages);
-    let mut added_texts = texts_after_last_assistant(&messages);
     let late_system = system_texts_after_last_assistant(input, read.late_system);
-    added_texts.extend(late_system.iter().cloned());
     Ok(WireRequest {
         system: read.system.join("\n\n"),
         messages,
@@ -99,7 +95,6 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
         stream,
         stream_usage: false,
         model,
-        added_texts,
         error_results: Vec::new(),
         late_system,
     })
@@ -550,7 +545,7 @@ mod tests {
             }
         );
         assert_eq!(request.messages[2].content_blocks().len(), 3);
-        assert_eq!(request.added_texts, ["a", "ok", "<reminder>x</reminder>"]);
+        assert_eq!(request.added_texts(), ["a", "ok", "<reminder>x</reminder>"]);
         assert_eq!(request.tools[1].name, "apply_patch");
     }
 

@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::anthropic::{self, Usage};
-use super::record::{Api, Exchange, FINISHED_TEXT, Finish, Reply, SIDE_TEXT, WireRequest};
+use super::record::{Api, Exchange, FINISHED_TEXT, Finish, Record, Reply, SIDE_TEXT, WireRequest};
 use super::translate::Translation;
 use super::{BadRequest, WireError, chat, gemini, responses, sse, token_estimate};
 use crate::llm::protocol;
@@ -91,7 +91,7 @@ struct Shared {
     /// Held with the model's lock: calls out in the agent's tools, and the
     /// model's own calls shown back to it.
     translation: Mutex<Translation>,
-    record: Mutex<Vec<Exchange>>,
+    record: Mutex<Record>,
     activity: Mutex<Activity>,
     options: ServerOptions,
 }
@@ -125,7 +125,7 @@ impl MockServer {
         let shared = Arc::new(Shared {
             model: Mutex::new(model),
             translation: Mutex::new(Translation::new(options.workspace.clone())),
-            record: Mutex::new(Vec::new()),
+            record: Mutex::new(Record::default()),
             activity: Mutex::new(Activity {
                 in_flight: 0,
                 last_request_end: Instant::now(),
@@ -213,12 +213,13 @@ impl RunningServer {
 
     /// Every exchange so far, in the order the model answered them.
     pub fn exchanges(&self) -> Vec<Exchange> {
-        lock(&self.shared.record).clone()
+        lock(&self.shared.record).exchanges().to_vec()
     }
 
     /// Responses served so far (turns).
     pub fn turns(&self) -> usize {
         lock(&self.shared.record)
+            .exchanges()
             .iter()
             .filter(|e| matches!(e.reply, Reply::Response { .. }))
             .count()
@@ -227,13 +228,14 @@ impl RunningServer {
     /// Whether the model is done: its latest answer ended the turn, or it
     /// had nothing left to say, or it failed.
     pub fn finished(&self) -> bool {
-        script_finished(&lock(&self.shared.record))
+        script_finished(lock(&self.shared.record).exchanges())
     }
 
     /// How many times the model has ended its turn (or had nothing left to
     /// say): a session's next user message is due after each.
     pub fn turns_ended(&self) -> usize {
         lock(&self.shared.record)
+            .exchanges()
             .iter()
             .filter(|e| e.is_loop() && ends_the_turn(&e.reply))
             .count()
@@ -502,15 +504,15 @@ async fn handle_with(
     let request = match parsed {
         Ok(request) => request,
         Err(e) => {
-            lock(&shared.record).push(Exchange {
+            lock(&shared.record).push(
                 api,
-                request: None,
-                reply: Reply::Rejected {
+                None,
+                Reply::Rejected {
                     status: e.status,
                     message: e.message.clone(),
                 },
-                violations: Vec::new(),
-            });
+                Vec::new(),
+            );
             return error_response(api, e.status, &e.message);
         }
     };
@@ -537,18 +539,13 @@ async fn handle_with(
 /// and records the exchange. Returns the exchange's 1-based number.
 fn answer(shared: &Shared, api: Api, request: WireRequest) -> (usize, WireRequest, Reply) {
     if shared.options.side_requests && request.tools.is_empty() {
-        let mut record = lock(&shared.record);
-        record.push(Exchange {
-            api,
-            request: Some(request.clone()),
-            reply: Reply::Side,
-            violations: Vec::new(),
-        });
-        return (record.len(), request, Reply::Side);
+        let index = lock(&shared.record).push(api, Some(&request), Reply::Side, Vec::new());
+        return (index, request, Reply::Side);
     }
     let violations = protocol::check(&request.messages);
     let mut model = lock(&shared.model);
     let turns_served = lock(&shared.record)
+        .exchanges()
         .iter()
         .filter(|e| matches!(e.reply, Reply::Response { .. }))
         .count();
@@ -589,14 +586,8 @@ fn answer(shared: &Shared, api: Api, request: WireRequest) -> (usize, WireReques
             },
         }
     };
-    let mut record = lock(&shared.record);
-    record.push(Exchange {
-        api,
-        request: Some(request.clone()),
-        reply: reply.clone(),
-        violations,
-    });
-    (record.len(), request, reply)
+    let index = lock(&shared.record).push(api, Some(&request), reply.clone(), violations);
+    (index, request, reply)
 }
 
 fn input_tokens(request: &WireRequest) -> u64 {

@@ -185,7 +185,7 @@ fn served_turns(
             part: exchanges
                 .get(at)
                 .and_then(|e| e.request.as_ref())
-                .map_or(0, |r| SessionMap::read(&r.messages, tasks).current()),
+                .map_or(0, |r| SessionMap::read(r.messages.iter(), tasks).current()),
             todo_calls,
         })
         .collect()

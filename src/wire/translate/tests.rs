@@ -22,7 +22,6 @@ fn request(tools: &[&str], messages: Vec<Message>) -> WireRequest {
         stream_usage: false,
         late_system: Vec::new(),
         model: None,
-        added_texts: Vec::new(),
         error_results: Vec::new(),
     }
 }

@@ -1,0 +1,331 @@
+//! The conversations of the wire's record, each message stored once.
+//!
+//! Every request an outside agent sends carries the whole conversation so
+//! far, so keeping each request's messages as sent would hold about N²/2
+//! messages after N requests. A [`Conversation`] is instead a chain: its
+//! last message and a shared pointer to the conversation before it. A
+//! request is recorded ([`Conversations::record`]) as the longest prefix it
+//! shares with one of the conversations recorded lately (its own previous
+//! request, a sub-agent's, a side request's), plus its own new messages:
+//! a client that grows its conversation adds only what it added, one that
+//! rewrites or compacts earlier messages shares a shorter prefix (down to
+//! none). The record grows with the distinct messages sent, not with the
+//! requests times their length.
+//!
+//! A message keeps the ids of its tool results the client flagged as
+//! errors (Anthropic `is_error: true`), so a request's flagged ids are
+//! shared with its messages instead of being copied whole each time.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use crate::llm::{ContentBlock, Message};
+
+/// One message of a recorded conversation, and the conversation before it.
+#[derive(Debug)]
+struct Node {
+    message: Message,
+    /// The ids of this message's tool results that the client flagged as
+    /// errors.
+    flagged: Box<[String]>,
+    previous: Option<Arc<Node>>,
+    /// How many messages end with this one.
+    len: usize,
+}
+
+impl Drop for Node {
+    /// Unlinks the chain one node at a time: dropping a long conversation
+    /// must not recurse once per message.
+    fn drop(&mut self) {
+        let mut previous = self.previous.take();
+        while let Some(node) = previous {
+            previous = match Arc::try_unwrap(node) {
+                Ok(mut node) => node.previous.take(),
+                Err(_) => None,
+            };
+        }
+    }
+}
+
+/// The messages of one recorded request, sharing their prefix with other
+/// recorded requests. Cloning is a pointer copy.
+#[derive(Clone, Default)]
+pub struct Conversation {
+    last: Option<Arc<Node>>,
+    /// The first message (the same node as the chain's root): a quick test
+    /// of whether another conversation can share anything with this one.
+    first: Option<Arc<Node>>,
+}
+
+impl Conversation {
+    /// How many messages.
+    pub fn len(&self) -> usize {
+        self.last.as_ref().map_or(0, |node| node.len)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.last.is_none()
+    }
+
+    /// The nodes from the last to the first, without allocating.
+    fn nodes_backward(&self) -> impl Iterator<Item = &Node> {
+        std::iter::successors(self.last.as_deref(), |node| node.previous.as_deref())
+    }
+
+    /// The nodes in order (one pointer a message, for this call only).
+    fn nodes(&self) -> Vec<&Node> {
+        let mut nodes: Vec<&Node> = self.nodes_backward().collect();
+        nodes.reverse();
+        nodes
+    }
+
+    /// The messages in order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Message> + ExactSizeIterator {
+        self.nodes().into_iter().map(|node| &node.message)
+    }
+
+    /// The messages from the last to the first, without allocating.
+    pub fn iter_backward(&self) -> impl Iterator<Item = &Message> {
+        self.nodes_backward().map(|node| &node.message)
+    }
+
+    /// The messages, copied.
+    pub fn to_vec(&self) -> Vec<Message> {
+        self.iter().cloned().collect()
+    }
+
+    /// Whether the client flagged the tool result answering `id` as an
+    /// error.
+    pub fn flags_error(&self, id: &str) -> bool {
+        self.nodes_backward()
+            .any(|node| node.flagged.iter().any(|f| f == id))
+    }
+
+    /// Every flagged id, sorted, each once.
+    pub fn flagged(&self) -> Vec<String> {
+        let ids: BTreeSet<&String> = self
+            .nodes_backward()
+            .flat_map(|node| node.flagged.iter())
+            .collect();
+        ids.into_iter().cloned().collect()
+    }
+
+    /// The first `len` messages (shared).
+    fn prefix(&self, len: usize) -> Self {
+        if len == 0 {
+            return Self::default();
+        }
+        let mut last = self.last.as_ref();
+        while let Some(node) = last
+            && node.len > len
+        {
+            last = node.previous.as_ref();
+        }
+        Self {
+            last: last.cloned(),
+            first: self.first.clone(),
+        }
+    }
+
+    fn push(&mut self, message: Message, flagged: Box<[String]>) {
+        let node = Arc::new(Node {
+            message,
+            flagged,
+            len: self.len() + 1,
+            previous: self.last.take(),
+        });
+        if self.first.is_none() {
+            self.first = Some(Arc::clone(&node));
+        }
+        self.last = Some(node);
+    }
+
+    /// How many leading messages (with their flags) this conversation
+    /// shares with `messages`.
+    fn common_prefix(&self, messages: &[Message], flags: &[Box<[String]>]) -> usize {
+        let same =
+            |node: &Node, at: usize| node.message == messages[at] && node.flagged == flags[at];
+        match (&self.first, messages.first()) {
+            (Some(first), Some(_)) if same(first, 0) => {}
+            _ => return 0,
+        }
+        self.nodes()
+            .into_iter()
+            .take(messages.len())
+            .enumerate()
+            .take_while(|(at, node)| same(node, *at))
+            .count()
+    }
+}
+
+impl PartialEq for Conversation {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len()
+            && self
+                .nodes_backward()
+                .zip(other.nodes_backward())
+                .all(|(a, b)| a.message == b.message && a.flagged == b.flagged)
+    }
+}
+
+impl std::fmt::Debug for Conversation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// How many conversations a request is compared with: the branches
+/// recorded most recently (an agent's own, its sub-agents', its side
+/// requests'). More live branches than this share less, never wrongly.
+const BRANCHES: usize = 16;
+
+/// Where requests are recorded: the conversations recorded lately, most
+/// recent first, that a new request may continue.
+#[derive(Debug, Default)]
+pub struct Conversations {
+    branches: Vec<Conversation>,
+}
+
+impl Conversations {
+    /// `messages` recorded, sharing the longest prefix any recent branch
+    /// has with them; `flagged` (ids of tool results flagged as errors)
+    /// each kept with the first message holding its result. Returns the
+    /// conversation and the flagged ids no message answers.
+    pub fn record(
+        &mut self,
+        messages: &[Message],
+        flagged: &[String],
+    ) -> (Conversation, Vec<String>) {
+        let (flags, unmatched) = flags_per_message(messages, flagged);
+        let mut best: Option<(usize, usize)> = None;
+        for (index, branch) in self.branches.iter().enumerate() {
+            let shared = branch.common_prefix(messages, &flags);
+            if shared > best.map_or(0, |(_, s)| s) {
+                best = Some((index, shared));
+            }
+        }
+        let mut conversation = match best {
+            Some((index, shared)) => self.branches[index].prefix(shared),
+            None => Conversation::default(),
+        };
+        let shared = conversation.len();
+        for (message, flags) in messages.iter().zip(flags).skip(shared) {
+            conversation.push(message.clone(), flags);
+        }
+        // A request that continues a branch replaces it; one that leaves a
+        // branch (a rewrite, another conversation) is a branch of its own.
+        if let Some((index, shared)) = best
+            && shared == self.branches[index].len()
+        {
+            self.branches.remove(index);
+        }
+        self.branches.insert(0, conversation.clone());
+        self.branches.truncate(BRANCHES);
+        (conversation, unmatched)
+    }
+}
+
+/// Per message, the `flagged` ids its tool results answer (an id with the
+/// first message answering it); and the ids none answers.
+fn flags_per_message(
+    messages: &[Message],
+    flagged: &[String],
+) -> (Vec<Box<[String]>>, Vec<String>) {
+    let mut left: BTreeSet<&str> = flagged.iter().map(String::as_str).collect();
+    let flags = messages
+        .iter()
+        .map(|message| {
+            let mut own = Vec::new();
+            for block in message.content_blocks() {
+                if let ContentBlock::ToolResult { tool_use_id, .. } = block
+                    && left.remove(tool_use_id.as_str())
+                {
+                    own.push(tool_use_id.clone());
+                }
+            }
+            own.into_boxed_slice()
+        })
+        .collect();
+    (flags, left.into_iter().map(str::to_string).collect())
+}
+
+/// How many distinct messages `conversations` hold in all (each shared
+/// message counted once): what the tests measure the record by.
+#[cfg(test)]
+pub(crate) fn stored_messages<'a>(
+    conversations: impl IntoIterator<Item = &'a Conversation>,
+) -> usize {
+    let mut seen: BTreeSet<*const Node> = BTreeSet::new();
+    for conversation in conversations {
+        // Everything before a node already seen was seen with it.
+        for node in conversation.nodes_backward() {
+            if !seen.insert(node as *const Node) {
+                break;
+            }
+        }
+    }
+    seen.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::Role;
+
+    fn result(id: &str) -> Message {
+        Message::blocks(
+            Role::User,
+            vec![ContentBlock::ToolResult {
+                tool_use_id: id.into(),
+                content: "ok".into(),
+                is_error: false,
+            }],
+        )
+    }
+
+    #[test]
+    fn a_growing_conversation_shares_its_prefix() {
+        let mut store = Conversations::default();
+        let mut messages = vec![Message::user_text("task")];
+        let mut recorded = Vec::new();
+        for k in 0..50 {
+            recorded.push(store.record(&messages, &[]).0);
+            messages.push(Message::blocks(
+                Role::Assistant,
+                vec![ContentBlock::text(format!("step {k}"))],
+            ));
+            messages.push(result(&format!("toolu_{k}_1")));
+        }
+        assert_eq!(recorded.last().map(Conversation::len), Some(99));
+        assert_eq!(stored_messages(&recorded), 99);
+        assert_eq!(recorded[10].to_vec(), messages[..21]);
+    }
+
+    #[test]
+    fn flags_stay_with_their_message_and_a_changed_flag_is_not_shared() {
+        let mut store = Conversations::default();
+        let messages = vec![Message::user_text("task"), result("a"), result("b")];
+        let (plain, unmatched) = store.record(&messages, &[]);
+        assert!(unmatched.is_empty());
+        let (flagged, unmatched) = store.record(&messages, &["b".into(), "zz".into()]);
+        assert_eq!(unmatched, ["zz"]);
+        assert!(flagged.flags_error("b") && !flagged.flags_error("a"));
+        assert!(!plain.flags_error("b"));
+        assert_eq!(flagged.flagged(), ["b"]);
+        assert_ne!(plain, flagged);
+        // The first two messages are shared; the flagged one is new.
+        assert_eq!(stored_messages([&plain, &flagged]), 4);
+    }
+
+    #[test]
+    fn a_very_long_conversation_drops_without_recursing() {
+        let mut conversation = Conversation::default();
+        for k in 0..300_000 {
+            conversation.push(Message::user_text(k.to_string()), Box::new([]));
+        }
+        let prefix = conversation.prefix(1000);
+        assert_eq!(prefix.len(), 1000);
+        drop(conversation);
+        assert_eq!(prefix.iter_backward().count(), 1000);
+    }
+}
