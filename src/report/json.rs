@@ -426,6 +426,35 @@ mod shard_tests {
         }
     }
 
+    /// Records kept in the spill file are written into the report as they
+    /// would be if held: the same bytes, whatever they hold (costs,
+    /// quoted error messages).
+    #[test]
+    fn spilled_runs_are_written_as_held_ones() {
+        use crate::results::cell_runs::{RunsBuilder, Spill};
+        use crate::results::Runs;
+        let records: Vec<RunResult> = (0..9)
+            .map(|seed| {
+                let mut r = record(seed, (seed % 3) as usize, 2);
+                r.model_error = Some(format!("say \"{seed}\" {{[,:]}}\n"));
+                r
+            })
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let (spill, mut writer) = Spill::create_in(dir.path()).unwrap();
+        let mut builder = RunsBuilder::default();
+        for r in &records {
+            builder.push(r, &mut writer).unwrap();
+        }
+        writer.finish().unwrap();
+        let spilled = builder.finish(Some(&spill));
+        let held = Runs::held(records);
+        assert_eq!(pretty(&spilled).unwrap(), pretty(&held).unwrap());
+        let mut streamed = Vec::new();
+        write_pretty(&mut streamed, &spilled).unwrap();
+        assert_eq!(String::from_utf8(streamed).unwrap(), pretty(&held).unwrap());
+    }
+
     const SEEDS: u64 = 7;
 
     fn runs_of(cell: u64) -> Vec<RunResult> {
