@@ -299,7 +299,10 @@ impl Pretty {
 /// Where the JSON string whose text starts at `at` ends: just after its
 /// closing quote (or the end of `json`).
 fn string_end(json: &[u8], mut at: usize) -> usize {
-    while let Some(found) = json.get(at..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest)) {
+    while let Some(found) = json
+        .get(at..)
+        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+    {
         at += found;
         if json[at] == b'"' {
             return at + 1;
@@ -431,8 +434,8 @@ mod shard_tests {
     /// quoted error messages).
     #[test]
     fn spilled_runs_are_written_as_held_ones() {
-        use crate::results::cell_runs::{RunsBuilder, Spill};
         use crate::results::Runs;
+        use crate::results::cell_runs::{RunsBuilder, Spill};
         let records: Vec<RunResult> = (0..9)
             .map(|seed| {
                 let mut r = record(seed, (seed % 3) as usize, 2);

@@ -354,7 +354,17 @@ mod tests {
         tree.write(Path::new("a/b/f"), data("x")).unwrap();
         tree.write(Path::new("a/g"), data("y")).unwrap();
         let long = "n".repeat(NAME_MAX + 1);
-        for path in ["a", "a/b", "a/b/f", "a/g", "a/g/h", "a/c/d", "z", "a/b/f/x", long.as_str()] {
+        for path in [
+            "a",
+            "a/b",
+            "a/b/f",
+            "a/g",
+            "a/g/h",
+            "a/c/d",
+            "z",
+            "a/b/f/x",
+            long.as_str(),
+        ] {
             let bytes = path.as_bytes();
             assert!(is_plain(bytes), "{path}");
             let slow = tree.lookup(Path::new(&format!("{}/", path.replace('/', "//"))));
