@@ -17,6 +17,7 @@ use super::{
 };
 use std::sync::LazyLock;
 
+use super::whole_list::{Apply, WholeList};
 use crate::llm::ToolSchema;
 
 const TOOL: &str = "TodoWrite";
@@ -189,30 +190,47 @@ fn item_json(item: &PlanItem) -> Value {
 /// The tool schemas offered to the model, from `claude_code.json` beside this file.
 static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("claude_code.json");
 
+/// An accepted list is stored, or nothing when every item is completed;
+/// the answer is always the fixed sentence.
+fn apply(plan: &mut Vec<PlanItem>, input: &Value) -> PlanOutcome {
+    match validate(input) {
+        Ok(items) => {
+            let all_done = items
+                .iter()
+                .all(|item| item.status == PlanStatus::Completed);
+            *plan = if all_done { Vec::new() } else { items };
+            PlanOutcome::accepted(SUCCESS)
+        }
+        Err(message) => PlanOutcome::rejected(message),
+    }
+}
+
+/// The shared whole-list piece, described for this dialect.
+static LIST: WholeList = WholeList {
+    name: "claude-code",
+    tool: TOOL,
+    key: "todos",
+    schemas: &SCHEMAS,
+    validate,
+    item_json: |item, _| item_json(item),
+    apply: Apply::Own(apply),
+};
+
 impl PlanDialect for ClaudeCode {
     fn name(&self) -> &'static str {
-        "claude-code"
+        LIST.name()
     }
 
     fn tools(&self) -> Vec<ToolSchema> {
-        SCHEMAS.clone()
+        LIST.tools()
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {
-        tool == TOOL
+        LIST.is_planning_tool(tool)
     }
 
     fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        match validate(input) {
-            Ok(items) => {
-                let all_done = items
-                    .iter()
-                    .all(|item| item.status == PlanStatus::Completed);
-                *plan = if all_done { Vec::new() } else { items };
-                PlanOutcome::accepted(SUCCESS)
-            }
-            Err(message) => PlanOutcome::rejected(message),
-        }
+        LIST.apply(plan, input)
     }
 
     /// Not a tool result (the tool never shows the list): the form Claude
@@ -233,7 +251,7 @@ impl PlanDialect for ClaudeCode {
         _tool: &str,
         input: &Value,
     ) -> Option<Vec<PlanItem>> {
-        validate(input).ok()
+        LIST.plan_from_call(input)
     }
 
     fn flags_errors(&self) -> bool {
@@ -245,11 +263,7 @@ impl PlanDialect for ClaudeCode {
     }
 
     fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        vec![PlanCall::whole_list(
-            TOOL,
-            "todos",
-            wanted.iter().map(item_json).collect(),
-        )]
+        LIST.write_update(wanted)
     }
 
     fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {

@@ -17,7 +17,7 @@ use super::{
 };
 use std::sync::LazyLock;
 
-use super::whole_list::WholeList;
+use super::whole_list::{Apply, WholeList};
 use crate::llm::ToolSchema;
 
 const TOOL: &str = "update_plan";
@@ -84,7 +84,11 @@ static LIST: WholeList = WholeList {
     key: "plan",
     schemas: &SCHEMAS,
     validate,
-    item_json,
+    item_json: |item, _| item_json(item),
+    apply: Apply::Replace {
+        accepted: |_| SUCCESS.to_string(),
+        refused: |message| message,
+    },
 };
 
 impl PlanDialect for Codex {
@@ -101,7 +105,7 @@ impl PlanDialect for Codex {
     }
 
     fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        LIST.apply(plan, input, |_| SUCCESS.to_string(), |message| message)
+        LIST.apply(plan, input)
     }
 
     /// Not a tool result (the tool never shows the plan): one line per

@@ -23,7 +23,7 @@ use super::{
 };
 use std::sync::LazyLock;
 
-use super::whole_list::WholeList;
+use super::whole_list::{Apply, WholeList};
 use crate::llm::ToolSchema;
 
 const TOOL: &str = "write_todos";
@@ -132,7 +132,11 @@ static LIST: WholeList = WholeList {
     key: "todos",
     schemas: &SCHEMAS,
     validate,
-    item_json,
+    item_json: |item, _| item_json(item),
+    apply: Apply::Replace {
+        accepted: |plan| Gemini.render(plan),
+        refused: |message| message,
+    },
 };
 
 impl PlanDialect for Gemini {
@@ -149,7 +153,7 @@ impl PlanDialect for Gemini {
     }
 
     fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        LIST.apply(plan, input, |plan| self.render(plan), |message| message)
+        LIST.apply(plan, input)
     }
 
     fn render(&self, plan: &[PlanItem]) -> String {

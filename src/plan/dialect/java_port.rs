@@ -4,7 +4,8 @@
 
 use serde_json::Value;
 
-use super::s03::{self, S03, to_plan};
+use super::s03::{self, PREFIX, S03, to_plan};
+use super::whole_list::{Apply, WholeList};
 use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome};
 use crate::llm::ToolSchema;
 use crate::plan::todo::{self, TodoManager, UnknownStatus};
@@ -12,28 +13,53 @@ use crate::plan::todo::{self, TodoManager, UnknownStatus};
 #[derive(Debug, Clone, Copy)]
 pub struct JavaPort;
 
+/// s03's validation, an unknown status word read as `pending`.
+fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
+    todo::parse_input(input, UnknownStatus::Pending)
+        .map(to_plan)
+        .map_err(|e| e.to_string())
+}
+
+/// A call as s03 applies it (`TodoManager`'s render, or its error behind
+/// `Error: `), an unknown status word read as `pending`.
+fn apply(plan: &mut Vec<PlanItem>, input: &Value) -> PlanOutcome {
+    let mut manager = TodoManager::new();
+    match manager.handle_input_with(input, UnknownStatus::Pending) {
+        Ok(render) => {
+            *plan = to_plan(manager.into_items());
+            PlanOutcome::accepted(render)
+        }
+        Err(e) => PlanOutcome::rejected(format!("{PREFIX}{e}")),
+    }
+}
+
+/// The shared whole-list piece, described for this dialect: s03's tool,
+/// schemas and calls.
+static LIST: WholeList = WholeList {
+    name: "java-port",
+    tool: s03::TOOL,
+    key: "items",
+    schemas: &s03::SCHEMAS,
+    validate,
+    item_json: |item, _| s03::item_json(item),
+    apply: Apply::Own(apply),
+};
+
 impl PlanDialect for JavaPort {
     fn name(&self) -> &'static str {
-        "java-port"
+        LIST.name()
     }
 
     fn tools(&self) -> Vec<ToolSchema> {
-        S03.tools()
+        LIST.tools()
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {
-        tool == s03::TOOL
+        LIST.is_planning_tool(tool)
     }
 
     fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        let mut manager = TodoManager::new();
-        match manager.handle_input_with(input, UnknownStatus::Pending) {
-            Ok(render) => {
-                *plan = to_plan(manager.into_items());
-                PlanOutcome::accepted(render)
-            }
-            Err(e) => PlanOutcome::rejected(format!("Error: {e}")),
-        }
+        LIST.apply(plan, input)
     }
 
     fn render(&self, plan: &[PlanItem]) -> String {
@@ -50,17 +76,15 @@ impl PlanDialect for JavaPort {
         _tool: &str,
         input: &Value,
     ) -> Option<Vec<PlanItem>> {
-        todo::parse_input(input, UnknownStatus::Pending)
-            .ok()
-            .map(to_plan)
+        LIST.plan_from_call(input)
     }
 
     fn error_prefix(&self) -> &'static str {
-        "Error: "
+        PREFIX
     }
 
-    fn write_update(&self, before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        S03.write_update(before, wanted)
+    fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
+        LIST.write_update(wanted)
     }
 
     fn max_items(&self) -> Option<usize> {

@@ -20,6 +20,7 @@
 use serde_json::{Map, Value, json};
 use std::sync::LazyLock;
 
+use super::whole_list::{Apply, WholeList};
 use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, numbered};
 use crate::llm::ToolSchema;
 
@@ -117,27 +118,49 @@ fn item_json(item: &PlanItem) -> Value {
 /// The tool schemas offered to the model, from `opencode.json` beside this file.
 static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("opencode.json");
 
+/// The plan a call sets, or OpenCode's complaint.
+fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
+    decode(input).map(|kept| items_of(&kept))
+}
+
+/// An accepted list is answered with the fields OpenCode keeps, the
+/// priorities as sent (a plan item keeps none).
+fn apply(plan: &mut Vec<PlanItem>, input: &Value) -> PlanOutcome {
+    match decode(input) {
+        Ok(kept) => {
+            *plan = items_of(&kept);
+            PlanOutcome::accepted(echo(kept))
+        }
+        Err(message) => PlanOutcome::rejected(message),
+    }
+}
+
+/// The shared whole-list piece, described for this dialect.
+static LIST: WholeList = WholeList {
+    name: "opencode",
+    tool: TOOL,
+    key: "todos",
+    schemas: &SCHEMAS,
+    validate,
+    item_json: |item, _| item_json(item),
+    apply: Apply::Own(apply),
+};
+
 impl PlanDialect for OpenCode {
     fn name(&self) -> &'static str {
-        "opencode"
+        LIST.name()
     }
 
     fn tools(&self) -> Vec<ToolSchema> {
-        SCHEMAS.clone()
+        LIST.tools()
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {
-        tool == TOOL
+        LIST.is_planning_tool(tool)
     }
 
     fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        match decode(input) {
-            Ok(kept) => {
-                *plan = items_of(&kept);
-                PlanOutcome::accepted(echo(kept))
-            }
-            Err(message) => PlanOutcome::rejected(message),
-        }
+        LIST.apply(plan, input)
     }
 
     /// The list as the tool shows it, each priority `medium` (a plan item
@@ -163,7 +186,7 @@ impl PlanDialect for OpenCode {
         _tool: &str,
         input: &Value,
     ) -> Option<Vec<PlanItem>> {
-        decode(input).ok().map(|kept| items_of(&kept))
+        LIST.plan_from_call(input)
     }
 
     fn error_prefix(&self) -> &'static str {
@@ -171,11 +194,7 @@ impl PlanDialect for OpenCode {
     }
 
     fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        vec![PlanCall::whole_list(
-            TOOL,
-            "todos",
-            wanted.iter().map(item_json).collect(),
-        )]
+        LIST.write_update(wanted)
     }
 
     /// OpenCode takes every list whose fields are strings: no update the

@@ -11,7 +11,7 @@ use super::{
 };
 use std::sync::LazyLock;
 
-use super::whole_list::WholeList;
+use super::whole_list::{Apply, WholeList};
 use crate::llm::ToolSchema;
 use crate::plan::pyrepr::{json_kind, python_str, python_strip};
 
@@ -145,7 +145,11 @@ static LIST: WholeList = WholeList {
     key: "items",
     schemas: &SCHEMAS,
     validate,
-    item_json,
+    item_json: |item, _| item_json(item),
+    apply: Apply::Replace {
+        accepted: |plan| PlanningState.render(plan),
+        refused: |message| format!("{PREFIX}{message}"),
+    },
 };
 
 impl PlanDialect for PlanningState {
@@ -162,12 +166,7 @@ impl PlanDialect for PlanningState {
     }
 
     fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        LIST.apply(
-            plan,
-            input,
-            |plan| self.render(plan),
-            |message| format!("{PREFIX}{message}"),
-        )
+        LIST.apply(plan, input)
     }
 
     fn render(&self, plan: &[PlanItem]) -> String {

@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
+use super::whole_list::{Apply, WholeList};
 use super::{
     AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, js_blank,
 };
@@ -165,7 +166,7 @@ fn check_dependencies(todos: &[Value], items: &[PlanItem]) -> Result<(), String>
 }
 
 /// The list as sent (for the echo) and as plan items, or the error.
-fn validate(input: &Value) -> Result<(&Vec<Value>, Vec<PlanItem>), String> {
+fn check_list(input: &Value) -> Result<(&Vec<Value>, Vec<PlanItem>), String> {
     let todos = input
         .get("todos")
         .and_then(Value::as_array)
@@ -201,34 +202,56 @@ fn modified(todos_json: &str) -> String {
 /// The tool schemas offered to the model, from `qwen_code.json` beside this file.
 static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("qwen_code.json");
 
+/// The plan a call sets, or the binary's error.
+fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
+    check_list(input).map(|(_, items)| items)
+}
+
+/// An accepted list is echoed as the JSON sent, or said cleared when
+/// empty; a list equal to the stored one is not written.
+fn apply(plan: &mut Vec<PlanItem>, input: &Value) -> PlanOutcome {
+    let (todos, items) = match check_list(input) {
+        Ok(valid) => valid,
+        Err(message) => return PlanOutcome::rejected(message),
+    };
+    if same_plan(plan, &items) {
+        return PlanOutcome::accepted(UNCHANGED);
+    }
+    let content = if items.is_empty() {
+        CLEARED.to_string()
+    } else {
+        modified(&Value::Array(todos.clone()).to_string())
+    };
+    *plan = items;
+    PlanOutcome::accepted(content)
+}
+
+/// The shared whole-list piece, described for this dialect.
+static LIST: WholeList = WholeList {
+    name: "qwen-code",
+    tool: TOOL,
+    key: "todos",
+    schemas: &SCHEMAS,
+    validate,
+    item_json,
+    apply: Apply::Own(apply),
+};
+
 impl PlanDialect for QwenCode {
     fn name(&self) -> &'static str {
-        "qwen-code"
+        LIST.name()
     }
 
     fn tools(&self) -> Vec<ToolSchema> {
-        SCHEMAS.clone()
+        LIST.tools()
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {
-        tool == TOOL
+        LIST.is_planning_tool(tool)
     }
 
     fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        let (todos, items) = match validate(input) {
-            Ok(valid) => valid,
-            Err(message) => return PlanOutcome::rejected(message),
-        };
-        if same_plan(plan, &items) {
-            return PlanOutcome::accepted(UNCHANGED);
-        }
-        let content = if items.is_empty() {
-            CLEARED.to_string()
-        } else {
-            modified(&Value::Array(todos.clone()).to_string())
-        };
-        *plan = items;
-        PlanOutcome::accepted(content)
+        LIST.apply(plan, input)
     }
 
     fn render(&self, plan: &[PlanItem]) -> String {
@@ -252,6 +275,17 @@ impl PlanDialect for QwenCode {
         todos.iter().map(|t| check_item(t).ok()).collect()
     }
 
+    /// The list as sent; an unchanged list is the stored one (equal in
+    /// everything a qwen-code item holds).
+    fn plan_from_call(
+        &self,
+        _before: &[PlanItem],
+        _tool: &str,
+        input: &Value,
+    ) -> Option<Vec<PlanItem>> {
+        LIST.plan_from_call(input)
+    }
+
     fn is_error(&self, result: &str) -> bool {
         !SUCCESS_OPENINGS.iter().any(|o| result.starts_with(o))
     }
@@ -263,8 +297,7 @@ impl PlanDialect for QwenCode {
     }
 
     fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        let items = wanted.iter().enumerate().map(|(k, i)| item_json(i, k));
-        vec![PlanCall::whole_list(TOOL, "todos", items.collect())]
+        LIST.write_update(wanted)
     }
 
     fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {

@@ -7,11 +7,14 @@ use serde_json::{Value, json};
 use super::{AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus};
 use std::sync::LazyLock;
 
+use super::whole_list::{Apply, WholeList};
 use crate::llm::ToolSchema;
-use crate::plan::todo::{self, TodoItem, TodoManager, TodoStatus};
+use crate::plan::todo::{self, TodoItem, TodoManager, TodoStatus, UnknownStatus};
 
 /// The tool's name.
 pub(super) const TOOL: &str = "todo";
+/// What the reference's loop puts before a handler's error (java-port's too).
+pub(super) const PREFIX: &str = "Error: ";
 
 #[derive(Debug, Clone, Copy)]
 pub struct S03;
@@ -59,31 +62,57 @@ pub(super) fn item_json(item: &PlanItem) -> Value {
     json!({"id": item.id, "text": item.text, "status": status})
 }
 
-/// The tool schemas offered to the model, from `s03.json` beside this file.
-static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("s03.json");
+/// The tool schemas offered to the model, from `s03.json` beside this file
+/// (java-port offers them too).
+pub(super) static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("s03.json");
+
+/// The reference's validation: `todo`'s whole input, read without
+/// touching any state.
+fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
+    todo::parse_input(input, UnknownStatus::Reject)
+        .map(to_plan)
+        .map_err(|e| e.to_string())
+}
+
+/// A call as the reference's loop applies it: `TodoManager` validates it
+/// and answers its render; its error comes back behind `Error: `.
+fn apply(plan: &mut Vec<PlanItem>, input: &Value) -> PlanOutcome {
+    let mut manager = TodoManager::new();
+    match manager.handle_input(input) {
+        Ok(render) => {
+            *plan = to_plan(manager.into_items());
+            PlanOutcome::accepted(render)
+        }
+        Err(e) => PlanOutcome::rejected(format!("{PREFIX}{e}")),
+    }
+}
+
+/// The shared whole-list piece, described for this dialect.
+static LIST: WholeList = WholeList {
+    name: "s03",
+    tool: TOOL,
+    key: "items",
+    schemas: &SCHEMAS,
+    validate,
+    item_json: |item, _| item_json(item),
+    apply: Apply::Own(apply),
+};
 
 impl PlanDialect for S03 {
     fn name(&self) -> &'static str {
-        "s03"
+        LIST.name()
     }
 
     fn tools(&self) -> Vec<ToolSchema> {
-        SCHEMAS.clone()
+        LIST.tools()
     }
 
     fn is_planning_tool(&self, tool: &str) -> bool {
-        tool == TOOL
+        LIST.is_planning_tool(tool)
     }
 
     fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        let mut manager = TodoManager::new();
-        match manager.handle_input(input) {
-            Ok(render) => {
-                *plan = to_plan(manager.into_items());
-                PlanOutcome::accepted(render)
-            }
-            Err(e) => PlanOutcome::rejected(format!("Error: {e}")),
-        }
+        LIST.apply(plan, input)
     }
 
     fn render(&self, plan: &[PlanItem]) -> String {
@@ -100,20 +129,15 @@ impl PlanDialect for S03 {
         _tool: &str,
         input: &Value,
     ) -> Option<Vec<PlanItem>> {
-        todo::parse_input(input, todo::UnknownStatus::Reject)
-            .ok()
-            .map(to_plan)
+        LIST.plan_from_call(input)
     }
 
     fn error_prefix(&self) -> &'static str {
-        "Error: "
+        PREFIX
     }
 
     fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        vec![PlanCall {
-            tool: TOOL.into(),
-            input: json!({"items": wanted.iter().map(item_json).collect::<Vec<_>>()}),
-        }]
+        LIST.write_update(wanted)
     }
 
     fn max_items(&self) -> Option<usize> {

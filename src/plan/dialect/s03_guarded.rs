@@ -11,7 +11,7 @@ use super::{
 };
 use std::sync::LazyLock;
 
-use super::whole_list::WholeList;
+use super::whole_list::{Apply, WholeList};
 use crate::llm::ToolSchema;
 use crate::plan::pyrepr::{json_kind, python_str, python_strip, python_truthy};
 
@@ -123,7 +123,11 @@ static LIST: WholeList = WholeList {
     key: "todos",
     schemas: &SCHEMAS,
     validate,
-    item_json,
+    item_json: |item, _| item_json(item),
+    apply: Apply::Replace {
+        accepted: |plan| S03Guarded.render(plan),
+        refused: |message| format!("{PREFIX}{message}"),
+    },
 };
 
 impl PlanDialect for S03Guarded {
@@ -140,12 +144,7 @@ impl PlanDialect for S03Guarded {
     }
 
     fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        LIST.apply(
-            plan,
-            input,
-            |plan| self.render(plan),
-            |message| format!("{PREFIX}{message}"),
-        )
+        LIST.apply(plan, input)
     }
 
     fn render(&self, plan: &[PlanItem]) -> String {

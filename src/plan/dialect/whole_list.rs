@@ -1,10 +1,23 @@
-//! The piece every whole-list dialect shares (s03-guarded, gemini,
-//! planning-state, codex): one planning tool whose call sends the whole
-//! list under one key, validated by the dialect's own rule; an accepted
-//! call replaces the stored plan, a refused one leaves it. Each such
-//! dialect describes itself in a [`WholeList`] and its `PlanDialect`
-//! methods for these six things forward to it; what differs (the render,
-//! reading a render back, the invalid updates) stays in its own file.
+//! The piece every whole-list dialect shares: one planning tool whose call
+//! sends the whole list under one key. Nine dialects are such: `s03`,
+//! `s03-guarded`, `planning-state`, `java-port`, `claude-code`, `codex`,
+//! `gemini`, `qwen-code` and `opencode`. Each describes itself in a
+//! [`WholeList`] and its `PlanDialect` methods `name`, `tools`,
+//! `is_planning_tool`, `apply`, `plan_from_call` and `write_update`
+//! forward to it; what differs (the render, reading a render back, the
+//! invalid updates, the error prefix, the limits) stays in its own file.
+//!
+//! Most of them apply a call the one way ([`Apply::Replace`]): an accepted
+//! list replaces the stored plan and is answered from it, a refused one
+//! leaves it. Those whose answer needs more than the list it sets apply it
+//! themselves ([`Apply::Own`]): `s03` and `java-port` answer with the
+//! reference's `TodoManager`, `claude-code` empties a finished list,
+//! `qwen-code` echoes the JSON sent and leaves an unchanged list unwritten,
+//! `opencode` echoes the fields it keeps.
+//!
+//! `create-update`, `claude-code-tasks` and `copilot-sql` are not
+//! whole-list: their calls change items in place (a call names the items
+//! it touches, or a SQL statement does).
 
 use std::sync::LazyLock;
 
@@ -22,11 +35,29 @@ pub(crate) struct WholeList {
     /// The input key holding the list.
     pub key: &'static str,
     pub schemas: &'static LazyLock<Vec<ToolSchema>>,
-    /// The dialect's validation: the plan a call sets, or the message of
-    /// its refusal.
+    /// The dialect's validation: the plan a call sets (as the call wrote
+    /// it), or the message of its refusal.
     pub validate: fn(&Value) -> Result<Vec<PlanItem>, String>,
-    /// An item as the dialect's call writes it.
-    pub item_json: fn(&PlanItem) -> Value,
+    /// An item as the dialect's call writes it, given its 0-based place in
+    /// the list (`qwen-code` numbers an item without an id by it).
+    pub item_json: fn(&PlanItem, usize) -> Value,
+    /// How a call is applied and answered.
+    pub apply: Apply,
+}
+
+/// How a whole-list dialect applies a call to the stored plan.
+pub(crate) enum Apply {
+    /// An accepted list (`validate`'s) replaces the plan and is answered
+    /// `accepted(plan)`; a refused one leaves it, answered
+    /// `refused(message)`.
+    Replace {
+        accepted: fn(&[PlanItem]) -> String,
+        refused: fn(String) -> String,
+    },
+    /// The dialect applies the call itself: its answer needs more than the
+    /// list the call sets. It accepts exactly what `validate` accepts and
+    /// leaves the plan untouched when it refuses.
+    Own(fn(&mut Vec<PlanItem>, &Value) -> PlanOutcome),
 }
 
 impl WholeList {
@@ -42,22 +73,17 @@ impl WholeList {
         tool == self.tool
     }
 
-    /// Applies a call: an accepted list replaces `plan` and is answered
-    /// `accepted(plan)`; a refused one leaves it, answered
-    /// `refused(message)`.
-    pub fn apply(
-        &self,
-        plan: &mut Vec<PlanItem>,
-        input: &Value,
-        accepted: impl FnOnce(&[PlanItem]) -> String,
-        refused: impl FnOnce(String) -> String,
-    ) -> PlanOutcome {
-        match (self.validate)(input) {
-            Ok(items) => {
-                *plan = items;
-                PlanOutcome::accepted(accepted(plan))
-            }
-            Err(message) => PlanOutcome::rejected(refused(message)),
+    /// Applies a call the dialect's way ([`Apply`]).
+    pub fn apply(&self, plan: &mut Vec<PlanItem>, input: &Value) -> PlanOutcome {
+        match self.apply {
+            Apply::Replace { accepted, refused } => match (self.validate)(input) {
+                Ok(items) => {
+                    *plan = items;
+                    PlanOutcome::accepted(accepted(plan))
+                }
+                Err(message) => PlanOutcome::rejected(refused(message)),
+            },
+            Apply::Own(apply) => apply(plan, input),
         }
     }
 
@@ -68,10 +94,102 @@ impl WholeList {
 
     /// The one call that sends `wanted` whole.
     pub fn write_update(&self, wanted: &[PlanItem]) -> Vec<PlanCall> {
-        vec![PlanCall::whole_list(
-            self.tool,
-            self.key,
-            wanted.iter().map(self.item_json).collect(),
-        )]
+        let items = wanted
+            .iter()
+            .enumerate()
+            .map(|(position, item)| (self.item_json)(item, position));
+        vec![PlanCall::whole_list(self.tool, self.key, items.collect())]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::dialect::PlanStatus;
+    use serde_json::json;
+
+    static NO_SCHEMAS: LazyLock<Vec<ToolSchema>> = LazyLock::new(Vec::new);
+
+    /// A list of non-empty strings, answered with its length.
+    fn strings(input: &Value) -> Result<Vec<PlanItem>, String> {
+        let list = input["list"].as_array().ok_or("no list")?;
+        list.iter()
+            .enumerate()
+            .map(|(k, text)| match text.as_str() {
+                Some(text) if !text.is_empty() => Ok(PlanItem::new(
+                    (k + 1).to_string(),
+                    text,
+                    PlanStatus::Pending,
+                )),
+                _ => Err(format!("item {k}: a text")),
+            })
+            .collect()
+    }
+
+    fn toy(apply: Apply) -> WholeList {
+        WholeList {
+            name: "toy",
+            tool: "plan",
+            key: "list",
+            schemas: &NO_SCHEMAS,
+            validate: strings,
+            item_json: |item, position| json!(format!("{position}:{}", item.text)),
+            apply,
+        }
+    }
+
+    const REPLACE: Apply = Apply::Replace {
+        accepted: |plan| format!("{} items", plan.len()),
+        refused: |message| format!("Error: {message}"),
+    };
+
+    #[test]
+    fn replace_stores_an_accepted_list_and_keeps_the_plan_on_refusal() {
+        let list = toy(REPLACE);
+        let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Completed)];
+        let refused = list.apply(&mut plan, &json!({"list": ["a", ""]}));
+        assert_eq!(refused, PlanOutcome::rejected("Error: item 1: a text"));
+        assert_eq!(plan, [PlanItem::new("1", "Keep", PlanStatus::Completed)]);
+
+        let input = json!({"list": ["a", "b"]});
+        assert_eq!(
+            list.apply(&mut plan, &input),
+            PlanOutcome::accepted("2 items")
+        );
+        assert_eq!(plan, strings(&input).unwrap_or_default());
+        assert_eq!(list.plan_from_call(&input), Some(plan));
+        assert_eq!(list.plan_from_call(&json!({"list": [""]})), None);
+    }
+
+    #[test]
+    fn own_is_the_dialects_apply() {
+        let list = toy(Apply::Own(|plan, _| {
+            plan.clear();
+            PlanOutcome::accepted("cleared")
+        }));
+        let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
+        assert_eq!(
+            list.apply(&mut plan, &json!({})),
+            PlanOutcome::accepted("cleared")
+        );
+        assert!(plan.is_empty());
+    }
+
+    #[test]
+    fn one_call_sends_the_whole_list_with_positions() {
+        let list = toy(REPLACE);
+        let wanted = [
+            PlanItem::new("", "a", PlanStatus::Pending),
+            PlanItem::new("", "b", PlanStatus::Pending),
+        ];
+        assert_eq!(
+            list.write_update(&wanted),
+            [PlanCall {
+                tool: "plan".into(),
+                input: json!({"list": ["0:a", "1:b"]}),
+            }]
+        );
+        assert_eq!(list.name(), "toy");
+        assert!(list.is_planning_tool("plan") && !list.is_planning_tool("list"));
     }
 }
