@@ -217,21 +217,10 @@ static LIST: WholeList = WholeList {
 };
 
 impl PlanDialect for ClaudeCode {
-    fn name(&self) -> &'static str {
-        LIST.name()
-    }
-
-    fn tools(&self) -> Vec<ToolSchema> {
-        LIST.tools()
-    }
-
-    fn is_planning_tool(&self, tool: &str) -> bool {
-        LIST.is_planning_tool(tool)
-    }
-
-    fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        LIST.apply(plan, input)
-    }
+    // `plan_from_call` is the list as the call wrote it — also when every
+    // item is completed and the stored list became empty: the model that
+    // wrote it knows.
+    super::whole_list::forward_to_whole_list!(LIST);
 
     /// Not a tool result (the tool never shows the list): the form Claude
     /// Code's own reminder lists it in, `<k>. [<status>] <content>`.
@@ -243,27 +232,12 @@ impl PlanDialect for ClaudeCode {
         None
     }
 
-    /// The list as the call wrote it — also when every item is completed
-    /// and the stored list became empty: the model that wrote it knows.
-    fn plan_from_call(
-        &self,
-        _before: &[PlanItem],
-        _tool: &str,
-        input: &Value,
-    ) -> Option<Vec<PlanItem>> {
-        LIST.plan_from_call(input)
-    }
-
     fn flags_errors(&self) -> bool {
         true
     }
 
     fn error_prefix(&self) -> &'static str {
         PREFIX
-    }
-
-    fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        LIST.write_update(wanted)
     }
 
     fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {

@@ -12,8 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{
-    InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, numbered,
-    numbered_status_lines,
+    InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanStatus, numbered, numbered_status_lines,
 };
 use std::sync::LazyLock;
 
@@ -92,21 +91,7 @@ static LIST: WholeList = WholeList {
 };
 
 impl PlanDialect for Codex {
-    fn name(&self) -> &'static str {
-        LIST.name()
-    }
-
-    fn tools(&self) -> Vec<ToolSchema> {
-        LIST.tools()
-    }
-
-    fn is_planning_tool(&self, tool: &str) -> bool {
-        LIST.is_planning_tool(tool)
-    }
-
-    fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        LIST.apply(plan, input)
-    }
+    super::whole_list::forward_to_whole_list!(LIST);
 
     /// Not a tool result (the tool never shows the plan): one line per
     /// step, `<k>. [<status>] <step>`.
@@ -118,21 +103,8 @@ impl PlanDialect for Codex {
         None
     }
 
-    fn plan_from_call(
-        &self,
-        _before: &[PlanItem],
-        _tool: &str,
-        input: &Value,
-    ) -> Option<Vec<PlanItem>> {
-        LIST.plan_from_call(input)
-    }
-
     fn error_prefix(&self) -> &'static str {
         PREFIX
-    }
-
-    fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        LIST.write_update(wanted)
     }
 
     fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {
@@ -155,6 +127,7 @@ impl PlanDialect for Codex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::dialect::PlanOutcome;
     use crate::plan::dialect::test_support::apply_checked;
 
     fn apply(input: Value) -> (PlanOutcome, Vec<PlanItem>) {

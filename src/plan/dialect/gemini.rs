@@ -18,8 +18,7 @@
 use serde_json::{Value, json};
 
 use super::{
-    AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, js_blank,
-    numbered,
+    AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanStatus, js_blank, numbered,
 };
 use std::sync::LazyLock;
 
@@ -140,21 +139,7 @@ static LIST: WholeList = WholeList {
 };
 
 impl PlanDialect for Gemini {
-    fn name(&self) -> &'static str {
-        LIST.name()
-    }
-
-    fn tools(&self) -> Vec<ToolSchema> {
-        LIST.tools()
-    }
-
-    fn is_planning_tool(&self, tool: &str) -> bool {
-        LIST.is_planning_tool(tool)
-    }
-
-    fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        LIST.apply(plan, input)
-    }
+    super::whole_list::forward_to_whole_list!(LIST);
 
     fn render(&self, plan: &[PlanItem]) -> String {
         if plan.is_empty() {
@@ -194,15 +179,6 @@ impl PlanDialect for Gemini {
         Some(numbered(items))
     }
 
-    fn plan_from_call(
-        &self,
-        _before: &[PlanItem],
-        _tool: &str,
-        input: &Value,
-    ) -> Option<Vec<PlanItem>> {
-        LIST.plan_from_call(input)
-    }
-
     fn error_prefix(&self) -> &'static str {
         PREFIX
     }
@@ -213,10 +189,6 @@ impl PlanDialect for Gemini {
 
     fn is_error(&self, result: &str) -> bool {
         ERROR_OPENINGS.iter().any(|o| result.starts_with(o))
-    }
-
-    fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        LIST.write_update(wanted)
     }
 
     fn statuses(&self) -> &'static [PlanStatus] {
@@ -253,6 +225,7 @@ impl PlanDialect for Gemini {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::dialect::PlanOutcome;
     use crate::plan::dialect::test_support::apply_checked;
 
     fn apply(input: Value) -> PlanOutcome {

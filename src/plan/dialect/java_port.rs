@@ -7,7 +7,6 @@ use serde_json::Value;
 use super::s03::{self, PREFIX, S03, to_plan};
 use super::whole_list::{Apply, WholeList};
 use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome};
-use crate::llm::ToolSchema;
 use crate::plan::todo::{self, TodoManager, UnknownStatus};
 
 #[derive(Debug, Clone, Copy)]
@@ -46,21 +45,7 @@ static LIST: WholeList = WholeList {
 };
 
 impl PlanDialect for JavaPort {
-    fn name(&self) -> &'static str {
-        LIST.name()
-    }
-
-    fn tools(&self) -> Vec<ToolSchema> {
-        LIST.tools()
-    }
-
-    fn is_planning_tool(&self, tool: &str) -> bool {
-        LIST.is_planning_tool(tool)
-    }
-
-    fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        LIST.apply(plan, input)
-    }
+    super::whole_list::forward_to_whole_list!(LIST);
 
     fn render(&self, plan: &[PlanItem]) -> String {
         S03.render(plan)
@@ -70,21 +55,8 @@ impl PlanDialect for JavaPort {
         S03.plan_from_result(result)
     }
 
-    fn plan_from_call(
-        &self,
-        _before: &[PlanItem],
-        _tool: &str,
-        input: &Value,
-    ) -> Option<Vec<PlanItem>> {
-        LIST.plan_from_call(input)
-    }
-
     fn error_prefix(&self) -> &'static str {
         PREFIX
-    }
-
-    fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        LIST.write_update(wanted)
     }
 
     fn max_items(&self) -> Option<usize> {

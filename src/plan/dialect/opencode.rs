@@ -147,21 +147,7 @@ static LIST: WholeList = WholeList {
 };
 
 impl PlanDialect for OpenCode {
-    fn name(&self) -> &'static str {
-        LIST.name()
-    }
-
-    fn tools(&self) -> Vec<ToolSchema> {
-        LIST.tools()
-    }
-
-    fn is_planning_tool(&self, tool: &str) -> bool {
-        LIST.is_planning_tool(tool)
-    }
-
-    fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        LIST.apply(plan, input)
-    }
+    super::whole_list::forward_to_whole_list!(LIST);
 
     /// The list as the tool shows it, each priority `medium` (a plan item
     /// keeps none).
@@ -180,21 +166,8 @@ impl PlanDialect for OpenCode {
             .map(|kept| items_of(&kept))
     }
 
-    fn plan_from_call(
-        &self,
-        _before: &[PlanItem],
-        _tool: &str,
-        input: &Value,
-    ) -> Option<Vec<PlanItem>> {
-        LIST.plan_from_call(input)
-    }
-
     fn error_prefix(&self) -> &'static str {
         PREFIX
-    }
-
-    fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        LIST.write_update(wanted)
     }
 
     /// OpenCode takes every list whose fields are strings: no update the

@@ -6,8 +6,8 @@
 use serde_json::{Value, json};
 
 use super::{
-    AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus,
-    active_form_for, completed_count, numbered,
+    AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanStatus, active_form_for,
+    completed_count, numbered,
 };
 use std::sync::LazyLock;
 
@@ -153,21 +153,10 @@ static LIST: WholeList = WholeList {
 };
 
 impl PlanDialect for PlanningState {
-    fn name(&self) -> &'static str {
-        LIST.name()
-    }
-
-    fn tools(&self) -> Vec<ToolSchema> {
-        LIST.tools()
-    }
-
-    fn is_planning_tool(&self, tool: &str) -> bool {
-        LIST.is_planning_tool(tool)
-    }
-
-    fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        LIST.apply(plan, input)
-    }
+    // `write_update` sends the whole plan; every item carries an
+    // `activeForm` (its own, or `Working on: <text>`), so the in-progress
+    // line always reads back whole even when its text ends in parentheses.
+    super::whole_list::forward_to_whole_list!(LIST);
 
     fn render(&self, plan: &[PlanItem]) -> String {
         if plan.is_empty() {
@@ -219,24 +208,8 @@ impl PlanDialect for PlanningState {
         (plan.len() == total && completed_count(&plan) == done).then_some(plan)
     }
 
-    fn plan_from_call(
-        &self,
-        _before: &[PlanItem],
-        _tool: &str,
-        input: &Value,
-    ) -> Option<Vec<PlanItem>> {
-        LIST.plan_from_call(input)
-    }
-
     fn error_prefix(&self) -> &'static str {
         PREFIX
-    }
-
-    /// The whole plan; every item carries an `activeForm` (its own, or
-    /// `Working on: <text>`), so the in-progress line always reads back
-    /// whole even when its text ends in parentheses.
-    fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        LIST.write_update(wanted)
     }
 
     fn max_items(&self) -> Option<usize> {
@@ -269,6 +242,7 @@ impl PlanDialect for PlanningState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::dialect::PlanOutcome;
     use crate::plan::dialect::test_support::apply_checked;
 
     fn apply(input: Value) -> PlanOutcome {

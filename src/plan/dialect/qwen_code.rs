@@ -238,21 +238,9 @@ static LIST: WholeList = WholeList {
 };
 
 impl PlanDialect for QwenCode {
-    fn name(&self) -> &'static str {
-        LIST.name()
-    }
-
-    fn tools(&self) -> Vec<ToolSchema> {
-        LIST.tools()
-    }
-
-    fn is_planning_tool(&self, tool: &str) -> bool {
-        LIST.is_planning_tool(tool)
-    }
-
-    fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        LIST.apply(plan, input)
-    }
+    // `plan_from_call` is the list as sent; an unchanged list is the
+    // stored one (equal in everything a qwen-code item holds).
+    super::whole_list::forward_to_whole_list!(LIST);
 
     fn render(&self, plan: &[PlanItem]) -> String {
         if plan.is_empty() {
@@ -275,17 +263,6 @@ impl PlanDialect for QwenCode {
         todos.iter().map(|t| check_item(t).ok()).collect()
     }
 
-    /// The list as sent; an unchanged list is the stored one (equal in
-    /// everything a qwen-code item holds).
-    fn plan_from_call(
-        &self,
-        _before: &[PlanItem],
-        _tool: &str,
-        input: &Value,
-    ) -> Option<Vec<PlanItem>> {
-        LIST.plan_from_call(input)
-    }
-
     fn is_error(&self, result: &str) -> bool {
         !SUCCESS_OPENINGS.iter().any(|o| result.starts_with(o))
     }
@@ -294,10 +271,6 @@ impl PlanDialect for QwenCode {
     /// overridden): this is the opening of the most common one.
     fn error_prefix(&self) -> &'static str {
         "Each todo must"
-    }
-
-    fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        LIST.write_update(wanted)
     }
 
     fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {

@@ -99,21 +99,7 @@ static LIST: WholeList = WholeList {
 };
 
 impl PlanDialect for S03 {
-    fn name(&self) -> &'static str {
-        LIST.name()
-    }
-
-    fn tools(&self) -> Vec<ToolSchema> {
-        LIST.tools()
-    }
-
-    fn is_planning_tool(&self, tool: &str) -> bool {
-        LIST.is_planning_tool(tool)
-    }
-
-    fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        LIST.apply(plan, input)
-    }
+    super::whole_list::forward_to_whole_list!(LIST);
 
     fn render(&self, plan: &[PlanItem]) -> String {
         todo::render_items(&to_todo(plan))
@@ -123,21 +109,8 @@ impl PlanDialect for S03 {
         todo::parse_render(result).map(to_plan)
     }
 
-    fn plan_from_call(
-        &self,
-        _before: &[PlanItem],
-        _tool: &str,
-        input: &Value,
-    ) -> Option<Vec<PlanItem>> {
-        LIST.plan_from_call(input)
-    }
-
     fn error_prefix(&self) -> &'static str {
         PREFIX
-    }
-
-    fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        LIST.write_update(wanted)
     }
 
     fn max_items(&self) -> Option<usize> {

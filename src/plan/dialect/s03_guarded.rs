@@ -6,9 +6,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{
-    InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, completed_count,
-};
+use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanStatus, completed_count};
 use std::sync::LazyLock;
 
 use super::whole_list::{Apply, WholeList};
@@ -131,21 +129,7 @@ static LIST: WholeList = WholeList {
 };
 
 impl PlanDialect for S03Guarded {
-    fn name(&self) -> &'static str {
-        LIST.name()
-    }
-
-    fn tools(&self) -> Vec<ToolSchema> {
-        LIST.tools()
-    }
-
-    fn is_planning_tool(&self, tool: &str) -> bool {
-        LIST.is_planning_tool(tool)
-    }
-
-    fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
-        LIST.apply(plan, input)
-    }
+    super::whole_list::forward_to_whole_list!(LIST);
 
     fn render(&self, plan: &[PlanItem]) -> String {
         if plan.is_empty() {
@@ -211,21 +195,8 @@ impl PlanDialect for S03Guarded {
         (plan.len() == total && completed_count(&plan) == done).then_some(plan)
     }
 
-    fn plan_from_call(
-        &self,
-        _before: &[PlanItem],
-        _tool: &str,
-        input: &Value,
-    ) -> Option<Vec<PlanItem>> {
-        LIST.plan_from_call(input)
-    }
-
     fn error_prefix(&self) -> &'static str {
         PREFIX
-    }
-
-    fn write_update(&self, _before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
-        LIST.write_update(wanted)
     }
 
     fn max_items(&self) -> Option<usize> {
@@ -246,6 +217,7 @@ impl PlanDialect for S03Guarded {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::dialect::PlanOutcome;
     use crate::plan::dialect::test_support::apply_checked;
 
     fn apply(input: Value) -> PlanOutcome {

@@ -4,7 +4,7 @@
 //! `gemini`, `qwen-code` and `opencode`. Each describes itself in a
 //! [`WholeList`] and its `PlanDialect` methods `name`, `tools`,
 //! `is_planning_tool`, `apply`, `plan_from_call` and `write_update`
-//! forward to it; what differs (the render, reading a render back, the
+//! forward to it (written once, by [`forward_to_whole_list`]); what differs (the render, reading a render back, the
 //! invalid updates, the error prefix, the limits) stays in its own file.
 //!
 //! Most of them apply a call the one way ([`Apply::Replace`]): an accepted
@@ -25,6 +25,53 @@ use serde_json::Value;
 
 use super::{PlanCall, PlanItem, PlanOutcome};
 use crate::llm::ToolSchema;
+
+/// The six `PlanDialect` methods every whole-list dialect forwards to its
+/// [`WholeList`] (`name`, `tools`, `is_planning_tool`, `apply`,
+/// `plan_from_call`, `write_update`), written once: a dialect's impl opens
+/// with `forward_to_whole_list!(LIST);` and writes only what differs.
+macro_rules! forward_to_whole_list {
+    ($list:expr) => {
+        fn name(&self) -> &'static str {
+            $list.name()
+        }
+
+        fn tools(&self) -> Vec<$crate::llm::ToolSchema> {
+            $list.tools()
+        }
+
+        fn is_planning_tool(&self, tool: &str) -> bool {
+            $list.is_planning_tool(tool)
+        }
+
+        fn apply(
+            &self,
+            plan: &mut Vec<$crate::plan::dialect::PlanItem>,
+            _tool: &str,
+            input: &serde_json::Value,
+        ) -> $crate::plan::dialect::PlanOutcome {
+            $list.apply(plan, input)
+        }
+
+        fn plan_from_call(
+            &self,
+            _before: &[$crate::plan::dialect::PlanItem],
+            _tool: &str,
+            input: &serde_json::Value,
+        ) -> Option<Vec<$crate::plan::dialect::PlanItem>> {
+            $list.plan_from_call(input)
+        }
+
+        fn write_update(
+            &self,
+            _before: &[$crate::plan::dialect::PlanItem],
+            wanted: &[$crate::plan::dialect::PlanItem],
+        ) -> Vec<$crate::plan::dialect::PlanCall> {
+            $list.write_update(wanted)
+        }
+    };
+}
+pub(crate) use forward_to_whole_list;
 
 /// A whole-list dialect's tool and rules.
 pub(crate) struct WholeList {
