@@ -86,7 +86,7 @@
     }
     var ol = el("ol", "conversation");
     var turn = 0, typed = 0;
-    run[8].forEach(function (m) {
+    run[8].forEach(function (m, at) {
       var role = m[0] === 1 ? "assistant" : "user";
       var li;
       if (typeof m[1] === "number") {
@@ -100,12 +100,10 @@
         li = el("li", "msg " + role);
         li.appendChild(el("div", "who", role + " \u00b7 turn " + turn));
         m[1].forEach(function (b) { li.appendChild(block(b)); });
-        if (role === "user") {
-          run[9].forEach(function (plan) {
-            if (plan[0] === turn) { li.appendChild(planPanel(plan[1])); }
-          });
-        }
       }
+      run[9].forEach(function (plan) {
+        if (plan[2] === at) { li.appendChild(planPanel(plan[1])); }
+      });
       ol.appendChild(li);
     });
     box.appendChild(ol);

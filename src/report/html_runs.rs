@@ -17,7 +17,8 @@
 //! assistant), its content a string index (typed text) or a list of
 //! blocks: `[0, text]`, `[1, tool name, input as indented JSON]`, `[2,
 //! result, tool name]` or `[3, block type]`. A plan is `[turn, [[status,
-//! id, text], ...]]`.
+//! id, text], ...], message]`: the index of the message the page shows it
+//! after ([`place_plans`]).
 
 use std::collections::HashMap;
 
@@ -90,7 +91,8 @@ impl Transcripts {
         let stop = self.intern(str_of(metrics, "stop"));
         let replay = self.intern(str_of(run, "replay"));
         let messages = self.messages(run);
-        let plans = self.plans(run);
+        let mut plans = self.plans(run);
+        place_plans(&messages, &mut plans);
         let compact = json!([
             scenario,
             cell,
@@ -210,6 +212,35 @@ impl Transcripts {
     }
 }
 
+/// Adds to each plan (`[turn, items]`) the index of the message the page
+/// shows it after: the last message of its turn that holds blocks — the
+/// results that answered the turn's calls, or the answer itself when the
+/// turn was answered in plain text, beside which an ACP agent reports its
+/// plan — with turns counted as the page counts them (each assistant
+/// message of blocks opens one). The last message when its turn has none.
+fn place_plans(messages: &Value, plans: &mut Value) {
+    let messages = messages.as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let mut turn = 0;
+    let mut last_of_turn = std::collections::BTreeMap::new();
+    for (at, message) in messages.iter().enumerate() {
+        if message.get(1).is_some_and(Value::is_number) {
+            continue;
+        }
+        if message.get(0).and_then(Value::as_u64) == Some(1) {
+            turn += 1;
+        }
+        last_of_turn.insert(turn, at);
+    }
+    let last = messages.len().saturating_sub(1);
+    for plan in plans.as_array_mut().into_iter().flatten() {
+        let turn = plan.get(0).and_then(Value::as_u64).unwrap_or(0);
+        let at = last_of_turn.get(&turn).copied().unwrap_or(last);
+        if let Some(fields) = plan.as_array_mut() {
+            fields.push(json!(at));
+        }
+    }
+}
+
 /// The settings of a cell as `axis=value` pairs (`default` for none).
 pub(super) fn settings_text(settings: Option<&Value>) -> String {
     match settings.and_then(Value::as_object) {
@@ -250,6 +281,39 @@ mod tests {
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a.txt"}]}
             ]
         })
+    }
+
+    /// A plan is shown after the results that answered its turn's calls,
+    /// or after the turn's answer when it was plain text (an ACP agent's
+    /// plan beside its answer), never after the next part's task.
+    #[test]
+    fn plans_are_placed_after_the_last_message_of_their_turn() {
+        let mut acp = run(1);
+        acp["messages"] = json!([
+            {"role": "user", "content": "Part 1"},
+            {"role": "assistant", "content": [{"type": "text", "text": "Done with part 1."}]},
+            {"role": "user", "content": "Part 2"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "bash", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "All done."}]}
+        ]);
+        acp["plans"] = json!([
+            {"turn": 1, "items": [{"id": "1", "text": "Read", "status": "completed"}]},
+            {"turn": 2, "items": [{"id": "2", "text": "Write", "status": "in_progress"}]},
+            {"turn": 3, "items": [{"id": "2", "text": "Write", "status": "completed"}]},
+            {"turn": 9, "items": []}
+        ]);
+        let data: Value = serde_json::from_str(&Transcripts::of([&acp]).embedded()).unwrap();
+        let places: Vec<u64> = data["runs"][0][9]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|plan| plan[2].as_u64().unwrap())
+            .collect();
+        assert_eq!(places, [1, 4, 5, 5]);
+        let placed = Transcripts::of([&run(1)]).embedded();
+        let data: Value = serde_json::from_str(&placed).unwrap();
+        assert_eq!(data["runs"][0][9][0][2], 2, "after the tool results");
     }
 
     #[test]
