@@ -64,7 +64,7 @@ fn invisible(c: char) -> bool {
         || matches!(c, '\u{fffe}' | '\u{ffff}')
 }
 
-/// `text` without what no report shows ([`invisible`]); line breaks and
+/// `text` without what no report shows (`invisible`); line breaks and
 /// tabs are kept for the format to handle. Text without any comes back
 /// as it is.
 pub fn visible(text: &str) -> Cow<'_, str> {

@@ -18,7 +18,7 @@
 //! blocks: `[0, text]`, `[1, tool name, input as indented JSON]`, `[2,
 //! result, tool name]` or `[3, block type]`. A plan is `[turn, [[status,
 //! id, text], ...], message]`: the index of the message the page shows it
-//! after ([`place_plans`]).
+//! after (`place_plans`).
 
 use std::collections::HashMap;
 

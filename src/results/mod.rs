@@ -1,7 +1,7 @@
 //! Floor 6: what an evaluation yields, and what is read back from it.
 //!
 //! From the bottom up: [`stats`]: intervals, paired tests and how numbers
-//! are rounded; [`format`]: how a number is shown to a person (one unit and
+//! are rounded; [`format`](mod@format): how a number is shown to a person (one unit and
 //! one format for every report); [`record`]: one run's record; [`run_counts`]: what each
 //! counted metric counts on a run; [`exact_tally`]: whether a cell's runs
 //! agree on each exact measure; [`cell_runs`]: a cell's runs, kept compact or
