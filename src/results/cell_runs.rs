@@ -134,6 +134,27 @@ impl Spill {
         end: u64,
         capacity: usize,
     ) -> impl Iterator<Item = Result<RunResult, SpillError>> + '_ {
+        self.lines(start, end, capacity, parse_spilled)
+    }
+
+    /// The records written at bytes `start..end`, in order, each as the
+    /// compact JSON it was written as (checked to be one JSON value).
+    fn read_raw(
+        &self,
+        start: u64,
+        end: u64,
+    ) -> impl Iterator<Item = Result<Box<RawValue>, SpillError>> + '_ {
+        self.lines(start, end, 1 << 16, raw_record)
+    }
+
+    /// The lines at bytes `start..end`, each read through `parse`.
+    fn lines<T>(
+        &self,
+        start: u64,
+        end: u64,
+        capacity: usize,
+        parse: fn(&[u8]) -> Result<T, SpillError>,
+    ) -> SpilledLines<BufReader<RangeReader<'_>>, T> {
         let reader = BufReader::with_capacity(
             capacity,
             RangeReader {
@@ -145,35 +166,8 @@ impl Spill {
         SpilledLines {
             reader,
             line: Vec::new(),
+            parse,
         }
-    }
-}
-
-impl Spill {
-    /// The records written at bytes `start..end`, in order, each as the
-    /// compact JSON it was written as (checked to be one JSON value).
-    fn read_raw(
-        &self,
-        start: u64,
-        end: u64,
-    ) -> impl Iterator<Item = Result<Box<RawValue>, SpillError>> + '_ {
-        let mut reader = BufReader::with_capacity(
-            1 << 16,
-            RangeReader {
-                file: &self.file,
-                at: start,
-                end,
-            },
-        );
-        let mut line = Vec::new();
-        std::iter::from_fn(move || {
-            line.clear();
-            match reader.read_until(b'\n', &mut line) {
-                Ok(0) => None,
-                Ok(_) => Some(raw_record(&line)),
-                Err(e) => Some(Err(e.into())),
-            }
-        })
     }
 }
 
@@ -202,18 +196,20 @@ fn raw_record(line: &[u8]) -> Result<Box<RawValue>, SpillError> {
 /// The records of a span of the spill file, a line each. Each line is
 /// read whole and parsed from memory: parsing through a reader goes byte
 /// by byte and cost more than running the episodes.
-struct SpilledLines<R> {
+struct SpilledLines<R, T> {
     reader: R,
     line: Vec<u8>,
+    /// What a line is read as: a record, or its JSON as written.
+    parse: fn(&[u8]) -> Result<T, SpillError>,
 }
 
-impl<R: BufRead> Iterator for SpilledLines<R> {
-    type Item = Result<RunResult, SpillError>;
+impl<R: BufRead, T> Iterator for SpilledLines<R, T> {
+    type Item = Result<T, SpillError>;
     fn next(&mut self) -> Option<Self::Item> {
         self.line.clear();
         match self.reader.read_until(b'\n', &mut self.line) {
             Ok(0) => None,
-            Ok(_) => Some(parse_spilled(&self.line)),
+            Ok(_) => Some((self.parse)(&self.line)),
             Err(e) => Some(Err(e.into())),
         }
     }
