@@ -3,6 +3,9 @@
 //! set, agent-eval on the PATH), on a failing and a passing run and with a
 //! history kept between runs; and `action.yml` checked against the script.
 
+#[allow(dead_code)] // only its environment helper is used here
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -37,7 +40,7 @@ fn run_action(workspace: &Path, inputs: &[(&str, &str)]) -> (Output, BTreeMap<St
     );
     let outputs = workspace.join("github-output");
     let mut command = Command::new("bash");
-    command
+    support::without_ci_env(&mut command)
         .arg(root().join("action/run.sh"))
         .current_dir(workspace)
         .env("PATH", path)

@@ -19,6 +19,19 @@ pub(super) fn parse_agent(raw: &str) -> Result<String, String> {
     }
 }
 
+/// A file or folder argument (`--markdown FILE`, `--log-dir DIR`, ...):
+/// an empty one is almost always a variable that is not set where the
+/// command runs (`--markdown "$GITHUB_STEP_SUMMARY"` outside GitHub
+/// Actions), so it is refused with that said rather than failing later
+/// on a file named "".
+pub(super) fn parse_path(raw: &str) -> Result<std::path::PathBuf, String> {
+    if raw.trim().is_empty() {
+        Err("the path is empty (is the variable it came from unset here?): name a file".into())
+    } else {
+        Ok(raw.into())
+    }
+}
+
 pub(super) fn parse_tolerance(raw: &str) -> Result<f64, String> {
     match raw.parse::<f64>() {
         Ok(t) if (0.0..=1.0).contains(&t) => Ok(t),
