@@ -11,10 +11,12 @@ set -euo pipefail
 source_dir="${GITHUB_ACTION_PATH:?}"
 toolchain="${AGENT_EVAL_TOOLCHAIN:?}"
 cd "$source_dir"
+# macOS runners have shasum, not sha256sum.
+if command -v sha256sum >/dev/null; then sha256=(sha256sum); else sha256=(shasum -a 256); fi
 # Cargo.toml, Cargo.lock and src/ are what `cargo install --bin agent-eval`
 # compiles; NUL-separated names survive any file name.
 sources=$(find Cargo.toml Cargo.lock src -type f -print0 | LC_ALL=C sort -z |
-    xargs -0 sha256sum | sha256sum | cut -c1-16)
+    xargs -0 "${sha256[@]}" | "${sha256[@]}" | cut -c1-16)
 ref="${GITHUB_ACTION_REF:-local}"
 # A ref may hold characters a cache key should not (a branch `a/b`).
 ref=$(printf '%s' "$ref" | tr -c 'A-Za-z0-9._-' '_')

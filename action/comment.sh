@@ -21,7 +21,7 @@ fi
 comment="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/agent-eval-comment.md"
 { echo "$marker"; cat "$body_file"; } >"$comment"
 existing=$(gh api --paginate "repos/$repo/issues/$pr/comments" \
-    --jq ".[] | select(.body | startswith(\"$marker\")) | .id" | head -n 1)
+    --jq ".[] | select(.body | startswith(\"$marker\")) | .id" | awk 'NR == 1')
 if [ -n "$existing" ]; then
     gh api --method PATCH "repos/$repo/issues/comments/$existing" -F "body=@$comment" >/dev/null
     echo "agent-eval: updated the pull request's comment $existing"
