@@ -170,7 +170,7 @@ fn axis_and_values(config: &SweepConfig) -> Result<(Axis, Vec<AxisValue>), AppEr
             .collect()
     }
     .map_err(AppError::Usage)?;
-    eval::sweep::check_axis(&axis, &values).map_err(AppError::Usage)?;
+    eval::sweep::check_axis(&axis, &values).map_err(|e| AppError::Usage(e.to_string()))?;
     Ok((axis, values))
 }
 

@@ -41,7 +41,9 @@ pub(super) fn parse_shard(raw: &str) -> Result<ShardChoice, String> {
     if raw.trim() == "auto" {
         Ok(ShardChoice::Auto)
     } else {
-        Shard::parse(raw).map(ShardChoice::Fixed)
+        Shard::parse(raw)
+            .map(ShardChoice::Fixed)
+            .map_err(|e| e.to_string())
     }
 }
 
