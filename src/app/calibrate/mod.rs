@@ -11,6 +11,7 @@ mod render;
 use std::io::Write;
 use std::path::PathBuf;
 
+use super::same_file::{Named, refuse_overlaps};
 use super::{AppError, Status, check_output_path, write_atomic};
 use crate::calibrate::{self, Calibration, Options};
 use crate::transcript::{Format, Session};
@@ -92,13 +93,23 @@ fn admit(config: &CalibrateConfig) -> Result<(), AppError> {
             "calibrate needs at least one file or folder".into(),
         ));
     }
-    for path in [&config.out, &config.json, &config.html]
-        .into_iter()
-        .flatten()
-    {
-        check_output_path(path)?;
+    let outputs: Vec<Named<'_>> = [
+        ("--out", &config.out),
+        ("--json", &config.json),
+        ("--html", &config.html),
+    ]
+    .into_iter()
+    .filter_map(|(flag, path)| path.as_deref().map(|p| Named::new(flag, p)))
+    .collect();
+    for output in &outputs {
+        check_output_path(output.path)?;
     }
-    Ok(())
+    let inputs: Vec<Named<'_>> = config
+        .paths
+        .iter()
+        .map(|p| Named::new("a transcript path", p))
+        .collect();
+    refuse_overlaps(&outputs, &inputs)
 }
 
 fn report_bad(outcome: &ReadOutcome, err: &mut dyn Write) {
