@@ -203,3 +203,33 @@ fn a_30_mb_line_of_nested_objects_is_skipped_cleanly() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_scenario_profile_stays_in_its_repository_and_is_never_quoted() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("repo/.git")).unwrap();
+    std::fs::write(d.join("secret.yaml"), "secret_token: abc\n").unwrap();
+    std::fs::write(d.join("repo/notes.yaml"), "secret_note: abc\n").unwrap();
+    let scenario =
+        |profile: &str| format!("name: s\ntask: t\nmodel:\n  simulate:\n    profile: {profile}\n");
+    for (profile, why) in [
+        ("../secret.yaml", "outside the scenario's repository"),
+        ("/etc/passwd", "relative to the scenario file"),
+        ("notes.yaml", "not a calibration profile"),
+    ] {
+        std::fs::write(d.join("repo/s.yaml"), scenario(profile)).unwrap();
+        let out = agent_eval_command()
+            .args(["check", "repo/s.yaml"])
+            .current_dir(d)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{profile}: {}", stderr(&out));
+        assert!(stderr(&out).contains(why), "{profile}: {}", stderr(&out));
+        assert!(
+            !stderr(&out).contains("secret"),
+            "{profile}: {}",
+            stderr(&out)
+        );
+    }
+}
