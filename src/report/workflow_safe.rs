@@ -177,7 +177,7 @@ mod tests {
     fn only_lines_marked_trusted_pass_as_commands() {
         let mut sink = WorkflowSafe::new(Vec::new());
         let own = trusted("::error title=a::b\n::error title=c::d\n");
-        write!(sink, "{own}::error::forged\n").unwrap();
+        writeln!(sink, "{own}::error::forged").unwrap();
         sink.flush().unwrap();
         assert_eq!(
             String::from_utf8(std::mem::take(&mut sink.inner)).unwrap(),
