@@ -21,21 +21,28 @@ pub fn skip_unless_required(why: &str) {
     eprintln!("SKIPPED: {why}");
 }
 
-/// `agent-eval` as a test spawns it: the CI engines' variables (`GITHUB_*`,
-/// `GITLAB_*`, `CI*`) are removed from the child's environment, so a test
-/// behaves the same on a laptop and inside GitHub Actions (where the child
-/// would otherwise append to the job's real summary and print annotations);
-/// a test sets back only the ones it is about.
-pub fn agent_eval_command() -> std::process::Command {
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+/// `command` with none of the CI engine's variables (`GITHUB_*`,
+/// `GITLAB_*`, `CI*`) inherited: run inside GitHub Actions, a child would
+/// otherwise append to the job's real summary and print `::error` lines,
+/// and the tests would behave unlike anywhere else. A test sets the ones
+/// it simulates afterwards.
+// Not every test file that includes this module spawns the binary.
+#[allow(dead_code)]
+pub fn without_ci_env(command: &mut std::process::Command) -> &mut std::process::Command {
     for (name, _) in std::env::vars_os() {
         let name = name.to_string_lossy();
-        if ["GITHUB_", "GITLAB_", "CI"]
-            .iter()
-            .any(|prefix| name.starts_with(prefix))
-        {
+        if name.starts_with("GITHUB_") || name.starts_with("GITLAB_") || name.starts_with("CI") {
             command.env_remove(name.as_ref());
         }
     }
+    command
+}
+
+/// `agent-eval` as a test spawns it: the binary with the CI engines'
+/// variables cleared ([`without_ci_env`]); a test sets back only the ones
+/// it is about.
+pub fn agent_eval_command() -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+    without_ci_env(&mut command);
     command
 }
