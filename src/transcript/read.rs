@@ -239,8 +239,18 @@ fn walk(
         // The entry itself, never what a link points at.
         match std::fs::symlink_metadata(&path) {
             Ok(meta) if meta.is_dir() => walk(&path, seen, files, summary),
-            Ok(meta) if meta.is_file() && path.extension().is_some_and(|e| e == "jsonl") => {
-                files.push(path);
+            Ok(meta) if path.extension().is_some_and(|e| e == "jsonl") => {
+                if meta.is_file() {
+                    files.push(path);
+                } else {
+                    // Said, not followed or opened: a link, a FIFO, a device.
+                    let why = if meta.is_symlink() {
+                        "a symbolic link below a folder (not followed)"
+                    } else {
+                        "not a regular file"
+                    };
+                    summary.skip(&path, None, SkipReason::Unreadable, why.into());
+                }
             }
             Ok(_) => {}
             Err(e) if path.extension().is_some_and(|e| e == "jsonl") => {
