@@ -5,6 +5,8 @@
 //! skipped cleanly; nothing the transcript says reaches stderr or the
 //! files meant to be shared except as numbers or a checked name.
 
+// The helpers these tests do not use (tools that may be missing).
+#[allow(dead_code)]
 mod support;
 
 use std::path::Path;

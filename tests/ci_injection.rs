@@ -7,6 +7,8 @@
 //! Code Quality report never land on a file the command reads, and a job
 //! summary that is a FIFO does not block.
 
+// The helpers these tests do not use (tools that may be missing).
+#[allow(dead_code)]
 mod support;
 
 use std::path::Path;
