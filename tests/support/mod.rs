@@ -4,7 +4,6 @@
 //! skip would pass unseen (cargo hides a passing test's output) and leave
 //! the feature it covers untested.
 
-
 /// Whether a missing tool must fail the test: in CI (`CI=true`) or with
 /// `AGENT_EVAL_REQUIRE_TOOLS=1`, which `.ci/run` exports.
 fn tools_required() -> bool {
