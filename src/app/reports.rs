@@ -110,7 +110,14 @@ fn check_outputs(config: &MergeConfig) -> Result<bool, AppError> {
         read.push(Named::new("the --history database", history));
     }
     refuse_overlaps(&written, &read)?;
-    super::same_file::refuse_step_summary_over(config.ci.github.as_ref(), &read)?;
+    super::same_file::refuse_step_summary_over(
+        config
+            .ci
+            .github
+            .as_ref()
+            .and_then(|g| g.step_summary.as_deref()),
+        &read,
+    )?;
     Ok(to_stdout == 1)
 }
 

@@ -146,10 +146,10 @@ pub fn refuse_overlaps(outputs: &[Named<'_>], inputs: &[Named<'_>]) -> Result<()
 /// `--markdown` of the same file is a documented recipe), but never over
 /// a file the command reads.
 pub fn refuse_step_summary_over(
-    github: Option<&super::ci::GithubOutputs>,
+    step_summary: Option<&Path>,
     inputs: &[Named<'_>],
 ) -> Result<(), AppError> {
-    match github.and_then(|g| g.step_summary.as_deref()) {
+    match step_summary {
         Some(summary) => refuse_overlaps(&[Named::new("$GITHUB_STEP_SUMMARY", summary)], inputs),
         None => Ok(()),
     }

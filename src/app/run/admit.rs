@@ -170,7 +170,10 @@ fn refuse_overlaps(config: &RunConfig, scenarios: &[Scenario]) -> Result<(), App
         inputs.push(Named::new("the --history database", history));
     }
     refuse_overlaps_of(&outputs, &inputs)?;
-    crate::app::same_file::refuse_step_summary_over(r.github.as_ref(), &inputs)
+    crate::app::same_file::refuse_step_summary_over(
+        r.github.as_ref().and_then(|g| g.step_summary.as_deref()),
+        &inputs,
+    )
 }
 
 /// Flags that cannot go together.
