@@ -35,3 +35,14 @@ pub fn without_ci_env(command: &mut std::process::Command) -> &mut std::process:
     }
     command
 }
+
+/// `agent-eval` as a test spawns it: the binary with the CI engines'
+/// variables cleared ([`without_ci_env`]); a test sets back only the ones
+/// it is about.
+// Not every test file that includes this module spawns the binary.
+#[allow(dead_code)]
+pub fn agent_eval_command() -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+    without_ci_env(&mut command);
+    command
+}

@@ -12,6 +12,7 @@ mod render;
 use std::io::Write;
 use std::path::PathBuf;
 
+use super::same_file::{Named, refuse_overlaps};
 use super::{AppError, Status, check_output_path, write_atomic};
 use crate::calibrate::{self, Calibration, Options};
 use crate::transcript::{Format, Session};
@@ -105,18 +106,27 @@ fn admit(config: &CalibrateConfig) -> Result<(), AppError> {
             "--html draws one calibration; with --by model, run calibrate --model REGEX --html for a family".into(),
         ));
     }
-    let out = if config.by_model {
-        None
-    } else {
-        config.out.as_ref()
-    };
-    for path in [out, config.json.as_ref(), config.html.as_ref()]
-        .into_iter()
-        .flatten()
-    {
-        check_output_path(path)?;
+    // With --by model, --out is a folder of profiles: checked against the
+    // inputs like a file (never one of them, never inside one).
+    let outputs: Vec<Named<'_>> = [
+        ("--out", &config.out),
+        ("--json", &config.json),
+        ("--html", &config.html),
+    ]
+    .into_iter()
+    .filter_map(|(flag, path)| path.as_deref().map(|p| Named::new(flag, p)))
+    .collect();
+    for output in &outputs {
+        if !(config.by_model && output.role == "--out") {
+            check_output_path(output.path)?;
+        }
     }
-    Ok(())
+    let inputs: Vec<Named<'_>> = config
+        .paths
+        .iter()
+        .map(|p| Named::new("a transcript path", p))
+        .collect();
+    refuse_overlaps(&outputs, &inputs)
 }
 
 /// `--by model`: a calibration a family with enough sessions, its profile

@@ -6,7 +6,7 @@ fn read(text: &str) -> (Vec<Session>, Vec<(usize, String)>) {
     for (index, line) in text.lines().enumerate() {
         let value: Value = serde_json::from_str(line).unwrap();
         if let Err(e) = reader.record(&value) {
-            errors.push((index + 1, e));
+            errors.push((index + 1, e.to_string()));
         }
     }
     (reader.finish(), errors)
@@ -52,10 +52,7 @@ fn an_older_rollout_closes_turns_on_token_counts_and_reads_success() {
     let (sessions, errors) = read(include_str!(
         "../../../tests/data/transcripts/codex/rollout_older.jsonl"
     ));
-    assert_eq!(
-        errors,
-        [(17, "unknown Codex record type \"mystery_type\"".to_string())]
-    );
+    assert_eq!(errors, [(17, "an unknown Codex record type".to_string())]);
     let session = &sessions[0];
     assert_eq!(session.models, ["gpt-5-codex"]);
     let turns: Vec<&Turn> = session.turns().collect();
