@@ -108,6 +108,7 @@ impl WireRequest {
             system: &self.system,
             messages: &self.messages,
             tools: &self.tools,
+            unchanged: 0,
         }
     }
 

@@ -563,6 +563,7 @@ fn answer(shared: &Shared, api: Api, request: WireRequest) -> (usize, WireReques
             system: &seen.system,
             messages: &shown,
             tools: &seen.tools,
+            unchanged: 0,
         };
         match model.respond(&asked) {
             Ok(response) => {
