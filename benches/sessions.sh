@@ -1,9 +1,10 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Long sessions and long tasks cost time linear in their length.
 #
 #   benches/sessions.sh [SHORT LONG] [SHORT_STEPS LONG_STEPS]
 #                       (default: 1000 4000 500 2000)
 #   BIN=target/debug/agent-eval benches/sessions.sh 100 400 100 400
+#   ROUNDS=5 benches/sessions.sh      (runs of each row; default 3)
 #
 # Two measurements, each at a short and a long size, the long one four
 # times the short one, so linear time is a ratio of 4 (the goal: <= 4.5;
@@ -19,13 +20,20 @@
 #     cap raised to 10,000, the simulated model never stopping early
 #     (`stop_weight: 0`): the conversation grows by a turn a step.
 #
-# Every row is one whole process (`agent-eval run SCENARIO --jobs 1`, JSON
-# report to /dev/null), timed by GNU time: CPU (user + system), wall,
-# and peak resident memory, which must stay flat-ish (it grows with the
-# conversation, linearly, not with the turns squared). Prints the ratio
-# of the CPU times of the long and the short size. Builds the release
-# binary first unless BIN is given.
-set -eu
+# Every row is one whole process (`agent-eval run SCENARIO --jobs 1`, its
+# JSON report to a file the turns are read from): CPU (user + system, to
+# the millisecond, from the shell's `time`), wall, and peak resident memory
+# (GNU time), which must stay flat-ish (it grows with the conversation,
+# linearly, not with the turns squared). The workspaces' temporary folders
+# (TMPDIR) are on tmpfs (/dev/shm) when there is one: a session of
+# thousands of files mirrors them into a folder for a command now and
+# then, and on a disk shared with other builds creating those files costs
+# more system time, and varies more, than everything else the run does.
+# Each row is run ROUNDS times; the median CPU time is printed (with the
+# peak and wall time of that run). Prints the ratio of the median CPU
+# times of the long and the short size.
+# Builds the release binary first unless BIN is given.
+set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${BIN:-}" ]; then
     cargo build --release --quiet --bin agent-eval
@@ -33,11 +41,15 @@ fi
 bin=${BIN:-target/release/agent-eval}
 short=${1:-1000}
 long=${2:-4000}
+rounds=${ROUNDS:-3}
 short_steps=${3:-500}
 long_steps=${4:-2000}
 mkdir -p target
 work=$(mktemp -d -p target)
 trap 'rm -rf "$work"' EXIT
+tmp=$(mktemp -d -p /dev/shm agent-eval-sessions.XXXXXX 2>/dev/null || true)
+[ -n "$tmp" ] && trap 'rm -rf "$work" "$tmp"' EXIT
+export TMPDIR=${tmp:-${TMPDIR:-/tmp}}
 
 # A session of $1 parts of one step each, written to $2.
 parts_scenario() {
@@ -67,22 +79,23 @@ steps_scenario() {
 }
 # Runs scenario $1; prints "CPU-seconds wall peak-MiB turns".
 measure() {
-    /usr/bin/time -v "$bin" run "$1" --jobs 1 --quiet --json "$work/report.json" \
-        >/dev/null 2>"$work/time" || true
-    user=$(sed -n 's/.*User time (seconds): //p' "$work/time")
-    sys=$(sed -n 's/.*System time (seconds): //p' "$work/time")
+    local TIMEFORMAT='%3U %3S'
+    { time /usr/bin/time -v "$bin" run "$1" --jobs 1 --quiet --json "$work/report.json" \
+        >/dev/null 2>"$work/time"; } 2>"$work/cpu" || true
+    read -r user sys <"$work/cpu"
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/time")
     wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/time")
-    turns=$(sed -n 's/^ *"turns": \([0-9]*\),*$/\1/p' "$work/report.json" | head -n 1)
+    turns=$(sed -n 's/^ *"turns": \([0-9]*\),*$/\1/p;T;q' "$work/report.json")
     awk -v u="$user" -v s="$sys" -v r="$rss" -v w="$wall" -v t="${turns:-?}" \
-        'BEGIN { printf "%.2f %s %.1f %s\n", u + s, w, r / 1024, t }'
+        'BEGIN { printf "%.3f %s %.1f %s\n", u + s, w, r / 1024, t }'
 }
-echo "$(nproc) cores; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$(nproc) cores; TMPDIR $TMPDIR; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s %6s %7s %8s %9s %10s\n' what size turns "CPU s" "peak MiB" wall
 # One row: kind ($1: parts or steps) at size $2; its CPU time goes to $work/cpu_$1_$2.
 row() {
     "$1_scenario" "$2" "$work/$1.yaml"
-    set -- "$1" "$2" $(measure "$work/$1.yaml")
+    for _ in $(seq "$rounds"); do measure "$work/$1.yaml"; done | sort -g >"$work/rounds"
+    set -- "$1" "$2" $(sed -n "$(( (rounds + 1) / 2 ))p" "$work/rounds")
     printf '%-6s %6s %7s %8s %9s %10s\n' "$1" "$2" "$6" "$3" "$5" "$4"
     echo "$3" >"$work/cpu_$1_$2"
 }
