@@ -32,13 +32,13 @@
 # Each row is run ROUNDS times; the median CPU time is printed (with the
 # peak and wall time of that run). Prints the ratio of the median CPU
 # times of the long and the short size.
-# Builds the release binary first unless BIN is given.
+# Builds the `dist` binary (fat LTO) first unless BIN is given.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${BIN:-}" ]; then
-    cargo build --release --quiet --bin agent-eval
+    cargo build --profile dist --quiet --bin agent-eval
 fi
-bin=${BIN:-target/release/agent-eval}
+bin=${BIN:-target/dist/agent-eval}
 short=${1:-1000}
 long=${2:-4000}
 rounds=${ROUNDS:-3}

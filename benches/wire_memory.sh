@@ -20,13 +20,13 @@
 # model, the record), the median of the first and of the last tenth of the
 # requests: with the per-request work linear in the request, the last
 # tenth's grows only by parsing the longer conversation. Builds the
-# release binary first unless BIN is given.
+# `dist` binary first unless BIN is given.
 set -eu
 cd "$(dirname "$0")/.."
 if [ -z "${BIN:-}" ]; then
-    cargo build --release --quiet --bin agent-eval
+    cargo build --profile dist --quiet --bin agent-eval
 fi
-bin=${BIN:-target/release/agent-eval}
+bin=${BIN:-target/dist/agent-eval}
 [ $# -gt 0 ] || set -- 1000 3000
 mkdir -p target
 work=$(mktemp -d -p target)
