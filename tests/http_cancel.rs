@@ -39,6 +39,7 @@ fn ctrl_c_interrupts_a_request_in_flight() {
                 system: "s",
                 messages: &messages,
                 tools: &[],
+                unchanged: 0,
             })
             .map_err(|e| e.to_string());
         let _ = done.send(outcome);

@@ -213,6 +213,7 @@ fn a_real_model_client_serves_behind_the_mock_server() {
             system: "s",
             messages: &messages,
             tools: &tools,
+            unchanged: 0,
         })
         .unwrap();
     assert_eq!(

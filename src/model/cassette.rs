@@ -542,6 +542,7 @@ mod tests {
             system: &sys_a,
             messages: &msgs_a,
             tools: &tools,
+            unchanged: 0,
         };
         let hash_a = request_hash(&a, "/tmp/.tmpAAAA");
         assert_eq!(hash_a.len(), 64);
@@ -562,6 +563,7 @@ mod tests {
             system: &sys_b,
             messages: &msgs_b,
             tools: &tools,
+            unchanged: 0,
         };
         assert_eq!(hash_a, request_hash(&b, "/var/tmp/other"));
         assert_eq!(
@@ -581,6 +583,7 @@ mod tests {
             system: &sys_a,
             messages: &msgs_a,
             tools: fewer,
+            unchanged: 0,
         };
         assert_ne!(hash_a, request_hash(&c, "/tmp/.tmpAAAA"));
     }
@@ -603,6 +606,7 @@ mod tests {
             system: &system,
             messages: &messages,
             tools: &tools,
+            unchanged: 0,
         };
         assert_eq!(recorder.respond(&request).unwrap(), answer);
         let cassette = tape.script();
@@ -626,6 +630,7 @@ mod tests {
             system: &changed_system,
             messages: &messages2,
             tools: &tools,
+            unchanged: 0,
         };
         let mut replay = Replay::new(Fixed(vec![answer]), vec![Some(hash.clone())], "/w");
         let log = replay.drift_log();

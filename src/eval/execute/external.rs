@@ -173,20 +173,33 @@ fn log_with_notes(
 }
 
 /// The turns the model served, each in the part its request had reached
-/// (read from that request's own messages) with its planning calls.
+/// (read from that request's own messages) with its planning calls. A
+/// request that continues the one read before it is read on from it, only
+/// its new messages: reading each afresh read the whole conversation
+/// again on every turn.
 fn served_turns(
     exchanges: &[crate::wire::record::Exchange],
     served: &[(usize, usize)],
     tasks: &[String],
 ) -> Vec<ServedTurn> {
+    let mut map = SessionMap::new(tasks);
+    let mut read: Option<&crate::wire::conversation::Conversation> = None;
     served
         .iter()
-        .map(|&(at, todo_calls)| ServedTurn {
-            part: exchanges
+        .map(|&(at, todo_calls)| {
+            let messages = exchanges
                 .get(at)
                 .and_then(|e| e.request.as_ref())
-                .map_or(0, |r| SessionMap::read(r.messages.iter(), tasks).current()),
-            todo_calls,
+                .map(|r| &r.messages);
+            let part = messages.map_or(0, |messages| {
+                match read.and_then(|before| messages.added_to(before)) {
+                    Some(added) => added.into_iter().for_each(|m| map.push(m)),
+                    None => map = SessionMap::read(messages.iter(), tasks),
+                }
+                read = Some(messages);
+                map.current()
+            });
+            ServedTurn { part, todo_calls }
         })
         .collect()
 }
