@@ -10,7 +10,7 @@
 //! (as far as this branch's wire serves the Gemini API), which fail in CI
 //! when their CLI is missing.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

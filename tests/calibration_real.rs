@@ -6,7 +6,7 @@
 //! hold its true value, for two parameter sets on each CLI. Test data is
 //! written here, by the CLIs; nothing third-party is kept.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -4,7 +4,7 @@
 //! the same transcript, no drift. A replay whose requests differ (a changed
 //! workspace, a changed task) reports drift per turn and still finishes.
 
-mod fake_api;
+use crate::fake_api;
 
 use agent_eval::agent::tools::Toolbox;
 use agent_eval::agent::{LoopOutcome, LoopSettings, StopKind, run_loop};

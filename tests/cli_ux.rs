@@ -2,7 +2,7 @@
 //! statuses, per-step rates, run logs with replay commands that show the
 //! same run again, `check`'s dry run, and write errors.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

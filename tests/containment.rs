@@ -5,7 +5,7 @@
 //! the environment has no real key; an early-stop request ends a command
 //! with SIGTERM, then SIGKILL, keeping its output.
 
-mod support;
+use crate::support;
 
 use agent_eval::agent::StopKind;
 use agent_eval::cancel::CancelToken;
@@ -196,24 +196,17 @@ fn containment_environment_inner() {
 
 #[test]
 fn the_environment_is_scrubbed_of_real_keys() {
-    let output = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "containment_environment_inner",
-            "--exact",
-            "--ignored",
-            "--nocapture",
-        ])
-        .env("ANTHROPIC_AUTH_TOKEN", "real-secret")
-        .env("ANTHROPIC_BASE_URL", "https://real.example")
-        .env("OPENAI_ORG_ID", "real-org")
-        .env("KEEP_ME", "kept")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
+    // The variables are set in a process of its own: setting them here
+    // would reach every test running beside this one.
+    let stdout = support::run_alone(
+        module_path!(),
+        "containment_environment_inner",
+        &[
+            ("ANTHROPIC_AUTH_TOKEN", "real-secret"),
+            ("ANTHROPIC_BASE_URL", "https://real.example"),
+            ("OPENAI_ORG_ID", "real-org"),
+            ("KEEP_ME", "kept"),
+        ],
     );
     assert!(stdout.contains("INNER-CHECKED"), "{stdout}");
 }

@@ -5,7 +5,7 @@
 //! CLI's answers. Fails in CI when the CLI is missing; a missing CLI is
 //! bad input naming the install command.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

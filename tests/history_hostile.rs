@@ -9,7 +9,7 @@
 //! changed during the runs, broken tables, long histories) is
 //! `src/results/history/hostile_tests.rs`.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

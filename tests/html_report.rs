@@ -4,7 +4,7 @@
 //! Content-Security-Policy, every run's transcript with a filter. Skipped, with a message saying so,
 //! where no chromium is installed; failed in CI (tests/support/mod.rs).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -13,7 +13,7 @@
 //! missing CLI fails instead: there these tests must really run. Scenario validation and the replay of the captured requests
 //! (`tests/data/wire/*.json`, what these CLIs really sent) need nothing and always run.
 
-mod support;
+use crate::support;
 
 use agent_eval::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse};
 use agent_eval::wire::{MockServer, Reply, ServerOptions};

@@ -15,7 +15,7 @@
 //! The CLIs come from `.ci/install-agents.sh`; without them the test skips
 //! (outside CI) or fails (in CI, see tests/support).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -5,7 +5,7 @@
 //! fallback and their orphans are reparented to process 1. An agent whose
 //! double-forked child exits looks for zombies: none may be left.
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};

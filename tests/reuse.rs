@@ -3,7 +3,7 @@
 //! with `--no-reuse` (every command a real process); and a contained
 //! command's changes reach another run's files without a process.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;

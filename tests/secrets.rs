@@ -6,7 +6,7 @@
 //! the user's own agent configuration, and a relative
 //! `AGENT_EVAL_AGENTS_DIR` never reaches into a run's workspace.
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -16,7 +16,7 @@
 //! The CLIs come from `.ci/install-agents.sh`; without them the test says
 //! why and passes, except in CI (`tests/support`), where it fails.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

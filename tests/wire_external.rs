@@ -3,7 +3,7 @@
 //! transcript and metrics as the built-in loop; the runner's environment,
 //! task delivery, grace period and timeout.
 
-mod support;
+use crate::support;
 
 use agent_eval::agent::StopKind;
 use agent_eval::eval::execute::agent_process::{ExternalRun, run_external};
@@ -218,14 +218,27 @@ fn shell_run(
     run_external(Box::new(Done), &run).unwrap()
 }
 
+/// The real keys are set in the environment of a process of its own:
+/// setting them here would reach every test running beside this one.
 #[test]
 fn the_agent_gets_the_mock_environment_and_no_real_key() {
-    // SAFETY: set before any thread of this test reads the environment;
-    // the test binary's other tests do not read these variables.
-    unsafe {
-        std::env::set_var("ANTHROPIC_AUTH_TOKEN", "real-secret");
-        std::env::set_var("OPENAI_ORG_ID", "real-org");
-    }
+    support::run_alone(
+        module_path!(),
+        "the_agent_gets_the_mock_environment_and_no_real_key_alone",
+        &[
+            ("ANTHROPIC_AUTH_TOKEN", "real-secret"),
+            ("OPENAI_ORG_ID", "real-org"),
+        ],
+    );
+}
+
+#[test]
+#[ignore = "run in a process of its own by the_agent_gets_the_mock_environment_and_no_real_key"]
+fn the_agent_gets_the_mock_environment_and_no_real_key_alone() {
+    assert_eq!(
+        std::env::var("ANTHROPIC_AUTH_TOKEN").as_deref(),
+        Ok("real-secret")
+    );
     let outcome = shell_run(
         "env | grep -E '^(ANTHROPIC|OPENAI|MODEL_ID|EXTRA|AGENT_TASK)' | sort; cat; pwd",
         TaskVia::Stdin,

@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-mod support;
+use crate::support;
 
 const AGENT: &str = env!("CARGO_BIN_EXE_s03-agent");
 

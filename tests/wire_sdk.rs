@@ -5,7 +5,7 @@
 //! google-genai==3.6.1`); the interpreter is `$AGENT_EVAL_PYTHON`, else
 //! `python3`.
 
-mod support;
+use crate::support;
 
 use agent_eval::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse, turn_of};
 use agent_eval::wire::{MockServer, ServerOptions};
