@@ -30,7 +30,7 @@ fn stand_in() -> String {
 
 /// Whether python3 runs here (the stand-in needs it); in CI it must.
 fn python3() -> bool {
-    let found = Command::new("python3")
+    let found = support::command("python3")
         .arg("--version")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -80,7 +80,7 @@ fn run(dir: &Path, file: &Path, home: &Path, agents: Option<&Path>) -> Ran {
     let report = dir.join("report.json");
     let logs = dir.join("logs");
     let html = dir.join("report.html");
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+    let mut command = support::agent_eval_command();
     command
         .arg("run")
         .arg(file)

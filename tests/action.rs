@@ -3,9 +3,10 @@
 //! set, agent-eval on the PATH), on a failing and a passing run and with a
 //! history kept between runs; and `action.yml` checked against the script.
 
+use crate::support;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const FAILING: &str = "name: fails\ntask: t\nmodel:\n  script:\n    - text: done\nexpect:\n  - stop: end_turn\n  - turns: 2\n";
 const PASSING: &str =
@@ -36,7 +37,7 @@ fn run_action(workspace: &Path, inputs: &[(&str, &str)]) -> (Output, BTreeMap<St
         std::env::var("PATH").unwrap_or_default()
     );
     let outputs = workspace.join("github-output");
-    let mut command = Command::new("bash");
+    let mut command = support::command("bash");
     command
         .arg(root().join("action/run.sh"))
         .current_dir(workspace)

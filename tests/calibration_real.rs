@@ -9,7 +9,7 @@
 use crate::support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use serde_json::Value;
 
@@ -55,7 +55,7 @@ fn calibrate_real(agents: &Path, preset: &str, plan_first: f64, rate: f64) -> Va
     let file = dir.path().join("known.yaml");
     std::fs::write(&file, scenario(preset, plan_first, rate, 24)).unwrap();
     let kept = dir.path().join("kept");
-    let run = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let run = support::agent_eval_command()
         .arg("run")
         .arg(&file)
         .args(["-q", "--keep-transcripts"])
@@ -70,7 +70,7 @@ fn calibrate_real(agents: &Path, preset: &str, plan_first: f64, rate: f64) -> Va
         String::from_utf8_lossy(&run.stderr)
     );
     let json = dir.path().join("calibration.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let out = support::agent_eval_command()
         .arg("calibrate")
         .arg(&kept)
         .args(["--seed", "1", "--simulated-runs", "8", "--json"])

@@ -2,12 +2,13 @@
 //! baseline gate that catches a doctored baseline, atomic reports, clean
 //! Ctrl-C, no progress or colour when not on a terminal.
 
+use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn bin() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+    let mut command = support::agent_eval_command();
     command.current_dir(env!("CARGO_MANIFEST_DIR"));
     command
 }

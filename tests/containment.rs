@@ -309,11 +309,7 @@ fn a_sandboxed_agent_reaches_only_its_mock_server_and_writes_only_its_workspace(
         support::skip_unless_required(&status.to_string());
         return;
     }
-    if std::process::Command::new("curl")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
+    if support::command("curl").arg("--version").output().is_err() {
         support::skip_unless_required("curl is not installed");
         return;
     }

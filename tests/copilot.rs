@@ -9,7 +9,7 @@ use crate::support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn manifest_dir() -> PathBuf {
@@ -37,7 +37,7 @@ fn require_copilot() -> Option<PathBuf> {
 
 fn run(agents: &Path, args: &[&str]) -> (Output, tempfile::TempDir) {
     let home = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let mut child = support::agent_eval_command()
         .args(args)
         .current_dir(manifest_dir())
         .env("AGENT_EVAL_AGENTS_DIR", agents)

@@ -510,7 +510,7 @@ fn check_honours_sigterm_and_never_blocks_on_a_fifo() {
         ),
     )
     .unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let mut child = support::agent_eval_command()
         .arg("check")
         .arg(&scenario)
         .stdout(std::process::Stdio::piped())
@@ -545,7 +545,7 @@ fn check_honours_sigterm_and_never_blocks_on_a_fifo() {
 
     fs::remove_file(&scenario).unwrap();
     mkfifo(&scenario);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let out = support::agent_eval_command()
         .arg("check")
         .arg(&scenario)
         .output()
@@ -592,7 +592,7 @@ fn check_and_run(dir: &Path, file: &str, run_extra: &[&str]) -> [(Option<i32>, S
     let mut run = vec!["run", file, "--seeds", "1", "--quiet"];
     run.extend_from_slice(run_extra);
     [vec!["check", file], run].map(|args| {
-        let out = std::process::Command::new(bin)
+        let out = support::command(bin)
             .current_dir(dir)
             .args(&args)
             .env("ANTHROPIC_API_KEY", "sk-ant-test")
@@ -691,7 +691,7 @@ fn a_do_call_through_a_fixture_symlink_that_leads_out_names_its_line() {
     fs::write(dir.path().join("s.yaml"), text).unwrap();
     let [(code, _), _] = check_and_run(dir.path(), "s.yaml", &[]);
     assert_eq!(code, Some(2));
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let out = support::agent_eval_command()
         .current_dir(dir.path())
         .args(["check", "s.yaml"])
         .output()

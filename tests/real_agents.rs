@@ -52,7 +52,7 @@ fn installed(cli: &str) -> Option<PathBuf> {
         return None;
     }
     let home = tempfile::tempdir().ok()?;
-    let output = Command::new(&binary)
+    let output = support::command(&binary)
         .arg("--version")
         .env("HOME", home.path())
         .env("CODEX_HOME", home.path())
@@ -118,7 +118,7 @@ fn run_scenario(agents: &Path, name: &str) -> AgentRun {
     let out = tempfile::tempdir().expect("temp dir");
     let home = tempfile::tempdir().expect("temp home");
     let report = out.path().join("report.json");
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+    let mut command = support::agent_eval_command();
     command
         .arg("run")
         .arg(scenario(name))
@@ -197,7 +197,7 @@ struct Serve {
 
 impl Serve {
     fn start(scenario_file: &Path) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        let mut child = support::agent_eval_command()
             .arg("serve")
             .arg(scenario_file)
             .args(["--listen", "127.0.0.1:0"])
@@ -276,7 +276,7 @@ fn serve_then_agent(agents: &Path, name: &str) -> (tempfile::TempDir, String) {
     let task = spec["task"].as_str().expect("task").to_string();
     let mut serve = Serve::start(&file);
     let workspace = tempfile::tempdir().expect("workspace");
-    let mut command = Command::new("sh");
+    let mut command = support::command("sh");
     command
         .arg("-c")
         .arg(command_line)
@@ -321,7 +321,7 @@ fn serve_then_agent(agents: &Path, name: &str) -> (tempfile::TempDir, String) {
 
 #[test]
 fn agent_scenarios_are_valid_without_any_cli() {
-    let output = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let output = support::agent_eval_command()
         .arg("check")
         .arg(manifest_dir().join("tests/data/agents"))
         .current_dir(manifest_dir())
@@ -659,7 +659,7 @@ fn a_comparison_the_preset_does_not_distinguish_is_not_applicable() {
         };
         let out = tempfile::tempdir().expect("temp dir");
         let (json, junit) = (out.path().join("r.json"), out.path().join("r.xml"));
-        let mut command = Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+        let mut command = support::agent_eval_command();
         command
             .args([
                 "run",

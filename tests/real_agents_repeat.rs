@@ -18,7 +18,7 @@
 use crate::support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// A bound on one `agent-eval run` of a scenario at three seeds (a run
@@ -55,7 +55,7 @@ fn real_agent_scenarios() -> Vec<PathBuf> {
 
 /// Starts `agent-eval run SCENARIO --seeds 3 --json REPORT` in a fresh HOME.
 fn start_run(agents: &Path, scenario: &Path, report: &Path, home: &Path) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    support::agent_eval_command()
         .arg("run")
         .arg(scenario)
         .args(["--seeds", "3", "--quiet", "--json"])

@@ -425,7 +425,7 @@ fn a_check_command_cannot_write_outside_either() {
 
 #[test]
 fn require_sandbox_exits_2_exactly_when_landlock_is_not_full() {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let output = support::agent_eval_command()
         .args([
             "replay",
             "scenarios/scripted/guards.yaml",

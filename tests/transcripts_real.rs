@@ -19,7 +19,7 @@
 use crate::support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use agent_eval::transcript::{ReadOptions, Reminders, Session, read_paths};
 use serde_json::Value;
@@ -60,7 +60,7 @@ fn run_keeping(agents: &Path, keep: &Path) -> Value {
     let out = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let report = out.path().join("report.json");
-    let output = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let output = support::agent_eval_command()
         .args([
             "run",
             "tests/data/transcripts/real/",
@@ -255,7 +255,7 @@ fn a_keep_folder_that_cannot_be_made_is_bad_input() {
     .unwrap();
     let blocker = dir.path().join("file");
     std::fs::write(&blocker, "").unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let output = support::agent_eval_command()
         .arg("run")
         .arg(&scenario)
         .arg("--keep-transcripts")

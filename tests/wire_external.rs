@@ -285,11 +285,7 @@ fn a_finished_model_and_a_lingering_agent_end_after_the_grace_period() {
     let command = "curl -s -o /dev/null -H 'content-type: application/json' \
         -d '{\"model\":\"m\",\"max_tokens\":5,\"tools\":[{\"name\":\"bash\",\"input_schema\":{}}],\"messages\":[{\"role\":\"user\",\"content\":\"t\"}]}' \
         \"$ANTHROPIC_BASE_URL/v1/messages\"; sleep 300 & sleep 300";
-    if std::process::Command::new("curl")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
+    if support::command("curl").arg("--version").output().is_err() {
         support::skip_unless_required("curl is not installed");
         return;
     }
@@ -373,7 +369,7 @@ fn the_example_agent_matches_the_built_in_loop_on_simulated_scenarios_seed_for_s
 
 #[test]
 fn a_daemon_that_left_the_process_group_is_killed_too() {
-    if std::process::Command::new("setsid")
+    if support::command("setsid")
         .arg("--version")
         .output()
         .is_err()
