@@ -8,28 +8,10 @@
 
 use crate::support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 
 use serde_json::Value;
-
-/// The agents folder when `cli` is installed there, else a skip (a
-/// failure in CI).
-fn agents_with(cli: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("AGENT_EVAL_AGENTS_DIR")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/agent-eval/agents"))
-        })?;
-    if dir.join("node_modules/.bin").join(cli).exists() {
-        return Some(dir);
-    }
-    support::skip_unless_required(&format!(
-        "the {cli} CLI is not installed under {} (run `bash .ci/install-agents.sh`)",
-        dir.display()
-    ));
-    None
-}
 
 /// Eight small steps on `preset` with these planning rates, `seeds` runs.
 fn scenario(preset: &str, plan_first: f64, todo_update_rate: f64, seeds: u32) -> String {
@@ -106,7 +88,7 @@ fn holds(result: &Value, name: &str, truth: f64, min_n: u64, what: &str) {
 }
 
 fn recovers(cli: &str, preset: &str) {
-    let Some(agents) = agents_with(cli) else {
+    let Some(agents) = support::require_agents(&[cli]) else {
         return;
     };
     for (plan_first, rate) in [(0.25, 0.3), (0.9, 0.08)] {

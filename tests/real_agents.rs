@@ -36,17 +36,9 @@ fn scenario(name: &str) -> PathBuf {
     manifest_dir().join("tests/data/agents").join(name)
 }
 
-/// Where `.ci/install-agents.sh` puts the CLIs.
-fn agents_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("AGENT_EVAL_AGENTS_DIR") {
-        return Some(PathBuf::from(dir));
-    }
-    std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache/agent-eval/agents"))
-}
-
 /// The agents folder when `cli` is installed there and answers `--version`.
 fn installed(cli: &str) -> Option<PathBuf> {
-    let dir = agents_dir()?;
+    let dir = support::agents_dir()?;
     let binary = dir.join("node_modules/.bin").join(cli);
     if !binary.exists() {
         return None;
@@ -69,7 +61,7 @@ fn require(cli: &str) -> Option<PathBuf> {
         let why = format!(
             "the `{cli}` CLI is not installed under {} \
              (run `bash .ci/install-agents.sh`, or set AGENT_EVAL_AGENTS_DIR)",
-            agents_dir().map_or_else(|| "<no HOME>".into(), |d| d.display().to_string())
+            support::agents_dir().map_or_else(|| "<no HOME>".into(), |d| d.display().to_string())
         );
         support::skip_unless_required(&why);
     }

@@ -29,19 +29,6 @@ fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Where `.ci/install-agents.sh` puts the CLIs, when all are there.
-fn installed_agents() -> Option<PathBuf> {
-    let dir = match std::env::var_os("AGENT_EVAL_AGENTS_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(std::env::var_os("HOME")?).join(".cache/agent-eval/agents"),
-    };
-    let bin = dir.join("node_modules/.bin");
-    ["claude", "codex", "gemini", "qwen", "opencode"]
-        .iter()
-        .all(|cli| bin.join(cli).exists())
-        .then_some(dir)
-}
-
 /// The shipped real-CLI scenarios, in name order.
 fn real_agent_scenarios() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(manifest_dir().join("real-agents"))
@@ -96,11 +83,8 @@ fn finish(mut child: std::process::Child, started: Instant, what: &str) {
 
 #[test]
 fn every_real_agent_scenario_reports_the_same_bytes_twice() {
-    let Some(agents) = installed_agents() else {
-        support::skip_unless_required(
-            "the `claude`, `codex`, `gemini`, `qwen` and `opencode` CLIs are not all installed (run `bash .ci/install-agents.sh`, \
-             or set AGENT_EVAL_AGENTS_DIR)",
-        );
+    let Some(agents) = support::require_agents(&["claude", "codex", "gemini", "qwen", "opencode"])
+    else {
         return;
     };
     let scenarios = real_agent_scenarios();

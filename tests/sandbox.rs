@@ -179,10 +179,14 @@ fn cancellation_ends_the_call_promptly_and_is_not_a_timeout() {
         cancel: token.clone(),
         ..CommandSettings::new(Duration::from_secs(120))
     };
+    // Cancels once the command is running (its last process is up).
     let canceller = {
         let token = token.clone();
         std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(200));
+            assert!(
+                support::wait_for(LONG, || alive("1000.151")),
+                "the command never started"
+            );
             token.cancel();
         })
     };
@@ -215,8 +219,12 @@ fn a_process_wide_cancellation_is_not_a_timeout_and_does_not_leak() {
 fn process_wide_cancellation_child() {
     let dir = tempfile::tempdir().unwrap();
     let session = cancel::Session::begin();
+    // Asks once the command is running.
     let requester = std::thread::spawn(|| {
-        std::thread::sleep(Duration::from_millis(200));
+        assert!(
+            support::wait_for(LONG, || alive("1000.160")),
+            "the command never started"
+        );
         cancel::request();
     });
     let err = run_bash(dir.path(), "sleep 1000.160", Duration::from_secs(120)).unwrap_err();

@@ -28,32 +28,6 @@ fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn agents_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("AGENT_EVAL_AGENTS_DIR") {
-        return Some(PathBuf::from(dir));
-    }
-    std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache/agent-eval/agents"))
-}
-
-/// The agents folder when every CLI in `clis` is installed there, else a
-/// skip (a failure in CI).
-fn require(clis: &[&str]) -> Option<PathBuf> {
-    let dir = agents_dir()?;
-    let missing: Vec<&str> = clis
-        .iter()
-        .copied()
-        .filter(|cli| !dir.join("node_modules/.bin").join(cli).exists())
-        .collect();
-    if missing.is_empty() {
-        return Some(dir);
-    }
-    support::skip_unless_required(&format!(
-        "the {missing:?} CLI(s) are not installed under {} (run `bash .ci/install-agents.sh`)",
-        dir.display()
-    ));
-    None
-}
-
 /// `agent-eval run tests/data/transcripts/real/ --keep-transcripts DIR
 /// --json REPORT`; returns the report.
 fn run_keeping(agents: &Path, keep: &Path) -> Value {
@@ -198,7 +172,7 @@ fn without_recorded_reminders(folder: &Path, into: &Path) {
 
 #[test]
 fn kept_transcripts_read_as_the_wire_saw_the_runs() {
-    let Some(agents) = require(&["claude", "codex"]) else {
+    let Some(agents) = support::require_agents(&["claude", "codex"]) else {
         return;
     };
     let keep = tempfile::tempdir().unwrap();

@@ -297,13 +297,15 @@ fn a_finished_model_and_a_lingering_agent_end_after_the_grace_period() {
 
 #[test]
 fn the_timeout_kills_the_whole_process_group() {
-    let dir = tempfile::tempdir().unwrap();
-    let marker = dir.path().join("survivor");
-    let command = format!("(sleep 3; touch '{}') & sleep 300", marker.display());
+    let child = support::unique_sleep(4);
+    let command = format!("(sleep {child}) & sleep 300");
     let outcome = shell_run(&command, TaskVia::Stdin, 1);
     assert_eq!(outcome.observed.stop, StopKind::Timeout);
-    std::thread::sleep(Duration::from_secs(4));
-    assert!(!marker.exists(), "a child of the agent outlived the run");
+    assert_eq!(
+        support::gone_soon(&child),
+        Vec::<u32>::new(),
+        "a child of the agent outlived the run"
+    );
 }
 
 #[test]
@@ -377,14 +379,13 @@ fn a_daemon_that_left_the_process_group_is_killed_too() {
         support::skip_unless_required("setsid is not installed");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let marker = dir.path().join("daemon-survived");
-    let command = format!(
-        "setsid sh -c 'sleep 2; touch \"{}\"' > /dev/null 2>&1 < /dev/null & exit 0",
-        marker.display()
-    );
+    let daemon = support::unique_sleep(5);
+    let command = format!("setsid sh -c 'sleep {daemon}' > /dev/null 2>&1 < /dev/null & exit 0");
     let outcome = shell_run(&command, TaskVia::Stdin, 60);
     assert_eq!(outcome.exit_code, Some(0));
-    std::thread::sleep(Duration::from_secs(3));
-    assert!(!marker.exists(), "a daemon of the agent outlived the run");
+    assert_eq!(
+        support::gone_soon(&daemon),
+        Vec::<u32>::new(),
+        "a daemon of the agent outlived the run"
+    );
 }

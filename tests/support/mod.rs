@@ -11,13 +11,21 @@
 //!   SDKs, user namespaces) skips, saying why, on a machine without it,
 //!   but fails in CI, where a skip would pass unseen (cargo hides a
 //!   passing test's output) and leave the feature it covers untested;
+//! - [`require_agents`]: the folder of the real CLIs `.ci/install-agents.sh`
+//!   installs, or a skip through [`skip_unless_required`] (a missing `HOME`
+//!   included);
 //! - [`run_alone`]: a test that needs process state of its own runs again
-//!   in a child process of this binary, filtered to its name.
+//!   in a child process of this binary, filtered to its name;
+//! - processes found by a unique argument ([`unique_sleep`],
+//!   [`processes_running`], [`gone_soon`]): how a test waits for a process
+//!   to appear or to end, bounded, instead of sleeping a fixed time.
 
 #![allow(dead_code)]
 
 use std::ffi::OsStr;
+use std::path::PathBuf;
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 /// Whether a missing tool must fail the test: in CI (`CI=true`) or with
 /// `AGENT_EVAL_REQUIRE_TOOLS=1`, which `.ci/run` exports.
@@ -121,4 +129,93 @@ pub fn run_alone(module: &str, name: &str, env: &[(&str, &str)]) -> String {
     );
     assert!(stdout.contains("1 passed"), "{test} did not run:\n{stdout}");
     stdout
+}
+
+/// Where `.ci/install-agents.sh` puts the real CLIs:
+/// `$AGENT_EVAL_AGENTS_DIR`, else `~/.cache/agent-eval/agents`.
+pub fn agents_dir() -> Option<PathBuf> {
+    match std::env::var_os("AGENT_EVAL_AGENTS_DIR") {
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => std::env::var_os("HOME")
+            .map(|home| PathBuf::from(home).join(".cache/agent-eval/agents")),
+    }
+}
+
+/// The agents folder when every CLI in `clis` is installed there; else a
+/// skip, saying why (a failure in CI), and `None`. No agents folder at all
+/// (neither variable set) is a missing tool too, never a silent return.
+pub fn require_agents(clis: &[&str]) -> Option<PathBuf> {
+    let Some(dir) = agents_dir() else {
+        skip_unless_required(&format!(
+            "no agents folder for {clis:?}: neither AGENT_EVAL_AGENTS_DIR nor HOME is set"
+        ));
+        return None;
+    };
+    let missing: Vec<&str> = clis
+        .iter()
+        .copied()
+        .filter(|cli| !dir.join("node_modules/.bin").join(cli).exists())
+        .collect();
+    if missing.is_empty() {
+        return Some(dir);
+    }
+    skip_unless_required(&format!(
+        "the {missing:?} CLI(s) are not installed under {} (run `bash .ci/install-agents.sh`, \
+         or set AGENT_EVAL_AGENTS_DIR)",
+        dir.display()
+    ));
+    None
+}
+
+/// A `sleep` argument no other process on the machine uses, so a test can
+/// find the process in `/proc` (from outside its namespace too). `test`
+/// tells the callers apart: containment uses 1 to 3, wire_external 4 and 5.
+pub fn unique_sleep(test: u32) -> String {
+    format!("{}.{test}7", 70_000 + std::process::id() % 20_000)
+}
+
+/// The pids whose command line mentions `needle`.
+pub fn processes_running(needle: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        // A zombie has an empty command line: it is gone already.
+        if String::from_utf8_lossy(&cmdline).contains(needle) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Polls `done` every 20 ms until it holds or `bound` passes; whether it
+/// held. The bound only turns a regression into a failure instead of a
+/// hang: the test waits for the event, never for a fixed time.
+pub fn wait_for(bound: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let until = Instant::now() + bound;
+    loop {
+        if done() {
+            return true;
+        }
+        if Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The processes mentioning `needle` still there after waiting (bounded,
+/// 10 s) for the kernel to finish tearing their tree down.
+pub fn gone_soon(needle: &str) -> Vec<u32> {
+    wait_for(Duration::from_secs(10), || {
+        processes_running(needle).is_empty()
+    });
+    processes_running(needle)
 }
