@@ -32,7 +32,9 @@ use crate::metric::{COMPLETION_RATE, FULL_COMPLETION_RATE};
 pub use baseline::{BaselineRun, BranchChoice, HistoryBaseline};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 use schema::{State, not_history};
-pub use trend::{CellTrend, Direction, FLAP_CHANGES, FLAP_WINDOW, TrendPoint, trends};
+pub use trend::{
+    CellTrend, Direction, FLAP_CHANGES, FLAP_WINDOW, TrendPoint, short_commit, trends,
+};
 
 /// How long a writer waits for another to finish its transaction.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
