@@ -160,11 +160,7 @@ pub fn history(config: &HistoryConfig, out: &mut dyn Write) -> Result<Status, Ap
     } else {
         render(&trends)
     };
-    out.write_all(text.as_bytes())
-        .map_err(|source| AppError::Write {
-            path: "stdout".into(),
-            source,
-        })?;
+    out.write_all(text.as_bytes()).map_err(AppError::stdout)?;
     Ok(Status::Passed)
 }
 

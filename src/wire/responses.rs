@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 use super::anthropic::Usage;
 use super::fields::{self, join};
 use super::record::{WireRequest, merge_same_role, normalize_task_message};
-use super::sse::{SseEvent, chunks};
+use super::sse::{DELTA_CHARS, SseEvent, chunks};
 use super::{BadRequest, model_call_id, openai_call_id};
 use crate::llm::{ContentBlock, Message, ModelResponse, Role, ToolSchema};
 
@@ -378,8 +378,6 @@ pub fn response_json(response: &ModelResponse, id: &str, model: &str, usage: Usa
     )
 }
 
-const DELTA_CHARS: usize = 48;
-
 /// The stream of a response, as `responses.create(stream=True)` and
 /// `responses.stream()` read it.
 pub fn response_events(
@@ -518,6 +516,12 @@ const CUSTOM_TOOL_CALL: CallKind = CallKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One token each way.
+    const ONE_EACH: Usage = Usage {
+        input: 1,
+        output: 1,
+    };
     use crate::llm::Content;
 
     #[test]
@@ -569,29 +573,13 @@ mod tests {
                 input: json!({"cmd": "ls"}).into(),
             },
         ]);
-        let body = response_json(
-            &response,
-            "resp_1",
-            "m",
-            Usage {
-                input: 1,
-                output: 1,
-            },
-        );
+        let body = response_json(&response, "resp_1", "m", ONE_EACH);
         let output = body["output"].as_array().unwrap();
         assert_eq!(output[0]["content"][0]["text"], "hi");
         assert_eq!(output[1]["type"], "custom_tool_call");
         assert_eq!(output[1]["call_id"], "call_1_1");
         assert_eq!(output[2]["arguments"], "{\"cmd\":\"ls\"}");
-        let events = response_events(
-            &response,
-            "resp_1",
-            "m",
-            Usage {
-                input: 1,
-                output: 1,
-            },
-        );
+        let events = response_events(&response, "resp_1", "m", ONE_EACH);
         let last: Value = serde_json::from_str(&events.last().unwrap().data).unwrap();
         assert_eq!(last["type"], "response.completed");
         assert_eq!(last["sequence_number"], events.len() - 1);

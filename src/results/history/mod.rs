@@ -482,15 +482,19 @@ pub fn scenario_hash(result: &ScenarioResult) -> Option<String> {
 mod tests {
     use super::*;
 
+    fn user_version(history: &History) -> i32 {
+        history
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap()
+    }
+
     #[test]
     fn a_new_file_gets_the_schema_and_its_version() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("h.db");
         let history = History::open(&path).unwrap();
-        let version: i32 = history
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
+        let version = user_version(&history);
         assert_eq!(version, SCHEMA_VERSION);
         assert_eq!(history.invocations().unwrap(), 0);
         drop(history);
@@ -575,10 +579,7 @@ mod tests {
             .execute_batch(V1_SCHEMA)
             .unwrap();
         let history = History::open(&path).unwrap();
-        let version: i32 = history
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
+        let version = user_version(&history);
         assert_eq!(version, SCHEMA_VERSION);
         let cells = history.cells(None, None, None).unwrap();
         assert_eq!(cells.len(), 1);
