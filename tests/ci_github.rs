@@ -64,6 +64,18 @@ fn a_failing_expectation_is_annotated_at_its_line_and_summarized() {
     let written = std::fs::read_to_string(&summary).unwrap();
     assert!(written.starts_with("an earlier step's summary\n# agent-eval\n"));
     assert!(written.contains("❌ failed"), "{written}");
+    // The verdict, then the failure, then the figures, folded.
+    let at = |text: &str| {
+        written
+            .find(text)
+            .unwrap_or_else(|| panic!("{text}: {written}"))
+    };
+    assert!(at("❌ failed") < at("## Failed expectations"), "{written}");
+    assert!(
+        at("- ❌ `turns == 2` — measured `1`") < at("| todo |"),
+        "{written}"
+    );
+    assert!(at("<details>") < at("| todo |"), "{written}");
 }
 
 #[test]

@@ -5,8 +5,9 @@
 //!
 //! The reader starts in a clone: here a temporary folder holding copies of the
 //! repository's `scenarios/` and `fixtures/` and a `.git` folder (fixtures must stay
-//! inside the scenario's repository). `$GITHUB_STEP_SUMMARY` is a file in it, as in
-//! the CI job the block is written for. `agent-eval serve` is started, waited for
+//! inside the scenario's repository), outside any CI: no `GITHUB_*`, `GITLAB_*` or
+//! `CI*` variable is inherited (`tests/readme_ci.rs` runs the CI block on a simulated
+//! GitHub runner too). `agent-eval serve` is started, waited for
 //! until it prints its URLs, and stopped with SIGTERM, bounded in time.
 //!
 //! Lines NOT run, each listed in `EXEMPT` with why (the test fails if one is no longer
@@ -153,7 +154,6 @@ fn bash(command: &str, cwd: &Path, setup: &Clone, cwd_file: &Path) -> Command {
         .arg(script)
         .current_dir(cwd)
         .env("PATH", path_with(&setup.bin))
-        .env("GITHUB_STEP_SUMMARY", setup.clone.join("summary.md"))
         .env("NO_COLOR", "1")
         .stdin(Stdio::null());
     bash

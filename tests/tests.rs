@@ -56,6 +56,7 @@ mod metrics;
 mod model_http;
 mod read_only_commands;
 mod readme;
+mod readme_ci;
 mod readme_figures;
 mod readme_tour;
 mod real_agents;
