@@ -8,6 +8,7 @@
 //! simulated scenario; a real CLI's transcripts (Claude Code, Codex, under
 //! `run --keep-transcripts`) are one more entry of [`sources`].
 
+use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -57,7 +58,7 @@ fn sources() -> Vec<(&'static str, Source)> {
 }
 
 fn agent_eval() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    support::agent_eval_command()
 }
 
 /// A task of eight steps, each reading a file and writing one.

@@ -9,12 +9,11 @@
 
 // The helpers these tests do not use (tools that may be missing).
 #[allow(dead_code)]
-mod support;
 
 use std::path::Path;
 use std::process::Output;
 
-use support::agent_eval_command;
+use crate::support::{self, agent_eval_command};
 
 /// A failing scenario whose name and model text are workflow commands.
 const HOSTILE: &str = "name: \"::stop-commands::x\"\ntask: \"::warning::in the task\"\nmodel:\n  script:\n    - text: \"::error::forged\\n  ::add-mask::y\\r::notice::z ##[error]legacy\"\nexpect:\n  - turns: 2\n";
@@ -137,7 +136,7 @@ fn a_job_summary_that_is_a_fifo_is_refused_with_a_warning_not_waited_on() {
     )
     .unwrap();
     let fifo = d.join("summary.fifo");
-    let status = std::process::Command::new("mkfifo")
+    let status = support::command("mkfifo")
         .arg(&fifo)
         .status()
         .unwrap();

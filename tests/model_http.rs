@@ -2,7 +2,7 @@
 //! headers, id mapping, retries and their bound, the concurrency limit,
 //! usage and cost, the spend budget, and keys kept out of error texts.
 
-mod fake_api;
+use crate::fake_api;
 
 use agent_eval::llm::{ContentBlock, Message, Model, ModelRequest, Role, StopReason, ToolSchema};
 use agent_eval::model::http::{

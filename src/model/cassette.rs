@@ -238,18 +238,7 @@ pub fn cassette_file_name(scenario_name: &str, settings: &Map<String, Value>, se
         });
     }
     parts.push(format!("seed-{seed}"));
-    let stem: String = parts
-        .join("-")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("{}.yaml", stem.trim_start_matches('.'))
+    format!("{}.yaml", crate::input::file_stem(&parts.join("-")))
 }
 
 /// The text of a cassette file to be written in `cassette_dir`: the

@@ -222,3 +222,20 @@ pub(crate) fn text_chars(content: &Value) -> u64 {
         _ => 0,
     }
 }
+
+/// The sessions `reader` makes of a fixture's lines, and the errors it gave,
+/// by line (1-based): how the readers' tests feed them.
+#[cfg(test)]
+fn read_fixture(
+    mut reader: Box<dyn RecordReader>,
+    text: &str,
+) -> (Vec<Session>, Vec<(usize, String)>) {
+    let mut errors = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        if let Err(e) = reader.record(&value) {
+            errors.push((index + 1, e));
+        }
+    }
+    (reader.finish(), errors)
+}

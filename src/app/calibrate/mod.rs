@@ -80,11 +80,7 @@ pub fn calibrate(
         config.out.as_deref(),
         profile_hash.as_deref(),
     );
-    out.write_all(text.as_bytes())
-        .map_err(|source| AppError::Write {
-            path: "stdout".into(),
-            source,
-        })?;
+    out.write_all(text.as_bytes()).map_err(AppError::stdout)?;
     Ok(Status::Passed)
 }
 

@@ -202,10 +202,7 @@ fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> Result<Statu
     clap_complete::generate(shell, &mut Cli::command(), "agent-eval", &mut script);
     out.write_all(&script)
         .map(|()| Status::Passed)
-        .map_err(|source| AppError::Write {
-            path: "stdout".into(),
-            source,
-        })
+        .map_err(AppError::stdout)
 }
 
 /// The exit status of an outcome; an error is printed to `err`.

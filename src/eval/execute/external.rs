@@ -93,23 +93,13 @@ pub fn run_once_external(
         todo_calls: wire.todo_calls,
         protocol_violations: wire.protocol_violations,
         unknown_tool_calls: wire.unknown_tool_calls,
-        context_tokens: 0,
-        planning_tokens: 0,
-        planning_turns: 0,
-        reminders_after_planning: 0,
-        input_tokens: None,
-        output_tokens: None,
-        cost: None,
-        drift_turns: Vec::new(),
-        model_error: None,
         step_checks: crate::results::summary::step_checks(&step_results),
-        parts: Vec::new(),
-        unexpected_user_messages: 0,
         agent_plans: outcome
             .acp
             .as_ref()
             .map(|acp| acp.plans.clone())
             .unwrap_or_default(),
+        ..RunResult::zeroed(seed)
     };
     // Parts are counted from the turns the model served (the wire
     // record), each in the part its request had reached; the agent's own

@@ -1,15 +1,7 @@
 use super::*;
 
 fn read(text: &str) -> (Vec<Session>, Vec<(usize, String)>) {
-    let mut reader = Box::new(CodexReader::new());
-    let mut errors = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        let value: Value = serde_json::from_str(line).unwrap();
-        if let Err(e) = reader.record(&value) {
-            errors.push((index + 1, e.to_string()));
-        }
-    }
-    (reader.finish(), errors)
+    crate::transcript::read_fixture(Box::new(CodexReader::new()), text)
 }
 
 fn accepted(turn: &Turn) -> Vec<bool> {
@@ -52,7 +44,10 @@ fn an_older_rollout_closes_turns_on_token_counts_and_reads_success() {
     let (sessions, errors) = read(include_str!(
         "../../../tests/data/transcripts/codex/rollout_older.jsonl"
     ));
-    assert_eq!(errors, [(17, "an unknown Codex record type".to_string())]);
+    assert_eq!(
+        errors,
+        [(17, "unknown Codex record type \"mystery_type\"".to_string())]
+    );
     let session = &sessions[0];
     assert_eq!(session.models, ["gpt-5-codex"]);
     let turns: Vec<&Turn> = session.turns().collect();
