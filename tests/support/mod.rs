@@ -18,3 +18,23 @@ pub fn skip_unless_required(why: &str) {
     assert!(!tools_required(), "in CI this test must really run: {why}");
     eprintln!("SKIPPED: {why}");
 }
+
+/// The built `agent-eval`, run in `dir` with the CI engines' variables
+/// (GITHUB_*, GITLAB_*, CI*) and the model APIs' (ANTHROPIC_*, OPENAI_*)
+/// cleared, so it behaves the same inside GitHub Actions and on a machine
+/// holding a real key.
+#[allow(dead_code)]
+pub fn agent_eval_in(dir: &std::path::Path) -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+    command.current_dir(dir).stdin(std::process::Stdio::null());
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if ["GITHUB_", "GITLAB_", "CI", "ANTHROPIC_", "OPENAI_"]
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
+        {
+            command.env_remove(name.as_ref());
+        }
+    }
+    command
+}
