@@ -118,6 +118,12 @@ fn the_calibrate_recipe_runs_as_written_offline() {
         } else if i + 1 == commands.len() {
             assert!(code == 0 || code == 1, "{command}\n{text}");
             assert!(text.contains("profile my-agent.yaml (sha256 "), "{text}");
+            // Said once, with the profile's figures: the expectations were
+            // written for the defaults.
+            assert!(text.contains("), fitted on "), "{text}");
+            assert!(text.contains("plan_first "), "{text}");
+            let note = "were written for the simulated model's default parameters";
+            assert_eq!(text.matches(note).count(), 1, "{text}");
         } else {
             assert_eq!(code, 0, "{command}\n{text}");
         }

@@ -203,7 +203,10 @@ fn load_scenarios(config: &RunConfig, err: &mut dyn Write) -> Result<Loaded, App
     let (mut scenarios, mut errors) = scenario::load_all(&config.paths);
     if let Some(path) = &config.profile {
         let loaded = crate::app::read_profile(path)?;
-        scenarios.iter_mut().for_each(|s| s.use_profile(&loaded));
+        let changed = super::profile_note::apply(&loaded, &mut scenarios);
+        if !config.list {
+            super::profile_note::print(path, &loaded, changed, err);
+        }
     }
     if crate::cancel::requested() {
         return Err(AppError::Interrupted);

@@ -21,6 +21,7 @@ mod evaluate;
 mod filter;
 mod list;
 mod outputs;
+mod profile_note;
 mod reporters;
 mod run_log;
 mod summary;
