@@ -20,15 +20,15 @@ pub(super) fn apply(loaded: &LoadedProfile, scenarios: &mut [Scenario]) -> usize
     let mut changed = 0;
     for scenario in scenarios.iter_mut() {
         let before = match &scenario.model {
-            ModelSpec::Simulate(params) => Some(params.clone()),
+            ModelSpec::Simulate(params) => Some(*params),
             _ => None,
         };
         scenario.use_profile(loaded);
         let after = match &scenario.model {
-            ModelSpec::Simulate(params) => Some(params),
+            ModelSpec::Simulate(params) => Some(*params),
             _ => None,
         };
-        if before.as_ref() != after && !scenario.expect.is_empty() {
+        if before != after && !scenario.expect.is_empty() {
             changed += 1;
         }
     }
