@@ -19,20 +19,35 @@ pub fn skip_unless_required(why: &str) {
     eprintln!("SKIPPED: {why}");
 }
 
+/// `command` with none of the CI engine's variables (`GITHUB_*`,
+/// `GITLAB_*`, `CI*`) inherited: run inside GitHub Actions, a child would
+/// otherwise append to the job's real summary and print `::error` lines,
+/// and the tests would behave unlike anywhere else. A test sets the ones
+/// it simulates afterwards.
+// Not every test file that includes this module spawns the binary.
+#[allow(dead_code)]
+pub fn without_ci_env(command: &mut std::process::Command) -> &mut std::process::Command {
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("GITHUB_") || name.starts_with("GITLAB_") || name.starts_with("CI") {
+            command.env_remove(name.as_ref());
+        }
+    }
+    command
+}
+
 /// The built `agent-eval`, run in `dir` with the CI engines' variables
-/// (GITHUB_*, GITLAB_*, CI*) and the model APIs' (ANTHROPIC_*, OPENAI_*)
+/// ([`without_ci_env`]) and the model APIs' (`ANTHROPIC_*`, `OPENAI_*`)
 /// cleared, so it behaves the same inside GitHub Actions and on a machine
 /// holding a real key.
 #[allow(dead_code)]
 pub fn agent_eval_in(dir: &std::path::Path) -> std::process::Command {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_agent-eval"));
     command.current_dir(dir).stdin(std::process::Stdio::null());
+    without_ci_env(&mut command);
     for (name, _) in std::env::vars_os() {
         let name = name.to_string_lossy();
-        if ["GITHUB_", "GITLAB_", "CI", "ANTHROPIC_", "OPENAI_"]
-            .iter()
-            .any(|prefix| name.starts_with(prefix))
-        {
+        if name.starts_with("ANTHROPIC_") || name.starts_with("OPENAI_") {
             command.env_remove(name.as_ref());
         }
     }
