@@ -228,6 +228,14 @@ fn load_scenarios(config: &RunConfig, err: &mut dyn Write) -> Result<Loaded, App
         env.keep_transcripts = Some(dir.clone());
     }
     if let Some(command) = &config.agent {
+        if let Some(preset) = crate::scenario::AgentPreset::near(command) {
+            let _ = writeln!(
+                err,
+                "note: --agent {} runs the command `{}` as an outside agent; did you mean the preset {preset} (--agent {preset})?",
+                escape(command),
+                escape(command),
+            );
+        }
         for scenario in &mut scenarios {
             scenario.agent.use_command(command);
         }
