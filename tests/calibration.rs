@@ -56,8 +56,20 @@ fn sources() -> Vec<(&'static str, Source)> {
     vec![("run-log", run_logs)]
 }
 
+/// The binary, with the CI engines' variables cleared so it behaves the
+/// same inside GitHub Actions.
 fn agent_eval() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy();
+        if ["GITHUB_", "GITLAB_", "CI"]
+            .iter()
+            .any(|p| key.starts_with(p))
+        {
+            command.env_remove(key.as_ref());
+        }
+    }
+    command
 }
 
 /// A task of eight steps, each reading a file and writing one.
@@ -354,4 +366,159 @@ fn bad_lines_beside_good_ones_are_skipped_and_counted() {
     let result: Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
     assert_eq!(result["inputs"]["bad"], 2);
     assert_eq!(result["inputs"]["sessions"], 6);
+}
+
+/// A Claude Code session (version 2.1.100, which records reminders) of
+/// one task: a plan of three items, `work` turns of other calls each
+/// followed by an update ticking one item, and a closing answer; a
+/// reminder recorded before every turn in `reminded`.
+fn claude_code_session(id: &str, work: usize, reminded: &[usize]) -> String {
+    let mut lines = Vec::new();
+    let record = |kind: &str, body: serde_json::Value| {
+        let mut value = serde_json::json!({"type": kind, "sessionId": id, "version": "2.1.100"});
+        if let (Some(map), serde_json::Value::Object(body)) = (value.as_object_mut(), body) {
+            map.extend(body);
+        }
+        value.to_string()
+    };
+    lines.push(record(
+        "user",
+        serde_json::json!({"message": {"role": "user", "content": "Do three things"}}),
+    ));
+    let statuses = |done: usize| -> Vec<serde_json::Value> {
+        (0..3)
+            .map(|i| {
+                let status = if i < done { "completed" } else { "pending" };
+                serde_json::json!({"content": format!("item {i}"), "status": status, "activeForm": "doing"})
+            })
+            .collect()
+    };
+    let mut turn = 0;
+    let mut respond = |lines: &mut Vec<String>, tool: &str, input: serde_json::Value| {
+        turn += 1;
+        if reminded.contains(&turn) {
+            lines.push(record(
+                "attachment",
+                serde_json::json!({"attachment": {"type": "todo_reminder", "content": []}}),
+            ));
+        }
+        let call = format!("{id}-t{turn}");
+        lines.push(record(
+            "assistant",
+            serde_json::json!({"message": {"id": format!("{id}-m{turn}"), "model": "claude-test",
+            "usage": {"input_tokens": 1000 * turn, "output_tokens": 120},
+            "content": [{"type": "tool_use", "id": call, "name": tool, "input": input}]}}),
+        ));
+        lines.push(record(
+            "user",
+            serde_json::json!({"message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": call, "content": "ok ".repeat(200)}]}}),
+        ));
+    };
+    respond(
+        &mut lines,
+        "TodoWrite",
+        serde_json::json!({"todos": statuses(0)}),
+    );
+    for step in 0..work {
+        respond(&mut lines, "Bash", serde_json::json!({"command": "ls"}));
+        respond(
+            &mut lines,
+            "TodoWrite",
+            serde_json::json!({"todos": statuses((step + 1).min(3))}),
+        );
+    }
+    lines.push(record(
+        "assistant",
+        serde_json::json!({"message": {"id": format!("{id}-end"), "model": "claude-test",
+        "content": [{"type": "text", "text": "Done."}]}}),
+    ));
+    lines.join("\n") + "\n"
+}
+
+fn calibrate_folder(folder: &Path, extra: &[&str]) -> (Value, String) {
+    let json = folder.join("out.json");
+    let output = agent_eval()
+        .arg("calibrate")
+        .arg(folder.join("projects"))
+        .args(["--simulated-runs", "6", "--json"])
+        .arg(&json)
+        .args(extra)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let result = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+    (result, stderr + &stdout)
+}
+
+/// Sessions of one project folder are one group; a session copied to a
+/// second place counts once, with a warning; the fit is tested as a whole.
+#[test]
+fn groups_duplicates_and_the_goodness_of_fit_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let projects = dir.path().join("projects");
+    for (project, name, work) in [
+        ("p1", "a", 3),
+        ("p1", "b", 2),
+        ("p2", "c", 3),
+        ("p3", "d", 1),
+    ] {
+        std::fs::create_dir_all(projects.join(project)).unwrap();
+        std::fs::write(
+            projects.join(project).join(format!("{name}.jsonl")),
+            claude_code_session(name, work, &[2]),
+        )
+        .unwrap();
+    }
+    // The same file again, in a backup folder read after the original
+    // (the first copy read is kept, in its own project).
+    std::fs::create_dir_all(projects.join("zz-backup")).unwrap();
+    std::fs::copy(
+        projects.join("p1/a.jsonl"),
+        projects.join("zz-backup/a.jsonl"),
+    )
+    .unwrap();
+    let (result, printed) = calibrate_folder(dir.path(), &[]);
+    assert!(
+        printed.contains("warning: 1 session(s) read twice"),
+        "{printed}"
+    );
+    assert_eq!(
+        result["inputs"]["duplicates_dropped"], 1,
+        "{}",
+        result["inputs"]
+    );
+    assert_eq!(result["fitted_on"]["sessions"], 4);
+    assert_eq!(result["fitted_on"]["duplicates_dropped"], 1);
+    let groups = &result["inputs"]["groups"];
+    assert_eq!(groups["by"], "project");
+    assert_eq!(groups["count"], 3, "{groups}");
+    assert_eq!(groups["sessions_alone"], false);
+    assert!(
+        printed.contains("groups: 3 (--group-by project)"),
+        "{printed}"
+    );
+    // Three groups, a third held out: the held-out sessions are one
+    // project's (one or two sessions), never a part of one.
+    let held = result["inputs"]["held_out"].as_u64().unwrap();
+    assert!(held == 1 || held == 2, "{}", result["inputs"]);
+    let test = &result["goodness_of_fit"];
+    assert!(test["statistic"].as_f64().unwrap() >= 0.0, "{test}");
+    let df = test["df"].as_u64().unwrap();
+    assert_eq!(
+        df,
+        test["moments"].as_u64().unwrap() - test["fitted"].as_u64().unwrap()
+    );
+    assert!(printed.contains("Goodness of fit: "), "{printed}");
+    if test["fits"] == false {
+        // A model that does not fit calls nothing fitted.
+        assert!(printed.contains("does not fit these sessions"), "{printed}");
+        for p in result["params"].as_array().unwrap() {
+            assert_ne!(p["source"], "fitted", "{p}");
+        }
+    }
+    let (result, _) = calibrate_folder(dir.path(), &["--group-by", "session"]);
+    assert_eq!(result["inputs"]["groups"]["count"], 4);
 }

@@ -20,9 +20,11 @@
 //! [`crate::eval`]; the command and the renderings are `app`'s.
 
 pub mod bootstrap;
+pub mod chi2;
 pub mod estimators;
 pub mod fidelity;
 pub mod fit;
+pub mod group;
 pub mod ks;
 pub mod observe;
 pub mod simulate;
@@ -30,11 +32,14 @@ pub mod simulate;
 use std::collections::BTreeMap;
 
 use crate::model::simulated::SimulateParams;
-use crate::model::simulated::profile::{FittedOn, PROFILE_VERSION, Profile, ProfileParam, Source};
+use crate::model::simulated::profile::{
+    FitTest, FittedOn, PROFILE_VERSION, Profile, ProfileParam, Source,
+};
 use crate::transcript::Session;
 use estimators::Measure;
 use fidelity::{Distribution, FidelityRow};
-use fit::{Fit, FitResult};
+use fit::{Fit, FitResult, GoodnessOfFit};
+use group::Groups;
 use observe::Stats;
 use simulate::Simulator;
 
@@ -90,9 +95,17 @@ pub struct Calibration {
     pub fidelity: Vec<FidelityRow>,
     pub distributions: Vec<Distribution>,
     pub contradictions: Vec<String>,
+    /// The goodness-of-fit test of the fit (`None`: nothing was fitted).
+    pub goodness_of_fit: Option<GoodnessOfFit>,
     /// Sessions in the training and held-out sets.
     pub training: usize,
     pub held_out: usize,
+    /// Sessions dropped as seen before (same session id or content).
+    pub duplicates: usize,
+    /// The groups (units of independence) of the sessions kept, and
+    /// whether there were too few to resample, so each session stood alone.
+    pub groups: usize,
+    pub sessions_alone: bool,
     /// What it was fitted on (files and the inputs' hash are the caller's
     /// to fill).
     pub fitted_on: FittedOn,
@@ -120,12 +133,15 @@ impl Calibration {
     }
 }
 
-/// Calibrates the simulated model on `sessions`.
+/// Calibrates the simulated model on `sessions` (a session seen twice
+/// counted once).
 pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration, CalibrateError> {
     if sessions.is_empty() {
         return Err(CalibrateError::NoSessions);
     }
-    let (training, held_out) = split(sessions, options.holdout, options.seed);
+    let (sessions, duplicates) = group::drop_duplicates(sessions.to_vec());
+    let groups = Groups::of(&sessions);
+    let (training, held_out) = split(&sessions, options.holdout, options.seed);
     let measures = estimators::measure_all(&training, options.seed);
     let mut params = SimulateParams::default();
     for measure in &measures {
@@ -148,12 +164,17 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     let all_shapes: Vec<usize> = fit_shapes.iter().chain(&check_shapes).copied().collect();
     let mut simulator = Simulator::new(&all_shapes, simulate::typical_turn_chars(&training))
         .map_err(CalibrateError::Simulator)?;
-    let (observed, se) =
-        fit::observed_moments(&training, fit_shapes.len(), options.seed, chars_per_token);
-    let fits = if fit_shapes.is_empty() {
-        Vec::new()
+    let observed_tasks = simulate::shapes_of(&training, 0).len();
+    let (observed, se) = fit::observed_moments(
+        &training,
+        (observed_tasks, fit_shapes.len()),
+        options.seed,
+        chars_per_token,
+    );
+    let (fits, goodness_of_fit) = if fit_shapes.is_empty() {
+        (Vec::new(), None)
     } else {
-        Fit {
+        let (fits, test) = Fit {
             observed,
             se,
             simulator: &mut simulator,
@@ -161,7 +182,8 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
             seed: options.seed,
             chars_per_token,
         }
-        .run(&mut params)
+        .run(&mut params);
+        (fits, Some(test))
     };
     let observed_stats = Stats::of(check_set, chars_per_token);
     let simulated = simulator.run(params, &check_shapes, options.seed ^ 0x5eed_f1de);
@@ -178,39 +200,58 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
             .collect(),
         measures,
         fits,
+        goodness_of_fit,
         fidelity,
         distributions,
         contradictions,
         training: training.len(),
         held_out: held_out.len(),
-        fitted_on: fitted_on(sessions),
+        duplicates,
+        groups: groups.count,
+        sessions_alone: groups.sessions_alone,
+        fitted_on: FittedOn {
+            groups: groups.count as u64,
+            duplicates_dropped: duplicates as u64,
+            goodness_of_fit: goodness_of_fit.map(|t| FitTest {
+                statistic: round(t.statistic),
+                df: t.df,
+                p_value: t.p_value,
+                fits: !t.rejected(),
+            }),
+            ..fitted_on(&sessions)
+        },
     })
 }
 
-/// The training and held-out sessions: a seeded shuffle, the first
-/// `1 - holdout` of it for training (at least one session).
+/// The training and held-out sessions, split by group (a group is never
+/// on both sides): a seeded shuffle of the groups, the first `1 - holdout`
+/// of them for training (at least one group).
 pub fn split(sessions: &[Session], holdout: f64, seed: u64) -> (Vec<Session>, Vec<Session>) {
-    let mut order: Vec<(u64, usize)> = (0..sessions.len())
-        .map(|i| {
+    let groups = Groups::of(sessions);
+    let mut order: Vec<(u64, usize)> = (0..groups.count)
+        .map(|g| {
             (
-                crate::model::simulated::mix(seed ^ crate::model::simulated::mix(i as u64)),
-                i,
+                crate::model::simulated::mix(seed ^ crate::model::simulated::mix(g as u64)),
+                g,
             )
         })
         .collect();
     order.sort_unstable();
-    let held = ((sessions.len() as f64) * holdout.clamp(0.0, 1.0)).floor() as usize;
-    let held = held.min(sessions.len().saturating_sub(1));
-    let train_count = sessions.len() - held;
-    let pick = |range: std::ops::Range<usize>| -> Vec<Session> {
-        let mut indices: Vec<usize> = order[range].iter().map(|(_, i)| *i).collect();
-        indices.sort_unstable();
-        indices
-            .into_iter()
-            .filter_map(|i| sessions.get(i).cloned())
-            .collect()
-    };
-    (pick(0..train_count), pick(train_count..sessions.len()))
+    let held = ((groups.count as f64) * holdout.clamp(0.0, 1.0)).floor() as usize;
+    let held = held.min(groups.count.saturating_sub(1));
+    let mut held_out_group = vec![false; groups.count];
+    for (_, g) in &order[groups.count - held..] {
+        held_out_group[*g] = true;
+    }
+    let (mut training, mut held_out) = (Vec::new(), Vec::new());
+    for (session, &g) in sessions.iter().zip(&groups.of) {
+        if held_out_group.get(g).copied().unwrap_or(false) {
+            held_out.push(session.clone());
+        } else {
+            training.push(session.clone());
+        }
+    }
+    (training, held_out)
 }
 
 /// Every parameter's row: measured where counted, fitted where
@@ -304,5 +345,45 @@ fn fitted_on(sessions: &[Session]) -> FittedOn {
         agent_versions: versions,
         models,
         inputs_hash: String::new(),
+        ..FittedOn::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::{Format, Part, Reminders, Turn};
+
+    fn session(group: &str) -> Session {
+        Session {
+            format: Format::RunLog,
+            agent_version: None,
+            models: Vec::new(),
+            reminders: Reminders::Recorded,
+            parts: vec![Part {
+                turns: vec![Turn::default()],
+            }],
+            id: None,
+            group: group.into(),
+            content_hash: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_held_out_split_keeps_every_group_whole() {
+        let sessions: Vec<Session> = (0..40).map(|i| session(&format!("g{}", i % 8))).collect();
+        for seed in 0..5 {
+            let (training, held_out) = split(&sessions, 0.5, seed);
+            assert_eq!(training.len() + held_out.len(), 40);
+            // Half the groups (4 of 8, five sessions each) on each side.
+            assert_eq!(held_out.len(), 20, "seed {seed}");
+            for s in &held_out {
+                assert!(training.iter().all(|t| t.group != s.group), "seed {seed}");
+            }
+        }
+        // One group: sessions stand alone, and are split as before.
+        let alone: Vec<Session> = (0..10).map(|_| session("one")).collect();
+        let (training, held_out) = split(&alone, 0.5, 1);
+        assert_eq!((training.len(), held_out.len()), (5, 5));
     }
 }

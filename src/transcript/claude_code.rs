@@ -190,6 +190,8 @@ pub struct ClaudeCodeReader {
     reminder_pending: bool,
     reminder_recorded: bool,
     chars_pending: u64,
+    /// The first `sessionId` of the file's own (not sidechain) records.
+    session_id: Option<String>,
 }
 
 impl ClaudeCodeReader {
@@ -482,6 +484,11 @@ impl RecordReader for ClaudeCodeReader {
         if record.get("isSidechain") == Some(&Value::Bool(true)) {
             return Ok(());
         }
+        if self.session_id.is_none()
+            && let Some(id) = record.get("sessionId").and_then(Value::as_str)
+        {
+            self.session_id = Some(id.to_string());
+        }
         match kind {
             "user" => self.user(record),
             "assistant" => self.assistant(record),
@@ -510,13 +517,19 @@ impl RecordReader for ClaudeCodeReader {
             parts[draft.part].turns.push(draft.turn);
         }
         parts.retain(|p| !p.turns.is_empty());
-        vec![Session {
+        let mut session = Session {
             format: Format::ClaudeCode,
             agent_version: self.version,
             models: self.models.into_iter().collect(),
             reminders,
             parts,
-        }]
+            id: self.session_id,
+            // The project folder is the file's: the caller sets it.
+            group: String::new(),
+            content_hash: String::new(),
+        };
+        session.keep_real_usage();
+        vec![session]
     }
 }
 

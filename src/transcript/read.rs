@@ -34,7 +34,7 @@ use sha2::{Digest, Sha256};
 use super::claude_code::ClaudeCodeReader;
 use super::codex::CodexReader;
 use super::run_log::RunLogReader;
-use super::{Format, RecordReader, Session};
+use super::{Format, GroupBy, RecordReader, Session, group_key};
 
 /// The longest line read; a longer one is skipped as it streams past.
 pub const MAX_LINE_BYTES: usize = 64 << 20;
@@ -55,6 +55,8 @@ pub struct ReadOptions {
     /// Keep only the sessions one of whose model names passes (a session
     /// naming no model is left out when a filter is given).
     pub model_filter: Option<ModelFilter>,
+    /// What makes sessions one group.
+    pub group_by: GroupBy,
 }
 
 /// Why a line or a file was skipped.
@@ -368,9 +370,11 @@ fn read_file(
     if !state.given_up && state.reader.is_none() && !state.undecided.is_empty() {
         state.give_up_unknown(summary);
     }
+    let digest: [u8; 32] = hasher.finalize().into();
     if let (Some(format), Some(reader)) = (state.format, state.reader) {
         *summary.files_by_format.entry(format).or_default() += 1;
-        for session in reader.finish() {
+        for mut session in reader.finish() {
+            place(&mut session, path, &digest, opts.group_by, summary.sessions);
             if passes(&session, opts) {
                 summary.sessions += 1;
                 on_session(session);
@@ -379,7 +383,30 @@ fn read_file(
             }
         }
     }
-    Some(hasher.finalize().into())
+    Some(digest)
+}
+
+/// Sets what a session's reader could not know: its content hash (the
+/// file's, for a format of one session a file) and its group under
+/// `group_by` (`index`: the sessions read before it).
+fn place(session: &mut Session, path: &Path, digest: &[u8; 32], group_by: GroupBy, index: u64) {
+    if session.content_hash.is_empty() {
+        session.content_hash = hex(digest);
+    }
+    let folder = path.parent().unwrap_or(Path::new(""));
+    let folder_key = || group_key("folder", &folder.to_string_lossy());
+    session.group = match group_by {
+        GroupBy::Project if session.format == Format::ClaudeCode => {
+            // `projects/<dir>/<session>.jsonl`: the project is the folder's
+            // name, wherever the projects folder was copied to.
+            let name = folder.file_name().map(|n| n.to_string_lossy());
+            group_key("claude-code-project", &name.unwrap_or_default())
+        }
+        GroupBy::Project if !session.group.is_empty() => std::mem::take(&mut session.group),
+        GroupBy::Project | GroupBy::Folder => folder_key(),
+        GroupBy::File => group_key("file", &path.to_string_lossy()),
+        GroupBy::Session => group_key("session", &index.to_string()),
+    };
 }
 
 fn passes(session: &Session, opts: &ReadOptions) -> bool {

@@ -19,6 +19,7 @@ fn source_name(source: Source) -> &'static str {
     match source {
         Source::Measured => "measured",
         Source::Fitted => "fitted",
+        Source::Inferred => "inferred",
         Source::Assumed => "assumed",
     }
 }
@@ -39,7 +40,22 @@ pub fn json(
             "held_out": result.held_out,
             "bad": outcome.bad,
             "first_bad": outcome.first_bad,
+            "duplicates_dropped": result.duplicates,
+            "groups": {
+                "by": outcome.group_by,
+                "count": result.groups,
+                "sessions_alone": result.sessions_alone,
+            },
         },
+        "goodness_of_fit": result.goodness_of_fit.map(|t| json!({
+            "statistic": finite(t.statistic),
+            "df": t.df,
+            "p_value": t.p_value,
+            "moments": t.moments,
+            "fitted": t.fitted,
+            "fits": !t.rejected(),
+            "verdict": t.verdict(),
+        })),
         "params": result.params.iter().map(|row| json!({
             "name": row.name,
             "value": row.param.value,
@@ -97,7 +113,9 @@ pub fn terminal(
         result.fitted_on.turns,
         outcome.bad
     );
+    groups(&mut text, result, outcome);
     parameters(&mut text, result);
+    goodness_of_fit(&mut text, result);
     fidelity(&mut text, result);
     if result.contradictions.is_empty() {
         let _ = writeln!(
@@ -119,6 +137,49 @@ pub fn terminal(
         );
     }
     text
+}
+
+/// The units of independence, and the duplicates left out.
+fn groups(text: &mut String, result: &Calibration, outcome: &ReadOutcome) {
+    let by = serde_json::to_value(outcome.group_by)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    if result.sessions_alone {
+        let _ = writeln!(
+            text,
+            "groups: fewer than two (--group-by {by}), so each session stands alone: intervals and the held-out split treat sessions as independent"
+        );
+    } else {
+        let _ = writeln!(
+            text,
+            "groups: {} (--group-by {by}); intervals resample groups, and the held-out split keeps each group whole",
+            result.groups
+        );
+    }
+    if result.duplicates > 0 {
+        let _ = writeln!(
+            text,
+            "duplicates: {} session(s) read twice (same session id or content) counted once",
+            result.duplicates
+        );
+    }
+    let _ = writeln!(text);
+}
+
+/// The whole fit's test, and what follows from it.
+fn goodness_of_fit(text: &mut String, result: &Calibration) {
+    let Some(test) = result.goodness_of_fit else {
+        return;
+    };
+    let _ = writeln!(text, "Goodness of fit: {}.", test.verdict());
+    if test.rejected() {
+        let _ = writeln!(
+            text,
+            "The simulated model does not fit these sessions: no parameter is fitted, the attention parameters and drift weights keep their assumed values."
+        );
+    }
+    let _ = writeln!(text);
 }
 
 fn parameters(text: &mut String, result: &Calibration) {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use crate::app::{AppError, CalibrateConfig};
-use crate::transcript::Format;
+use crate::transcript::{Format, GroupBy};
 
 /// `calibrate --format`.
 #[derive(Clone, Copy, ValueEnum)]
@@ -16,6 +16,21 @@ pub enum TranscriptFormat {
     Codex,
     /// agent-eval run logs (`run --log-dir`).
     RunLog,
+}
+
+/// `calibrate --group-by`: what makes sessions one group, the unit the
+/// intervals resample and the held-out split keeps whole.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum GroupByArg {
+    /// A Claude Code project folder, a Codex working directory, a run
+    /// log's scenario (the file's folder where none is named).
+    Project,
+    /// The folder holding the file.
+    Folder,
+    /// The file.
+    File,
+    /// Every session alone (sessions taken as independent).
+    Session,
 }
 
 /// The arguments of `calibrate`.
@@ -49,6 +64,9 @@ pub struct CalibrateArgs {
     /// The most simulated runs per point of the fit (one a task shape).
     #[arg(long, default_value_t = 60, value_name = "N")]
     pub simulated_runs: usize,
+    /// What makes sessions one group (resampled and held out together).
+    #[arg(long, value_enum, default_value = "project")]
+    pub group_by: GroupByArg,
 }
 
 impl CalibrateArgs {
@@ -73,6 +91,12 @@ impl CalibrateArgs {
                 TranscriptFormat::RunLog => Format::RunLog,
             }),
             simulated_runs: self.simulated_runs.max(1),
+            group_by: match self.group_by {
+                GroupByArg::Project => GroupBy::Project,
+                GroupByArg::Folder => GroupBy::Folder,
+                GroupByArg::File => GroupBy::File,
+                GroupByArg::Session => GroupBy::Session,
+            },
         })
     }
 }

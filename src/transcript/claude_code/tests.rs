@@ -190,3 +190,44 @@ fn context_counts_text_and_not_image_data() {
     ]);
     assert_eq!(text_chars(&content), 8);
 }
+
+/// A session of `outputs.len()` responses with these usage counts.
+fn with_usage(inputs: &[u64], outputs: &[u64]) -> Session {
+    let mut text = String::from(
+        r#"{"type":"user","sessionId":"u","version":"1.0.30","message":{"role":"user","content":"go"}}"#,
+    );
+    for (i, (input, output)) in inputs.iter().zip(outputs).enumerate() {
+        text.push('\n');
+        text.push_str(&serde_json::json!({
+            "type": "assistant", "sessionId": "u", "version": "1.0.30",
+            "message": {"id": format!("m{i}"), "model": "claude-x",
+                "usage": {"input_tokens": input, "output_tokens": output},
+                "content": [{"type": "tool_use", "id": format!("t{i}"), "name": "Bash", "input": {}}]}
+        }).to_string());
+        text.push('\n');
+        text.push_str(&serde_json::json!({
+            "type": "user", "sessionId": "u", "version": "1.0.30",
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": format!("t{i}"), "content": "ok"}]}
+        }).to_string());
+    }
+    let (mut sessions, errors) = read(&text);
+    assert!(errors.is_empty(), "{errors:?}");
+    sessions.remove(0)
+}
+
+#[test]
+fn streaming_placeholders_and_constant_usage_are_not_usage() {
+    let outputs = |s: &Session| s.turns().map(|t| t.output_tokens).collect::<Vec<_>>();
+    let inputs = |s: &Session| s.turns().map(|t| t.input_tokens).collect::<Vec<_>>();
+    // Old streaming records: 1 to 32 output tokens a block, never the total.
+    let placeholders = with_usage(&[100, 300, 600], &[1, 12, 32]);
+    assert_eq!(outputs(&placeholders), [None, None, None]);
+    assert_eq!(inputs(&placeholders), [Some(100), Some(300), Some(600)]);
+    // Real counts stay.
+    let real = with_usage(&[100, 300, 600], &[12, 250, 80]);
+    assert_eq!(outputs(&real), [Some(12), Some(250), Some(80)]);
+    // A context that never grows is not the API's count.
+    let constant = with_usage(&[500, 500, 500], &[90, 120, 70]);
+    assert_eq!(inputs(&constant), [None, None, None]);
+    assert_eq!(outputs(&constant), [Some(90), Some(120), Some(70)]);
+}
