@@ -373,9 +373,20 @@ fn bad_lines_beside_good_ones_are_skipped_and_counted() {
 /// followed by an update ticking one item, and a closing answer; a
 /// reminder recorded before every turn in `reminded`.
 fn claude_code_session(id: &str, work: usize, reminded: &[usize]) -> String {
+    claude_code_version_session("2.1.100", id, (work, 0), reminded)
+}
+
+/// As [`claude_code_session`], of `version`, with `quiet` turns of other
+/// calls only after the work.
+fn claude_code_version_session(
+    version: &str,
+    id: &str,
+    (work, quiet): (usize, usize),
+    reminded: &[usize],
+) -> String {
     let mut lines = Vec::new();
     let record = |kind: &str, body: serde_json::Value| {
-        let mut value = serde_json::json!({"type": kind, "sessionId": id, "version": "2.1.100"});
+        let mut value = serde_json::json!({"type": kind, "sessionId": id, "version": version});
         if let (Some(map), serde_json::Value::Object(body)) = (value.as_object_mut(), body) {
             map.extend(body);
         }
@@ -427,6 +438,9 @@ fn claude_code_session(id: &str, work: usize, reminded: &[usize]) -> String {
             "TodoWrite",
             serde_json::json!({"todos": statuses((step + 1).min(3))}),
         );
+    }
+    for _ in 0..quiet {
+        respond(&mut lines, "Bash", serde_json::json!({"command": "ls"}));
     }
     lines.push(record(
         "assistant",
@@ -521,4 +535,64 @@ fn groups_duplicates_and_the_goodness_of_fit_test() {
     }
     let (result, _) = calibrate_folder(dir.path(), &["--group-by", "session"]);
     assert_eq!(result["inputs"]["groups"]["count"], 4);
+}
+
+/// Reminders recorded and inferred are counted apart; compliance is
+/// measured on the recorded ones, and the inferred ones join only when
+/// asked, with the rule's check on the recording sessions beside them.
+#[test]
+fn reminders_recorded_and_inferred_are_counted_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let projects = dir.path().join("projects");
+    for i in 0..4 {
+        let folder = projects.join(format!("p{i}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        // 2.1.100 records a reminder before its 4th response.
+        std::fs::write(
+            folder.join("new.jsonl"),
+            claude_code_version_session("2.1.100", &format!("n{i}"), (3, 12), &[4]),
+        )
+        .unwrap();
+        // 2.0.50 records none: the policy infers one 10 blocks after the
+        // last TodoWrite, in the quiet stretch.
+        std::fs::write(
+            folder.join("old.jsonl"),
+            claude_code_version_session("2.0.50", &format!("o{i}"), (3, 12), &[]),
+        )
+        .unwrap();
+    }
+    let compliance = |result: &Value| param(result, "reminder_compliance").clone();
+    let (result, printed) = calibrate_folder(dir.path(), &["--holdout", "0"]);
+    let reminders = &result["reminders"];
+    assert_eq!(reminders["recorded"], 4, "{reminders}");
+    assert_eq!(reminders["inferred"], 4, "{reminders}");
+    assert_eq!(reminders["counted"], "recorded");
+    assert_eq!(result["fitted_on"]["reminders"]["inferred"], 4);
+    let measured = compliance(&result);
+    assert_eq!(measured["source"], "measured", "{measured}");
+    assert_eq!(measured["n"], 4, "{measured}");
+    assert!(
+        printed.contains("reminders: 4 recorded, 4 inferred"),
+        "{printed}"
+    );
+    // The rule, checked on the recording sessions: their reminder was on
+    // turn 4, the rule says turn 18 (ten quiet blocks after the last plan).
+    let check = &reminders["inference_check"];
+    assert_eq!(check["recorded"], 4, "{check}");
+    assert_eq!(check["hit_rate"], 0.0, "{check}");
+    assert!(
+        printed.contains("the inference rule, checked: on 4 session(s)"),
+        "{printed}"
+    );
+
+    let (result, printed) = calibrate_folder(dir.path(), &["--holdout", "0", "--infer-reminders"]);
+    let inferred = compliance(&result);
+    assert_eq!(inferred["source"], "inferred", "{inferred}");
+    assert_eq!(inferred["n"], 8, "{inferred}");
+    assert!(
+        inferred["note"].as_str().unwrap().contains("exact turn"),
+        "{inferred}"
+    );
+    assert_eq!(result["reminders"]["counted"], "recorded and inferred");
+    assert!(printed.contains("(source: inferred)"), "{printed}");
 }

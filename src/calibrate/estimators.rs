@@ -82,7 +82,7 @@ pub fn measure_all(sessions: &[Session], seed: u64) -> Vec<Measure> {
             let note = if value.is_some() {
                 format!("counted on {counted}")
             } else if *name == "reminder_compliance"
-                && sessions.iter().all(|s| s.reminders == Reminders::Unknown)
+                && sessions.iter().all(|s| s.reminders != Reminders::Recorded)
             {
                 "unmeasured: the transcripts do not record reminders".to_string()
             } else {
@@ -151,10 +151,11 @@ pub fn todo_update_rate(session: &Session) -> (f64, f64) {
     share_of(session, TurnKind::Ordinary, writes)
 }
 
-/// Unmeasured (no chance counted) when the session's reminders are
-/// `Unknown`.
+/// Counted on recorded reminders only: unmeasured (no chance counted) when
+/// the session's reminders are inferred or unknown (inferred ones join by
+/// [`super::reminders::with_inferred`]).
 pub fn reminder_compliance(session: &Session) -> (f64, f64) {
-    if session.reminders == Reminders::Unknown {
+    if session.reminders != Reminders::Recorded {
         return (0.0, 0.0);
     }
     share_of(session, TurnKind::Reminded, writes)
@@ -256,7 +257,10 @@ mod tests {
     /// that plans, the closing answer. Part 2: starts by rewriting.
     fn known() -> Session {
         let plan = Some(vec![InProgress, Pending]);
-        let closing = Turn::default();
+        let closing = Turn {
+            plan_after: Some(vec![Completed, Completed]),
+            ..Turn::default()
+        };
         session(
             vec![
                 vec![
@@ -279,7 +283,8 @@ mod tests {
         let s = known();
         assert_eq!(plan_first(&s), (1.0, 1.0));
         // Ordinary: turn 2 (no), turn 4 (rejected: yes), turn 6 (yes); turn
-        // 5 is the retry, and the closing answer is no chance.
+        // 5 is the retry, and the closing answer after the finished plan
+        // is no chance.
         assert_eq!(todo_update_rate(&s), (2.0, 3.0));
         assert_eq!(reminder_compliance(&s), (1.0, 1.0));
         // Six turns write the plan; one was rejected.
@@ -414,22 +419,32 @@ mod tests {
 
     #[test]
     fn a_reminder_before_the_closing_answer_is_no_missed_chance() {
-        let plan = Some(vec![InProgress]);
+        let open = Some(vec![Completed, InProgress]);
+        let done = Some(vec![Completed, Completed]);
+        let closing = |plan: &Option<Vec<ItemStatus>>| Turn {
+            reminder_before: true,
+            plan_after: plan.clone(),
+            ..Turn::default()
+        };
         let s = session(
             vec![vec![
-                turn(Some(true), false, plan.clone()),
-                turn(Some(true), true, plan.clone()),
-                turn(None, false, plan.clone()),
-                // Reminded, then the closing answer: no tool call at all.
-                Turn {
-                    reminder_before: true,
-                    ..Turn::default()
-                },
+                turn(Some(true), false, open.clone()),
+                turn(Some(true), true, done.clone()),
+                turn(None, false, done.clone()),
+                // Reminded, then the closing answer after a finished plan.
+                closing(&done),
             ]],
             Reminders::Recorded,
         );
         assert_eq!(reminder_compliance(&s), (1.0, 1.0));
-        // The text-only turn mid-part stays a chance.
+        assert_eq!(todo_update_rate(&s), (0.0, 1.0));
+        // Items still open: the last answer is stopping early, a chance.
+        let mut stopped = s.clone();
+        stopped.parts[0].turns[1].plan_after = open.clone();
+        stopped.parts[0].turns[2].plan_after = open.clone();
+        stopped.parts[0].turns[3] = closing(&open);
+        assert_eq!(reminder_compliance(&stopped), (1.0, 2.0));
+        // A text-only turn mid-part stays a chance.
         let mut middle = s.clone();
         middle.parts[0].turns.insert(2, Turn::default());
         assert_eq!(todo_update_rate(&middle), (0.0, 2.0));

@@ -27,13 +27,15 @@ pub mod fit;
 pub mod group;
 pub mod ks;
 pub mod observe;
+pub mod reminders;
 pub mod simulate;
 
 use std::collections::BTreeMap;
 
 use crate::model::simulated::SimulateParams;
 use crate::model::simulated::profile::{
-    FitTest, FittedOn, PROFILE_VERSION, Profile, ProfileParam, Source,
+    FitTest, FittedOn, InferenceCheck, PROFILE_VERSION, Profile, ProfileParam, ReminderCounts,
+    Source,
 };
 use crate::transcript::Session;
 use estimators::Measure;
@@ -53,6 +55,9 @@ pub struct Options {
     /// The most simulated runs a point of the fit (and the fidelity check)
     /// makes: one a task shape.
     pub simulated_runs: usize,
+    /// Count inferred reminders in `reminder_compliance` too (where the
+    /// rule can be checked on sessions that record them).
+    pub infer_reminders: bool,
 }
 
 impl Default for Options {
@@ -61,6 +66,7 @@ impl Default for Options {
             holdout: 0.5,
             seed: 0,
             simulated_runs: 60,
+            infer_reminders: false,
         }
     }
 }
@@ -100,6 +106,12 @@ pub struct Calibration {
     /// Sessions in the training and held-out sets.
     pub training: usize,
     pub held_out: usize,
+    /// Reminded turns of the training sessions, recorded and inferred; the
+    /// inference rule checked on the sessions that record reminders; and
+    /// whether inferred ones were counted in `reminder_compliance`.
+    pub reminders: ReminderCounts,
+    pub reminder_check: Option<InferenceCheck>,
+    pub reminders_inferred_used: bool,
     /// Sessions dropped as seen before (same session id or content).
     pub duplicates: usize,
     /// The groups (units of independence) of the sessions kept, and
@@ -142,7 +154,32 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     let (sessions, duplicates) = group::drop_duplicates(sessions.to_vec());
     let groups = Groups::of(&sessions);
     let (training, held_out) = split(&sessions, options.holdout, options.seed);
-    let measures = estimators::measure_all(&training, options.seed);
+    let mut measures = estimators::measure_all(&training, options.seed);
+    let reminder_counts = reminders::counts(&training);
+    let reminder_check = reminders::check(&sessions);
+    let inferred_compliance = options
+        .infer_reminders
+        .then(|| reminders::with_inferred(&training, options.seed))
+        .flatten();
+    let reminders_inferred_used = inferred_compliance.is_some();
+    for measure in &mut measures {
+        if measure.name != "reminder_compliance" {
+            continue;
+        }
+        match &inferred_compliance {
+            Some(inferred) => *measure = inferred.clone(),
+            None if measure.value.is_none() && reminder_counts.inferred > 0 => {
+                measure.note = only_inferred_note(reminder_counts, reminder_check.as_ref());
+            }
+            None if reminder_counts.inferred > 0 => {
+                measure.note.push_str(&format!(
+                    " ({} recorded; {} inferred ones not counted)",
+                    reminder_counts.recorded, reminder_counts.inferred
+                ));
+            }
+            None => {}
+        }
+    }
     let mut params = SimulateParams::default();
     for measure in &measures {
         if let (Some(value), Some(field)) = (measure.value, params.field_mut(measure.name)) {
@@ -192,7 +229,13 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     let contradictions =
         fidelity::contradictions(&observed_stats, &simulated_stats, &fidelity, &params);
     Ok(Calibration {
-        params: param_rows(&measures, &fits, fit_shapes.len(), training.len()),
+        params: param_rows(
+            &measures,
+            &fits,
+            fit_shapes.len(),
+            training.len(),
+            reminders_inferred_used,
+        ),
         moments: fit::MOMENTS
             .iter()
             .zip(observed.iter().zip(se.iter()))
@@ -206,12 +249,17 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
         contradictions,
         training: training.len(),
         held_out: held_out.len(),
+        reminders: reminder_counts,
+        reminder_check,
+        reminders_inferred_used,
         duplicates,
         groups: groups.count,
         sessions_alone: groups.sessions_alone,
         fitted_on: FittedOn {
             groups: groups.count as u64,
             duplicates_dropped: duplicates as u64,
+            reminders: reminder_counts,
+            reminder_inference: reminder_check.filter(|_| reminder_counts.inferred > 0),
             goodness_of_fit: goodness_of_fit.map(|t| FitTest {
                 statistic: round(t.statistic),
                 df: t.df,
@@ -261,6 +309,7 @@ fn param_rows(
     fits: &[FitResult],
     shapes: usize,
     sessions: usize,
+    reminders_inferred: bool,
 ) -> Vec<ParamRow> {
     let defaults = SimulateParams::default();
     SimulateParams::NAMES
@@ -276,7 +325,11 @@ fn param_rows(
                         value: round(m.value.unwrap_or(assumed)),
                         interval: m.interval.map(|[a, b]| [round(a), round(b)]),
                         n: m.n,
-                        source: Source::Measured,
+                        source: if reminders_inferred && name == "reminder_compliance" {
+                            Source::Inferred
+                        } else {
+                            Source::Measured
+                        },
                     },
                     m.note.clone(),
                 ),
@@ -303,6 +356,22 @@ fn param_rows(
             ParamRow { name, param, note }
         })
         .collect()
+}
+
+/// Why `reminder_compliance` is unmeasured where every reminder is
+/// inferred.
+fn only_inferred_note(counts: ReminderCounts, check: Option<&InferenceCheck>) -> String {
+    let how = match check {
+        Some(check) => format!(
+            "--infer-reminders counts them ({})",
+            reminders::check_words(check)
+        ),
+        None => "no session here records reminders, so the rule inferring them cannot be checked and they are not used".into(),
+    };
+    format!(
+        "unmeasured: the {} reminded turns are only inferred from the version's policy, not recorded; {how}",
+        counts.inferred
+    )
 }
 
 fn is_fitted(name: &str) -> bool {

@@ -21,13 +21,16 @@ pub enum TurnKind {
     /// Any other turn that acts (`todo_update_rate`).
     Ordinary,
     /// A turn that calls no tool and is either the first answer to a task
-    /// (a chat, not a task) or the last turn of its part (the closing
-    /// answer): no planning chance is measured on it. The closing answer
-    /// says the work is over, so a reminder before it is no chance the
-    /// agent missed (the simulated model, too, answers "All steps are
-    /// complete" whatever it drew): counting it would bias
-    /// `reminder_compliance` and `todo_update_rate` down. A text-only turn
-    /// in the middle of a part stays ordinary or reminded.
+    /// (a chat, not a task) or the closing answer: the last turn of its
+    /// part, after a plan whose every item is completed. No planning chance
+    /// is measured on it: the work is over, so a reminder before it is no
+    /// chance the agent missed (the simulated model, too, answers "All
+    /// steps are complete" whatever it drew), and counting it would bias
+    /// `reminder_compliance` and `todo_update_rate` down. A last answer
+    /// while items are still open is stopping early — a drift, which
+    /// happens only where the agent did not plan — and stays a chance:
+    /// leaving it out would bias the rates up. So does a text-only turn in
+    /// the middle of a part.
     Closing,
 }
 
@@ -56,7 +59,7 @@ pub fn classify(session: &Session) -> Vec<(usize, &Turn, TurnKind)> {
         for (index, turn) in part.turns.iter().enumerate() {
             let kind = if previous_rejected {
                 TurnKind::Recovery
-            } else if (index == 0 || index == last) && !acts(turn) {
+            } else if !acts(turn) && (index == 0 || (index == last && finished(turn))) {
                 TurnKind::Closing
             } else if index == 0 && plan_known {
                 TurnKind::StaleFirst
@@ -73,6 +76,13 @@ pub fn classify(session: &Session) -> Vec<(usize, &Turn, TurnKind)> {
         }
     }
     out
+}
+
+/// The plan after `turn` is known and every item of it completed.
+fn finished(turn: &Turn) -> bool {
+    turn.plan_after
+        .as_ref()
+        .is_some_and(|plan| !plan.is_empty() && completed(plan) == plan.len())
 }
 
 /// Items completed in a plan.
@@ -118,7 +128,7 @@ pub struct Stats {
 
 impl Stats {
     /// The statistics of `sessions` (a reminder is only counted where the
-    /// session records or infers its reminders).
+    /// session records its reminders).
     pub fn of<'a>(sessions: impl IntoIterator<Item = &'a Session>, chars_per_token: f64) -> Self {
         let mut stats = Stats::default();
         for session in sessions {
@@ -128,7 +138,8 @@ impl Stats {
     }
 
     fn add(&mut self, session: &Session, chars_per_token: f64) {
-        let reminders_known = session.reminders != crate::transcript::Reminders::Unknown;
+        // Compliance is compared on recorded reminders only.
+        let reminders_known = session.reminders == crate::transcript::Reminders::Recorded;
         let mut since_plan: Option<(f64, f64)> = None; // (turns, tokens)
         let mut previous: Option<&Turn> = None;
         let mut plan_before: Option<&Vec<ItemStatus>> = None;

@@ -509,8 +509,16 @@ impl RecordReader for ClaudeCodeReader {
         let reminders = reminders_for(version, self.reminder_recorded);
         let mut turns = self.turns;
         replay_plans(&mut turns);
+        // The policy's prediction on every version it applies to, so the
+        // versions that record reminders check it; it stands in for the
+        // record only where there is none.
+        if version.is_some_and(|v| v >= POLICY_KNOWN_FROM) {
+            predict_reminders(&mut turns);
+        }
         if reminders == Reminders::Inferred {
-            infer_reminders(&mut turns);
+            for draft in &mut turns {
+                draft.turn.reminder_before = draft.turn.reminder_predicted;
+            }
         }
         let mut parts: Vec<Part> = (0..self.parts.max(1)).map(|_| Part::default()).collect();
         for draft in turns {
@@ -578,17 +586,19 @@ fn replay_plans(turns: &mut [TurnDraft]) {
     }
 }
 
-/// Marks the turns a reminder preceded under Claude Code's known policy:
-/// before a response, when the assistant messages (content blocks) since
-/// the last planning call and since the last reminder are both at least
-/// 10. The count restarts after the planning call's block.
-fn infer_reminders(turns: &mut [TurnDraft]) {
+/// Marks the turns a reminder precedes under Claude Code's known policy
+/// (`reminder_predicted`): before a response, when the assistant messages
+/// (content blocks) since the last planning call and since the last
+/// reminder are both at least 10. The count restarts after the planning
+/// call's block.
+fn predict_reminders(turns: &mut [TurnDraft]) {
     let mut since_write = 0u32;
     let mut since_reminder: Option<u32> = None;
     for (index, draft) in turns.iter_mut().enumerate() {
         let quiet = since_reminder.is_none_or(|n| n >= POLICY_TURNS_BETWEEN);
-        draft.turn.reminder_before = index > 0 && since_write >= POLICY_TURNS_SINCE_WRITE && quiet;
-        if draft.turn.reminder_before {
+        let predicted = index > 0 && since_write >= POLICY_TURNS_SINCE_WRITE && quiet;
+        draft.turn.reminder_predicted = predicted;
+        if predicted {
             since_reminder = Some(0);
         }
         since_write = match draft.blocks_after_plan {

@@ -80,8 +80,16 @@ pub struct Turn {
     /// The statuses of the plan after this turn's accepted calls, when the
     /// plan is known (None: no plan yet, or the format cannot tell).
     pub plan_after: Option<Vec<ItemStatus>>,
-    /// A planning reminder reached the model right before this response.
+    /// A planning reminder reached the model right before this response
+    /// (recorded, or inferred where the session's reminders are
+    /// [`Reminders::Inferred`]).
     pub reminder_before: bool,
+    /// The agent version's known reminder policy puts a reminder right
+    /// before this response (Claude Code 1.0 and later, whether or not the
+    /// file records reminders): on sessions that record them, this checks
+    /// the inference against what was sent.
+    #[serde(default)]
+    pub reminder_predicted: bool,
     /// The request's input tokens when the API usage is recorded.
     pub input_tokens: Option<u64>,
     /// The response's output tokens when the API usage is recorded.

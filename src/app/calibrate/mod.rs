@@ -32,6 +32,8 @@ pub struct CalibrateConfig {
     pub simulated_runs: usize,
     /// What makes sessions one group (the unit of independence).
     pub group_by: GroupBy,
+    /// Count inferred reminders in reminder_compliance too.
+    pub infer_reminders: bool,
 }
 
 /// Runs `calibrate`.
@@ -58,6 +60,7 @@ pub fn calibrate(
         holdout: config.holdout,
         seed: config.seed,
         simulated_runs: config.simulated_runs,
+        infer_reminders: config.infer_reminders,
     };
     let mut result =
         calibrate::calibrate(&sessions, &options).map_err(|e| AppError::Usage(e.to_string()))?;

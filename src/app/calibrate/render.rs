@@ -47,6 +47,12 @@ pub fn json(
                 "sessions_alone": result.sessions_alone,
             },
         },
+        "reminders": {
+            "recorded": result.reminders.recorded,
+            "inferred": result.reminders.inferred,
+            "counted": if result.reminders_inferred_used { "recorded and inferred" } else { "recorded" },
+            "inference_check": result.reminder_check,
+        },
         "goodness_of_fit": result.goodness_of_fit.map(|t| json!({
             "statistic": finite(t.statistic),
             "df": t.df,
@@ -114,6 +120,7 @@ pub fn terminal(
         outcome.bad
     );
     groups(&mut text, result, outcome);
+    reminders(&mut text, result);
     parameters(&mut text, result);
     goodness_of_fit(&mut text, result);
     fidelity(&mut text, result);
@@ -162,6 +169,34 @@ fn groups(text: &mut String, result: &Calibration, outcome: &ReadOutcome) {
             text,
             "duplicates: {} session(s) read twice (same session id or content) counted once",
             result.duplicates
+        );
+    }
+    let _ = writeln!(text);
+}
+
+/// The reminded turns, recorded and inferred, and which were counted.
+fn reminders(text: &mut String, result: &Calibration) {
+    let counts = result.reminders;
+    if counts.recorded + counts.inferred == 0 {
+        return;
+    }
+    let counted = if result.reminders_inferred_used {
+        "both counted in reminder_compliance (source: inferred)"
+    } else if counts.inferred > 0 {
+        "reminder_compliance counts the recorded ones only (--infer-reminders adds the inferred)"
+    } else {
+        "reminder_compliance counts them"
+    };
+    let _ = writeln!(
+        text,
+        "reminders: {} recorded, {} inferred from the version's policy; {counted}",
+        counts.recorded, counts.inferred
+    );
+    if let Some(check) = result.reminder_check.filter(|_| counts.inferred > 0) {
+        let _ = writeln!(
+            text,
+            "  the inference rule, checked: {}",
+            crate::calibrate::reminders::check_words(&check)
         );
     }
     let _ = writeln!(text);

@@ -64,6 +64,11 @@ pub struct CalibrateArgs {
     /// The most simulated runs per point of the fit (one a task shape).
     #[arg(long, default_value_t = 60, value_name = "N")]
     pub simulated_runs: usize,
+    /// Count reminders inferred from a Claude Code version's policy (where
+    /// the version records none) in reminder_compliance too, beside the
+    /// rule's check on the sessions that do record them.
+    #[arg(long)]
+    pub infer_reminders: bool,
     /// What makes sessions one group (resampled and held out together).
     #[arg(long, value_enum, default_value = "project")]
     pub group_by: GroupByArg,
@@ -91,6 +96,7 @@ impl CalibrateArgs {
                 TranscriptFormat::RunLog => Format::RunLog,
             }),
             simulated_runs: self.simulated_runs.max(1),
+            infer_reminders: self.infer_reminders,
             group_by: match self.group_by {
                 GroupByArg::Project => GroupBy::Project,
                 GroupByArg::Folder => GroupBy::Folder,

@@ -176,8 +176,8 @@ fn the_inferred_count_restarts_after_the_planning_block() {
         draft(4, None),
         draft(4, None),
     ];
-    infer_reminders(&mut turns);
-    let reminded: Vec<bool> = turns.iter().map(|t| t.turn.reminder_before).collect();
+    predict_reminders(&mut turns);
+    let reminded: Vec<bool> = turns.iter().map(|t| t.turn.reminder_predicted).collect();
     assert_eq!(reminded, [false, false, false, false, true]);
 }
 
@@ -230,4 +230,38 @@ fn streaming_placeholders_and_constant_usage_are_not_usage() {
     let constant = with_usage(&[500, 500, 500], &[90, 120, 70]);
     assert_eq!(inputs(&constant), [None, None, None]);
     assert_eq!(outputs(&constant), [Some(90), Some(120), Some(70)]);
+}
+
+/// A 2.1.100 session (it records reminders): the policy's prediction is
+/// kept beside the recorded reminder, which alone says `reminder_before`.
+#[test]
+fn a_recording_version_keeps_the_prediction_beside_the_record() {
+    let mut text = String::from(
+        r#"{"type":"user","sessionId":"r","version":"2.1.100","message":{"role":"user","content":"go"}}"#,
+    );
+    for i in 0..14 {
+        if i == 3 {
+            text.push('\n');
+            text.push_str(r#"{"type":"attachment","sessionId":"r","version":"2.1.100","attachment":{"type":"todo_reminder","content":[]}}"#);
+        }
+        text.push('\n');
+        text.push_str(&serde_json::json!({
+            "type": "assistant", "sessionId": "r", "version": "2.1.100",
+            "message": {"id": format!("m{i}"), "model": "claude-x",
+                "content": [{"type": "tool_use", "id": format!("t{i}"), "name": "Bash", "input": {}}]}
+        }).to_string());
+    }
+    let (sessions, errors) = read(&text);
+    assert!(errors.is_empty(), "{errors:?}");
+    let session = &sessions[0];
+    assert_eq!(session.reminders, Reminders::Recorded);
+    let recorded: Vec<usize> = (0..14)
+        .filter(|&i| session.parts[0].turns[i].reminder_before)
+        .collect();
+    let predicted: Vec<usize> = (0..14)
+        .filter(|&i| session.parts[0].turns[i].reminder_predicted)
+        .collect();
+    assert_eq!(recorded, [3]);
+    // Ten blocks without a planning call: the rule says turn 10.
+    assert_eq!(predicted, [10]);
 }
