@@ -596,3 +596,71 @@ fn reminders_recorded_and_inferred_are_counted_apart() {
     assert_eq!(result["reminders"]["counted"], "recorded and inferred");
     assert!(printed.contains("(source: inferred)"), "{printed}");
 }
+
+/// Fidelity output that cannot mislead: every row with its n on both
+/// sides, a verdict about the observed data, "too few" never followed by
+/// "nothing contradicted", shares as percentages, and HTML plots on axes
+/// with ticks, each default beside its value.
+#[test]
+fn fidelity_output_names_its_n_and_concludes_nothing_from_too_few() {
+    let dir = tempfile::tempdir().unwrap();
+    let projects = dir.path().join("projects");
+    for i in 0..3 {
+        std::fs::create_dir_all(projects.join(format!("p{i}"))).unwrap();
+        std::fs::write(
+            projects.join(format!("p{i}/s.jsonl")),
+            claude_code_session(&format!("s{i}"), 3, &[]),
+        )
+        .unwrap();
+    }
+    let html = dir.path().join("c.html");
+    let (result, printed) = calibrate_folder(
+        dir.path(),
+        &["--holdout", "0", "--html", html.to_str().unwrap()],
+    );
+    let rows = result["fidelity"].as_array().unwrap();
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["statistic"].as_str().unwrap())
+        .collect();
+    for name in [
+        "turns before the first plan",
+        "share of a session's turns that plan",
+        "last plan left with open items",
+    ] {
+        assert!(names.contains(&name), "{names:?}");
+    }
+    let first = rows
+        .iter()
+        .find(|r| r["statistic"] == "turns before the first plan")
+        .unwrap();
+    // Three sessions: three first plans, too few to judge.
+    assert_eq!(first["n_observed"], 3, "{first}");
+    assert_eq!(first["verdict"], "too_few_observed");
+    assert_eq!(first["verdict_text"], "too few observed (n = 3)");
+    assert!(printed.contains("too few observed (n = 3)"), "{printed}");
+    assert!(
+        printed.contains("n obs") && printed.contains("n sim"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("Too few observations to judge: "),
+        "{printed}"
+    );
+    assert!(
+        !printed.contains("is contradicted by these sessions"),
+        "{printed}"
+    );
+    assert!(!printed.contains("unfinished"), "{printed}");
+    // A share reads as a percentage.
+    assert!(printed.contains("100.0%"), "{printed}");
+    let page = std::fs::read_to_string(html).unwrap();
+    assert!(page.contains("<th>default</th>"), "default column");
+    assert!(
+        page.contains("share at or below") && page.contains("<line "),
+        "axes"
+    );
+    assert!(!page.contains("Nothing."), "no conclusion from too few");
+    let plan_first = param(&result, "plan_first");
+    assert_eq!(plan_first["default"], 0.9, "{plan_first}");
+}

@@ -49,7 +49,7 @@ pub const GRIDS: [(&str, &[f64]); 5] = [
 
 /// The moments matched, by name.
 pub const MOMENTS: [&str; 4] = [
-    "unfinished share",
+    "last plan left with open items",
     "completed per update",
     "turns per item",
     "turns between plans",

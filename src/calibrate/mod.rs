@@ -86,6 +86,8 @@ pub enum CalibrateError {
 pub struct ParamRow {
     pub name: &'static str,
     pub param: ProfileParam,
+    /// The simulated model's default, shown beside the value.
+    pub default: f64,
     pub note: String,
 }
 
@@ -353,7 +355,12 @@ fn param_rows(
                     "assumed: not fitted (repeat and improvise both only add turns: the data cannot tell them apart)".into(),
                 ),
             };
-            ParamRow { name, param, note }
+            ParamRow {
+                name,
+                param,
+                default: assumed,
+                note,
+            }
         })
         .collect()
 }

@@ -119,8 +119,11 @@ pub struct Stats {
     pub unfinished: (f64, f64),
     /// Turns per plan item, one value a part that had a plan.
     pub turns_per_item: Vec<f64>,
-    /// The 0-based turn of the first plan write of each session that wrote one.
+    /// The 0-based turn of the first plan write of each session that wrote
+    /// one: the turns before the first plan.
     pub first_plan_turn: Vec<f64>,
+    /// Per session with a turn: the share of its turns that write the plan.
+    pub session_planning_share: Vec<f64>,
     /// Per ordinary turn: turns since the last plan write, and whether it
     /// wrote one (the re-planning hazard).
     pub hazard: Vec<(f64, bool)>,
@@ -180,6 +183,12 @@ impl Stats {
                 plan_before = turn.plan_after.as_ref();
             }
             previous = Some(turn);
+        }
+        let turns = session.turns().count();
+        if turns > 0 {
+            let planned = session.turns().filter(|t| writes(t)).count();
+            self.session_planning_share
+                .push(planned as f64 / turns as f64);
         }
         self.add_parts(session);
     }

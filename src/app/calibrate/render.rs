@@ -9,6 +9,8 @@ use serde_json::{Value, json};
 
 use super::read::ReadOutcome;
 use crate::calibrate::Calibration;
+use crate::calibrate::fidelity::shown;
+use crate::calibrate::fit::significant;
 use crate::model::simulated::profile::Source;
 use crate::report::terminal::escape;
 
@@ -65,6 +67,7 @@ pub fn json(
         "params": result.params.iter().map(|row| json!({
             "name": row.name,
             "value": row.param.value,
+            "default": row.default,
             "interval": row.param.interval,
             "n": row.param.n,
             "source": source_name(row.param.source),
@@ -81,7 +84,13 @@ pub fn json(
             "reason": fit.reason,
             "objective": fit.profile.iter().map(|(v, f)| json!([v, finite(*f)])).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
-        "fidelity": result.fidelity,
+        "fidelity": result.fidelity.iter().map(|row| {
+            let mut value = serde_json::to_value(row).unwrap_or(Value::Null);
+            if let Some(map) = value.as_object_mut() {
+                map.insert("verdict_text".into(), json!(row.verdict_text()));
+            }
+            value
+        }).collect::<Vec<_>>(),
         "distributions": result.distributions,
         "contradictions": result.contradictions,
         "profile": {"file": profile, "sha256": hash},
@@ -124,17 +133,7 @@ pub fn terminal(
     parameters(&mut text, result);
     goodness_of_fit(&mut text, result);
     fidelity(&mut text, result);
-    if result.contradictions.is_empty() {
-        let _ = writeln!(
-            text,
-            "No assumption of the simulated model is contradicted by these sessions."
-        );
-    } else {
-        let _ = writeln!(text, "What the sessions contradict:");
-        for said in &result.contradictions {
-            let _ = writeln!(text, "  - {said}");
-        }
-    }
+    conclusion(&mut text, result);
     if let (Some(path), Some(hash)) = (out, hash) {
         let _ = writeln!(
             text,
@@ -220,8 +219,8 @@ fn goodness_of_fit(text: &mut String, result: &Calibration) {
 fn parameters(text: &mut String, result: &Calibration) {
     let _ = writeln!(
         text,
-        "{:<22} {:>9}  {:<19} {:>6}  {:<8}",
-        "parameter", "value", "interval", "n", "source"
+        "{:<22} {:>9} {:>9}  {:<19} {:>6}  {:<8}",
+        "parameter", "value", "default", "interval", "n", "source"
     );
     for row in &result.params {
         let interval = row.param.interval.map_or("-".to_string(), |[a, b]| {
@@ -229,9 +228,10 @@ fn parameters(text: &mut String, result: &Calibration) {
         });
         let _ = writeln!(
             text,
-            "{:<22} {:>9}  {:<19} {:>6}  {:<8}",
+            "{:<22} {:>9} {:>9}  {:<19} {:>6}  {:<8}",
             row.name,
             number(Some(row.param.value)),
+            number(Some(row.default)),
             interval,
             row.param.n,
             source_name(row.param.source)
@@ -256,24 +256,68 @@ fn fidelity(text: &mut String, result: &Calibration) {
     };
     let _ = writeln!(
         text,
-        "Fidelity on {held} (distributions: medians and Kolmogorov-Smirnov D; shares: difference)"
+        "Fidelity on {held} (distributions: medians and Kolmogorov-Smirnov D; shares: difference; verdicts about the observed data)"
     );
     let _ = writeln!(
         text,
-        "{:<36} {:>9} {:>9} {:>9} {:>8}  verdict",
-        "statistic", "observed", "simulated", "distance", "p"
+        "{:<38} {:>8} {:>9} {:>9} {:>6} {:>7} {:>8}  verdict",
+        "statistic", "observed", "simulated", "n obs", "n sim", "distance", "p"
     );
     for row in &result.fidelity {
         let _ = writeln!(
             text,
-            "{:<36} {:>9} {:>9} {:>9} {:>8}  {}",
+            "{:<38} {:>8} {:>9} {:>9} {:>6} {:>7} {:>8}  {}",
             row.statistic,
-            number(row.observed),
-            number(row.simulated),
-            number(row.distance),
-            number(row.p_value),
-            row.verdict.label()
+            shown(row, row.observed),
+            shown(row, row.simulated),
+            row.n_observed,
+            row.n_simulated,
+            row.distance.map_or("-".into(), |d| format!("{d:.3}")),
+            row.p_value.map_or("-".into(), significant),
+            row.verdict_text()
         );
     }
     let _ = writeln!(text);
+}
+
+/// What the fidelity check and the fit say, together: a conclusion is
+/// never drawn from a statistic with too few observations, nor from a fit
+/// the data reject.
+pub fn conclusion_lines(result: &Calibration) -> Vec<String> {
+    let mut lines = Vec::new();
+    let too_few: Vec<&str> = result
+        .fidelity
+        .iter()
+        .filter(|r| r.verdict.too_few())
+        .map(|r| r.statistic)
+        .collect();
+    let rejected = result.goodness_of_fit.is_some_and(|t| t.rejected());
+    if rejected {
+        lines.push(
+            "The simulated model does not fit these sessions (goodness of fit above).".into(),
+        );
+    }
+    if !too_few.is_empty() {
+        lines.push(format!(
+            "Too few observations to judge: {}. Nothing is concluded about them.",
+            too_few.join(", ")
+        ));
+    }
+    if result.contradictions.is_empty() && too_few.is_empty() && !rejected {
+        lines
+            .push("No assumption of the simulated model is contradicted by these sessions.".into());
+    }
+    lines
+}
+
+fn conclusion(text: &mut String, result: &Calibration) {
+    for line in conclusion_lines(result) {
+        let _ = writeln!(text, "{line}");
+    }
+    if !result.contradictions.is_empty() {
+        let _ = writeln!(text, "What the sessions contradict:");
+        for said in &result.contradictions {
+            let _ = writeln!(text, "  - {said}");
+        }
+    }
 }
