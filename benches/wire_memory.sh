@@ -14,13 +14,13 @@
 # 2,000 requests of a conversation hold 4 million messages as sent).
 # Prints GNU time's "Maximum resident set size" (of agent-eval or the
 # client, whichever is larger: agent-eval's) and the wall time. Builds the
-# release binary first unless BIN is given.
+# `dist` binary first unless BIN is given.
 set -eu
 cd "$(dirname "$0")/.."
 if [ -z "${BIN:-}" ]; then
-    cargo build --release --quiet --bin agent-eval
+    cargo build --profile dist --quiet --bin agent-eval
 fi
-bin=${BIN:-target/release/agent-eval}
+bin=${BIN:-target/dist/agent-eval}
 [ $# -gt 0 ] || set -- 1000 3000
 mkdir -p target
 work=$(mktemp -d -p target)

@@ -244,6 +244,19 @@ fn an_agent_that_never_answers_initialize_is_bounded() {
 }
 
 #[test]
+fn an_agent_that_never_reads_its_stdin_is_failed_not_waited_on() {
+    if !python3() {
+        return;
+    }
+    let stderr = failing("deaf", 60, "");
+    assert!(
+        stderr.contains("it does not read its stdin: ")
+            && stderr.contains("bytes of answers wait unread (at most 1048576)"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_request_agent_eval_does_not_serve_ends_the_run() {
     if !python3() {
         return;

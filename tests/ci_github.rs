@@ -3,6 +3,9 @@
 //! variables set, the workspace the current folder), and GitLab's Code
 //! Quality report — on a failing run, a passing run and a bad file.
 
+#[allow(dead_code)] // only its environment helper is used here
+mod support;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -16,7 +19,7 @@ const BAD: &str = "name: bad\ntask: t\nmodel: {script: [{text: done}], nope: 1}\
 
 /// `agent-eval ARGS` in `workspace` as a GitHub Actions step runs it.
 fn in_github(workspace: &Path, summary: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    support::without_ci_env(&mut Command::new(env!("CARGO_BIN_EXE_agent-eval")))
         .args(args)
         .current_dir(workspace)
         .env("GITHUB_ACTIONS", "true")
@@ -63,6 +66,18 @@ fn a_failing_expectation_is_annotated_at_its_line_and_summarized() {
     let written = std::fs::read_to_string(&summary).unwrap();
     assert!(written.starts_with("an earlier step's summary\n# agent-eval\n"));
     assert!(written.contains("❌ failed"), "{written}");
+    // The verdict, then the failure, then the figures, folded.
+    let at = |text: &str| {
+        written
+            .find(text)
+            .unwrap_or_else(|| panic!("{text}: {written}"))
+    };
+    assert!(at("❌ failed") < at("## Failed expectations"), "{written}");
+    assert!(
+        at("- ❌ `turns == 2` — measured `1`") < at("| todo |"),
+        "{written}"
+    );
+    assert!(at("<details>") < at("| todo |"), "{written}");
 }
 
 #[test]
@@ -115,7 +130,7 @@ fn each_output_has_a_flag_that_turns_it_off() {
     assert!(annotations(&out).is_empty());
     assert!(!summary.exists());
     // Outside GitHub Actions, nothing of the kind is written.
-    let plain = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let plain = support::without_ci_env(&mut Command::new(env!("CARGO_BIN_EXE_agent-eval")))
         .args(["run", "scenarios/failing.yaml"])
         .current_dir(dir.path())
         .env_remove("GITHUB_ACTIONS")
@@ -148,7 +163,7 @@ fn with_the_json_report_on_stdout_the_annotations_go_to_stderr() {
 #[test]
 fn the_code_quality_report_points_at_the_failing_line() {
     let dir = workspace();
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let out = support::without_ci_env(&mut Command::new(env!("CARGO_BIN_EXE_agent-eval")))
         .args([
             "run",
             "scenarios/failing.yaml",
@@ -172,7 +187,7 @@ fn the_code_quality_report_points_at_the_failing_line() {
 
     // In GitLab, an absolute path inside the checkout is shown relative to it.
     let absolute = dir.path().join("scenarios/failing.yaml");
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let out = support::without_ci_env(&mut Command::new(env!("CARGO_BIN_EXE_agent-eval")))
         .arg("run")
         .arg(&absolute)
         .args(["--codequality", "cq.json"])
@@ -192,7 +207,7 @@ fn the_code_quality_report_points_at_the_failing_line() {
 fn diff_as_markdown_is_a_pull_request_comment_with_regressions_first() {
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().join("base.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let out = support::without_ci_env(&mut Command::new(env!("CARGO_BIN_EXE_agent-eval")))
         .args([
             "run",
             "scenarios/simulated/docs_fixes.yaml",
@@ -215,7 +230,7 @@ fn diff_as_markdown_is_a_pull_request_comment_with_regressions_first() {
     let doctored = dir.path().join("doctored.json");
     std::fs::write(&doctored, serde_json::to_string(&report).unwrap()).unwrap();
     let diff = |old: &Path, new: &Path| {
-        Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        support::without_ci_env(&mut Command::new(env!("CARGO_BIN_EXE_agent-eval")))
             .arg("diff")
             .args([old, new])
             .arg("--markdown")

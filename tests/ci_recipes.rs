@@ -4,6 +4,9 @@
 //! shard files, which must equal the unsharded run's report byte for byte.
 //! Also the bad-input side of `--shard auto` through the binary.
 
+#[allow(dead_code)] // only its environment helper is used here
+mod support;
+
 use agent_eval::app::ci::parallel_variables;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -23,7 +26,7 @@ fn scenario() -> String {
 /// (the tests may themselves run on such an engine) and `vars` set.
 fn agent_eval(dir: &Path, vars: &[(&str, String)], args: &[&str]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_agent-eval"));
-    command.current_dir(dir);
+    support::without_ci_env(&mut command).current_dir(dir);
     for name in parallel_variables() {
         command.env_remove(name);
     }

@@ -2,13 +2,16 @@
 //! baseline gate that catches a doctored baseline, atomic reports, clean
 //! Ctrl-C, no progress or colour when not on a terminal.
 
+#[allow(dead_code)] // only its environment helper is used here
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn bin() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_agent-eval"));
-    command.current_dir(env!("CARGO_MANIFEST_DIR"));
+    support::without_ci_env(&mut command).current_dir(env!("CARGO_MANIFEST_DIR"));
     command
 }
 
@@ -247,7 +250,17 @@ fn reports_are_written_whole_and_readable() {
         summary.starts_with("# agent-eval\n\n**✅ passed**"),
         "{summary}"
     );
-    assert!(summary.contains("## ten-step-refactor-scripted"));
+    // One row per scenario, then its figures, folded.
+    assert!(
+        summary.contains(
+            "| ✅ | ten-step-refactor-scripted | `scenarios/scripted/ten_step_refactor.yaml` |"
+        ),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("**ten-step-refactor-scripted**"),
+        "{summary}"
+    );
     // Not a terminal: no progress bar on stderr, no colour on stdout.
     assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
     assert!(!text(&out.stdout).contains('\x1b'));
@@ -379,14 +392,15 @@ fn hostile_names_are_escaped_in_markdown_and_svg() {
         .replace(
             r#"text: "Fix the install command""#,
             r#"text: "Fix | the <i>install</i>\n- command\x01""#,
-        );
+        )
+        // A failing scenario's summary shows its per-step table too.
+        .replace("expect:\n", "expect:\n  - turns: 100000\n");
     let scenario = path(dir.path(), "hostile.yaml");
     std::fs::write(&scenario, hostile).unwrap();
     let markdown = path(dir.path(), "summary.md");
     let out = agent_eval(&["run", &scenario, "--seeds", "2", "--markdown", &markdown]);
-    // Two seeds may miss an expectation (1); what matters is the summary.
     assert!(
-        matches!(out.status.code(), Some(0 | 1)),
+        matches!(out.status.code(), Some(1)),
         "{}",
         text(&out.stderr)
     );
@@ -400,7 +414,10 @@ fn hostile_names_are_escaped_in_markdown_and_svg() {
         !summary.chars().any(|c| c.is_control() && c != '\n'),
         "{summary}"
     );
-    assert!(summary.contains("## docs\\|x &lt;\\!--") || summary.contains("## docs\\|x &lt;!--"));
+    assert!(
+        summary.contains("### docs\\|x &lt;\\!--") || summary.contains("### docs\\|x &lt;!--"),
+        "{summary}"
+    );
     // Every row of the step table has the header's number of cells.
     let rows: Vec<&str> = summary
         .lines()

@@ -46,6 +46,12 @@ fn identity(path: &Path) -> Option<Identity> {
     ))
 }
 
+/// Whether `a` and `b` name one file (never for stdout, a device or a
+/// pipe, which are written in place).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    matches!((identity(a), identity(b)), (Some(x), Some(y)) if x == y)
+}
+
 /// A file a command reads or writes, and what it is to the command
 /// (`--json`, `scenario`, `the history database`), for the message.
 pub struct Named<'a> {

@@ -18,3 +18,20 @@ pub fn skip_unless_required(why: &str) {
     assert!(!tools_required(), "in CI this test must really run: {why}");
     eprintln!("SKIPPED: {why}");
 }
+
+/// `command` with none of the CI engine's variables (`GITHUB_*`,
+/// `GITLAB_*`, `CI*`) inherited: run inside GitHub Actions, a child would
+/// otherwise append to the job's real summary and print `::error` lines,
+/// and the tests would behave unlike anywhere else. A test sets the ones
+/// it simulates afterwards.
+// Not every test file that includes this module spawns the binary.
+#[allow(dead_code)]
+pub fn without_ci_env(command: &mut std::process::Command) -> &mut std::process::Command {
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("GITHUB_") || name.starts_with("GITLAB_") || name.starts_with("CI") {
+            command.env_remove(name.as_ref());
+        }
+    }
+    command
+}

@@ -4,6 +4,7 @@
 //! fit, check on held-out sessions), write (profile, JSON, HTML), print,
 //! status (2 when no session could be read). docs/calibration.md.
 
+pub mod by_model;
 mod html;
 mod read;
 mod render;
@@ -34,6 +35,10 @@ pub struct CalibrateConfig {
     pub group_by: GroupBy,
     /// Count inferred reminders in reminder_compliance too.
     pub infer_reminders: bool,
+    /// `--by model`: one profile per model family (`out` is then a folder).
+    pub by_model: bool,
+    /// The fewest sessions a family needs under `--by model`.
+    pub min_sessions: usize,
 }
 
 /// Runs `calibrate`.
@@ -62,6 +67,9 @@ pub fn calibrate(
         simulated_runs: config.simulated_runs,
         infer_reminders: config.infer_reminders,
     };
+    if config.by_model {
+        return calibrate_by_model(config, sessions, &options, out);
+    }
     let mut result =
         calibrate::calibrate(&sessions, &options).map_err(|e| AppError::Usage(e.to_string()))?;
     if crate::cancel::requested() {
@@ -104,13 +112,84 @@ fn admit(config: &CalibrateConfig) -> Result<(), AppError> {
             "calibrate needs at least one file or folder".into(),
         ));
     }
-    for path in [&config.out, &config.json, &config.html]
+    if config.by_model && config.html.is_some() {
+        return Err(AppError::Usage(
+            "--html draws one calibration; with --by model, run calibrate --model REGEX --html for a family".into(),
+        ));
+    }
+    let out = if config.by_model {
+        None
+    } else {
+        config.out.as_ref()
+    };
+    for path in [out, config.json.as_ref(), config.html.as_ref()]
         .into_iter()
         .flatten()
     {
         check_output_path(path)?;
     }
     Ok(())
+}
+
+/// `--by model`: a calibration a family with enough sessions, its profile
+/// written as `DIR/<family>.yaml`, the table printed, and `--json` the
+/// families' counts and parameters.
+fn calibrate_by_model(
+    config: &CalibrateConfig,
+    sessions: Vec<Session>,
+    options: &Options,
+    out: &mut dyn Write,
+) -> Result<Status, AppError> {
+    let families = by_model::by_family(sessions);
+    let mut results = by_model::calibrate_families(families, options, config.min_sessions)
+        .map_err(|e| AppError::Usage(e.to_string()))?;
+    if crate::cancel::requested() {
+        return Err(AppError::Interrupted);
+    }
+    if let Some(dir) = &config.out {
+        std::fs::create_dir_all(dir).map_err(|source| AppError::Write {
+            path: dir.clone(),
+            source,
+        })?;
+        for r in &mut results {
+            let Some(calibration) = &r.calibration else {
+                continue;
+            };
+            let path = by_model::profile_path(dir, &r.family);
+            write_atomic(&path, calibration.profile().to_yaml().as_bytes())?;
+            r.profile = Some(path);
+        }
+    }
+    if let Some(path) = &config.json {
+        let text = format!(
+            "{}\n",
+            serde_json::to_string_pretty(&by_model_json(&results)).unwrap_or_default()
+        );
+        write_atomic(path, text.as_bytes())?;
+    }
+    let text = by_model::table(&results, config.min_sessions);
+    out.write_all(text.as_bytes())
+        .map_err(|source| AppError::Write {
+            path: "stdout".into(),
+            source,
+        })?;
+    Ok(Status::Passed)
+}
+
+/// `--json` under `--by model`: each family's sessions and, where it was
+/// calibrated, its profile.
+fn by_model_json(results: &[by_model::FamilyResult]) -> serde_json::Value {
+    let families: Vec<serde_json::Value> = results
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "family": r.family,
+                "sessions": r.sessions,
+                "profile": r.calibration.as_ref().map(|c| c.profile()),
+            })
+        })
+        .collect();
+    serde_json::json!({ "families": families })
 }
 
 fn report_bad(outcome: &ReadOutcome, err: &mut dyn Write) {

@@ -72,6 +72,20 @@ pub struct CalibrateArgs {
     /// What makes sessions one group (resampled and held out together).
     #[arg(long, value_enum, default_value = "project")]
     pub group_by: GroupByArg,
+    /// One profile per model family: `--out` is then a folder that gets
+    /// `<family>.yaml` for each family with enough sessions.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub by: Option<CalibrateBy>,
+    /// The fewest sessions a family needs under `--by model`.
+    #[arg(long, default_value_t = crate::app::calibrate::by_model::MIN_SESSIONS, value_name = "N")]
+    pub min_sessions: usize,
+}
+
+/// `calibrate --by`.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum CalibrateBy {
+    /// A model family: the model name without its date stamp or tag.
+    Model,
 }
 
 impl CalibrateArgs {
@@ -103,6 +117,8 @@ impl CalibrateArgs {
                 GroupByArg::File => GroupBy::File,
                 GroupByArg::Session => GroupBy::Session,
             },
+            by_model: matches!(self.by, Some(CalibrateBy::Model)),
+            min_sessions: self.min_sessions.max(1),
         })
     }
 }
