@@ -159,29 +159,11 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     let mut measures = estimators::measure_all(&training, options.seed);
     let reminder_counts = reminders::counts(&training);
     let reminder_check = reminders::check(&sessions);
-    let inferred_compliance = options
-        .infer_reminders
-        .then(|| reminders::with_inferred(&training, options.seed))
-        .flatten();
-    let reminders_inferred_used = inferred_compliance.is_some();
-    for measure in &mut measures {
-        if measure.name != "reminder_compliance" {
-            continue;
-        }
-        match &inferred_compliance {
-            Some(inferred) => *measure = inferred.clone(),
-            None if measure.value.is_none() && reminder_counts.inferred > 0 => {
-                measure.note = only_inferred_note(reminder_counts, reminder_check.as_ref());
-            }
-            None if reminder_counts.inferred > 0 => {
-                measure.note.push_str(&format!(
-                    " ({} recorded; {} inferred ones not counted)",
-                    reminder_counts.recorded, reminder_counts.inferred
-                ));
-            }
-            None => {}
-        }
-    }
+    let reminders_inferred_used = compliance_from_reminders(
+        &mut measures,
+        (&training, reminder_counts, reminder_check.as_ref()),
+        options,
+    );
     let mut params = SimulateParams::default();
     for measure in &measures {
         if let (Some(value), Some(field)) = (measure.value, params.field_mut(measure.name)) {
@@ -363,6 +345,43 @@ fn param_rows(
             }
         })
         .collect()
+}
+
+/// Sets `reminder_compliance` from the reminders: counted on inferred
+/// ones too where asked and checkable (true then), else on recorded ones,
+/// its note saying what was left out.
+fn compliance_from_reminders(
+    measures: &mut [Measure],
+    (training, counts, check): (&[Session], ReminderCounts, Option<&InferenceCheck>),
+    options: &Options,
+) -> bool {
+    let inferred = options
+        .infer_reminders
+        .then(|| reminders::with_inferred(training, options.seed))
+        .flatten();
+    let Some(measure) = measures
+        .iter_mut()
+        .find(|m| m.name == "reminder_compliance")
+    else {
+        return false;
+    };
+    match inferred {
+        Some(inferred) => {
+            *measure = inferred;
+            return true;
+        }
+        None if measure.value.is_none() && counts.inferred > 0 => {
+            measure.note = only_inferred_note(counts, check);
+        }
+        None if counts.inferred > 0 => {
+            measure.note.push_str(&format!(
+                " ({} recorded; {} inferred ones not counted)",
+                counts.recorded, counts.inferred
+            ));
+        }
+        None => {}
+    }
+    false
 }
 
 /// Why `reminder_compliance` is unmeasured where every reminder is
