@@ -194,6 +194,8 @@ pub struct ClaudeCodeReader {
     reminder_pending: bool,
     reminder_recorded: bool,
     chars_pending: u64,
+    /// The first `sessionId` of the file's own (not sidechain) records.
+    session_id: Option<String>,
 }
 
 impl ClaudeCodeReader {
@@ -482,6 +484,11 @@ impl RecordReader for ClaudeCodeReader {
         if record.get("isSidechain") == Some(&Value::Bool(true)) {
             return Ok(());
         }
+        if self.session_id.is_none()
+            && let Some(id) = record.get("sessionId").and_then(Value::as_str)
+        {
+            self.session_id = Some(id.to_string());
+        }
         match kind {
             "user" => self.user(record),
             "assistant" => self.assistant(record),
@@ -501,21 +508,35 @@ impl RecordReader for ClaudeCodeReader {
         let reminders = reminders_for(self.version, self.reminder_recorded);
         let mut turns = self.turns;
         replay_plans(&mut turns);
+        // The policy's prediction on every version it applies to, so the
+        // versions that record reminders check it; it stands in for the
+        // record only where there is none.
+        if version.is_some_and(|v| v >= POLICY_KNOWN_FROM) {
+            predict_reminders(&mut turns);
+        }
         if reminders == Reminders::Inferred {
-            infer_reminders(&mut turns);
+            for draft in &mut turns {
+                draft.turn.reminder_before = draft.turn.reminder_predicted;
+            }
         }
         let mut parts: Vec<Part> = (0..self.parts.max(1)).map(|_| Part::default()).collect();
         for draft in turns {
             parts[draft.part].turns.push(draft.turn);
         }
         parts.retain(|p| !p.turns.is_empty());
-        vec![Session {
+        let mut session = Session {
             format: Format::ClaudeCode,
             agent_version: self.version_name,
             models: self.models.into_iter().collect(),
             reminders,
             parts,
-        }]
+            id: self.session_id,
+            // The project folder is the file's: the caller sets it.
+            group: String::new(),
+            content_hash: String::new(),
+        };
+        session.keep_real_usage();
+        vec![session]
     }
 }
 
@@ -564,17 +585,19 @@ fn replay_plans(turns: &mut [TurnDraft]) {
     }
 }
 
-/// Marks the turns a reminder preceded under Claude Code's known policy:
-/// before a response, when the assistant messages (content blocks) since
-/// the last planning call and since the last reminder are both at least
-/// 10. The count restarts after the planning call's block.
-fn infer_reminders(turns: &mut [TurnDraft]) {
+/// Marks the turns a reminder precedes under Claude Code's known policy
+/// (`reminder_predicted`): before a response, when the assistant messages
+/// (content blocks) since the last planning call and since the last
+/// reminder are both at least 10. The count restarts after the planning
+/// call's block.
+fn predict_reminders(turns: &mut [TurnDraft]) {
     let mut since_write = 0u32;
     let mut since_reminder: Option<u32> = None;
     for (index, draft) in turns.iter_mut().enumerate() {
         let quiet = since_reminder.is_none_or(|n| n >= POLICY_TURNS_BETWEEN);
-        draft.turn.reminder_before = index > 0 && since_write >= POLICY_TURNS_SINCE_WRITE && quiet;
-        if draft.turn.reminder_before {
+        let predicted = index > 0 && since_write >= POLICY_TURNS_SINCE_WRITE && quiet;
+        draft.turn.reminder_predicted = predicted;
+        if predicted {
             since_reminder = Some(0);
         }
         since_write = match draft.blocks_after_plan {

@@ -82,6 +82,9 @@ pub struct CodexReader {
     /// update_plan calls awaiting their output: call_id → (turn, call).
     awaiting: HashMap<String, (usize, usize)>,
     chars_pending: u64,
+    /// `session_meta`'s `id`, and its `cwd` hashed (the group).
+    session_id: Option<String>,
+    group: Option<String>,
 }
 
 impl CodexReader {
@@ -90,6 +93,13 @@ impl CodexReader {
     }
 
     fn session_meta(&mut self, payload: &Value) -> Result<(), BadRecord> {
+        let text = |key: &str| payload.get(key).and_then(Value::as_str);
+        if self.session_id.is_none() {
+            self.session_id = text("id").map(str::to_string);
+        }
+        if self.group.is_none() {
+            self.group = text("cwd").map(|cwd| super::group_key("codex-cwd", cwd));
+        }
         let Some(version) = payload.get("cli_version").and_then(Value::as_str) else {
             return Ok(());
         };
@@ -297,13 +307,19 @@ impl RecordReader for CodexReader {
             parts[draft.part].turns.push(turn);
         }
         parts.retain(|p| !p.turns.is_empty());
-        vec![Session {
+        let mut session = Session {
             format: Format::Codex,
             agent_version: self.version,
             models: self.models.into_iter().collect(),
             reminders: Reminders::Recorded,
             parts,
-        }]
+            id: self.session_id,
+            // Without a working directory, the caller's fallback.
+            group: self.group.unwrap_or_default(),
+            content_hash: String::new(),
+        };
+        session.keep_real_usage();
+        vec![session]
     }
 }
 

@@ -81,8 +81,16 @@ pub struct Turn {
     /// The statuses of the plan after this turn's accepted calls, when the
     /// plan is known (None: no plan yet, or the format cannot tell).
     pub plan_after: Option<Vec<ItemStatus>>,
-    /// A planning reminder reached the model right before this response.
+    /// A planning reminder reached the model right before this response
+    /// (recorded, or inferred where the session's reminders are
+    /// [`Reminders::Inferred`]).
     pub reminder_before: bool,
+    /// The agent version's known reminder policy puts a reminder right
+    /// before this response (Claude Code 1.0 and later, whether or not the
+    /// file records reminders): on sessions that record them, this checks
+    /// the inference against what was sent.
+    #[serde(default)]
+    pub reminder_predicted: bool,
     /// The request's input tokens when the API usage is recorded.
     pub input_tokens: Option<u64>,
     /// The response's output tokens when the API usage is recorded.
@@ -111,12 +119,82 @@ pub struct Session {
     pub models: Vec<String>,
     pub reminders: Reminders,
     pub parts: Vec<Part>,
+    /// The agent's own id of the session where the file gives one (Claude
+    /// Code's `sessionId`, Codex's `session_meta.id`): two files with the
+    /// same id hold one session.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The group the session belongs to, the unit of independence
+    /// ([`GroupBy`]): a hash, never the path or folder it stands for.
+    #[serde(default)]
+    pub group: String,
+    /// SHA-256 (hex) of what the session was read from (its file, or its
+    /// run-log line): two equal hashes are one session read twice.
+    #[serde(default)]
+    pub content_hash: String,
 }
+
+/// What makes sessions one group — the unit of independence calibration
+/// resamples and splits by (`calibrate --group-by`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GroupBy {
+    /// The project a session belongs to: a Claude Code project folder
+    /// (`projects/<dir>/`), a Codex working directory (`session_meta.cwd`),
+    /// a run log's scenario; the file's folder where the file names none.
+    #[default]
+    Project,
+    /// The folder holding the file, whatever its format.
+    Folder,
+    /// The file: the sessions of one file together.
+    File,
+    /// Every session its own group (sessions taken as independent).
+    Session,
+}
+
+/// A group's key: a hash of what it stands for (`kind` keeps a project
+/// folder and a working directory of the same name apart), so no path or
+/// name is kept.
+pub fn group_key(kind: &str, value: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("{kind}\0{value}").as_bytes());
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// The largest `output_tokens` of the streaming placeholders old Claude
+/// Code versions wrote on every content-block record (1 to 32): a session
+/// all of whose output counts are this small records no real output usage.
+pub const PLACEHOLDER_OUTPUT_TOKENS: u64 = 32;
 
 impl Session {
     /// Every turn of every part, in order.
     pub fn turns(&self) -> impl Iterator<Item = &Turn> {
         self.parts.iter().flat_map(|p| p.turns.iter())
+    }
+
+    fn turns_mut(&mut self) -> impl Iterator<Item = &mut Turn> {
+        self.parts.iter_mut().flat_map(|p| p.turns.iter_mut())
+    }
+
+    /// Drops usage that is not usage, so the context falls back to
+    /// characters: output counts that are all streaming placeholders
+    /// ([`PLACEHOLDER_OUTPUT_TOKENS`] or less), and a count that stays the
+    /// same on every turn of a session of two or more (a context that never
+    /// grows is a value written by something other than the API).
+    pub fn keep_real_usage(&mut self) {
+        let outputs: Vec<u64> = self.turns().filter_map(|t| t.output_tokens).collect();
+        let inputs: Vec<u64> = self.turns().filter_map(|t| t.input_tokens).collect();
+        let constant = |counts: &[u64]| counts.len() >= 2 && counts.iter().all(|c| *c == counts[0]);
+        let placeholders = outputs.iter().all(|c| *c <= PLACEHOLDER_OUTPUT_TOKENS);
+        let (drop_output, drop_input) = (placeholders || constant(&outputs), constant(&inputs));
+        for turn in self.turns_mut() {
+            if drop_output {
+                turn.output_tokens = None;
+            }
+            if drop_input {
+                turn.input_tokens = None;
+            }
+        }
     }
 }
 

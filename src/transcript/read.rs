@@ -39,7 +39,7 @@ use super::bounded::{self, ParseError};
 use super::claude_code::ClaudeCodeReader;
 use super::codex::CodexReader;
 use super::run_log::RunLogReader;
-use super::{Format, RecordReader, Session};
+use super::{Format, GroupBy, RecordReader, Session, group_key};
 
 /// The longest line read; a longer one is skipped as it streams past.
 pub const MAX_LINE_BYTES: usize = 64 << 20;
@@ -62,6 +62,8 @@ pub struct ReadOptions {
     /// Keep only the sessions one of whose model names passes (a session
     /// naming no model is left out when a filter is given).
     pub model_filter: Option<ModelFilter>,
+    /// What makes sessions one group.
+    pub group_by: GroupBy,
 }
 
 /// Why a line or a file was skipped.
@@ -419,14 +421,16 @@ fn read_file(
         Err(e) => summary.skip(path, None, SkipReason::Unreadable, e.to_string()),
     }
     summary.files += 1;
-    finish_file(path, format, state.reader, opts, summary, on_session);
-    Some(hasher.finalize().into())
+    let digest: [u8; 32] = hasher.finalize().into();
+    finish_file(path, &digest, format, state.reader, opts, summary, on_session);
+    Some(digest)
 }
 
 /// Hands the sessions of a file read to the end to the caller (a file of
 /// no known format is counted as such).
 fn finish_file(
     path: &Path,
+    digest: &[u8; 32],
     format: Option<Format>,
     reader: Option<Box<dyn RecordReader>>,
     opts: &ReadOptions,
@@ -438,7 +442,8 @@ fn finish_file(
         return summary.skip(path, None, SkipReason::UnknownFormat, why.into());
     };
     *summary.files_by_format.entry(format).or_default() += 1;
-    for session in reader.finish() {
+    for mut session in reader.finish() {
+        place(&mut session, path, digest, opts.group_by, summary.sessions);
         if passes(&session, opts) {
             summary.sessions += 1;
             on_session(session);
@@ -446,6 +451,29 @@ fn finish_file(
             summary.sessions_filtered_out += 1;
         }
     }
+}
+
+/// Sets what a session's reader could not know: its content hash (the
+/// file's, for a format of one session a file) and its group under
+/// `group_by` (`index`: the sessions read before it).
+fn place(session: &mut Session, path: &Path, digest: &[u8; 32], group_by: GroupBy, index: u64) {
+    if session.content_hash.is_empty() {
+        session.content_hash = hex(digest);
+    }
+    let folder = path.parent().unwrap_or(Path::new(""));
+    let folder_key = || group_key("folder", &folder.to_string_lossy());
+    session.group = match group_by {
+        GroupBy::Project if session.format == Format::ClaudeCode => {
+            // `projects/<dir>/<session>.jsonl`: the project is the folder's
+            // name, wherever the projects folder was copied to.
+            let name = folder.file_name().map(|n| n.to_string_lossy());
+            group_key("claude-code-project", &name.unwrap_or_default())
+        }
+        GroupBy::Project if !session.group.is_empty() => std::mem::take(&mut session.group),
+        GroupBy::Project | GroupBy::Folder => folder_key(),
+        GroupBy::File => group_key("file", &path.to_string_lossy()),
+        GroupBy::Session => group_key("session", &index.to_string()),
+    };
 }
 
 fn passes(session: &Session, opts: &ReadOptions) -> bool {

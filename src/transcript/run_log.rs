@@ -69,16 +69,20 @@ fn session_of_record(value: &Value) -> Result<Option<Session>, BadRecord> {
         .and_then(|s| s.get("dialect"))
         .and_then(|d| serde_json::from_value::<Dialect>(d.clone()).ok())
         .unwrap_or_else(|| dialect_of_calls(&messages));
+    let scenario = value.get("scenario").and_then(Value::as_str).unwrap_or("");
     let reminders_at: Option<Vec<usize>> = value
         .get("metrics")
         .and_then(|m| m.get("reminders_at"))
         .and_then(|r| serde_json::from_value(r.clone()).ok());
-    Ok(Some(session_of(
+    let mut session = session_of(
         &messages,
         dialect,
         planning_offered,
         reminders_at.as_deref(),
-    )))
+    );
+    session.group = super::group_key("run-log-scenario", scenario);
+    session.content_hash = super::group_key("run-log-line", &value.to_string());
+    Ok(Some(session))
 }
 
 /// The dialect whose planning tools the run called (a log whose cell does
@@ -140,6 +144,9 @@ pub fn session_of(
         models: Vec::new(),
         reminders: Reminders::Recorded,
         parts: reading.parts,
+        id: None,
+        group: String::new(),
+        content_hash: String::new(),
     }
 }
 
