@@ -7,11 +7,10 @@
 
 // The helpers these tests do not use (tools that may be missing).
 #[allow(dead_code)]
-
 use std::path::Path;
 use std::process::Output;
 
-use crate::support::{self, agent_eval_command};
+use crate::support::agent_eval_command;
 
 /// One Claude Code session: a user message, a planning call and its
 /// result, an answer. `version` and `model` are written as given.

@@ -9,7 +9,6 @@
 
 // The helpers these tests do not use (tools that may be missing).
 #[allow(dead_code)]
-
 use std::path::Path;
 use std::process::Output;
 
@@ -136,10 +135,7 @@ fn a_job_summary_that_is_a_fifo_is_refused_with_a_warning_not_waited_on() {
     )
     .unwrap();
     let fifo = d.join("summary.fifo");
-    let status = support::command("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
+    let status = support::command("mkfifo").arg(&fifo).status().unwrap();
     assert!(status.success());
     // No reader ever opens the FIFO: a blocking open would hang here.
     let out = agent_eval_command()

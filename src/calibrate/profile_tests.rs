@@ -49,6 +49,7 @@ fn turn() -> impl Strategy<Value = Turn> {
                     .collect(),
                 plan_after,
                 reminder_before,
+                reminder_predicted: false,
                 input_tokens: input,
                 output_tokens: output,
                 new_context_chars: chars,
@@ -64,6 +65,9 @@ fn session() -> impl Strategy<Value = Session> {
         models: vec!["m".into()],
         reminders: Reminders::Recorded,
         parts: parts.into_iter().map(|turns| Part { turns }).collect(),
+        id: None,
+        group: String::new(),
+        content_hash: String::new(),
     })
 }
 
@@ -75,7 +79,7 @@ proptest! {
         sessions in prop::collection::vec(session(), 1..4),
         seed in any::<u64>(),
     ) {
-        let options = Options { holdout: 0.5, seed, simulated_runs: 1 };
+        let options = Options { holdout: 0.5, seed, simulated_runs: 1, ..Options::default() };
         let result = calibrate(&sessions, &options).expect("sessions given");
         let yaml = result.profile().to_yaml();
         let read = Profile::parse(std::path::Path::new("p.yaml"), &yaml);

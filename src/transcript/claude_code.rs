@@ -511,7 +511,7 @@ impl RecordReader for ClaudeCodeReader {
         // The policy's prediction on every version it applies to, so the
         // versions that record reminders check it; it stands in for the
         // record only where there is none.
-        if version.is_some_and(|v| v >= POLICY_KNOWN_FROM) {
+        if self.version.is_some_and(|v| v >= POLICY_KNOWN_FROM) {
             predict_reminders(&mut turns);
         }
         if reminders == Reminders::Inferred {

@@ -422,7 +422,15 @@ fn read_file(
     }
     summary.files += 1;
     let digest: [u8; 32] = hasher.finalize().into();
-    finish_file(path, &digest, format, state.reader, opts, summary, on_session);
+    finish_file(
+        path,
+        &digest,
+        format,
+        state.reader,
+        opts,
+        summary,
+        on_session,
+    );
     Some(digest)
 }
 

@@ -78,6 +78,7 @@ fn source_word(source: Source) -> &'static str {
         Source::Measured => "measured",
         Source::Fitted => "fitted",
         Source::Assumed => "assumed",
+        Source::Inferred => "inferred",
     }
 }
 
