@@ -22,6 +22,10 @@ pub(super) struct Reading {
     pub items: Vec<PlanItem>,
     /// Steps believed done.
     pub done: BTreeSet<usize>,
+    /// Steps the plan itself marks completed (a subset of `done`).
+    pub shown_done: BTreeSet<usize>,
+    /// A plan was seen in the context (else the task stands for it).
+    pub planned: bool,
     pub recall: f64,
     /// The model's own turns in the conversation.
     pub own_turns: usize,
@@ -131,6 +135,7 @@ impl Reader<'_> {
         // A plan seen before the current part's task is an earlier part's:
         // kept, it is still the list the model follows (its unfinished
         // items first), with the new task's steps after them.
+        let planned = cache.found.is_some();
         let (mut found, stale) = match cache.found.clone() {
             Some(found) if found.at < self.part_start => (found, true),
             Some(found) => (found, false),
@@ -179,6 +184,7 @@ impl Reader<'_> {
             .filter(|(_, status)| *status == PlanStatus::Completed)
             .map(|(i, _)| *i)
             .collect();
+        let shown_done = done.clone();
         // The plan's own message is included: the calls made alongside the
         // update that produced it were made after it was decided.
         self.move_since(cache, plan_at.saturating_sub(1), total);
@@ -205,6 +211,8 @@ impl Reader<'_> {
             plan: found.steps.into_iter().map(|(i, _)| i).collect(),
             items: found.items,
             done,
+            shown_done,
+            planned,
             recall,
             own_turns: cache.assistants[total],
             stale,
