@@ -25,7 +25,9 @@ pub mod fidelity;
 pub mod fit;
 pub mod ks;
 pub mod observe;
+pub mod reminders;
 pub mod simulate;
+pub mod structure;
 
 use std::collections::BTreeMap;
 
@@ -90,6 +92,8 @@ pub struct Calibration {
     pub fidelity: Vec<FidelityRow>,
     pub distributions: Vec<Distribution>,
     pub contradictions: Vec<String>,
+    /// Where the simulations' reminder policies come from.
+    pub simulated_reminders: reminders::ReminderSource,
     /// Sessions in the training and held-out sets.
     pub training: usize,
     pub held_out: usize,
@@ -126,7 +130,8 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
         return Err(CalibrateError::NoSessions);
     }
     let (training, held_out) = split(sessions, options.holdout, options.seed);
-    let measures = estimators::measure_all(&training, options.seed);
+    let mut measures = estimators::measure_all(&training, options.seed);
+    measures.extend(structure::measure(&training, options.seed));
     let mut params = SimulateParams::default();
     for measure in &measures {
         if let (Some(value), Some(field)) = (measure.value, params.field_mut(measure.name)) {
@@ -144,8 +149,12 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     } else {
         &held_out
     };
-    let check_shapes = simulate::shapes_of(check_set, options.simulated_runs);
-    let all_shapes: Vec<usize> = fit_shapes.iter().chain(&check_shapes).copied().collect();
+    let check_shapes = simulate::replicate(
+        &simulate::shapes_of(check_set, usize::MAX),
+        simulate::FIDELITY_REPLICATES,
+    );
+    let all_shapes: Vec<simulate::Shape> =
+        fit_shapes.iter().chain(&check_shapes).copied().collect();
     let mut simulator = Simulator::new(&all_shapes, simulate::typical_turn_chars(&training))
         .map_err(CalibrateError::Simulator)?;
     let (observed, se) =
@@ -183,6 +192,7 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
         contradictions,
         training: training.len(),
         held_out: held_out.len(),
+        simulated_reminders: reminders::source_of(sessions),
         fitted_on: fitted_on(sessions),
     })
 }

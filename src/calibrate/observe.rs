@@ -18,13 +18,19 @@ pub enum TurnKind {
     StaleFirst,
     /// A planning reminder came right before it (`reminder_compliance`).
     Reminded,
-    /// Any other turn that acts (`todo_update_rate`).
+    /// A later turn of a task while no plan exists yet, not reminded
+    /// (`first_plan_hazard`: exploration before the first plan).
+    Exploring,
+    /// Any other turn that acts, a plan known (`todo_update_rate`).
     Ordinary,
-    /// A first answer to a task that calls no tool (a chat, not a task):
-    /// no planning chance is measured on it. A later turn without a tool
-    /// call (a closing answer, or stopping early) stays ordinary or
-    /// reminded: leaving those out would leave out the turns where the
-    /// model drifted instead of planning, and bias every rate upward.
+    /// A turn that calls no tool and is either the first answer to a task
+    /// (a chat, not a task) or the last turn of its part (the closing
+    /// answer): no planning chance is measured on it. The closing answer
+    /// says the work is over, so a reminder before it is no chance the
+    /// agent missed (the simulated model, too, answers "All steps are
+    /// complete" whatever it drew): counting it would bias
+    /// `reminder_compliance` and `todo_update_rate` down. A text-only turn
+    /// in the middle of a part stays ordinary or reminded.
     Closing,
 }
 
@@ -49,10 +55,11 @@ pub fn classify(session: &Session) -> Vec<(usize, &Turn, TurnKind)> {
     let mut plan_known = false;
     let mut previous_rejected = false;
     for (part_index, part) in session.parts.iter().enumerate() {
+        let last = part.turns.len().saturating_sub(1);
         for (index, turn) in part.turns.iter().enumerate() {
             let kind = if previous_rejected {
                 TurnKind::Recovery
-            } else if index == 0 && !acts(turn) {
+            } else if (index == 0 || index == last) && !acts(turn) {
                 TurnKind::Closing
             } else if index == 0 && plan_known {
                 TurnKind::StaleFirst
@@ -60,6 +67,8 @@ pub fn classify(session: &Session) -> Vec<(usize, &Turn, TurnKind)> {
                 TurnKind::First
             } else if turn.reminder_before {
                 TurnKind::Reminded
+            } else if !plan_known {
+                TurnKind::Exploring
             } else {
                 TurnKind::Ordinary
             };

@@ -40,6 +40,7 @@ pub fn json(
             "bad": outcome.bad,
             "first_bad": outcome.first_bad,
         },
+        "simulated_reminders": simulated_reminders(result),
         "params": result.params.iter().map(|row| json!({
             "name": row.name,
             "value": row.param.value,
@@ -180,4 +181,28 @@ fn fidelity(text: &mut String, result: &Calibration) {
         );
     }
     let _ = writeln!(text);
+}
+
+/// The reminder policy the calibration simulations ran under and where it
+/// comes from (with the replay's hits where it was read off recorded
+/// reminder turns).
+fn simulated_reminders(result: &Calibration) -> Value {
+    use crate::calibrate::reminders::ReminderSource;
+    let source = &result.simulated_reminders;
+    let mut value = json!({"source": match source {
+        ReminderSource::NoneRecorded => "none recorded",
+        ReminderSource::AgentPolicy => "the agent's policy (reminders not recorded)",
+        ReminderSource::Replayed { .. } => "replayed on the recorded reminder turns",
+    }});
+    if let ReminderSource::Replayed {
+        hits,
+        recorded,
+        predicted,
+    } = source
+    {
+        value["hits"] = json!(hits);
+        value["recorded"] = json!(recorded);
+        value["predicted"] = json!(predicted);
+    }
+    value
 }
