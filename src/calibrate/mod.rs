@@ -132,6 +132,7 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     let (training, held_out) = split(sessions, options.holdout, options.seed);
     let mut measures = estimators::measure_all(&training, options.seed);
     measures.extend(structure::measure(&training, options.seed));
+    structure::adjust_update_rate(&mut measures, &training, options.seed);
     let mut params = SimulateParams::default();
     for measure in &measures {
         if let (Some(value), Some(field)) = (measure.value, params.field_mut(measure.name)) {

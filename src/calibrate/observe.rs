@@ -30,7 +30,11 @@ pub enum TurnKind {
     /// agent missed (the simulated model, too, answers "All steps are
     /// complete" whatever it drew): counting it would bias
     /// `reminder_compliance` and `todo_update_rate` down. A text-only turn
-    /// in the middle of a part stays ordinary or reminded.
+    /// in the middle of a part stays ordinary or reminded. A write that
+    /// leaves every item completed is the closing update
+    /// (`closing_update`, measured on the parts' last plans), not an
+    /// update at the ordinary rate: counting it would bias
+    /// `todo_update_rate` up by one update a task.
     Closing,
 }
 
@@ -42,6 +46,16 @@ pub fn writes(turn: &Turn) -> bool {
 /// Whether one of a turn's plan writes was rejected.
 pub fn rejected(turn: &Turn) -> bool {
     turn.planning_calls.iter().any(|c| c.writes && !c.accepted)
+}
+
+/// Whether a turn writes a plan that leaves every item completed.
+fn completes_list(turn: &Turn) -> bool {
+    writes(turn)
+        && !rejected(turn)
+        && turn
+            .plan_after
+            .as_ref()
+            .is_some_and(|plan| !plan.is_empty() && completed(plan) == plan.len())
 }
 
 fn acts(turn: &Turn) -> bool {
@@ -59,7 +73,7 @@ pub fn classify(session: &Session) -> Vec<(usize, &Turn, TurnKind)> {
         for (index, turn) in part.turns.iter().enumerate() {
             let kind = if previous_rejected {
                 TurnKind::Recovery
-            } else if (index == 0 || index == last) && !acts(turn) {
+            } else if (index == 0 || index == last) && !acts(turn) || completes_list(turn) {
                 TurnKind::Closing
             } else if index == 0 && plan_known {
                 TurnKind::StaleFirst

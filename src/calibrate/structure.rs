@@ -24,6 +24,41 @@ pub fn measure(sessions: &[Session], seed: u64) -> Vec<Measure> {
     ]
 }
 
+/// `todo_update_rate` re-measured where sessions differ: the mean of the
+/// Beta is the mean of the sessions' own rates, and a ratio of sums
+/// weights each session by its ordinary turns, which depend on its rate
+/// (a session that plans seldom is reminded more, so fewer of its turns
+/// are ordinary), biasing it toward the frequent planners. The weights
+/// `n / (1 + (n − 1) d)` are the ratio of sums' at `d` = 0 (then the
+/// measure is left as it is) and equal weights as `d` grows.
+pub fn adjust_update_rate(measures: &mut [Measure], sessions: &[Session], seed: u64) {
+    let pairs: Vec<(f64, f64)> = sessions
+        .iter()
+        .map(todo_update_rate)
+        .filter(|p| p.1 > 0.0)
+        .collect();
+    let refs: Vec<&(f64, f64)> = pairs.iter().collect();
+    if !dispersion(&refs).is_some_and(|d| d > 0.0) {
+        return;
+    }
+    let Some(rate) = measures.iter_mut().find(|m| m.name == "todo_update_rate") else {
+        return;
+    };
+    rate.value = mean_rate(&refs);
+    rate.interval = rate.value.and(interval(&pairs, seed ^ 0x4a7e, mean_rate));
+    rate.note = "the mean of the sessions' own rates on ordinary turns (sessions differ: see update_rate_dispersion)".into();
+}
+
+/// The sessions' rates averaged with weights `n / (1 + (n − 1) d)`.
+fn mean_rate(pairs: &[&(f64, f64)]) -> Option<f64> {
+    let d = dispersion(pairs)?;
+    let (sum, weights) = pairs.iter().fold((0.0, 0.0), |(s, w), (x, n)| {
+        let weight = n / (1.0 + (n - 1.0) * d);
+        (s + weight * x / n, w + weight)
+    });
+    (weights > 0.0).then(|| sum / weights)
+}
+
 fn dispersion_measure(sessions: &[Session], seed: u64) -> Measure {
     let pairs: Vec<(f64, f64)> = sessions
         .iter()
