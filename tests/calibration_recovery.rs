@@ -11,15 +11,11 @@
 //! width). Recovery through the binary (`run --log-dir`, then
 //! `calibrate --json`) is tests/calibration.rs'.
 
-use std::path::Path;
-use std::process::Command;
-
 use agent_eval::calibrate::{estimators, structure};
 use agent_eval::eval::{Cell, run_once};
 use agent_eval::model::simulated::SimulateParams;
 use agent_eval::scenario::{self, ModelSpec, NagThreshold, Scenario};
 use agent_eval::transcript::Session;
-use serde_json::Value;
 
 /// A task of `steps` steps, each reading a file and writing one, under
 /// `simulate` (YAML flow map) and `seeds` runs.
