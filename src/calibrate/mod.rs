@@ -237,7 +237,17 @@ fn param_rows(
         .iter()
         .map(|&name| {
             let mut default = defaults;
-            let assumed = default.field_mut(name).map_or(0.0, |v| *v);
+            let mut assumed = default.field_mut(name).map_or(0.0, |v| *v);
+            // An unmeasured first-plan hazard stands for the update rate,
+            // as the model's unset one does: the measured rate, not 0.15.
+            if name == "first_plan_hazard"
+                && let Some(rate) = measures
+                    .iter()
+                    .find(|m| m.name == "todo_update_rate")
+                    .and_then(|m| m.value)
+            {
+                assumed = round(rate);
+            }
             let measure = measures.iter().find(|m| m.name == name);
             let fitted = fits.iter().find(|f| f.name == name);
             let (param, note) = match (measure, fitted) {

@@ -24,16 +24,18 @@ pub enum TurnKind {
     /// Any other turn that acts, a plan known (`todo_update_rate`).
     Ordinary,
     /// A turn that calls no tool and is either the first answer to a task
-    /// (a chat, not a task) or the last turn of its part (the closing
-    /// answer): no planning chance is measured on it. The closing answer
-    /// says the work is over, so a reminder before it is no chance the
-    /// agent missed (the simulated model, too, answers "All steps are
-    /// complete" whatever it drew): counting it would bias
-    /// `reminder_compliance` and `todo_update_rate` down. A text-only turn
-    /// in the middle of a part stays ordinary or reminded. A write that
-    /// leaves every item completed is the closing update
-    /// (`closing_update`, measured on the parts' last plans), not an
-    /// update at the ordinary rate: counting it would bias
+    /// (a chat, not a task) or the closing answer: the last turn of its
+    /// part, after a plan whose every item is completed. No planning chance
+    /// is measured on it: the work is over, so a reminder before it is no
+    /// chance the agent missed (the simulated model, too, answers "All
+    /// steps are complete" whatever it drew), and counting it would bias
+    /// `reminder_compliance` and `todo_update_rate` down. A last answer
+    /// while items are still open is stopping early — a drift, which
+    /// happens only where the agent did not plan — and stays a chance:
+    /// leaving it out would bias the rates up. So does a text-only turn in
+    /// the middle of a part. A write that leaves every item completed is
+    /// the closing update (`closing_update`, measured on the parts' last
+    /// plans), not an update at the ordinary rate: counting it would bias
     /// `todo_update_rate` up by one update a task.
     Closing,
 }
@@ -48,14 +50,17 @@ pub fn rejected(turn: &Turn) -> bool {
     turn.planning_calls.iter().any(|c| c.writes && !c.accepted)
 }
 
-/// Whether a turn writes a plan that leaves every item completed.
-fn completes_list(turn: &Turn) -> bool {
-    writes(turn)
-        && !rejected(turn)
-        && turn
-            .plan_after
-            .as_ref()
-            .is_some_and(|plan| !plan.is_empty() && completed(plan) == plan.len())
+/// Whether a turn writes a plan that leaves every item completed (the
+/// closing update).
+pub fn completes_list(turn: &Turn) -> bool {
+    writes(turn) && !rejected(turn) && finished(turn)
+}
+
+/// The plan after `turn` is known and every item of it completed.
+fn finished(turn: &Turn) -> bool {
+    turn.plan_after
+        .as_ref()
+        .is_some_and(|plan| !plan.is_empty() && completed(plan) == plan.len())
 }
 
 fn acts(turn: &Turn) -> bool {
@@ -73,7 +78,9 @@ pub fn classify(session: &Session) -> Vec<(usize, &Turn, TurnKind)> {
         for (index, turn) in part.turns.iter().enumerate() {
             let kind = if previous_rejected {
                 TurnKind::Recovery
-            } else if (index == 0 || index == last) && !acts(turn) || completes_list(turn) {
+            } else if !acts(turn) && (index == 0 || (index == last && finished(turn)))
+                || completes_list(turn)
+            {
                 TurnKind::Closing
             } else if index == 0 && plan_known {
                 TurnKind::StaleFirst
