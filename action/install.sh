@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs agent-eval for the GitHub Action from the action's own checkout (the
 # repository at the ref the workflow names in `uses:`), into AGENT_EVAL_ROOT, which
-# the action caches keyed by that ref; a cached binary is used as it is. Puts its
+# the action caches keyed by that ref and the sources (action/cache-key.sh); a
+# cached binary is used as it is. The toolchain is RUSTUP_TOOLCHAIN. Puts its
 # bin folder on the job's PATH.
 set -euo pipefail
 root="${AGENT_EVAL_ROOT:?}"

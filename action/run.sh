@@ -49,12 +49,20 @@ case "${INPUT_BASELINE:-}" in
         ;;
     *) args+=(--baseline "$INPUT_BASELINE") ;;
 esac
-if [ -n "${INPUT_ARGS:-}" ]; then
-    read -r -d '' -a extra <<<"$INPUT_ARGS" || true
-    args+=("${extra[@]}")
+# More arguments: shell words, separated by spaces or new lines, quoted
+# with '...' or "..." or a backslash as in a shell (`--filter 'two words'`).
+# xargs splits them: nothing is expanded, nothing is run (no eval).
+if [ -n "${INPUT_ARGS:-}" ] && [ -n "${INPUT_ARGS//[[:space:]]/}" ]; then
+    if ! words=$(printf '%s\n' "$INPUT_ARGS" | xargs printf '%s\0' 2>&1 >/dev/null); then
+        echo "agent-eval action: the 'args' input is not valid shell words: $words" >&2
+        exit 2
+    fi
+    while IFS= read -r -d '' word; do
+        args+=("$word")
+    done < <(printf '%s\n' "$INPUT_ARGS" | xargs printf '%s\0')
 fi
 
-echo "agent-eval ${args[*]}"
+printf 'agent-eval'; printf ' %q' "${args[@]}"; echo
 status=0
 agent-eval "${args[@]}" || status=$?
 

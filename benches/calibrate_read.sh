@@ -12,7 +12,7 @@
 #
 # Alternates ROUNDS times between
 #   agent-eval calibrate --format claude-code FOLDER --json /dev/null
-# (release build; the whole command: start-up, the read, and what it does
+# (`dist` build; the whole command: start-up, the read, and what it does
 # with the sessions) and
 #   python3 -c '... json.loads(line) for every line of every file ...'
 # (no interpretation at all: the floor of a json-lines pass), each timed
@@ -22,8 +22,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${2:-3}
-cargo build --release --quiet --bin agent-eval
-bin=target/release/agent-eval
+cargo build --profile dist --quiet --bin agent-eval
+bin=target/dist/agent-eval
 if [ -n "${1:-}" ]; then
     corpus=$1
 else

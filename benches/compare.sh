@@ -29,8 +29,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-1000}
 ROUNDS=${2:-3}
-cargo build --release --quiet
-bin=target/release/agent-eval
+cargo build --profile dist --quiet
+bin=target/dist/agent-eval
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

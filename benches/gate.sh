@@ -4,7 +4,7 @@
 #   benches/gate.sh [ROUNDS]
 #
 # Alternates ROUNDS times (default 3) between the shipped gate,
-# `agent-eval run scenarios/` (release build, default jobs, whole
+# `agent-eval run scenarios/` (`dist` build, default jobs, whole
 # process: start, loading, every scenario's seeds, the report), and the
 # plain Python s03 loop (benches/peer/s03_loop.py) running 2,000
 # episodes of benches/peer/file_tools_episode.yaml, also timed as a whole
@@ -16,8 +16,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-3}
-cargo build --release --quiet
-bin=target/release/agent-eval
+cargo build --profile dist --quiet
+bin=target/dist/agent-eval
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 py=python3

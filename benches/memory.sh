@@ -21,11 +21,11 @@
 #     Not in the default COMMANDS (N there counts episodes).
 # Each writes its JSON report to /dev/null (the report is built and written
 # in full). Prints GNU time's "Maximum resident set size" and the wall
-# time. Builds the release binary first.
+# time. Builds the `dist` binary first.
 set -eu
 cd "$(dirname "$0")/.."
-cargo build --release --quiet --bin agent-eval
-bin=target/release/agent-eval
+cargo build --profile dist --quiet --bin agent-eval
+bin=target/dist/agent-eval
 scenario=scenarios/ten_step_refactor.yaml
 [ $# -gt 0 ] || set -- 10000 100000 1000000
 commands=${COMMANDS:-sweep run merge}

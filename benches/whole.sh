@@ -5,7 +5,7 @@
 #   benches/whole.sh [EPISODES] [ROUNDS]      (default: 20000 3)
 #
 # Alternates ROUNDS times between `agent-eval run EPISODE --jobs 1`
-# (release build; EPISODE is benches/peer/file_tools_episode.yaml with
+# (`dist` build; EPISODE is benches/peer/file_tools_episode.yaml with
 # `runs: {seeds: EPISODES}` appended, so a scripted run replays the
 # episode EPISODES times and checks its `expect:` block) and
 # `python3 benches/peer/s03_loop.py benches/peer/file_tools_episode.yaml
@@ -22,8 +22,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 EPISODES=${1:-20000}
 ROUNDS=${2:-3}
-cargo build --release --quiet --bin agent-eval
-bin=target/release/agent-eval
+cargo build --profile dist --quiet --bin agent-eval
+bin=target/dist/agent-eval
 py=python3
 [ -x target/peer-venv/bin/python ] && py=target/peer-venv/bin/python
 "$py" -c 'import yaml' 2>/dev/null || {

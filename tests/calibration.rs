@@ -8,6 +8,7 @@
 //! simulated scenario; a real CLI's transcripts (Claude Code, Codex, under
 //! `run --keep-transcripts`) are one more entry of [`sources`].
 
+use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -57,7 +58,7 @@ fn sources() -> Vec<(&'static str, Source)> {
 }
 
 fn agent_eval() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    support::agent_eval_command()
 }
 
 /// A task of eight steps, each reading a file and writing one.
@@ -354,4 +355,99 @@ fn bad_lines_beside_good_ones_are_skipped_and_counted() {
     let result: Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
     assert_eq!(result["inputs"]["bad"], 2);
     assert_eq!(result["inputs"]["sessions"], 6);
+}
+
+/// A Claude Code session of `turns` responses by `model`: a TodoWrite on
+/// the first, a Bash call on the others, each answered by its tool result.
+fn claude_session(id: &str, model: &str, turns: usize) -> String {
+    let head = format!(r#""sessionId":"{id}","version":"2.0.14","cwd":"/p","isSidechain":false"#);
+    let mut lines = vec![format!(
+        r#"{{{head},"type":"user","message":{{"role":"user","content":"Do it."}}}}"#
+    )];
+    for k in 0..turns {
+        let tool = if k == 0 {
+            r#""name":"TodoWrite","input":{"todos":[{"content":"a","status":"in_progress","activeForm":"A"}]}"#
+        } else {
+            r#""name":"Bash","input":{"command":"ls"}"#
+        };
+        lines.push(format!(
+            r#"{{{head},"type":"assistant","message":{{"id":"m{k}","role":"assistant","model":"{model}","content":[{{"type":"tool_use","id":"t{k}",{tool}}}],"usage":{{"input_tokens":{},"output_tokens":50}}}}}}"#,
+            1000 + 100 * k
+        ));
+        lines.push(format!(
+            r#"{{{head},"type":"user","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t{k}","content":"ok"}}]}}}}"#
+        ));
+    }
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn by_model_writes_a_profile_per_family_with_enough_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path().join("projects").join("p");
+    std::fs::create_dir_all(&sessions).unwrap();
+    // Two date stamps of one family (6 sessions), and a family of 2.
+    for i in 0..6 {
+        let model = if i % 2 == 0 {
+            "claude-a-4-5-20250929"
+        } else {
+            "claude-a-4-5-20251001"
+        };
+        std::fs::write(
+            sessions.join(format!("a{i}.jsonl")),
+            claude_session(&format!("a{i}"), model, 6),
+        )
+        .unwrap();
+    }
+    for i in 0..2 {
+        std::fs::write(
+            sessions.join(format!("b{i}.jsonl")),
+            claude_session(&format!("b{i}"), "glm-4.7", 6),
+        )
+        .unwrap();
+    }
+    let out = dir.path().join("profiles");
+    let json = dir.path().join("by-model.json");
+    let output = agent_eval()
+        .args([
+            "calibrate",
+            "--by",
+            "model",
+            "--min-sessions",
+            "4",
+            "--simulated-runs",
+            "2",
+        ])
+        .arg(&sessions)
+        .arg("--out")
+        .arg(&out)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("claude-a-4-5"), "{stdout}");
+    assert!(
+        stdout.contains("left out, fewer than 4 sessions: glm-4.7 (2)"),
+        "{stdout}"
+    );
+    let written: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(written, ["claude-a-4-5.yaml"]);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let families = doc["families"].as_array().unwrap();
+    assert_eq!(families.len(), 2);
+    assert_eq!(families[0]["family"], "claude-a-4-5");
+    assert_eq!(families[0]["sessions"], 6);
+    assert_eq!(families[0]["profile"]["fitted_on"]["sessions"], 6);
+    assert!(families[1]["profile"].is_null());
+    // plan_first: every session planned on its first turn.
+    assert_eq!(families[0]["profile"]["params"]["plan_first"]["value"], 1.0);
 }

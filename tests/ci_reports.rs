@@ -2,12 +2,13 @@
 //! baseline gate that catches a doctored baseline, atomic reports, clean
 //! Ctrl-C, no progress or colour when not on a terminal.
 
+use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn bin() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+    let mut command = support::agent_eval_command();
     command.current_dir(env!("CARGO_MANIFEST_DIR"));
     command
 }
@@ -247,10 +248,30 @@ fn reports_are_written_whole_and_readable() {
         summary.starts_with("# agent-eval\n\n**✅ passed**"),
         "{summary}"
     );
-    assert!(summary.contains("## ten-step-refactor-scripted"));
+    // One row per scenario, then its figures, folded.
+    assert!(
+        summary.contains(
+            "| ✅ | ten-step-refactor-scripted | `scenarios/scripted/ten_step_refactor.yaml` |"
+        ),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("**ten-step-refactor-scripted**"),
+        "{summary}"
+    );
     // Not a terminal: no progress bar on stderr, no colour on stdout.
     assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
     assert!(!text(&out.stdout).contains('\x1b'));
+}
+
+/// Whether process `pid` has a child, on any of its threads.
+fn has_children(pid: u32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.flatten().any(|task| {
+        std::fs::read_to_string(task.path().join("children")).is_ok_and(|c| !c.trim().is_empty())
+    })
 }
 
 #[test]
@@ -266,16 +287,13 @@ fn ctrl_c_stops_cleanly_without_a_report() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until the run's workspace exists, then interrupt.
+    // Wait until the run's workspace exists and its `sleep 100` runs
+    // (agent-eval has a child process), then interrupt.
     let start = Instant::now();
-    while std::fs::read_dir(&tmp).unwrap().next().is_none() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the run never started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(200));
+    let running = support::wait_for(Duration::from_secs(20), || {
+        std::fs::read_dir(&tmp).unwrap().next().is_some() && has_children(child.id())
+    });
+    assert!(running, "the run never started its command");
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
     }
@@ -379,14 +397,15 @@ fn hostile_names_are_escaped_in_markdown_and_svg() {
         .replace(
             r#"text: "Fix the install command""#,
             r#"text: "Fix | the <i>install</i>\n- command\x01""#,
-        );
+        )
+        // A failing scenario's summary shows its per-step table too.
+        .replace("expect:\n", "expect:\n  - turns: 100000\n");
     let scenario = path(dir.path(), "hostile.yaml");
     std::fs::write(&scenario, hostile).unwrap();
     let markdown = path(dir.path(), "summary.md");
     let out = agent_eval(&["run", &scenario, "--seeds", "2", "--markdown", &markdown]);
-    // Two seeds may miss an expectation (1); what matters is the summary.
     assert!(
-        matches!(out.status.code(), Some(0 | 1)),
+        matches!(out.status.code(), Some(1)),
         "{}",
         text(&out.stderr)
     );
@@ -400,7 +419,10 @@ fn hostile_names_are_escaped_in_markdown_and_svg() {
         !summary.chars().any(|c| c.is_control() && c != '\n'),
         "{summary}"
     );
-    assert!(summary.contains("## docs\\|x &lt;\\!--") || summary.contains("## docs\\|x &lt;!--"));
+    assert!(
+        summary.contains("### docs\\|x &lt;\\!--") || summary.contains("### docs\\|x &lt;!--"),
+        "{summary}"
+    );
     // Every row of the step table has the header's number of cells.
     let rows: Vec<&str> = summary
         .lines()

@@ -5,8 +5,9 @@
 //!
 //! The reader starts in a clone: here a temporary folder holding copies of the
 //! repository's `scenarios/` and `fixtures/` and a `.git` folder (fixtures must stay
-//! inside the scenario's repository). `$GITHUB_STEP_SUMMARY` is a file in it, as in
-//! the CI job the block is written for. `agent-eval serve` is started, waited for
+//! inside the scenario's repository), outside any CI: no `GITHUB_*`, `GITLAB_*` or
+//! `CI*` variable is inherited (`tests/readme_ci.rs` runs the CI block on a simulated
+//! GitHub runner too). `agent-eval serve` is started, waited for
 //! until it prints its URLs, and stopped with SIGTERM, bounded in time.
 //!
 //! Lines NOT run, each listed in `EXEMPT` with why (the test fails if one is no longer
@@ -29,6 +30,7 @@
 //! `dialects.yaml` and the price sweep at their full seeds (no seeds were reduced):
 //! about 40 s of CPU in debug, longer on a busy machine.
 
+use crate::support;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -147,12 +149,11 @@ fn bash(command: &str, cwd: &Path, setup: &Clone, cwd_file: &Path) -> Command {
         "{command}\nstatus=$?\npwd > '{}'\nexit $status",
         cwd_file.display()
     );
-    let mut bash = Command::new("bash");
+    let mut bash = support::command("bash");
     bash.arg("-c")
         .arg(script)
         .current_dir(cwd)
         .env("PATH", path_with(&setup.bin))
-        .env("GITHUB_STEP_SUMMARY", setup.clone.join("summary.md"))
         .env("NO_COLOR", "1")
         .stdin(Stdio::null());
     bash
@@ -208,7 +209,7 @@ fn text(output: &Output) -> String {
 /// Starts `serve` (through `exec`, so the process signalled is agent-eval), waits
 /// for its URLs and banner, stops it with SIGTERM; returns what it printed.
 fn serve(command: &str, cwd: &Path, setup: &Clone) -> String {
-    let mut child = Command::new("bash")
+    let mut child = support::command("bash")
         .arg("-c")
         .arg(format!("exec {command}"))
         .current_dir(cwd)

@@ -332,6 +332,36 @@ pub fn github_outputs(
     (outputs.annotations || outputs.step_summary.is_some()).then_some(outputs)
 }
 
+/// `--markdown` naming the job summary file itself (`--markdown
+/// "$GITHUB_STEP_SUMMARY"`, as many workflows write it): replacing that
+/// file would wipe what earlier steps wrote, and the automatic summary
+/// would then append a second copy. So the summary is appended to it
+/// once, as the step summary, and `--markdown` writes nothing of its own
+/// (also under `--no-step-summary`: the file is the job's, never
+/// truncated). Returns the `--markdown` path left to write and the GitHub
+/// outputs.
+pub fn fold_markdown_into_step_summary(
+    markdown: Option<std::path::PathBuf>,
+    github: Option<GithubOutputs>,
+    get: &dyn Fn(&str) -> Option<String>,
+) -> (Option<std::path::PathBuf>, Option<GithubOutputs>) {
+    let summary_file = get("GITHUB_STEP_SUMMARY").filter(|v| !v.trim().is_empty());
+    let (Some(path), Some(summary_file)) = (&markdown, summary_file) else {
+        return (markdown, github);
+    };
+    if !super::same_file::same_file(path, std::path::Path::new(&summary_file)) {
+        return (markdown, github);
+    }
+    let github = GithubOutputs {
+        step_summary: Some(path.clone()),
+        ..github.unwrap_or_else(|| GithubOutputs {
+            workspace: workspace_dir(get),
+            ..GithubOutputs::default()
+        })
+    };
+    (None, Some(github))
+}
+
 #[cfg(test)]
 mod github_tests {
     use super::*;
@@ -367,5 +397,28 @@ mod github_tests {
         assert!(!github_outputs(&on, false, true).unwrap().annotations);
         assert_eq!(github_outputs(&on, true, false).unwrap().step_summary, None);
         assert_eq!(github_outputs(&on, false, false), None);
+    }
+
+    #[test]
+    fn markdown_naming_the_step_summary_is_appended_to_it_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let summary = dir.path().join("summary.md");
+        std::fs::write(&summary, "earlier\n").unwrap();
+        let summary_text = summary.to_string_lossy().into_owned();
+        let get = move |name: &str| (name == "GITHUB_STEP_SUMMARY").then(|| summary_text.clone());
+        // Named through another spelling of the same file, with the
+        // automatic summary turned off: still appended, once.
+        let other_name = dir.path().join(".").join("summary.md");
+        let (markdown, github) =
+            fold_markdown_into_step_summary(Some(other_name.clone()), None, &get);
+        assert_eq!(markdown, None);
+        let github = github.unwrap();
+        assert_eq!(github.step_summary, Some(other_name));
+        assert!(!github.annotations);
+        // Another file is written as asked.
+        let elsewhere = dir.path().join("agent-eval.md");
+        let (markdown, github) =
+            fold_markdown_into_step_summary(Some(elsewhere.clone()), None, &get);
+        assert_eq!((markdown, github), (Some(elsewhere), None));
     }
 }

@@ -160,11 +160,7 @@ pub fn history(config: &HistoryConfig, out: &mut dyn Write) -> Result<Status, Ap
     } else {
         render(&trends)
     };
-    out.write_all(text.as_bytes())
-        .map_err(|source| AppError::Write {
-            path: "stdout".into(),
-            source,
-        })?;
+    out.write_all(text.as_bytes()).map_err(AppError::stdout)?;
     Ok(Status::Passed)
 }
 
@@ -230,13 +226,7 @@ fn render(trends: &[CellTrend]) -> String {
 /// One run of one cell: commit, time, branch, runs, completion, move.
 fn point_line(point: &TrendPoint) -> String {
     let cell = &point.cell;
-    let commit: String = cell
-        .commit
-        .as_deref()
-        .unwrap_or("-")
-        .chars()
-        .take(10)
-        .collect();
+    let [commit, recorded, branch] = point.row_columns();
     let completion = match (cell.completion, cell.completion_ci95) {
         (Some(v), Some([lo, hi])) => format!(
             "{} [{:.1}, {:.1}]",
@@ -255,8 +245,8 @@ fn point_line(point: &TrendPoint) -> String {
     format!(
         "    {:<10}  {}  {:<12}  runs {:>4}  completion {completion}{moved}\n",
         escape(&commit),
-        escape(&cell.recorded_at),
-        escape(cell.branch.as_deref().unwrap_or("-")),
+        escape(&recorded),
+        escape(&branch),
         cell.runs,
     )
 }

@@ -102,7 +102,7 @@ fn sweep_page(
 fn parse_value(axis: &Axis, raw: &str) -> Result<AxisValue, String> {
     let value = serde_json::from_str(raw.trim())
         .unwrap_or_else(|_| serde_json::Value::String(raw.trim().to_string()));
-    axis.value(&value)
+    axis.value(&value).map_err(|e| e.to_string())
 }
 
 /// Runs a sweep and prints its table and recommendation: admit (the axis,
@@ -159,7 +159,7 @@ pub fn sweep(
 
 /// The axis and the values swept (given, or the axis' defaults), checked.
 fn axis_and_values(config: &SweepConfig) -> Result<(Axis, Vec<AxisValue>), AppError> {
-    let axis = Axis::parse(&config.axis).map_err(AppError::Usage)?;
+    let axis = Axis::parse(&config.axis).map_err(|e| AppError::Usage(e.to_string()))?;
     let values = if config.values.is_empty() {
         default_values(&axis)
     } else {
@@ -170,7 +170,7 @@ fn axis_and_values(config: &SweepConfig) -> Result<(Axis, Vec<AxisValue>), AppEr
             .collect()
     }
     .map_err(AppError::Usage)?;
-    eval::sweep::check_axis(&axis, &values).map_err(AppError::Usage)?;
+    eval::sweep::check_axis(&axis, &values).map_err(|e| AppError::Usage(e.to_string()))?;
     Ok((axis, values))
 }
 
@@ -215,18 +215,11 @@ fn write_outputs(
 ) -> Result<(), AppError> {
     let text = table::sweep(result);
     let shown = if config.quiet {
-        text.lines()
-            .last()
-            .map(|l| format!("{l}\n"))
-            .unwrap_or_default()
+        table::closing_line(&text)
     } else {
         text
     };
-    out.write_all(shown.as_bytes())
-        .map_err(|source| AppError::Write {
-            path: "stdout".into(),
-            source,
-        })?;
+    out.write_all(shown.as_bytes()).map_err(AppError::stdout)?;
     let chart = if config.svg.is_some() || config.html.is_some() {
         Some(svg::render(result).map_err(AppError::Usage)?)
     } else {

@@ -103,9 +103,11 @@ pub struct Calibration {
 }
 
 impl Calibration {
-    /// The profile file's content.
+    /// The profile file's content. Every row is admissible on its own
+    /// ([`admissible`]); should the rows together still be refused (every
+    /// drift weight measured 0), the drift weights are the assumed ones.
     pub fn profile(&self) -> Profile {
-        Profile {
+        let mut profile = Profile {
             version: PROFILE_VERSION,
             params: self
                 .params
@@ -113,7 +115,21 @@ impl Calibration {
                 .map(|row| (row.name.to_string(), row.param.clone()))
                 .collect::<BTreeMap<_, _>>(),
             fitted_on: self.fitted_on.clone(),
+        };
+        let mut params = SimulateParams::default();
+        profile.apply(&mut params);
+        if params.validate().is_err() {
+            let defaults = SimulateParams::default();
+            for (name, param) in profile.params.iter_mut() {
+                let mut default = defaults;
+                if name.ends_with("_weight")
+                    && let Some(value) = default.field_mut(name)
+                {
+                    *param = assumed_param(*value);
+                }
+            }
         }
+        profile
     }
 
     /// The parameters as the simulated model takes them.
@@ -280,9 +296,35 @@ fn param_rows(
                     "assumed: not fitted (repeat and improvise both only add turns: the data cannot tell them apart)".into(),
                 ),
             };
-            ParamRow { name, param, note }
+            admissible(ParamRow { name, param, note }, assumed)
         })
         .collect()
+}
+
+/// `row` when the profile loader accepts its value and interval (finite,
+/// in order, in the simulated model's range), else the assumed value with
+/// the reason: whatever the transcripts said, calibrate writes a profile
+/// `run --profile` reads.
+fn admissible(row: ParamRow, assumed: f64) -> ParamRow {
+    let mut params = SimulateParams::default();
+    if let Some(field) = params.field_mut(row.name) {
+        *field = row.param.value;
+    }
+    let numbers_ok = std::iter::once(row.param.value)
+        .chain(row.param.interval.into_iter().flatten())
+        .all(f64::is_finite)
+        && row.param.interval.is_none_or(|[low, high]| low <= high);
+    if numbers_ok && params.validate().is_ok() {
+        return row;
+    }
+    ParamRow {
+        name: row.name,
+        param: assumed_param(assumed),
+        note: format!(
+            "assumed: the value the sessions gave ({}) is outside the simulated model's range",
+            row.param.value
+        ),
+    }
 }
 
 fn is_fitted(name: &str) -> bool {
@@ -327,3 +369,6 @@ fn fitted_on(sessions: &[Session]) -> FittedOn {
         inputs_hash: String::new(),
     }
 }
+
+#[cfg(test)]
+mod profile_tests;

@@ -17,12 +17,23 @@ use crate::results::summary::CellSummary;
 use crate::scenario::{Axis, AxisValue, RunsSpec, Scenario};
 
 /// Why a sweep could not be set up.
-pub fn check_axis(axis: &Axis, values: &[AxisValue]) -> Result<(), String> {
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SweepSetupError {
+    #[error(
+        "sweep compares values with the planning tool against the baseline without it: sweep another axis than todo"
+    )]
+    TodoAxis,
+    #[error("sweep --axis {0} needs at least one value")]
+    NoValues(Axis),
+}
+
+/// Checks the swept axis and its values.
+pub fn check_axis(axis: &Axis, values: &[AxisValue]) -> Result<(), SweepSetupError> {
     if *axis == Axis::Todo {
-        return Err("sweep compares values with the planning tool against the baseline without it: sweep another axis than todo".into());
+        return Err(SweepSetupError::TodoAxis);
     }
     if values.is_empty() {
-        return Err(format!("sweep --axis {axis} needs at least one value"));
+        return Err(SweepSetupError::NoValues(axis.clone()));
     }
     Ok(())
 }

@@ -132,7 +132,7 @@ mod tests {
         let markdown = crate::report::markdown::render(results, &[]);
         assert!(
             markdown.contains("- ➖ `completion_rate_diff >= 0.05 (todo=true nag=3 vs todo=true nag=off)` — n/a: no cell varies nag\\_threshold")
-                && markdown.contains("- ✅ `completion_rate_diff >= 0.1")
+                && markdown.contains("| ✅ | s | `s.yaml` | 2 | 4 | 1 held, 1 n/a |")
                 && markdown.contains("2 expectations, 0 failed, 1 not applicable, 0 unreadable files"),
             "{markdown}"
         );

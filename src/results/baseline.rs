@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use super::scenario_result::ScenarioResult;
 use crate::metric::Metric;
-use crate::scenario::CellSettings;
+use crate::scenario::{CellSettings, reaches, stays_within};
 
 /// The default tolerance: an absolute drop of 0.05 (five points).
 pub const DEFAULT_TOLERANCE: f64 = 0.05;
@@ -141,7 +141,12 @@ fn direction(
     tolerance: f64,
     counts_differ: bool,
 ) -> (i8, bool) {
-    let (down, up) = (after < before - tolerance, after > before + tolerance);
+    // Beyond the tolerance, not on it: a drop of exactly the tolerance
+    // (0.45 to 0.40 is 0.04999999999999999 in floating point) is no move.
+    let (down, up) = (
+        !reaches(after, before - tolerance),
+        !stays_within(after, before + tolerance),
+    );
     let apart_down = after_ci[1] < before_ci[0];
     let apart_up = after_ci[0] > before_ci[1];
     match (down, up) {
@@ -331,5 +336,21 @@ mod tests {
         // Equal counts: the tolerance alone decides.
         let same_count = [cell("s", 3, 200, 0.7, 0.5)];
         assert!(regressed(&compare(&old, &same_count, 0.05)));
+    }
+
+    #[test]
+    fn a_drop_of_exactly_the_tolerance_is_no_regression_however_it_rounds() {
+        // 8/20 to 7/20: 0.35 < 0.4 - 0.05 in floating point.
+        let before = [cell("s", 3, 20, 8.0 / 20.0, 0.5)];
+        let after = [cell("s", 3, 20, 7.0 / 20.0, 0.5)];
+        assert_eq!(
+            compare(&before, &after, 0.05)[0].movement,
+            Movement::Unchanged
+        );
+        let further = [cell("s", 3, 20, 6.0 / 20.0, 0.5)];
+        assert_eq!(
+            compare(&before, &further, 0.05)[0].movement,
+            Movement::Regressed
+        );
     }
 }

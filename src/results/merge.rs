@@ -147,7 +147,7 @@ fn order_shards(parts: Vec<ShardFile>) -> Result<Vec<(Shard, ShardFile)>, Report
                 "not a shard report (it has no `shard` key; only the reports of `run --shard K/N` are merged)".into(),
             ));
         };
-        let shard = Shard::parse(raw).map_err(|e| of(&part.path, e))?;
+        let shard = Shard::parse(raw).map_err(|e| of(&part.path, e.to_string()))?;
         shards.push((shard, part));
     }
     shards.sort_by_key(|(shard, _)| shard.index);

@@ -265,7 +265,7 @@ pub struct ReadRuns {
     /// index, seed and steps.
     first_other_steps: Option<(usize, u64, usize)>,
     /// The first run inconsistent in itself: its index, seed and why.
-    first_invalid: Option<(usize, u64, String)>,
+    first_invalid: Option<(usize, u64, RunFault)>,
 }
 
 impl ReadRuns {
@@ -300,14 +300,17 @@ impl ReadRuns {
     /// fault against a cell scoring `steps_total` steps: its seed and why.
     /// Found from what was noted while reading, whatever the order of the
     /// cell's keys.
-    fn first_fault(&self, steps_total: usize) -> Option<(u64, String)> {
+    fn first_fault(&self, steps_total: usize) -> Option<(u64, RunFault)> {
         let other_steps = match self.first {
             Some((seed, steps)) if steps != steps_total => Some((0, seed, steps)),
             _ => self.first_other_steps,
         };
         let other_steps = other_steps.map(|(index, seed, steps)| {
-            let why = check_run_steps_total(steps, steps_total).err();
-            (index, seed, why.unwrap_or_default())
+            let why = RunFault::StepsTotal {
+                run: steps,
+                cell: steps_total,
+            };
+            (index, seed, why)
         });
         // The earlier run's fault; at one run, its steps (checked first).
         match (other_steps, &self.first_invalid) {
@@ -428,7 +431,7 @@ impl ReportFile {
                 report.version
             )));
         }
-        report.check_bounds().map_err(invalid)?;
+        report.check_bounds().map_err(|e| invalid(e.to_string()))?;
         Ok(report)
     }
 
@@ -436,10 +439,11 @@ impl ReportFile {
     /// finite and not negative (mean steps at most the steps scored),
     /// `runs` the number of results, and each run consistent (see
     /// [`check_run`]).
-    pub fn check_bounds(&self) -> Result<(), String> {
+    pub fn check_bounds(&self) -> Result<(), BoundsError> {
         for s in &self.scenarios {
             for c in &s.cells {
                 let at = || format!("scenario `{}`, cell {}", s.name, c.settings);
+                let out = |why: String| BoundsError::Cell { at: at(), why };
                 // In the table's written order: the rates, their intervals,
                 // pass^k; then the means.
                 let stated = |rates: bool| {
@@ -461,34 +465,36 @@ impl ReportFile {
                     );
                 for (key, x) in rates {
                     if !(0.0..=1.0).contains(&x) {
-                        return Err(format!("{}: {key} {x} is not in [0, 1]", at()));
+                        return Err(out(format!("{key} {x} is not in [0, 1]")));
                     }
                 }
                 for (metric, x) in stated(false) {
                     if let Some(why) = metric.out_of_range(x) {
-                        return Err(format!("{}: {why}", at()));
+                        return Err(out(why));
                     }
                 }
                 if let Some(x) = c.stated("mean_steps_completed")
                     && x > c.steps_total as f64
                 {
-                    return Err(format!(
-                        "{}: mean_steps_completed {x} is more than steps_total {}",
-                        at(),
+                    return Err(out(format!(
+                        "mean_steps_completed {x} is more than steps_total {}",
                         c.steps_total
-                    ));
+                    )));
                 }
                 if let Some(runs) = c.runs
                     && runs != c.results.len()
                 {
-                    return Err(format!(
-                        "{}: runs is {runs} but {} results are listed",
-                        at(),
+                    return Err(out(format!(
+                        "runs is {runs} but {} results are listed",
                         c.results.len()
-                    ));
+                    )));
                 }
-                if let Some((seed, e)) = c.results.first_fault(c.steps_total) {
-                    return Err(format!("{}, seed {seed}: {e}", at()));
+                if let Some((seed, fault)) = c.results.first_fault(c.steps_total) {
+                    return Err(BoundsError::Run {
+                        at: at(),
+                        seed,
+                        fault,
+                    });
                 }
             }
         }
@@ -537,39 +543,72 @@ impl ReportFile {
 /// the planning calls, reminders and drifts at turns that happened, in
 /// order, a cost finite and not negative. (Counts cannot be negative: they
 /// are read as unsigned numbers.)
-pub fn check_run(r: &RunResult, steps_total: usize) -> Result<(), String> {
-    check_run_steps_total(r.steps_total, steps_total)?;
+pub fn check_run(r: &RunResult, steps_total: usize) -> Result<(), RunFault> {
+    if r.steps_total != steps_total {
+        return Err(RunFault::StepsTotal {
+            run: r.steps_total,
+            cell: steps_total,
+        });
+    }
     check_run_values(r)
 }
 
-fn check_run_steps_total(run: usize, cell: usize) -> Result<(), String> {
-    if run == cell {
-        Ok(())
-    } else {
-        Err(format!("steps_total {run} differs from its cell's {cell}"))
-    }
+/// A report's value out of its bounds ([`ReportFile::check_bounds`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BoundsError {
+    /// A cell's stated value; `at` names the scenario and the cell.
+    #[error("{at}: {why}")]
+    Cell { at: String, why: String },
+    /// One of the cell's runs.
+    #[error("{at}, seed {seed}: {fault}")]
+    Run {
+        at: String,
+        seed: u64,
+        fault: RunFault,
+    },
+}
+
+/// Why one run's values do not fit together ([`check_run`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RunFault {
+    #[error("steps_total {run} differs from its cell's {cell}")]
+    StepsTotal { run: usize, cell: usize },
+    #[error("steps_completed {completed} is more than steps_total {total}")]
+    StepsCompleted { completed: usize, total: usize },
+    #[error("rejected_todo_updates {rejected} is more than todo_calls {calls}")]
+    Rejected { rejected: usize, calls: usize },
+    #[error("{name} lists turn {turn}, outside turns 1..={last}")]
+    TurnOutside {
+        name: &'static str,
+        turn: usize,
+        last: usize,
+    },
+    #[error("{name} is not in increasing turn order")]
+    TurnOrder { name: &'static str },
+    #[error("cost {0} is not an amount of US dollars")]
+    Cost(f64),
 }
 
 /// [`check_run`] but for the cell's count of steps.
-fn check_run_values(r: &RunResult) -> Result<(), String> {
+fn check_run_values(r: &RunResult) -> Result<(), RunFault> {
     if r.steps_completed > r.steps_total {
-        return Err(format!(
-            "steps_completed {} is more than steps_total {}",
-            r.steps_completed, r.steps_total
-        ));
+        return Err(RunFault::StepsCompleted {
+            completed: r.steps_completed,
+            total: r.steps_total,
+        });
     }
     if r.rejected_todo_updates > r.todo_calls {
-        return Err(format!(
-            "rejected_todo_updates {} is more than todo_calls {}",
-            r.rejected_todo_updates, r.todo_calls
-        ));
+        return Err(RunFault::Rejected {
+            rejected: r.rejected_todo_updates,
+            calls: r.todo_calls,
+        });
     }
-    let within_turns = |name: &str, turns: &[usize], last: usize| -> Result<(), String> {
-        if let Some(t) = turns.iter().find(|&&t| t == 0 || t > last) {
-            return Err(format!("{name} lists turn {t}, outside turns 1..={last}"));
+    let within_turns = |name: &'static str, turns: &[usize], last: usize| {
+        if let Some(&turn) = turns.iter().find(|&&t| t == 0 || t > last) {
+            return Err(RunFault::TurnOutside { name, turn, last });
         }
         if turns.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(format!("{name} is not in increasing turn order"));
+            return Err(RunFault::TurnOrder { name });
         }
         Ok(())
     };
@@ -579,7 +618,7 @@ fn check_run_values(r: &RunResult) -> Result<(), String> {
     if let Some(cost) = r.cost
         && !(cost.is_finite() && cost >= 0.0)
     {
-        return Err(format!("cost {cost} is not an amount of US dollars"));
+        return Err(RunFault::Cost(cost));
     }
     Ok(())
 }
@@ -644,11 +683,17 @@ mod tests {
             report(cell).check_bounds()
         };
         assert_eq!(with("mean_turns", json!(3.0)), Ok(()));
-        let negative = with("mean_protocol_violations", json!(-1.0)).unwrap_err();
+        let negative = with("mean_protocol_violations", json!(-1.0))
+            .unwrap_err()
+            .to_string();
         assert!(negative.ends_with("mean_protocol_violations -1 is not a mean of counts"));
-        let interval = with("full_completion_ci95", json!([0.5, 1.5])).unwrap_err();
+        let interval = with("full_completion_ci95", json!([0.5, 1.5]))
+            .unwrap_err()
+            .to_string();
         assert!(interval.ends_with("full_completion_ci95 1.5 is not in [0, 1]"));
-        let steps = with("mean_steps_completed", json!(3.0)).unwrap_err();
+        let steps = with("mean_steps_completed", json!(3.0))
+            .unwrap_err()
+            .to_string();
         assert!(steps.ends_with("mean_steps_completed 3 is more than steps_total 2"));
     }
 }

@@ -13,8 +13,8 @@ pub struct Shard {
 
 impl Shard {
     /// Parses `K/N` with 1 <= K <= N.
-    pub fn parse(raw: &str) -> Result<Self, String> {
-        let bad = || format!("shard must be K/N with 1 <= K <= N, got `{raw}`");
+    pub fn parse(raw: &str) -> Result<Self, ShardSpecError> {
+        let bad = || ShardSpecError(raw.to_string());
         let (k, n) = raw.split_once('/').ok_or_else(bad)?;
         let (index, count): (usize, usize) = (
             k.trim().parse().map_err(|_| bad())?,
@@ -30,6 +30,12 @@ impl Shard {
         position % self.count == self.index - 1
     }
 }
+
+/// A `--shard` (or shard report's `shard`) that is not `K/N` with
+/// 1 <= K <= N.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("shard must be K/N with 1 <= K <= N, got `{0}`")]
+pub struct ShardSpecError(pub String);
 
 impl std::fmt::Display for Shard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -140,8 +140,10 @@ pub struct Invocation<'a> {
 pub trait Conversation {
     /// Bytes the command wrote on its stdout, as they were read.
     fn heard(&self, bytes: &[u8]);
-    /// Bytes to write to its stdin next (appended after what waits).
-    fn to_say(&self) -> Vec<u8>;
+    /// Bytes to write to its stdin next (appended after what waits);
+    /// `unread` bytes said before still wait for the command to read
+    /// them (a conversation bounds what it queues).
+    fn to_say(&self, unread: usize) -> Vec<u8>;
 }
 
 /// What a finished command produced.
@@ -1120,7 +1122,14 @@ impl Child {
         if let Some(conversation) = invocation.conversation
             && self.stdin.fd.is_some()
         {
-            self.stdin.bytes.extend(conversation.to_say());
+            // What was written is gone from the queue: it holds only
+            // what the command has not read.
+            if invocation.stdin_release.is_none() && self.stdin.written == self.stdin.bytes.len() {
+                self.stdin.bytes.clear();
+                self.stdin.written = 0;
+            }
+            let unread = self.stdin.bytes.len().saturating_sub(self.stdin.written);
+            self.stdin.bytes.extend(conversation.to_say(unread));
         }
         let mut fds = [
             poll_entry(self.stdout.fd.as_ref()),

@@ -80,23 +80,34 @@ pub const RUN_MARK_VAR: &str = "AGENT_EVAL_RUN_MARK";
 /// Checks an `agent.env` as `execve` will see it: each name non-empty and
 /// free of `=` and NUL (`A=B: x` would silently set `A` to `B=x`), each
 /// value free of NUL, and [`RUN_MARK_VAR`] left to the harness.
-pub fn check_env(env: &BTreeMap<String, String>) -> Result<(), String> {
+pub fn check_env(env: &BTreeMap<String, String>) -> Result<(), AgentEnvError> {
     for (name, value) in env {
         if name.is_empty() || name.contains(['=', '\0']) {
-            return Err(format!(
-                "agent.env: {name:?} is not a variable name (it may not be empty or hold `=` or a NUL byte)"
-            ));
+            return Err(AgentEnvError::BadName(name.clone()));
         }
         if value.contains('\0') {
-            return Err(format!("agent.env `{name}`: the value holds a NUL byte"));
+            return Err(AgentEnvError::NulValue(name.clone()));
         }
         if name == RUN_MARK_VAR {
-            return Err(format!(
-                "agent.env may not set {RUN_MARK_VAR}: agent-eval marks the agent's processes with it to find every one after the run"
-            ));
+            return Err(AgentEnvError::RunMark);
         }
     }
     Ok(())
+}
+
+/// Why an `agent.env` cannot be given to the agent ([`check_env`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AgentEnvError {
+    #[error(
+        "agent.env: {0:?} is not a variable name (it may not be empty or hold `=` or a NUL byte)"
+    )]
+    BadName(String),
+    #[error("agent.env `{0}`: the value holds a NUL byte")]
+    NulValue(String),
+    #[error(
+        "agent.env may not set {RUN_MARK_VAR}: agent-eval marks the agent's processes with it to find every one after the run"
+    )]
+    RunMark,
 }
 
 /// `agent.env` as written, checked by [`check_env`].

@@ -18,7 +18,29 @@ use std::fmt;
 
 use crate::model::simulated::SimulateParams;
 use crate::plan::dialect::Dialect;
-use crate::plan::reminder::{NagThreshold, Placement, ReminderSpec};
+use crate::plan::reminder::{NagThreshold, Placement, ReminderSpec, ReminderSpecError};
+
+/// An axis name or value that cannot be read; the message follows the
+/// file:LINE of the entry that wrote it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum AxisError {
+    #[error(
+        "unknown axis `{0}` (axes: todo, dialect, reminder, nag_threshold, placement, simulate.<param>)"
+    )]
+    UnknownAxis(String),
+    #[error("unknown simulate parameter `{param}` (known: {known})")]
+    UnknownParameter { param: String, known: String },
+    #[error("{axis} values are true or false, got {got}")]
+    NotABool { axis: String, got: Value },
+    #[error("unknown dialect {got} (known: {known})")]
+    UnknownDialect { got: Value, known: String },
+    #[error(transparent)]
+    Reminder(#[from] ReminderSpecError),
+    #[error("placement is prepend, append or fold, got {0}")]
+    Placement(Value),
+    #[error("{axis} values are numbers, got {got}")]
+    NotANumber { axis: String, got: Value },
+}
 
 /// One named axis.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -35,7 +57,7 @@ pub enum Axis {
 impl Axis {
     /// Parses `todo`, `dialect`, `reminder`, `nag_threshold`, `placement`
     /// or `simulate.<param>`.
-    pub fn parse(name: &str) -> Result<Self, String> {
+    pub fn parse(name: &str) -> Result<Self, AxisError> {
         Ok(match name {
             "todo" => Self::Todo,
             "dialect" => Self::Dialect,
@@ -43,19 +65,15 @@ impl Axis {
             "nag_threshold" => Self::NagThreshold,
             "placement" => Self::Placement,
             other => {
-                let param = other.strip_prefix("simulate.").ok_or_else(|| {
-                    format!(
-                        "unknown axis `{other}` (axes: todo, dialect, reminder, nag_threshold, placement, simulate.<param>)"
-                    )
-                })?;
+                let param = other
+                    .strip_prefix("simulate.")
+                    .ok_or_else(|| AxisError::UnknownAxis(other.to_string()))?;
                 let index = SimulateParams::NAMES
                     .iter()
                     .position(|n| *n == param)
-                    .ok_or_else(|| {
-                        format!(
-                            "unknown simulate parameter `{param}` (known: {})",
-                            SimulateParams::NAMES.join(", ")
-                        )
+                    .ok_or_else(|| AxisError::UnknownParameter {
+                        param: param.to_string(),
+                        known: SimulateParams::NAMES.join(", "),
                     })?;
                 Self::Simulate(index)
             }
@@ -86,35 +104,44 @@ impl Axis {
     }
 
     /// Reads one value of this axis.
-    pub fn value(&self, raw: &Value) -> Result<AxisValue, String> {
+    pub fn value(&self, raw: &Value) -> Result<AxisValue, AxisError> {
         let name = self.name();
         match self {
             Self::Todo => raw
                 .as_bool()
                 .map(AxisValue::Bool)
-                .ok_or_else(|| format!("{name} values are true or false, got {raw}")),
+                .ok_or_else(|| AxisError::NotABool {
+                    axis: name,
+                    got: raw.clone(),
+                }),
             Self::Dialect => Dialect::deserialize(raw)
                 .map(AxisValue::Dialect)
                 .map_err(|_| {
                     let known: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
-                    format!("unknown dialect {raw} (known: {})", known.join(", "))
+                    AxisError::UnknownDialect {
+                        got: raw.clone(),
+                        known: known.join(", "),
+                    }
                 }),
-            Self::Reminder => ReminderSpec::from_value(raw).map(AxisValue::Reminder),
+            Self::Reminder => Ok(AxisValue::Reminder(ReminderSpec::from_value(raw)?)),
             Self::NagThreshold => {
                 let text = match raw {
                     Value::String(s) => s.clone(),
                     other => other.to_string(),
                 };
-                NagThreshold::parse(&text).map(AxisValue::Threshold)
+                Ok(AxisValue::Threshold(NagThreshold::parse(&text)?))
             }
             Self::Placement => Placement::deserialize(raw)
                 .map(AxisValue::Placement)
-                .map_err(|_| format!("placement is prepend, append or fold, got {raw}")),
+                .map_err(|_| AxisError::Placement(raw.clone())),
             Self::Simulate(_) => raw
                 .as_f64()
                 .filter(|x| x.is_finite())
                 .map(AxisValue::Number)
-                .ok_or_else(|| format!("{name} values are numbers, got {raw}")),
+                .ok_or_else(|| AxisError::NotANumber {
+                    axis: name,
+                    got: raw.clone(),
+                }),
         }
     }
 }
@@ -163,7 +190,7 @@ impl Serialize for AxisValue {
 }
 
 /// Reads a map of axis names to values, in the order written.
-fn read_map(map: serde_json::Map<String, Value>) -> Result<Vec<(Axis, AxisValue)>, String> {
+fn read_map(map: serde_json::Map<String, Value>) -> Result<Vec<(Axis, AxisValue)>, AxisError> {
     let mut entries: Vec<(Axis, AxisValue)> = Vec::new();
     for (key, raw) in map {
         let axis = Axis::parse(&key)?;
@@ -298,6 +325,49 @@ impl<'de> Deserialize<'de> for CellSelector {
 
 #[cfg(test)]
 mod tests {
+    /// The messages users read after an axis's file:LINE, pinned byte for
+    /// byte.
+    #[test]
+    fn axis_messages_are_the_ones_users_read() {
+        let err = |name: &str, raw: serde_json::Value| match Axis::parse(name) {
+            Ok(axis) => axis
+                .value(&raw)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default(),
+            Err(e) => e.to_string(),
+        };
+
+        assert_eq!(
+            err("speed", serde_json::json!(1)),
+            "unknown axis `speed` (axes: todo, dialect, reminder, nag_threshold, placement, simulate.<param>)"
+        );
+        assert!(
+            err("simulate.speed", serde_json::json!(1))
+                .starts_with("unknown simulate parameter `speed` (known: attention_span, ")
+        );
+        assert_eq!(
+            err("todo", serde_json::json!(1)),
+            "todo values are true or false, got 1"
+        );
+        assert!(
+            err("dialect", serde_json::json!("x"))
+                .starts_with("unknown dialect \"x\" (known: s03, ")
+        );
+        assert_eq!(
+            err("placement", serde_json::json!("top")),
+            "placement is prepend, append or fold, got \"top\""
+        );
+        assert_eq!(
+            err("simulate.plan_first", serde_json::json!("a")),
+            "simulate.plan_first values are numbers, got \"a\""
+        );
+        assert_eq!(
+            err("nag_threshold", serde_json::json!(0)),
+            "nag threshold must be an integer >= 1 or \"off\", got `0`"
+        );
+    }
+
     use super::*;
     use serde_json::json;
 

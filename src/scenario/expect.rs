@@ -20,10 +20,33 @@ pub struct Bound {
     pub at_most: Option<f64>,
 }
 
+/// How close to a threshold a measured number counts as on it: relative
+/// to the larger of the two magnitudes and 1. Measures are ratios of
+/// counts computed in floating point (18/45 − 9/45 is
+/// 0.19999999999999993), so an exact comparison would let the last bit of
+/// a rounding decide a verdict. The tolerance is millions of times that
+/// rounding and far below the differences thresholds of a few decimals
+/// are written to (docs/scenario-format.md).
+pub const THRESHOLD_TOLERANCE: f64 = 1e-9;
+
+/// Whether `measured` is at least `threshold`, within the tolerance. A
+/// NaN is at least nothing.
+pub fn reaches(measured: f64, threshold: f64) -> bool {
+    let scale = measured.abs().max(threshold.abs()).max(1.0);
+    measured >= threshold || threshold - measured <= THRESHOLD_TOLERANCE * scale
+}
+
+/// Whether `measured` is at most `threshold`, within the tolerance.
+pub fn stays_within(measured: f64, threshold: f64) -> bool {
+    reaches(-measured, -threshold)
+}
+
 impl Bound {
+    /// Whether `measured` lies within the bound, each end within
+    /// [`THRESHOLD_TOLERANCE`].
     pub fn holds(&self, measured: f64) -> bool {
-        self.at_least.is_none_or(|lo| measured >= lo)
-            && self.at_most.is_none_or(|hi| measured <= hi)
+        self.at_least.is_none_or(|lo| reaches(measured, lo))
+            && self.at_most.is_none_or(|hi| stays_within(measured, hi))
     }
 }
 
@@ -446,5 +469,49 @@ impl Expectation {
             comparison,
             bound,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn a_rounding_does_not_decide_a_verdict() {
+        // 18/45 − 9/45 as a difference of means over runs came out as
+        // 0.19999999999999993.
+        let diff: f64 = 0.199_999_999_999_999_93;
+        assert!(diff < 0.2);
+        let bound = |lo, hi| Bound {
+            at_least: lo,
+            at_most: hi,
+        };
+        assert!(bound(Some(0.2), None).holds(diff));
+        assert!(bound(None, Some(0.1)).holds(0.3 - 0.2));
+        assert!(!bound(Some(0.2), None).holds(0.2 - 1e-6));
+        assert!(!bound(None, Some(0.2)).holds(0.2 + 1e-6));
+        assert!(!bound(Some(0.0), None).holds(f64::NAN));
+        assert!(bound(Some(1e12), None).holds(1e12 - 1.0));
+        assert!(!bound(Some(1e12), None).holds(1e12 - 1e4));
+    }
+
+    proptest! {
+        /// A bound equal to a difference or ratio of count ratios holds on
+        /// that difference however floating point rounds it, and one a
+        /// count apart does not.
+        #[test]
+        fn bounds_on_ratios_of_counts_compare_as_the_exact_fractions(
+            n in 1u32..2000, a in 0u32..2000, b in 0u32..2000,
+        ) {
+            let (a, b) = (a.min(n), b.min(n));
+            let diff = f64::from(a) / f64::from(n) - f64::from(b) / f64::from(n);
+            let exact = f64::from(a as i32 - b as i32) / f64::from(n);
+            let step = 1.0 / f64::from(n);
+            let bound = |lo, hi| Bound { at_least: lo, at_most: hi };
+            prop_assert!(bound(Some(exact), Some(exact)).holds(diff));
+            prop_assert!(!bound(Some(exact + step), None).holds(diff));
+            prop_assert!(!bound(None, Some(exact - step)).holds(diff));
+        }
     }
 }

@@ -37,7 +37,9 @@ pub use crate::plan::reminder::{NagThreshold, Placement, ReminderSpec};
 pub use agent::{AgentPreset, AgentSettings, MAX_TURNS_LIMIT};
 pub use agent_command::{AgentCommand, RUN_MARK_VAR, TaskVia, check_env};
 pub use axes::{Axis, AxisValue, CellSelector, CellSettings};
-pub use expect::{Bound, Comparison, ExactExpectation, Expectation};
+pub use expect::{
+    Bound, Comparison, ExactExpectation, Expectation, THRESHOLD_TOLERANCE, reaches, stays_within,
+};
 pub use load::{LoadError, discover, load, load_all, load_str};
 pub use locate::expectation_lines;
 pub use model::{ModelSpec, SimulateSection, simulate_section, with_profile};

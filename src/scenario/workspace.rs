@@ -38,19 +38,18 @@ pub const MAX_NAME_BYTES: usize = 255;
 pub struct WorkspacePath(String);
 
 impl WorkspacePath {
-    pub fn parse(raw: &str) -> Result<Self, String> {
+    pub fn parse(raw: &str) -> Result<Self, WorkspacePathError> {
         if raw.trim().is_empty() {
-            return Err("workspace path is empty".into());
+            return Err(WorkspacePathError::Empty);
         }
         if raw.contains('\0') {
-            return Err(format!("workspace path {raw:?} holds a NUL byte"));
+            return Err(WorkspacePathError::Nul(raw.to_string()));
         }
         if raw.len() > MAX_PATH_BYTES {
-            return Err(format!(
-                "workspace path `{}…` is {} bytes long (at most {MAX_PATH_BYTES})",
-                shorten(raw),
-                raw.len()
-            ));
+            return Err(WorkspacePathError::TooLong {
+                start: shorten(raw).to_string(),
+                bytes: raw.len(),
+            });
         }
         let mut depth = 0;
         for component in Path::new(raw).components() {
@@ -58,23 +57,15 @@ impl WorkspacePath {
                 Component::Normal(name) => {
                     depth += 1;
                     if depth > MAX_PATH_DEPTH {
-                        return Err(format!(
-                            "workspace path `{}…` is more than {MAX_PATH_DEPTH} folders deep",
-                            shorten(raw)
-                        ));
+                        return Err(WorkspacePathError::TooDeep(shorten(raw).to_string()));
                     }
                     if name.len() > MAX_NAME_BYTES {
-                        return Err(format!(
-                            "workspace path `{}…` has a name longer than {MAX_NAME_BYTES} bytes",
-                            shorten(raw)
-                        ));
+                        return Err(WorkspacePathError::LongName(shorten(raw).to_string()));
                     }
                 }
                 Component::CurDir => {}
                 Component::ParentDir | Component::RootDir | Component::Prefix(_) => {
-                    return Err(format!(
-                        "workspace path `{raw}` escapes the workspace (use a relative path without `..`)"
-                    ));
+                    return Err(WorkspacePathError::Escapes(raw.to_string()));
                 }
             }
         }
@@ -84,6 +75,25 @@ impl WorkspacePath {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// Why a workspace path cannot be used; the message follows the file:LINE
+/// of the scenario entry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WorkspacePathError {
+    #[error("workspace path is empty")]
+    Empty,
+    #[error("workspace path {0:?} holds a NUL byte")]
+    Nul(String),
+    /// `start`: the path's first characters ([`shorten`]).
+    #[error("workspace path `{start}…` is {bytes} bytes long (at most {MAX_PATH_BYTES})")]
+    TooLong { start: String, bytes: usize },
+    #[error("workspace path `{0}…` is more than {MAX_PATH_DEPTH} folders deep")]
+    TooDeep(String),
+    #[error("workspace path `{0}…` has a name longer than {MAX_NAME_BYTES} bytes")]
+    LongName(String),
+    #[error("workspace path `{0}` escapes the workspace (use a relative path without `..`)")]
+    Escapes(String),
 }
 
 /// The start of a long path, for a message (whole characters).

@@ -40,7 +40,8 @@ use std::collections::{BTreeSet, HashMap};
 use serde_json::Value;
 
 use super::{
-    Format, ItemStatus, Part, PlanningCall, RecordReader, Reminders, Session, Turn, text_chars,
+    BadRecord, Format, ItemStatus, Part, PlanningCall, RecordReader, Reminders, Session, Turn,
+    text_chars,
 };
 
 /// The opening words of TodoWrite's reminder (a unit test ties them to
@@ -180,7 +181,10 @@ struct TurnDraft {
 /// The reader of one Claude Code transcript file.
 #[derive(Debug, Default)]
 pub struct ClaudeCodeReader {
-    version: Option<String>,
+    /// The first version the file names, for its reminder policy.
+    version: Option<Version>,
+    /// The same as a profile may show it (numbers, or `other`).
+    version_name: Option<String>,
     models: BTreeSet<String>,
     /// Parts started (real user messages).
     parts: usize,
@@ -197,22 +201,20 @@ impl ClaudeCodeReader {
         Self::default()
     }
 
-    fn check_version(&mut self, version: &str) -> Result<(), String> {
-        if self.version.as_deref() == Some(version) {
-            return Ok(());
-        }
+    fn check_version(&mut self, version: &str) -> Result<(), BadRecord> {
         match Version::parse(version) {
             Some(v) if (OLDEST..FIRST_UNKNOWN).contains(&v) => {
                 if self.version.is_none() {
-                    self.version = Some(version.to_string());
+                    self.version = Some(v);
+                    self.version_name = Some(super::version_name(version));
                 }
                 Ok(())
             }
-            _ => Err(format!("unknown Claude Code version {version:?}")),
+            _ => Err("an unknown Claude Code version"),
         }
     }
 
-    fn user(&mut self, record: &Value) -> Result<(), String> {
+    fn user(&mut self, record: &Value) -> Result<(), BadRecord> {
         let content = record
             .get("message")
             .and_then(|m| m.get("content"))
@@ -239,7 +241,7 @@ impl ClaudeCodeReader {
                     }
                 }
             }
-            _ => return Err("a user record whose content is neither text nor blocks".into()),
+            _ => return Err("a user record whose content is neither text nor blocks"),
         }
         if user_text && !has_result && !not_the_user {
             self.parts += 1;
@@ -308,7 +310,7 @@ impl ClaudeCodeReader {
         }
     }
 
-    fn assistant(&mut self, record: &Value) -> Result<(), String> {
+    fn assistant(&mut self, record: &Value) -> Result<(), BadRecord> {
         let message = record
             .get("message")
             .ok_or("an assistant record without message")?;
@@ -330,10 +332,8 @@ impl ClaudeCodeReader {
         if !same {
             self.start_turn(id);
         }
-        if let Some(model) = model
-            && !self.models.contains(model)
-        {
-            self.models.insert(model.to_string());
+        if let Some(model) = model {
+            super::note_model(&mut self.models, model);
         }
         let index = self.turns.len() - 1;
         if let Some(usage) = message.get("usage") {
@@ -440,7 +440,7 @@ fn created_task_id(text: &str) -> Option<String> {
 }
 
 fn set_usage(turn: &mut Turn, usage: &Value) {
-    let count = |key: &str| usage.get(key).and_then(Value::as_u64);
+    let count = |key: &str| usage.get(key).and_then(super::token_count);
     let input = [
         "input_tokens",
         "cache_read_input_tokens",
@@ -471,7 +471,7 @@ fn first_text(content: &Value) -> &str {
 }
 
 impl RecordReader for ClaudeCodeReader {
-    fn record(&mut self, record: &Value) -> Result<(), String> {
+    fn record(&mut self, record: &Value) -> Result<(), BadRecord> {
         let kind = record
             .get("type")
             .and_then(Value::as_str)
@@ -490,7 +490,7 @@ impl RecordReader for ClaudeCodeReader {
                 Ok(())
             }
             kind if IGNORED_TYPES.contains(&kind) => Ok(()),
-            kind => Err(format!("unknown Claude Code record type {kind:?}")),
+            _ => Err("an unknown Claude Code record type"),
         }
     }
 
@@ -498,8 +498,7 @@ impl RecordReader for ClaudeCodeReader {
         if self.turns.is_empty() {
             return Vec::new();
         }
-        let version = self.version.as_deref().and_then(Version::parse);
-        let reminders = reminders_for(version, self.reminder_recorded);
+        let reminders = reminders_for(self.version, self.reminder_recorded);
         let mut turns = self.turns;
         replay_plans(&mut turns);
         if reminders == Reminders::Inferred {
@@ -512,7 +511,7 @@ impl RecordReader for ClaudeCodeReader {
         parts.retain(|p| !p.turns.is_empty());
         vec![Session {
             format: Format::ClaudeCode,
-            agent_version: self.version,
+            agent_version: self.version_name,
             models: self.models.into_iter().collect(),
             reminders,
             parts,

@@ -13,6 +13,7 @@
 //! Floor 4 (beside `wire`): it knows the planning dialects (which tool
 //! plans, which result is a rejection) and nothing above them.
 
+pub mod bounded;
 pub mod claude_code;
 pub mod codex;
 pub mod read;
@@ -119,6 +120,11 @@ impl Session {
     }
 }
 
+/// Why a record was refused: a fixed reason, never text of the record
+/// (its type, its version, its content): what a transcript holds is not
+/// repeated on stderr or in `--json`.
+pub type BadRecord = &'static str;
+
 /// A reader of one format: fed a file's JSON records (its lines) in order,
 /// it yields the sessions they hold. The caller owns the file: it reads the
 /// lines (bounded, streamed), names a bad one by file and line and skips it,
@@ -126,10 +132,76 @@ impl Session {
 pub trait RecordReader {
     /// Takes one record; `Err` says what is wrong with it (the caller adds
     /// file:line, counts it and goes on).
-    fn record(&mut self, value: &serde_json::Value) -> Result<(), String>;
+    fn record(&mut self, value: &serde_json::Value) -> Result<(), BadRecord>;
     /// The sessions read, once the file has ended (a truncated last
     /// session included: it is as far as the agent got).
     fn finish(self: Box<Self>) -> Vec<Session>;
+}
+
+/// What stands for a version or a model name a profile may not show.
+pub const OTHER: &str = "other";
+/// The most model names kept a file; more count as [`OTHER`].
+const MODELS_KEPT: usize = 32;
+
+/// A version as a profile and `--json` may show it: `major.minor.patch`,
+/// numbers only (`2.1.330`), else [`OTHER`] — a version string is the
+/// transcript's text, and `"2.1.50 <anything>"` would carry it out.
+pub fn version_name(text: &str) -> String {
+    let numbers: Vec<Option<u64>> = text
+        .split('.')
+        .map(|part| {
+            let digits = !part.is_empty() && part.len() <= 10;
+            (digits && part.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| part.parse().ok())
+                .flatten()
+        })
+        .collect();
+    match numbers.as_slice() {
+        [Some(a), Some(b), Some(c)] => format!("{a}.{b}.{c}"),
+        _ => OTHER.to_string(),
+    }
+}
+
+/// A model name as a profile and `--json` may show it: one matching
+/// `^[a-z0-9][a-z0-9._:-]{0,63}$` (`claude-sonnet-4-5-20250929`,
+/// `gpt-5-codex`, `qwen3-coder:30b`), else [`OTHER`] — a 2 KB "name" or
+/// one with spaces, slashes or capitals is someone's text, not a model.
+pub fn model_name(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    let allowed = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b".-_:".contains(b);
+    let first = bytes
+        .first()
+        .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    if first && bytes.len() <= 64 && bytes.iter().all(allowed) {
+        text
+    } else {
+        OTHER
+    }
+}
+
+/// Adds `model` (as [`model_name`] shows it) to a file's model names;
+/// past [`MODELS_KEPT`] names, a new one counts as [`OTHER`].
+pub(crate) fn note_model(models: &mut std::collections::BTreeSet<String>, model: &str) {
+    let name = model_name(model);
+    if models.contains(name) {
+        return;
+    }
+    let name = if models.len() < MODELS_KEPT {
+        name
+    } else {
+        OTHER
+    };
+    models.insert(name.to_string());
+}
+
+/// The most tokens one count of an API's usage may say (a request, a
+/// response): far above any model's context. A larger count (a forged
+/// `u64::MAX`) is no measurement: it reads as not recorded.
+pub const MAX_TOKENS: u64 = 10_000_000;
+
+/// A token count of a usage record, when it is a number in range.
+pub(crate) fn token_count(value: &Value) -> Option<u64> {
+    value.as_u64().filter(|n| *n <= MAX_TOKENS)
 }
 
 /// Characters of text in a content value: strings, text blocks and tool
@@ -149,4 +221,21 @@ pub(crate) fn text_chars(content: &Value) -> u64 {
         }
         _ => 0,
     }
+}
+
+/// The sessions `reader` makes of a fixture's lines, and the errors it gave,
+/// by line (1-based): how the readers' tests feed them.
+#[cfg(test)]
+fn read_fixture(
+    mut reader: Box<dyn RecordReader>,
+    text: &str,
+) -> (Vec<Session>, Vec<(usize, String)>) {
+    let mut errors = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        if let Err(e) = reader.record(&value) {
+            errors.push((index + 1, e));
+        }
+    }
+    (reader.finish(), errors)
 }

@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use super::{ItemStatus, Part, PlanningCall, RecordReader, Reminders, Session, Turn};
+use super::{BadRecord, ItemStatus, Part, PlanningCall, RecordReader, Reminders, Session, Turn};
 use crate::llm::price::REMINDER_MARKERS;
 use crate::llm::session::user_typed;
 use crate::llm::{Content, ContentBlock, Message, Role};
@@ -25,7 +25,7 @@ pub struct RunLogReader {
 }
 
 impl RecordReader for RunLogReader {
-    fn record(&mut self, value: &Value) -> Result<(), String> {
+    fn record(&mut self, value: &Value) -> Result<(), BadRecord> {
         // A run without a planning tool says nothing about planning.
         self.sessions.extend(session_of_record(value)?);
         Ok(())
@@ -46,16 +46,16 @@ pub fn is_run_log_record(value: &Value) -> bool {
 
 /// One run-log record as a session (`None` for a run that offered no
 /// planning tool).
-fn session_of_record(value: &Value) -> Result<Option<Session>, String> {
+fn session_of_record(value: &Value) -> Result<Option<Session>, BadRecord> {
     if !is_run_log_record(value) {
-        return Err("not an agent-eval run-log record (needs messages, metrics, settings)".into());
+        return Err("not an agent-eval run-log record (needs messages, metrics, settings)");
     }
     let messages: Vec<Message> = value
         .get("messages")
         .cloned()
         .map(serde_json::from_value)
         .transpose()
-        .map_err(|e| format!("messages: {e}"))?
+        .map_err(|_| "messages that are not a conversation agent-eval writes")?
         .unwrap_or_default();
     let settings = value.get("settings");
     let planning_offered = settings

@@ -544,11 +544,7 @@ fn answer(shared: &Shared, api: Api, request: WireRequest) -> (usize, WireReques
     }
     let violations = protocol::check(&request.messages);
     let mut model = lock(&shared.model);
-    let turns_served = lock(&shared.record)
-        .exchanges()
-        .iter()
-        .filter(|e| matches!(e.reply, Reply::Response { .. }))
-        .count();
+    let turns_served = lock(&shared.record).responses();
     let at_cap = shared
         .options
         .max_turns
@@ -556,17 +552,17 @@ fn answer(shared: &Shared, api: Api, request: WireRequest) -> (usize, WireReques
     let reply = if at_cap {
         Reply::Finished(Finish::MaxTurns)
     } else {
-        let mut translation = lock(&shared.translation);
-        let seen = translation.model_view(&request);
+        let seen = lock(&shared.translation).model_view(&request);
         let shown = seen.model_messages();
         let asked = crate::llm::ModelRequest {
             system: &seen.system,
             messages: &shown,
             tools: &seen.tools,
+            unchanged: 0,
         };
         match model.respond(&asked) {
             Ok(response) => {
-                let response = translation.agent_view(&request, response);
+                let response = agent_view(shared, &request, response);
                 let turn = turn_of(&request.as_model_request());
                 match anthropic::freeform_call(&response) {
                     Some(name) if api != Api::Responses => Reply::ModelFailed {
@@ -588,6 +584,20 @@ fn answer(shared: &Shared, api: Api, request: WireRequest) -> (usize, WireReques
     };
     let index = lock(&shared.record).push(api, Some(&request), reply.clone(), violations);
     (index, request, reply)
+}
+
+/// The model's response in the agent's tools. The workspace files the
+/// translation needs are read first, under no lock but the model's (which
+/// orders the turns): non-blocking, regular files only, capped, beneath
+/// the workspace (`translate::workspace_file`).
+fn agent_view(shared: &Shared, request: &WireRequest, response: ModelResponse) -> ModelResponse {
+    let (workspace, paths) = {
+        let translation = lock(&shared.translation);
+        let workspace = translation.workspace().map(std::path::Path::to_path_buf);
+        (workspace, translation.files_to_read(&response))
+    };
+    let on_disk = super::translate::workspace_file::read_files(workspace.as_deref(), &paths);
+    lock(&shared.translation).agent_view_of(request, response, on_disk)
 }
 
 fn input_tokens(request: &WireRequest) -> u64 {

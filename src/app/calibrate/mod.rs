@@ -4,6 +4,7 @@
 //! fit, check on held-out sessions), write (profile, JSON, HTML), print,
 //! status (2 when no session could be read). docs/calibration.md.
 
+pub mod by_model;
 mod html;
 mod read;
 mod render;
@@ -11,6 +12,7 @@ mod render;
 use std::io::Write;
 use std::path::PathBuf;
 
+use super::same_file::{Named, refuse_overlaps};
 use super::{AppError, Status, check_output_path, write_atomic};
 use crate::calibrate::{self, Calibration, Options};
 use crate::transcript::{Format, Session};
@@ -30,6 +32,10 @@ pub struct CalibrateConfig {
     pub format: Option<Format>,
     /// The most simulated runs per point of the fit.
     pub simulated_runs: usize,
+    /// `--by model`: one profile per model family (`out` is then a folder).
+    pub by_model: bool,
+    /// The fewest sessions a family needs under `--by model`.
+    pub min_sessions: usize,
 }
 
 /// Runs `calibrate`.
@@ -57,6 +63,9 @@ pub fn calibrate(
         seed: config.seed,
         simulated_runs: config.simulated_runs,
     };
+    if config.by_model {
+        return calibrate_by_model(config, sessions, &options, out);
+    }
     let mut result =
         calibrate::calibrate(&sessions, &options).map_err(|e| AppError::Usage(e.to_string()))?;
     if crate::cancel::requested() {
@@ -71,11 +80,7 @@ pub fn calibrate(
         config.out.as_deref(),
         profile_hash.as_deref(),
     );
-    out.write_all(text.as_bytes())
-        .map_err(|source| AppError::Write {
-            path: "stdout".into(),
-            source,
-        })?;
+    out.write_all(text.as_bytes()).map_err(AppError::stdout)?;
     Ok(Status::Passed)
 }
 
@@ -92,13 +97,93 @@ fn admit(config: &CalibrateConfig) -> Result<(), AppError> {
             "calibrate needs at least one file or folder".into(),
         ));
     }
-    for path in [&config.out, &config.json, &config.html]
-        .into_iter()
-        .flatten()
-    {
-        check_output_path(path)?;
+    if config.by_model && config.html.is_some() {
+        return Err(AppError::Usage(
+            "--html draws one calibration; with --by model, run calibrate --model REGEX --html for a family".into(),
+        ));
     }
-    Ok(())
+    // With --by model, --out is a folder of profiles: checked against the
+    // inputs like a file (never one of them, never inside one).
+    let outputs: Vec<Named<'_>> = [
+        ("--out", &config.out),
+        ("--json", &config.json),
+        ("--html", &config.html),
+    ]
+    .into_iter()
+    .filter_map(|(flag, path)| path.as_deref().map(|p| Named::new(flag, p)))
+    .collect();
+    for output in &outputs {
+        if !(config.by_model && output.role == "--out") {
+            check_output_path(output.path)?;
+        }
+    }
+    let inputs: Vec<Named<'_>> = config
+        .paths
+        .iter()
+        .map(|p| Named::new("a transcript path", p))
+        .collect();
+    refuse_overlaps(&outputs, &inputs)
+}
+
+/// `--by model`: a calibration a family with enough sessions, its profile
+/// written as `DIR/<family>.yaml`, the table printed, and `--json` the
+/// families' counts and parameters.
+fn calibrate_by_model(
+    config: &CalibrateConfig,
+    sessions: Vec<Session>,
+    options: &Options,
+    out: &mut dyn Write,
+) -> Result<Status, AppError> {
+    let families = by_model::by_family(sessions);
+    let mut results = by_model::calibrate_families(families, options, config.min_sessions)
+        .map_err(|e| AppError::Usage(e.to_string()))?;
+    if crate::cancel::requested() {
+        return Err(AppError::Interrupted);
+    }
+    if let Some(dir) = &config.out {
+        std::fs::create_dir_all(dir).map_err(|source| AppError::Write {
+            path: dir.clone(),
+            source,
+        })?;
+        for r in &mut results {
+            let Some(calibration) = &r.calibration else {
+                continue;
+            };
+            let path = by_model::profile_path(dir, &r.family);
+            write_atomic(&path, calibration.profile().to_yaml().as_bytes())?;
+            r.profile = Some(path);
+        }
+    }
+    if let Some(path) = &config.json {
+        let text = format!(
+            "{}\n",
+            serde_json::to_string_pretty(&by_model_json(&results)).unwrap_or_default()
+        );
+        write_atomic(path, text.as_bytes())?;
+    }
+    let text = by_model::table(&results, config.min_sessions);
+    out.write_all(text.as_bytes())
+        .map_err(|source| AppError::Write {
+            path: "stdout".into(),
+            source,
+        })?;
+    Ok(Status::Passed)
+}
+
+/// `--json` under `--by model`: each family's sessions and, where it was
+/// calibrated, its profile.
+fn by_model_json(results: &[by_model::FamilyResult]) -> serde_json::Value {
+    let families: Vec<serde_json::Value> = results
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "family": r.family,
+                "sessions": r.sessions,
+                "profile": r.calibration.as_ref().map(|c| c.profile()),
+            })
+        })
+        .collect();
+    serde_json::json!({ "families": families })
 }
 
 fn report_bad(outcome: &ReadOutcome, err: &mut dyn Write) {

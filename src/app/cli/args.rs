@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::parse::{
-    ShardChoice, parse_agent, parse_dialect, parse_reminder, parse_setting, parse_shard,
-    parse_tolerance, resolve_shard,
+    ShardChoice, parse_agent, parse_dialect, parse_path, parse_reminder, parse_setting,
+    parse_shard, parse_tolerance, resolve_shard,
 };
 use crate::app::{
     self, AppError, HistoryConfig, MergeConfig, NameFilter, ReplayConfig, ReplayFormat,
@@ -32,27 +32,28 @@ pub struct RunArgs {
     #[arg(default_value = "scenarios/")]
     pub paths: Vec<PathBuf>,
     /// Write the JSON report here (`-`: stdout; the tables then go to stderr).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub json: Option<PathBuf>,
     /// Write a JUnit XML report here.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub junit: Option<PathBuf>,
-    /// Write a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY).
-    #[arg(long, value_name = "FILE")]
+    /// Write a Markdown summary here (in GitHub Actions it is also
+    /// appended to the job summary without this flag).
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub markdown: Option<PathBuf>,
     /// Write one self-contained HTML report here (opens from disk; with
     /// --log-dir it shows every logged transcript, else those of the
     /// first 20 runs that did not complete every step).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub html: Option<PathBuf>,
     /// Write every run's transcript as JSON lines, one file per
     /// scenario (DIR/SCENARIO.jsonl, SCENARIO its name), in run order.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = parse_path)]
     pub log_dir: Option<PathBuf>,
     /// Copy each run's own session transcripts, as a real CLI agent
     /// (`--agent claude-code`, `--agent codex`) writes them in its
     /// throwaway HOME, into DIR/SCENARIO/CELL/seed-N/ before it is deleted.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = parse_path)]
     pub keep_transcripts: Option<PathBuf>,
     /// Also print each scored step's completion rate per cell (which
     /// steps get dropped).
@@ -129,11 +130,11 @@ pub struct RunArgs {
     pub agent: Option<String>,
     /// Record this invocation (commit, branch, every cell's figures) in
     /// this SQLite history database, created when missing.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub history: Option<PathBuf>,
     /// Run every simulated scenario under this calibration profile
     /// (`calibrate --out`); parameters a scenario writes still win.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub profile: Option<PathBuf>,
 }
 
@@ -210,13 +211,13 @@ pub struct SweepArgs {
     /// Draw the chart as SVG: completion (with its 95% interval) against
     /// context tokens per run, one point per value, the baseline without
     /// the todo tool as a point of its own, the pick ringed.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub svg: Option<PathBuf>,
     /// Write the sweep's cells, p-values and pick as JSON.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub json: Option<PathBuf>,
     /// Write one self-contained HTML page: the sweep's cells and chart.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub html: Option<PathBuf>,
     /// The smallest gain in completion rate (0..1) worth more
     /// reminders: the pick is the cheapest value whose completion is
@@ -240,7 +241,7 @@ pub struct SweepArgs {
     pub no_reuse: bool,
     /// Run every simulated scenario under this calibration profile
     /// (`calibrate --out`); parameters a scenario writes still win.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub profile: Option<PathBuf>,
 }
 
@@ -249,7 +250,7 @@ pub struct SweepArgs {
 pub struct CiArgs {
     /// Write a GitLab Code Quality report here (failures shown in the
     /// merge request at their file and line).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub codequality: Option<PathBuf>,
     /// In GitHub Actions: do not print an `::error` annotation for each
     /// failed expectation and bad file.
@@ -263,12 +264,17 @@ pub struct CiArgs {
 
 impl CiArgs {
     /// `reports` with the CI outputs asked for (GitHub's read off the
-    /// environment).
+    /// environment); a `--markdown` naming the job summary file is
+    /// appended to it once, as the step summary.
     fn apply(self, reports: ReportPaths) -> ReportPaths {
         let get = |name: &str| std::env::var(name).ok();
+        let github = app::ci::github_outputs(&get, !self.no_annotations, !self.no_step_summary);
+        let (markdown, github) =
+            app::ci::fold_markdown_into_step_summary(reports.markdown, github, &get);
         ReportPaths {
+            markdown,
             codequality: self.codequality,
-            github: app::ci::github_outputs(&get, !self.no_annotations, !self.no_step_summary),
+            github,
             ci_workspace: app::ci::workspace_dir(&get),
             ..reports
         }
@@ -283,16 +289,16 @@ pub struct MergeArgs {
     pub reports: Vec<PathBuf>,
     /// Write the merged report here instead of stdout (the summary
     /// then goes to stdout instead of stderr).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub json: Option<PathBuf>,
     /// Write a JUnit XML report here.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub junit: Option<PathBuf>,
     /// Write a Markdown summary here.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub markdown: Option<PathBuf>,
     /// Write a self-contained HTML report here.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub html: Option<PathBuf>,
     /// Print only failing scenarios and the summary.
     #[arg(long, short, conflicts_with = "verbose")]
@@ -302,7 +308,7 @@ pub struct MergeArgs {
     #[arg(long, short)]
     pub verbose: bool,
     /// Record the merged results in this SQLite history database.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub history: Option<PathBuf>,
     #[command(flatten)]
     pub ci: CiArgs,
@@ -324,11 +330,11 @@ pub struct HistoryArgs {
     #[arg(long)]
     pub json: bool,
     /// Also write a trend chart of completion with its intervals here.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub svg: Option<PathBuf>,
     /// Also write a self-contained HTML page: the chart and every cell's
     /// runs, with moves and flapping cells marked.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub html: Option<PathBuf>,
     /// Show the last N recorded whole runs (0: all of them).
     #[arg(long, value_name = "N", default_value_t = 50)]
@@ -368,7 +374,7 @@ pub struct ServeArgs {
     /// The folder your agent works in: the simulated model counts its
     /// path as a placeholder, as in `run --agent`, so its choices do not
     /// depend on where the folder is.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = parse_path)]
     pub workdir: Option<PathBuf>,
 }
 
@@ -490,17 +496,21 @@ impl SweepArgs {
 
 impl MergeArgs {
     pub fn config(self) -> MergeConfig {
+        let ci = self.ci.apply(ReportPaths {
+            markdown: self.markdown,
+            ..ReportPaths::default()
+        });
         MergeConfig {
             parts: self.reports,
             json: self.json,
             junit: self.junit,
-            markdown: self.markdown,
+            markdown: ci.markdown.clone(),
             html: self.html,
             quiet: self.quiet,
             detail: detail(self.verbose),
             color: app::stdout_wants_color(),
             history: self.history,
-            ci: self.ci.apply(ReportPaths::default()),
+            ci,
         }
     }
 }

@@ -49,6 +49,20 @@ pub struct CalibrateArgs {
     /// The most simulated runs per point of the fit (one a task shape).
     #[arg(long, default_value_t = 60, value_name = "N")]
     pub simulated_runs: usize,
+    /// One profile per model family: `--out` is then a folder that gets
+    /// `<family>.yaml` for each family with enough sessions.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub by: Option<CalibrateBy>,
+    /// The fewest sessions a family needs under `--by model`.
+    #[arg(long, default_value_t = crate::app::calibrate::by_model::MIN_SESSIONS, value_name = "N")]
+    pub min_sessions: usize,
+}
+
+/// `calibrate --by`.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum CalibrateBy {
+    /// A model family: the model name without its date stamp or tag.
+    Model,
 }
 
 impl CalibrateArgs {
@@ -73,6 +87,8 @@ impl CalibrateArgs {
                 TranscriptFormat::RunLog => Format::RunLog,
             }),
             simulated_runs: self.simulated_runs.max(1),
+            by_model: matches!(self.by, Some(CalibrateBy::Model)),
+            min_sessions: self.min_sessions.max(1),
         })
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::app::ci::shard_from_env;
 use crate::eval::Shard;
+use crate::plan::reminder::ReminderSpecError;
 use crate::scenario::{Axis, AxisValue, Dialect, ReminderSpec};
 
 /// `--agent`: a preset's name or a shell command; an empty one would run
@@ -16,6 +17,19 @@ pub(super) fn parse_agent(raw: &str) -> Result<String, String> {
         )
     } else {
         Ok(raw.to_string())
+    }
+}
+
+/// A file or folder argument (`--markdown FILE`, `--log-dir DIR`, ...):
+/// an empty one is almost always a variable that is not set where the
+/// command runs (`--markdown "$GITHUB_STEP_SUMMARY"` outside GitHub
+/// Actions), so it is refused with that said rather than failing later
+/// on a file named "".
+pub(super) fn parse_path(raw: &str) -> Result<std::path::PathBuf, String> {
+    if raw.trim().is_empty() {
+        Err("the path is empty (is the variable it came from unset here?): name a file".into())
+    } else {
+        Ok(raw.into())
     }
 }
 
@@ -40,7 +54,9 @@ pub(super) fn parse_shard(raw: &str) -> Result<ShardChoice, String> {
     if raw.trim() == "auto" {
         Ok(ShardChoice::Auto)
     } else {
-        Shard::parse(raw).map(ShardChoice::Fixed)
+        Shard::parse(raw)
+            .map(ShardChoice::Fixed)
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -68,12 +84,13 @@ pub(super) fn parse_setting(raw: &str) -> Result<(Axis, AxisValue), String> {
     let (name, value) = raw
         .split_once('=')
         .ok_or_else(|| format!("expected AXIS=VALUE, got `{raw}`"))?;
-    let axis = Axis::parse(name.trim())?;
+    let axis = Axis::parse(name.trim()).map_err(|e| e.to_string())?;
     let value = serde_json::from_str(value.trim())
         .unwrap_or_else(|_| serde_json::Value::String(value.trim().to_string()));
-    Ok((axis.clone(), axis.value(&value)?))
+    let value = axis.value(&value).map_err(|e| e.to_string())?;
+    Ok((axis, value))
 }
 
-pub(super) fn parse_reminder(raw: &str) -> Result<ReminderSpec, String> {
+pub(super) fn parse_reminder(raw: &str) -> Result<ReminderSpec, ReminderSpecError> {
     ReminderSpec::from_value(&serde_json::Value::String(raw.to_string()))
 }

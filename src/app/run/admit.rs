@@ -145,6 +145,7 @@ fn refuse_overlaps(config: &RunConfig, scenarios: &[Scenario]) -> Result<(), App
         ("--junit", &r.junit),
         ("--markdown", &r.markdown),
         ("--html", &r.html),
+        ("--codequality", &r.codequality),
     ];
     let log_files: Vec<std::path::PathBuf> = match &config.log_dir {
         Some(dir) => scenarios
@@ -168,7 +169,11 @@ fn refuse_overlaps(config: &RunConfig, scenarios: &[Scenario]) -> Result<(), App
     if let Some(history) = &config.history {
         inputs.push(Named::new("the --history database", history));
     }
-    refuse_overlaps_of(&outputs, &inputs)
+    refuse_overlaps_of(&outputs, &inputs)?;
+    crate::app::same_file::refuse_step_summary_over(
+        r.github.as_ref().and_then(|g| g.step_summary.as_deref()),
+        &inputs,
+    )
 }
 
 /// Flags that cannot go together.

@@ -46,11 +46,7 @@ pub(super) fn list(
         plural(scenarios.len()),
         plural(total)
     ));
-    out.write_all(text.as_bytes())
-        .map_err(|source| AppError::Write {
-            path: "stdout".into(),
-            source,
-        })
+    out.write_all(text.as_bytes()).map_err(AppError::stdout)
 }
 
 /// Seeds as `0..49` when consecutive, else listed.

@@ -47,6 +47,12 @@ pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The longest line read from the agent: a longer one is garbage.
 const LINE_CAP: usize = 16 << 20;
+/// Bytes of answers that may wait for an agent that does not read its
+/// stdin; past them the conversation fails (and the agent is ended).
+pub const UNREAD_CAP: usize = 1 << 20;
+/// Plan updates kept: the first ones, and always the latest in the last
+/// place; the others are counted (`plans_dropped`).
+pub const PLANS_KEPT: usize = 1000;
 
 /// What one request of ours waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,8 +78,11 @@ impl Awaiting {
 /// What the conversation gave, read once the agent is gone.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AcpReport {
-    /// The plans the agent reported, in order.
+    /// The plans the agent reported, in order: the first
+    /// [`PLANS_KEPT`] − 1 and the latest.
     pub plans: Vec<AgentPlan>,
+    /// Plan updates not kept (between the first ones and the latest).
+    pub plans_dropped: usize,
     /// Each answered prompt's `stopReason`, in order.
     pub stop_reasons: Vec<String>,
     /// Why the conversation failed, if it did.
@@ -99,6 +108,8 @@ pub struct AcpClient<'a> {
     auth_tried: usize,
     session_id: String,
     buffer: Vec<u8>,
+    /// How far `buffer` is known to hold no newline.
+    scanned: usize,
     out: String,
     log: String,
     report: AcpReport,
@@ -130,6 +141,7 @@ impl<'a> AcpClient<'a> {
             auth_tried: 0,
             session_id: String::new(),
             buffer: Vec::new(),
+            scanned: 0,
             out: String::new(),
             log: String::new(),
             report: AcpReport::default(),
@@ -185,22 +197,46 @@ impl<'a> AcpClient<'a> {
         }
     }
 
-    /// Bytes the agent wrote on stdout: each whole line is handled.
+    /// Bytes the agent wrote on stdout: each whole line is handled. Only
+    /// the new bytes are searched for a newline, and the handled lines
+    /// leave the buffer at once.
     pub fn hear(&mut self, bytes: &[u8]) {
         self.buffer.extend_from_slice(bytes);
-        while let Some(end) = self.buffer.iter().position(|b| *b == b'\n') {
-            let line: Vec<u8> = self.buffer.drain(..=end).collect();
+        let mut start = 0;
+        while let Some(at) =
+            memchr::memchr(b'\n', self.buffer.get(self.scanned..).unwrap_or_default())
+        {
+            let end = self.scanned + at;
+            self.scanned = end + 1;
             if self.finished() {
+                start = self.scanned;
                 continue;
             }
-            let line = String::from_utf8_lossy(&line);
+            let line = String::from_utf8_lossy(self.buffer.get(start..end).unwrap_or_default())
+                .into_owned();
+            start = self.scanned;
             if !line.trim().is_empty() {
                 self.handle_line(&line);
             }
         }
+        self.buffer.drain(..start);
+        self.scanned = self.buffer.len();
         if self.buffer.len() > LINE_CAP {
             self.buffer.clear();
+            self.scanned = 0;
             self.fail(format!("it wrote a line longer than {LINE_CAP} bytes"));
+        }
+    }
+
+    /// Notes how many bytes said to the agent it has not read yet: past
+    /// [`UNREAD_CAP`] the conversation fails rather than queue more.
+    pub fn note_unread(&mut self, unread: usize) {
+        let queued = unread + self.out.len();
+        if queued > UNREAD_CAP && !self.finished() {
+            self.out.clear();
+            self.fail(format!(
+                "it does not read its stdin: {queued} bytes of answers wait unread (at most {UNREAD_CAP})"
+            ));
         }
     }
 
@@ -340,7 +376,7 @@ impl<'a> AcpClient<'a> {
                     "acp: plan after turn {turn}: {}\n",
                     shown.join("; ")
                 ));
-                self.report.plans.push(AgentPlan { turn, entries });
+                self.keep_plan(AgentPlan { turn, entries });
             }
             Ok(Update::ToolCall { id, title, status }) => {
                 self.log
@@ -348,6 +384,18 @@ impl<'a> AcpClient<'a> {
             }
             Ok(Update::Other) => {}
             Err(why) => self.log.push_str(&format!("acp: plan not read: {why}\n")),
+        }
+    }
+
+    /// Keeps `plan`: past [`PLANS_KEPT`] it takes the last place, and the
+    /// plan it replaces is counted as dropped.
+    fn keep_plan(&mut self, plan: AgentPlan) {
+        let plans = &mut self.report.plans;
+        if plans.len() < PLANS_KEPT {
+            plans.push(plan);
+        } else if let Some(last) = plans.last_mut() {
+            *last = plan;
+            self.report.plans_dropped += 1;
         }
     }
 
@@ -375,6 +423,13 @@ impl<'a> AcpClient<'a> {
             };
             self.fail(format!(
                 "it {how} while agent-eval waited for its answer to `{waiting}`"
+            ));
+        }
+        if self.report.plans_dropped > 0 {
+            self.log.push_str(&format!(
+                "acp: {} plan updates not kept (kept the first {} and the latest)\n",
+                self.report.plans_dropped,
+                PLANS_KEPT - 1
             ));
         }
         self.report
@@ -433,8 +488,11 @@ impl Conversation for AcpTalk<'_> {
         self.flush_log(&mut client);
     }
 
-    fn to_say(&self) -> Vec<u8> {
-        self.client.borrow_mut().take_output().into_bytes()
+    fn to_say(&self, unread: usize) -> Vec<u8> {
+        let mut client = self.client.borrow_mut();
+        client.note_unread(unread);
+        self.flush_log(&mut client);
+        client.take_output().into_bytes()
     }
 }
 
@@ -578,6 +636,76 @@ mod tests {
         assert_eq!(
             report.failure.as_deref(),
             Some("it exited with status 1 while agent-eval waited for its answer to `initialize`")
+        );
+    }
+
+    /// A client past its handshake, prompting its one part.
+    fn prompting() -> AcpClient<'static> {
+        let mut c = client(&["one"]);
+        hear(
+            &mut c,
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {}}),
+        );
+        hear(
+            &mut c,
+            serde_json::json!({"jsonrpc": "2.0", "id": 2, "result": {"sessionId": "S"}}),
+        );
+        said(&mut c);
+        c
+    }
+
+    fn plan_line(n: usize) -> String {
+        let update = serde_json::json!({"jsonrpc": "2.0", "method": "session/update", "params": {
+            "sessionId": "S", "update": {"sessionUpdate": "plan", "entries": [
+                {"content": format!("step {n}"), "priority": "high", "status": "pending"}]}}});
+        format!("{update}\n")
+    }
+
+    #[test]
+    fn plan_updates_kept_are_bounded_and_the_latest_is_kept() {
+        let mut c = prompting();
+        let total = PLANS_KEPT + 5000;
+        for n in 0..total {
+            c.hear(plan_line(n).as_bytes());
+        }
+        c.take_log();
+        let report = c.conclude(Some(0), false);
+        assert_eq!(report.plans.len(), PLANS_KEPT);
+        assert_eq!(report.plans_dropped, total - PLANS_KEPT);
+        let content = |k: usize| report.plans[k].entries[0].content.clone();
+        assert_eq!(content(0), "step 0");
+        assert_eq!(content(PLANS_KEPT - 1), format!("step {}", total - 1));
+    }
+
+    #[test]
+    fn lines_split_across_chunks_and_many_in_one_are_each_handled_once() {
+        let mut c = prompting();
+        let text: String = (0..50).map(plan_line).collect();
+        // One byte at a time, then all at once.
+        for byte in text.as_bytes() {
+            c.hear(std::slice::from_ref(byte));
+        }
+        c.hear(text.as_bytes());
+        let report = c.conclude(Some(0), false);
+        assert_eq!(report.plans.len(), 100);
+        assert_eq!(report.plans[49].entries[0].content, "step 49");
+        assert_eq!(report.plans[50].entries[0].content, "step 0");
+    }
+
+    #[test]
+    fn an_agent_that_never_reads_its_stdin_fails_with_a_clear_message() {
+        let mut c = prompting();
+        c.note_unread(UNREAD_CAP);
+        assert!(!c.finished());
+        c.note_unread(UNREAD_CAP + 1);
+        assert!(c.finished());
+        assert!(c.take_output().is_empty());
+        let report = c.conclude(None, false);
+        assert_eq!(
+            report.failure.as_deref(),
+            Some(
+                "it does not read its stdin: 1048577 bytes of answers wait unread (at most 1048576)"
+            )
         );
     }
 }

@@ -138,13 +138,13 @@ impl Profile {
                 .location()
                 .filter(|l| l.line() > 0)
                 .map(|l| (l.line(), l.column()));
-            let message = e.without_snippet().to_string();
-            let first = message
-                .lines()
-                .next()
-                .unwrap_or("invalid profile")
-                .to_string();
-            error(position, first)
+            // Fixed words and the position, never the parser's message: it
+            // quotes the file (`unknown field `…``), and a profile path
+            // may name a file that is no profile at all.
+            error(
+                position,
+                "not a calibration profile (see docs/calibration.md for its fields)".into(),
+            )
         })?;
         profile
             .validate()
@@ -201,7 +201,7 @@ impl Profile {
                 return Err((
                     at,
                     format!(
-                        "unknown parameter `{name}` (known: {})",
+                        "an unknown parameter (known: {})",
                         SimulateParams::NAMES.join(", ")
                     ),
                 ));
@@ -339,5 +339,9 @@ mod tests {
             .replace("source: measured", "source: measured\n    text: secret");
         let error = Profile::parse(Path::new("p.yaml"), &text).unwrap_err();
         assert!(error.position.is_some(), "{error}");
+        assert!(!error.to_string().contains("text"), "{error}");
+        let text = sample().to_yaml().replace("plan_first:", "secret_key:");
+        let error = Profile::parse(Path::new("p.yaml"), &text).unwrap_err();
+        assert!(!error.to_string().contains("secret"), "{error}");
     }
 }

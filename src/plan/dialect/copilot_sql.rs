@@ -18,11 +18,14 @@
 //! a `SELECT`, `SQL Error: Error: <SQLite's message>`).
 //!
 //! The model's SQL is untrusted: `ATTACH`, `VACUUM INTO` and
-//! `load_extension` are refused as the CLI refuses them (and the database
-//! may attach nothing, load no extension and hold no temporary file), a
-//! call may run a bounded number of SQLite steps (then `interrupted`), the
-//! database is capped at [`MAX_PAGES`] pages and strings at
-//! [`MAX_LENGTH`] bytes, and at most [`MAX_ROWS`] rows are shown. `datetime`,
+//! `load_extension` are refused as the CLI refuses them, and past that
+//! wording an authorizer refuses every PRAGMA but the schema-reading ones,
+//! every attach and extension, however spelt (`guard`); temporary storage
+//! stays in memory, `main` and `temp` are capped at 32 MiB each, strings
+//! at 1 MB, SQLite's heap in the process at
+//! 1 GiB, a call may run a bounded number of SQLite steps (then
+//! `interrupted`), and a result is streamed, showing at most [`MAX_ROWS`]
+//! rows and [`MAX_SHOWN_BYTES`] bytes of them. `datetime`,
 //! `date`, `time`, `julianday` and `unixepoch` answer one fixed instant, so
 //! none of their results depends on the clock (SQLite's `CURRENT_TIMESTAMP`
 //! keywords still read it).
@@ -31,10 +34,12 @@ use std::cell::Cell;
 use std::sync::LazyLock;
 
 use rusqlite::functions::FunctionFlags;
-use rusqlite::limits::Limit;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, params};
 use serde_json::Value;
+
+use guard::MAX_LENGTH;
+use guard::Refusal;
 
 use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, TaskFields};
 use crate::llm::ToolSchema;
@@ -63,12 +68,10 @@ const FIXED_NOW: &str = "2026-01-01 00:00:00";
 
 /// SQLite virtual-machine steps one call may take.
 const MAX_STEPS: u64 = 20_000_000;
-/// Pages of 4 KiB the database may grow to (32 MiB).
-pub const MAX_PAGES: u32 = 8192;
-/// The longest string or blob, and the longest query.
-pub const MAX_LENGTH: i32 = 1_000_000;
 /// Rows a result shows.
 pub const MAX_ROWS: usize = 1000;
+/// Bytes of rows a result shows (the rows past them are counted only).
+pub const MAX_SHOWN_BYTES: usize = 64 * 1024;
 
 /// Statements the CLI refuses, as the words it names them by.
 const BLOCKED: [(&str, &str); 3] = [
@@ -215,39 +218,74 @@ fn keyword(statement: &str) -> String {
         .to_ascii_uppercase()
 }
 
-/// One SQLite value as the CLI prints it in a table.
-fn cell(value: ValueRef<'_>) -> String {
+/// One SQLite value as the CLI prints it in a table, appended to `line`
+/// and cut once `line` is `room` bytes long (a value may be a megabyte,
+/// and a blob's text eight times its size).
+fn push_cell(line: &mut String, value: ValueRef<'_>, room: usize) {
+    use std::fmt::Write;
     match value {
-        ValueRef::Null => "NULL".into(),
-        ValueRef::Integer(n) => n.to_string(),
-        ValueRef::Real(x) => x.to_string(),
-        ValueRef::Text(text) => String::from_utf8_lossy(text).into_owned(),
+        ValueRef::Null => line.push_str("NULL"),
+        ValueRef::Integer(n) => {
+            let _ = write!(line, "{n}");
+        }
+        ValueRef::Real(x) => {
+            let _ = write!(line, "{x}");
+        }
+        ValueRef::Text(text) => {
+            let fits = text.len().min(room.saturating_sub(line.len()));
+            line.push_str(&String::from_utf8_lossy(text.get(..fits).unwrap_or(text)));
+        }
         // Node's Buffer as JSON: byte by index.
         ValueRef::Blob(bytes) => {
-            let fields: Vec<String> = bytes
-                .iter()
-                .enumerate()
-                .map(|(k, b)| format!("\"{k}\":{b}"))
-                .collect();
-            format!("{{{}}}", fields.join(","))
+            line.push('{');
+            for (k, b) in bytes.iter().enumerate() {
+                if line.len() >= room {
+                    break;
+                }
+                let comma = if k == 0 { "" } else { "," };
+                let _ = write!(line, "{comma}\"{k}\":{b}");
+            }
+            line.push('}');
         }
     }
 }
 
-/// Runs a row-returning statement: the CLI's markdown table.
+/// A row as a table line, or `None` when it does not fit in `room` bytes.
+fn table_line(row: &rusqlite::Row<'_>, columns: usize, room: usize) -> Option<String> {
+    let mut line = String::from("|");
+    for k in 0..columns {
+        line.push(' ');
+        if let Ok(value) = row.get_ref(k) {
+            push_cell(&mut line, value, room);
+        }
+        line.push_str(" |");
+        if line.len() > room {
+            return None;
+        }
+    }
+    Some(line)
+}
+
+/// Runs a row-returning statement: the CLI's markdown table. Rows are
+/// streamed: at most [`MAX_ROWS`] rows and [`MAX_SHOWN_BYTES`] bytes of
+/// them are kept, the others only counted.
 fn select(conn: &Connection, sql: &str) -> rusqlite::Result<String> {
     let mut statement = conn.prepare(sql)?;
     let names: Vec<String> = statement.column_names().map(str::to_string).collect();
     let mut rows = statement.query([])?;
-    let mut lines = Vec::new();
-    let mut count = 0usize;
+    let (mut shown, mut room) = (String::new(), MAX_SHOWN_BYTES);
+    let (mut count, mut kept) = (0usize, 0usize);
     while let Some(row) = rows.next()? {
         count += 1;
-        if count <= MAX_ROWS {
-            let cells: Vec<String> = (0..names.len())
-                .map(|k| row.get_ref(k).map(cell).unwrap_or_default())
-                .collect();
-            lines.push(format!("| {} |", cells.join(" | ")));
+        // Once a row is left out, so are all after it.
+        if kept == count - 1
+            && kept < MAX_ROWS
+            && let Some(line) = table_line(row, names.len(), room)
+        {
+            room -= line.len().min(room);
+            shown.push('\n');
+            shown.push_str(&line);
+            kept += 1;
         }
     }
     if count == 0 {
@@ -255,12 +293,9 @@ fn select(conn: &Connection, sql: &str) -> rusqlite::Result<String> {
     }
     let header = format!("| {} |", names.join(" | "));
     let rule = format!("|{}", " --- |".repeat(names.len()));
-    let mut text = format!(
-        "{count} row(s) returned:\n\n{header}\n{rule}\n{}",
-        lines.join("\n")
-    );
-    if count > MAX_ROWS {
-        text.push_str(&format!("\n({} more row(s) not shown)", count - MAX_ROWS));
+    let mut text = format!("{count} row(s) returned:\n\n{header}\n{rule}{shown}");
+    if count > kept {
+        text.push_str(&format!("\n({} more row(s) not shown)", count - kept));
     }
     Ok(text)
 }
@@ -289,7 +324,18 @@ fn run_statement(conn: &Connection, sql: &str, keyword: &str) -> rusqlite::Resul
     })
 }
 
-fn sqlite_message(error: &rusqlite::Error) -> String {
+/// SQLite's message for `error`, with the guard's reason when the guard
+/// refused the statement.
+fn sqlite_message(error: &rusqlite::Error, refusal: &Refusal) -> String {
+    // A refusal fails the statement at once: one noted is this error's.
+    let text = bare_message(error);
+    match refusal.take() {
+        Some(why) => format!("{text}: {why}"),
+        None => text,
+    }
+}
+
+fn bare_message(error: &rusqlite::Error) -> String {
     match error {
         rusqlite::Error::SqliteFailure(code, Some(message))
             if code.code == rusqlite::ErrorCode::OperationInterrupted =>
@@ -322,7 +368,7 @@ fn listed(done: &[(String, String)]) -> String {
 
 /// Runs the query's statements in order; the result text, and whether
 /// any statement ran.
-fn run_query(conn: &Connection, query: &str) -> (String, bool) {
+fn run_query(conn: &Connection, refusal: &Refusal, query: &str) -> (String, bool) {
     let parts = statements(query);
     let mut done: Vec<(String, String)> = Vec::new();
     for sql in &parts {
@@ -331,7 +377,7 @@ fn run_query(conn: &Connection, query: &str) -> (String, bool) {
             Ok(result) => done.push((keyword, result)),
             Err(error) if done.is_empty() => {
                 return (
-                    format!("SQL Error: Error: {}", sqlite_message(&error)),
+                    format!("SQL Error: Error: {}", sqlite_message(&error, refusal)),
                     false,
                 );
             }
@@ -339,7 +385,7 @@ fn run_query(conn: &Connection, query: &str) -> (String, bool) {
                 let text = format!(
                     "SQL Error after statement {} ({keyword}): Error: {}\n\nCompleted {} statement(s) before failure:\n\n{}",
                     done.len() + 1,
-                    sqlite_message(&error),
+                    sqlite_message(&error, refusal),
                     done.len(),
                     listed(&done)
                 );
@@ -358,15 +404,10 @@ fn run_query(conn: &Connection, query: &str) -> (String, bool) {
 }
 
 /// A fresh in-memory database with the CLI's schema, bounded, holding
-/// `plan`.
-fn database(plan: &[PlanItem]) -> rusqlite::Result<Connection> {
+/// `plan`, and the note of what its guard refuses the model.
+fn database(plan: &[PlanItem]) -> rusqlite::Result<(Connection, Refusal)> {
     let mut conn = Connection::open_in_memory()?;
-    conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)?;
-    conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, MAX_LENGTH)?;
-    conn.set_limit(Limit::SQLITE_LIMIT_SQL_LENGTH, MAX_LENGTH)?;
-    conn.execute_batch(&format!(
-        "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; PRAGMA max_page_count = {MAX_PAGES};"
-    ))?;
+    guard::bound(&conn)?;
     for name in ["datetime", "date", "time", "julianday", "unixepoch"] {
         use rusqlite::types::Value as Sql;
         let fixed = match name {
@@ -389,7 +430,8 @@ fn database(plan: &[PlanItem]) -> rusqlite::Result<Connection> {
             steps.get() > MAX_STEPS
         }),
     )?;
-    Ok(conn)
+    let refusal = guard::guard(&mut conn)?;
+    Ok((conn, refusal))
 }
 
 fn load(conn: &Connection, plan: &[PlanItem]) -> rusqlite::Result<()> {
@@ -544,16 +586,16 @@ impl PlanDialect for CopilotSql {
             Ok(query) => query,
             Err(error) => return PlanOutcome::rejected(error),
         };
-        let conn = match database(plan) {
-            Ok(conn) => conn,
+        let (conn, refusal) = match database(plan) {
+            Ok(opened) => opened,
             Err(error) => {
                 return PlanOutcome::rejected(format!(
                     "SQL Error: Error: {}",
-                    sqlite_message(&error)
+                    bare_message(&error)
                 ));
             }
         };
-        let (text, ran) = run_query(&conn, query);
+        let (text, ran) = run_query(&conn, &refusal, query);
         if ran {
             *plan = read_plan(&conn);
             PlanOutcome::accepted(text)
@@ -689,5 +731,6 @@ impl PlanDialect for CopilotSql {
     }
 }
 
+mod guard;
 #[cfg(test)]
 mod tests;

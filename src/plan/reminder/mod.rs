@@ -10,6 +10,7 @@
 //! [`ReminderSpec`] (its name, parameters and constructor).
 
 mod claude_code;
+mod error;
 mod every_turn;
 mod interval;
 mod off;
@@ -27,6 +28,7 @@ use crate::llm::ContentBlock;
 pub use claude_code::{
     CLAUDE_CODE_LIST_INTRO, CLAUDE_CODE_TASKS_LIST_INTRO, CLAUDE_CODE_TASKS_TEXT, CLAUDE_CODE_TEXT,
 };
+pub use error::ReminderSpecError;
 pub use every_turn::EVERY_TURN_HEADER;
 pub use interval::INTERVAL_TEXT;
 pub use planning_state::PLANNING_STATE_TEXT;

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 use std::fmt;
 
-use super::{PlanDialect, PlanItem, ReminderPolicy, TurnFacts};
+use super::{PlanDialect, PlanItem, ReminderPolicy, ReminderSpecError, TurnFacts};
 
 /// The reminder text.
 pub const S03_TEXT: &str = "<reminder>Update your todos.</reminder>";
@@ -26,15 +26,15 @@ impl Default for NagThreshold {
 }
 
 impl NagThreshold {
-    pub fn parse(raw: &str) -> Result<Self, String> {
+    pub fn parse(raw: &str) -> Result<Self, ReminderSpecError> {
         if raw == "off" {
             return Ok(Self::Off);
         }
         match raw.parse::<u32>() {
             Ok(n) if n >= 1 => Ok(Self::After(n)),
-            _ => Err(format!(
-                "nag threshold must be an integer >= 1 or \"off\", got `{raw}`"
-            )),
+            _ => Err(ReminderSpecError::Threshold {
+                raw: raw.to_string(),
+            }),
         }
     }
 }

@@ -16,7 +16,7 @@ use super::off::Off;
 use super::planning_state::PlanningState;
 use super::qwen_code::QwenCode;
 use super::s03::S03;
-use super::{EVERY_TURN_HEADER, INTERVAL_TEXT, NagThreshold, ReminderPolicy};
+use super::{EVERY_TURN_HEADER, INTERVAL_TEXT, NagThreshold, ReminderPolicy, ReminderSpecError};
 
 /// A reminder policy with its parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -177,37 +177,38 @@ impl ReminderSpec {
 
     /// Parses the scenario form: a name, or a map with `policy` and
     /// parameters.
-    pub fn from_value(value: &Value) -> Result<Self, String> {
+    pub fn from_value(value: &Value) -> Result<Self, ReminderSpecError> {
         let known = || Self::NAMES.join(", ");
+        let unknown = |name: &str| ReminderSpecError::UnknownPolicy {
+            name: name.to_string(),
+            known: known(),
+        };
         match value {
-            Value::String(name) => Self::by_name(name)
-                .ok_or_else(|| format!("unknown reminder policy `{name}` (known: {})", known())),
+            Value::String(name) => Self::by_name(name).ok_or_else(|| unknown(name)),
             Value::Object(map) => {
-                let name = map.get("policy").and_then(Value::as_str).ok_or_else(|| {
-                    format!("a reminder map needs `policy: NAME` (one of {})", known())
-                })?;
-                let mut spec = Self::by_name(name).ok_or_else(|| {
-                    format!("unknown reminder policy `{name}` (known: {})", known())
-                })?;
+                let name = map
+                    .get("policy")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| ReminderSpecError::MissingPolicy { known: known() })?;
+                let mut spec = Self::by_name(name).ok_or_else(|| unknown(name))?;
                 for (key, v) in map.iter().filter(|(k, _)| k.as_str() != "policy") {
                     spec.set(key, v)?;
                 }
                 Ok(spec)
             }
-            other => Err(format!(
-                "reminder must be a policy name or a map with `policy`, got {other}"
-            )),
+            other => Err(ReminderSpecError::NotNameOrMap { got: other.clone() }),
         }
     }
 
-    fn set(&mut self, key: &str, value: &Value) -> Result<(), String> {
-        let count = || -> Result<u32, String> {
+    fn set(&mut self, key: &str, value: &Value) -> Result<(), ReminderSpecError> {
+        let count = || -> Result<u32, ReminderSpecError> {
             value
                 .as_u64()
                 .and_then(|n| u32::try_from(n).ok())
                 .filter(|n| *n >= 1)
-                .ok_or_else(|| {
-                    format!("reminder parameter `{key}` must be an integer >= 1, got {value}")
+                .ok_or_else(|| ReminderSpecError::NotACount {
+                    key: key.to_string(),
+                    got: value.clone(),
                 })
         };
         match (self, key) {
@@ -229,15 +230,15 @@ impl ReminderSpec {
             (Self::Interval { every } | Self::QwenCode { every }, "every") => *every = count()?,
             (spec, _) => {
                 let params: Vec<&str> = spec.params().iter().map(|(n, _)| *n).collect();
-                return Err(format!(
-                    "unknown parameter `{key}` for reminder policy `{}` (its parameters: {})",
-                    spec.name(),
-                    if params.is_empty() {
+                return Err(ReminderSpecError::UnknownParameter {
+                    key: key.to_string(),
+                    policy: spec.name(),
+                    params: if params.is_empty() {
                         "none".to_string()
                     } else {
                         params.join(", ")
-                    }
-                ));
+                    },
+                });
             }
         }
         Ok(())

@@ -32,7 +32,9 @@ use crate::metric::{COMPLETION_RATE, FULL_COMPLETION_RATE};
 pub use baseline::{BaselineRun, BranchChoice, HistoryBaseline};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 use schema::{State, not_history};
-pub use trend::{CellTrend, Direction, FLAP_CHANGES, FLAP_WINDOW, TrendPoint, trends};
+pub use trend::{
+    CellTrend, Direction, FLAP_CHANGES, FLAP_WINDOW, TrendPoint, short_commit, trends,
+};
 
 /// How long a writer waits for another to finish its transaction.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -480,15 +482,19 @@ pub fn scenario_hash(result: &ScenarioResult) -> Option<String> {
 mod tests {
     use super::*;
 
+    fn user_version(history: &History) -> i32 {
+        history
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap()
+    }
+
     #[test]
     fn a_new_file_gets_the_schema_and_its_version() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("h.db");
         let history = History::open(&path).unwrap();
-        let version: i32 = history
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
+        let version = user_version(&history);
         assert_eq!(version, SCHEMA_VERSION);
         assert_eq!(history.invocations().unwrap(), 0);
         drop(history);
@@ -573,10 +579,7 @@ mod tests {
             .execute_batch(V1_SCHEMA)
             .unwrap();
         let history = History::open(&path).unwrap();
-        let version: i32 = history
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
+        let version = user_version(&history);
         assert_eq!(version, SCHEMA_VERSION);
         let cells = history.cells(None, None, None).unwrap();
         assert_eq!(cells.len(), 1);

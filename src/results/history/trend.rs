@@ -40,6 +40,25 @@ pub struct TrendPoint {
     pub direction: Option<Direction>,
 }
 
+/// A commit as trend rows and baselines show it: its first ten
+/// characters, `-` without one (before the renderer's escaping).
+pub fn short_commit(commit: Option<&str>) -> String {
+    commit.unwrap_or("-").chars().take(10).collect()
+}
+
+impl TrendPoint {
+    /// The columns every rendering of a trend row starts with, unescaped:
+    /// the short commit, when it was recorded, the branch (`-` without
+    /// one). The text table and the HTML page differ only in markup.
+    pub fn row_columns(&self) -> [String; 3] {
+        [
+            short_commit(self.cell.commit.as_deref()),
+            self.cell.recorded_at.clone(),
+            self.cell.branch.as_deref().unwrap_or("-").to_string(),
+        ]
+    }
+}
+
 /// One cell (scenario and settings) over the shown runs, oldest first.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct CellTrend {

@@ -33,13 +33,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use cleanup::remove_tree;
+pub use disk::{DiskRoot, Target};
 pub use effect::Change;
 pub use error::{AccessError, MAX_READ_BYTES, NUL_IN_PATH};
 pub use image::{
     ImageError, WorkspaceImage, fixture_outside_repository, locate_key, repository_of,
 };
 
-use disk::{DiskRoot, Target};
 use memory::{Fail, NodeKind, Tree};
 use path::{disk_link, resolve_with};
 

@@ -3,15 +3,7 @@ use super::*;
 /// The sessions of a fixture in `tests/data/transcripts/claude-code/`, and
 /// the errors its reader gave, by line.
 fn read(text: &str) -> (Vec<Session>, Vec<(usize, String)>) {
-    let mut reader = Box::new(ClaudeCodeReader::new());
-    let mut errors = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        let value: Value = serde_json::from_str(line).unwrap();
-        if let Err(e) = reader.record(&value) {
-            errors.push((index + 1, e));
-        }
-    }
-    (reader.finish(), errors)
+    crate::transcript::read_fixture(Box::new(ClaudeCodeReader::new()), text)
 }
 
 fn calls(turn: &Turn) -> Vec<(&str, bool, bool)> {

@@ -1,5 +1,6 @@
 use super::*;
 use std::io::Write;
+use std::ops::ControlFlow;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/transcripts");
 
@@ -35,7 +36,9 @@ fn a_folder_of_fixtures_is_read_format_by_format() {
     assert_eq!(summary.skipped[&SkipReason::BadRecord], 4);
     let first = summary.first_skips[0].to_string();
     assert!(
-        first.ends_with("v2_split_sidechain_reminder.jsonl:25: bad-record: unknown Claude Code record type \"mystery-record\""),
+        first.ends_with(
+            "v2_split_sidechain_reminder.jsonl:25: bad-record: an unknown Claude Code record type"
+        ) && !first.contains("mystery"),
         "{first}"
     );
     assert_eq!(summary.inputs_sha256.len(), 64);
@@ -187,6 +190,7 @@ fn lines_split_across_reads_are_whole() {
         if let Line::Whole(bytes, last) = line {
             lines.push((n, String::from_utf8_lossy(bytes).into_owned(), last));
         }
+        ControlFlow::Continue(())
     })
     .unwrap();
     assert_eq!(total, 14);

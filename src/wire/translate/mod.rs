@@ -28,6 +28,7 @@ pub mod copilot;
 pub mod gemini_cli;
 pub mod opencode;
 pub mod qwen_code;
+pub mod workspace_file;
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -177,6 +178,9 @@ pub struct Context<'a> {
     /// Files as the earlier calls of the same response leave them (the
     /// agent runs them in order, before a later call is done).
     pub pending: BTreeMap<String, String>,
+    /// Files of the workspace as they were read before the translation
+    /// ([`workspace_file`]): the translation itself reads no file.
+    pub on_disk: BTreeMap<String, String>,
 }
 
 impl Context<'_> {
@@ -198,11 +202,10 @@ impl Context<'_> {
     /// The file at `path` (relative to the workspace) as the calls before
     /// leave it, when the workspace is known and the file readable.
     pub fn file(&self, path: &str) -> Option<String> {
-        if let Some(text) = self.pending.get(path) {
-            return Some(text.clone());
-        }
-        let path = self.workspace?.join(path);
-        std::fs::read_to_string(path).ok()
+        self.pending
+            .get(path)
+            .or_else(|| self.on_disk.get(path))
+            .cloned()
     }
 
     /// Whether the file exists, as the calls before leave it.
@@ -306,15 +309,51 @@ impl Translation {
         }
     }
 
-    /// The model's response with its built-in calls in the tools the
-    /// request offered.
+    /// The workspace, when known.
+    pub fn workspace(&self) -> Option<&Path> {
+        self.workspace.as_deref()
+    }
+
+    /// The workspace files the translation of `response` may read: the
+    /// files its `edit_file` calls edit.
+    pub fn files_to_read(&self, response: &ModelResponse) -> Vec<String> {
+        let mut paths = Vec::new();
+        for block in &response.content {
+            if let ContentBlock::ToolUse { name, input, .. } = block
+                && let Some(BuiltinCall::EditFile { path, .. }) =
+                    BuiltinCall::read(name, &self.resolve_workdir(input))
+                && !paths.contains(&path)
+            {
+                paths.push(path);
+            }
+        }
+        paths
+    }
+
+    /// [`Translation::agent_view_of`] with the files read here (tests and
+    /// callers that hold no lock).
     pub fn agent_view(&mut self, request: &WireRequest, response: ModelResponse) -> ModelResponse {
+        let paths = self.files_to_read(&response);
+        let on_disk = workspace_file::read_files(self.workspace(), &paths);
+        self.agent_view_of(request, response, on_disk)
+    }
+
+    /// The model's response with its built-in calls in the tools the
+    /// request offered; `on_disk` holds the workspace files it reads, read
+    /// beforehand ([`Translation::files_to_read`]).
+    pub fn agent_view_of(
+        &mut self,
+        request: &WireRequest,
+        response: ModelResponse,
+        on_disk: BTreeMap<String, String>,
+    ) -> ModelResponse {
         let offered: Vec<String> = request.tools.iter().map(|t| t.name.to_string()).collect();
         let workspace = self.workspace.clone();
         let mut context = Context {
             workspace: workspace.as_deref(),
             offered: &offered,
             pending: BTreeMap::new(),
+            on_disk,
         };
         let family = FAMILIES.iter().position(|f| f.offered_by(&context));
         let mut content = Vec::with_capacity(response.content.len());
@@ -396,9 +435,11 @@ impl Translation {
     /// The request as the model is shown it: its own calls as it wrote
     /// them, added calls and their results left out, failures of
     /// translated file tools starting with `Error: `.
-    pub fn model_view(&self, request: &WireRequest) -> WireRequest {
+    /// The request itself when nothing was translated (copying the whole
+    /// conversation for every request cost more than the rest of it).
+    pub fn model_view<'r>(&self, request: &'r WireRequest) -> std::borrow::Cow<'r, WireRequest> {
         if self.sent.is_empty() {
-            return request.clone();
+            return std::borrow::Cow::Borrowed(request);
         }
         let mut seen = request.clone();
         seen.messages = request
@@ -406,7 +447,7 @@ impl Translation {
             .iter()
             .map(|m| self.message_view(m, &request.error_results))
             .collect();
-        seen
+        std::borrow::Cow::Owned(seen)
     }
 
     fn message_view(&self, message: &Message, flagged: &[String]) -> Message {

@@ -623,3 +623,54 @@ fn copilot_failures_read_as_the_built_in_tools_errors() {
     ));
     assert!(!family.failed(Builtin::ReadFile, "Path of least resistance\n", false));
 }
+
+/// The lines an `apply_patch` of an edit of `path` takes out: the file's
+/// whole line when the translation read the file, the old text alone when
+/// it did not.
+fn patched_out(t: &mut Translation, path: &str) -> String {
+    let response = ModelResponse::from_blocks(vec![call(
+        "toolu_9",
+        "edit_file",
+        json!({"path": path, "old_text": "SECRET", "new_text": "x"}),
+    )]);
+    let got = calls(&t.agent_view(&request(&CODEX, vec![]), response));
+    let patch = got[0].2.as_str().unwrap_or_default().to_string();
+    patch
+        .lines()
+        .find(|l| l.starts_with('-'))
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn only_regular_files_inside_the_workspace_are_read_and_never_a_fifo() {
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.txt");
+    std::fs::write(&secret, "SECRET line\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("a.txt"), "SECRET line\n").unwrap();
+    std::os::unix::fs::symlink(&secret, root.join("link.txt")).unwrap();
+    std::fs::hard_link(&secret, root.join("hard.txt")).unwrap();
+    let fifo = std::ffi::CString::new(root.join("f.txt").as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let mut big = "SECRET line\n".to_string();
+    big.push_str(&"y".repeat(super::workspace_file::MAX_FILE_BYTES as usize));
+    std::fs::write(root.join("big.txt"), big).unwrap();
+    let mut t = Translation::new(Some(root.clone()));
+    assert_eq!(patched_out(&mut t, "a.txt"), "-SECRET line");
+    let inside_absolute = root.join("a.txt").to_string_lossy().into_owned();
+    assert_eq!(patched_out(&mut t, &inside_absolute), "-SECRET line");
+    for path in [
+        "../../".to_string() + &secret.to_string_lossy(),
+        secret.to_string_lossy().into_owned(),
+        "link.txt".into(),
+        "hard.txt".into(),
+        "f.txt".into(),
+        "big.txt".into(),
+    ] {
+        assert_eq!(patched_out(&mut t, &path), "-SECRET", "{path}");
+    }
+}

@@ -14,6 +14,8 @@ line. Its first argument picks how it behaves:
   garbage   answers initialize with a line that is not JSON
   unserved  asks the client for `fs/read_text_file` during the prompt
   exits     answers the handshake, then exits with status 3 on the prompt
+  deaf      answers the handshake, then on the prompt asks for permission
+            50,000 times without reading a single answer, and sleeps
   daemon    as silent, after starting a child that sleeps with
             $DAEMON_TOKEN on its command line, to check that nothing is
             left running
@@ -84,6 +86,15 @@ def prompt(request, state):
     if MODE == "exits":
         sys.stderr.write("stand-in: crashing on the prompt\n")
         sys.exit(3)
+    if MODE == "deaf":
+        for n in range(50000):
+            send({"jsonrpc": "2.0", "id": 1000 + n, "method": "session/request_permission",
+                  "params": {"sessionId": state["session"],
+                             "toolCall": {"toolCallId": "call-%d" % n, "title": "deaf"},
+                             "options": [{"optionId": "allow", "name": "Yes",
+                                          "kind": "allow_once"}]}})
+        import time
+        time.sleep(600)
     if MODE == "unserved":
         send({"jsonrpc": "2.0", "id": 100, "method": "fs/read_text_file",
               "params": {"sessionId": state["session"], "path": "/etc/hostname"}})

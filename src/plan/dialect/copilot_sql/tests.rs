@@ -2,6 +2,7 @@
 //! (`tests/data/copilot/sql_probe.json`: each run's calls in order on a
 //! fresh session database), and its bounds on untrusted SQL.
 
+use super::guard::MAX_PAGES;
 use super::*;
 use serde_json::json;
 
@@ -229,6 +230,149 @@ fn the_simulated_model_plans_in_sql() {
             !outcome.accepted && CopilotSql.is_error(&outcome.content),
             "{kind:?}: {}",
             outcome.content
+        );
+    }
+}
+
+/// The settings the guard keeps, read past the guard after the model's
+/// query ran: temporary storage in memory and both schemas' page caps.
+fn settings_after(query: &str) -> (String, i64, i64, i64) {
+    let (mut conn, refusal) = database(&[]).unwrap();
+    let (text, _) = run_query(&conn, &refusal, query);
+    conn.authorizer(None::<fn(rusqlite::hooks::AuthContext<'_>) -> rusqlite::hooks::Authorization>)
+        .unwrap();
+    let read = |pragma: &str| -> i64 {
+        conn.query_row(&format!("PRAGMA {pragma}"), [], |row| row.get(0))
+            .unwrap()
+    };
+    (
+        text,
+        read("temp_store"),
+        read("main.max_page_count"),
+        read("temp.max_page_count"),
+    )
+}
+
+#[test]
+fn no_pragma_but_the_schema_readers_runs_however_spelt() {
+    let lift = "1000000";
+    for query in [
+        format!("PRAGMA max_page_count = {lift}"),
+        format!("pragma MAX_PAGE_COUNT={lift}"),
+        format!("PRAGMA main.max_page_count = {lift}"),
+        format!("PRAGMA \"main\".Max_Page_Count({lift})"),
+        format!("PRAGMA temp.max_page_count = {lift}"),
+        format!("/* lift */ PrAgMa\n  TEMP . max_page_count\n=\n{lift}"),
+        format!("SELECT 1; PRAGMA max_page_count = {lift}"),
+        "PRAGMA temp_store = FILE".into(),
+        "pragma TEMP_STORE=1".into(),
+        "PRAGMA main.temp_store = 'file'".into(),
+        "PRAGMA temp.page_size = 65536".into(),
+        "PRAGMA cache_size = -1000000".into(),
+        "PRAGMA journal_mode = WAL".into(),
+        "SELECT * FROM pragma_max_page_count".into(),
+        "SELECT * FROM pragma_temp_store".into(),
+    ] {
+        let (text, temp_store, main_pages, temp_pages) = settings_after(&query);
+        assert!(
+            text.contains("not authorized: PRAGMA ") || text.contains("no such table"),
+            "{query}: {text}"
+        );
+        assert_eq!(
+            (temp_store, main_pages, temp_pages),
+            (2, i64::from(MAX_PAGES), i64::from(MAX_PAGES)),
+            "{query}"
+        );
+    }
+    let mut plan = Vec::new();
+    for query in [
+        "PRAGMA table_info(todos)",
+        "pragma Main.TABLE_INFO('todo_deps')",
+        "SELECT name FROM pragma_table_info('todos')",
+        "PRAGMA foreign_key_check",
+    ] {
+        let outcome = CopilotSql.apply(&mut plan, "sql", &sql(query));
+        assert!(
+            !CopilotSql.is_error(&outcome.content),
+            "{query}: {}",
+            outcome.content
+        );
+    }
+}
+
+#[test]
+fn nothing_is_attached_or_loaded_past_the_blocked_words() {
+    // Past the CLI's word check (which these spellings would meet first),
+    // the guard refuses them on its own.
+    for (query, why) in [
+        (
+            "SELECT load_extension ('x')",
+            "load_extension is not allowed",
+        ),
+        (
+            "SELECT \"LOAD_EXTENSION\"('x')",
+            "load_extension is not allowed",
+        ),
+        ("ATTACH ':memory:' AS other", "ATTACH is not allowed"),
+        (
+            "attach\ndatabase 'file:x?mode=memory' as \"other\"",
+            "ATTACH is not allowed",
+        ),
+        ("VACUUM INTO '/tmp/copy.db'", "ATTACH is not allowed"),
+    ] {
+        let (text, _, _, _) = settings_after(query);
+        assert!(text.starts_with("SQL Error: Error: "), "{query}: {text}");
+        assert!(
+            text.contains(why) || text.contains("too many attached"),
+            "{query}: {text}"
+        );
+    }
+}
+
+#[test]
+fn every_schema_is_capped() {
+    let fill = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 400) SELECT randomblob(100000) FROM c";
+    for create in [
+        "CREATE TABLE big (b BLOB)",
+        "CREATE TEMP TABLE big (b BLOB)",
+        "create temporary table big (b blob)",
+        "CREATE TABLE temp.big (b BLOB)",
+        "CREATE TABLE \"TEMP\".big (b BLOB)",
+    ] {
+        let query = format!("{create}; INSERT INTO big {fill}");
+        let outcome = CopilotSql.apply(&mut Vec::new(), "sql", &sql(&query));
+        assert!(
+            outcome.content.contains("database or disk is full"),
+            "{create}: {}",
+            outcome.content
+        );
+    }
+}
+
+#[test]
+fn a_result_is_cut_at_its_stated_size() {
+    let rows =
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 60) SELECT";
+    for (what, shown) in [
+        ("randomblob(1000000) AS b", 0),
+        ("printf('%.*c', 900000, 'x') AS t, x", 0),
+        ("printf('%.*c', 30000, 'x') AS t", 2),
+        ("zeroblob(1000) AS b, x", 8),
+    ] {
+        let query = format!("{rows} {what} FROM c");
+        let outcome = CopilotSql.apply(&mut Vec::new(), "sql", &sql(&query));
+        let text = &outcome.content;
+        assert!(
+            text.len() < MAX_SHOWN_BYTES + 200,
+            "{what}: {} bytes",
+            text.len()
+        );
+        assert!(text.starts_with("60 row(s) returned:"), "{what}");
+        let more = format!("({} more row(s) not shown)", 60 - shown);
+        assert!(
+            text.ends_with(&more),
+            "{what}: {}",
+            &text[text.len().saturating_sub(300)..]
         );
     }
 }
