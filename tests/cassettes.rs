@@ -400,6 +400,7 @@ fn cli_stops_starting_runs_once_the_spend_limit_is_reached() {
             "1",
             "--max-cost",
             "0.003",
+            "--yes",
             "--json",
             "out.json",
         ],

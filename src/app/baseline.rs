@@ -55,9 +55,12 @@ pub(crate) fn read(
             super::history::current_branch(folder).map_or(BranchChoice::Any, BranchChoice::Prefer)
         }
     };
-    let keys: Vec<(&str, &str)> = scenarios
+    let keys: Vec<(&str, &str, Option<&str>)> = scenarios
         .iter()
-        .map(|s| (s.name.as_str(), s.sha256.as_str()))
+        .map(|s| {
+            let profile = s.profile.as_ref().map(|p| p.sha256.as_str());
+            (s.name.as_str(), s.sha256.as_str(), profile)
+        })
         .collect();
     let found = history.baseline(&keys, &choice)?;
     let _ = write!(err, "{}", notes(path, &choice, &found));

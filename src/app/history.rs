@@ -237,10 +237,16 @@ fn point_line(point: &TrendPoint) -> String {
         (Some(v), None) => crate::results::format::percent(v, 1),
         _ => "-".into(),
     };
-    let moved = match point.direction {
-        Some(Direction::Up) => "  MOVED up",
-        Some(Direction::Down) => "  MOVED down",
-        None => "",
+    let moved = match (point.direction, point.profile_changed, &cell.profile) {
+        (Some(Direction::Up), _, _) => "  MOVED up".to_string(),
+        (Some(Direction::Down), _, _) => "  MOVED down".to_string(),
+        (None, true, Some(profile)) => format!(
+            "  profile changed to {} (sha256 {}): not compared",
+            escape(&profile.file),
+            profile.sha256.get(..12).unwrap_or(&profile.sha256)
+        ),
+        (None, true, None) => "  profile changed to the defaults: not compared".to_string(),
+        (None, false, _) => String::new(),
     };
     format!(
         "    {:<10}  {}  {:<12}  runs {:>4}  completion {completion}{moved}\n",

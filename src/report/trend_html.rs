@@ -122,6 +122,7 @@ mod tests {
             completion_ci95: Some([completion - 0.05, completion + 0.05]),
             full_completion: None,
             mean_tokens: None,
+            profile: None,
         }
     }
 

@@ -234,7 +234,7 @@ fn read_fixture(
     for (index, line) in text.lines().enumerate() {
         let value: serde_json::Value = serde_json::from_str(line).unwrap();
         if let Err(e) = reader.record(&value) {
-            errors.push((index + 1, e));
+            errors.push((index + 1, e.to_string()));
         }
     }
     (reader.finish(), errors)

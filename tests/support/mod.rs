@@ -218,4 +218,20 @@ pub fn gone_soon(needle: &str) -> Vec<u32> {
         processes_running(needle).is_empty()
     });
     processes_running(needle)
+/// The built `agent-eval`, run in `dir` with the CI engines' variables
+/// ([`command`]) and the model APIs' (`ANTHROPIC_*`, `OPENAI_*`) cleared,
+/// so it behaves the same inside GitHub Actions and on a machine holding a
+/// real key.
+pub fn agent_eval_in(dir: &std::path::Path) -> Command {
+    let mut command = agent_eval_command();
+    command.current_dir(dir).stdin(std::process::Stdio::null());
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("ANTHROPIC_") || name.starts_with("OPENAI_") {
+            command.env_remove(name.as_ref());
+        }
+    }
+    command
+}
+
 }
