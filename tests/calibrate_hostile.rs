@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use crate::support::{self, agent_eval_command};
+use crate::support::agent_eval_command;
 
 /// One Claude Code session: a user message, a planning call and its
 /// result, an answer. `version` and `model` are written as given.

@@ -14,7 +14,6 @@
 use crate::support;
 
 use std::path::Path;
-use std::process::Command;
 
 /// The first fenced block of `file` that runs `agent-eval calibrate logs/`.
 fn recipe(file: &str) -> String {

@@ -218,6 +218,8 @@ pub fn gone_soon(needle: &str) -> Vec<u32> {
         processes_running(needle).is_empty()
     });
     processes_running(needle)
+}
+
 /// The built `agent-eval`, run in `dir` with the CI engines' variables
 /// ([`command`]) and the model APIs' (`ANTHROPIC_*`, `OPENAI_*`) cleared,
 /// so it behaves the same inside GitHub Actions and on a machine holding a
@@ -232,6 +234,4 @@ pub fn agent_eval_in(dir: &std::path::Path) -> Command {
         }
     }
     command
-}
-
 }
