@@ -3,18 +3,45 @@
 //! much sessions differ in their update rate (`update_rate_dispersion`)
 //! and how many items an update ticks (`items_per_update`). Their
 //! statistics are not ratios of sums, so each is computed on the sessions
-//! as a whole and its interval from resampling sessions
-//! ([`super::bootstrap::interval`]), as the ratio measures'
-//! ([`super::estimators`]) are.
+//! as a whole and its interval from resampling groups whole
+//! ([`grouped_interval`]), as the ratio measures' ([`super::estimators`])
+//! are.
 
 use super::bootstrap::{interval, quantile};
 use super::estimators::{Measure, todo_update_rate};
+use super::group::Groups;
 use super::observe::{completed, rejected, writes};
 use crate::transcript::{ItemStatus, Session};
 
 /// The share of ticking updates allowed above a limit for the limit to
 /// explain them (`items_per_update`).
 pub const OVER_LIMIT: f64 = 0.05;
+
+/// The percentile interval of `statistic` over `per_session` (one value a
+/// session of `sessions`, in order), the sessions' groups resampled whole:
+/// sessions of one project are not independent ([`Groups`]).
+fn grouped_interval<T>(
+    sessions: &[Session],
+    per_session: &[T],
+    seed: u64,
+    statistic: impl Fn(&[&T]) -> Option<f64>,
+) -> Option<[f64; 2]> {
+    let grouped: Vec<Vec<&T>> = Groups::of(sessions)
+        .members()
+        .iter()
+        .map(|members| members.iter().filter_map(|&i| per_session.get(i)).collect())
+        .collect();
+    interval(&grouped, seed, |picked: &[&Vec<&T>]| {
+        let flat: Vec<&T> = picked.iter().flat_map(|g| g.iter().copied()).collect();
+        statistic(&flat)
+    })
+}
+
+/// Session pairs `(events, chances)` of `todo_update_rate`, those with no
+/// chance left out (as [`dispersion`] and [`mean_rate`] take them).
+fn with_chances<'a>(pairs: &[&'a (f64, f64)]) -> Vec<&'a (f64, f64)> {
+    pairs.iter().copied().filter(|p| p.1 > 0.0).collect()
+}
 
 /// The structure measures over `sessions`, intervals seeded by `seed`.
 pub fn measure(sessions: &[Session], seed: u64) -> Vec<Measure> {
@@ -45,7 +72,12 @@ pub fn adjust_update_rate(measures: &mut [Measure], sessions: &[Session], seed: 
         return;
     };
     rate.value = mean_rate(&refs);
-    rate.interval = rate.value.and(interval(&pairs, seed ^ 0x4a7e, mean_rate));
+    let all: Vec<(f64, f64)> = sessions.iter().map(todo_update_rate).collect();
+    rate.interval = rate
+        .value
+        .and(grouped_interval(sessions, &all, seed ^ 0x4a7e, |p| {
+            mean_rate(&with_chances(p))
+        }));
     rate.note = "the mean of the sessions' own rates on ordinary turns (sessions differ: see update_rate_dispersion)".into();
 }
 
@@ -69,7 +101,12 @@ fn dispersion_measure(sessions: &[Session], seed: u64) -> Measure {
     Measure {
         name: "update_rate_dispersion",
         value,
-        interval: value.and(interval(&pairs, seed ^ 0xd15, dispersion)),
+        interval: value.and(grouped_interval(
+            sessions,
+            &sessions.iter().map(todo_update_rate).collect::<Vec<_>>(),
+            seed ^ 0xd15,
+            |p| dispersion(&with_chances(p)),
+        )),
         n: pairs.len() as u64,
         note: match value {
             Some(_) => {
@@ -114,7 +151,12 @@ fn items_measure(sessions: &[Session], seed: u64) -> Measure {
     Measure {
         name: "items_per_update",
         value,
-        interval: value.and(interval(&per_session, seed ^ 0x171, items_per_update)),
+        interval: value.and(grouped_interval(
+            sessions,
+            &per_session,
+            seed ^ 0x171,
+            items_per_update,
+        )),
         n,
         note: match value {
             Some(0.0) => format!(
