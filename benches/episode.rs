@@ -6,6 +6,13 @@
 //! workspace to its folder first (what a `bash` call would cause), for
 //! comparison.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test, benchmark or example: a failed assumption is a failure to see"
+)]
+
 use std::hint::black_box;
 use std::path::Path;
 use std::sync::Arc;

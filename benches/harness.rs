@@ -1,6 +1,13 @@
 //! Speed of the pieces that bound a big evaluation: the TodoManager on
 //! every todo call, one scripted episode, one simulated episode, a sweep.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test, benchmark or example: a failed assumption is a failure to see"
+)]
+
 use std::hint::black_box;
 use std::path::Path;
 

@@ -3,6 +3,13 @@
 //! (aggregates, the paired comparison) from reports already read (their
 //! records spilled, their rows held).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test, benchmark or example: a failed assumption is a failure to see"
+)]
+
 use std::hint::black_box;
 
 use agent_eval::results::merge::{ShardFile, ShardReader};

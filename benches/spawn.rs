@@ -6,6 +6,13 @@
 //! the cancellation poll. The other rows take one piece away at a time, to
 //! show where the difference goes.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test, benchmark or example: a failed assumption is a failure to see"
+)]
+
 use std::hint::black_box;
 use std::process::Command;
 use std::time::Duration;

@@ -7,6 +7,13 @@
 //! `benches/calibrate_read.sh` pairs the whole command with a plain Python
 //! pass over the same kind of files.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test, benchmark or example: a failed assumption is a failure to see"
+)]
+
 use std::hint::black_box;
 use std::io::Write;
 use std::path::{Path, PathBuf};

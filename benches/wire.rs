@@ -2,6 +2,13 @@
 //! response as a stream, one HTTP round trip through the mock server, and
 //! one whole external run of the example agent (process start included).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test, benchmark or example: a failed assumption is a failure to see"
+)]
+
 use std::hint::black_box;
 use std::path::Path;
 

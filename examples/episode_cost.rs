@@ -4,6 +4,13 @@
 //!
 //! Usage: `cargo run --release --example episode_cost [SCENARIO] [RUNS]`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test, benchmark or example: a failed assumption is a failure to see"
+)]
+
 use std::path::PathBuf;
 use std::time::Instant;
 

@@ -8,6 +8,13 @@
 //! cargo run --release --example figures -- --check # exit 1 if README.md differs
 //! ```
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test, benchmark or example: a failed assumption is a failure to see"
+)]
+
 use std::path::Path;
 use std::process::ExitCode;
 

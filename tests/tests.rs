@@ -17,6 +17,13 @@
 //! a file of `tests/` is neither a module here nor declared in Cargo.toml,
 //! so no test file is silently left out of the build.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test, benchmark or example: a failed assumption is a failure to see"
+)]
+
 mod fake_api;
 mod support;
 

@@ -19,6 +19,13 @@
 //! of one session (the todo list carries over, the nag counter restarts),
 //! until an empty line, `q`, `exit` or the end of input.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "an example agent outside the library: it stops on what it cannot use"
+)]
+
 use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
 use std::ffi::OsString;
