@@ -131,6 +131,7 @@ fn simulated_turn(c: &mut Criterion) {
             system: "You are a coding agent.",
             messages: &messages,
             tools: &tools,
+            unchanged: 0,
         };
         let mut model = SimulatedModel::new(SimulateParams::default(), simulated.skills(), 7);
         group.bench_function(format!("after {turns} turns"), |b| {

@@ -13,7 +13,13 @@
 # with the turns, not with the turns squared (it kept every request whole:
 # 2,000 requests of a conversation hold 4 million messages as sent).
 # Prints GNU time's "Maximum resident set size" (of agent-eval or the
-# client, whichever is larger: agent-eval's) and the wall time. Builds the
+# client, whichever is larger: agent-eval's), the wall time, agent-eval's
+# CPU time (the whole tree's user + system less the client's own, which
+# the client measures) and the time per request as the client sees it
+# (from sending the body to reading the answer: the server's parsing, the
+# model, the record), the median of the first and of the last tenth of the
+# requests: with the per-request work linear in the request, the last
+# tenth's grows only by parsing the longer conversation. Builds the
 # `dist` binary first unless BIN is given.
 set -eu
 cd "$(dirname "$0")/.."
@@ -26,7 +32,9 @@ mkdir -p target
 work=$(mktemp -d -p target)
 trap 'rm -rf "$work"' EXIT
 cat >"$work/client.py" <<'EOF'
-import json, os, sys, urllib.request
+import json, os, sys, time, urllib.request
+report = sys.argv[1]
+latencies = []
 url = os.environ["ANTHROPIC_BASE_URL"] + "/v1/messages"
 system = "You are a careful coding agent. Follow the rules below. " * 700
 tools = [{"name": "bash", "description": "Runs a shell command. " * 90,
@@ -39,7 +47,10 @@ while True:
     body = json.dumps({"model": "m", "max_tokens": 1024, "system": system,
                        "tools": tools, "messages": messages}).encode()
     request = urllib.request.Request(url, body, {"content-type": "application/json"})
-    reply = json.load(urllib.request.urlopen(request, timeout=60))
+    start = time.perf_counter()
+    answer = urllib.request.urlopen(request, timeout=60).read()
+    latencies.append(time.perf_counter() - start)
+    reply = json.loads(answer)
     messages.append({"role": "assistant", "content": reply["content"]})
     calls = [b for b in reply["content"] if b["type"] == "tool_use"]
     if reply["stop_reason"] != "tool_use" or not calls:
@@ -47,26 +58,41 @@ while True:
     messages.append({"role": "user", "content": [
         {"type": "tool_result", "tool_use_id": c["id"],
          "content": "ran: " + c["input"].get("command", "")} for c in calls]})
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if xs else 0.0
+tenth = max(1, len(latencies) // 10)
+cpu = os.times()
+with open(report, "w") as out:
+    out.write("%.3f %.3f %.3f\n" % (cpu.user + cpu.system,
+              1000 * median(latencies[:tenth]), 1000 * median(latencies[-tenth:])))
 EOF
 # A scripted scenario of $1 bash calls, written to $2.
 scenario() {
-    awk -v n="$1" -v client="$PWD/$work/client.py" 'BEGIN {
+    awk -v n="$1" -v client="$PWD/$work/client.py" -v report="$PWD/$work/client.txt" 'BEGIN {
         print "name: long-wire-session"; print "task: Run the commands."
         print "steps:"; print "  - text: Run them"
         print "agent:"; print "  todo: false"; print "  max_turns: 10000"
-        printf "  command: python3 %s\n", client; print "  task_via: stdin"
+        printf "  command: python3 %s %s\n", client, report; print "  task_via: stdin"
         print "  timeout_s: 3600"
         print "model:"; print "  script:"
         for (i = 0; i < n; i++) printf "    - {tool: bash, input: {command: \"echo %d\"}}\n", i
         print "    - text: Done."
     }' >"$2"
 }
-printf '%7s %9s  %s\n' turns "peak MiB" wall
+echo "$(nproc) cores; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%7s %9s %10s %9s %13s %13s\n' turns "peak MiB" wall "CPU s" "ms/req first" "ms/req last"
 for n in "$@"; do
     scenario "$n" "$work/session.yaml"
     /usr/bin/time -v "$bin" run "$work/session.yaml" --quiet --json /dev/null \
         >"$work/out" 2>"$work/time" || cat "$work/out" "$work/time" >&2
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/time")
     wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/time")
-    printf '%7s %9s  %s\n' "$n" "$(echo "$rss" | awk '{printf "%.1f", $1/1024}')" "$wall"
+    user=$(sed -n 's/.*User time (seconds): //p' "$work/time")
+    sys=$(sed -n 's/.*System time (seconds): //p' "$work/time")
+    read -r client_cpu first last <"$work/client.txt"
+    cpu=$(awk -v u="$user" -v s="$sys" -v c="$client_cpu" 'BEGIN { printf "%.2f", u + s - c }')
+    printf '%7s %9s %10s %9s %13s %13s\n' "$n" "$(echo "$rss" | awk '{printf "%.1f", $1/1024}')" \
+        "$wall" "$cpu" "$first" "$last"
 done
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

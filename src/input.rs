@@ -7,6 +7,9 @@
 //! must be regular files: a FIFO, a device or a socket is refused with a
 //! message saying what it is. Fixtures have the same rule (see
 //! `sandbox::workspace::image`). Floor 1: imports nothing from the crate.
+//!
+//! Also the one rule for the other direction, a name from a scenario
+//! (its name, a cell's settings) made into a file name: [`file_stem`].
 
 use std::fs::File;
 use std::io;
@@ -43,6 +46,24 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
         io::ErrorKind::InvalidInput,
         format!("not a regular file: {what}"),
     ))
+}
+
+/// `text` as a file name's stem: letters, digits, `-`, `_` and `.` kept,
+/// anything else (`/` included) replaced by `_`, leading dots dropped (no
+/// `..`, no hidden file). Empty when nothing is left: the caller names
+/// that case.
+pub fn file_stem(text: &str) -> String {
+    let stem: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    stem.trim_start_matches('.').to_string()
 }
 
 #[cfg(test)]

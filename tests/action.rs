@@ -3,12 +3,10 @@
 //! set, agent-eval on the PATH), on a failing and a passing run and with a
 //! history kept between runs; and `action.yml` checked against the script.
 
-#[allow(dead_code)] // only its environment helper is used here
-mod support;
-
+use crate::support;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const FAILING: &str = "name: fails\ntask: t\nmodel:\n  script:\n    - text: done\nexpect:\n  - stop: end_turn\n  - turns: 2\n";
 const PASSING: &str =
@@ -39,8 +37,8 @@ fn run_action(workspace: &Path, inputs: &[(&str, &str)]) -> (Output, BTreeMap<St
         std::env::var("PATH").unwrap_or_default()
     );
     let outputs = workspace.join("github-output");
-    let mut command = Command::new("bash");
-    support::without_ci_env(&mut command)
+    let mut command = support::command("bash");
+    command
         .arg(root().join("action/run.sh"))
         .current_dir(workspace)
         .env("PATH", path)
@@ -223,8 +221,7 @@ fn args_with_an_unmatched_quote_are_refused() {
 fn cache_key(source: &Path, reference: &str) -> String {
     let outputs = source.join("github-output");
     let _ = std::fs::remove_file(&outputs);
-    let mut command = Command::new("bash");
-    let out = support::without_ci_env(&mut command)
+    let out = support::command("bash")
         .arg(root().join("action/cache-key.sh"))
         .env("GITHUB_ACTION_PATH", source)
         .env("GITHUB_ACTION_REF", reference)
@@ -289,8 +286,7 @@ fn comment(dir: &Path, head_repo: &str, existing: &str) -> (Output, String) {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let mut command = Command::new("bash");
-    let out = support::without_ci_env(&mut command)
+    let out = support::command("bash")
         .arg(root().join("action/comment.sh"))
         .env("PATH", path)
         .env("RUNNER_TEMP", dir)

@@ -9,10 +9,11 @@
 //! (`$AGENT_EVAL_AGENTS_DIR/node_modules/.bin/claude`): the preset runs it with the
 //! command line and environment it gives the real one.
 
+use crate::support;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -21,7 +22,7 @@ fn root() -> PathBuf {
 /// `agent-eval ARGS` with the agents folder `agents` and PATH limited to the system's
 /// folders (a CLI installed elsewhere on this machine is not found).
 fn agent_eval(agents: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    support::agent_eval_command()
         .args(args)
         .current_dir(root())
         .env("AGENT_EVAL_AGENTS_DIR", agents)

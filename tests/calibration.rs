@@ -8,6 +8,7 @@
 //! simulated scenario; a real CLI's transcripts (Claude Code, Codex, under
 //! `run --keep-transcripts`) are one more entry of [`sources`].
 
+use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -56,8 +57,10 @@ fn sources() -> Vec<(&'static str, Source)> {
     vec![("run-log", run_logs)]
 }
 
+/// The binary, with the CI engines' variables cleared so it behaves the
+/// same inside GitHub Actions.
 fn agent_eval() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    support::agent_eval_command()
 }
 
 /// A task of eight steps, each reading a file and writing one.
@@ -354,6 +357,303 @@ fn bad_lines_beside_good_ones_are_skipped_and_counted() {
     let result: Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
     assert_eq!(result["inputs"]["bad"], 2);
     assert_eq!(result["inputs"]["sessions"], 6);
+}
+
+/// A Claude Code session (version 2.1.100, which records reminders) of
+/// one task: a plan of three items, `work` turns of other calls each
+/// followed by an update ticking one item, and a closing answer; a
+/// reminder recorded before every turn in `reminded`.
+fn claude_code_session(id: &str, work: usize, reminded: &[usize]) -> String {
+    claude_code_version_session("2.1.100", id, (work, 0), reminded)
+}
+
+/// As [`claude_code_session`], of `version`, with `quiet` turns of other
+/// calls only after the work.
+fn claude_code_version_session(
+    version: &str,
+    id: &str,
+    (work, quiet): (usize, usize),
+    reminded: &[usize],
+) -> String {
+    let mut lines = Vec::new();
+    let record = |kind: &str, body: serde_json::Value| {
+        let mut value = serde_json::json!({"type": kind, "sessionId": id, "version": version});
+        if let (Some(map), serde_json::Value::Object(body)) = (value.as_object_mut(), body) {
+            map.extend(body);
+        }
+        value.to_string()
+    };
+    lines.push(record(
+        "user",
+        serde_json::json!({"message": {"role": "user", "content": "Do three things"}}),
+    ));
+    let statuses = |done: usize| -> Vec<serde_json::Value> {
+        (0..3)
+            .map(|i| {
+                let status = if i < done { "completed" } else { "pending" };
+                serde_json::json!({"content": format!("item {i}"), "status": status, "activeForm": "doing"})
+            })
+            .collect()
+    };
+    let mut turn = 0;
+    let mut respond = |lines: &mut Vec<String>, tool: &str, input: serde_json::Value| {
+        turn += 1;
+        if reminded.contains(&turn) {
+            lines.push(record(
+                "attachment",
+                serde_json::json!({"attachment": {"type": "todo_reminder", "content": []}}),
+            ));
+        }
+        let call = format!("{id}-t{turn}");
+        lines.push(record(
+            "assistant",
+            serde_json::json!({"message": {"id": format!("{id}-m{turn}"), "model": "claude-test",
+            "usage": {"input_tokens": 1000 * turn, "output_tokens": 120},
+            "content": [{"type": "tool_use", "id": call, "name": tool, "input": input}]}}),
+        ));
+        lines.push(record(
+            "user",
+            serde_json::json!({"message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": call, "content": "ok ".repeat(200)}]}}),
+        ));
+    };
+    respond(
+        &mut lines,
+        "TodoWrite",
+        serde_json::json!({"todos": statuses(0)}),
+    );
+    for step in 0..work {
+        respond(&mut lines, "Bash", serde_json::json!({"command": "ls"}));
+        respond(
+            &mut lines,
+            "TodoWrite",
+            serde_json::json!({"todos": statuses((step + 1).min(3))}),
+        );
+    }
+    for _ in 0..quiet {
+        respond(&mut lines, "Bash", serde_json::json!({"command": "ls"}));
+    }
+    lines.push(record(
+        "assistant",
+        serde_json::json!({"message": {"id": format!("{id}-end"), "model": "claude-test",
+        "content": [{"type": "text", "text": "Done."}]}}),
+    ));
+    lines.join("\n") + "\n"
+}
+
+fn calibrate_folder(folder: &Path, extra: &[&str]) -> (Value, String) {
+    let json = folder.join("out.json");
+    let output = agent_eval()
+        .arg("calibrate")
+        .arg(folder.join("projects"))
+        .args(["--simulated-runs", "6", "--json"])
+        .arg(&json)
+        .args(extra)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let result = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+    (result, stderr + &stdout)
+}
+
+/// Sessions of one project folder are one group; a session copied to a
+/// second place counts once, with a warning; the fit is tested as a whole.
+#[test]
+fn groups_duplicates_and_the_goodness_of_fit_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let projects = dir.path().join("projects");
+    for (project, name, work) in [
+        ("p1", "a", 3),
+        ("p1", "b", 2),
+        ("p2", "c", 3),
+        ("p3", "d", 1),
+    ] {
+        std::fs::create_dir_all(projects.join(project)).unwrap();
+        std::fs::write(
+            projects.join(project).join(format!("{name}.jsonl")),
+            claude_code_session(name, work, &[2]),
+        )
+        .unwrap();
+    }
+    // The same file again, in a backup folder read after the original
+    // (the first copy read is kept, in its own project).
+    std::fs::create_dir_all(projects.join("zz-backup")).unwrap();
+    std::fs::copy(
+        projects.join("p1/a.jsonl"),
+        projects.join("zz-backup/a.jsonl"),
+    )
+    .unwrap();
+    let (result, printed) = calibrate_folder(dir.path(), &[]);
+    assert!(
+        printed.contains("warning: 1 session(s) read twice"),
+        "{printed}"
+    );
+    assert_eq!(
+        result["inputs"]["duplicates_dropped"], 1,
+        "{}",
+        result["inputs"]
+    );
+    assert_eq!(result["fitted_on"]["sessions"], 4);
+    assert_eq!(result["fitted_on"]["duplicates_dropped"], 1);
+    let groups = &result["inputs"]["groups"];
+    assert_eq!(groups["by"], "project");
+    assert_eq!(groups["count"], 3, "{groups}");
+    assert_eq!(groups["sessions_alone"], false);
+    assert!(
+        printed.contains("groups: 3 (--group-by project)"),
+        "{printed}"
+    );
+    // Three groups, a third held out: the held-out sessions are one
+    // project's (one or two sessions), never a part of one.
+    let held = result["inputs"]["held_out"].as_u64().unwrap();
+    assert!(held == 1 || held == 2, "{}", result["inputs"]);
+    let test = &result["goodness_of_fit"];
+    assert!(test["statistic"].as_f64().unwrap() >= 0.0, "{test}");
+    let df = test["df"].as_u64().unwrap();
+    assert_eq!(
+        df,
+        test["moments"].as_u64().unwrap() - test["fitted"].as_u64().unwrap()
+    );
+    assert!(printed.contains("Goodness of fit: "), "{printed}");
+    if test["fits"] == false {
+        // A model that does not fit calls nothing fitted.
+        assert!(printed.contains("does not fit these sessions"), "{printed}");
+        for p in result["params"].as_array().unwrap() {
+            assert_ne!(p["source"], "fitted", "{p}");
+        }
+    }
+    let (result, _) = calibrate_folder(dir.path(), &["--group-by", "session"]);
+    assert_eq!(result["inputs"]["groups"]["count"], 4);
+}
+
+/// Reminders recorded and inferred are counted apart; compliance is
+/// measured on the recorded ones, and the inferred ones join only when
+/// asked, with the rule's check on the recording sessions beside them.
+#[test]
+fn reminders_recorded_and_inferred_are_counted_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let projects = dir.path().join("projects");
+    for i in 0..4 {
+        let folder = projects.join(format!("p{i}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        // 2.1.100 records a reminder before its 4th response.
+        std::fs::write(
+            folder.join("new.jsonl"),
+            claude_code_version_session("2.1.100", &format!("n{i}"), (3, 12), &[4]),
+        )
+        .unwrap();
+        // 2.0.50 records none: the policy infers one 10 blocks after the
+        // last TodoWrite, in the quiet stretch.
+        std::fs::write(
+            folder.join("old.jsonl"),
+            claude_code_version_session("2.0.50", &format!("o{i}"), (3, 12), &[]),
+        )
+        .unwrap();
+    }
+    let compliance = |result: &Value| param(result, "reminder_compliance").clone();
+    let (result, printed) = calibrate_folder(dir.path(), &["--holdout", "0"]);
+    let reminders = &result["reminders"];
+    assert_eq!(reminders["recorded"], 4, "{reminders}");
+    assert_eq!(reminders["inferred"], 4, "{reminders}");
+    assert_eq!(reminders["counted"], "recorded");
+    assert_eq!(result["fitted_on"]["reminders"]["inferred"], 4);
+    let measured = compliance(&result);
+    assert_eq!(measured["source"], "measured", "{measured}");
+    assert_eq!(measured["n"], 4, "{measured}");
+    assert!(
+        printed.contains("reminders: 4 recorded, 4 inferred"),
+        "{printed}"
+    );
+    // The rule, checked on the recording sessions: their reminder was on
+    // turn 4, the rule says turn 18 (ten quiet blocks after the last plan).
+    let check = &reminders["inference_check"];
+    assert_eq!(check["recorded"], 4, "{check}");
+    assert_eq!(check["hit_rate"], 0.0, "{check}");
+    assert!(
+        printed.contains("the inference rule, checked: on 4 session(s)"),
+        "{printed}"
+    );
+
+    let (result, printed) = calibrate_folder(dir.path(), &["--holdout", "0", "--infer-reminders"]);
+    let inferred = compliance(&result);
+    assert_eq!(inferred["source"], "inferred", "{inferred}");
+    assert_eq!(inferred["n"], 8, "{inferred}");
+    assert!(
+        inferred["note"].as_str().unwrap().contains("exact turn"),
+        "{inferred}"
+    );
+    assert_eq!(result["reminders"]["counted"], "recorded and inferred");
+    assert!(printed.contains("(source: inferred)"), "{printed}");
+}
+
+/// Fidelity output that cannot mislead: every row with its n on both
+/// sides, a verdict about the observed data, "too few" never followed by
+/// "nothing contradicted", shares as percentages, and HTML plots on axes
+/// with ticks, each default beside its value.
+#[test]
+fn fidelity_output_names_its_n_and_concludes_nothing_from_too_few() {
+    let dir = tempfile::tempdir().unwrap();
+    let projects = dir.path().join("projects");
+    for i in 0..3 {
+        std::fs::create_dir_all(projects.join(format!("p{i}"))).unwrap();
+        std::fs::write(
+            projects.join(format!("p{i}/s.jsonl")),
+            claude_code_session(&format!("s{i}"), 3, &[]),
+        )
+        .unwrap();
+    }
+    let html = dir.path().join("c.html");
+    let (result, printed) = calibrate_folder(
+        dir.path(),
+        &["--holdout", "0", "--html", html.to_str().unwrap()],
+    );
+    let rows = result["fidelity"].as_array().unwrap();
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["statistic"].as_str().unwrap())
+        .collect();
+    for name in [
+        "turns before the first plan",
+        "share of a session's turns that plan",
+        "last plan left with open items",
+    ] {
+        assert!(names.contains(&name), "{names:?}");
+    }
+    let first = rows
+        .iter()
+        .find(|r| r["statistic"] == "turns before the first plan")
+        .unwrap();
+    // Three sessions: three first plans, too few to judge.
+    assert_eq!(first["n_observed"], 3, "{first}");
+    assert_eq!(first["verdict"], "too_few_observed");
+    assert_eq!(first["verdict_text"], "too few observed (n = 3)");
+    assert!(printed.contains("too few observed (n = 3)"), "{printed}");
+    assert!(
+        printed.contains("n obs") && printed.contains("n sim"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("Too few observations to judge: "),
+        "{printed}"
+    );
+    assert!(
+        !printed.contains("is contradicted by these sessions"),
+        "{printed}"
+    );
+    assert!(!printed.contains("unfinished"), "{printed}");
+    // A share reads as a percentage.
+    assert!(printed.contains("100.0%"), "{printed}");
+    let page = std::fs::read_to_string(html).unwrap();
+    assert!(page.contains("<th>default</th>"), "default column");
+    assert!(
+        page.contains("share at or below") && page.contains("<line "),
+        "axes"
+    );
+    assert!(!page.contains("Nothing."), "no conclusion from too few");
+    let plan_first = param(&result, "plan_first");
+    assert_eq!(plan_first["default"], 0.9, "{plan_first}");
 }
 
 /// A Claude Code session of `turns` responses by `model`: a TodoWrite on

@@ -6,30 +6,12 @@
 //! hold its true value, for two parameter sets on each CLI. Test data is
 //! written here, by the CLIs; nothing third-party is kept.
 
-mod support;
+use crate::support;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Stdio;
 
 use serde_json::Value;
-
-/// The agents folder when `cli` is installed there, else a skip (a
-/// failure in CI).
-fn agents_with(cli: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("AGENT_EVAL_AGENTS_DIR")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/agent-eval/agents"))
-        })?;
-    if dir.join("node_modules/.bin").join(cli).exists() {
-        return Some(dir);
-    }
-    support::skip_unless_required(&format!(
-        "the {cli} CLI is not installed under {} (run `bash .ci/install-agents.sh`)",
-        dir.display()
-    ));
-    None
-}
 
 /// Eight small steps on `preset` with these planning rates, `seeds` runs.
 fn scenario(preset: &str, plan_first: f64, todo_update_rate: f64, seeds: u32) -> String {
@@ -55,7 +37,7 @@ fn calibrate_real(agents: &Path, preset: &str, plan_first: f64, rate: f64) -> Va
     let file = dir.path().join("known.yaml");
     std::fs::write(&file, scenario(preset, plan_first, rate, 24)).unwrap();
     let kept = dir.path().join("kept");
-    let run = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let run = support::agent_eval_command()
         .arg("run")
         .arg(&file)
         .args(["-q", "--keep-transcripts"])
@@ -70,7 +52,7 @@ fn calibrate_real(agents: &Path, preset: &str, plan_first: f64, rate: f64) -> Va
         String::from_utf8_lossy(&run.stderr)
     );
     let json = dir.path().join("calibration.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let out = support::agent_eval_command()
         .arg("calibrate")
         .arg(&kept)
         .args(["--seed", "1", "--simulated-runs", "8", "--json"])
@@ -106,7 +88,7 @@ fn holds(result: &Value, name: &str, truth: f64, min_n: u64, what: &str) {
 }
 
 fn recovers(cli: &str, preset: &str) {
-    let Some(agents) = agents_with(cli) else {
+    let Some(agents) = support::require_agents(&[cli]) else {
         return;
     };
     for (plan_first, rate) in [(0.25, 0.3), (0.9, 0.08)] {

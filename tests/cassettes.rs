@@ -4,7 +4,8 @@
 //! the same transcript, no drift. A replay whose requests differ (a changed
 //! workspace, a changed task) reports drift per turn and still finishes.
 
-mod fake_api;
+use crate::fake_api;
+use crate::support;
 
 use agent_eval::agent::tools::Toolbox;
 use agent_eval::agent::{LoopOutcome, LoopSettings, StopKind, run_loop};
@@ -258,7 +259,7 @@ expect:
 
 /// `agent-eval ARGS` in `dir`, with the API variables replaced by `env`.
 fn agent_eval(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+    let mut command = support::agent_eval_command();
     command.current_dir(dir).args(args);
     for (name, _) in std::env::vars() {
         if name.starts_with("ANTHROPIC_") || name.starts_with("OPENAI_") {
@@ -399,6 +400,7 @@ fn cli_stops_starting_runs_once_the_spend_limit_is_reached() {
             "1",
             "--max-cost",
             "0.003",
+            "--yes",
             "--json",
             "out.json",
         ],

@@ -3,11 +3,9 @@
 //! variables set, the workspace the current folder), and GitLab's Code
 //! Quality report — on a failing run, a passing run and a bad file.
 
-#[allow(dead_code)] // only its environment helper is used here
-mod support;
-
+use crate::support;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// The scenario with one failing expectation at line 7 and one that holds
 /// at line 6; its name carries the runner's separators.
@@ -19,7 +17,7 @@ const BAD: &str = "name: bad\ntask: t\nmodel: {script: [{text: done}], nope: 1}\
 
 /// `agent-eval ARGS` in `workspace` as a GitHub Actions step runs it.
 fn in_github(workspace: &Path, summary: &Path, args: &[&str]) -> Output {
-    support::without_ci_env(&mut Command::new(env!("CARGO_BIN_EXE_agent-eval")))
+    support::agent_eval_command()
         .args(args)
         .current_dir(workspace)
         .env("GITHUB_ACTIONS", "true")
@@ -130,10 +128,9 @@ fn each_output_has_a_flag_that_turns_it_off() {
     assert!(annotations(&out).is_empty());
     assert!(!summary.exists());
     // Outside GitHub Actions, nothing of the kind is written.
-    let plain = support::without_ci_env(&mut Command::new(env!("CARGO_BIN_EXE_agent-eval")))
+    let plain = support::agent_eval_command()
         .args(["run", "scenarios/failing.yaml"])
         .current_dir(dir.path())
-        .env_remove("GITHUB_ACTIONS")
         .env("GITHUB_STEP_SUMMARY", &summary)
         .output()
         .unwrap();
@@ -163,7 +160,7 @@ fn with_the_json_report_on_stdout_the_annotations_go_to_stderr() {
 #[test]
 fn the_code_quality_report_points_at_the_failing_line() {
     let dir = workspace();
-    let out = support::without_ci_env(&mut Command::new(env!("CARGO_BIN_EXE_agent-eval")))
+    let out = support::agent_eval_command()
         .args([
             "run",
             "scenarios/failing.yaml",
@@ -172,7 +169,6 @@ fn the_code_quality_report_points_at_the_failing_line() {
             "gl-code-quality.json",
         ])
         .current_dir(dir.path())
-        .env_remove("GITHUB_ACTIONS")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -187,12 +183,11 @@ fn the_code_quality_report_points_at_the_failing_line() {
 
     // In GitLab, an absolute path inside the checkout is shown relative to it.
     let absolute = dir.path().join("scenarios/failing.yaml");
-    let out = support::without_ci_env(&mut Command::new(env!("CARGO_BIN_EXE_agent-eval")))
+    let out = support::agent_eval_command()
         .arg("run")
         .arg(&absolute)
         .args(["--codequality", "cq.json"])
         .current_dir(dir.path())
-        .env_remove("GITHUB_ACTIONS")
         .env("CI_PROJECT_DIR", dir.path())
         .output()
         .unwrap();
@@ -207,7 +202,7 @@ fn the_code_quality_report_points_at_the_failing_line() {
 fn diff_as_markdown_is_a_pull_request_comment_with_regressions_first() {
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().join("base.json");
-    let out = support::without_ci_env(&mut Command::new(env!("CARGO_BIN_EXE_agent-eval")))
+    let out = support::agent_eval_command()
         .args([
             "run",
             "scenarios/simulated/docs_fixes.yaml",
@@ -218,7 +213,6 @@ fn diff_as_markdown_is_a_pull_request_comment_with_regressions_first() {
         ])
         .arg(&base)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("GITHUB_ACTIONS")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -230,7 +224,7 @@ fn diff_as_markdown_is_a_pull_request_comment_with_regressions_first() {
     let doctored = dir.path().join("doctored.json");
     std::fs::write(&doctored, serde_json::to_string(&report).unwrap()).unwrap();
     let diff = |old: &Path, new: &Path| {
-        support::without_ci_env(&mut Command::new(env!("CARGO_BIN_EXE_agent-eval")))
+        support::agent_eval_command()
             .arg("diff")
             .args([old, new])
             .arg("--markdown")

@@ -4,12 +4,10 @@
 //! shard files, which must equal the unsharded run's report byte for byte.
 //! Also the bad-input side of `--shard auto` through the binary.
 
-#[allow(dead_code)] // only its environment helper is used here
-mod support;
-
+use crate::support;
 use agent_eval::app::ci::parallel_variables;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// A small, fast scenario stands in for the recipes' `scenarios/`.
 const SCENARIO: &str = "scenarios/simulated/docs_fixes.yaml";
@@ -22,14 +20,11 @@ fn scenario() -> String {
         .into_owned()
 }
 
-/// The binary in `dir`, with no engine's parallel variables inherited
-/// (the tests may themselves run on such an engine) and `vars` set.
+/// The binary in `dir`, with `vars` set (the builder inherits no engine's
+/// variables: the tests may themselves run on such an engine).
 fn agent_eval(dir: &Path, vars: &[(&str, String)], args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-eval"));
-    support::without_ci_env(&mut command).current_dir(dir);
-    for name in parallel_variables() {
-        command.env_remove(name);
-    }
+    let mut command = support::agent_eval_command();
+    command.current_dir(dir);
     for (name, value) in vars {
         command.env(name, value);
     }

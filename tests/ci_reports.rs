@@ -2,16 +2,14 @@
 //! baseline gate that catches a doctored baseline, atomic reports, clean
 //! Ctrl-C, no progress or colour when not on a terminal.
 
-#[allow(dead_code)] // only its environment helper is used here
-mod support;
-
+use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn bin() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-eval"));
-    support::without_ci_env(&mut command).current_dir(env!("CARGO_MANIFEST_DIR"));
+    let mut command = support::agent_eval_command();
+    command.current_dir(env!("CARGO_MANIFEST_DIR"));
     command
 }
 
@@ -266,6 +264,16 @@ fn reports_are_written_whole_and_readable() {
     assert!(!text(&out.stdout).contains('\x1b'));
 }
 
+/// Whether process `pid` has a child, on any of its threads.
+fn has_children(pid: u32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.flatten().any(|task| {
+        std::fs::read_to_string(task.path().join("children")).is_ok_and(|c| !c.trim().is_empty())
+    })
+}
+
 #[test]
 fn ctrl_c_stops_cleanly_without_a_report() {
     let dir = tempfile::tempdir().unwrap();
@@ -279,16 +287,13 @@ fn ctrl_c_stops_cleanly_without_a_report() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until the run's workspace exists, then interrupt.
+    // Wait until the run's workspace exists and its `sleep 100` runs
+    // (agent-eval has a child process), then interrupt.
     let start = Instant::now();
-    while std::fs::read_dir(&tmp).unwrap().next().is_none() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the run never started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(200));
+    let running = support::wait_for(Duration::from_secs(20), || {
+        std::fs::read_dir(&tmp).unwrap().next().is_some() && has_children(child.id())
+    });
+    assert!(running, "the run never started its command");
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
     }

@@ -1,10 +1,11 @@
 //! The binary as a user drives it: exit codes, messages, reports.
 
+use crate::support;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn agent_eval(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    support::agent_eval_command()
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()

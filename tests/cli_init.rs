@@ -1,10 +1,11 @@
 //! `init` writes scenarios that pass, never overwrites, and `completions`
 //! prints a script for the shell asked for.
 
+use crate::support;
 use std::process::Command;
 
 fn agent_eval() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    support::agent_eval_command()
 }
 
 #[test]

@@ -2,13 +2,13 @@
 //! statuses, per-step rates, run logs with replay commands that show the
 //! same run again, `check`'s dry run, and write errors.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 fn agent_eval(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    support::agent_eval_command()
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::null())
@@ -360,7 +360,7 @@ fn replay_and_check_report_write_errors() {
             .write(true)
             .open("/dev/full")
             .unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        let out = support::agent_eval_command()
             .args(args)
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .stdout(full)

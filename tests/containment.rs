@@ -5,7 +5,7 @@
 //! the environment has no real key; an early-stop request ends a command
 //! with SIGTERM, then SIGKILL, keeping its output.
 
-mod support;
+use crate::support;
 
 use agent_eval::agent::StopKind;
 use agent_eval::cancel::CancelToken;
@@ -14,7 +14,7 @@ use agent_eval::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelRespon
 use agent_eval::sandbox::process::{self, Containment, Invocation, Limits};
 use agent_eval::scenario::{AgentCommand, TaskVia};
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Ends its turn at once.
 struct Done;
@@ -34,31 +34,6 @@ fn external(workspace: &Path, command: &str, task: &str, timeout_s: u64) -> Exte
     run_external(Box::new(Done), &run).unwrap()
 }
 
-/// A `sleep` argument no other process on the machine uses, so the daemon
-/// can be found in `/proc` from outside its namespace.
-fn unique_sleep(test: u32) -> String {
-    format!("{}.{test}7", 70_000 + std::process::id() % 20_000)
-}
-
-/// The pids whose command line mentions `needle`.
-fn processes_running(needle: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let text = String::from_utf8_lossy(&cmdline);
-        // A zombie has an empty command line: it is gone already.
-        if text.contains(needle) {
-            found.push(pid);
-        }
-    }
-    found
-}
-
 /// A command that double-forks a daemon which closes its descriptors,
 /// starts a new session and clears its environment (no run mark left),
 /// then sleeps `sleep` seconds; the daemon creates `started` first.
@@ -68,18 +43,6 @@ fn daemon_command(sleep: &str) -> String {
          'exec 0<&- 1>&- 2>&-; : > started; exec /bin/sleep {sleep}' & ); \
          while [ ! -e started ]; do sleep 0.05; done"
     )
-}
-
-/// Waits (bounded) for the kernel to finish tearing the tree down.
-fn gone_soon(needle: &str) -> Vec<u32> {
-    let until = Instant::now() + Duration::from_secs(10);
-    loop {
-        let left = processes_running(needle);
-        if left.is_empty() || Instant::now() >= until {
-            return left;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 fn namespaces_available() -> bool {
@@ -99,7 +62,7 @@ fn a_daemon_that_closed_its_fds_left_its_session_and_cleared_its_environment_die
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let sleep = unique_sleep(1);
+    let sleep = support::unique_sleep(1);
     let command = format!("{}; exit 0", daemon_command(&sleep));
     let outcome = external(dir.path(), &command, "the task", 60);
     assert_eq!(outcome.exit_code, Some(0), "{}", outcome.log);
@@ -108,7 +71,7 @@ fn a_daemon_that_closed_its_fds_left_its_session_and_cleared_its_environment_die
     // The agent exited: PID 1 of its namespace is gone, so the daemon was
     // killed before the run returned (a zombie at worst, reaped by init).
     assert_eq!(
-        processes_running(&sleep),
+        support::processes_running(&sleep),
         Vec::<u32>::new(),
         "the daemon outlived the run"
     );
@@ -120,15 +83,19 @@ fn the_timeout_kills_the_whole_tree_daemon_included() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let sleep = unique_sleep(2);
-    let foreground = unique_sleep(3);
+    let sleep = support::unique_sleep(2);
+    let foreground = support::unique_sleep(3);
     let command = format!("{}; /bin/sleep {foreground}", daemon_command(&sleep));
     let outcome = external(dir.path(), &command, "the task", 2);
     assert_eq!(outcome.observed.stop, StopKind::Timeout, "{}", outcome.log);
     assert_eq!(outcome.exit_code, None);
     assert!(dir.path().join("started").exists(), "the daemon never ran");
-    assert_eq!(gone_soon(&sleep), Vec::<u32>::new(), "the daemon survived");
-    assert_eq!(gone_soon(&foreground), Vec::<u32>::new());
+    assert_eq!(
+        support::gone_soon(&sleep),
+        Vec::<u32>::new(),
+        "the daemon survived"
+    );
+    assert_eq!(support::gone_soon(&foreground), Vec::<u32>::new());
 }
 
 #[test]
@@ -196,24 +163,17 @@ fn containment_environment_inner() {
 
 #[test]
 fn the_environment_is_scrubbed_of_real_keys() {
-    let output = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "containment_environment_inner",
-            "--exact",
-            "--ignored",
-            "--nocapture",
-        ])
-        .env("ANTHROPIC_AUTH_TOKEN", "real-secret")
-        .env("ANTHROPIC_BASE_URL", "https://real.example")
-        .env("OPENAI_ORG_ID", "real-org")
-        .env("KEEP_ME", "kept")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
+    // The variables are set in a process of its own: setting them here
+    // would reach every test running beside this one.
+    let stdout = support::run_alone(
+        module_path!(),
+        "containment_environment_inner",
+        &[
+            ("ANTHROPIC_AUTH_TOKEN", "real-secret"),
+            ("ANTHROPIC_BASE_URL", "https://real.example"),
+            ("OPENAI_ORG_ID", "real-org"),
+            ("KEEP_ME", "kept"),
+        ],
     );
     assert!(stdout.contains("INNER-CHECKED"), "{stdout}");
 }
@@ -316,11 +276,7 @@ fn a_sandboxed_agent_reaches_only_its_mock_server_and_writes_only_its_workspace(
         support::skip_unless_required(&status.to_string());
         return;
     }
-    if std::process::Command::new("curl")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
+    if support::command("curl").arg("--version").output().is_err() {
         support::skip_unless_required("curl is not installed");
         return;
     }

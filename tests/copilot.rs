@@ -5,39 +5,20 @@
 //! CLI's answers. Fails in CI when the CLI is missing; a missing CLI is
 //! bad input naming the install command.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn agents_dir() -> Option<PathBuf> {
-    match std::env::var_os("AGENT_EVAL_AGENTS_DIR") {
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => Some(PathBuf::from(std::env::var_os("HOME")?).join(".cache/agent-eval/agents")),
-    }
-}
-
-fn require_copilot() -> Option<PathBuf> {
-    let dir = agents_dir()?;
-    if dir.join("node_modules/.bin/copilot").exists() {
-        return Some(dir);
-    }
-    support::skip_unless_required(&format!(
-        "the `copilot` CLI is not installed under {} (run `bash .ci/install-agents.sh`)",
-        dir.display()
-    ));
-    None
-}
-
 fn run(agents: &Path, args: &[&str]) -> (Output, tempfile::TempDir) {
     let home = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let mut child = support::agent_eval_command()
         .args(args)
         .current_dir(manifest_dir())
         .env("AGENT_EVAL_AGENTS_DIR", agents)
@@ -116,7 +97,7 @@ fn assert_figures(result: &Value) {
 
 #[test]
 fn copilot_keeps_its_plan_in_its_todos_table_headless() {
-    let Some(agents) = require_copilot() else {
+    let Some(agents) = support::require_agents(&["copilot"]) else {
         return;
     };
     let (result, line) = the_run(&agents, "copilot_sql.yaml");
@@ -139,7 +120,7 @@ fn copilot_keeps_its_plan_in_its_todos_table_headless() {
 
 #[test]
 fn copilot_over_acp_gives_the_same_figures() {
-    let Some(agents) = require_copilot() else {
+    let Some(agents) = support::require_agents(&["copilot"]) else {
         return;
     };
     let (result, _) = the_run(&agents, "copilot_acp.yaml");

@@ -4,15 +4,26 @@
 //! SQLite's heap turns a query that would exhaust memory into an error the
 //! model reads, not an abort.
 //!
-//! A binary of its own: the ceiling is process-wide state, and this test
-//! fills SQLite's heap up to it, which would fail any other test's SQLite
-//! in the same process meanwhile.
+//! In a process of its own ([`support::run_alone`]): the ceiling is
+//! process-wide state, and this test fills SQLite's heap up to it, which
+//! would fail any other test's SQLite in the same process meanwhile.
 
+use crate::support;
 use agent_eval::plan::dialect::Dialect;
 use serde_json::json;
 
 #[test]
 fn a_sort_that_would_exhaust_memory_fails_with_out_of_memory() {
+    support::run_alone(
+        module_path!(),
+        "a_sort_that_would_exhaust_memory_fails_with_out_of_memory_alone",
+        &[],
+    );
+}
+
+#[test]
+#[ignore = "run in a process of its own by a_sort_that_would_exhaust_memory_fails_with_out_of_memory"]
+fn a_sort_that_would_exhaust_memory_fails_with_out_of_memory_alone() {
     // Each sort key is a real megabyte (zeroblob joined to a number is
     // written out), 5,000 of them: 4.5 GB, well within the step limit.
     let query = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5000) \

@@ -2,8 +2,8 @@
 //! run under two TMPDIRs of different lengths gives byte-identical JSON
 //! reports, even when the simulated model reads the workspace path (`pwd`).
 
+use crate::support;
 use std::path::Path;
-use std::process::Command;
 
 /// A simulated scenario whose every step prints the working folder, so the
 /// absolute workspace path is in the context the model measures.
@@ -30,7 +30,7 @@ fn scenario() -> String {
 
 fn report_under(tmpdir: &Path, scenario: &Path, report: &Path) -> Vec<u8> {
     std::fs::create_dir_all(tmpdir).unwrap();
-    let status = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let status = support::agent_eval_command()
         .arg("run")
         .arg(scenario)
         .arg("--json")

@@ -3,6 +3,7 @@
 //! dialect scenarios replayed against the dialect alone (their planning
 //! calls give exactly the rejections and calls the scenarios expect).
 
+use crate::support;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -348,7 +349,7 @@ fn the_docs_name_every_dialect_and_text() {
 /// expectation holds.
 #[test]
 fn the_dialect_scenarios_pass_end_to_end() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let out = support::agent_eval_command()
         .args(["run", "scenarios/dialects", "--json", "-"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()

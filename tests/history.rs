@@ -3,6 +3,7 @@
 //! and a file that is not a history is refused with exit 2 and left byte
 //! for byte as it was.
 
+use crate::support;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -18,7 +19,7 @@ fn scenario() -> String {
 /// The binary in `dir` with a fixed commit and branch (as GitHub Actions
 /// sets them), so no test depends on the checkout's git state.
 fn agent_eval(dir: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+    let mut command = support::agent_eval_command();
     command
         .current_dir(dir)
         .env("GITHUB_SHA", "0123456789abcdef")

@@ -5,8 +5,9 @@
 //! recorded run is named in a warning without failing. `diff` refuses a
 //! history with exit 2.
 
+use crate::support;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const SCENARIO: &str = "scenarios/simulated/docs_fixes.yaml";
 
@@ -21,7 +22,7 @@ fn scenario_in(dir: &Path) -> PathBuf {
 /// The binary in `dir`, evaluating `branch` at a fixed commit (as GitHub
 /// Actions says them), so no test depends on the checkout's git state.
 fn agent_eval(dir: &Path, branch: &str, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    support::agent_eval_command()
         .current_dir(dir)
         .env("GITHUB_SHA", "0123456789abcdef")
         .env("GITHUB_REF_NAME", branch)

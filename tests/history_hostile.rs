@@ -9,7 +9,7 @@
 //! changed during the runs, broken tables, long histories) is
 //! `src/results/history/hostile_tests.rs`.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -27,12 +27,7 @@ fn scenario() -> String {
 /// Runs the binary in `dir` with `branch` as the CI's branch, killing it
 /// if it takes more than a minute (a hang is a failure, not a stuck CI).
 fn agent_eval(dir: &Path, branch: &str, args: &[&str]) -> Output {
-    agent_eval_with(
-        Command::new(env!("CARGO_BIN_EXE_agent-eval")),
-        dir,
-        branch,
-        args,
-    )
+    agent_eval_with(support::agent_eval_command(), dir, branch, args)
 }
 
 /// [`agent_eval`] with a command the caller prepared.
@@ -173,7 +168,7 @@ fn damaged_pages_behind_a_valid_header_are_refused_untouched() {
 /// under the read-only Landlock ruleset of agent-eval's own sandbox.
 fn unable_to_write() -> Command {
     use std::os::unix::process::CommandExt;
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+    let mut command = support::agent_eval_command();
     if unsafe { libc::geteuid() } != 0 {
         return command;
     }
@@ -435,7 +430,7 @@ fn as_user(dir: &Path, uid: u32, args: &[&str]) -> Output {
             .or_else(|_| std::fs::copy(env!("CARGO_BIN_EXE_agent-eval"), &binary).map(drop))
             .unwrap();
     }
-    let mut command = Command::new("setpriv");
+    let mut command = support::command("setpriv");
     command
         .args([
             format!("--reuid={uid}"),
@@ -455,7 +450,11 @@ fn as_user(dir: &Path, uid: u32, args: &[&str]) -> Output {
 #[test]
 fn a_reader_in_a_shared_folder_never_locks_the_owner_out() {
     use std::os::unix::fs::PermissionsExt;
-    if unsafe { libc::geteuid() } != 0 || Command::new("setpriv").arg("--version").output().is_err()
+    if unsafe { libc::geteuid() } != 0
+        || support::command("setpriv")
+            .arg("--version")
+            .output()
+            .is_err()
     {
         support::skip_unless_required("two users need root and setpriv (util-linux)");
         return;
@@ -613,7 +612,11 @@ fn bidirectional_controls_reach_no_report() {
 #[test]
 fn a_companion_another_user_left_is_named() {
     use std::os::unix::fs::PermissionsExt;
-    if unsafe { libc::geteuid() } != 0 || Command::new("setpriv").arg("--version").output().is_err()
+    if unsafe { libc::geteuid() } != 0
+        || support::command("setpriv")
+            .arg("--version")
+            .output()
+            .is_err()
     {
         support::skip_unless_required("two users need root and setpriv (util-linux)");
         return;

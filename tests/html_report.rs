@@ -4,10 +4,10 @@
 //! Content-Security-Policy, every run's transcript with a filter. Skipped, with a message saying so,
 //! where no chromium is installed; failed in CI (tests/support/mod.rs).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// How long the browser may take to load and dump the page.
@@ -29,7 +29,7 @@ fn chromium() -> Option<PathBuf> {
 /// stdout, or `None` when it did not finish in time (it is killed).
 fn browse(browser: &Path, page: &Path, extra: &[String]) -> Option<String> {
     let profile = tempfile::tempdir().unwrap();
-    let mut child = Command::new(browser)
+    let mut child = support::command(browser)
         .args([
             "--headless",
             "--no-sandbox",
@@ -82,7 +82,7 @@ fn the_html_report_renders_in_a_browser() {
     };
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("report.html");
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let out = support::agent_eval_command()
         .args(["run", "scenarios/simulated/docs_fixes.yaml", "--seeds", "8"])
         .arg("--html")
         .arg(&page)

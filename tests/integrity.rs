@@ -3,12 +3,13 @@
 //! checked before running, terminal escapes shown and not obeyed, a file
 //! named twice run once, and noise not called a regression.
 
+use crate::support;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn agent_eval_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    support::agent_eval_command()
         .args(args)
         .current_dir(dir)
         .output()
@@ -680,7 +681,7 @@ fn merging_a_hundred_thousand_seeds_is_linear() {
 fn a_workspace_that_cannot_be_prepared_at_run_time_is_an_error_not_an_abort() {
     let dir = tempfile::tempdir().unwrap();
     let report = path(dir.path(), "r.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let out = support::agent_eval_command()
         .args([
             "run",
             "scenarios/scripted/no_todo.yaml",

@@ -2,7 +2,7 @@
 //! headers, id mapping, retries and their bound, the concurrency limit,
 //! usage and cost, the spend budget, and keys kept out of error texts.
 
-mod fake_api;
+use crate::fake_api;
 
 use agent_eval::llm::{ContentBlock, Message, Model, ModelRequest, Role, StopReason, ToolSchema};
 use agent_eval::model::http::{
@@ -97,6 +97,7 @@ fn ask(
             system: "You are a coding agent at /w.",
             messages,
             tools: &tools,
+            unchanged: 0,
         })
         .map_err(|e| e.to_string())
 }
@@ -449,6 +450,7 @@ fn the_mock_servers_finish_header_stops_the_loop_as_in_process() {
             system: "s",
             messages: &conversation(None),
             tools: &tools(),
+            unchanged: 0,
         })
         .unwrap_err();
     assert_eq!(

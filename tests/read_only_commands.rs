@@ -4,7 +4,7 @@
 //! answer exactly as the same calls on a plain folder (where every command
 //! is a real process over the real files).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -8,18 +8,16 @@
 //! - anywhere else (no CI variable at all): it must exit 0 and leave its
 //!   reports, the Markdown summary among them.
 //!
-//! The child's environment is built from scratch (`support::without_ci_env`),
+//! The child inherits no CI engine's variable (`support::command`),
 //! so the real CI engine's files are never read or written. Also checks the
 //! block the README used to have, `--markdown "$GITHUB_STEP_SUMMARY"`: on the
 //! runner it appends once (never wiping the earlier text), and where the
 //! variable is empty it is refused with a message that says so.
 
-// Only its environment helper is used here.
-#[allow(dead_code)]
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// The earlier step's text the summary file holds before the block runs.
 const EARLIER: &str = "## An earlier step\n\nits own summary, which must survive\n";
@@ -77,8 +75,8 @@ fn bash(script: &str, dir: &Path, vars: &[(&str, &Path)]) -> Output {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let mut command = Command::new("bash");
-    support::without_ci_env(&mut command)
+    let mut command = support::command("bash");
+    command
         .arg("-c")
         .arg(script)
         .current_dir(dir)

@@ -30,9 +30,7 @@
 //! `dialects.yaml` and the price sweep at their full seeds (no seeds were reduced):
 //! about 40 s of CPU in debug, longer on a busy machine.
 
-#[allow(dead_code)] // only its environment helper is used here
-mod support;
-
+use crate::support;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -151,9 +149,8 @@ fn bash(command: &str, cwd: &Path, setup: &Clone, cwd_file: &Path) -> Command {
         "{command}\nstatus=$?\npwd > '{}'\nexit $status",
         cwd_file.display()
     );
-    let mut bash = Command::new("bash");
-    support::without_ci_env(&mut bash)
-        .arg("-c")
+    let mut bash = support::command("bash");
+    bash.arg("-c")
         .arg(script)
         .current_dir(cwd)
         .env("PATH", path_with(&setup.bin))
@@ -212,7 +209,7 @@ fn text(output: &Output) -> String {
 /// Starts `serve` (through `exec`, so the process signalled is agent-eval), waits
 /// for its URLs and banner, stops it with SIGTERM; returns what it printed.
 fn serve(command: &str, cwd: &Path, setup: &Clone) -> String {
-    let mut child = support::without_ci_env(&mut Command::new("bash"))
+    let mut child = support::command("bash")
         .arg("-c")
         .arg(format!("exec {command}"))
         .current_dir(cwd)

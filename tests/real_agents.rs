@@ -13,7 +13,7 @@
 //! missing CLI fails instead: there these tests must really run. Scenario validation and the replay of the captured requests
 //! (`tests/data/wire/*.json`, what these CLIs really sent) need nothing and always run.
 
-mod support;
+use crate::support;
 
 use agent_eval::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse};
 use agent_eval::wire::{MockServer, Reply, ServerOptions};
@@ -36,23 +36,15 @@ fn scenario(name: &str) -> PathBuf {
     manifest_dir().join("tests/data/agents").join(name)
 }
 
-/// Where `.ci/install-agents.sh` puts the CLIs.
-fn agents_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("AGENT_EVAL_AGENTS_DIR") {
-        return Some(PathBuf::from(dir));
-    }
-    std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache/agent-eval/agents"))
-}
-
 /// The agents folder when `cli` is installed there and answers `--version`.
 fn installed(cli: &str) -> Option<PathBuf> {
-    let dir = agents_dir()?;
+    let dir = support::agents_dir()?;
     let binary = dir.join("node_modules/.bin").join(cli);
     if !binary.exists() {
         return None;
     }
     let home = tempfile::tempdir().ok()?;
-    let output = Command::new(&binary)
+    let output = support::command(&binary)
         .arg("--version")
         .env("HOME", home.path())
         .env("CODEX_HOME", home.path())
@@ -69,7 +61,7 @@ fn require(cli: &str) -> Option<PathBuf> {
         let why = format!(
             "the `{cli}` CLI is not installed under {} \
              (run `bash .ci/install-agents.sh`, or set AGENT_EVAL_AGENTS_DIR)",
-            agents_dir().map_or_else(|| "<no HOME>".into(), |d| d.display().to_string())
+            support::agents_dir().map_or_else(|| "<no HOME>".into(), |d| d.display().to_string())
         );
         support::skip_unless_required(&why);
     }
@@ -118,7 +110,7 @@ fn run_scenario(agents: &Path, name: &str) -> AgentRun {
     let out = tempfile::tempdir().expect("temp dir");
     let home = tempfile::tempdir().expect("temp home");
     let report = out.path().join("report.json");
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+    let mut command = support::agent_eval_command();
     command
         .arg("run")
         .arg(scenario(name))
@@ -197,7 +189,7 @@ struct Serve {
 
 impl Serve {
     fn start(scenario_file: &Path) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+        let mut child = support::agent_eval_command()
             .arg("serve")
             .arg(scenario_file)
             .args(["--listen", "127.0.0.1:0"])
@@ -276,7 +268,7 @@ fn serve_then_agent(agents: &Path, name: &str) -> (tempfile::TempDir, String) {
     let task = spec["task"].as_str().expect("task").to_string();
     let mut serve = Serve::start(&file);
     let workspace = tempfile::tempdir().expect("workspace");
-    let mut command = Command::new("sh");
+    let mut command = support::command("sh");
     command
         .arg("-c")
         .arg(command_line)
@@ -321,7 +313,7 @@ fn serve_then_agent(agents: &Path, name: &str) -> (tempfile::TempDir, String) {
 
 #[test]
 fn agent_scenarios_are_valid_without_any_cli() {
-    let output = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let output = support::agent_eval_command()
         .arg("check")
         .arg(manifest_dir().join("tests/data/agents"))
         .current_dir(manifest_dir())
@@ -659,7 +651,7 @@ fn a_comparison_the_preset_does_not_distinguish_is_not_applicable() {
         };
         let out = tempfile::tempdir().expect("temp dir");
         let (json, junit) = (out.path().join("r.json"), out.path().join("r.xml"));
-        let mut command = Command::new(env!("CARGO_BIN_EXE_agent-eval"));
+        let mut command = support::agent_eval_command();
         command
             .args([
                 "run",

@@ -15,10 +15,10 @@
 //! The CLIs come from `.ci/install-agents.sh`; without them the test skips
 //! (outside CI) or fails (in CI, see tests/support).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// A bound on one `agent-eval run` of a scenario at three seeds (a run
@@ -27,19 +27,6 @@ const RUN_BOUND: Duration = Duration::from_secs(600);
 
 fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Where `.ci/install-agents.sh` puts the CLIs, when all are there.
-fn installed_agents() -> Option<PathBuf> {
-    let dir = match std::env::var_os("AGENT_EVAL_AGENTS_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(std::env::var_os("HOME")?).join(".cache/agent-eval/agents"),
-    };
-    let bin = dir.join("node_modules/.bin");
-    ["claude", "codex", "gemini", "qwen", "opencode"]
-        .iter()
-        .all(|cli| bin.join(cli).exists())
-        .then_some(dir)
 }
 
 /// The shipped real-CLI scenarios, in name order.
@@ -55,7 +42,7 @@ fn real_agent_scenarios() -> Vec<PathBuf> {
 
 /// Starts `agent-eval run SCENARIO --seeds 3 --json REPORT` in a fresh HOME.
 fn start_run(agents: &Path, scenario: &Path, report: &Path, home: &Path) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    support::agent_eval_command()
         .arg("run")
         .arg(scenario)
         .args(["--seeds", "3", "--quiet", "--json"])
@@ -96,11 +83,8 @@ fn finish(mut child: std::process::Child, started: Instant, what: &str) {
 
 #[test]
 fn every_real_agent_scenario_reports_the_same_bytes_twice() {
-    let Some(agents) = installed_agents() else {
-        support::skip_unless_required(
-            "the `claude`, `codex`, `gemini`, `qwen` and `opencode` CLIs are not all installed (run `bash .ci/install-agents.sh`, \
-             or set AGENT_EVAL_AGENTS_DIR)",
-        );
+    let Some(agents) = support::require_agents(&["claude", "codex", "gemini", "qwen", "opencode"])
+    else {
         return;
     };
     let scenarios = real_agent_scenarios();

@@ -5,10 +5,10 @@
 //! fallback and their orphans are reparented to process 1. An agent whose
 //! double-forked child exits looks for zombies: none may be left.
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// The agent: a grandchild that exits at once (reparented to process 1,
 /// a zombie unless reaped), then a look at every process's state.
@@ -27,7 +27,7 @@ echo "zombies=$zombies"
 
 #[test]
 fn as_process_1_without_pid_namespaces_orphans_are_reaped() {
-    let probe = Command::new("unshare")
+    let probe = support::command("unshare")
         .args([
             "--user",
             "--map-root-user",
@@ -61,7 +61,7 @@ fn as_process_1_without_pid_namespaces_orphans_are_reaped() {
         scenario.display(),
         logs.display()
     );
-    let output = Command::new("unshare")
+    let output = support::command("unshare")
         .args([
             "--user",
             "--map-root-user",

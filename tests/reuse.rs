@@ -3,10 +3,9 @@
 //! with `--no-reuse` (every command a real process); and a contained
 //! command's changes reach another run's files without a process.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use agent_eval::sandbox::command::run_command_in;
@@ -23,7 +22,7 @@ fn report(tmpdir: &Path, report: &Path, extra: &[&str]) -> (Option<i32>, Vec<u8>
     // cell and command, with reuse from the second seed on, at a quarter
     // of the processes `--no-reuse` would start for the whole gate. Fewer
     // seeds can fail a statistical expectation; both runs must agree.
-    let status = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let status = support::agent_eval_command()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .arg("run")
         .arg("scenarios/")

@@ -7,9 +7,8 @@
 //! run in parallel). Where this machine lacks Landlock or namespaces, the
 //! tests that need them print why and return.
 
-mod support;
+use crate::support;
 
-use std::io::Read;
 use std::net::TcpListener;
 use std::path::Path;
 use std::time::Duration;
@@ -180,10 +179,14 @@ fn cancellation_ends_the_call_promptly_and_is_not_a_timeout() {
         cancel: token.clone(),
         ..CommandSettings::new(Duration::from_secs(120))
     };
+    // Cancels once the command is running (its last process is up).
     let canceller = {
         let token = token.clone();
         std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(200));
+            assert!(
+                support::wait_for(LONG, || alive("1000.151")),
+                "the command never started"
+            );
             token.cancel();
         })
     };
@@ -208,27 +211,7 @@ fn cancellation_ends_the_call_promptly_and_is_not_a_timeout() {
 /// binary would see: this runs in a child process of its own.
 #[test]
 fn a_process_wide_cancellation_is_not_a_timeout_and_does_not_leak() {
-    let exe = std::env::current_exe().unwrap();
-    let mut child = std::process::Command::new(exe)
-        .args([
-            "--exact",
-            "process_wide_cancellation_child",
-            "--ignored",
-            "--test-threads=1",
-        ])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut stdout)
-        .unwrap();
-    let status = child.wait().unwrap();
-    assert!(status.success(), "{stdout}");
-    assert!(stdout.contains("1 passed"), "{stdout}");
+    support::run_alone(module_path!(), "process_wide_cancellation_child", &[]);
 }
 
 #[test]
@@ -236,8 +219,12 @@ fn a_process_wide_cancellation_is_not_a_timeout_and_does_not_leak() {
 fn process_wide_cancellation_child() {
     let dir = tempfile::tempdir().unwrap();
     let session = cancel::Session::begin();
+    // Asks once the command is running.
     let requester = std::thread::spawn(|| {
-        std::thread::sleep(Duration::from_millis(200));
+        assert!(
+            support::wait_for(LONG, || alive("1000.160")),
+            "the command never started"
+        );
         cancel::request();
     });
     let err = run_bash(dir.path(), "sleep 1000.160", Duration::from_secs(120)).unwrap_err();
@@ -369,8 +356,20 @@ fn exit_codes_and_spawn_errors_come_back() {
     assert!(run_command(&gone, "true", LONG).is_err());
 }
 
+/// Runs alone: it counts its process's descriptors, which the tests
+/// running beside it in a shared binary open and close at any time.
 #[test]
 fn many_calls_leave_no_descriptor_behind() {
+    support::run_alone(
+        module_path!(),
+        "many_calls_leave_no_descriptor_behind_alone",
+        &[],
+    );
+}
+
+#[test]
+#[ignore = "run in a process of its own by many_calls_leave_no_descriptor_behind"]
+fn many_calls_leave_no_descriptor_behind_alone() {
     let dir = tempfile::tempdir().unwrap();
     let count = || std::fs::read_dir("/proc/self/fd").unwrap().count();
     run_bash(dir.path(), "true", LONG).unwrap();
@@ -378,7 +377,7 @@ fn many_calls_leave_no_descriptor_behind() {
     for _ in 0..50 {
         run_bash(dir.path(), "echo x; echo y >&2", LONG).unwrap();
     }
-    // Other tests open descriptors concurrently; ours would add 150+.
+    // Ours would add 150+.
     assert!(count() < before + 20, "{before} -> {}", count());
 }
 
@@ -434,7 +433,7 @@ fn a_check_command_cannot_write_outside_either() {
 
 #[test]
 fn require_sandbox_exits_2_exactly_when_landlock_is_not_full() {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let output = support::agent_eval_command()
         .args([
             "replay",
             "scenarios/scripted/guards.yaml",

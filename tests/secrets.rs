@@ -6,11 +6,11 @@
 //! the user's own agent configuration, and a relative
 //! `AGENT_EVAL_AGENTS_DIR` never reaches into a run's workspace.
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 /// The credentials agent-eval is started with, each holding `secret`.
 fn credentials(secret: &str) -> Vec<(String, String)> {
@@ -85,7 +85,7 @@ fn all_text(dir: &Path) -> String {
 /// carrying `extra`; returns its output and every log's text.
 fn run(dir: &Path, scenario: &Path, extra: &[(String, String)], agents: &str) -> (Output, String) {
     let logs = dir.join("logs");
-    let output = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let output = support::agent_eval_command()
         .args(["run", &scenario.to_string_lossy(), "--log-dir"])
         .arg(&logs)
         .current_dir(dir)

@@ -92,8 +92,8 @@ fn a_line_repl_agent_runs_a_session_with_the_built_in_figures() {
 /// version's), so only the todo cells of its placement are compared.
 ///
 /// Ignored (so `cargo test` lists it as such rather than passing it
-/// unseen): run it with `AGENT_EVAL_S03_PY=... cargo test --test sessions
-/// -- --ignored`; without the variable it then fails.
+/// unseen): run it with `AGENT_EVAL_S03_PY=... cargo test --test integration
+/// sessions:: -- --ignored`; without the variable it then fails.
 #[test]
 #[ignore = "needs AGENT_EVAL_S03_PY: the upstream s03 client, which the project does not ship"]
 fn the_upstream_s03_client_runs_a_session_with_the_built_in_figures() {

@@ -104,6 +104,7 @@ fn respond(scenario: &Scenario, seed: u64, messages: &[Message]) -> Vec<ContentB
         system: "s",
         messages,
         tools: &tools,
+        unchanged: 0,
     };
     model.respond(&request).unwrap().content
 }
@@ -134,12 +135,46 @@ fn the_same_request_gives_the_same_response() {
                 system: "s",
                 messages,
                 tools: &tools,
+                unchanged: 0,
             })
             .unwrap()
             .content
         };
         ask(&other);
         assert_eq!(ask(&messages), respond(&s, seed, &messages), "seed {seed}");
+    }
+}
+
+#[test]
+fn a_sender_that_promises_an_unchanged_prefix_is_taken_at_its_word() {
+    // The built-in loop promises that its conversation only grew; the
+    // model then reads only the new messages, without checking the old
+    // ones again (a walk over the whole conversation every turn). Here
+    // the "promise" is false on purpose: the model answers from what it
+    // read before, so it was not read again. Without the promise the same
+    // request gets the answer a fresh model gives it.
+    let s = ten_step();
+    let normal = history(&s, &plan_render(&s, 1), false);
+    let ahead = history(&s, &plan_render(&s, 5), false);
+    let tools = schemas(true);
+    for seed in 0..20 {
+        let mut model = SimulatedModel::new(params(&s), s.skills(), seed);
+        let mut ask = |messages: &[Message], unchanged: usize| {
+            model
+                .respond(&ModelRequest {
+                    system: "s",
+                    messages,
+                    tools: &tools,
+                    unchanged,
+                })
+                .unwrap()
+                .content
+        };
+        ask(&normal, 0);
+        let promised = ask(&ahead, ahead.len());
+        assert_eq!(promised, respond(&s, seed, &normal), "seed {seed}");
+        let checked = ask(&ahead, 0);
+        assert_eq!(checked, respond(&s, seed, &ahead), "seed {seed}");
     }
 }
 
@@ -215,6 +250,7 @@ fn it_never_calls_todo_when_not_offered() {
                 system: "s",
                 messages: &messages,
                 tools: &tools,
+                unchanged: 0,
             })
             .unwrap()
             .content;
@@ -475,6 +511,7 @@ fn reading_turn_by_turn_answers_as_reading_afresh() {
                 system: "s",
                 messages: &other.messages[..1],
                 tools: &tools,
+                unchanged: 0,
             };
             reused.respond(&request).unwrap();
             for end in 1..=messages.len() {
@@ -485,6 +522,7 @@ fn reading_turn_by_turn_answers_as_reading_afresh() {
                     system: "s",
                     messages: &messages[..end],
                     tools: &tools,
+                    unchanged: 0,
                 };
                 let mut fresh =
                     SimulatedModel::new(params(&scenario), scenario.skills(), generator);
@@ -528,6 +566,7 @@ fn the_task_tools_are_loaded_only_where_toolsearch_is_offered() {
             system: "s",
             messages: &messages,
             tools,
+            unchanged: 0,
         };
         let response = model.respond(&request).unwrap();
         response
@@ -585,6 +624,7 @@ fn a_plan_read_back_is_left_out_of_a_writing_response_only_when_asked() {
             system: "s",
             messages: &messages,
             tools: &tools,
+            unchanged: 0,
         };
         let response = model.respond(&request).unwrap();
         response
@@ -644,6 +684,7 @@ fn a_conversation_rewritten_before_its_last_message_is_read_afresh() {
                 system: "s",
                 messages,
                 tools: &tools,
+                unchanged: 0,
             })
             .unwrap()
             .content

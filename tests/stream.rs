@@ -2,8 +2,8 @@
 //! file is the report built as one value, whatever the thread count, and
 //! nothing is left in the temporary folder.
 
+use crate::support;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use agent_eval::eval::{self, EvalOptions};
 use agent_eval::report::json::{Report, pretty};
@@ -76,7 +76,7 @@ fn runs_leave_nothing_in_the_temporary_folder() {
     let bin = env!("CARGO_BIN_EXE_agent-eval");
     // One run that passes, one whose expectations fail (replays named).
     for (seeds, code) in [("20", 0), ("2", 1)] {
-        let status = Command::new(bin)
+        let status = support::command(bin)
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .env("TMPDIR", tmp.path())
             .args([

@@ -4,8 +4,8 @@
 //! the same under two different temp folders, with `<workspace>` where
 //! the random folder was.
 
+use crate::support;
 use std::path::Path;
-use std::process::Command;
 
 const SCENARIO: &str = "\
 name: names-its-workspace
@@ -24,7 +24,7 @@ model:
 
 /// Runs `args` with `TMPDIR` set to `temp`, in `dir`; returns stdout.
 fn agent_eval(dir: &Path, temp: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let out = support::agent_eval_command()
         .args(args)
         .current_dir(dir)
         .env("TMPDIR", temp)

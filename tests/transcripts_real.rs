@@ -16,10 +16,10 @@
 //! The CLIs come from `.ci/install-agents.sh`; without them the test says
 //! why and passes, except in CI (`tests/support`), where it fails.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use agent_eval::transcript::{ReadOptions, Reminders, Session, read_paths};
 use serde_json::Value;
@@ -28,39 +28,13 @@ fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn agents_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("AGENT_EVAL_AGENTS_DIR") {
-        return Some(PathBuf::from(dir));
-    }
-    std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache/agent-eval/agents"))
-}
-
-/// The agents folder when every CLI in `clis` is installed there, else a
-/// skip (a failure in CI).
-fn require(clis: &[&str]) -> Option<PathBuf> {
-    let dir = agents_dir()?;
-    let missing: Vec<&str> = clis
-        .iter()
-        .copied()
-        .filter(|cli| !dir.join("node_modules/.bin").join(cli).exists())
-        .collect();
-    if missing.is_empty() {
-        return Some(dir);
-    }
-    support::skip_unless_required(&format!(
-        "the {missing:?} CLI(s) are not installed under {} (run `bash .ci/install-agents.sh`)",
-        dir.display()
-    ));
-    None
-}
-
 /// `agent-eval run tests/data/transcripts/real/ --keep-transcripts DIR
 /// --json REPORT`; returns the report.
 fn run_keeping(agents: &Path, keep: &Path) -> Value {
     let out = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let report = out.path().join("report.json");
-    let output = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let output = support::agent_eval_command()
         .args([
             "run",
             "tests/data/transcripts/real/",
@@ -198,7 +172,7 @@ fn without_recorded_reminders(folder: &Path, into: &Path) {
 
 #[test]
 fn kept_transcripts_read_as_the_wire_saw_the_runs() {
-    let Some(agents) = require(&["claude", "codex"]) else {
+    let Some(agents) = support::require_agents(&["claude", "codex"]) else {
         return;
     };
     let keep = tempfile::tempdir().unwrap();
@@ -255,7 +229,7 @@ fn a_keep_folder_that_cannot_be_made_is_bad_input() {
     .unwrap();
     let blocker = dir.path().join("file");
     std::fs::write(&blocker, "").unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let output = support::agent_eval_command()
         .arg("run")
         .arg(&scenario)
         .arg("--keep-transcripts")

@@ -3,7 +3,7 @@
 //! transcript and metrics as the built-in loop; the runner's environment,
 //! task delivery, grace period and timeout.
 
-mod support;
+use crate::support;
 
 use agent_eval::agent::StopKind;
 use agent_eval::eval::execute::agent_process::{ExternalRun, run_external};
@@ -218,14 +218,27 @@ fn shell_run(
     run_external(Box::new(Done), &run).unwrap()
 }
 
+/// The real keys are set in the environment of a process of its own:
+/// setting them here would reach every test running beside this one.
 #[test]
 fn the_agent_gets_the_mock_environment_and_no_real_key() {
-    // SAFETY: set before any thread of this test reads the environment;
-    // the test binary's other tests do not read these variables.
-    unsafe {
-        std::env::set_var("ANTHROPIC_AUTH_TOKEN", "real-secret");
-        std::env::set_var("OPENAI_ORG_ID", "real-org");
-    }
+    support::run_alone(
+        module_path!(),
+        "the_agent_gets_the_mock_environment_and_no_real_key_alone",
+        &[
+            ("ANTHROPIC_AUTH_TOKEN", "real-secret"),
+            ("OPENAI_ORG_ID", "real-org"),
+        ],
+    );
+}
+
+#[test]
+#[ignore = "run in a process of its own by the_agent_gets_the_mock_environment_and_no_real_key"]
+fn the_agent_gets_the_mock_environment_and_no_real_key_alone() {
+    assert_eq!(
+        std::env::var("ANTHROPIC_AUTH_TOKEN").as_deref(),
+        Ok("real-secret")
+    );
     let outcome = shell_run(
         "env | grep -E '^(ANTHROPIC|OPENAI|MODEL_ID|EXTRA|AGENT_TASK)' | sort; cat; pwd",
         TaskVia::Stdin,
@@ -272,11 +285,7 @@ fn a_finished_model_and_a_lingering_agent_end_after_the_grace_period() {
     let command = "curl -s -o /dev/null -H 'content-type: application/json' \
         -d '{\"model\":\"m\",\"max_tokens\":5,\"tools\":[{\"name\":\"bash\",\"input_schema\":{}}],\"messages\":[{\"role\":\"user\",\"content\":\"t\"}]}' \
         \"$ANTHROPIC_BASE_URL/v1/messages\"; sleep 300 & sleep 300";
-    if std::process::Command::new("curl")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
+    if support::command("curl").arg("--version").output().is_err() {
         support::skip_unless_required("curl is not installed");
         return;
     }
@@ -288,13 +297,15 @@ fn a_finished_model_and_a_lingering_agent_end_after_the_grace_period() {
 
 #[test]
 fn the_timeout_kills_the_whole_process_group() {
-    let dir = tempfile::tempdir().unwrap();
-    let marker = dir.path().join("survivor");
-    let command = format!("(sleep 3; touch '{}') & sleep 300", marker.display());
+    let child = support::unique_sleep(4);
+    let command = format!("(sleep {child}) & sleep 300");
     let outcome = shell_run(&command, TaskVia::Stdin, 1);
     assert_eq!(outcome.observed.stop, StopKind::Timeout);
-    std::thread::sleep(Duration::from_secs(4));
-    assert!(!marker.exists(), "a child of the agent outlived the run");
+    assert_eq!(
+        support::gone_soon(&child),
+        Vec::<u32>::new(),
+        "a child of the agent outlived the run"
+    );
 }
 
 #[test]
@@ -360,7 +371,7 @@ fn the_example_agent_matches_the_built_in_loop_on_simulated_scenarios_seed_for_s
 
 #[test]
 fn a_daemon_that_left_the_process_group_is_killed_too() {
-    if std::process::Command::new("setsid")
+    if support::command("setsid")
         .arg("--version")
         .output()
         .is_err()
@@ -368,14 +379,13 @@ fn a_daemon_that_left_the_process_group_is_killed_too() {
         support::skip_unless_required("setsid is not installed");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let marker = dir.path().join("daemon-survived");
-    let command = format!(
-        "setsid sh -c 'sleep 2; touch \"{}\"' > /dev/null 2>&1 < /dev/null & exit 0",
-        marker.display()
-    );
+    let daemon = support::unique_sleep(5);
+    let command = format!("setsid sh -c 'sleep {daemon}' > /dev/null 2>&1 < /dev/null & exit 0");
     let outcome = shell_run(&command, TaskVia::Stdin, 60);
     assert_eq!(outcome.exit_code, Some(0));
-    std::thread::sleep(Duration::from_secs(3));
-    assert!(!marker.exists(), "a daemon of the agent outlived the run");
+    assert_eq!(
+        support::gone_soon(&daemon),
+        Vec::<u32>::new(),
+        "a daemon of the agent outlived the run"
+    );
 }

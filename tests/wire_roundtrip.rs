@@ -4,7 +4,7 @@
 //! in-process run — for every shipped scripted scenario, and for the
 //! shipped simulated ones seed for seed, in every matrix cell.
 
-mod fake_api;
+use crate::fake_api;
 
 use agent_eval::eval::{Cell, cells, model_for_in, run_once, run_with_model};
 use agent_eval::llm::Model;
@@ -213,6 +213,7 @@ fn a_real_model_client_serves_behind_the_mock_server() {
             system: "s",
             messages: &messages,
             tools: &tools,
+            unchanged: 0,
         })
         .unwrap();
     assert_eq!(

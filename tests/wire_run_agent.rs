@@ -6,9 +6,9 @@
 use agent_eval::scenario::{self, Axis, Dialect, Placement, ReminderSpec};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-mod support;
+use crate::support;
 
 const AGENT: &str = env!("CARGO_BIN_EXE_s03-agent");
 
@@ -23,7 +23,7 @@ fn agent_eval(args: &[&str]) -> Output {
         bin_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    support::agent_eval_command()
         .args(args)
         .current_dir(root())
         .env("PATH", path)
@@ -230,7 +230,7 @@ fn a_freeform_call_stops_the_built_in_loop_naming_scenario_and_turn() {
 
 #[test]
 fn a_freeform_call_reaches_an_agent_on_the_responses_api() {
-    if Command::new("curl").arg("--version").output().is_err() {
+    if support::command("curl").arg("--version").output().is_err() {
         support::skip_unless_required("curl is not installed");
         return;
     }

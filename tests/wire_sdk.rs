@@ -5,12 +5,11 @@
 //! google-genai==3.6.1`); the interpreter is `$AGENT_EVAL_PYTHON`, else
 //! `python3`.
 
-mod support;
+use crate::support;
 
 use agent_eval::llm::{ContentBlock, Model, ModelError, ModelRequest, ModelResponse, turn_of};
 use agent_eval::wire::{MockServer, ServerOptions};
 use serde_json::json;
-use std::process::Command;
 
 /// Plans and calls `bash` on turn 1, then is done.
 struct TwoStep;
@@ -35,7 +34,7 @@ impl Model for TwoStep {
 /// The interpreter, when it can import `modules`; else says why (fails in CI).
 fn python_with(modules: &str, install: &str) -> Option<String> {
     let python = std::env::var("AGENT_EVAL_PYTHON").unwrap_or_else(|_| "python3".into());
-    let has_sdks = Command::new(&python)
+    let has_sdks = support::command(&python)
         .args(["-c", &format!("import {modules}")])
         .output()
         .is_ok_and(|o| o.status.success());
@@ -60,7 +59,7 @@ fn run_check(python: &str, script: &str) {
     )
     .unwrap();
     let script = format!("{}/tests/wire_sdk/{script}", env!("CARGO_MANIFEST_DIR"));
-    let output = Command::new(python)
+    let output = support::command(python)
         .arg(script)
         .arg(server.base_url())
         .env("NO_PROXY", "127.0.0.1,localhost")
@@ -97,7 +96,7 @@ fn the_official_python_sdks_work_streaming_and_not() {
     )
     .unwrap();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/wire_sdk/sdk_check.py");
-    let output = Command::new(&python)
+    let output = support::command(&python)
         .arg(script)
         .arg(server.base_url())
         .env("NO_PROXY", "127.0.0.1,localhost")

@@ -1,13 +1,14 @@
 //! `agent-eval serve`: prints its URLs, answers, and stops on SIGTERM with
 //! a summary of what the wire saw.
 
+use crate::support;
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 #[test]
 fn serve_prints_its_urls_answers_and_stops_on_sigterm() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let mut child = support::agent_eval_command()
         .args([
             "serve",
             "scenarios/scripted/no_todo.yaml",
@@ -76,7 +77,7 @@ fn serve_prints_its_urls_answers_and_stops_on_sigterm() {
 
 #[test]
 fn serve_refuses_a_workdir_that_does_not_exist() {
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let out = support::agent_eval_command()
         .args([
             "serve",
             "scenarios/simulated/docs_fixes.yaml",
@@ -100,7 +101,7 @@ fn serve_refuses_a_workdir_that_does_not_exist() {
 #[test]
 fn the_api_keys_are_gone_from_proc_environ() {
     const SECRET: &str = "sk-proc-environ-SECRET-42";
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-eval"))
+    let mut child = support::agent_eval_command()
         .args([
             "serve",
             "scenarios/scripted/no_todo.yaml",

@@ -174,13 +174,18 @@ pub fn run_session<T: AsRef<str>>(
         previous_call: None,
     };
 
+    // Messages sent in the previous request: the conversation only grows,
+    // so they are all still there, unchanged.
+    let mut sent = 0;
     let stop = loop {
         let turn = turns + 1;
         let request = ModelRequest {
             system: &system,
             messages: &messages,
             tools: &tools,
+            unchanged: sent,
         };
+        sent = messages.len();
         let response = match model.respond(&request) {
             Ok(response) => response,
             Err(ModelError::ScriptExhausted { .. }) => break StopKind::ScriptExhausted,

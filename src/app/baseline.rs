@@ -14,7 +14,7 @@ use std::path::Path;
 use super::AppError;
 use crate::report::terminal::escape;
 use crate::results::baseline::CellRates;
-use crate::results::history::{BaselineRun, BranchChoice, History, HistoryBaseline};
+use crate::results::history::{BaselineRun, BranchChoice, History, HistoryBaseline, short_commit};
 use crate::results::report_file::ReportFile;
 use crate::scenario::Scenario;
 
@@ -55,9 +55,12 @@ pub(crate) fn read(
             super::history::current_branch(folder).map_or(BranchChoice::Any, BranchChoice::Prefer)
         }
     };
-    let keys: Vec<(&str, &str)> = scenarios
+    let keys: Vec<(&str, &str, Option<&str>)> = scenarios
         .iter()
-        .map(|s| (s.name.as_str(), s.sha256.as_str()))
+        .map(|s| {
+            let profile = s.profile.as_ref().map(|p| p.sha256.as_str());
+            (s.name.as_str(), s.sha256.as_str(), profile)
+        })
         .collect();
     let found = history.baseline(&keys, &choice)?;
     let _ = write!(err, "{}", notes(path, &choice, &found));
@@ -95,13 +98,7 @@ fn notes(path: &Path, choice: &BranchChoice, found: &HistoryBaseline) -> String 
             .iter()
             .all(|r| Some(origin(r)) == found.runs.first().map(origin));
     if let Some(first) = found.runs.first().filter(|_| one_origin) {
-        let commit: String = first
-            .commit
-            .as_deref()
-            .unwrap_or("-")
-            .chars()
-            .take(10)
-            .collect();
+        let commit = short_commit(first.commit.as_deref());
         text.push_str(&format!(
             "baseline: {} scenarios against {file}: commit {} on {}, recorded {}\n",
             found.runs.len(),
@@ -111,13 +108,7 @@ fn notes(path: &Path, choice: &BranchChoice, found: &HistoryBaseline) -> String 
         ));
     }
     for run in found.runs.iter().filter(|_| !one_origin) {
-        let commit: String = run
-            .commit
-            .as_deref()
-            .unwrap_or("-")
-            .chars()
-            .take(10)
-            .collect();
+        let commit = short_commit(run.commit.as_deref());
         text.push_str(&format!(
             "baseline: {} against {file}: commit {} on {}, recorded {}\n",
             escape(&run.scenario),

@@ -57,10 +57,7 @@ pub fn check(
     }
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|source| AppError::Write {
-            path: "stdout".into(),
-            source,
-        })?;
+        .map_err(AppError::stdout)?;
     for e in &errors {
         let _ = writeln!(err, "error: {}", escape(&e.to_string()));
     }

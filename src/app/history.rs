@@ -160,11 +160,7 @@ pub fn history(config: &HistoryConfig, out: &mut dyn Write) -> Result<Status, Ap
     } else {
         render(&trends)
     };
-    out.write_all(text.as_bytes())
-        .map_err(|source| AppError::Write {
-            path: "stdout".into(),
-            source,
-        })?;
+    out.write_all(text.as_bytes()).map_err(AppError::stdout)?;
     Ok(Status::Passed)
 }
 
@@ -230,13 +226,7 @@ fn render(trends: &[CellTrend]) -> String {
 /// One run of one cell: commit, time, branch, runs, completion, move.
 fn point_line(point: &TrendPoint) -> String {
     let cell = &point.cell;
-    let commit: String = cell
-        .commit
-        .as_deref()
-        .unwrap_or("-")
-        .chars()
-        .take(10)
-        .collect();
+    let [commit, recorded, branch] = point.row_columns();
     let completion = match (cell.completion, cell.completion_ci95) {
         (Some(v), Some([lo, hi])) => format!(
             "{} [{:.1}, {:.1}]",
@@ -247,16 +237,22 @@ fn point_line(point: &TrendPoint) -> String {
         (Some(v), None) => crate::results::format::percent(v, 1),
         _ => "-".into(),
     };
-    let moved = match point.direction {
-        Some(Direction::Up) => "  MOVED up",
-        Some(Direction::Down) => "  MOVED down",
-        None => "",
+    let moved = match (point.direction, point.profile_changed, &cell.profile) {
+        (Some(Direction::Up), _, _) => "  MOVED up".to_string(),
+        (Some(Direction::Down), _, _) => "  MOVED down".to_string(),
+        (None, true, Some(profile)) => format!(
+            "  profile changed to {} (sha256 {}): not compared",
+            escape(&profile.file),
+            profile.sha256.get(..12).unwrap_or(&profile.sha256)
+        ),
+        (None, true, None) => "  profile changed to the defaults: not compared".to_string(),
+        (None, false, _) => String::new(),
     };
     format!(
         "    {:<10}  {}  {:<12}  runs {:>4}  completion {completion}{moved}\n",
         escape(&commit),
-        escape(&cell.recorded_at),
-        escape(cell.branch.as_deref().unwrap_or("-")),
+        escape(&recorded),
+        escape(&branch),
         cell.runs,
     )
 }

@@ -22,9 +22,6 @@ pub fn init(dir: &Path, out: &mut dyn Write) -> Result<Status, AppError> {
             scenarios.join("greet_scripted.yaml").display()
         )
     };
-    report(out).map_err(|source| AppError::Write {
-        path: "stdout".into(),
-        source,
-    })?;
+    report(out).map_err(AppError::stdout)?;
     Ok(Status::Passed)
 }

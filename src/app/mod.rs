@@ -85,6 +85,16 @@ pub enum AppError {
     Interrupted,
 }
 
+impl AppError {
+    /// Writing the command's output to stdout failed.
+    pub(crate) fn stdout(source: io::Error) -> Self {
+        AppError::Write {
+            path: "stdout".into(),
+            source,
+        }
+    }
+}
+
 impl From<EvalError> for AppError {
     fn from(e: EvalError) -> Self {
         match e {

@@ -5,9 +5,10 @@
 use std::path::PathBuf;
 
 use crate::eval::RunEnv;
+use crate::model::http::estimate::{DEFAULT_BUDGET_USD, family_price};
 use crate::model::http::{
-    HttpContext, PriceTable, RealBackends, RealModelSpec, SpendBudget, parse_model_flag,
-    parse_price_flag,
+    HttpContext, Price, PriceTable, RealBackends, RealModelSpec, SpendBudget, SpendEstimate,
+    parse_model_flag, parse_price_flag,
 };
 use crate::scenario::{ModelSpec, Scenario};
 
@@ -22,10 +23,15 @@ pub struct RealModelArgs {
     /// At most N requests to real models in flight at once, over all runs.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub max_concurrency: Option<u32>,
-    /// Start no new run once real models have cost this many US dollars
-    /// (runs under way finish). Needs a price for every real model.
+    /// Refuse to start when the cost estimate is above this many US
+    /// dollars, and start no new run once real models have cost it (runs
+    /// under way finish). Without it, an estimate above $5 is refused.
     #[arg(long, value_name = "USD", value_parser = parse_usd)]
     pub max_cost: Option<f64>,
+    /// Start real-model runs whatever their estimated cost (a --max-cost
+    /// still stops new runs once it is spent).
+    #[arg(long)]
+    pub yes: bool,
     /// A model's price in US dollars per million input and output tokens
     /// (repeatable; wins over the scenario's `price`).
     #[arg(long = "price", value_name = "MODEL=IN,OUT", value_parser = parse_price_flag)]
@@ -50,15 +56,76 @@ fn parse_usd(text: &str) -> Result<f64, String> {
 }
 
 impl RealModelArgs {
-    /// Puts `--model` into every scenario, then sets up what the real
-    /// models of `scenarios` need: endpoints (keys), prices, limits. An
-    /// error names the variable or option to set.
-    pub fn prepare(&self, scenarios: &mut [Scenario]) -> Result<RunEnv, String> {
+    /// Puts `--model` into every scenario (its scripted or simulated model
+    /// is replaced): `--list` and the estimate see the real model too.
+    pub fn use_model(&self, scenarios: &mut [Scenario]) {
         if let Some(spec) = &self.model {
             for scenario in scenarios.iter_mut() {
                 scenario.model = ModelSpec::Real(spec.clone());
             }
         }
+    }
+
+    /// The price of `spec` as given: `--price`, then the scenario's.
+    fn given_price(&self, spec: &RealModelSpec) -> Option<Price> {
+        let flag = self
+            .prices
+            .iter()
+            .rev()
+            .find(|(model, _)| model == spec.model_name());
+        flag.map(|(_, price)| *price).or(match spec {
+            RealModelSpec::Anthropic(p) => p.price,
+            RealModelSpec::OpenAi(p) => p.price,
+        })
+    }
+
+    /// The estimated use of the real models of `scenarios`, each run
+    /// `runs_of(scenario)` times; empty when none uses a real model.
+    pub fn estimate(
+        &self,
+        scenarios: &[Scenario],
+        runs_of: impl Fn(&Scenario) -> usize,
+    ) -> SpendEstimate {
+        let mut estimate = SpendEstimate::default();
+        for scenario in scenarios {
+            if let ModelSpec::Real(spec) = &scenario.model {
+                estimate.add(
+                    spec,
+                    runs_of(scenario) as u64,
+                    scenario.agent.max_turns as u64,
+                    self.given_price(spec),
+                );
+            }
+        }
+        estimate
+    }
+
+    /// Refuses an estimate above `--max-cost`, or above the default budget
+    /// when neither `--max-cost` nor `--yes` is given.
+    pub fn check_estimate(&self, estimate: &SpendEstimate) -> Result<(), String> {
+        if self.yes || estimate.is_empty() {
+            return Ok(());
+        }
+        let cost = estimate.cost;
+        match self.max_cost {
+            Some(limit) if cost > limit => Err(format!(
+                "the estimated cost ${cost:.2} is above --max-cost ${limit:.2}: raise --max-cost, \
+                 run fewer (--seeds, --filter), or give --yes to start anyway and stop \
+                 starting runs once ${limit:.2} is spent"
+            )),
+            None if cost > DEFAULT_BUDGET_USD => Err(format!(
+                "the estimated cost ${cost:.2} is above the default budget of \
+                 ${DEFAULT_BUDGET_USD:.2}: give --max-cost USD to allow a budget (no new run \
+                 starts once it is spent) or --yes to run anyway"
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Sets up what the real models of `scenarios` need (after
+    /// [`Self::use_model`]): endpoints (keys), prices, limits. An error
+    /// names the variable or option to set.
+    pub fn prepare(&self, scenarios: &[Scenario]) -> Result<RunEnv, String> {
         let real: Vec<(&Scenario, &RealModelSpec)> = scenarios
             .iter()
             .filter_map(|s| match &s.model {
@@ -77,6 +144,17 @@ impl RealModelArgs {
             return Ok(RunEnv::default());
         }
         let mut prices = PriceTable::new();
+        if self.max_cost.is_some() {
+            // A budget counts a model with no given price at its family's
+            // list price, the one the estimate used.
+            for (_, spec) in &real {
+                if self.given_price(spec).is_none()
+                    && let Some(price) = family_price(spec.model_name())
+                {
+                    prices.set(spec.model_name(), price);
+                }
+            }
+        }
         for (model, price) in &self.prices {
             prices.set(model.clone(), *price);
         }

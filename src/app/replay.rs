@@ -122,9 +122,6 @@ pub fn replay(config: &ReplayConfig, out: &mut dyn Write) -> Result<Status, AppE
     let text = crate::sandbox::workspace::redact::workspace_paths(&text);
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|source| AppError::Write {
-            path: "stdout".into(),
-            source,
-        })?;
+        .map_err(AppError::stdout)?;
     Ok(Status::Passed)
 }

@@ -95,7 +95,7 @@ fn check_outputs(config: &MergeConfig) -> Result<bool, AppError> {
     for path in outputs.into_iter().flatten() {
         check_output_path(path)?;
     }
-    let flags = ["--json", "--junit", "--markdown", "--html"];
+    let flags = ["--json", "--junit", "--markdown", "--html", "--codequality"];
     let written: Vec<Named<'_>> = flags
         .iter()
         .zip(outputs)
@@ -110,6 +110,14 @@ fn check_outputs(config: &MergeConfig) -> Result<bool, AppError> {
         read.push(Named::new("the --history database", history));
     }
     refuse_overlaps(&written, &read)?;
+    super::same_file::refuse_step_summary_over(
+        config
+            .ci
+            .github
+            .as_ref()
+            .and_then(|g| g.step_summary.as_deref()),
+        &read,
+    )?;
     Ok(to_stdout == 1)
 }
 

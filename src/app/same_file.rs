@@ -46,6 +46,36 @@ fn identity(path: &Path) -> Option<Identity> {
     ))
 }
 
+/// Whether `path` lies below the folder `folder` names (at any depth,
+/// through any name: the folders above it are compared by device and
+/// inode).
+fn inside(path: &Path, folder: &Identity) -> bool {
+    let Identity::Inode { .. } = folder else {
+        return false;
+    };
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let Ok(mut at) = parent.canonicalize() else {
+        return false;
+    };
+    loop {
+        if std::fs::metadata(&at).is_ok_and(|meta| {
+            *folder
+                == Identity::Inode {
+                    device: meta.dev(),
+                    inode: meta.ino(),
+                }
+        }) {
+            return true;
+        }
+        if !at.pop() {
+            return false;
+        }
+    }
+}
+
 /// Whether `a` and `b` name one file (never for stdout, a device or a
 /// pipe, which are written in place).
 pub fn same_file(a: &Path, b: &Path) -> bool {
@@ -70,7 +100,8 @@ impl<'a> Named<'a> {
 
 /// Refuses (exit 2, before anything runs or is written) an output that
 /// is the same file as one of `inputs` (the files read, the history
-/// database) or as an earlier output.
+/// database) or as an earlier output, or that lies inside a folder among
+/// `inputs` (a folder read whole, as `calibrate` reads one).
 pub fn refuse_overlaps(outputs: &[Named<'_>], inputs: &[Named<'_>]) -> Result<(), AppError> {
     let inputs: Vec<(&Named<'_>, Identity)> = inputs
         .iter()
@@ -86,6 +117,16 @@ pub fn refuse_overlaps(outputs: &[Named<'_>], inputs: &[Named<'_>]) -> Result<()
             .map(|(n, i)| (n, i, "read"))
             .chain(written.iter().map(|(n, i)| (n, i, "written")))
             .find(|(_, other, _)| **other == id);
+        if let Some((folder, _)) = inputs.iter().find(|(_, i)| inside(output.path, i)) {
+            return Err(AppError::Usage(format!(
+                "{}: {} would be written inside {} ({}, a folder read by this command); nothing was run or written. Give {} a file outside it",
+                output.path.display(),
+                output.role,
+                folder.path.display(),
+                folder.role,
+                output.role
+            )));
+        }
         if let Some((other, _, how)) = clash {
             return Err(AppError::Usage(format!(
                 "{}: {} would overwrite {} ({}, also {how} by this command); nothing was run or written. Give {} another file",
@@ -99,6 +140,19 @@ pub fn refuse_overlaps(outputs: &[Named<'_>], inputs: &[Named<'_>]) -> Result<()
         written.push((output, id));
     }
     Ok(())
+}
+
+/// `$GITHUB_STEP_SUMMARY` is appended to by every step of the job (a
+/// `--markdown` of the same file is a documented recipe), but never over
+/// a file the command reads.
+pub fn refuse_step_summary_over(
+    step_summary: Option<&Path>,
+    inputs: &[Named<'_>],
+) -> Result<(), AppError> {
+    match step_summary {
+        Some(summary) => refuse_overlaps(&[Named::new("$GITHUB_STEP_SUMMARY", summary)], inputs),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -153,5 +207,27 @@ mod tests {
             None
         );
         assert_eq!(clash(&[("--json", dash), ("--html", dash)], &input), None);
+    }
+
+    #[test]
+    fn an_output_inside_a_folder_read_is_refused_at_any_depth() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("logs/deep")).unwrap();
+        std::os::unix::fs::symlink(d.join("logs"), d.join("alias")).unwrap();
+        let logs = d.join("logs");
+        let input = [("a transcript folder", logs.as_path())];
+        for output in [
+            "logs/new.json",
+            "logs/deep/p.yaml",
+            "alias/x.html",
+            "logs/deep/../y",
+        ] {
+            let output = d.join(output);
+            let e = clash(&[("--out", &output)], &input).expect("refused");
+            assert!(e.contains("inside"), "{e}");
+        }
+        let beside = d.join("profile.yaml");
+        assert_eq!(clash(&[("--out", &beside)], &input), None);
     }
 }

@@ -215,18 +215,11 @@ fn write_outputs(
 ) -> Result<(), AppError> {
     let text = table::sweep(result);
     let shown = if config.quiet {
-        text.lines()
-            .last()
-            .map(|l| format!("{l}\n"))
-            .unwrap_or_default()
+        table::closing_line(&text)
     } else {
         text
     };
-    out.write_all(shown.as_bytes())
-        .map_err(|source| AppError::Write {
-            path: "stdout".into(),
-            source,
-        })?;
+    out.write_all(shown.as_bytes()).map_err(AppError::stdout)?;
     let chart = if config.svg.is_some() || config.html.is_some() {
         Some(svg::render(result).map_err(AppError::Usage)?)
     } else {

@@ -5,10 +5,11 @@
 //! `tokens_per_turn`.
 //!
 //! Every estimator is a ratio of sums over sessions (`Σ events / Σ
-//! chances`), one `(events, chances)` pair a session, so a session is the
-//! unit of resampling.
+//! chances`), one `(events, chances)` pair a session, summed per group
+//! ([`super::group`]): the group is the unit of resampling.
 
 use super::bootstrap::{ratio, ratio_interval};
+use super::group::Groups;
 use super::observe::{TurnKind, classify, completed, rejected, writes};
 use crate::transcript::{Reminders, Session, Turn};
 
@@ -68,17 +69,20 @@ const ESTIMATORS: [(&str, PerSession, &str); 7] = [
 
 /// Every direct measure over `sessions`, its interval seeded by `seed`.
 pub fn measure_all(sessions: &[Session], seed: u64) -> Vec<Measure> {
+    let groups = Groups::of(sessions);
     ESTIMATORS
         .iter()
         .enumerate()
         .map(|(i, (name, per_session, counted))| {
-            let pairs: Vec<(f64, f64)> = sessions.iter().map(per_session).collect();
-            let n = chances(name, &pairs);
+            let per: Vec<(f64, f64)> = sessions.iter().map(per_session).collect();
+            // Groups, not sessions, are what resample ([`Groups`]).
+            let pairs = groups.sum_pairs(&per);
+            let n = chances(name, &per);
             let value = ratio(&pairs);
             let note = if value.is_some() {
                 format!("counted on {counted}")
             } else if *name == "reminder_compliance"
-                && sessions.iter().all(|s| s.reminders == Reminders::Unknown)
+                && sessions.iter().all(|s| s.reminders != Reminders::Recorded)
             {
                 "unmeasured: the transcripts do not record reminders".to_string()
             } else {
@@ -121,7 +125,7 @@ fn at_least_wilson(name: &str, resampled: [f64; 2], pairs: &[(f64, f64)]) -> [f6
 }
 
 /// The count a measure rests on: its chances (for `chars_per_token`, the
-/// turns rather than the tokens).
+/// sessions with usage rather than the tokens).
 fn chances(name: &str, pairs: &[(f64, f64)]) -> u64 {
     match name {
         "chars_per_token" => pairs.iter().filter(|p| p.1 > 0.0).count() as u64,
@@ -147,10 +151,11 @@ pub fn todo_update_rate(session: &Session) -> (f64, f64) {
     share_of(session, TurnKind::Ordinary, writes)
 }
 
-/// Unmeasured (no chance counted) when the session's reminders are
-/// `Unknown`.
+/// Counted on recorded reminders only: unmeasured (no chance counted) when
+/// the session's reminders are inferred or unknown (inferred ones join by
+/// [`super::reminders::with_inferred`]).
 pub fn reminder_compliance(session: &Session) -> (f64, f64) {
-    if session.reminders == Reminders::Unknown {
+    if session.reminders != Reminders::Recorded {
         return (0.0, 0.0);
     }
     share_of(session, TurnKind::Reminded, writes)
@@ -239,6 +244,9 @@ mod tests {
             models: Vec::new(),
             reminders,
             parts: parts.into_iter().map(|turns| Part { turns }).collect(),
+            id: None,
+            group: String::new(),
+            content_hash: String::new(),
         }
     }
 
@@ -249,7 +257,10 @@ mod tests {
     /// that plans, the closing answer. Part 2: starts by rewriting.
     fn known() -> Session {
         let plan = Some(vec![InProgress, Pending]);
-        let closing = Turn::default();
+        let closing = Turn {
+            plan_after: Some(vec![Completed, Completed]),
+            ..Turn::default()
+        };
         session(
             vec![
                 vec![
@@ -271,9 +282,10 @@ mod tests {
     fn each_estimator_counts_its_own_chances() {
         let s = known();
         assert_eq!(plan_first(&s), (1.0, 1.0));
-        // Ordinary: turn 2 (no), turn 4 (rejected: yes), turn 6 (yes), the
-        // closing answer (no); turn 5 is the retry.
-        assert_eq!(todo_update_rate(&s), (2.0, 4.0));
+        // Ordinary: turn 2 (no), turn 4 (rejected: yes), turn 6 (yes); turn
+        // 5 is the retry, and the closing answer after the finished plan
+        // is no chance.
+        assert_eq!(todo_update_rate(&s), (2.0, 3.0));
         assert_eq!(reminder_compliance(&s), (1.0, 1.0));
         // Six turns write the plan; one was rejected.
         assert_eq!(invalid_todo_rate(&s), (1.0, 6.0));
@@ -360,14 +372,81 @@ mod tests {
         let [low, high] = mixed.interval.unwrap();
         let value = mixed.value.unwrap();
         assert!(low <= value && value <= high);
-        assert!(low < 0.625 && 0.5 < high, "{low} {high}");
+        assert!(low < 5.0 / 6.0 && 2.0 / 3.0 < high, "{low} {high}");
         // Identical sessions: resampling shows no spread, but a count of
-        // 40 chances cannot pin a rate to one value: the Wilson interval
-        // of 20 in 40 stands.
+        // 30 chances cannot pin a rate to one value: the Wilson interval
+        // of 20 in 30 stands.
         let [low, high] = rate(&few).interval.unwrap();
         assert!(
-            (low - 0.352).abs() < 0.001 && (high - 0.648).abs() < 0.001,
+            (low - 0.4878).abs() < 0.001 && (high - 0.8077).abs() < 0.001,
             "{low} {high}"
         );
+    }
+
+    #[test]
+    fn groups_not_sessions_are_resampled() {
+        // Ten sessions of a project that always plans, ten of one that
+        // never does: two groups say little, twenty sessions would say much.
+        let planner = |group: &str, plans: bool| {
+            let mut s = session(
+                vec![vec![
+                    turn(Some(true), false, None),
+                    turn(plans.then_some(true), false, None),
+                    turn(plans.then_some(true), false, None),
+                ]],
+                Reminders::Recorded,
+            );
+            s.group = group.into();
+            s
+        };
+        let mut sessions: Vec<Session> = (0..10).map(|_| planner("a", true)).collect();
+        sessions.extend((0..10).map(|_| planner("b", false)));
+        let interval = |sessions: &[Session]| {
+            measure_all(sessions, 3)
+                .into_iter()
+                .find(|m| m.name == "todo_update_rate")
+                .and_then(|m| m.interval)
+                .unwrap()
+        };
+        let [low, high] = interval(&sessions);
+        assert!(low < 0.05 && high > 0.95, "{low} {high}");
+        for s in &mut sessions {
+            s.group.clear();
+        }
+        let [low, high] = interval(&sessions);
+        assert!(low > 0.25 && high < 0.75, "{low} {high}");
+    }
+
+    #[test]
+    fn a_reminder_before_the_closing_answer_is_no_missed_chance() {
+        let open = Some(vec![Completed, InProgress]);
+        let done = Some(vec![Completed, Completed]);
+        let closing = |plan: &Option<Vec<ItemStatus>>| Turn {
+            reminder_before: true,
+            plan_after: plan.clone(),
+            ..Turn::default()
+        };
+        let s = session(
+            vec![vec![
+                turn(Some(true), false, open.clone()),
+                turn(Some(true), true, done.clone()),
+                turn(None, false, done.clone()),
+                // Reminded, then the closing answer after a finished plan.
+                closing(&done),
+            ]],
+            Reminders::Recorded,
+        );
+        assert_eq!(reminder_compliance(&s), (1.0, 1.0));
+        assert_eq!(todo_update_rate(&s), (0.0, 1.0));
+        // Items still open: the last answer is stopping early, a chance.
+        let mut stopped = s.clone();
+        stopped.parts[0].turns[1].plan_after = open.clone();
+        stopped.parts[0].turns[2].plan_after = open.clone();
+        stopped.parts[0].turns[3] = closing(&open);
+        assert_eq!(reminder_compliance(&stopped), (1.0, 2.0));
+        // A text-only turn mid-part stays a chance.
+        let mut middle = s.clone();
+        middle.parts[0].turns.insert(2, Turn::default());
+        assert_eq!(todo_update_rate(&middle), (0.0, 2.0));
     }
 }

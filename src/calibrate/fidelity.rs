@@ -4,6 +4,7 @@
 //! the data contradict, said in words.
 
 use super::bootstrap::quantile;
+use super::fit::significant;
 use super::ks::two_sample;
 use super::observe::{Stats, share};
 use crate::model::simulated::SimulateParams;
@@ -14,7 +15,7 @@ use crate::model::simulated::SimulateParams;
 /// against 5 simulated ones).
 pub const MIN_SAMPLE: usize = 20;
 
-/// A statistic's verdict.
+/// A statistic's verdict, about the observed data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
@@ -22,8 +23,10 @@ pub enum Verdict {
     Close,
     /// The simulated model differs from the sessions (p < 0.05).
     Differs,
-    /// Too few observations to tell.
-    TooFew,
+    /// Too few observations to tell: nothing follows, either way.
+    TooFewObserved,
+    /// Enough observations, too few simulated values to compare them with.
+    TooFewSimulated,
 }
 
 impl Verdict {
@@ -31,8 +34,14 @@ impl Verdict {
         match self {
             Self::Close => "close",
             Self::Differs => "differs",
-            Self::TooFew => "too few",
+            Self::TooFewObserved => "too few observed",
+            Self::TooFewSimulated => "too few simulated",
         }
+    }
+
+    /// No conclusion can be drawn from the row.
+    pub fn too_few(self) -> bool {
+        matches!(self, Self::TooFewObserved | Self::TooFewSimulated)
     }
 }
 
@@ -54,6 +63,17 @@ pub struct FidelityRow {
     pub verdict: Verdict,
 }
 
+impl FidelityRow {
+    /// The verdict in words, with the count it rests on where too few.
+    pub fn verdict_text(&self) -> String {
+        match self.verdict {
+            Verdict::TooFewObserved => format!("too few observed (n = {})", self.n_observed),
+            Verdict::TooFewSimulated => format!("too few simulated (n = {})", self.n_simulated),
+            verdict => verdict.label().to_string(),
+        }
+    }
+}
+
 /// Observed and simulated samples of one distribution (for the plots).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Distribution {
@@ -64,7 +84,7 @@ pub struct Distribution {
 
 /// The rows and the distributions behind the `ks` rows.
 pub fn compare(observed: &Stats, simulated: &Stats) -> (Vec<FidelityRow>, Vec<Distribution>) {
-    let samples: [(&'static str, &Vec<f64>, &Vec<f64>); 3] = [
+    let samples: [(&'static str, &Vec<f64>, &Vec<f64>); 5] = [
         (
             "turns between planning calls",
             &observed.turn_gaps,
@@ -80,6 +100,16 @@ pub fn compare(observed: &Stats, simulated: &Stats) -> (Vec<FidelityRow>, Vec<Di
             &observed.completed_per_update,
             &simulated.completed_per_update,
         ),
+        (
+            "turns before the first plan",
+            &observed.first_plan_turn,
+            &simulated.first_plan_turn,
+        ),
+        (
+            "share of a session's turns that plan",
+            &observed.session_planning_share,
+            &simulated.session_planning_share,
+        ),
     ];
     let mut rows: Vec<FidelityRow> = samples.iter().map(|(s, o, m)| ks_row(s, o, m)).collect();
     let shares = [
@@ -94,7 +124,7 @@ pub fn compare(observed: &Stats, simulated: &Stats) -> (Vec<FidelityRow>, Vec<Di
             simulated.compliance,
         ),
         (
-            "parts ending with unfinished items",
+            "last plan left with open items",
             observed.unfinished,
             simulated.unfinished,
         ),
@@ -119,10 +149,11 @@ fn median(values: &[f64]) -> Option<f64> {
 
 fn verdict(p: Option<f64>, n_observed: usize, n_simulated: usize) -> Verdict {
     match p {
-        _ if n_observed < MIN_SAMPLE || n_simulated < MIN_SAMPLE => Verdict::TooFew,
+        _ if n_observed < MIN_SAMPLE => Verdict::TooFewObserved,
+        _ if n_simulated < MIN_SAMPLE => Verdict::TooFewSimulated,
         Some(p) if p < 0.05 => Verdict::Differs,
         Some(_) => Verdict::Close,
-        None => Verdict::TooFew,
+        None => Verdict::TooFewSimulated,
     }
 }
 
@@ -204,18 +235,49 @@ pub fn contradictions(
     said.extend(first_plan_delay(observed, simulated, params));
     for row in rows.iter().filter(|r| r.verdict == Verdict::Differs) {
         said.push(format!(
-            "The {} differ: {} observed against {} simulated (p = {}).",
-            row.statistic,
-            number(row.observed),
-            number(row.simulated),
-            number(row.p_value)
+            "{} differs: {} observed against {} simulated (p = {}).",
+            capitalized(row.statistic),
+            shown(row, row.observed),
+            shown(row, row.simulated),
+            row.p_value.map_or("-".into(), significant)
         ));
     }
     said
 }
 
-fn number(value: Option<f64>) -> String {
-    value.map_or("-".into(), |v| format!("{v:.3}"))
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or(String::new(), |first| {
+        first.to_uppercase().collect::<String>() + chars.as_str()
+    })
+}
+
+/// A row's value as people read it: a share as a percentage, a median to
+/// three significant digits.
+pub fn shown(row: &FidelityRow, value: Option<f64>) -> String {
+    match value {
+        None => "-".into(),
+        Some(v) if row.test == "share" => format!("{:.1}%", v * 100.0),
+        Some(v) => three_digits(v),
+    }
+}
+
+/// A number to three significant digits (whole numbers from 100 on).
+pub fn three_digits(value: f64) -> String {
+    if value == 0.0 || !value.is_finite() {
+        return format!("{value}");
+    }
+    if value.abs() >= 100.0 {
+        return format!("{value:.0}");
+    }
+    let digits = (2 - value.abs().log10().floor() as i32).clamp(0, 6) as usize;
+    let text = format!("{value:.digits$}");
+    // 2.00 reads 2: trailing zeros of a median say nothing.
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
 }
 
 /// (plans, turns) of ordinary turns `range` turns after the last plan.
@@ -243,9 +305,10 @@ fn rising_hazard(observed: &Stats) -> Option<String> {
     let (a, b) = (early.0 / early.1, late.0 / late.1);
     let direction = if b > a { "rises" } else { "falls" };
     Some(format!(
-        "The chance of re-planning {direction} with the turns since the last plan: {:.0}% of ordinary turns 1–2 turns after a plan write one, {:.0}% of those 6 or more after (p = {p:.3}); the simulated model's todo_update_rate is one flat chance every ordinary turn.",
+        "The chance of re-planning {direction} with the turns since the last plan: {:.0}% of ordinary turns 1–2 turns after a plan write one, {:.0}% of those 6 or more after (p = {}); the simulated model's todo_update_rate is one flat chance every ordinary turn.",
         a * 100.0,
-        b * 100.0
+        b * 100.0,
+        significant(p)
     ))
 }
 
@@ -265,7 +328,8 @@ fn first_plan_delay(
         return None;
     }
     Some(format!(
-        "The first plan came after a median of {o:.0} turns, against {s:.0} simulated (p = {p:.3}): the simulated model plans on its first turn with plan_first = {:.2} and otherwise only at its ordinary rate, where the sessions explore before planning.",
+        "The first plan came after a median of {o:.0} turns, against {s:.0} simulated (p = {}): the simulated model plans on its first turn with plan_first = {:.2} and otherwise only at its ordinary rate, where the sessions explore before planning.",
+        significant(p),
         params.plan_first
     ))
 }
@@ -279,6 +343,45 @@ mod tests {
         assert!(two_proportion_p((50.0, 100.0), (50.0, 100.0)).unwrap() > 0.99);
         assert!(two_proportion_p((10.0, 100.0), (90.0, 100.0)).unwrap() < 1e-6);
         assert!((normal_cdf(1.96) - 0.975).abs() < 1e-4);
+    }
+
+    #[test]
+    fn verdicts_are_about_the_observed_data_and_name_their_n() {
+        let few = ks_row("x", &[1.0; 7], &[1.0; 300]);
+        assert_eq!(few.verdict, Verdict::TooFewObserved);
+        assert_eq!(few.verdict_text(), "too few observed (n = 7)");
+        let short = ks_row("x", &[1.0; 70], &[1.0; 3]);
+        assert_eq!(short.verdict_text(), "too few simulated (n = 3)");
+        let row = share_row("s", (30.0, 90.0), (300.0, 900.0));
+        assert_eq!(row.verdict, Verdict::Close);
+        assert_eq!(shown(&row, row.observed), "33.3%");
+        assert_eq!(three_digits(2.0), "2");
+        assert_eq!(three_digits(0.123_45), "0.123");
+        assert_eq!(three_digits(1383.4), "1383");
+        assert_eq!(three_digits(12.345), "12.3");
+    }
+
+    #[test]
+    fn the_first_plan_and_the_per_session_share_are_compared() {
+        let observed = Stats {
+            first_plan_turn: (0..40).map(|i| f64::from(i % 8)).collect(),
+            session_planning_share: (0..40).map(|i| f64::from(i % 5) / 10.0).collect(),
+            ..Stats::default()
+        };
+        let mut simulated = observed.clone();
+        simulated.first_plan_turn = vec![0.0; 400];
+        let (rows, distributions) = compare(&observed, &simulated);
+        let row = |name: &str| rows.iter().find(|r| r.statistic == name).unwrap();
+        assert_eq!(row("turns before the first plan").verdict, Verdict::Differs);
+        assert_eq!(
+            row("share of a session's turns that plan").verdict,
+            Verdict::Close
+        );
+        assert!(
+            rows.iter()
+                .any(|r| r.statistic == "last plan left with open items")
+        );
+        assert_eq!(distributions.len(), 5);
     }
 
     #[test]

@@ -9,7 +9,10 @@
 //! simulated model run on the sessions' task shapes at every point with the
 //! same seeds, and the objective is the sum of squared standardized gaps
 //! `((simulated − observed) / se)²`, `se` the observed moment's standard
-//! error from resampling sessions, widened for the simulation's own noise.
+//! error from resampling groups, widened for the simulation's own noise —
+//! so that at the minimum it is χ²-distributed where the model is right,
+//! and the whole fit is tested against it ([`GoodnessOfFit`]): where the
+//! model does not fit, no parameter is identified.
 //!
 //! **Identification rule.** The accepted set is every grid value whose
 //! objective is within 3.84 (χ²₁ at 95%) of the minimum; its ends are the
@@ -22,7 +25,8 @@
 //! bound rather than a measurement. Otherwise it keeps its assumed value
 //! and says why.
 
-use super::bootstrap::{Resampler, quantile};
+use super::bootstrap::Resampler;
+use super::group::Groups;
 use super::observe::{Stats, mean, share};
 use super::simulate::Simulator;
 use crate::model::simulated::SimulateParams;
@@ -45,7 +49,7 @@ pub const GRIDS: [(&str, &[f64]); 5] = [
 
 /// The moments matched, by name.
 pub const MOMENTS: [&str; 4] = [
-    "unfinished share",
+    "last plan left with open items",
     "completed per update",
     "turns per item",
     "turns between plans",
@@ -86,19 +90,25 @@ pub struct Fit<'a> {
 }
 
 impl Fit<'_> {
-    /// The objective at `params`.
-    fn objective(&mut self, params: SimulateParams) -> f64 {
+    /// The objective at `params`, and how many moments it summed (a
+    /// moment with no data on either side is left out).
+    fn objective(&mut self, params: SimulateParams) -> (f64, usize) {
         let sessions = self.simulator.run(params, self.shapes, self.seed);
         let simulated = moments(&Stats::of(&sessions, self.chars_per_token));
         (0..4)
             .filter(|&j| self.observed[j].is_finite() && simulated[j].is_finite())
-            .map(|j| ((simulated[j] - self.observed[j]) / self.se[j]).powi(2))
-            .sum()
+            .fold((0.0, 0), |(sum, used), j| {
+                let gap = (simulated[j] - self.observed[j]) / self.se[j];
+                (sum + gap * gap, used + 1)
+            })
     }
 
     /// Profiles every fitted parameter in turn, starting from `params`;
-    /// identified ones are set on `params` as they are found.
-    pub fn run(&mut self, params: &mut SimulateParams) -> Vec<FitResult> {
+    /// identified ones are set on `params` as they are found. Then tests
+    /// the whole fit at the result: where it is rejected, no parameter is
+    /// identified and `params` is put back as it came.
+    pub fn run(&mut self, params: &mut SimulateParams) -> (Vec<FitResult>, GoodnessOfFit) {
+        let start = *params;
         let mut results = Vec::new();
         for (name, grid) in GRIDS {
             let profile: Vec<(f64, f64)> = grid
@@ -108,7 +118,7 @@ impl Fit<'_> {
                     if let Some(field) = trial.field_mut(name) {
                         *field = value;
                     }
-                    (value, self.objective(trial))
+                    (value, self.objective(trial).0)
                 })
                 .collect();
             let result = judge(name, profile);
@@ -119,8 +129,98 @@ impl Fit<'_> {
             }
             results.push(result);
         }
-        results
+        let (statistic, used) = self.objective(*params);
+        let fitted = results.iter().filter(|r| r.identified).count();
+        let test = GoodnessOfFit::of(statistic, used, fitted);
+        if withdraw(&mut results, &test) {
+            *params = start;
+        }
+        (results, test)
     }
+}
+
+/// Where `test` rejects the model, no parameter is identified: the Δ 3.84
+/// rule only holds near a model that fits. True when it withdrew.
+pub fn withdraw(results: &mut [FitResult], test: &GoodnessOfFit) -> bool {
+    if !test.rejected() {
+        return false;
+    }
+    for result in results.iter_mut() {
+        result.identified = false;
+        result.reason = format!("not identified: {}", test.verdict());
+    }
+    true
+}
+
+/// The goodness-of-fit test of the whole fit: the objective at its
+/// minimum against χ² with (moments − fitted parameters) degrees of
+/// freedom. It is χ²-distributed where the model is right because every
+/// gap is divided by its moment's standard error — the observed one's
+/// (groups resampled) widened for the simulation's own noise.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct GoodnessOfFit {
+    pub statistic: f64,
+    pub df: u32,
+    /// `None` when there are no degrees of freedom left to test with.
+    pub p_value: Option<f64>,
+    /// Moments the statistic sums, and parameters fitted on them.
+    pub moments: usize,
+    pub fitted: usize,
+}
+
+/// Below this p-value the model does not fit.
+pub const REJECT_BELOW: f64 = 0.05;
+
+impl GoodnessOfFit {
+    pub fn of(statistic: f64, moments: usize, fitted: usize) -> Self {
+        let df = moments.saturating_sub(fitted) as u32;
+        Self {
+            statistic,
+            df,
+            p_value: super::chi2::p_value(statistic, df),
+            moments,
+            fitted,
+        }
+    }
+
+    /// The model does not fit the sessions (p < 0.05).
+    pub fn rejected(&self) -> bool {
+        self.p_value.is_some_and(|p| p < REJECT_BELOW)
+    }
+
+    /// The test's result in words.
+    pub fn verdict(&self) -> String {
+        let numbers = format!(
+            "χ² = {:.1} on {} degree(s) of freedom",
+            self.statistic, self.df
+        );
+        match self.p_value {
+            Some(p) if p < REJECT_BELOW => format!(
+                "the simulated model does not fit these sessions ({numbers}, p = {})",
+                significant(p)
+            ),
+            Some(p) => format!(
+                "the fit is not rejected ({numbers}, p = {})",
+                significant(p)
+            ),
+            None => format!(
+                "the fit cannot be tested: {} moment(s) for {} fitted parameter(s)",
+                self.moments, self.fitted
+            ),
+        }
+    }
+}
+
+/// A p-value to three significant digits (`< 1e-300` below that).
+pub fn significant(p: f64) -> String {
+    if p == 0.0 || p < 1e-300 {
+        return "< 1e-300".into();
+    }
+    if p >= 0.001 {
+        let digits = (2 - p.log10().floor() as i32).max(0) as usize;
+        return format!("{p:.digits$}");
+    }
+    format!("{p:.2e}")
 }
 
 /// The identification rule applied to one parameter's objective profile.
@@ -225,50 +325,104 @@ fn accepted_interval(profile: &[(f64, f64)], limit: f64, scale: impl Fn(f64) -> 
     [low, high]
 }
 
-/// The observed moments and their standard errors from resampling
-/// sessions, widened by `sqrt(1 + observed / simulated)` for the
-/// simulation's own noise (and never below a floor that keeps a moment
-/// with no spread from dominating).
+/// The observed moments and their standard errors: the standard deviation
+/// of each over resamples of the groups ([`Groups`]), widened by
+/// `sqrt(1 + 1/k)` for the simulation's own noise, `k` the simulated
+/// sample over the observed one (`simulated` tasks against `observed`
+/// task shapes): the difference of two independent means has the sum of
+/// their variances. A floor keeps a moment with no spread from dominating
+/// (it makes the test conservative, never too eager).
 pub fn observed_moments(
     sessions: &[Session],
-    simulated_runs: usize,
+    (observed_tasks, simulated_tasks): (usize, usize),
     seed: u64,
     chars_per_token: f64,
 ) -> ([f64; 4], [f64; 4]) {
     let observed = moments(&Stats::of(sessions, chars_per_token));
+    let groups = Groups::of(sessions);
+    let members = groups.members();
     let mut resampler = Resampler::new(seed);
-    let draws: Vec<[f64; 4]> = (0..100)
+    let draws: Vec<[f64; 4]> = (0..MOMENT_RESAMPLES)
         .map(|_| {
-            let picked = resampler.resample(sessions.len());
-            moments(&Stats::of(
-                picked.iter().filter_map(|&i| sessions.get(i)),
-                chars_per_token,
-            ))
+            let picked = resampler.resample(members.len());
+            let drawn = picked
+                .iter()
+                .filter_map(|&g| members.get(g))
+                .flatten()
+                .filter_map(|&i| sessions.get(i));
+            moments(&Stats::of(drawn, chars_per_token))
         })
         .collect();
-    let widen = (1.0 + sessions.len() as f64 / simulated_runs.max(1) as f64).sqrt();
+    let k = simulated_tasks.max(1) as f64 / observed_tasks.max(1) as f64;
+    let widen = (1.0 + 1.0 / k).sqrt();
     let floors = [0.02, 0.05, 0.05, 0.1];
     let mut se = [0.0; 4];
     for j in 0..4 {
-        let mut values: Vec<f64> = draws
+        let values: Vec<f64> = draws
             .iter()
             .map(|d| d[j])
             .filter(|v| v.is_finite())
             .collect();
-        values.sort_by(f64::total_cmp);
-        let spread = if values.len() > 1 {
-            (quantile(&values, 0.84) - quantile(&values, 0.16)) / 2.0
-        } else {
-            0.0
-        };
-        se[j] = (spread * widen).max(floors[j]);
+        se[j] = (standard_deviation(&values) * widen).max(floors[j]);
     }
     (observed, se)
+}
+
+/// Resamples behind the moments' standard errors.
+const MOMENT_RESAMPLES: usize = 200;
+
+fn standard_deviation(values: &[f64]) -> f64 {
+    if values.len() < 2 {
+        return 0.0;
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rejected_fit_identifies_nothing_and_says_so() {
+        let sharp = vec![(0.0, 40.0), (0.15, 0.5), (0.3, 9.0), (0.8, 60.0)];
+        let mut results = vec![judge("recall_floor", sharp)];
+        assert!(results[0].identified);
+        // 4 moments, 1 parameter: df 3; 266 is far past any doubt.
+        let test = GoodnessOfFit::of(266.0, 4, 1);
+        assert_eq!(test.df, 3);
+        assert!(test.p_value.unwrap() < 1e-50);
+        assert!(withdraw(&mut results, &test));
+        assert!(!results[0].identified);
+        assert!(
+            results[0]
+                .reason
+                .contains("does not fit these sessions (χ² = 266.0 on 3"),
+            "{}",
+            results[0].reason
+        );
+        // 2.0 on 3 degrees of freedom: p = 0.572, not rejected.
+        let mut results = vec![judge(
+            "recall_floor",
+            vec![(0.0, 40.0), (0.15, 0.5), (0.3, 9.0), (0.8, 60.0)],
+        )];
+        let test = GoodnessOfFit::of(2.0, 4, 1);
+        assert_eq!(significant(test.p_value.unwrap()), "0.572");
+        assert!(!withdraw(&mut results, &test));
+        assert!(results[0].identified);
+        // As many parameters as moments: nothing left to test with.
+        assert_eq!(GoodnessOfFit::of(1.0, 2, 2).p_value, None);
+    }
+
+    #[test]
+    fn p_values_have_three_significant_digits() {
+        assert_eq!(significant(0.05), "0.0500");
+        assert_eq!(significant(1.0), "1.00");
+        assert_eq!(significant(0.123_456), "0.123");
+        assert_eq!(significant(0.000_123_4), "1.23e-4");
+        assert_eq!(significant(0.0), "< 1e-300");
+    }
 
     #[test]
     fn a_sharp_minimum_is_identified() {

@@ -20,21 +20,28 @@
 //! [`crate::eval`]; the command and the renderings are `app`'s.
 
 pub mod bootstrap;
+pub mod chi2;
 pub mod estimators;
 pub mod fidelity;
 pub mod fit;
+pub mod group;
 pub mod ks;
 pub mod observe;
+pub mod reminders;
 pub mod simulate;
 
 use std::collections::BTreeMap;
 
 use crate::model::simulated::SimulateParams;
-use crate::model::simulated::profile::{FittedOn, PROFILE_VERSION, Profile, ProfileParam, Source};
+use crate::model::simulated::profile::{
+    FitTest, FittedOn, InferenceCheck, PROFILE_VERSION, Profile, ProfileParam, ReminderCounts,
+    Source,
+};
 use crate::transcript::Session;
 use estimators::Measure;
 use fidelity::{Distribution, FidelityRow};
-use fit::{Fit, FitResult};
+use fit::{Fit, FitResult, GoodnessOfFit};
+use group::Groups;
 use observe::Stats;
 use simulate::Simulator;
 
@@ -48,6 +55,9 @@ pub struct Options {
     /// The most simulated runs a point of the fit (and the fidelity check)
     /// makes: one a task shape.
     pub simulated_runs: usize,
+    /// Count inferred reminders in `reminder_compliance` too (where the
+    /// rule can be checked on sessions that record them).
+    pub infer_reminders: bool,
 }
 
 impl Default for Options {
@@ -56,6 +66,7 @@ impl Default for Options {
             holdout: 0.5,
             seed: 0,
             simulated_runs: 60,
+            infer_reminders: false,
         }
     }
 }
@@ -75,6 +86,8 @@ pub enum CalibrateError {
 pub struct ParamRow {
     pub name: &'static str,
     pub param: ProfileParam,
+    /// The simulated model's default, shown beside the value.
+    pub default: f64,
     pub note: String,
 }
 
@@ -90,18 +103,34 @@ pub struct Calibration {
     pub fidelity: Vec<FidelityRow>,
     pub distributions: Vec<Distribution>,
     pub contradictions: Vec<String>,
+    /// The goodness-of-fit test of the fit (`None`: nothing was fitted).
+    pub goodness_of_fit: Option<GoodnessOfFit>,
     /// Sessions in the training and held-out sets.
     pub training: usize,
     pub held_out: usize,
+    /// Reminded turns of the training sessions, recorded and inferred; the
+    /// inference rule checked on the sessions that record reminders; and
+    /// whether inferred ones were counted in `reminder_compliance`.
+    pub reminders: ReminderCounts,
+    pub reminder_check: Option<InferenceCheck>,
+    pub reminders_inferred_used: bool,
+    /// Sessions dropped as seen before (same session id or content).
+    pub duplicates: usize,
+    /// The groups (units of independence) of the sessions kept, and
+    /// whether there were too few to resample, so each session stood alone.
+    pub groups: usize,
+    pub sessions_alone: bool,
     /// What it was fitted on (files and the inputs' hash are the caller's
     /// to fill).
     pub fitted_on: FittedOn,
 }
 
 impl Calibration {
-    /// The profile file's content.
+    /// The profile file's content. Every row is admissible on its own
+    /// ([`admissible`]); should the rows together still be refused (every
+    /// drift weight measured 0), the drift weights are the assumed ones.
     pub fn profile(&self) -> Profile {
-        Profile {
+        let mut profile = Profile {
             version: PROFILE_VERSION,
             params: self
                 .params
@@ -109,7 +138,21 @@ impl Calibration {
                 .map(|row| (row.name.to_string(), row.param.clone()))
                 .collect::<BTreeMap<_, _>>(),
             fitted_on: self.fitted_on.clone(),
+        };
+        let mut params = SimulateParams::default();
+        profile.apply(&mut params);
+        if params.validate().is_err() {
+            let defaults = SimulateParams::default();
+            for (name, param) in profile.params.iter_mut() {
+                let mut default = defaults;
+                if name.ends_with("_weight")
+                    && let Some(value) = default.field_mut(name)
+                {
+                    *param = assumed_param(*value);
+                }
+            }
         }
+        profile
     }
 
     /// The parameters as the simulated model takes them.
@@ -120,13 +163,23 @@ impl Calibration {
     }
 }
 
-/// Calibrates the simulated model on `sessions`.
+/// Calibrates the simulated model on `sessions` (a session seen twice
+/// counted once).
 pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration, CalibrateError> {
     if sessions.is_empty() {
         return Err(CalibrateError::NoSessions);
     }
-    let (training, held_out) = split(sessions, options.holdout, options.seed);
-    let measures = estimators::measure_all(&training, options.seed);
+    let (sessions, duplicates) = group::drop_duplicates(sessions.to_vec());
+    let groups = Groups::of(&sessions);
+    let (training, held_out) = split(&sessions, options.holdout, options.seed);
+    let mut measures = estimators::measure_all(&training, options.seed);
+    let reminder_counts = reminders::counts(&training);
+    let reminder_check = reminders::check(&sessions);
+    let reminders_inferred_used = compliance_from_reminders(
+        &mut measures,
+        (&training, reminder_counts, reminder_check.as_ref()),
+        options,
+    );
     let mut params = SimulateParams::default();
     for measure in &measures {
         if let (Some(value), Some(field)) = (measure.value, params.field_mut(measure.name)) {
@@ -148,12 +201,17 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     let all_shapes: Vec<usize> = fit_shapes.iter().chain(&check_shapes).copied().collect();
     let mut simulator = Simulator::new(&all_shapes, simulate::typical_turn_chars(&training))
         .map_err(CalibrateError::Simulator)?;
-    let (observed, se) =
-        fit::observed_moments(&training, fit_shapes.len(), options.seed, chars_per_token);
-    let fits = if fit_shapes.is_empty() {
-        Vec::new()
+    let observed_tasks = simulate::shapes_of(&training, 0).len();
+    let (observed, se) = fit::observed_moments(
+        &training,
+        (observed_tasks, fit_shapes.len()),
+        options.seed,
+        chars_per_token,
+    );
+    let (fits, goodness_of_fit) = if fit_shapes.is_empty() {
+        (Vec::new(), None)
     } else {
-        Fit {
+        let (fits, test) = Fit {
             observed,
             se,
             simulator: &mut simulator,
@@ -161,7 +219,8 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
             seed: options.seed,
             chars_per_token,
         }
-        .run(&mut params)
+        .run(&mut params);
+        (fits, Some(test))
     };
     let observed_stats = Stats::of(check_set, chars_per_token);
     let simulated = simulator.run(params, &check_shapes, options.seed ^ 0x5eed_f1de);
@@ -170,7 +229,13 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     let contradictions =
         fidelity::contradictions(&observed_stats, &simulated_stats, &fidelity, &params);
     Ok(Calibration {
-        params: param_rows(&measures, &fits, fit_shapes.len(), training.len()),
+        params: param_rows(
+            &measures,
+            &fits,
+            fit_shapes.len(),
+            training.len(),
+            reminders_inferred_used,
+        ),
         moments: fit::MOMENTS
             .iter()
             .zip(observed.iter().zip(se.iter()))
@@ -178,39 +243,63 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
             .collect(),
         measures,
         fits,
+        goodness_of_fit,
         fidelity,
         distributions,
         contradictions,
         training: training.len(),
         held_out: held_out.len(),
-        fitted_on: fitted_on(sessions),
+        reminders: reminder_counts,
+        reminder_check,
+        reminders_inferred_used,
+        duplicates,
+        groups: groups.count,
+        sessions_alone: groups.sessions_alone,
+        fitted_on: FittedOn {
+            groups: groups.count as u64,
+            duplicates_dropped: duplicates as u64,
+            reminders: reminder_counts,
+            reminder_inference: reminder_check.filter(|_| reminder_counts.inferred > 0),
+            goodness_of_fit: goodness_of_fit.map(|t| FitTest {
+                statistic: round(t.statistic),
+                df: t.df,
+                p_value: t.p_value,
+                fits: !t.rejected(),
+            }),
+            ..fitted_on(&sessions)
+        },
     })
 }
 
-/// The training and held-out sessions: a seeded shuffle, the first
-/// `1 - holdout` of it for training (at least one session).
+/// The training and held-out sessions, split by group (a group is never
+/// on both sides): a seeded shuffle of the groups, the first `1 - holdout`
+/// of them for training (at least one group).
 pub fn split(sessions: &[Session], holdout: f64, seed: u64) -> (Vec<Session>, Vec<Session>) {
-    let mut order: Vec<(u64, usize)> = (0..sessions.len())
-        .map(|i| {
+    let groups = Groups::of(sessions);
+    let mut order: Vec<(u64, usize)> = (0..groups.count)
+        .map(|g| {
             (
-                crate::model::simulated::mix(seed ^ crate::model::simulated::mix(i as u64)),
-                i,
+                crate::model::simulated::mix(seed ^ crate::model::simulated::mix(g as u64)),
+                g,
             )
         })
         .collect();
     order.sort_unstable();
-    let held = ((sessions.len() as f64) * holdout.clamp(0.0, 1.0)).floor() as usize;
-    let held = held.min(sessions.len().saturating_sub(1));
-    let train_count = sessions.len() - held;
-    let pick = |range: std::ops::Range<usize>| -> Vec<Session> {
-        let mut indices: Vec<usize> = order[range].iter().map(|(_, i)| *i).collect();
-        indices.sort_unstable();
-        indices
-            .into_iter()
-            .filter_map(|i| sessions.get(i).cloned())
-            .collect()
-    };
-    (pick(0..train_count), pick(train_count..sessions.len()))
+    let held = ((groups.count as f64) * holdout.clamp(0.0, 1.0)).floor() as usize;
+    let held = held.min(groups.count.saturating_sub(1));
+    let mut held_out_group = vec![false; groups.count];
+    for (_, g) in &order[groups.count - held..] {
+        held_out_group[*g] = true;
+    }
+    let (mut training, mut held_out) = (Vec::new(), Vec::new());
+    for (session, &g) in sessions.iter().zip(&groups.of) {
+        if held_out_group.get(g).copied().unwrap_or(false) {
+            held_out.push(session.clone());
+        } else {
+            training.push(session.clone());
+        }
+    }
+    (training, held_out)
 }
 
 /// Every parameter's row: measured where counted, fitted where
@@ -220,6 +309,7 @@ fn param_rows(
     fits: &[FitResult],
     shapes: usize,
     sessions: usize,
+    reminders_inferred: bool,
 ) -> Vec<ParamRow> {
     let defaults = SimulateParams::default();
     SimulateParams::NAMES
@@ -235,7 +325,11 @@ fn param_rows(
                         value: round(m.value.unwrap_or(assumed)),
                         interval: m.interval.map(|[a, b]| [round(a), round(b)]),
                         n: m.n,
-                        source: Source::Measured,
+                        source: if reminders_inferred && name == "reminder_compliance" {
+                            Source::Inferred
+                        } else {
+                            Source::Measured
+                        },
                     },
                     m.note.clone(),
                 ),
@@ -259,9 +353,97 @@ fn param_rows(
                     "assumed: not fitted (repeat and improvise both only add turns: the data cannot tell them apart)".into(),
                 ),
             };
-            ParamRow { name, param, note }
+            admissible(
+                ParamRow {
+                    name,
+                    param,
+                    default: assumed,
+                    note,
+                },
+                assumed,
+            )
         })
         .collect()
+}
+
+/// `row` when the profile loader accepts its value and interval (finite,
+/// in order, in the simulated model's range), else the assumed value with
+/// the reason: whatever the transcripts said, calibrate writes a profile
+/// `run --profile` reads.
+fn admissible(row: ParamRow, assumed: f64) -> ParamRow {
+    let mut params = SimulateParams::default();
+    if let Some(field) = params.field_mut(row.name) {
+        *field = row.param.value;
+    }
+    let numbers_ok = std::iter::once(row.param.value)
+        .chain(row.param.interval.into_iter().flatten())
+        .all(f64::is_finite)
+        && row.param.interval.is_none_or(|[low, high]| low <= high);
+    if numbers_ok && params.validate().is_ok() {
+        return row;
+    }
+    ParamRow {
+        name: row.name,
+        param: assumed_param(assumed),
+        default: assumed,
+        note: format!(
+            "assumed: the value the sessions gave ({}) is outside the simulated model's range",
+            row.param.value
+        ),
+    }
+}
+
+/// Sets `reminder_compliance` from the reminders: counted on inferred
+/// ones too where asked and checkable (true then), else on recorded ones,
+/// its note saying what was left out.
+fn compliance_from_reminders(
+    measures: &mut [Measure],
+    (training, counts, check): (&[Session], ReminderCounts, Option<&InferenceCheck>),
+    options: &Options,
+) -> bool {
+    let inferred = options
+        .infer_reminders
+        .then(|| reminders::with_inferred(training, options.seed))
+        .flatten();
+    let Some(measure) = measures
+        .iter_mut()
+        .find(|m| m.name == "reminder_compliance")
+    else {
+        return false;
+    };
+    match inferred {
+        Some(inferred) => {
+            *measure = inferred;
+            return true;
+        }
+        None if measure.value.is_none() && counts.inferred > 0 => {
+            measure.note = only_inferred_note(counts, check);
+        }
+        None if counts.inferred > 0 => {
+            measure.note.push_str(&format!(
+                " ({} recorded; {} inferred ones not counted)",
+                counts.recorded, counts.inferred
+            ));
+        }
+        None => {}
+    }
+    false
+}
+
+/// Why `reminder_compliance` is unmeasured where every reminder is
+/// inferred.
+fn only_inferred_note(counts: ReminderCounts, check: Option<&InferenceCheck>) -> String {
+    let how = match check {
+        Some(check) => format!(
+            "--infer-reminders counts them ({})",
+            reminders::check_words(check)
+        ),
+        None => "no session here records reminders, so the rule inferring them cannot be checked and they are not used".into(),
+    };
+    format!(
+        "unmeasured: the {} reminded turns are only inferred from the version's policy, not recorded; {how}",
+        counts.inferred
+    )
 }
 
 fn is_fitted(name: &str) -> bool {
@@ -304,5 +486,48 @@ fn fitted_on(sessions: &[Session]) -> FittedOn {
         agent_versions: versions,
         models,
         inputs_hash: String::new(),
+        ..FittedOn::default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::{Format, Part, Reminders, Turn};
+
+    fn session(group: &str) -> Session {
+        Session {
+            format: Format::RunLog,
+            agent_version: None,
+            models: Vec::new(),
+            reminders: Reminders::Recorded,
+            parts: vec![Part {
+                turns: vec![Turn::default()],
+            }],
+            id: None,
+            group: group.into(),
+            content_hash: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_held_out_split_keeps_every_group_whole() {
+        let sessions: Vec<Session> = (0..40).map(|i| session(&format!("g{}", i % 8))).collect();
+        for seed in 0..5 {
+            let (training, held_out) = split(&sessions, 0.5, seed);
+            assert_eq!(training.len() + held_out.len(), 40);
+            // Half the groups (4 of 8, five sessions each) on each side.
+            assert_eq!(held_out.len(), 20, "seed {seed}");
+            for s in &held_out {
+                assert!(training.iter().all(|t| t.group != s.group), "seed {seed}");
+            }
+        }
+        // One group: sessions stand alone, and are split as before.
+        let alone: Vec<Session> = (0..10).map(|_| session("one")).collect();
+        let (training, held_out) = split(&alone, 0.5, 1);
+        assert_eq!((training.len(), held_out.len()), (5, 5));
+    }
+}
+
+#[cfg(test)]
+mod profile_tests;

@@ -20,11 +20,17 @@ pub enum TurnKind {
     Reminded,
     /// Any other turn that acts (`todo_update_rate`).
     Ordinary,
-    /// A first answer to a task that calls no tool (a chat, not a task):
-    /// no planning chance is measured on it. A later turn without a tool
-    /// call (a closing answer, or stopping early) stays ordinary or
-    /// reminded: leaving those out would leave out the turns where the
-    /// model drifted instead of planning, and bias every rate upward.
+    /// A turn that calls no tool and is either the first answer to a task
+    /// (a chat, not a task) or the closing answer: the last turn of its
+    /// part, after a plan whose every item is completed. No planning chance
+    /// is measured on it: the work is over, so a reminder before it is no
+    /// chance the agent missed (the simulated model, too, answers "All
+    /// steps are complete" whatever it drew), and counting it would bias
+    /// `reminder_compliance` and `todo_update_rate` down. A last answer
+    /// while items are still open is stopping early — a drift, which
+    /// happens only where the agent did not plan — and stays a chance:
+    /// leaving it out would bias the rates up. So does a text-only turn in
+    /// the middle of a part.
     Closing,
 }
 
@@ -49,10 +55,11 @@ pub fn classify(session: &Session) -> Vec<(usize, &Turn, TurnKind)> {
     let mut plan_known = false;
     let mut previous_rejected = false;
     for (part_index, part) in session.parts.iter().enumerate() {
+        let last = part.turns.len().saturating_sub(1);
         for (index, turn) in part.turns.iter().enumerate() {
             let kind = if previous_rejected {
                 TurnKind::Recovery
-            } else if index == 0 && !acts(turn) {
+            } else if !acts(turn) && (index == 0 || (index == last && finished(turn))) {
                 TurnKind::Closing
             } else if index == 0 && plan_known {
                 TurnKind::StaleFirst
@@ -69,6 +76,13 @@ pub fn classify(session: &Session) -> Vec<(usize, &Turn, TurnKind)> {
         }
     }
     out
+}
+
+/// The plan after `turn` is known and every item of it completed.
+fn finished(turn: &Turn) -> bool {
+    turn.plan_after
+        .as_ref()
+        .is_some_and(|plan| !plan.is_empty() && completed(plan) == plan.len())
 }
 
 /// Items completed in a plan.
@@ -105,8 +119,11 @@ pub struct Stats {
     pub unfinished: (f64, f64),
     /// Turns per plan item, one value a part that had a plan.
     pub turns_per_item: Vec<f64>,
-    /// The 0-based turn of the first plan write of each session that wrote one.
+    /// The 0-based turn of the first plan write of each session that wrote
+    /// one: the turns before the first plan.
     pub first_plan_turn: Vec<f64>,
+    /// Per session with a turn: the share of its turns that write the plan.
+    pub session_planning_share: Vec<f64>,
     /// Per ordinary turn: turns since the last plan write, and whether it
     /// wrote one (the re-planning hazard).
     pub hazard: Vec<(f64, bool)>,
@@ -114,7 +131,7 @@ pub struct Stats {
 
 impl Stats {
     /// The statistics of `sessions` (a reminder is only counted where the
-    /// session records or infers its reminders).
+    /// session records its reminders).
     pub fn of<'a>(sessions: impl IntoIterator<Item = &'a Session>, chars_per_token: f64) -> Self {
         let mut stats = Stats::default();
         for session in sessions {
@@ -124,7 +141,8 @@ impl Stats {
     }
 
     fn add(&mut self, session: &Session, chars_per_token: f64) {
-        let reminders_known = session.reminders != crate::transcript::Reminders::Unknown;
+        // Compliance is compared on recorded reminders only.
+        let reminders_known = session.reminders == crate::transcript::Reminders::Recorded;
         let mut since_plan: Option<(f64, f64)> = None; // (turns, tokens)
         let mut previous: Option<&Turn> = None;
         let mut plan_before: Option<&Vec<ItemStatus>> = None;
@@ -165,6 +183,12 @@ impl Stats {
                 plan_before = turn.plan_after.as_ref();
             }
             previous = Some(turn);
+        }
+        let turns = session.turns().count();
+        if turns > 0 {
+            let planned = session.turns().filter(|t| writes(t)).count();
+            self.session_planning_share
+                .push(planned as f64 / turns as f64);
         }
         self.add_parts(session);
     }

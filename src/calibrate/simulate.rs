@@ -52,9 +52,11 @@ pub fn typical_turn_chars(sessions: &[Session]) -> usize {
     let mean = if chars.is_empty() {
         200
     } else {
-        chars.iter().sum::<u64>() / chars.len() as u64
+        // Summed wide: a forged count near u64::MAX must not overflow.
+        let sum: u128 = chars.iter().map(|&c| u128::from(c)).sum();
+        u64::try_from(sum / chars.len() as u128).unwrap_or(u64::MAX)
     };
-    (mean as usize).clamp(20, 8000)
+    usize::try_from(mean).unwrap_or(usize::MAX).clamp(20, 8000)
 }
 
 /// The simulator: one scenario a step count, built once.

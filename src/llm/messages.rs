@@ -148,6 +148,14 @@ pub struct ModelRequest<'a> {
     pub system: &'a str,
     pub messages: &'a [Message],
     pub tools: &'a [ToolSchema],
+    /// How many leading messages are, on the sender's word, exactly those
+    /// of its previous request to the same model (0: no such promise). The
+    /// built-in loop only appends to its conversation, so every request
+    /// after its first keeps the one before whole: a model that reads the
+    /// conversation incrementally then need not check that what it read
+    /// is still there, which cost a walk over the whole conversation on
+    /// every turn.
+    pub unchanged: usize,
 }
 
 /// What the model answers.

@@ -62,6 +62,8 @@ pub fn one_line(text: &str) -> String {
 }
 
 /// Where each message of a conversation falls in a session of `tasks`.
+/// Read message by message ([`SessionMap::push`]): a conversation that
+/// grows by a message is read on by that message, not again from the start.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SessionMap {
     /// Per message: the part (0-based) it belongs to.
@@ -70,35 +72,61 @@ pub struct SessionMap {
     pub starts: Vec<Option<usize>>,
     /// User messages that were no part's task, with their index.
     pub unexpected: Vec<(usize, String)>,
+    /// Each part's task on one line.
+    wanted: Vec<String>,
+    /// The part whose task is expected next.
+    next: usize,
 }
 
 impl SessionMap {
     /// Reads `messages` against the session's `tasks` (in order).
     pub fn read<'a>(messages: impl IntoIterator<Item = &'a Message>, tasks: &[String]) -> Self {
         let messages = messages.into_iter();
-        let wanted: Vec<String> = tasks.iter().map(|t| one_line(t)).collect();
-        let mut map = SessionMap {
-            part_of: Vec::with_capacity(messages.size_hint().0),
-            starts: vec![None; tasks.len()],
-            unexpected: Vec::new(),
-        };
-        let mut current = 0;
-        let mut next = 0;
-        for (index, message) in messages.enumerate() {
-            if let Some(texts) = user_typed(message) {
-                if wanted.get(next).is_some_and(|w| says(&texts, w)) {
-                    current = next;
-                    if let Some(start) = map.starts.get_mut(next) {
-                        *start = Some(index);
-                    }
-                    next += 1;
-                } else {
-                    map.unexpected.push((index, texts.join("\n")));
-                }
-            }
-            map.part_of.push(current);
+        let mut map = Self::new(tasks);
+        map.part_of.reserve(messages.size_hint().0);
+        for message in messages {
+            map.push(message);
         }
         map
+    }
+
+    /// The map of an empty conversation in a session of `tasks`.
+    pub fn new(tasks: &[String]) -> Self {
+        SessionMap {
+            part_of: Vec::new(),
+            starts: vec![None; tasks.len()],
+            unexpected: Vec::new(),
+            wanted: tasks.iter().map(|t| one_line(t)).collect(),
+            next: 0,
+        }
+    }
+
+    /// Reads the conversation's next message.
+    pub fn push(&mut self, message: &Message) {
+        let index = self.part_of.len();
+        let mut current = self.current();
+        if let Some(texts) = user_typed(message) {
+            if self.wanted.get(self.next).is_some_and(|w| says(&texts, w)) {
+                current = self.next;
+                if let Some(start) = self.starts.get_mut(self.next) {
+                    *start = Some(index);
+                }
+                self.next += 1;
+            } else {
+                self.unexpected.push((index, texts.join("\n")));
+            }
+        }
+        self.part_of.push(current);
+    }
+
+    /// Messages read.
+    pub fn len(&self) -> usize {
+        self.part_of.len()
+    }
+
+    /// Whether no message was read.
+    pub fn is_empty(&self) -> bool {
+        self.part_of.is_empty()
     }
 
     /// The part the next message belongs to (the current one).
@@ -130,6 +158,25 @@ mod tests {
         assert_eq!(map.starts, [Some(0), Some(4)]);
         assert_eq!(map.unexpected, [(2, "chatter".to_string())]);
         assert_eq!(map.current(), 1);
+    }
+
+    #[test]
+    fn read_on_message_by_message_it_is_the_map_of_every_prefix() {
+        let messages = vec![
+            Message::user_text("first"),
+            Message::blocks(Role::Assistant, vec![ContentBlock::text("ok")]),
+            Message::user_text("stray"),
+            Message::user_text("second\ntask"),
+            Message::blocks(Role::Assistant, vec![ContentBlock::text("done")]),
+        ];
+        let tasks = tasks(&["first", "second task", "third"]);
+        let mut map = SessionMap::new(&tasks);
+        for (read, message) in messages.iter().enumerate() {
+            assert_eq!(map, SessionMap::read(&messages[..read], &tasks));
+            map.push(message);
+        }
+        assert_eq!(map, SessionMap::read(&messages, &tasks));
+        assert_eq!((map.len(), map.current()), (5, 1));
     }
 
     #[test]

@@ -238,18 +238,7 @@ pub fn cassette_file_name(scenario_name: &str, settings: &Map<String, Value>, se
         });
     }
     parts.push(format!("seed-{seed}"));
-    let stem: String = parts
-        .join("-")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("{}.yaml", stem.trim_start_matches('.'))
+    format!("{}.yaml", crate::input::file_stem(&parts.join("-")))
 }
 
 /// The text of a cassette file to be written in `cassette_dir`: the
@@ -542,6 +531,7 @@ mod tests {
             system: &sys_a,
             messages: &msgs_a,
             tools: &tools,
+            unchanged: 0,
         };
         let hash_a = request_hash(&a, "/tmp/.tmpAAAA");
         assert_eq!(hash_a.len(), 64);
@@ -562,6 +552,7 @@ mod tests {
             system: &sys_b,
             messages: &msgs_b,
             tools: &tools,
+            unchanged: 0,
         };
         assert_eq!(hash_a, request_hash(&b, "/var/tmp/other"));
         assert_eq!(
@@ -581,6 +572,7 @@ mod tests {
             system: &sys_a,
             messages: &msgs_a,
             tools: fewer,
+            unchanged: 0,
         };
         assert_ne!(hash_a, request_hash(&c, "/tmp/.tmpAAAA"));
     }
@@ -603,6 +595,7 @@ mod tests {
             system: &system,
             messages: &messages,
             tools: &tools,
+            unchanged: 0,
         };
         assert_eq!(recorder.respond(&request).unwrap(), answer);
         let cassette = tape.script();
@@ -626,6 +619,7 @@ mod tests {
             system: &changed_system,
             messages: &messages2,
             tools: &tools,
+            unchanged: 0,
         };
         let mut replay = Replay::new(Fixed(vec![answer]), vec![Some(hash.clone())], "/w");
         let log = replay.drift_log();

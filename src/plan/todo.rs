@@ -134,16 +134,7 @@ impl TodoManager {
 
     /// Handles the `todo` tool's whole input (`{"items": [...]}`).
     pub fn handle_input(&mut self, input: &Value) -> Result<String, TodoError> {
-        let object = input.as_object().ok_or(TodoError::InputNotObject {
-            found: json_kind(input),
-        })?;
-        if let Some(field) = object.keys().find(|k| k.as_str() != "items") {
-            return Err(TodoError::UnknownField {
-                field: field.clone(),
-            });
-        }
-        let items = object.get("items").ok_or(TodoError::ItemsMissing)?;
-        self.update(items)
+        self.update(items_of(input)?)
     }
 
     /// Like [`TodoManager::handle_input`], with a choice of what an unknown
@@ -182,12 +173,9 @@ pub enum UnknownStatus {
     Pending,
 }
 
-/// The items of a whole `todo` input (`{"items": [...]}`), validated,
-/// without touching any state.
-pub fn parse_input(
-    input: &Value,
-    unknown_status: UnknownStatus,
-) -> Result<Vec<TodoItem>, TodoError> {
+/// The `items` of a whole `todo` input: an object whose one field is
+/// `items` (checked here; the items themselves are the caller's).
+fn items_of(input: &Value) -> Result<&Value, TodoError> {
     let object = input.as_object().ok_or(TodoError::InputNotObject {
         found: json_kind(input),
     })?;
@@ -197,6 +185,16 @@ pub fn parse_input(
         });
     }
     let items = object.get("items").ok_or(TodoError::ItemsMissing)?;
+    Ok(items)
+}
+
+/// The items of a whole `todo` input (`{"items": [...]}`), validated,
+/// without touching any state.
+pub fn parse_input(
+    input: &Value,
+    unknown_status: UnknownStatus,
+) -> Result<Vec<TodoItem>, TodoError> {
+    let items = items_of(input)?;
     let items = items.as_array().ok_or(TodoError::ItemsNotArray {
         found: json_kind(items),
     })?;

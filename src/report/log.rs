@@ -122,18 +122,8 @@ pub fn line(record: &Value) -> String {
 /// The log file of a scenario: its name with anything but letters, digits,
 /// `-`, `_` and `.` replaced by `_`, then `.jsonl`.
 pub fn file_name(scenario: &str) -> String {
-    let stem: String = scenario
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let stem = stem.trim_start_matches('.');
-    format!("{}.jsonl", if stem.is_empty() { "scenario" } else { stem })
+    let stem = crate::input::file_stem(scenario);
+    format!("{}.jsonl", if stem.is_empty() { "scenario" } else { &stem })
 }
 
 /// The plan after each turn where it changed, read through the dialect:

@@ -36,6 +36,7 @@ pub mod terminal;
 pub mod transcript;
 pub mod trend_html;
 pub mod trend_svg;
+pub mod workflow_safe;
 
 use crate::scenario::{Axis, CellSettings};
 

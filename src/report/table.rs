@@ -116,6 +116,15 @@ pub fn showing(result: &ScenarioResult, count: usize, quiet: bool, detail: Detai
     }
 }
 
+/// The closing line of a rendered table (newline included; empty for no
+/// text): what `--quiet` shows of a comparison or a sweep.
+pub fn closing_line(text: &str) -> String {
+    text.lines()
+        .last()
+        .map(|l| format!("{l}\n"))
+        .unwrap_or_default()
+}
+
 /// One line for a scenario whose expectations all held (a run of several
 /// scenarios shows the others in full).
 pub fn one_line(result: &ScenarioResult, color: bool) -> String {

@@ -81,13 +81,7 @@ fn cell_table(trend: &CellTrend) -> String {
 
 fn row(point: &TrendPoint) -> String {
     let cell = &point.cell;
-    let commit: String = cell
-        .commit
-        .as_deref()
-        .unwrap_or("-")
-        .chars()
-        .take(10)
-        .collect();
+    let [commit, recorded, branch] = point.row_columns();
     let pct = |x: f64| crate::results::format::percent(x, 1);
     let completion = cell.completion.map_or("-".into(), pct);
     let interval = cell
@@ -102,8 +96,8 @@ fn row(point: &TrendPoint) -> String {
         "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"num\">{}</td>\
          <td class=\"num\">{completion}</td><td class=\"num\">{interval}</td><td>{moved}</td></tr>\n",
         esc(&commit),
-        esc(&cell.recorded_at),
-        esc(cell.branch.as_deref().unwrap_or("-")),
+        esc(&recorded),
+        esc(&branch),
         cell.runs
     )
 }
@@ -128,6 +122,7 @@ mod tests {
             completion_ci95: Some([completion - 0.05, completion + 0.05]),
             full_completion: None,
             mean_tokens: None,
+            profile: None,
         }
     }
 

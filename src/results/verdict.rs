@@ -127,15 +127,7 @@ pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> Expectation
         Expectation::Part { part, expectation } => {
             let mut outcome = match part_cells(cells, *part) {
                 Ok(cells) => evaluate(expectation, &cells),
-                Err(e) => ExpectationOutcome {
-                    text: String::new(),
-                    ok: false,
-                    verdict: Verdict::Fail,
-                    measured: Value::Null,
-                    detail: Some(e.to_string()),
-                    paired: None,
-                    replay: Vec::new(),
-                },
+                Err(e) => failed_unmeasured(String::new(), e.to_string()),
             };
             outcome.text = format!("part {part}: {}", outcome.text);
             outcome
@@ -163,12 +155,17 @@ fn part_cells(
 }
 
 fn failed_without_runs(text: String, selector: &CellSelector) -> ExpectationOutcome {
+    failed_unmeasured(text, format!("no cell matches {selector}"))
+}
+
+/// A failure with nothing measured, `why` in its detail.
+fn failed_unmeasured(text: String, why: String) -> ExpectationOutcome {
     ExpectationOutcome {
         text,
         ok: false,
         verdict: Verdict::Fail,
         measured: Value::Null,
-        detail: Some(format!("no cell matches {selector}")),
+        detail: Some(why),
         paired: None,
         replay: Vec::new(),
     }
@@ -239,17 +236,7 @@ fn evaluate_exact(exact: &ExactExpectation, cells: &[CellSummary]) -> Expectatio
         for record in cell.results.records() {
             let run = match record {
                 Ok(run) => run,
-                Err(e) => {
-                    return ExpectationOutcome {
-                        text,
-                        ok: false,
-                        verdict: Verdict::Fail,
-                        measured: Value::Null,
-                        detail: Some(e.to_string()),
-                        paired: None,
-                        replay: Vec::new(),
-                    };
-                }
+                Err(e) => return failed_unmeasured(text, e.to_string()),
             };
             if first.is_none() {
                 first = Some(measure(&run));

@@ -24,17 +24,8 @@
 //! in (see [`super::reuse`]), so the list needs to prove determinism and
 //! containment only: a write the list did not foresee is still seen.
 
-use super::read_only::{REDIRECTIONS, Word, plain, reads_only, stays_inside};
-
-/// One simple command: its words (quotes removed) and where its output
-/// is redirected.
-#[derive(Debug, Default)]
-struct Simple {
-    words: Vec<Word>,
-    /// Whether a word held an unquoted `*` or `?` (a glob).
-    globs: bool,
-    targets: Vec<String>,
-}
+use super::read_only::{reads_only, stays_inside};
+use super::shell_words::lex;
 
 /// Whether `command` is contained (see the module doc). `false` means
 /// "not known to be", not "is not".
@@ -47,128 +38,8 @@ pub fn is_contained(command: &str) -> bool {
             .targets
             .iter()
             .all(|t| stays_inside(t) && !t.starts_with('-') && !t.contains(['*', '?']))
-            && (reads_only(&simple.words) || !simple.globs && writes_contained(&simple.texts()))
+            && (reads_only(&simple.words) || !simple.globs() && writes_contained(&simple.texts()))
     })
-}
-
-impl Simple {
-    /// The words' texts, quotes removed.
-    fn texts(&self) -> Vec<String> {
-        self.words.iter().map(|w| w.text.clone()).collect()
-    }
-}
-
-/// A word being read, and whether it is a redirection's target.
-#[derive(Default)]
-struct Pending {
-    word: Option<Word>,
-    target: bool,
-}
-
-impl Pending {
-    fn get(&mut self) -> &mut Word {
-        self.word.get_or_insert_with(Word::default)
-    }
-
-    /// Ends the word, if one was started, adding it to `simple`.
-    fn end(&mut self, simple: &mut Simple) {
-        if let Some(word) = self.word.take() {
-            if std::mem::take(&mut self.target) {
-                simple.targets.push(word.text);
-            } else {
-                simple.words.push(word);
-            }
-        }
-    }
-}
-
-/// Splits `command` into simple commands; `None` for anything beyond the
-/// grammar of the module doc.
-fn lex(command: &str) -> Option<Vec<Simple>> {
-    let mut commands = vec![Simple::default()];
-    let mut word = Pending::default();
-    let mut chars = command.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
-        let simple = commands.last_mut()?;
-        match c {
-            ' ' | '\t' if !(word.target && word.word.is_none()) => word.end(simple),
-            ' ' | '\t' => {}
-            '|' | ';' | '&' => {
-                if word.target && word.word.is_none() {
-                    return None;
-                }
-                word.end(simple);
-                let doubled = chars.next_if(|&(_, next)| next == c).is_some();
-                if c == '&' && !doubled || c == ';' && doubled {
-                    return None;
-                }
-                commands.push(Simple::default());
-            }
-            '>' => {
-                // `>` or `>>`, after a blank, and a word follows.
-                if word.word.is_some() || word.target {
-                    return None;
-                }
-                chars.next_if(|&(_, next)| next == '>');
-                word.target = true;
-            }
-            '\'' => {
-                let w = word.get();
-                loop {
-                    match chars.next()? {
-                        (_, '\'') => break,
-                        (_, c) => w.text.push(c),
-                    }
-                }
-            }
-            '"' => {
-                let w = word.get();
-                loop {
-                    match chars.next()? {
-                        (_, '"') => break,
-                        (_, '$' | '`' | '\\' | '!') => return None,
-                        (_, c) => w.text.push(c),
-                    }
-                }
-            }
-            '2' if word.word.is_none() && !word.target => {
-                let rest = &command[at..];
-                let redirection = REDIRECTIONS.iter().find(|r| {
-                    rest.strip_prefix(**r).is_some_and(|after| {
-                        after.is_empty() || after.starts_with([' ', '\t', '|', ';', '&'])
-                    })
-                });
-                match redirection {
-                    Some(r) => {
-                        for _ in 1..r.len() {
-                            chars.next();
-                        }
-                    }
-                    None => word.get().text.push(c),
-                }
-            }
-            c if plain(c) => {
-                let w = word.get();
-                if matches!(c, '*' | '?') {
-                    simple.globs = true;
-                    w.globs.push(w.text.len());
-                }
-                w.text.push(c);
-            }
-            _ => return None,
-        }
-    }
-    if word.target && word.word.is_none() {
-        return None;
-    }
-    word.end(commands.last_mut()?);
-    if commands.len() > 1 && commands.last().is_some_and(|s| s.words.is_empty()) {
-        commands.pop();
-    }
-    commands
-        .iter()
-        .all(|s| !s.words.is_empty())
-        .then_some(commands)
 }
 
 /// Whether a simple command is one of the writing utilities of the module

@@ -23,4 +23,5 @@ pub mod read_only;
 pub mod reaper;
 pub mod reuse;
 pub mod secrets;
+mod shell_words;
 pub mod workspace;

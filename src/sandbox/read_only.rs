@@ -22,6 +22,8 @@
 //! then reused for the same command over the same files (see
 //! [`super::reuse`]).
 
+use super::shell_words::{Word, lex};
+
 /// Which options keep a utility read-only and its output a function of
 /// the files' names and contents.
 ///
@@ -182,24 +184,6 @@ const UTILITIES: &[(&str, Options)] = &[
     ),
 ];
 
-/// Redirections that write nowhere but a pipe or `/dev/null`.
-pub(super) const REDIRECTIONS: [&str; 2] = ["2>&1", "2>/dev/null"];
-
-/// Characters an unquoted word may hold (globs `*` and `?` included:
-/// their expansion is a listing of the workspace).
-pub(super) fn plain(c: char) -> bool {
-    c.is_ascii_alphanumeric() || "._,:=+@%/-*?^".contains(c)
-}
-
-/// One word of a simple command, quotes removed.
-#[derive(Debug, Default)]
-pub(super) struct Word {
-    pub(super) text: String,
-    /// Byte offsets in `text` of the glob characters the shell expands
-    /// (unquoted `*` and `?`).
-    pub(super) globs: Vec<usize>,
-}
-
 impl Word {
     /// Whether the shell may replace this word by names from the
     /// workspace that begin with anything, `-` included: a glob before
@@ -240,7 +224,10 @@ pub fn is_read_only(command: &str) -> bool {
     let Some(commands) = lex(command) else {
         return false;
     };
-    commands.iter().all(|words| reads_only(words))
+    // No redirection to a file: a read-only command writes nothing.
+    commands
+        .iter()
+        .all(|simple| simple.targets.is_empty() && reads_only(&simple.words))
 }
 
 /// What follows the shell's negation `! ` at the very start of `command`
@@ -268,86 +255,6 @@ pub(super) fn reads_only(words: &[Word]) -> bool {
     args.iter()
         .all(|a| stays_inside(&a.text) && !a.may_match_parent() && !a.may_change_option())
         && options.allow(args)
-}
-
-/// Splits `command` into simple commands (lists of words, quotes removed);
-/// `None` for anything beyond the small grammar of the module doc.
-fn lex(command: &str) -> Option<Vec<Vec<Word>>> {
-    let mut commands = vec![Vec::new()];
-    let mut word: Option<Word> = None;
-    let mut chars = command.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
-        match c {
-            ' ' | '\t' => {
-                if let Some(w) = word.take() {
-                    commands.last_mut()?.push(w);
-                }
-            }
-            '|' | ';' | '&' => {
-                if let Some(w) = word.take() {
-                    commands.last_mut()?.push(w);
-                }
-                let doubled = chars.next_if(|&(_, next)| next == c).is_some();
-                if c == '&' && !doubled || c == ';' && doubled {
-                    return None;
-                }
-                commands.push(Vec::new());
-            }
-            '\'' => {
-                let w = word.get_or_insert_with(Word::default);
-                loop {
-                    match chars.next()? {
-                        (_, '\'') => break,
-                        (_, c) => w.text.push(c),
-                    }
-                }
-            }
-            '"' => {
-                let w = word.get_or_insert_with(Word::default);
-                loop {
-                    match chars.next()? {
-                        (_, '"') => break,
-                        (_, '$' | '`' | '\\' | '!') => return None,
-                        (_, c) => w.text.push(c),
-                    }
-                }
-            }
-            '2' if word.is_none() => {
-                let rest = &command[at..];
-                let redirection = REDIRECTIONS.iter().find(|r| {
-                    rest.strip_prefix(**r).is_some_and(|after| {
-                        after.is_empty() || after.starts_with([' ', '\t', '|', ';', '&'])
-                    })
-                });
-                match redirection {
-                    Some(r) => {
-                        // Skip the rest of the redirection's characters.
-                        for _ in 1..r.len() {
-                            chars.next();
-                        }
-                    }
-                    None => word.get_or_insert_with(Word::default).text.push(c),
-                }
-            }
-            c if plain(c) => {
-                let w = word.get_or_insert_with(Word::default);
-                if c == '*' || c == '?' {
-                    w.globs.push(w.text.len());
-                }
-                w.text.push(c);
-            }
-            _ => return None,
-        }
-    }
-    if let Some(w) = word.take() {
-        commands.last_mut()?.push(w);
-    }
-    // A trailing `;` ends the last command; any other empty command is
-    // beyond the grammar.
-    if commands.len() > 1 && commands.last().is_some_and(Vec::is_empty) {
-        commands.pop();
-    }
-    Some(commands)
 }
 
 /// Whether a word names nothing outside the workspace: not absolute, no

@@ -89,6 +89,65 @@ impl AgentPreset {
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|p| p.name() == name)
     }
+
+    /// The preset a one-word command that is not one was likely meant
+    /// as: `gemini` (a prefix of `gemini-cli`) or `clade-code` (at most two
+    /// edits away). None for a preset's own name or a command with
+    /// arguments.
+    pub fn near(command: &str) -> Option<Self> {
+        let word = command.trim();
+        if word.is_empty() || word.contains(char::is_whitespace) || Self::parse(word).is_some() {
+            return None;
+        }
+        let prefix = Self::ALL
+            .into_iter()
+            .find(|p| p.name().starts_with(word) && word.len() >= 3);
+        prefix.or_else(|| {
+            Self::ALL
+                .into_iter()
+                .map(|p| (edit_distance(word, p.name()), p))
+                .filter(|(d, _)| *d <= 2)
+                .min_by_key(|(d, _)| *d)
+                .map(|(_, p)| p)
+        })
+    }
+}
+
+/// Levenshtein distance between `a` and `b`, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod near_tests {
+    use super::AgentPreset;
+
+    #[test]
+    fn near_names_the_preset_meant() {
+        assert_eq!(AgentPreset::near("gemini"), Some(AgentPreset::GeminiCli));
+        assert_eq!(AgentPreset::near("claude"), Some(AgentPreset::ClaudeCode));
+        assert_eq!(
+            AgentPreset::near("clade-code"),
+            Some(AgentPreset::ClaudeCode)
+        );
+        assert_eq!(AgentPreset::near("qwen"), Some(AgentPreset::QwenCode));
+        assert_eq!(AgentPreset::near("codex"), None);
+        assert_eq!(AgentPreset::near("python3 agent.py"), None);
+        assert_eq!(AgentPreset::near("./my-agent"), None);
+    }
 }
 
 impl std::fmt::Display for AgentPreset {

@@ -284,6 +284,19 @@ fn resolve_profile(
         return Ok((None, section.written));
     };
     let path = file.parent().unwrap_or(Path::new("")).join(written);
+    // A profile stays in the scenario's repository, as a fixture does.
+    let outside = if Path::new(written).is_absolute() {
+        Some("must be a path relative to the scenario file".to_string())
+    } else {
+        crate::sandbox::workspace::fixture_outside_repository(file, &path)
+    };
+    if let Some(problem) = outside {
+        return Err(LoadError::new(
+            file,
+            model_at,
+            format!("model.simulate.profile {problem}"),
+        ));
+    }
     let loaded = crate::model::simulated::Profile::read(&path)
         .map_err(|e| LoadError::new(file, model_at, format!("model.simulate.profile: {e}")))?;
     *params = super::with_profile(params, &section.written, &loaded.profile);

@@ -40,7 +40,8 @@ use std::collections::{BTreeSet, HashMap};
 use serde_json::Value;
 
 use super::{
-    Format, ItemStatus, Part, PlanningCall, RecordReader, Reminders, Session, Turn, text_chars,
+    BadRecord, Format, ItemStatus, Part, PlanningCall, RecordReader, Reminders, Session, Turn,
+    text_chars,
 };
 
 /// The opening words of TodoWrite's reminder (a unit test ties them to
@@ -180,7 +181,10 @@ struct TurnDraft {
 /// The reader of one Claude Code transcript file.
 #[derive(Debug, Default)]
 pub struct ClaudeCodeReader {
-    version: Option<String>,
+    /// The first version the file names, for its reminder policy.
+    version: Option<Version>,
+    /// The same as a profile may show it (numbers, or `other`).
+    version_name: Option<String>,
     models: BTreeSet<String>,
     /// Parts started (real user messages).
     parts: usize,
@@ -190,6 +194,8 @@ pub struct ClaudeCodeReader {
     reminder_pending: bool,
     reminder_recorded: bool,
     chars_pending: u64,
+    /// The first `sessionId` of the file's own (not sidechain) records.
+    session_id: Option<String>,
 }
 
 impl ClaudeCodeReader {
@@ -197,22 +203,20 @@ impl ClaudeCodeReader {
         Self::default()
     }
 
-    fn check_version(&mut self, version: &str) -> Result<(), String> {
-        if self.version.as_deref() == Some(version) {
-            return Ok(());
-        }
+    fn check_version(&mut self, version: &str) -> Result<(), BadRecord> {
         match Version::parse(version) {
             Some(v) if (OLDEST..FIRST_UNKNOWN).contains(&v) => {
                 if self.version.is_none() {
-                    self.version = Some(version.to_string());
+                    self.version = Some(v);
+                    self.version_name = Some(super::version_name(version));
                 }
                 Ok(())
             }
-            _ => Err(format!("unknown Claude Code version {version:?}")),
+            _ => Err("an unknown Claude Code version"),
         }
     }
 
-    fn user(&mut self, record: &Value) -> Result<(), String> {
+    fn user(&mut self, record: &Value) -> Result<(), BadRecord> {
         let content = record
             .get("message")
             .and_then(|m| m.get("content"))
@@ -239,7 +243,7 @@ impl ClaudeCodeReader {
                     }
                 }
             }
-            _ => return Err("a user record whose content is neither text nor blocks".into()),
+            _ => return Err("a user record whose content is neither text nor blocks"),
         }
         if user_text && !has_result && !not_the_user {
             self.parts += 1;
@@ -308,7 +312,7 @@ impl ClaudeCodeReader {
         }
     }
 
-    fn assistant(&mut self, record: &Value) -> Result<(), String> {
+    fn assistant(&mut self, record: &Value) -> Result<(), BadRecord> {
         let message = record
             .get("message")
             .ok_or("an assistant record without message")?;
@@ -330,10 +334,8 @@ impl ClaudeCodeReader {
         if !same {
             self.start_turn(id);
         }
-        if let Some(model) = model
-            && !self.models.contains(model)
-        {
-            self.models.insert(model.to_string());
+        if let Some(model) = model {
+            super::note_model(&mut self.models, model);
         }
         let index = self.turns.len() - 1;
         if let Some(usage) = message.get("usage") {
@@ -440,7 +442,7 @@ fn created_task_id(text: &str) -> Option<String> {
 }
 
 fn set_usage(turn: &mut Turn, usage: &Value) {
-    let count = |key: &str| usage.get(key).and_then(Value::as_u64);
+    let count = |key: &str| usage.get(key).and_then(super::token_count);
     let input = [
         "input_tokens",
         "cache_read_input_tokens",
@@ -471,7 +473,7 @@ fn first_text(content: &Value) -> &str {
 }
 
 impl RecordReader for ClaudeCodeReader {
-    fn record(&mut self, record: &Value) -> Result<(), String> {
+    fn record(&mut self, record: &Value) -> Result<(), BadRecord> {
         let kind = record
             .get("type")
             .and_then(Value::as_str)
@@ -482,6 +484,11 @@ impl RecordReader for ClaudeCodeReader {
         if record.get("isSidechain") == Some(&Value::Bool(true)) {
             return Ok(());
         }
+        if self.session_id.is_none()
+            && let Some(id) = record.get("sessionId").and_then(Value::as_str)
+        {
+            self.session_id = Some(id.to_string());
+        }
         match kind {
             "user" => self.user(record),
             "assistant" => self.assistant(record),
@@ -490,7 +497,7 @@ impl RecordReader for ClaudeCodeReader {
                 Ok(())
             }
             kind if IGNORED_TYPES.contains(&kind) => Ok(()),
-            kind => Err(format!("unknown Claude Code record type {kind:?}")),
+            _ => Err("an unknown Claude Code record type"),
         }
     }
 
@@ -498,25 +505,38 @@ impl RecordReader for ClaudeCodeReader {
         if self.turns.is_empty() {
             return Vec::new();
         }
-        let version = self.version.as_deref().and_then(Version::parse);
-        let reminders = reminders_for(version, self.reminder_recorded);
+        let reminders = reminders_for(self.version, self.reminder_recorded);
         let mut turns = self.turns;
         replay_plans(&mut turns);
+        // The policy's prediction on every version it applies to, so the
+        // versions that record reminders check it; it stands in for the
+        // record only where there is none.
+        if self.version.is_some_and(|v| v >= POLICY_KNOWN_FROM) {
+            predict_reminders(&mut turns);
+        }
         if reminders == Reminders::Inferred {
-            infer_reminders(&mut turns);
+            for draft in &mut turns {
+                draft.turn.reminder_before = draft.turn.reminder_predicted;
+            }
         }
         let mut parts: Vec<Part> = (0..self.parts.max(1)).map(|_| Part::default()).collect();
         for draft in turns {
             parts[draft.part].turns.push(draft.turn);
         }
         parts.retain(|p| !p.turns.is_empty());
-        vec![Session {
+        let mut session = Session {
             format: Format::ClaudeCode,
-            agent_version: self.version,
+            agent_version: self.version_name,
             models: self.models.into_iter().collect(),
             reminders,
             parts,
-        }]
+            id: self.session_id,
+            // The project folder is the file's: the caller sets it.
+            group: String::new(),
+            content_hash: String::new(),
+        };
+        session.keep_real_usage();
+        vec![session]
     }
 }
 
@@ -565,17 +585,19 @@ fn replay_plans(turns: &mut [TurnDraft]) {
     }
 }
 
-/// Marks the turns a reminder preceded under Claude Code's known policy:
-/// before a response, when the assistant messages (content blocks) since
-/// the last planning call and since the last reminder are both at least
-/// 10. The count restarts after the planning call's block.
-fn infer_reminders(turns: &mut [TurnDraft]) {
+/// Marks the turns a reminder precedes under Claude Code's known policy
+/// (`reminder_predicted`): before a response, when the assistant messages
+/// (content blocks) since the last planning call and since the last
+/// reminder are both at least 10. The count restarts after the planning
+/// call's block.
+fn predict_reminders(turns: &mut [TurnDraft]) {
     let mut since_write = 0u32;
     let mut since_reminder: Option<u32> = None;
     for (index, draft) in turns.iter_mut().enumerate() {
         let quiet = since_reminder.is_none_or(|n| n >= POLICY_TURNS_BETWEEN);
-        draft.turn.reminder_before = index > 0 && since_write >= POLICY_TURNS_SINCE_WRITE && quiet;
-        if draft.turn.reminder_before {
+        let predicted = index > 0 && since_write >= POLICY_TURNS_SINCE_WRITE && quiet;
+        draft.turn.reminder_predicted = predicted;
+        if predicted {
             since_reminder = Some(0);
         }
         since_write = match draft.blocks_after_plan {

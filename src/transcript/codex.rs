@@ -34,7 +34,8 @@ use std::collections::{BTreeSet, HashMap};
 use serde_json::Value;
 
 use super::{
-    Format, ItemStatus, Part, PlanningCall, RecordReader, Reminders, Session, Turn, text_chars,
+    BadRecord, Format, ItemStatus, Part, PlanningCall, RecordReader, Reminders, Session, Turn,
+    text_chars,
 };
 
 /// The planning tool.
@@ -81,6 +82,9 @@ pub struct CodexReader {
     /// update_plan calls awaiting their output: call_id → (turn, call).
     awaiting: HashMap<String, (usize, usize)>,
     chars_pending: u64,
+    /// `session_meta`'s `id`, and its `cwd` hashed (the group).
+    session_id: Option<String>,
+    group: Option<String>,
 }
 
 impl CodexReader {
@@ -88,7 +92,14 @@ impl CodexReader {
         Self::default()
     }
 
-    fn session_meta(&mut self, payload: &Value) -> Result<(), String> {
+    fn session_meta(&mut self, payload: &Value) -> Result<(), BadRecord> {
+        let text = |key: &str| payload.get(key).and_then(Value::as_str);
+        if self.session_id.is_none() {
+            self.session_id = text("id").map(str::to_string);
+        }
+        if self.group.is_none() {
+            self.group = text("cwd").map(|cwd| super::group_key("codex-cwd", cwd));
+        }
         let Some(version) = payload.get("cli_version").and_then(Value::as_str) else {
             return Ok(());
         };
@@ -97,9 +108,10 @@ impl CodexReader {
             .next()
             .and_then(|m| m.parse::<u32>().ok());
         if major != Some(0) {
-            return Err(format!("unknown Codex version {version:?}"));
+            return Err("an unknown Codex version");
         }
-        self.version.get_or_insert_with(|| version.to_string());
+        self.version
+            .get_or_insert_with(|| super::version_name(version));
         Ok(())
     }
 
@@ -220,7 +232,7 @@ impl CodexReader {
             return;
         };
         if self.open || draft.turn.input_tokens.is_none() {
-            let count = |key: &str| usage.get(key).and_then(Value::as_u64);
+            let count = |key: &str| usage.get(key).and_then(super::token_count);
             draft.turn.input_tokens = count("input_tokens");
             draft.turn.output_tokens = count("output_tokens");
         }
@@ -231,7 +243,7 @@ impl CodexReader {
 /// The statuses of an `update_plan` call's arguments (JSON text).
 fn plan_of(arguments: Option<&Value>) -> Option<Vec<ItemStatus>> {
     let parsed: Value = match arguments? {
-        Value::String(text) => serde_json::from_str(text).ok()?,
+        Value::String(text) => super::bounded::parse(text.as_bytes()).ok()?,
         other => other.clone(),
     };
     let steps = parsed.get("plan")?.as_array()?;
@@ -249,7 +261,7 @@ fn plan_of(arguments: Option<&Value>) -> Option<Vec<ItemStatus>> {
 }
 
 impl RecordReader for CodexReader {
-    fn record(&mut self, record: &Value) -> Result<(), String> {
+    fn record(&mut self, record: &Value) -> Result<(), BadRecord> {
         let kind = record
             .get("type")
             .and_then(Value::as_str)
@@ -258,10 +270,8 @@ impl RecordReader for CodexReader {
         match kind {
             "session_meta" => self.session_meta(payload)?,
             "turn_context" => {
-                if let Some(model) = payload.get("model").and_then(Value::as_str)
-                    && !self.models.contains(model)
-                {
-                    self.models.insert(model.to_string());
+                if let Some(model) = payload.get("model").and_then(Value::as_str) {
+                    super::note_model(&mut self.models, model);
                 }
             }
             "response_item" => self.response_item(payload),
@@ -273,7 +283,7 @@ impl RecordReader for CodexReader {
                 }
             }
             kind if IGNORED_TYPES.contains(&kind) => {}
-            kind => return Err(format!("unknown Codex record type {kind:?}")),
+            _ => return Err("an unknown Codex record type"),
         }
         Ok(())
     }
@@ -297,13 +307,19 @@ impl RecordReader for CodexReader {
             parts[draft.part].turns.push(turn);
         }
         parts.retain(|p| !p.turns.is_empty());
-        vec![Session {
+        let mut session = Session {
             format: Format::Codex,
             agent_version: self.version,
             models: self.models.into_iter().collect(),
             reminders: Reminders::Recorded,
             parts,
-        }]
+            id: self.session_id,
+            // Without a working directory, the caller's fallback.
+            group: self.group.unwrap_or_default(),
+            content_hash: String::new(),
+        };
+        session.keep_real_usage();
+        vec![session]
     }
 }
 

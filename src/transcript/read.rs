@@ -1,8 +1,10 @@
 //! Reading transcript files and folders into sessions: the one entry
 //! point calibration calls ([`read_paths`]).
 //!
-//! Each path is a file or a folder (every `*.jsonl` below it, symbolic
-//! links followed once: a link back up the tree is not walked again); the
+//! Each path is a file or a folder (every `*.jsonl` below it). A path
+//! named by the caller is followed when it is a symbolic link (the user
+//! chose it); below a folder, links are never followed, and a system
+//! folder (/proc, /sys, /dev, wherever mounted) is never walked; the
 //! files are read one at a time in sorted path order, each streamed line
 //! by line through a bounded buffer, so memory stays flat in the size of
 //! the corpus. A file's format is detected from its first records
@@ -12,7 +14,8 @@
 //!
 //! Bad input never stops the read: a line too long (over
 //! [`MAX_LINE_BYTES`], never held whole), not JSON (binary garbage), too
-//! deep (serde_json's recursion limit), not an object, a truncated last
+//! deep (serde_json's recursion limit), too large as a tree (a line of
+//! many small objects: built against a memory cap, `bounded`), not an object, a truncated last
 //! line, a record its reader refuses (an unknown record type or agent
 //! version), a file of no known format, an unreadable file or folder —
 //! each is skipped and counted by reason, and the first few are named
@@ -24,17 +27,19 @@
 //! it) without naming any path.
 
 use std::collections::{BTreeMap, HashSet};
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Seek};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::bounded::{self, ParseError};
 use super::claude_code::ClaudeCodeReader;
 use super::codex::CodexReader;
 use super::run_log::RunLogReader;
-use super::{Format, RecordReader, Session};
+use super::{Format, GroupBy, RecordReader, Session, group_key};
 
 /// The longest line read; a longer one is skipped as it streams past.
 pub const MAX_LINE_BYTES: usize = 64 << 20;
@@ -42,6 +47,8 @@ pub const MAX_LINE_BYTES: usize = 64 << 20;
 pub const FIRST_SKIPS: usize = 10;
 /// Records a file may start with before its format is known.
 const UNDECIDED_RECORDS: usize = 16;
+/// Lines looked at for them.
+const UNDECIDED_LINES: u64 = 64;
 const READ_BUFFER: usize = 256 << 10;
 
 /// Which model names a caller keeps (`--model REGEX`).
@@ -55,6 +62,8 @@ pub struct ReadOptions {
     /// Keep only the sessions one of whose model names passes (a session
     /// naming no model is left out when a filter is given).
     pub model_filter: Option<ModelFilter>,
+    /// What makes sessions one group.
+    pub group_by: GroupBy,
 }
 
 /// Why a line or a file was skipped.
@@ -67,6 +76,9 @@ pub enum SkipReason {
     NotJson,
     /// JSON nested deeper than serde_json's recursion limit.
     TooDeep,
+    /// JSON whose tree would take more memory than a line may
+    /// ([`bounded::MAX_TREE_BYTES`]): read and dropped as it streams.
+    TooLarge,
     /// JSON that is not an object.
     NotAnObject,
     /// The last line, cut short (a session still being written).
@@ -86,6 +98,7 @@ impl SkipReason {
             Self::TooLong => "too-long",
             Self::NotJson => "not-json",
             Self::TooDeep => "too-deep",
+            Self::TooLarge => "too-large",
             Self::NotAnObject => "not-an-object",
             Self::Truncated => "truncated",
             Self::BadRecord => "bad-record",
@@ -195,8 +208,10 @@ pub fn read_paths(
     Ok(summary)
 }
 
-/// Collects the `*.jsonl` files below `dir`; `seen` holds the folders
-/// walked (device, inode), so a link loop ends.
+/// Collects the `*.jsonl` files below `dir`. Symbolic links below it are
+/// never followed (a link to `/` or back up the tree is not walked), nor
+/// is a system folder ([`system_folder`]); `seen` holds the folders
+/// walked (device, inode), so a folder mounted twice is walked once.
 fn walk(
     dir: &Path,
     seen: &mut HashSet<(u64, u64)>,
@@ -207,6 +222,10 @@ fn walk(
     let unreadable = |summary: &mut ReadSummary, path: &Path, e: io::Error| {
         summary.skip(path, None, SkipReason::Unreadable, e.to_string());
     };
+    if system_folder(dir) {
+        let why = "a system folder (/proc, /sys, /dev) is never walked";
+        return summary.skip(dir, None, SkipReason::Unreadable, why.into());
+    }
     match std::fs::metadata(dir) {
         Ok(meta) if !seen.insert((meta.dev(), meta.ino())) => return,
         Ok(_) => {}
@@ -219,17 +238,56 @@ fn walk(
     let mut below: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     below.sort();
     for path in below {
-        match std::fs::metadata(&path) {
+        // The entry itself, never what a link points at.
+        match std::fs::symlink_metadata(&path) {
             Ok(meta) if meta.is_dir() => walk(&path, seen, files, summary),
-            Ok(_) if path.extension().is_some_and(|e| e == "jsonl") => files.push(path),
+            Ok(meta) if path.extension().is_some_and(|e| e == "jsonl") => {
+                if meta.is_file() {
+                    files.push(path);
+                } else {
+                    // Said, not followed or opened: a link, a FIFO, a device.
+                    let why = if meta.is_symlink() {
+                        "a symbolic link below a folder (not followed)"
+                    } else {
+                        "not a regular file"
+                    };
+                    summary.skip(&path, None, SkipReason::Unreadable, why.into());
+                }
+            }
             Ok(_) => {}
-            // A dangling link named *.jsonl is a transcript that cannot be read.
             Err(e) if path.extension().is_some_and(|e| e == "jsonl") => {
                 unreadable(summary, &path, e);
             }
             Err(_) => {}
         }
     }
+}
+
+/// Whether `dir` is, or lies in, a folder of the kernel's own (procfs,
+/// sysfs, devices, cgroups, debug and tracing file systems): its files are
+/// other processes' state, not transcripts, and some never end.
+fn system_folder(dir: &Path) -> bool {
+    let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    if ["/proc", "/sys", "/dev"]
+        .iter()
+        .any(|root| canonical.starts_with(root))
+    {
+        return true;
+    }
+    // Mounted elsewhere (a container's bind mount): told by the file
+    // system's type.
+    const PSEUDO: [u64; 9] = [
+        0x9fa0,      // proc
+        0x6265_6572, // sysfs
+        0x1cd1,      // devpts
+        0x6367_7270, // cgroup2
+        0x0027_e0eb, // cgroup
+        0x6462_6720, // debugfs
+        0x7472_6163, // tracefs
+        0x7363_6673, // securityfs
+        0xcafe_4a11, // bpf
+    ];
+    rustix::fs::statfs(&canonical).is_ok_and(|fs| PSEUDO.contains(&(fs.f_type as u64)))
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -271,58 +329,47 @@ fn reader_for(format: Format) -> Box<dyn RecordReader> {
     }
 }
 
+/// The format of the file `input` starts, from its first
+/// [`UNDECIDED_RECORDS`] records within its first [`UNDECIDED_LINES`]
+/// lines; each record is looked at and dropped, none is kept while the
+/// format is undecided (the caller reads the file again from its start).
+fn detect_file(input: impl Read) -> Option<Format> {
+    let mut records = 0;
+    let mut found = None;
+    let _ = for_each_line(input, &mut Sha256::new(), |number, line| {
+        let Line::Whole(bytes, _) = line else {
+            return ControlFlow::Continue(());
+        };
+        if let Ok(value) = bounded::parse(bytes.strip_suffix(b"\r").unwrap_or(bytes))
+            && value.is_object()
+        {
+            records += 1;
+            found = detect(&value);
+        }
+        let done = found.is_some() || records >= UNDECIDED_RECORDS || number >= UNDECIDED_LINES;
+        if done {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    found
+}
+
 /// One file's reading state.
 struct FileRead<'a> {
     path: &'a Path,
-    format: Option<Format>,
+    /// The file's reader; none for a file of no known format.
     reader: Option<Box<dyn RecordReader>>,
-    /// Records before the format was known (at most [`UNDECIDED_RECORDS`]).
-    undecided: Vec<(u64, Value)>,
-    /// The file is skipped whole (unknown format, no reader).
-    given_up: bool,
 }
 
 impl FileRead<'_> {
-    fn record(&mut self, line: u64, value: Value, summary: &mut ReadSummary) {
-        if self.given_up {
-            return;
-        }
-        if self.reader.is_none() {
-            if self.format.is_none() {
-                self.format = detect(&value);
-            }
-            let Some(format) = self.format else {
-                self.undecided.push((line, value));
-                if self.undecided.len() >= UNDECIDED_RECORDS {
-                    self.give_up_unknown(summary);
-                }
-                return;
-            };
-            self.reader = Some(reader_for(format));
-            for (line, value) in std::mem::take(&mut self.undecided) {
-                self.feed(line, &value, summary);
-            }
-        }
-        self.feed(line, &value, summary);
-    }
-
-    fn feed(&mut self, line: u64, value: &Value, summary: &mut ReadSummary) {
+    fn record(&mut self, line: u64, value: &Value, summary: &mut ReadSummary) {
         if let Some(reader) = self.reader.as_mut()
             && let Err(why) = reader.record(value)
         {
-            summary.skip(self.path, Some(line), SkipReason::BadRecord, why);
+            summary.skip(self.path, Some(line), SkipReason::BadRecord, why.into());
         }
-    }
-
-    fn give_up_unknown(&mut self, summary: &mut ReadSummary) {
-        self.given_up = true;
-        self.undecided.clear();
-        summary.skip(
-            self.path,
-            None,
-            SkipReason::UnknownFormat,
-            "no record of a Claude Code transcript, a Codex rollout or a run log".into(),
-        );
     }
 }
 
@@ -333,8 +380,19 @@ fn read_file(
     summary: &mut ReadSummary,
     on_session: &mut impl FnMut(Session),
 ) -> Option<[u8; 32]> {
-    let file = match crate::input::open_regular(path) {
-        Ok(file) => file,
+    let opened = crate::input::open_regular(path).and_then(|mut file| {
+        let format = match opts.format {
+            Some(format) => Some(format),
+            None => {
+                let format = detect_file(&mut file);
+                file.rewind()?;
+                format
+            }
+        };
+        Ok((file, format))
+    });
+    let (file, format) = match opened {
+        Ok(opened) => opened,
         Err(e) => {
             summary.skip(path, None, SkipReason::Unreadable, e.to_string());
             return None;
@@ -342,10 +400,7 @@ fn read_file(
     };
     let mut state = FileRead {
         path,
-        format: opts.format,
-        reader: None,
-        undecided: Vec::new(),
-        given_up: false,
+        reader: format.map(reader_for),
     };
     let mut hasher = Sha256::new();
     let outcome = for_each_line(file, &mut hasher, |number, line| {
@@ -359,27 +414,74 @@ fn read_file(
                 format!("a line of {length} bytes or more (the limit is {MAX_LINE_BYTES})"),
             ),
         }
+        ControlFlow::Continue(())
     });
     match outcome {
         Ok(bytes) => summary.bytes += bytes,
         Err(e) => summary.skip(path, None, SkipReason::Unreadable, e.to_string()),
     }
     summary.files += 1;
-    if !state.given_up && state.reader.is_none() && !state.undecided.is_empty() {
-        state.give_up_unknown(summary);
-    }
-    if let (Some(format), Some(reader)) = (state.format, state.reader) {
-        *summary.files_by_format.entry(format).or_default() += 1;
-        for session in reader.finish() {
-            if passes(&session, opts) {
-                summary.sessions += 1;
-                on_session(session);
-            } else {
-                summary.sessions_filtered_out += 1;
-            }
+    let digest: [u8; 32] = hasher.finalize().into();
+    finish_file(
+        path,
+        &digest,
+        format,
+        state.reader,
+        opts,
+        summary,
+        on_session,
+    );
+    Some(digest)
+}
+
+/// Hands the sessions of a file read to the end to the caller (a file of
+/// no known format is counted as such).
+fn finish_file(
+    path: &Path,
+    digest: &[u8; 32],
+    format: Option<Format>,
+    reader: Option<Box<dyn RecordReader>>,
+    opts: &ReadOptions,
+    summary: &mut ReadSummary,
+    on_session: &mut impl FnMut(Session),
+) {
+    let (Some(format), Some(reader)) = (format, reader) else {
+        let why = "no record of a Claude Code transcript, a Codex rollout or a run log";
+        return summary.skip(path, None, SkipReason::UnknownFormat, why.into());
+    };
+    *summary.files_by_format.entry(format).or_default() += 1;
+    for mut session in reader.finish() {
+        place(&mut session, path, digest, opts.group_by, summary.sessions);
+        if passes(&session, opts) {
+            summary.sessions += 1;
+            on_session(session);
+        } else {
+            summary.sessions_filtered_out += 1;
         }
     }
-    Some(hasher.finalize().into())
+}
+
+/// Sets what a session's reader could not know: its content hash (the
+/// file's, for a format of one session a file) and its group under
+/// `group_by` (`index`: the sessions read before it).
+fn place(session: &mut Session, path: &Path, digest: &[u8; 32], group_by: GroupBy, index: u64) {
+    if session.content_hash.is_empty() {
+        session.content_hash = hex(digest);
+    }
+    let folder = path.parent().unwrap_or(Path::new(""));
+    let folder_key = || group_key("folder", &folder.to_string_lossy());
+    session.group = match group_by {
+        GroupBy::Project if session.format == Format::ClaudeCode => {
+            // `projects/<dir>/<session>.jsonl`: the project is the folder's
+            // name, wherever the projects folder was copied to.
+            let name = folder.file_name().map(|n| n.to_string_lossy());
+            group_key("claude-code-project", &name.unwrap_or_default())
+        }
+        GroupBy::Project if !session.group.is_empty() => std::mem::take(&mut session.group),
+        GroupBy::Project | GroupBy::Folder => folder_key(),
+        GroupBy::File => group_key("file", &path.to_string_lossy()),
+        GroupBy::Session => group_key("session", &index.to_string()),
+    };
 }
 
 fn passes(session: &Session, opts: &ReadOptions) -> bool {
@@ -389,6 +491,8 @@ fn passes(session: &Session, opts: &ReadOptions) -> bool {
     }
 }
 
+/// Parses one line and hands a record to the file's reader. What is wrong
+/// with a line is said in fixed words (and a column): never its text.
 fn parse_line(
     state: &mut FileRead,
     number: u64,
@@ -400,26 +504,33 @@ fn parse_line(
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return;
     }
-    match serde_json::from_slice::<Value>(bytes) {
-        Ok(value) if value.is_object() => state.record(number, value, summary),
-        Ok(_) => summary.skip(
-            state.path,
-            Some(number),
+    let (reason, detail) = match bounded::parse(bytes) {
+        Ok(value) if value.is_object() => return state.record(number, &value, summary),
+        Ok(_) => (
             SkipReason::NotAnObject,
             "a JSON value that is not an object".into(),
         ),
-        Err(e) => {
-            let text = e.to_string();
-            let reason = if text.contains("recursion limit") {
-                SkipReason::TooDeep
-            } else if last && e.is_eof() {
-                SkipReason::Truncated
-            } else {
-                SkipReason::NotJson
-            };
-            summary.skip(state.path, Some(number), reason, text);
-        }
-    }
+        Err(ParseError::TooLarge) => (
+            SkipReason::TooLarge,
+            format!(
+                "a line whose JSON would take more than {} MiB to hold",
+                bounded::MAX_TREE_BYTES >> 20
+            ),
+        ),
+        Err(ParseError::Json(e)) if e.to_string().contains("recursion limit") => (
+            SkipReason::TooDeep,
+            format!("JSON nested too deep (column {})", e.column()),
+        ),
+        Err(ParseError::Json(e)) if last && e.is_eof() => (
+            SkipReason::Truncated,
+            "the last line ends before its JSON does".into(),
+        ),
+        Err(ParseError::Json(e)) => (
+            SkipReason::NotJson,
+            format!("not JSON (column {})", e.column()),
+        ),
+    };
+    summary.skip(state.path, Some(number), reason, detail);
 }
 
 /// A line as [`for_each_line`] hands it over.
@@ -431,13 +542,13 @@ enum Line<'a> {
     TooLong(usize),
 }
 
-/// Streams `input` line by line into `each` (1-based line numbers),
-/// hashing every byte; holds at most [`MAX_LINE_BYTES`] of a line.
-/// Returns the bytes read.
+/// Streams `input` line by line into `each` (1-based line numbers) until
+/// it ends or `each` breaks, hashing every byte; holds at most
+/// [`MAX_LINE_BYTES`] of a line. Returns the bytes read.
 fn for_each_line(
     input: impl Read,
     hasher: &mut Sha256,
-    mut each: impl FnMut(u64, Line),
+    mut each: impl FnMut(u64, Line) -> ControlFlow<()>,
 ) -> io::Result<u64> {
     let mut reader = BufReader::with_capacity(READ_BUFFER, input);
     let mut partial: Vec<u8> = Vec::new();
@@ -453,10 +564,10 @@ fn for_each_line(
         if available.is_empty() {
             if let Some(length) = overlong {
                 number += 1;
-                each(number, Line::TooLong(length));
+                let _ = each(number, Line::TooLong(length));
             } else if !partial.is_empty() {
                 number += 1;
-                each(number, Line::Whole(&partial, true));
+                let _ = each(number, Line::Whole(&partial, true));
             }
             return Ok(total);
         }
@@ -474,19 +585,25 @@ fn for_each_line(
             None if newline.is_some() && partial.is_empty() => {
                 // The common case: the whole line is in the buffer.
                 number += 1;
-                each(number, Line::Whole(piece, false));
+                let flow = each(number, Line::Whole(piece, false));
                 reader.consume(taken);
+                if flow.is_break() {
+                    return Ok(total);
+                }
                 continue;
             }
             None => partial.extend_from_slice(piece),
         }
         if newline.is_some() {
             number += 1;
-            match overlong.take() {
+            let flow = match overlong.take() {
                 Some(length) => each(number, Line::TooLong(length)),
                 None => each(number, Line::Whole(&partial, false)),
-            }
+            };
             partial.clear();
+            if flow.is_break() {
+                return Ok(total);
+            }
         }
         reader.consume(taken);
     }

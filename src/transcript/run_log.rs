@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use super::{ItemStatus, Part, PlanningCall, RecordReader, Reminders, Session, Turn};
+use super::{BadRecord, ItemStatus, Part, PlanningCall, RecordReader, Reminders, Session, Turn};
 use crate::llm::price::REMINDER_MARKERS;
 use crate::llm::session::user_typed;
 use crate::llm::{Content, ContentBlock, Message, Role};
@@ -25,7 +25,7 @@ pub struct RunLogReader {
 }
 
 impl RecordReader for RunLogReader {
-    fn record(&mut self, value: &Value) -> Result<(), String> {
+    fn record(&mut self, value: &Value) -> Result<(), BadRecord> {
         // A run without a planning tool says nothing about planning.
         self.sessions.extend(session_of_record(value)?);
         Ok(())
@@ -46,16 +46,16 @@ pub fn is_run_log_record(value: &Value) -> bool {
 
 /// One run-log record as a session (`None` for a run that offered no
 /// planning tool).
-fn session_of_record(value: &Value) -> Result<Option<Session>, String> {
+fn session_of_record(value: &Value) -> Result<Option<Session>, BadRecord> {
     if !is_run_log_record(value) {
-        return Err("not an agent-eval run-log record (needs messages, metrics, settings)".into());
+        return Err("not an agent-eval run-log record (needs messages, metrics, settings)");
     }
     let messages: Vec<Message> = value
         .get("messages")
         .cloned()
         .map(serde_json::from_value)
         .transpose()
-        .map_err(|e| format!("messages: {e}"))?
+        .map_err(|_| "messages that are not a conversation agent-eval writes")?
         .unwrap_or_default();
     let settings = value.get("settings");
     let planning_offered = settings
@@ -69,16 +69,20 @@ fn session_of_record(value: &Value) -> Result<Option<Session>, String> {
         .and_then(|s| s.get("dialect"))
         .and_then(|d| serde_json::from_value::<Dialect>(d.clone()).ok())
         .unwrap_or_else(|| dialect_of_calls(&messages));
+    let scenario = value.get("scenario").and_then(Value::as_str).unwrap_or("");
     let reminders_at: Option<Vec<usize>> = value
         .get("metrics")
         .and_then(|m| m.get("reminders_at"))
         .and_then(|r| serde_json::from_value(r.clone()).ok());
-    Ok(Some(session_of(
+    let mut session = session_of(
         &messages,
         dialect,
         planning_offered,
         reminders_at.as_deref(),
-    )))
+    );
+    session.group = super::group_key("run-log-scenario", scenario);
+    session.content_hash = super::group_key("run-log-line", &value.to_string());
+    Ok(Some(session))
 }
 
 /// The dialect whose planning tools the run called (a log whose cell does
@@ -140,6 +144,9 @@ pub fn session_of(
         models: Vec::new(),
         reminders: Reminders::Recorded,
         parts: reading.parts,
+        id: None,
+        group: String::new(),
+        content_hash: String::new(),
     }
 }
 

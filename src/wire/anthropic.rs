@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use super::BadRequest;
 use super::fields::{self, Object, join};
 use super::record::{WireRequest, normalize_task_message};
-use super::sse::{SseEvent, chunks};
+use super::sse::{DELTA_CHARS, SseEvent, chunks};
 use crate::llm::{Content, ContentBlock, Message, ModelResponse, Role, StopReason, ToolSchema};
 
 /// Block types that carry nothing the mock reads.
@@ -264,9 +264,6 @@ pub fn response_json(response: &ModelResponse, id: &str, model: &str, usage: Usa
         "usage": usage_json(usage),
     })
 }
-
-/// Characters per streamed delta.
-const DELTA_CHARS: usize = 48;
 
 /// The stream of a response, as `messages.stream` and `create(stream=True)`
 /// read it.

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::anthropic::Usage;
 use super::fields::{self, join};
 use super::record::{WireRequest, merge_same_role, normalize_task_message};
-use super::sse::{SseEvent, chunks};
+use super::sse::{DELTA_CHARS, SseEvent, chunks};
 use super::{BadRequest, model_call_id, openai_call_id};
 use crate::llm::{ContentBlock, Message, ModelResponse, Role, StopReason, ToolSchema};
 
@@ -257,8 +257,6 @@ pub fn response_json(response: &ModelResponse, id: &str, model: &str, usage: Usa
     })
 }
 
-const DELTA_CHARS: usize = 48;
-
 /// The stream of a response.
 pub fn response_events(
     response: &ModelResponse,
@@ -341,6 +339,12 @@ pub fn error_json(status: u16, message: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One token each way.
+    const ONE_EACH: Usage = Usage {
+        input: 1,
+        output: 1,
+    };
     use crate::llm::Content;
 
     #[test]
@@ -393,16 +397,7 @@ mod tests {
             name: "bash".into(),
             input: json!({"command": "ls"}).into(),
         }]);
-        let events = response_events(
-            &response,
-            "c",
-            "m",
-            Usage {
-                input: 1,
-                output: 1,
-            },
-            true,
-        );
+        let events = response_events(&response, "c", "m", ONE_EACH, true);
         assert_eq!(events.last().unwrap().data, "[DONE]");
         let parsed: Vec<Value> = events[..events.len() - 1]
             .iter()

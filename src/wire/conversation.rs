@@ -89,6 +89,29 @@ impl Conversation {
         self.nodes_backward().map(|node| &node.message)
     }
 
+    /// The messages after the first `len` of them, in order, when this
+    /// conversation continues `earlier` (shares its messages as stored, not
+    /// just equal ones) and `earlier` holds `len` of them; `None` otherwise.
+    /// Costs the messages added, not the conversation: what reads every
+    /// request of a growing conversation reads each message once.
+    pub fn added_to(&self, earlier: &Conversation) -> Option<Vec<&Message>> {
+        let mut added = Vec::new();
+        let mut node = self.last.as_ref();
+        while let Some(current) = node
+            && current.len > earlier.len()
+        {
+            added.push(&current.message);
+            node = current.previous.as_ref();
+        }
+        let same = match (node, &earlier.last) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        added.reverse();
+        same.then_some(added)
+    }
+
     /// The messages, copied.
     pub fn to_vec(&self) -> Vec<Message> {
         self.iter().cloned().collect()
@@ -315,6 +338,32 @@ mod tests {
         assert_ne!(plain, flagged);
         // The first two messages are shared; the flagged one is new.
         assert_eq!(stored_messages([&plain, &flagged]), 4);
+    }
+
+    #[test]
+    fn added_to_names_only_the_new_messages_of_a_continued_conversation() {
+        let mut store = Conversations::default();
+        let mut messages = vec![Message::user_text("task"), result("a")];
+        let (first, _) = store.record(&messages, &[]);
+        messages.push(result("b"));
+        messages.push(result("c"));
+        let (grown, _) = store.record(&messages, &[]);
+        let added: Option<Vec<Message>> = grown
+            .added_to(&first)
+            .map(|added| added.into_iter().cloned().collect());
+        assert_eq!(added.as_deref(), Some(&messages[2..]));
+        assert_eq!(grown.added_to(&grown).map(|a| a.len()), Some(0));
+        // Equal messages stored apart are not the same conversation, nor
+        // is a longer one a continuation of a shorter.
+        let mut other = Conversations::default();
+        let (copy, _) = other.record(&messages[..2], &[]);
+        assert!(grown.added_to(&copy).is_none());
+        assert!(first.added_to(&grown).is_none());
+        assert!(
+            first
+                .added_to(&Conversation::default())
+                .is_some_and(|a| a.len() == 2)
+        );
     }
 
     #[test]

@@ -65,8 +65,14 @@ pub fn string<'a>(value: &'a Value, path: &str) -> Result<&'a str, BadRequest> {
     value.as_str().ok_or_else(|| wrong(path, "a string", value))
 }
 
+/// The field's path is spelled out only for an error: a request's
+/// every message and block has several fields, and a path written for each
+/// was a visible part of reading a long conversation.
 pub fn required_str<'a>(obj: &'a Object, key: &str, path: &str) -> Result<&'a str, BadRequest> {
-    string(required(obj, key, path)?, &join(path, key))
+    let value = required(obj, key, path)?;
+    value
+        .as_str()
+        .ok_or_else(|| wrong(&join(path, key), "a string", value))
 }
 
 pub fn optional_str<'a>(
@@ -75,7 +81,10 @@ pub fn optional_str<'a>(
     path: &str,
 ) -> Result<Option<&'a str>, BadRequest> {
     optional(obj, key)
-        .map(|v| string(v, &join(path, key)))
+        .map(|v| {
+            v.as_str()
+                .ok_or_else(|| wrong(&join(path, key), "a string", v))
+        })
         .transpose()
 }
 
@@ -91,7 +100,10 @@ pub fn optional_array<'a>(
     path: &str,
 ) -> Result<&'a [Value], BadRequest> {
     match optional(obj, key) {
-        Some(v) => Ok(array(v, &join(path, key))?),
+        Some(v) => v
+            .as_array()
+            .map(Vec::as_slice)
+            .ok_or_else(|| wrong(&join(path, key), "an array", v)),
         None => Ok(&[]),
     }
 }

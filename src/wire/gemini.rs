@@ -30,7 +30,7 @@ use serde_json::{Map, Value, json};
 use super::anthropic::Usage;
 use super::fields::{self, join};
 use super::record::{WireRequest, merge_same_role, normalize_task_message};
-use super::sse::{SseEvent, chunks};
+use super::sse::{DELTA_CHARS, SseEvent, chunks};
 use super::{BadRequest, model_call_id, openai_call_id};
 use crate::llm::{ContentBlock, Message, ModelResponse, Role, ToolSchema};
 
@@ -318,8 +318,6 @@ pub fn response_json(response: &ModelResponse, id: &str, model: &str, usage: Usa
     parts.extend(call_parts(response));
     chunk(parts, true, id, model, usage)
 }
-
-const DELTA_CHARS: usize = 48;
 
 /// The stream of a response (`alt=sse`): text pieces, then the calls with
 /// the finish reason and the usage.

@@ -30,8 +30,9 @@
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Arc;
 
-use super::record::{Exchange, Finish, Reply};
+use super::record::{Exchange, Finish, RecordedRequest, Reply};
 use crate::agent::StopKind;
 use crate::llm::price::{ConversationChars, PlanningPrice, PriceRules, WorkdirSpelling};
 use crate::llm::{ContentBlock, Message, Role, StopReason};
@@ -173,7 +174,11 @@ pub fn observe_run_marked(
 
 /// The price of planning over the answered requests: each priced as sent
 /// (a client may rewrite or compact its history), with the turns that
-/// answered them.
+/// answered them. A request that continues the one before (its messages
+/// stored after that one's, the same tools offered) is counted on from
+/// it, only its new messages read: pricing every request afresh read the
+/// whole conversation again on every turn. The system prompt, the same
+/// stored value request after request, is counted once while it stays.
 fn wire_price(
     answered: &[&Exchange],
     dialect: &dyn PlanDialect,
@@ -187,6 +192,11 @@ fn wire_price(
     };
     let mut price = PlanningPrice::default();
     let mut turn = 0;
+    let mut conversation = ConversationChars::default();
+    // The request counted last: its messages and tools, and its system
+    // prompt with its characters.
+    let mut counted: Option<&RecordedRequest> = None;
+    let mut system_chars = 0;
     for exchange in answered {
         let (Reply::Response { response, .. }, Some(request)) =
             (&exchange.reply, &exchange.request)
@@ -201,11 +211,21 @@ fn wire_price(
             reminder_pattern,
             pattern_only,
         };
-        let mut conversation = ConversationChars::default();
-        for message in request.messages.iter() {
+        let added = counted
+            .filter(|before| Arc::ptr_eq(&before.tools, &request.tools))
+            .and_then(|before| request.messages.added_to(&before.messages));
+        let added = added.unwrap_or_else(|| {
+            conversation = ConversationChars::default();
+            request.messages.iter().collect()
+        });
+        for message in added {
             conversation.add(message, &rules);
         }
-        price.add_request(workdir.chars(&request.system) as u64, &conversation);
+        if !counted.is_some_and(|before| Arc::ptr_eq(&before.system, &request.system)) {
+            system_chars = workdir.chars(&request.system) as u64;
+        }
+        counted = Some(request);
+        price.add_request(system_chars, &conversation);
         price.add_turn(&response.content, reminders_at.contains(&turn), &rules);
     }
     price

@@ -108,6 +108,7 @@ impl WireRequest {
             system: &self.system,
             messages: &self.messages,
             tools: &self.tools,
+            unchanged: 0,
         }
     }
 
@@ -234,6 +235,9 @@ impl Exchange {
 #[derive(Debug, Default)]
 pub struct Record {
     exchanges: Vec<Exchange>,
+    /// How many of them are the model's responses (turns served), counted
+    /// as they are pushed: the turn cap is checked on every request.
+    responses: usize,
     conversations: Conversations,
     systems: Interned<str>,
     tool_lists: Interned<[ToolSchema]>,
@@ -244,6 +248,11 @@ pub struct Record {
 impl Record {
     pub fn exchanges(&self) -> &[Exchange] {
         &self.exchanges
+    }
+
+    /// How many exchanges are the model's responses.
+    pub fn responses(&self) -> usize {
+        self.responses
     }
 
     /// Records one exchange (`request`: `None` when it could not be read;
@@ -258,6 +267,7 @@ impl Record {
     ) -> usize {
         let request = request.map(|request| self.recorded(request));
         violations.retain(|v| self.violations_seen.insert((v.turn, v.rule.clone())));
+        self.responses += usize::from(matches!(reply, Reply::Response { .. }));
         self.exchanges.push(Exchange {
             api,
             request,

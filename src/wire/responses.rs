@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 use super::anthropic::Usage;
 use super::fields::{self, join};
 use super::record::{WireRequest, merge_same_role, normalize_task_message};
-use super::sse::{SseEvent, chunks};
+use super::sse::{DELTA_CHARS, SseEvent, chunks};
 use super::{BadRequest, model_call_id, openai_call_id};
 use crate::llm::{ContentBlock, Message, ModelResponse, Role, ToolSchema};
 
@@ -378,8 +378,6 @@ pub fn response_json(response: &ModelResponse, id: &str, model: &str, usage: Usa
     )
 }
 
-const DELTA_CHARS: usize = 48;
-
 /// The stream of a response, as `responses.create(stream=True)` and
 /// `responses.stream()` read it.
 pub fn response_events(
@@ -403,8 +401,8 @@ pub fn response_events(
         added["status"] = json!("in_progress");
         match item["type"].as_str() {
             Some("message") => stream.message_item(index, item, added),
-            Some("function_call") => stream.function_call_item(index, item, added),
-            _ => stream.custom_tool_call_item(index, item, added),
+            Some("function_call") => stream.call_item(index, item, added, FUNCTION_CALL),
+            _ => stream.call_item(index, item, added, CUSTOM_TOOL_CALL),
         }
         stream.push(
             "response.output_item.done",
@@ -464,55 +462,66 @@ impl EventStream {
         );
     }
 
-    /// A function call's events up to its `output_item.done`: the item
-    /// added with empty arguments, the arguments in deltas, done.
-    fn function_call_item(&mut self, index: usize, item: &Value, mut added: Value) {
+    /// A tool call's events up to its `output_item.done`: the item added
+    /// with its text (`kind`'s field) empty, the text in deltas, done. A
+    /// function call's done event also names the function.
+    fn call_item(&mut self, index: usize, item: &Value, mut added: Value, kind: CallKind) {
         let item_id = item["id"].clone();
-        added["arguments"] = json!("");
+        added[kind.field] = json!("");
         self.push(
             "response.output_item.added",
             json!({"output_index": index, "item": added}),
         );
-        let arguments = item["arguments"].as_str().unwrap_or("");
-        for piece in chunks(arguments, DELTA_CHARS) {
+        let text = item[kind.field].as_str().unwrap_or("");
+        for piece in chunks(text, DELTA_CHARS) {
             self.push(
-                "response.function_call_arguments.delta",
+                kind.delta,
                 json!({"item_id": item_id, "output_index": index, "delta": piece}),
             );
         }
-        self.push(
-            "response.function_call_arguments.done",
-            json!({"item_id": item_id, "output_index": index, "name": item["name"].clone(), "arguments": arguments}),
-        );
-    }
-
-    /// A freeform (custom) tool call's events up to its
-    /// `output_item.done`: the item added with empty input, the input in
-    /// deltas, done.
-    fn custom_tool_call_item(&mut self, index: usize, item: &Value, mut added: Value) {
-        let item_id = item["id"].clone();
-        added["input"] = json!("");
-        self.push(
-            "response.output_item.added",
-            json!({"output_index": index, "item": added}),
-        );
-        let input = item["input"].as_str().unwrap_or("");
-        for piece in chunks(input, DELTA_CHARS) {
-            self.push(
-                "response.custom_tool_call_input.delta",
-                json!({"item_id": item_id, "output_index": index, "delta": piece}),
-            );
+        let mut done = json!({"item_id": item_id, "output_index": index});
+        if kind.named {
+            done["name"] = item["name"].clone();
         }
-        self.push(
-            "response.custom_tool_call_input.done",
-            json!({"item_id": item_id, "output_index": index, "input": input}),
-        );
+        done[kind.field] = json!(text);
+        self.push(kind.done, done);
     }
 }
+
+/// How one kind of tool call streams: the item field its text is in, the
+/// names of its delta and done events, and whether done names the tool.
+struct CallKind {
+    field: &'static str,
+    delta: &'static str,
+    done: &'static str,
+    named: bool,
+}
+
+/// A function call: its arguments (JSON text) in deltas.
+const FUNCTION_CALL: CallKind = CallKind {
+    field: "arguments",
+    delta: "response.function_call_arguments.delta",
+    done: "response.function_call_arguments.done",
+    named: true,
+};
+
+/// A freeform (custom) tool call: its input in deltas.
+const CUSTOM_TOOL_CALL: CallKind = CallKind {
+    field: "input",
+    delta: "response.custom_tool_call_input.delta",
+    done: "response.custom_tool_call_input.done",
+    named: false,
+};
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One token each way.
+    const ONE_EACH: Usage = Usage {
+        input: 1,
+        output: 1,
+    };
     use crate::llm::Content;
 
     #[test]
@@ -564,29 +573,13 @@ mod tests {
                 input: json!({"cmd": "ls"}).into(),
             },
         ]);
-        let body = response_json(
-            &response,
-            "resp_1",
-            "m",
-            Usage {
-                input: 1,
-                output: 1,
-            },
-        );
+        let body = response_json(&response, "resp_1", "m", ONE_EACH);
         let output = body["output"].as_array().unwrap();
         assert_eq!(output[0]["content"][0]["text"], "hi");
         assert_eq!(output[1]["type"], "custom_tool_call");
         assert_eq!(output[1]["call_id"], "call_1_1");
         assert_eq!(output[2]["arguments"], "{\"cmd\":\"ls\"}");
-        let events = response_events(
-            &response,
-            "resp_1",
-            "m",
-            Usage {
-                input: 1,
-                output: 1,
-            },
-        );
+        let events = response_events(&response, "resp_1", "m", ONE_EACH);
         let last: Value = serde_json::from_str(&events.last().unwrap().data).unwrap();
         assert_eq!(last["type"], "response.completed");
         assert_eq!(last["sequence_number"], events.len() - 1);

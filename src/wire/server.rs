@@ -544,11 +544,7 @@ fn answer(shared: &Shared, api: Api, request: WireRequest) -> (usize, WireReques
     }
     let violations = protocol::check(&request.messages);
     let mut model = lock(&shared.model);
-    let turns_served = lock(&shared.record)
-        .exchanges()
-        .iter()
-        .filter(|e| matches!(e.reply, Reply::Response { .. }))
-        .count();
+    let turns_served = lock(&shared.record).responses();
     let at_cap = shared
         .options
         .max_turns
@@ -562,6 +558,7 @@ fn answer(shared: &Shared, api: Api, request: WireRequest) -> (usize, WireReques
             system: &seen.system,
             messages: &shown,
             tools: &seen.tools,
+            unchanged: 0,
         };
         match model.respond(&asked) {
             Ok(response) => {

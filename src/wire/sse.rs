@@ -42,6 +42,9 @@ pub fn into_response(events: Vec<SseEvent>) -> Response {
     Sse::new(stream::iter(events)).into_response()
 }
 
+/// Characters per streamed delta, in every API's stream.
+pub const DELTA_CHARS: usize = 48;
+
 /// Splits a string into pieces of at most `size` characters (at least one
 /// piece), as the APIs stream long texts and arguments in deltas.
 pub fn chunks(text: &str, size: usize) -> Vec<&str> {

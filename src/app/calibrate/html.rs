@@ -9,12 +9,13 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use crate::calibrate::Calibration;
-use crate::calibrate::fidelity::Distribution;
+use crate::calibrate::fidelity::{Distribution, shown, three_digits};
+use crate::calibrate::fit::significant;
 use crate::report::escape::html as esc;
 
 const WIDTH: f64 = 420.0;
 const HEIGHT: f64 = 220.0;
-const MARGIN: f64 = 36.0;
+const MARGIN: f64 = 40.0;
 
 /// The page.
 pub fn page(result: &Calibration, json: &Value) -> String {
@@ -36,61 +37,68 @@ pub fn page(result: &Calibration, json: &Value) -> String {
     for distribution in &result.distributions {
         page.push_str(&plot(distribution));
     }
-    page.push_str("<h2>What the sessions contradict</h2>\n<ul>\n");
+    page.push_str("<h2>What the sessions say</h2>\n<ul>\n");
+    for line in super::render::conclusion_lines(result) {
+        let _ = writeln!(page, "<li>{}</li>", esc(&line));
+    }
     for said in &result.contradictions {
         let _ = writeln!(page, "<li>{}</li>", esc(said));
-    }
-    if result.contradictions.is_empty() {
-        page.push_str("<li>Nothing.</li>\n");
     }
     page.push_str("</ul>\n</body></html>\n");
     page
 }
 
-fn cell(value: Option<f64>) -> String {
-    value.map_or("-".into(), |v| format!("{v:.3}"))
-}
-
 fn parameters(page: &mut String, result: &Calibration) {
-    page.push_str("<h2>Parameters</h2>\n<table><tr><th>parameter</th><th>value</th><th>interval</th><th>n</th><th>source</th><th>why</th></tr>\n");
+    page.push_str("<h2>Parameters</h2>\n<table><tr><th>parameter</th><th>value</th><th>default</th><th>interval</th><th>n</th><th>source</th><th>why</th></tr>\n");
     for row in &result.params {
         let interval = row
             .param
             .interval
             .map_or("-".into(), |[a, b]| format!("[{a}, {b}]"));
+        let source = serde_json::to_value(row.param.source)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
         let _ = writeln!(
             page,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:?}</td><td style=\"text-align:left\">{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td style=\"text-align:left\">{}</td></tr>",
             esc(row.name),
             row.param.value,
+            row.default,
             interval,
             row.param.n,
-            row.param.source,
+            source,
             esc(&row.note)
         );
     }
     page.push_str("</table>\n");
+    if let Some(test) = result.goodness_of_fit {
+        let _ = writeln!(page, "<p>Goodness of fit: {}.</p>", esc(&test.verdict()));
+    }
 }
 
 fn fidelity(page: &mut String, result: &Calibration) {
-    page.push_str("<h2>Fidelity</h2>\n<table><tr><th>statistic</th><th>observed</th><th>simulated</th><th>distance</th><th>p</th><th>verdict</th></tr>\n");
+    page.push_str("<h2>Fidelity</h2>\n<table><tr><th>statistic</th><th>observed</th><th>simulated</th><th>n observed</th><th>n simulated</th><th>distance</th><th>p</th><th>verdict</th></tr>\n");
     for row in &result.fidelity {
         let _ = writeln!(
             page,
-            "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             row.verdict.label().replace(' ', "-"),
             esc(row.statistic),
-            cell(row.observed),
-            cell(row.simulated),
-            cell(row.distance),
-            cell(row.p_value),
-            row.verdict.label()
+            shown(row, row.observed),
+            shown(row, row.simulated),
+            row.n_observed,
+            row.n_simulated,
+            row.distance.map_or("-".into(), |d| format!("{d:.3}")),
+            row.p_value.map_or("-".into(), significant),
+            esc(&row.verdict_text())
         );
     }
     page.push_str("</table>\n");
 }
 
-/// An SVG of the two empirical distribution functions, as step lines.
+/// An SVG of the two empirical distribution functions, as step lines, on
+/// axes with ticks: x the statistic's value, y the share at or below it.
 fn plot(distribution: &Distribution) -> String {
     let high = distribution
         .observed
@@ -101,20 +109,17 @@ fn plot(distribution: &Distribution) -> String {
         .fold(0.0f64, f64::max)
         .max(1.0);
     let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{HEIGHT}\" viewBox=\"0 0 {WIDTH} {HEIGHT}\"><title>{}</title>",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{HEIGHT}\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" font-size=\"10\"><title>{}</title>",
         esc(distribution.statistic)
     );
     let _ = write!(
         svg,
-        "<text x=\"{MARGIN}\" y=\"14\" font-size=\"12\">{} (share at or below x; x up to {high:.0})</text>",
-        esc(distribution.statistic)
+        "<text x=\"{MARGIN}\" y=\"14\" font-size=\"12\">{} (n = {} observed, {} simulated)</text>",
+        esc(distribution.statistic),
+        distribution.observed.len(),
+        distribution.simulated.len()
     );
-    let _ = write!(
-        svg,
-        "<rect x=\"{MARGIN}\" y=\"20\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>",
-        WIDTH - 2.0 * MARGIN,
-        HEIGHT - MARGIN - 20.0
-    );
+    svg.push_str(&axes(high));
     for (class, values) in [
         ("obs", &distribution.observed),
         ("sim", &distribution.simulated),
@@ -126,6 +131,46 @@ fn plot(distribution: &Distribution) -> String {
         );
     }
     svg.push_str("</svg>\n");
+    svg
+}
+
+/// The axes: a frame, five ticks a side with their values, and the axes'
+/// names.
+fn axes(high: f64) -> String {
+    let (left, right) = (MARGIN, WIDTH - MARGIN);
+    let (top, bottom) = (20.0, HEIGHT - MARGIN);
+    let mut svg = format!(
+        "<rect x=\"{left}\" y=\"{top}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>",
+        right - left,
+        bottom - top
+    );
+    for i in 0..=4 {
+        let share = f64::from(i) / 4.0;
+        let x = left + share * (right - left);
+        let y = bottom - share * (bottom - top);
+        let _ = write!(
+            svg,
+            "<line x1=\"{x:.1}\" y1=\"{bottom}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#999\"/><text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            bottom + 4.0,
+            bottom + 14.0,
+            three_digits(share * high)
+        );
+        let _ = write!(
+            svg,
+            "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{left}\" y2=\"{y:.1}\" stroke=\"#999\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{share}</text>",
+            left - 4.0,
+            left - 6.0,
+            y + 3.0
+        );
+    }
+    let _ = write!(
+        svg,
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">value</text><text x=\"10\" y=\"{:.1}\" transform=\"rotate(-90 10 {:.1})\" text-anchor=\"middle\">share at or below</text>",
+        (left + right) / 2.0,
+        HEIGHT - 4.0,
+        (top + bottom) / 2.0,
+        (top + bottom) / 2.0
+    );
     svg
 }
 

@@ -12,9 +12,10 @@ mod render;
 use std::io::Write;
 use std::path::PathBuf;
 
+use super::same_file::{Named, refuse_overlaps};
 use super::{AppError, Status, check_output_path, write_atomic};
 use crate::calibrate::{self, Calibration, Options};
-use crate::transcript::{Format, Session};
+use crate::transcript::{Format, GroupBy, Session};
 pub use read::{ReadOutcome, read_sessions};
 
 /// What `calibrate` was asked to do.
@@ -31,6 +32,10 @@ pub struct CalibrateConfig {
     pub format: Option<Format>,
     /// The most simulated runs per point of the fit.
     pub simulated_runs: usize,
+    /// What makes sessions one group (the unit of independence).
+    pub group_by: GroupBy,
+    /// Count inferred reminders in reminder_compliance too.
+    pub infer_reminders: bool,
     /// `--by model`: one profile per model family (`out` is then a folder).
     pub by_model: bool,
     /// The fewest sessions a family needs under `--by model`.
@@ -44,7 +49,7 @@ pub fn calibrate(
     err: &mut dyn Write,
 ) -> Result<Status, AppError> {
     admit(config)?;
-    let outcome = read_sessions(&config.paths, config.format);
+    let outcome = read_sessions(&config.paths, config.format, config.group_by);
     report_bad(&outcome, err);
     let read = outcome.sessions.len();
     let sessions = keep_models(outcome.sessions.clone(), config.model.as_ref());
@@ -61,6 +66,7 @@ pub fn calibrate(
         holdout: config.holdout,
         seed: config.seed,
         simulated_runs: config.simulated_runs,
+        infer_reminders: config.infer_reminders,
     };
     if config.by_model {
         return calibrate_by_model(config, sessions, &options, out);
@@ -69,6 +75,13 @@ pub fn calibrate(
         calibrate::calibrate(&sessions, &options).map_err(|e| AppError::Usage(e.to_string()))?;
     if crate::cancel::requested() {
         return Err(AppError::Interrupted);
+    }
+    if result.duplicates > 0 {
+        let _ = writeln!(
+            err,
+            "warning: {} session(s) read twice (the same session id or the same content) counted once",
+            result.duplicates
+        );
     }
     result.fitted_on.files = outcome.files;
     result.fitted_on.inputs_hash = outcome.inputs_hash.clone();
@@ -79,11 +92,7 @@ pub fn calibrate(
         config.out.as_deref(),
         profile_hash.as_deref(),
     );
-    out.write_all(text.as_bytes())
-        .map_err(|source| AppError::Write {
-            path: "stdout".into(),
-            source,
-        })?;
+    out.write_all(text.as_bytes()).map_err(AppError::stdout)?;
     Ok(Status::Passed)
 }
 
@@ -105,18 +114,27 @@ fn admit(config: &CalibrateConfig) -> Result<(), AppError> {
             "--html draws one calibration; with --by model, run calibrate --model REGEX --html for a family".into(),
         ));
     }
-    let out = if config.by_model {
-        None
-    } else {
-        config.out.as_ref()
-    };
-    for path in [out, config.json.as_ref(), config.html.as_ref()]
-        .into_iter()
-        .flatten()
-    {
-        check_output_path(path)?;
+    // With --by model, --out is a folder of profiles: checked against the
+    // inputs like a file (never one of them, never inside one).
+    let outputs: Vec<Named<'_>> = [
+        ("--out", &config.out),
+        ("--json", &config.json),
+        ("--html", &config.html),
+    ]
+    .into_iter()
+    .filter_map(|(flag, path)| path.as_deref().map(|p| Named::new(flag, p)))
+    .collect();
+    for output in &outputs {
+        if !(config.by_model && output.role == "--out") {
+            check_output_path(output.path)?;
+        }
     }
-    Ok(())
+    let inputs: Vec<Named<'_>> = config
+        .paths
+        .iter()
+        .map(|p| Named::new("a transcript path", p))
+        .collect();
+    refuse_overlaps(&outputs, &inputs)
 }
 
 /// `--by model`: a calibration a family with enough sessions, its profile

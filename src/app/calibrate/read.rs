@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use crate::transcript::read::{ReadOptions, read_paths};
-use crate::transcript::{Format, Session};
+use crate::transcript::{Format, GroupBy, Session};
 
 /// What reading found.
 #[derive(Debug, Default)]
@@ -20,17 +20,23 @@ pub struct ReadOutcome {
     pub first_bad: Vec<String>,
     /// SHA-256 (hex) over the files' contents, in sorted path order.
     pub inputs_hash: String,
+    /// What made sessions one group.
+    pub group_by: GroupBy,
 }
 
 /// Reads every session under `paths` (`format`: what the files are, else
 /// detected per file). A path that cannot be read is counted as bad and
 /// named, like a bad line.
-pub fn read_sessions(paths: &[PathBuf], format: Option<Format>) -> ReadOutcome {
+pub fn read_sessions(paths: &[PathBuf], format: Option<Format>, group_by: GroupBy) -> ReadOutcome {
     let options = ReadOptions {
         format,
         model_filter: None,
+        group_by,
     };
-    let mut outcome = ReadOutcome::default();
+    let mut outcome = ReadOutcome {
+        group_by,
+        ..ReadOutcome::default()
+    };
     let mut sessions = Vec::new();
     match read_paths(paths, &options, |s| sessions.push(s)) {
         Ok(summary) => {

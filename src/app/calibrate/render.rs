@@ -9,6 +9,8 @@ use serde_json::{Value, json};
 
 use super::read::ReadOutcome;
 use crate::calibrate::Calibration;
+use crate::calibrate::fidelity::shown;
+use crate::calibrate::fit::significant;
 use crate::model::simulated::profile::Source;
 use crate::report::terminal::escape;
 
@@ -19,6 +21,7 @@ fn source_name(source: Source) -> &'static str {
     match source {
         Source::Measured => "measured",
         Source::Fitted => "fitted",
+        Source::Inferred => "inferred",
         Source::Assumed => "assumed",
     }
 }
@@ -39,10 +42,32 @@ pub fn json(
             "held_out": result.held_out,
             "bad": outcome.bad,
             "first_bad": outcome.first_bad,
+            "duplicates_dropped": result.duplicates,
+            "groups": {
+                "by": outcome.group_by,
+                "count": result.groups,
+                "sessions_alone": result.sessions_alone,
+            },
         },
+        "reminders": {
+            "recorded": result.reminders.recorded,
+            "inferred": result.reminders.inferred,
+            "counted": if result.reminders_inferred_used { "recorded and inferred" } else { "recorded" },
+            "inference_check": result.reminder_check,
+        },
+        "goodness_of_fit": result.goodness_of_fit.map(|t| json!({
+            "statistic": finite(t.statistic),
+            "df": t.df,
+            "p_value": t.p_value,
+            "moments": t.moments,
+            "fitted": t.fitted,
+            "fits": !t.rejected(),
+            "verdict": t.verdict(),
+        })),
         "params": result.params.iter().map(|row| json!({
             "name": row.name,
             "value": row.param.value,
+            "default": row.default,
             "interval": row.param.interval,
             "n": row.param.n,
             "source": source_name(row.param.source),
@@ -59,7 +84,13 @@ pub fn json(
             "reason": fit.reason,
             "objective": fit.profile.iter().map(|(v, f)| json!([v, finite(*f)])).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
-        "fidelity": result.fidelity,
+        "fidelity": result.fidelity.iter().map(|row| {
+            let mut value = serde_json::to_value(row).unwrap_or(Value::Null);
+            if let Some(map) = value.as_object_mut() {
+                map.insert("verdict_text".into(), json!(row.verdict_text()));
+            }
+            value
+        }).collect::<Vec<_>>(),
         "distributions": result.distributions,
         "contradictions": result.contradictions,
         "profile": {"file": profile, "sha256": hash},
@@ -97,19 +128,12 @@ pub fn terminal(
         result.fitted_on.turns,
         outcome.bad
     );
+    groups(&mut text, result, outcome);
+    reminders(&mut text, result);
     parameters(&mut text, result);
+    goodness_of_fit(&mut text, result);
     fidelity(&mut text, result);
-    if result.contradictions.is_empty() {
-        let _ = writeln!(
-            text,
-            "No assumption of the simulated model is contradicted by these sessions."
-        );
-    } else {
-        let _ = writeln!(text, "What the sessions contradict:");
-        for said in &result.contradictions {
-            let _ = writeln!(text, "  - {said}");
-        }
-    }
+    conclusion(&mut text, result);
     if let (Some(path), Some(hash)) = (out, hash) {
         let _ = writeln!(
             text,
@@ -121,11 +145,82 @@ pub fn terminal(
     text
 }
 
+/// The units of independence, and the duplicates left out.
+fn groups(text: &mut String, result: &Calibration, outcome: &ReadOutcome) {
+    let by = serde_json::to_value(outcome.group_by)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    if result.sessions_alone {
+        let _ = writeln!(
+            text,
+            "groups: fewer than two (--group-by {by}), so each session stands alone: intervals and the held-out split treat sessions as independent"
+        );
+    } else {
+        let _ = writeln!(
+            text,
+            "groups: {} (--group-by {by}); intervals resample groups, and the held-out split keeps each group whole",
+            result.groups
+        );
+    }
+    if result.duplicates > 0 {
+        let _ = writeln!(
+            text,
+            "duplicates: {} session(s) read twice (same session id or content) counted once",
+            result.duplicates
+        );
+    }
+    let _ = writeln!(text);
+}
+
+/// The reminded turns, recorded and inferred, and which were counted.
+fn reminders(text: &mut String, result: &Calibration) {
+    let counts = result.reminders;
+    if counts.recorded + counts.inferred == 0 {
+        return;
+    }
+    let counted = if result.reminders_inferred_used {
+        "both counted in reminder_compliance (source: inferred)"
+    } else if counts.inferred > 0 {
+        "reminder_compliance counts the recorded ones only (--infer-reminders adds the inferred)"
+    } else {
+        "reminder_compliance counts them"
+    };
+    let _ = writeln!(
+        text,
+        "reminders: {} recorded, {} inferred from the version's policy; {counted}",
+        counts.recorded, counts.inferred
+    );
+    if let Some(check) = result.reminder_check.filter(|_| counts.inferred > 0) {
+        let _ = writeln!(
+            text,
+            "  the inference rule, checked: {}",
+            crate::calibrate::reminders::check_words(&check)
+        );
+    }
+    let _ = writeln!(text);
+}
+
+/// The whole fit's test, and what follows from it.
+fn goodness_of_fit(text: &mut String, result: &Calibration) {
+    let Some(test) = result.goodness_of_fit else {
+        return;
+    };
+    let _ = writeln!(text, "Goodness of fit: {}.", test.verdict());
+    if test.rejected() {
+        let _ = writeln!(
+            text,
+            "The simulated model does not fit these sessions: no parameter is fitted, the attention parameters and drift weights keep their assumed values."
+        );
+    }
+    let _ = writeln!(text);
+}
+
 fn parameters(text: &mut String, result: &Calibration) {
     let _ = writeln!(
         text,
-        "{:<22} {:>9}  {:<19} {:>6}  {:<8}",
-        "parameter", "value", "interval", "n", "source"
+        "{:<22} {:>9} {:>9}  {:<19} {:>6}  {:<8}",
+        "parameter", "value", "default", "interval", "n", "source"
     );
     for row in &result.params {
         let interval = row.param.interval.map_or("-".to_string(), |[a, b]| {
@@ -133,9 +228,10 @@ fn parameters(text: &mut String, result: &Calibration) {
         });
         let _ = writeln!(
             text,
-            "{:<22} {:>9}  {:<19} {:>6}  {:<8}",
+            "{:<22} {:>9} {:>9}  {:<19} {:>6}  {:<8}",
             row.name,
             number(Some(row.param.value)),
+            number(Some(row.default)),
             interval,
             row.param.n,
             source_name(row.param.source)
@@ -160,24 +256,68 @@ fn fidelity(text: &mut String, result: &Calibration) {
     };
     let _ = writeln!(
         text,
-        "Fidelity on {held} (distributions: medians and Kolmogorov-Smirnov D; shares: difference)"
+        "Fidelity on {held} (distributions: medians and Kolmogorov-Smirnov D; shares: difference; verdicts about the observed data)"
     );
     let _ = writeln!(
         text,
-        "{:<36} {:>9} {:>9} {:>9} {:>8}  verdict",
-        "statistic", "observed", "simulated", "distance", "p"
+        "{:<38} {:>8} {:>9} {:>9} {:>6} {:>7} {:>8}  verdict",
+        "statistic", "observed", "simulated", "n obs", "n sim", "distance", "p"
     );
     for row in &result.fidelity {
         let _ = writeln!(
             text,
-            "{:<36} {:>9} {:>9} {:>9} {:>8}  {}",
+            "{:<38} {:>8} {:>9} {:>9} {:>6} {:>7} {:>8}  {}",
             row.statistic,
-            number(row.observed),
-            number(row.simulated),
-            number(row.distance),
-            number(row.p_value),
-            row.verdict.label()
+            shown(row, row.observed),
+            shown(row, row.simulated),
+            row.n_observed,
+            row.n_simulated,
+            row.distance.map_or("-".into(), |d| format!("{d:.3}")),
+            row.p_value.map_or("-".into(), significant),
+            row.verdict_text()
         );
     }
     let _ = writeln!(text);
+}
+
+/// What the fidelity check and the fit say, together: a conclusion is
+/// never drawn from a statistic with too few observations, nor from a fit
+/// the data reject.
+pub fn conclusion_lines(result: &Calibration) -> Vec<String> {
+    let mut lines = Vec::new();
+    let too_few: Vec<&str> = result
+        .fidelity
+        .iter()
+        .filter(|r| r.verdict.too_few())
+        .map(|r| r.statistic)
+        .collect();
+    let rejected = result.goodness_of_fit.is_some_and(|t| t.rejected());
+    if rejected {
+        lines.push(
+            "The simulated model does not fit these sessions (goodness of fit above).".into(),
+        );
+    }
+    if !too_few.is_empty() {
+        lines.push(format!(
+            "Too few observations to judge: {}. Nothing is concluded about them.",
+            too_few.join(", ")
+        ));
+    }
+    if result.contradictions.is_empty() && too_few.is_empty() && !rejected {
+        lines
+            .push("No assumption of the simulated model is contradicted by these sessions.".into());
+    }
+    lines
+}
+
+fn conclusion(text: &mut String, result: &Calibration) {
+    for line in conclusion_lines(result) {
+        let _ = writeln!(text, "{line}");
+    }
+    if !result.contradictions.is_empty() {
+        let _ = writeln!(text, "What the sessions contradict:");
+        for said in &result.contradictions {
+            let _ = writeln!(text, "  - {said}");
+        }
+    }
 }

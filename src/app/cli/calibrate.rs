@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use crate::app::{AppError, CalibrateConfig};
-use crate::transcript::Format;
+use crate::transcript::{Format, GroupBy};
 
 /// `calibrate --format`.
 #[derive(Clone, Copy, ValueEnum)]
@@ -16,6 +16,21 @@ pub enum TranscriptFormat {
     Codex,
     /// agent-eval run logs (`run --log-dir`).
     RunLog,
+}
+
+/// `calibrate --group-by`: what makes sessions one group, the unit the
+/// intervals resample and the held-out split keeps whole.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum GroupByArg {
+    /// A Claude Code project folder, a Codex working directory, a run
+    /// log's scenario (the file's folder where none is named).
+    Project,
+    /// The folder holding the file.
+    Folder,
+    /// The file.
+    File,
+    /// Every session alone (sessions taken as independent).
+    Session,
 }
 
 /// The arguments of `calibrate`.
@@ -49,6 +64,14 @@ pub struct CalibrateArgs {
     /// The most simulated runs per point of the fit (one a task shape).
     #[arg(long, default_value_t = 60, value_name = "N")]
     pub simulated_runs: usize,
+    /// Count reminders inferred from a Claude Code version's policy (where
+    /// the version records none) in reminder_compliance too, beside the
+    /// rule's check on the sessions that do record them.
+    #[arg(long)]
+    pub infer_reminders: bool,
+    /// What makes sessions one group (resampled and held out together).
+    #[arg(long, value_enum, default_value = "project")]
+    pub group_by: GroupByArg,
     /// One profile per model family: `--out` is then a folder that gets
     /// `<family>.yaml` for each family with enough sessions.
     #[arg(long, value_enum, value_name = "WHAT")]
@@ -87,6 +110,13 @@ impl CalibrateArgs {
                 TranscriptFormat::RunLog => Format::RunLog,
             }),
             simulated_runs: self.simulated_runs.max(1),
+            infer_reminders: self.infer_reminders,
+            group_by: match self.group_by {
+                GroupByArg::Project => GroupBy::Project,
+                GroupByArg::Folder => GroupBy::Folder,
+                GroupByArg::File => GroupBy::File,
+                GroupByArg::Session => GroupBy::Session,
+            },
             by_model: matches!(self.by, Some(CalibrateBy::Model)),
             min_sessions: self.min_sessions.max(1),
         })

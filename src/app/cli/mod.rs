@@ -25,6 +25,7 @@ use help::{
 };
 
 use crate::app::{self, AppError, Status};
+use crate::report::workflow_safe::WorkflowSafe;
 
 #[derive(Parser)]
 #[command(
@@ -131,20 +132,38 @@ impl Command {
 }
 
 /// Runs `command` in this process, printing to stdout and stderr; returns
-/// the exit status.
+/// the exit status. Inside GitHub Actions both streams go through the
+/// [`WorkflowSafe`] sink: no line of foreign text becomes a command to
+/// the runner.
 pub fn execute(command: Command) -> u8 {
+    let on_github = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v.trim() == "true");
+    let (mut out, mut err): (Box<dyn Write>, Box<dyn Write>) = if on_github {
+        (
+            Box::new(WorkflowSafe::new(io::stdout().lock())),
+            Box::new(WorkflowSafe::new(io::stderr())),
+        )
+    } else {
+        (Box::new(io::stdout().lock()), Box::new(io::stderr()))
+    };
+    let code = execute_with(command, &mut out, &mut err);
+    let _ = out.flush();
+    let _ = err.flush();
+    code
+}
+
+/// [`execute`] with the streams chosen.
+fn execute_with(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     if command.requires_sandbox()
         && let Err(e) = crate::sandbox::landlock::require()
     {
-        eprintln!("error: {e} (--require-sandbox)");
+        let _ = writeln!(err, "error: {e} (--require-sandbox)");
         return Status::BadInput.exit_code();
     }
     if command.no_reuse() {
         crate::sandbox::outcome::set_reuse_default(false);
     }
-    let mut out = io::stdout().lock();
-    let mut err = io::stderr();
-    exit_code(dispatch(command, &mut out, &mut err))
+    let outcome = dispatch(command, out, err);
+    exit_code(outcome, err)
 }
 
 /// Calls the command.
@@ -183,23 +202,24 @@ fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> Result<Statu
     clap_complete::generate(shell, &mut Cli::command(), "agent-eval", &mut script);
     out.write_all(&script)
         .map(|()| Status::Passed)
-        .map_err(|source| AppError::Write {
-            path: "stdout".into(),
-            source,
-        })
+        .map_err(AppError::stdout)
 }
 
-/// The exit status of an outcome; an error is printed to stderr.
-fn exit_code(outcome: Result<Status, AppError>) -> u8 {
+/// The exit status of an outcome; an error is printed to `err`.
+fn exit_code(outcome: Result<Status, AppError>, err: &mut dyn Write) -> u8 {
     match outcome {
         Ok(status) => status.exit_code(),
         Err(AppError::Interrupted) => {
-            eprintln!("interrupted: no report was written");
+            let _ = writeln!(err, "interrupted: no report was written");
             Status::Interrupted.exit_code()
         }
         Err(e) => {
             // What a scenario or report wrote is shown, not obeyed.
-            eprintln!("error: {}", crate::report::terminal::escape(&e.to_string()));
+            let _ = writeln!(
+                err,
+                "error: {}",
+                crate::report::terminal::escape(&e.to_string())
+            );
             Status::BadInput.exit_code()
         }
     }

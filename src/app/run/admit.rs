@@ -13,6 +13,7 @@ use crate::app::history::open as open_history;
 use crate::app::same_file::{Named, refuse_overlaps as refuse_overlaps_of};
 use crate::app::{AppError, STDOUT, Status, check_output_path, no_scenarios};
 use crate::eval::{self, EvalOptions};
+use crate::model::http::SpendEstimate;
 use crate::report::terminal::escape;
 use crate::results::baseline::CellRates;
 use crate::results::history::History;
@@ -31,6 +32,8 @@ pub(super) struct Admitted {
     pub history: Option<History>,
     /// Whether a report takes stdout (the tables then go to stderr).
     pub report_on_stdout: bool,
+    /// What the real models will cost, estimated (empty without them).
+    pub estimate: SpendEstimate,
 }
 
 /// The end of the admit phase: go on, or stop here with this status.
@@ -48,7 +51,12 @@ pub(super) fn admit(config: &RunConfig, err: &mut dyn Write) -> Result<Admission
         let _ = writeln!(err, "error: {message}");
         return Ok(Admission::Stop(Status::NoScenarios));
     }
-    let (scenarios, errors, options) = load_scenarios(config)?;
+    let Loaded {
+        scenarios,
+        errors,
+        options,
+        estimate,
+    } = load_scenarios(config, err)?;
     refuse_overlaps(config, &scenarios)?;
     let history = open_history(config.history.as_deref())?;
     let baseline = config
@@ -79,6 +87,7 @@ pub(super) fn admit(config: &RunConfig, err: &mut dyn Write) -> Result<Admission
         baseline,
         history,
         report_on_stdout,
+        estimate,
     })))
 }
 
@@ -145,6 +154,7 @@ fn refuse_overlaps(config: &RunConfig, scenarios: &[Scenario]) -> Result<(), App
         ("--junit", &r.junit),
         ("--markdown", &r.markdown),
         ("--html", &r.html),
+        ("--codequality", &r.codequality),
     ];
     let log_files: Vec<std::path::PathBuf> = match &config.log_dir {
         Some(dir) => scenarios
@@ -168,7 +178,11 @@ fn refuse_overlaps(config: &RunConfig, scenarios: &[Scenario]) -> Result<(), App
     if let Some(history) = &config.history {
         inputs.push(Named::new("the --history database", history));
     }
-    refuse_overlaps_of(&outputs, &inputs)
+    refuse_overlaps_of(&outputs, &inputs)?;
+    crate::app::same_file::refuse_step_summary_over(
+        r.github.as_ref().and_then(|g| g.step_summary.as_deref()),
+        &inputs,
+    )
 }
 
 /// Flags that cannot go together.
@@ -190,30 +204,25 @@ fn check_flags(config: &RunConfig) -> Result<(), AppError> {
 /// real models, `--agent`, `--filter`, and each agent preset's CLI.
 /// Returns the scenarios, the errors of those refused, and the options the
 /// engine runs them with.
-fn load_scenarios(
-    config: &RunConfig,
-) -> Result<(Vec<Scenario>, Vec<LoadError>, EvalOptions), AppError> {
+fn load_scenarios(config: &RunConfig, err: &mut dyn Write) -> Result<Loaded, AppError> {
     let (mut scenarios, mut errors) = scenario::load_all(&config.paths);
     if let Some(path) = &config.profile {
         let loaded = crate::app::read_profile(path)?;
-        scenarios.iter_mut().for_each(|s| s.use_profile(&loaded));
+        let changed = super::profile_note::apply(&loaded, &mut scenarios);
+        if !config.list {
+            super::profile_note::print(path, &loaded, changed, err);
+        }
     }
     if crate::cancel::requested() {
         return Err(AppError::Interrupted);
     }
-    let (mut scenarios, over_cap) = eval::admit(
-        scenarios,
-        &EvalOptions {
-            seeds: config.seeds,
-            max_runs: config.max_runs,
-            ..EvalOptions::default()
-        },
-    );
+    // A real model runs once per cell unless seeds are asked for: counted
+    // against the cap as it will run.
+    config.real.use_model(&mut scenarios);
+    let (mut scenarios, over_cap) = eval::admit(scenarios, &options_for_count(config));
     errors.extend(over_cap);
-    let mut env = config
-        .real
-        .prepare(&mut scenarios)
-        .map_err(AppError::Usage)?;
+    scenarios.retain(|s| config.filter.matches(&s.name));
+    let (mut env, estimate) = real_models(config, &scenarios, err)?;
     if let Some(dir) = &config.keep_transcripts {
         std::fs::create_dir_all(dir).map_err(|e| {
             AppError::Usage(format!(
@@ -224,11 +233,18 @@ fn load_scenarios(
         env.keep_transcripts = Some(dir.clone());
     }
     if let Some(command) = &config.agent {
+        if let Some(preset) = crate::scenario::AgentPreset::near(command) {
+            let _ = writeln!(
+                err,
+                "note: --agent {} runs the command `{}` as an outside agent; did you mean the preset {preset} (--agent {preset})?",
+                escape(command),
+                escape(command),
+            );
+        }
         for scenario in &mut scenarios {
             scenario.agent.use_command(command);
         }
     }
-    scenarios.retain(|s| config.filter.matches(&s.name));
     // A preset's CLI missing, or a dialect it lacks, is an error of the file.
     let mut settled = Vec::with_capacity(scenarios.len());
     for mut scenario in scenarios {
@@ -244,5 +260,52 @@ fn load_scenarios(
         env,
         max_runs: config.max_runs,
     };
-    Ok((settled, errors, options))
+    Ok(Loaded {
+        scenarios: settled,
+        errors,
+        options,
+        estimate,
+    })
+}
+
+/// The real models' estimate, and (unless `--list`, which sends nothing
+/// and needs no key) their set-up: the estimate is printed to `err` and
+/// checked against the budget before any key is read or request sent.
+fn real_models(
+    config: &RunConfig,
+    scenarios: &[Scenario],
+    err: &mut dyn Write,
+) -> Result<(eval::RunEnv, SpendEstimate), AppError> {
+    let estimate = config.real.estimate(scenarios, |s| {
+        super::evaluate::units_of(s, &options_for_count(config))
+    });
+    if config.list {
+        return Ok((eval::RunEnv::default(), estimate));
+    }
+    if !estimate.is_empty() {
+        let _ = writeln!(err, "{}", estimate.line());
+    }
+    config
+        .real
+        .check_estimate(&estimate)
+        .map_err(AppError::Usage)?;
+    let env = config.real.prepare(scenarios).map_err(AppError::Usage)?;
+    Ok((env, estimate))
+}
+
+/// What [`load_scenarios`] settled.
+struct Loaded {
+    scenarios: Vec<Scenario>,
+    errors: Vec<LoadError>,
+    options: EvalOptions,
+    estimate: SpendEstimate,
+}
+
+/// The options that decide how many runs a scenario makes.
+fn options_for_count(config: &RunConfig) -> EvalOptions {
+    EvalOptions {
+        seeds: config.seeds,
+        max_runs: config.max_runs,
+        ..EvalOptions::default()
+    }
 }

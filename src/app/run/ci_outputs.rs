@@ -12,7 +12,7 @@ use super::reporters::{Finished, Reporter, Streams};
 use crate::app::ci::GithubOutputs;
 use crate::app::{AppError, write_report};
 use crate::report::findings::{self, Finding, ScenarioPlace};
-use crate::report::{codequality, github, markdown};
+use crate::report::{codequality, github, markdown, workflow_safe};
 
 /// GitHub Actions' annotations and job summary.
 pub(super) struct GithubReport {
@@ -29,7 +29,9 @@ impl Reporter for GithubReport {
     ) -> Result<(), AppError> {
         if self.outputs.annotations {
             let found = findings_of(finished, self.outputs.workspace.as_deref());
-            let text = github::annotations(&found);
+            // Agent-eval's own commands: the one kind of line the
+            // workflow-safe sink lets through as a command.
+            let text = workflow_safe::trusted(&github::annotations(&found));
             let stream: &mut dyn Write = if self.to_stderr {
                 streams.err
             } else {
@@ -44,7 +46,13 @@ impl Reporter for GithubReport {
         }
         if let Some(path) = &self.outputs.step_summary {
             let summary = markdown::render(finished.results, finished.errors);
-            append(path, summary.as_bytes())?;
+            if let Err(NotAFile) = append(path, summary.as_bytes())? {
+                let _ = writeln!(
+                    streams.err,
+                    "warning: $GITHUB_STEP_SUMMARY ({}) is not a regular file; the job summary was not written",
+                    crate::report::terminal::escape(&path.display().to_string())
+                );
+            }
         }
         Ok(())
     }
@@ -107,16 +115,37 @@ fn relative_to(file: &Path, workspace: Option<&Path>) -> String {
         .map_or_else(|_| shown(), |rest| rest.display().to_string())
 }
 
+/// The job summary names no regular file (a FIFO, a device, a folder):
+/// nothing is written to it, and nothing waits for a reader.
+#[derive(Debug)]
+struct NotAFile;
+
 /// Appends `bytes` to `path` (created when missing, never truncated): the
-/// job summary belongs to every step of the job.
-fn append(path: &Path, bytes: &[u8]) -> Result<(), AppError> {
-    let write = || -> std::io::Result<()> {
-        let mut file = std::fs::OpenOptions::new()
+/// job summary belongs to every step of the job. Opened without blocking
+/// and checked before a byte is written, so a FIFO with no reader cannot
+/// stop the run.
+fn append(path: &Path, bytes: &[u8]) -> Result<Result<(), NotAFile>, AppError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let write = || -> std::io::Result<Result<(), NotAFile>> {
+        let mut file = match std::fs::OpenOptions::new()
             .create(true)
             .append(true)
-            .open(path)?;
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(path)
+        {
+            Ok(file) => file,
+            // A FIFO nobody reads: ENXIO; a folder: EISDIR.
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENXIO | libc::EISDIR)) => {
+                return Ok(Err(NotAFile));
+            }
+            Err(e) => return Err(e),
+        };
+        if !file.metadata()?.is_file() {
+            return Ok(Err(NotAFile));
+        }
         file.write_all(bytes)?;
-        file.write_all(b"\n")
+        file.write_all(b"\n")?;
+        Ok(Ok(()))
     };
     write().map_err(|source| AppError::Write {
         path: path.to_path_buf(),
@@ -148,10 +177,22 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("summary.md");
         std::fs::write(&path, "earlier step\n").unwrap();
-        append(&path, b"# agent-eval").unwrap();
+        append(&path, b"# agent-eval").unwrap().unwrap();
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
             "earlier step\n# agent-eval\n"
         );
+    }
+
+    #[test]
+    fn a_summary_that_is_no_regular_file_is_not_written_and_does_not_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(append(&fifo, b"x").unwrap().is_err());
+        assert!(append(dir.path(), b"x").unwrap().is_err());
+        assert!(append(Path::new("/dev/null"), b"x").unwrap().is_err());
     }
 }

@@ -1,5 +1,6 @@
 //! `run --list`: what would run — each scenario with its cells and seeds,
-//! and the run count — and nothing is run.
+//! the run count and, for real models, the cost estimate — and nothing is
+//! run (nor any key needed).
 
 use std::io::Write;
 
@@ -7,6 +8,7 @@ use super::evaluate::units_of;
 use super::summary::plural;
 use crate::app::AppError;
 use crate::eval::{self, EvalOptions};
+use crate::model::http::SpendEstimate;
 use crate::report::terminal::escape;
 use crate::scenario::Scenario;
 
@@ -14,6 +16,7 @@ use crate::scenario::Scenario;
 pub(super) fn list(
     scenarios: &[Scenario],
     options: &EvalOptions,
+    estimate: &SpendEstimate,
     out: &mut dyn Write,
 ) -> Result<(), AppError> {
     let mut text = String::new();
@@ -46,11 +49,10 @@ pub(super) fn list(
         plural(scenarios.len()),
         plural(total)
     ));
-    out.write_all(text.as_bytes())
-        .map_err(|source| AppError::Write {
-            path: "stdout".into(),
-            source,
-        })
+    if !estimate.is_empty() {
+        text.push_str(&format!("{}\n", estimate.line()));
+    }
+    out.write_all(text.as_bytes()).map_err(AppError::stdout)
 }
 
 /// Seeds as `0..49` when consecutive, else listed.

@@ -21,6 +21,7 @@ mod evaluate;
 mod filter;
 mod list;
 mod outputs;
+mod profile_note;
 mod reporters;
 mod run_log;
 mod summary;
@@ -54,7 +55,12 @@ pub fn run(
         Admission::Stop(status) => return Ok(status),
     };
     if config.list {
-        list::list(&admitted.scenarios, &admitted.options, out)?;
+        list::list(
+            &admitted.scenarios,
+            &admitted.options,
+            &admitted.estimate,
+            out,
+        )?;
         return Ok(gate_list(&admitted));
     }
     // Counted before anything runs: a run over the cap is refused whole.

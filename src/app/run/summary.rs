@@ -70,10 +70,7 @@ impl TerminalSummary {
             // `-q`: the table of moves only when a cell regressed, else
             // just the closing line (how many were compared, and how).
             let shown = if self.quiet && !regressed {
-                text.lines()
-                    .last()
-                    .map(|l| format!("{l}\n"))
-                    .unwrap_or_default()
+                table::closing_line(&text)
             } else {
                 text
             };
@@ -117,10 +114,7 @@ impl Reporter for TerminalSummary {
         } else {
             streams.out
         };
-        target.write_all(&human).map_err(|source| AppError::Write {
-            path: "stdout".into(),
-            source,
-        })
+        target.write_all(&human).map_err(AppError::stdout)
     }
 }
 

@@ -93,23 +93,13 @@ pub fn run_once_external(
         todo_calls: wire.todo_calls,
         protocol_violations: wire.protocol_violations,
         unknown_tool_calls: wire.unknown_tool_calls,
-        context_tokens: 0,
-        planning_tokens: 0,
-        planning_turns: 0,
-        reminders_after_planning: 0,
-        input_tokens: None,
-        output_tokens: None,
-        cost: None,
-        drift_turns: Vec::new(),
-        model_error: None,
         step_checks: crate::results::summary::step_checks(&step_results),
-        parts: Vec::new(),
-        unexpected_user_messages: 0,
         agent_plans: outcome
             .acp
             .as_ref()
             .map(|acp| acp.plans.clone())
             .unwrap_or_default(),
+        ..RunResult::zeroed(seed)
     };
     // Parts are counted from the turns the model served (the wire
     // record), each in the part its request had reached; the agent's own
@@ -173,20 +163,33 @@ fn log_with_notes(
 }
 
 /// The turns the model served, each in the part its request had reached
-/// (read from that request's own messages) with its planning calls.
+/// (read from that request's own messages) with its planning calls. A
+/// request that continues the one read before it is read on from it, only
+/// its new messages: reading each afresh read the whole conversation
+/// again on every turn.
 fn served_turns(
     exchanges: &[crate::wire::record::Exchange],
     served: &[(usize, usize)],
     tasks: &[String],
 ) -> Vec<ServedTurn> {
+    let mut map = SessionMap::new(tasks);
+    let mut read: Option<&crate::wire::conversation::Conversation> = None;
     served
         .iter()
-        .map(|&(at, todo_calls)| ServedTurn {
-            part: exchanges
+        .map(|&(at, todo_calls)| {
+            let messages = exchanges
                 .get(at)
                 .and_then(|e| e.request.as_ref())
-                .map_or(0, |r| SessionMap::read(r.messages.iter(), tasks).current()),
-            todo_calls,
+                .map(|r| &r.messages);
+            let part = messages.map_or(0, |messages| {
+                match read.and_then(|before| messages.added_to(before)) {
+                    Some(added) => added.into_iter().for_each(|m| map.push(m)),
+                    None => map = SessionMap::read(messages.iter(), tasks),
+                }
+                read = Some(messages);
+                map.current()
+            });
+            ServedTurn { part, todo_calls }
         })
         .collect()
 }

@@ -61,23 +61,10 @@ pub fn run_folder(keep_dir: &Path, scenario: &str, cell: &Cell, seed: u64) -> Pa
         .join(format!("seed-{seed}"))
 }
 
+/// `text` made safe for a file name (`_` when nothing is left).
 fn safe_name(text: &str) -> String {
-    let name: String = text
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let name = name.trim_start_matches('.');
-    if name.is_empty() {
-        "_".into()
-    } else {
-        name.into()
-    }
+    let name = crate::input::file_stem(text);
+    if name.is_empty() { "_".into() } else { name }
 }
 
 /// Every `*.jsonl` file below `dir` (none when it does not exist), links

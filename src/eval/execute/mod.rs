@@ -315,22 +315,12 @@ fn run_in_workspace(
         todo_calls: outcome.todo_calls,
         protocol_violations: violations.len(),
         unknown_tool_calls: outcome.unknown_tool_calls,
-        context_tokens: 0,
-        planning_tokens: 0,
-        planning_turns: 0,
-        reminders_after_planning: 0,
-        input_tokens: None,
-        output_tokens: None,
-        cost: None,
-        drift_turns: Vec::new(),
         model_error: model
             .error
             .take()
             .map(|e| format!("{}: {e}", scenario.name)),
         step_checks: crate::results::summary::step_checks(&step_results),
-        parts: Vec::new(),
-        unexpected_user_messages: 0,
-        agent_plans: Vec::new(),
+        ..RunResult::zeroed(seed)
     };
     let mut metrics = metrics;
     metrics.set_price(loop_price(

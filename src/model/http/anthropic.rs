@@ -223,6 +223,7 @@ mod tests {
             system: "sys",
             messages: &messages,
             tools: &tools,
+            unchanged: 0,
         };
         let body = format.body(&request, &|id| format!("api_{id}"));
         assert_eq!(

@@ -20,6 +20,7 @@
 
 pub mod anthropic;
 pub mod backends;
+pub mod estimate;
 pub mod limits;
 pub mod openai;
 pub mod retry;
@@ -28,6 +29,7 @@ pub mod usage;
 
 pub use anthropic::{AnthropicModel, AnthropicParams};
 pub use backends::{RealBackends, RealModelSpec, RunModel};
+pub use estimate::SpendEstimate;
 pub use limits::{BadBudget, ConcurrencyLimit, Permit, SpendBudget};
 pub use openai::{OpenAiModel, OpenAiParams};
 pub use retry::{Backoff, RetryPolicy};

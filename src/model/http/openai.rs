@@ -324,6 +324,7 @@ mod tests {
             system: "sys",
             messages: &messages,
             tools: &tools,
+            unchanged: 0,
         };
         let body = format().body(&request, &|id| id.replace("toolu", "call"));
         assert_eq!(

@@ -47,17 +47,17 @@ mod seed;
 use rand_chacha::ChaCha8Rng;
 use rand_core::Rng;
 use serde_json::{Value, json};
-use std::collections::BTreeSet;
 
 pub use params::SimulateParams;
 pub use profile::Profile;
 pub use seed::{mix, name_hash, run_seed};
 
 use super::{Model, ModelError, ToolCall};
+use crate::llm::session::SessionMap;
 use crate::llm::{ContentBlock, Message, ModelRequest, ModelResponse, Role, tool_use_id};
 use crate::plan::dialect::{Dialect, InvalidUpdate, PlanDialect, PlanItem, PlanStatus};
 pub use reading::WorkdirSpelling;
-use reading::{ReadCache, Reader, Reading};
+use reading::{Done, PlanSteps, ReadCache, Reader, Reading};
 use seed::{below, pick, rng_for_turn, uniform};
 
 /// How one step of the task is done: what the simulated model knows of it.
@@ -98,6 +98,12 @@ pub struct SimulatedModel {
     /// A session's parts: each task, and where its steps start among the
     /// skills (empty: one task holding every step).
     session: Vec<(String, usize)>,
+    /// Where the messages read so far fall in the session's parts (read
+    /// on with the conversation, reset with `cache`; `None`: not started).
+    parts_read: Option<SessionMap>,
+    /// Every path a step's action names (what an improvised look around
+    /// reads), gathered on the first improvised call.
+    step_paths: std::sync::OnceLock<Vec<String>>,
     /// Never reads the plan back in a response that writes it (see
     /// [`SimulatedModel::reading_back_apart`]).
     read_back_apart: bool,
@@ -116,6 +122,8 @@ impl SimulatedModel {
             workdir: WorkdirSpelling::default(),
             cache: ReadCache::default(),
             session: Vec::new(),
+            parts_read: None,
+            step_paths: std::sync::OnceLock::new(),
             read_back_apart: false,
         }
     }
@@ -139,14 +147,30 @@ impl SimulatedModel {
         self
     }
 
-    /// The current part's steps and the index of the message that gave its
-    /// task.
-    fn current_part(&self, messages: &[Message]) -> (std::ops::Range<usize>, usize) {
+    /// Reads the request's new messages: forgets what was read when they
+    /// do not extend it (see [`ReadCache::extended_by`]), places them in
+    /// the session's parts, and returns the current part's steps and the
+    /// index of the message that gave its task.
+    fn follow(
+        &mut self,
+        request: &ModelRequest<'_>,
+        offered: bool,
+    ) -> (std::ops::Range<usize>, usize) {
+        let messages = request.messages;
+        if !self.cache.extended_by(messages, offered, request.unchanged) {
+            self.cache = ReadCache::default();
+            self.parts_read = None;
+        }
         if self.session.is_empty() {
             return (0..self.skills.len(), 0);
         }
-        let tasks: Vec<String> = self.session.iter().map(|(t, _)| t.clone()).collect();
-        let map = crate::llm::session::SessionMap::read(messages, &tasks);
+        let map = self.parts_read.get_or_insert_with(|| {
+            let tasks: Vec<String> = self.session.iter().map(|(t, _)| t.clone()).collect();
+            SessionMap::new(&tasks)
+        });
+        for message in messages.get(map.len()..).unwrap_or_default() {
+            map.push(message);
+        }
         let part = map.current();
         let start = self.session.get(part).map_or(0, |(_, s)| *s);
         let end = self
@@ -215,8 +239,7 @@ impl SimulatedModel {
     /// accepts (see [`plan_window`]).
     fn wanted_plan(&self, reading: &Reading, working_on: Option<usize>) -> Vec<PlanItem> {
         plan_window(&reading.plan, &reading.done, self.dialect.max_items())
-            .iter()
-            .map(|&i| {
+            .map(|i| {
                 let status = if reading.done.contains(&i) {
                     PlanStatus::Completed
                 } else if Some(i) == working_on {
@@ -267,7 +290,7 @@ impl Model for SimulatedModel {
             .tools
             .iter()
             .any(|t| self.dialect.is_planning_tool(&t.name));
-        let part = self.current_part(messages);
+        let part = self.follow(request, offered);
         let mut cache = std::mem::take(&mut self.cache);
         let mut reading = self
             .reader(offered, part.clone())
@@ -281,7 +304,7 @@ impl Model for SimulatedModel {
         // Updating a stale plan at the start of a part is rewriting it for
         // the new task: the earlier part's items are dropped.
         if update && reading.stale && reading.first_turn_of_part {
-            reading.plan.retain(|i| part.0.contains(i));
+            reading.plan.keep_within(&part.0);
         }
         let mut content = Vec::new();
         let mut calls: Vec<ToolCall> = Vec::new();
@@ -295,11 +318,13 @@ impl Model for SimulatedModel {
             return Ok(respond_with(turn, content, calls));
         }
 
+        // The next steps not done: the next one, and the two a skip may go
+        // to (the plan is not walked further: it may hold thousands).
         let pending: Vec<usize> = reading
             .plan
             .iter()
-            .copied()
             .filter(|i| !reading.done.contains(i))
+            .take(3)
             .collect();
         let Some(&next) = pending.first() else {
             content.push(ContentBlock::text("All steps are complete."));
@@ -423,7 +448,7 @@ impl SimulatedModel {
                 }
             }
             (None, Some(Drift::Repeat)) if !reading.done.is_empty() => {
-                let done: Vec<usize> = reading.done.iter().copied().collect();
+                let done = reading.done.to_vec();
                 let again = done[below(rng, done.len())];
                 let step = &self.skills[again];
                 content.push(ContentBlock::text(format!(
@@ -476,19 +501,21 @@ impl SimulatedModel {
     /// An unplanned, harmless action: read a file some step touches, or list
     /// the workspace.
     fn improvised_call(&self, rng: &mut ChaCha8Rng) -> ToolCall {
-        let paths: Vec<&str> = self
-            .skills
-            .iter()
-            .flat_map(|s| s.actions.iter())
-            .filter_map(|a| a.input.get("path").and_then(Value::as_str))
-            .collect();
+        let paths = self.step_paths.get_or_init(|| {
+            self.skills
+                .iter()
+                .flat_map(|s| s.actions.iter())
+                .filter_map(|a| a.input.get("path").and_then(Value::as_str))
+                .map(str::to_string)
+                .collect()
+        });
         if paths.is_empty() || rng.next_u64().is_multiple_of(3) {
             return ToolCall {
                 tool: "bash".into(),
                 input: json!({"command": "ls -R"}).into(),
             };
         }
-        let path = paths[below(rng, paths.len())];
+        let path = &paths[below(rng, paths.len())];
         ToolCall {
             tool: "read_file".into(),
             input: json!({"path": path}).into(),
@@ -503,18 +530,20 @@ impl SimulatedModel {
 /// the whole list again on every turn: a conversation that grows by the
 /// whole plan a turn grows with steps x turns). The steps after the window
 /// are read back as still to come (`reading.rs`).
-fn plan_window<'p>(plan: &'p [usize], done: &BTreeSet<usize>, most: Option<usize>) -> &'p [usize] {
-    match most {
-        Some(most) if plan.len() > most => {
-            let first_open = plan
-                .iter()
-                .position(|i| !done.contains(i))
-                .unwrap_or(plan.len());
-            let start = first_open.min(plan.len() - most);
-            &plan[start..start + most]
+fn plan_window<'p>(
+    plan: &'p PlanSteps,
+    done: &'p Done,
+    most: Option<usize>,
+) -> impl Iterator<Item = usize> + 'p {
+    let len = plan.len();
+    let (start, most) = match most {
+        Some(most) if len > most => {
+            let first_open = plan.iter().position(|i| !done.contains(&i)).unwrap_or(len);
+            (first_open.min(len - most), most)
         }
-        _ => plan,
-    }
+        _ => (0, len),
+    };
+    plan.iter().skip(start).take(most)
 }
 
 fn respond_with(

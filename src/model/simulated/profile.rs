@@ -22,6 +22,11 @@ pub enum Source {
     Measured,
     /// Fitted by simulated moments.
     Fitted,
+    /// Counted on events some of which a rule inferred rather than the
+    /// transcripts recorded (reminders of Claude Code versions that do not
+    /// write them down); the fit's `reminder_inference` says how well that
+    /// rule matched the versions that do.
+    Inferred,
     /// Not identified by the data: the simulated model's default, kept.
     Assumed,
 }
@@ -55,6 +60,55 @@ pub struct FittedOn {
     pub models: Vec<String>,
     /// SHA-256 (hex) over the input files' contents, in sorted order.
     pub inputs_hash: String,
+    /// The groups (projects: the units of independence) of the sessions,
+    /// and the sessions left out as read twice.
+    #[serde(default)]
+    pub groups: u64,
+    #[serde(default)]
+    pub duplicates_dropped: u64,
+    /// Reminded turns behind `reminder_compliance`, recorded and inferred.
+    #[serde(default)]
+    pub reminders: ReminderCounts,
+    /// How the rule inferring reminders matched the sessions that record
+    /// them (where it was used).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reminder_inference: Option<InferenceCheck>,
+    /// The fit's goodness-of-fit test (where anything was fitted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goodness_of_fit: Option<FitTest>,
+}
+
+/// Reminded turns counted, by how the transcript knows of the reminder.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReminderCounts {
+    pub recorded: u64,
+    pub inferred: u64,
+}
+
+/// A reminder-inference rule checked on sessions that record reminders:
+/// the share of recorded reminders whose exact turn it predicts, and its
+/// predicted count over the recorded one.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InferenceCheck {
+    pub sessions: u64,
+    pub recorded: u64,
+    pub predicted: u64,
+    pub hit_rate: Option<f64>,
+    pub count_ratio: Option<f64>,
+}
+
+/// A goodness-of-fit test: the statistic, its χ² degrees of freedom and
+/// p-value (none without degrees of freedom), and whether the model fits
+/// (p ≥ 0.05).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FitTest {
+    pub statistic: f64,
+    pub df: u32,
+    pub p_value: Option<f64>,
+    pub fits: bool,
 }
 
 /// A calibration profile as written to YAML.
@@ -138,13 +192,13 @@ impl Profile {
                 .location()
                 .filter(|l| l.line() > 0)
                 .map(|l| (l.line(), l.column()));
-            let message = e.without_snippet().to_string();
-            let first = message
-                .lines()
-                .next()
-                .unwrap_or("invalid profile")
-                .to_string();
-            error(position, first)
+            // Fixed words and the position, never the parser's message: it
+            // quotes the file (`unknown field `…``), and a profile path
+            // may name a file that is no profile at all.
+            error(
+                position,
+                "not a calibration profile (see docs/calibration.md for its fields)".into(),
+            )
         })?;
         profile
             .validate()
@@ -201,7 +255,7 @@ impl Profile {
                 return Err((
                     at,
                     format!(
-                        "unknown parameter `{name}` (known: {})",
+                        "an unknown parameter (known: {})",
                         SimulateParams::NAMES.join(", ")
                     ),
                 ));
@@ -316,5 +370,9 @@ mod tests {
             .replace("source: measured", "source: measured\n    text: secret");
         let error = Profile::parse(Path::new("p.yaml"), &text).unwrap_err();
         assert!(error.position.is_some(), "{error}");
+        assert!(!error.to_string().contains("text"), "{error}");
+        let text = sample().to_yaml().replace("plan_first:", "secret_key:");
+        let error = Profile::parse(Path::new("p.yaml"), &text).unwrap_err();
+        assert!(!error.to_string().contains("secret"), "{error}");
     }
 }

@@ -9,6 +9,7 @@
 
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 use super::{MAX_ATTEMPTS, Skill};
 use crate::llm::{Content, ContentBlock, Message, Role};
@@ -17,11 +18,11 @@ use crate::plan::dialect::{PlanDialect, PlanItem, PlanStatus};
 /// The model's reading of the context.
 pub(super) struct Reading {
     /// Index into the skills for each step the plan holds, in plan order.
-    pub plan: Vec<usize>,
+    pub plan: PlanSteps,
     /// The plan as the dialect holds it (empty when none was seen).
     pub items: Vec<PlanItem>,
     /// Steps believed done.
-    pub done: BTreeSet<usize>,
+    pub done: Done,
     pub recall: f64,
     /// The model's own turns in the conversation.
     pub own_turns: usize,
@@ -38,6 +39,88 @@ struct FoundPlan {
     at: usize,
     steps: Vec<(usize, PlanStatus)>,
     items: Vec<PlanItem>,
+}
+
+/// The steps believed done: those read this turn (the plan's completed
+/// items, what was claimed or done since it) and the steps given up, which
+/// only grow over the conversation and are kept apart, shared with the
+/// reading cache: copying them into every turn's set made a turn cost
+/// more the longer the session (a session of thousands of parts gives up
+/// a step every few parts).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Done {
+    recent: BTreeSet<usize>,
+    given_up: Arc<BTreeSet<usize>>,
+}
+
+impl Done {
+    pub fn contains(&self, step: &usize) -> bool {
+        self.recent.contains(step) || self.given_up.contains(step)
+    }
+
+    pub fn insert(&mut self, step: usize) {
+        self.recent.insert(step);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.recent.is_empty() && self.given_up.is_empty()
+    }
+
+    /// Every step done, in order, each once.
+    pub fn to_vec(&self) -> Vec<usize> {
+        self.recent.union(&self.given_up).copied().collect()
+    }
+}
+
+/// The steps a plan holds, in plan order: the steps it lists, then the
+/// steps of a range it does not list (a task's steps after a plan that is
+/// a window of them, a new part's after a stale plan, every step of a task
+/// with no plan yet). Kept as a range, not listed: a task of thousands of
+/// steps would otherwise be listed again on every turn.
+#[derive(Debug, Clone, Default)]
+pub(super) struct PlanSteps {
+    pub listed: Vec<usize>,
+    then: std::ops::Range<usize>,
+    /// The steps of `then` that `listed` holds (left out of `then`).
+    listed_in_then: BTreeSet<usize>,
+}
+
+impl PlanSteps {
+    /// `listed`, then the steps of `then` not among them.
+    fn new(listed: Vec<usize>, then: std::ops::Range<usize>) -> Self {
+        let listed_in_then = listed
+            .iter()
+            .copied()
+            .filter(|i| then.contains(i))
+            .collect();
+        Self {
+            listed,
+            then,
+            listed_in_then,
+        }
+    }
+
+    /// The plan's steps in order.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.listed.iter().copied().chain(
+            self.then
+                .clone()
+                .filter(|i| !self.listed_in_then.contains(i)),
+        )
+    }
+
+    pub fn len(&self) -> usize {
+        self.listed.len() + self.then.len() - self.listed_in_then.len()
+    }
+
+    /// Keeps only the steps in `part` (rewriting a stale plan for a new
+    /// part).
+    pub fn keep_within(&mut self, part: &std::ops::Range<usize>) {
+        self.listed.retain(|i| part.contains(i));
+        self.then = self.then.start.max(part.start)..self.then.end.min(part.end);
+        let then = self.then.clone();
+        self.listed_in_then.retain(|i| then.contains(i));
+    }
 }
 
 /// What the reader needs to know besides the messages.
@@ -68,7 +151,11 @@ pub use crate::llm::price::WorkdirSpelling;
 /// whose beginning differs from what was read (an agent that rewrote or
 /// dropped an earlier message, not just the last), a shorter one or
 /// another offer of tools starts the reading over, so the result is that
-/// of reading the whole conversation afresh.
+/// of reading the whole conversation afresh (see
+/// [`ReadCache::extended_by`]). A sender that promises its conversation
+/// only grew ([`crate::llm::ModelRequest::unchanged`]) is taken at its
+/// word: checking every fingerprint again was a walk over the whole
+/// conversation on every turn.
 #[derive(Debug, Clone, Default)]
 pub struct ReadCache {
     /// The steps looked up by what names them (built with the cache).
@@ -93,30 +180,50 @@ pub struct ReadCache {
     /// The latest plan found, and the plan as the accepted calls left it.
     found: Option<FoundPlan>,
     held: Vec<PlanItem>,
+    /// Steps set out on [`MAX_ATTEMPTS`] times (given up: taken as done),
+    /// shared with the turn's [`Done`].
+    given_up: Arc<BTreeSet<usize>>,
     /// Since message `since` (the one before the plan's): steps claimed,
-    /// and per step and action whether it succeeded.
+    /// per step with a success since, whether each of its actions
+    /// succeeded, and the steps all of whose actions did.
     since: usize,
     claimed_since: BTreeSet<usize>,
-    succeeded_since: Vec<Vec<bool>>,
+    succeeded_since: HashMap<usize, Vec<bool>>,
+    all_succeeded_since: BTreeSet<usize>,
+}
+
+impl ReadCache {
+    /// Whether `messages` (a request offering planning or not) extend the
+    /// conversation read so far: its first `unchanged` messages are, on
+    /// the sender's word, those of the request read last; past them every
+    /// message read is checked by its fingerprint, and the last one whole.
+    pub fn extended_by(&self, messages: &[Message], offered: bool, unchanged: usize) -> bool {
+        if self.offered != offered || self.read > messages.len() {
+            return false;
+        }
+        if unchanged >= self.read {
+            return true;
+        }
+        let last_same = match (self.read.checked_sub(1), &self.last) {
+            (None, _) => true,
+            (Some(i), Some(last)) => messages.get(i) == Some(last),
+            (Some(_), None) => false,
+        };
+        last_same
+            && self.prints.len() == self.read
+            && messages
+                .iter()
+                .zip(&self.prints)
+                .all(|(message, print)| fingerprint(message) == *print)
+    }
 }
 
 impl Reader<'_> {
-    /// Reads the conversation, only its new messages when `cache` holds
-    /// the reading of its beginning.
+    /// Reads the conversation, only its new messages: `cache` holds the
+    /// reading of its beginning (see [`ReadCache::extended_by`]), or
+    /// nothing.
     pub fn read_with(&self, cache: &mut ReadCache, messages: &[Message]) -> Reading {
-        let extends = cache.offered == self.offered
-            && cache.read <= messages.len()
-            && match (cache.read.checked_sub(1), &cache.last) {
-                (None, _) => true,
-                (Some(i), Some(last)) => messages.get(i) == Some(last),
-                (Some(_), None) => false,
-            }
-            && cache.prints.len() == cache.read
-            && messages
-                .iter()
-                .zip(&cache.prints)
-                .all(|(message, print)| fingerprint(message) == *print);
-        if !extends || cache.chars.is_empty() {
+        if cache.chars.is_empty() {
             *cache = self.fresh_cache();
         }
         for index in cache.read..messages.len() {
@@ -131,19 +238,14 @@ impl Reader<'_> {
         // A plan seen before the current part's task is an earlier part's:
         // kept, it is still the list the model follows (its unfinished
         // items first), with the new task's steps after them.
-        let (mut found, stale) = match cache.found.clone() {
+        let (found, stale) = match cache.found.clone() {
             Some(found) if found.at < self.part_start => (found, true),
             Some(found) => (found, false),
             None => (self.task_plan(), false),
         };
-        if stale {
-            let old: BTreeSet<usize> = found.steps.iter().map(|(i, _)| *i).collect();
-            found.steps.extend(
-                self.part
-                    .clone()
-                    .filter(|i| !old.contains(i))
-                    .map(|i| (i, PlanStatus::Pending)),
-            );
+        let listed: Vec<usize> = found.steps.iter().map(|(i, _)| *i).collect();
+        let then = if stale || cache.found.is_none() {
+            self.part.clone()
         } else if self
             .dialect
             .max_items()
@@ -152,15 +254,13 @@ impl Reader<'_> {
             // The dialect holds fewer items than the task has steps: the
             // plan is a window of it (see `plan_window`), and the task's
             // steps after the window are still to come.
-            let last = found.steps.iter().map(|(i, _)| *i).max();
-            let old: BTreeSet<usize> = found.steps.iter().map(|(i, _)| *i).collect();
-            found.steps.extend(
-                self.part
-                    .clone()
-                    .filter(|i| last.is_none_or(|last| *i > last) && !old.contains(i))
-                    .map(|i| (i, PlanStatus::Pending)),
-            );
-        }
+            match listed.iter().max() {
+                Some(&last) => (last + 1).max(self.part.start)..self.part.end,
+                None => self.part.clone(),
+            }
+        } else {
+            0..0
+        };
         let plan_at = found.at;
         let total = messages.len();
         let from = (plan_at + 1).min(total);
@@ -183,26 +283,14 @@ impl Reader<'_> {
         // update that produced it were made after it was decided.
         self.move_since(cache, plan_at.saturating_sub(1), total);
         done.extend(cache.claimed_since.iter().copied());
-        done.extend(
-            cache
-                .succeeded_since
-                .iter()
-                .enumerate()
-                .filter(|(_, actions)| !actions.is_empty() && actions.iter().all(|ok| *ok))
-                .map(|(i, _)| i),
-        );
-        // Steps set out on MAX_ATTEMPTS times are given up: taken as done.
-        done.extend(
-            cache
-                .attempts
-                .iter()
-                .enumerate()
-                .filter(|(_, n)| **n >= MAX_ATTEMPTS)
-                .map(|(i, _)| i),
-        );
+        done.extend(cache.all_succeeded_since.iter().copied());
+        let done = Done {
+            recent: done,
+            given_up: Arc::clone(&cache.given_up),
+        };
         let part_from = (self.part_start + 1).min(total);
         Reading {
-            plan: found.steps.into_iter().map(|(i, _)| i).collect(),
+            plan: PlanSteps::new(listed, then),
             items: found.items,
             done,
             recall,
@@ -219,29 +307,18 @@ impl Reader<'_> {
             chars: vec![0],
             assistants: vec![0],
             attempts: vec![0; self.skills.len()],
-            succeeded_since: self.no_success(),
             ..ReadCache::default()
         }
     }
 
-    fn no_success(&self) -> Vec<Vec<bool>> {
-        self.skills
-            .iter()
-            .map(|s| vec![false; s.actions.len()])
-            .collect()
-    }
-
     /// The plan when the context holds none: the current part's task as
     /// given, every one of its steps still to do (what was done since is
-    /// read from the conversation).
+    /// read from the conversation). It lists no step: the reading adds the
+    /// part's steps after what a plan lists, and here that is all of them.
     fn task_plan(&self) -> FoundPlan {
         FoundPlan {
             at: self.part_start,
-            steps: self
-                .part
-                .clone()
-                .map(|i| (i, PlanStatus::Pending))
-                .collect(),
+            steps: Vec::new(),
             items: Vec::new(),
         }
     }
@@ -265,6 +342,11 @@ impl Reader<'_> {
                 for i in cache.index.worked_on_in(text, self.skills) {
                     if let Some(n) = cache.attempts.get_mut(i) {
                         *n += 1;
+                        // Steps set out on MAX_ATTEMPTS times are given
+                        // up: taken as done.
+                        if *n >= MAX_ATTEMPTS && !cache.given_up.contains(&i) {
+                            Arc::make_mut(&mut cache.given_up).insert(i);
+                        }
                     }
                 }
             }
@@ -291,7 +373,8 @@ impl Reader<'_> {
         }
         cache.since = since;
         cache.claimed_since.clear();
-        cache.succeeded_since = self.no_success();
+        cache.succeeded_since.clear();
+        cache.all_succeeded_since.clear();
         for index in since..total {
             self.extend_since(cache, since, index);
         }
@@ -312,12 +395,18 @@ impl Reader<'_> {
         };
         if let Some(pairs) = cache.successes.get(asked) {
             for &(step, action) in pairs {
-                if let Some(ok) = cache
+                let Some(actions) = self.skills.get(step).map(|s| s.actions.len()) else {
+                    continue;
+                };
+                let succeeded = cache
                     .succeeded_since
-                    .get_mut(step)
-                    .and_then(|s| s.get_mut(action))
-                {
+                    .entry(step)
+                    .or_insert_with(|| vec![false; actions]);
+                if let Some(ok) = succeeded.get_mut(action) {
                     *ok = true;
+                }
+                if succeeded.iter().all(|ok| *ok) {
+                    cache.all_succeeded_since.insert(step);
                 }
             }
         }

@@ -92,15 +92,6 @@ impl Issues {
     }
 }
 
-fn parse_status(word: &str) -> Option<PlanStatus> {
-    match word {
-        "pending" => Some(PlanStatus::Pending),
-        "in_progress" => Some(PlanStatus::InProgress),
-        "completed" => Some(PlanStatus::Completed),
-        _ => None,
-    }
-}
-
 /// The list as the call wrote it, or the error text.
 fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
     let mut issues = Issues::default();
@@ -136,7 +127,7 @@ fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
                         None
                     }
                     Some(Value::String(word)) => {
-                        let status = parse_status(word);
+                        let status = PlanStatus::from_three_words(word);
                         if status.is_none() {
                             issues.invalid.push((
                                 path,

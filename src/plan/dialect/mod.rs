@@ -73,6 +73,17 @@ impl PlanStatus {
         }
     }
 
+    /// The three-status vocabulary most dialects share (`pending`,
+    /// `in_progress`, `completed`); `None` for any other word.
+    pub fn from_three_words(word: &str) -> Option<Self> {
+        match word {
+            "pending" => Some(Self::Pending),
+            "in_progress" => Some(Self::InProgress),
+            "completed" => Some(Self::Completed),
+            _ => None,
+        }
+    }
+
     /// s03's three-character marker; statuses s03 does not know use the
     /// nearest one (`failed` and `cancelled` are finished, not done).
     pub fn marker(self) -> &'static str {

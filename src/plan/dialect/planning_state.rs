@@ -24,15 +24,6 @@ const EMPTY: &str = "No session plan yet.";
 #[derive(Debug, Clone, Copy)]
 pub struct PlanningState;
 
-fn parse_status(word: &str) -> Option<PlanStatus> {
-    match word {
-        "pending" => Some(PlanStatus::Pending),
-        "in_progress" => Some(PlanStatus::InProgress),
-        "completed" => Some(PlanStatus::Completed),
-        _ => None,
-    }
-}
-
 fn parse_marker(marker: &str) -> Option<PlanStatus> {
     match marker {
         "[ ]" => Some(PlanStatus::Pending),
@@ -81,8 +72,8 @@ fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
             .map(python_str)
             .unwrap_or_else(|| "pending".into())
             .to_lowercase();
-        let status =
-            parse_status(&word).ok_or_else(|| format!("Item {i}: invalid status '{word}'"))?;
+        let status = PlanStatus::from_three_words(&word)
+            .ok_or_else(|| format!("Item {i}: invalid status '{word}'"))?;
         if status == PlanStatus::InProgress {
             in_progress += 1;
         }

@@ -50,15 +50,6 @@ const MAX_ID_UNITS: usize = 500;
 #[derive(Debug, Clone, Copy)]
 pub struct QwenCode;
 
-fn parse_status(word: &str) -> Option<PlanStatus> {
-    match word {
-        "pending" => Some(PlanStatus::Pending),
-        "in_progress" => Some(PlanStatus::InProgress),
-        "completed" => Some(PlanStatus::Completed),
-        _ => None,
-    }
-}
-
 fn word(status: PlanStatus) -> &'static str {
     match status {
         PlanStatus::InProgress => "in_progress",
@@ -87,7 +78,7 @@ fn check_item(todo: &Value) -> Result<PlanItem, String> {
     let status = fields
         .get("status")
         .and_then(Value::as_str)
-        .and_then(parse_status)
+        .and_then(PlanStatus::from_three_words)
         .ok_or("Each todo must have a valid \"status\" (pending, in_progress, completed).")?;
     if let Some(blocked_by) = fields.get("blockedBy") {
         let ok = blocked_by

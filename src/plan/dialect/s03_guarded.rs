@@ -34,15 +34,6 @@ fn colour(status: PlanStatus) -> &'static str {
     }
 }
 
-fn parse_status(word: &str) -> Option<PlanStatus> {
-    match word {
-        "pending" => Some(PlanStatus::Pending),
-        "in_progress" => Some(PlanStatus::InProgress),
-        "completed" => Some(PlanStatus::Completed),
-        _ => None,
-    }
-}
-
 /// Validates the whole input in the reference's order; the message is the
 /// text after the `Error in tool call: ` wrapper.
 fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
@@ -89,7 +80,7 @@ fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
         if text.is_empty() {
             return Err(format!("Todo {id}: text required"));
         }
-        let status = parse_status(&status_word)
+        let status = PlanStatus::from_three_words(&status_word)
             .ok_or_else(|| format!("Todo {id}: invalid status '{status_word}'"))?;
         if status == PlanStatus::InProgress {
             in_progress += 1;

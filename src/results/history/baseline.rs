@@ -43,21 +43,24 @@ pub struct HistoryBaseline {
 }
 
 impl History {
-    /// The baseline of each `(name, sha256)` scenario, in the order given.
+    /// The baseline of each `(name, sha256, profile sha256)` scenario, in
+    /// the order given: only a run under the same profile (or, without
+    /// one, under none) is a baseline.
     pub fn baseline(
         &self,
-        scenarios: &[(&str, &str)],
+        scenarios: &[(&str, &str, Option<&str>)],
         branch: &BranchChoice,
     ) -> Result<HistoryBaseline, HistoryError> {
         let mut baseline = HistoryBaseline::default();
-        for &(name, hash) in scenarios {
+        for &(name, hash, profile) in scenarios {
+            let key = (hash, profile);
             let found = match branch {
-                BranchChoice::Only(b) => self.last_run(hash, Some(b))?,
-                BranchChoice::Prefer(b) => match self.last_run(hash, Some(b))? {
+                BranchChoice::Only(b) => self.last_run(key, Some(b))?,
+                BranchChoice::Prefer(b) => match self.last_run(key, Some(b))? {
                     Some(run) => Some(run),
-                    None => self.last_run(hash, None)?,
+                    None => self.last_run(key, None)?,
                 },
-                BranchChoice::Any => self.last_run(hash, None)?,
+                BranchChoice::Any => self.last_run(key, None)?,
             };
             let Some((scenario_run, mut run)) = found else {
                 baseline.missing.push(name.to_string());
@@ -72,11 +75,12 @@ impl History {
         Ok(baseline)
     }
 
-    /// The last whole run of the scenario file `hash` (on `branch` when
-    /// given): its `scenario_run` id and where it was recorded.
+    /// The last whole run of the scenario file `hash` under `profile` (on
+    /// `branch` when given): its `scenario_run` id and where it was
+    /// recorded.
     fn last_run(
         &self,
-        hash: &str,
+        (hash, profile): (&str, Option<&str>),
         branch: Option<&str>,
     ) -> Result<Option<(i64, BaselineRun)>, HistoryError> {
         self.conn
@@ -84,9 +88,9 @@ impl History {
                 "SELECT s.id, i.commit_sha, i.branch, i.recorded_at
                  FROM scenario_run s JOIN invocation i ON s.invocation_id = i.id
                  WHERE s.scenario_sha256 = ?1 AND i.shard IS NULL
-                   AND (?2 IS NULL OR i.branch = ?2)
+                   AND (?2 IS NULL OR i.branch = ?2) AND s.profile_sha256 IS ?3
                  ORDER BY i.id DESC, s.id DESC LIMIT 1",
-                params![hash, branch],
+                params![hash, branch, profile],
                 |row| {
                     Ok((
                         row.get(0)?,

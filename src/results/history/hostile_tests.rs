@@ -79,7 +79,7 @@ fn names_full_of_sql_are_only_ever_parameters() {
     );
     let found = history
         .baseline(
-            &[("s'; --", "' OR 1=1 --")],
+            &[("s'; --", "' OR 1=1 --", Some("' OR 1=1 --"))],
             &BranchChoice::Only(branch.into()),
         )
         .unwrap();

@@ -29,10 +29,13 @@ use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, pa
 
 use super::scenario_result::ScenarioResult;
 use crate::metric::{COMPLETION_RATE, FULL_COMPLETION_RATE};
+use crate::model::simulated::profile::ProfileRef;
 pub use baseline::{BaselineRun, BranchChoice, HistoryBaseline};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 use schema::{State, not_history};
-pub use trend::{CellTrend, Direction, FLAP_CHANGES, FLAP_WINDOW, TrendPoint, trends};
+pub use trend::{
+    CellTrend, Direction, FLAP_CHANGES, FLAP_WINDOW, TrendPoint, short_commit, trends,
+};
 
 /// How long a writer waits for another to finish its transaction.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -329,7 +332,8 @@ impl History {
             .prepare(
                 "SELECT i.id, i.recorded_at, i.commit_sha, i.branch, i.version, s.scenario,
                         s.scenario_sha256, c.label, c.runs, c.completion, c.completion_lo,
-                        c.completion_hi, c.full_completion, c.mean_tokens
+                        c.completion_hi, c.full_completion, c.mean_tokens, s.profile,
+                        s.profile_sha256
                  FROM cell c JOIN scenario_run s ON c.scenario_run_id = s.id
                       JOIN invocation i ON s.invocation_id = i.id
                  WHERE i.shard IS NULL AND (?1 IS NULL OR instr(s.scenario, ?1) > 0)
@@ -363,6 +367,10 @@ impl History {
                     },
                     full_completion: row.get(12)?,
                     mean_tokens: row.get(13)?,
+                    profile: match (row.get::<_, Option<String>>(14)?, row.get(15)?) {
+                        (Some(file), Some(sha256)) => Some(ProfileRef { file, sha256 }),
+                        _ => None,
+                    },
                 })
             })
             .map_err(sql)?;
@@ -396,6 +404,9 @@ pub struct RecordedCell {
     pub completion_ci95: Option<[f64; 2]>,
     pub full_completion: Option<f64>,
     pub mean_tokens: Option<f64>,
+    /// The calibration profile it ran under; none: the defaults.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ProfileRef>,
 }
 
 fn insert_scenario(
@@ -404,14 +415,17 @@ fn insert_scenario(
     result: &ScenarioResult,
 ) -> rusqlite::Result<()> {
     tx.execute(
-        "INSERT INTO scenario_run (invocation_id, scenario, file, scenario_sha256, seeds)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO scenario_run (invocation_id, scenario, file, scenario_sha256, seeds,
+             profile, profile_sha256)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
             invocation,
             result.name,
             result.file,
             scenario_hash(result),
-            result.seeds.len() as i64
+            result.seeds.len() as i64,
+            result.profile.as_ref().map(|p| p.file.as_str()),
+            result.profile.as_ref().map(|p| p.sha256.as_str()),
         ],
     )?;
     let scenario_run = tx.last_insert_rowid();
@@ -480,15 +494,19 @@ pub fn scenario_hash(result: &ScenarioResult) -> Option<String> {
 mod tests {
     use super::*;
 
+    fn user_version(history: &History) -> i32 {
+        history
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap()
+    }
+
     #[test]
     fn a_new_file_gets_the_schema_and_its_version() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("h.db");
         let history = History::open(&path).unwrap();
-        let version: i32 = history
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
+        let version = user_version(&history);
         assert_eq!(version, SCHEMA_VERSION);
         assert_eq!(history.invocations().unwrap(), 0);
         drop(history);
@@ -573,10 +591,7 @@ mod tests {
             .execute_batch(V1_SCHEMA)
             .unwrap();
         let history = History::open(&path).unwrap();
-        let version: i32 = history
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
+        let version = user_version(&history);
         assert_eq!(version, SCHEMA_VERSION);
         let cells = history.cells(None, None, None).unwrap();
         assert_eq!(cells.len(), 1);

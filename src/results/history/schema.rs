@@ -17,7 +17,7 @@ use super::HistoryError;
 /// `PRAGMA application_id` of an agent-eval history ("AEvH").
 pub const APPLICATION_ID: i32 = 0x4145_7648;
 /// The schema version written in `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i32 = 2;
+pub const SCHEMA_VERSION: i32 = 3;
 
 /// Version 1: invocations, the scenarios each ran and their cells, with
 /// completion and full completion as columns.
@@ -83,8 +83,17 @@ const V2: &str = "
     CREATE INDEX invocation_by_branch ON invocation(branch, id);
 ";
 
+/// Version 3: the calibration profile each scenario ran under (`run
+/// --profile`, `simulate: {profile:}`), by file name and SHA-256, so the
+/// history compares like with like; NULL (every row of an older history)
+/// is the simulated model's defaults.
+const V3: &str = "
+    ALTER TABLE scenario_run ADD COLUMN profile TEXT;
+    ALTER TABLE scenario_run ADD COLUMN profile_sha256 TEXT;
+";
+
 /// `MIGRATIONS[v]` takes a database at version `v` to `v + 1`.
-const MIGRATIONS: &[&str] = &[V1, V2];
+const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 pub(super) fn not_history(path: &Path, reason: &str) -> HistoryError {
     HistoryError::NotHistory {

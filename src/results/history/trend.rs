@@ -38,6 +38,29 @@ pub struct TrendPoint {
     /// Which way, when it moved.
     #[serde(rename = "move", skip_serializing_if = "Option::is_none")]
     pub direction: Option<Direction>,
+    /// It ran under another calibration profile than the previous run:
+    /// not compared with it (a change of parameters is no move).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub profile_changed: bool,
+}
+
+/// A commit as trend rows and baselines show it: its first ten
+/// characters, `-` without one (before the renderer's escaping).
+pub fn short_commit(commit: Option<&str>) -> String {
+    commit.unwrap_or("-").chars().take(10).collect()
+}
+
+impl TrendPoint {
+    /// The columns every rendering of a trend row starts with, unescaped:
+    /// the short commit, when it was recorded, the branch (`-` without
+    /// one). The text table and the HTML page differ only in markup.
+    pub fn row_columns(&self) -> [String; 3] {
+        [
+            short_commit(self.cell.commit.as_deref()),
+            self.cell.recorded_at.clone(),
+            self.cell.branch.as_deref().unwrap_or("-").to_string(),
+        ]
+    }
 }
 
 /// One cell (scenario and settings) over the shown runs, oldest first.
@@ -71,11 +94,18 @@ pub fn trends(cells: Vec<RecordedCell>, newest: Option<usize>) -> Vec<CellTrend>
         let points = series
             .entry((cell.scenario.clone(), cell.settings.clone()))
             .or_default();
-        let direction = points.last().and_then(|p| direction(&p.cell, &cell));
+        let profile_changed = points
+            .last()
+            .is_some_and(|p| p.cell.profile != cell.profile);
+        let direction = points
+            .last()
+            .filter(|_| !profile_changed)
+            .and_then(|p| direction(&p.cell, &cell));
         points.push(TrendPoint {
             cell,
             moved: direction.is_some(),
             direction,
+            profile_changed,
         });
     }
     series
@@ -139,6 +169,7 @@ mod tests {
             completion_ci95: Some([completion - 0.05, completion + 0.05]),
             full_completion: None,
             mean_tokens: None,
+            profile: None,
         }
     }
 
@@ -148,6 +179,21 @@ mod tests {
             .enumerate()
             .map(|(i, &v)| cell(i as i64 + 1, v))
             .collect()
+    }
+
+    #[test]
+    fn a_change_of_profile_is_no_move_and_is_said() {
+        let mut cells = of(&[0.8, 0.4, 0.4]);
+        let realistic = crate::model::simulated::profile::ProfileRef {
+            file: "my-agent.yaml".into(),
+            sha256: "ab".into(),
+        };
+        cells[1].profile = Some(realistic.clone());
+        cells[2].profile = Some(realistic);
+        let trend = &trends(cells, None)[0];
+        let changed: Vec<bool> = trend.runs.iter().map(|p| p.profile_changed).collect();
+        assert_eq!(changed, [false, true, false]);
+        assert!(trend.runs.iter().all(|p| !p.moved), "{trend:?}");
     }
 
     #[test]

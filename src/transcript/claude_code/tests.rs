@@ -3,15 +3,7 @@ use super::*;
 /// The sessions of a fixture in `tests/data/transcripts/claude-code/`, and
 /// the errors its reader gave, by line.
 fn read(text: &str) -> (Vec<Session>, Vec<(usize, String)>) {
-    let mut reader = Box::new(ClaudeCodeReader::new());
-    let mut errors = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        let value: Value = serde_json::from_str(line).unwrap();
-        if let Err(e) = reader.record(&value) {
-            errors.push((index + 1, e));
-        }
-    }
-    (reader.finish(), errors)
+    crate::transcript::read_fixture(Box::new(ClaudeCodeReader::new()), text)
 }
 
 fn calls(turn: &Turn) -> Vec<(&str, bool, bool)> {
@@ -176,8 +168,8 @@ fn the_inferred_count_restarts_after_the_planning_block() {
         draft(4, None),
         draft(4, None),
     ];
-    infer_reminders(&mut turns);
-    let reminded: Vec<bool> = turns.iter().map(|t| t.turn.reminder_before).collect();
+    predict_reminders(&mut turns);
+    let reminded: Vec<bool> = turns.iter().map(|t| t.turn.reminder_predicted).collect();
     assert_eq!(reminded, [false, false, false, false, true]);
 }
 
@@ -189,4 +181,79 @@ fn context_counts_text_and_not_image_data() {
         {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "héllo"}]}
     ]);
     assert_eq!(text_chars(&content), 8);
+}
+
+/// A session of `outputs.len()` responses with these usage counts.
+fn with_usage(inputs: &[u64], outputs: &[u64]) -> Session {
+    let mut text = String::from(
+        r#"{"type":"user","sessionId":"u","version":"1.0.30","message":{"role":"user","content":"go"}}"#,
+    );
+    for (i, (input, output)) in inputs.iter().zip(outputs).enumerate() {
+        text.push('\n');
+        text.push_str(&serde_json::json!({
+            "type": "assistant", "sessionId": "u", "version": "1.0.30",
+            "message": {"id": format!("m{i}"), "model": "claude-x",
+                "usage": {"input_tokens": input, "output_tokens": output},
+                "content": [{"type": "tool_use", "id": format!("t{i}"), "name": "Bash", "input": {}}]}
+        }).to_string());
+        text.push('\n');
+        text.push_str(&serde_json::json!({
+            "type": "user", "sessionId": "u", "version": "1.0.30",
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": format!("t{i}"), "content": "ok"}]}
+        }).to_string());
+    }
+    let (mut sessions, errors) = read(&text);
+    assert!(errors.is_empty(), "{errors:?}");
+    sessions.remove(0)
+}
+
+#[test]
+fn streaming_placeholders_and_constant_usage_are_not_usage() {
+    let outputs = |s: &Session| s.turns().map(|t| t.output_tokens).collect::<Vec<_>>();
+    let inputs = |s: &Session| s.turns().map(|t| t.input_tokens).collect::<Vec<_>>();
+    // Old streaming records: 1 to 32 output tokens a block, never the total.
+    let placeholders = with_usage(&[100, 300, 600], &[1, 12, 32]);
+    assert_eq!(outputs(&placeholders), [None, None, None]);
+    assert_eq!(inputs(&placeholders), [Some(100), Some(300), Some(600)]);
+    // Real counts stay.
+    let real = with_usage(&[100, 300, 600], &[12, 250, 80]);
+    assert_eq!(outputs(&real), [Some(12), Some(250), Some(80)]);
+    // A context that never grows is not the API's count.
+    let constant = with_usage(&[500, 500, 500], &[90, 120, 70]);
+    assert_eq!(inputs(&constant), [None, None, None]);
+    assert_eq!(outputs(&constant), [Some(90), Some(120), Some(70)]);
+}
+
+/// A 2.1.100 session (it records reminders): the policy's prediction is
+/// kept beside the recorded reminder, which alone says `reminder_before`.
+#[test]
+fn a_recording_version_keeps_the_prediction_beside_the_record() {
+    let mut text = String::from(
+        r#"{"type":"user","sessionId":"r","version":"2.1.100","message":{"role":"user","content":"go"}}"#,
+    );
+    for i in 0..14 {
+        if i == 3 {
+            text.push('\n');
+            text.push_str(r#"{"type":"attachment","sessionId":"r","version":"2.1.100","attachment":{"type":"todo_reminder","content":[]}}"#);
+        }
+        text.push('\n');
+        text.push_str(&serde_json::json!({
+            "type": "assistant", "sessionId": "r", "version": "2.1.100",
+            "message": {"id": format!("m{i}"), "model": "claude-x",
+                "content": [{"type": "tool_use", "id": format!("t{i}"), "name": "Bash", "input": {}}]}
+        }).to_string());
+    }
+    let (sessions, errors) = read(&text);
+    assert!(errors.is_empty(), "{errors:?}");
+    let session = &sessions[0];
+    assert_eq!(session.reminders, Reminders::Recorded);
+    let recorded: Vec<usize> = (0..14)
+        .filter(|&i| session.parts[0].turns[i].reminder_before)
+        .collect();
+    let predicted: Vec<usize> = (0..14)
+        .filter(|&i| session.parts[0].turns[i].reminder_predicted)
+        .collect();
+    assert_eq!(recorded, [3]);
+    // Ten blocks without a planning call: the rule says turn 10.
+    assert_eq!(predicted, [10]);
 }

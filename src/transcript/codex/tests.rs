@@ -1,15 +1,7 @@
 use super::*;
 
 fn read(text: &str) -> (Vec<Session>, Vec<(usize, String)>) {
-    let mut reader = Box::new(CodexReader::new());
-    let mut errors = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        let value: Value = serde_json::from_str(line).unwrap();
-        if let Err(e) = reader.record(&value) {
-            errors.push((index + 1, e));
-        }
-    }
-    (reader.finish(), errors)
+    crate::transcript::read_fixture(Box::new(CodexReader::new()), text)
 }
 
 fn accepted(turn: &Turn) -> Vec<bool> {

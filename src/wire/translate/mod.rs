@@ -435,9 +435,11 @@ impl Translation {
     /// The request as the model is shown it: its own calls as it wrote
     /// them, added calls and their results left out, failures of
     /// translated file tools starting with `Error: `.
-    pub fn model_view(&self, request: &WireRequest) -> WireRequest {
+    /// The request itself when nothing was translated (copying the whole
+    /// conversation for every request cost more than the rest of it).
+    pub fn model_view<'r>(&self, request: &'r WireRequest) -> std::borrow::Cow<'r, WireRequest> {
         if self.sent.is_empty() {
-            return request.clone();
+            return std::borrow::Cow::Borrowed(request);
         }
         let mut seen = request.clone();
         seen.messages = request
@@ -445,7 +447,7 @@ impl Translation {
             .iter()
             .map(|m| self.message_view(m, &request.error_results))
             .collect();
-        seen
+        std::borrow::Cow::Owned(seen)
     }
 
     fn message_view(&self, message: &Message, flagged: &[String]) -> Message {

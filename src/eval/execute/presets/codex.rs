@@ -28,9 +28,8 @@
 
 use std::path::Path;
 
-use super::{Preset, THROWAWAY_HOME, quiet_command, sh_quoted};
+use super::{OneDialectCli, THROWAWAY_HOME, quiet_command, sh_quoted};
 use crate::plan::dialect::Dialect;
-use crate::plan::reminder::ReminderSpec;
 use crate::scenario::{AgentCommand, TaskVia};
 
 /// The Codex CLI.
@@ -39,32 +38,26 @@ pub struct Codex;
 /// The model slug Codex is told (see the module doc).
 pub const MODEL: &str = "gpt-5.5";
 
-impl Preset for Codex {
-    fn binary(&self) -> &'static str {
-        "codex"
-    }
+impl OneDialectCli for Codex {
+    const BINARY: &'static str = "codex";
+    const DIALECT: Dialect = Dialect::Codex;
+    const REMINDER_WORDS: &'static str = "none (codex has no planning reminder)";
+    const ACP_BINARY: &'static str = "codex-acp";
+    const TRANSCRIPT_DIR: Option<&'static str> = Some(".agent-home/codex/sessions");
 
-    fn dialects(&self) -> Vec<Dialect> {
-        vec![Dialect::Codex]
-    }
-
-    fn reminder_text(&self, _dialect: Dialect) -> Option<&'static str> {
-        None
-    }
-
-    fn own_reminder(&self) -> ReminderSpec {
-        ReminderSpec::Off
-    }
-
-    fn own_reminder_words(&self) -> &'static str {
-        "none (codex has no planning reminder)"
-    }
-
-    fn transcript_dir(&self) -> Option<&'static str> {
-        Some(".agent-home/codex/sessions")
-    }
-
-    fn command_line(&self, binary: &Path, todo: bool, _dialect: Dialect) -> AgentCommand {
+    fn run(binary: &Path, todo: bool, acp: bool) -> AgentCommand {
+        if acp {
+            // The adapter takes no flags: the config says what `exec`'s
+            // flags say (no approvals, no sandbox).
+            let adapter = format!("exec {}", sh_quoted(&binary.to_string_lossy()));
+            let no_prompts = [
+                "approval_policy = \"never\"",
+                "sandbox_mode = \"danger-full-access\"",
+            ];
+            let mut agent = configured(&adapter, todo, &no_prompts);
+            agent.task_via = TaskVia::Acp;
+            return agent;
+        }
         let headless = format!(
             "exec {} exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox --color never",
             sh_quoted(&binary.to_string_lossy())
@@ -72,28 +65,6 @@ impl Preset for Codex {
         let mut agent = configured(&headless, todo, &[]);
         agent.task_via = TaskVia::Stdin;
         agent
-    }
-
-    fn acp_binary(&self) -> Option<&'static str> {
-        Some("codex-acp")
-    }
-
-    fn acp_command_line(
-        &self,
-        binary: &Path,
-        todo: bool,
-        _dialect: Dialect,
-    ) -> Option<AgentCommand> {
-        // The adapter takes no flags: the config says what `exec`'s flags
-        // say (no approvals, no sandbox).
-        let adapter = format!("exec {}", sh_quoted(&binary.to_string_lossy()));
-        let no_prompts = [
-            "approval_policy = \"never\"",
-            "sandbox_mode = \"danger-full-access\"",
-        ];
-        let mut agent = configured(&adapter, todo, &no_prompts);
-        agent.task_via = TaskVia::Acp;
-        Some(agent)
     }
 }
 

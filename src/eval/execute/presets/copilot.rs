@@ -23,9 +23,8 @@
 
 use std::path::Path;
 
-use super::{Preset, quiet_command, sh_quoted};
+use super::{OneDialectCli, quiet_command, sh_quoted};
 use crate::plan::dialect::Dialect;
-use crate::plan::reminder::ReminderSpec;
 use crate::scenario::{AgentCommand, TaskVia};
 
 /// GitHub Copilot CLI.
@@ -63,47 +62,22 @@ fn command(binary: &Path, todo: bool, mode: &str) -> AgentCommand {
     )
 }
 
-impl Preset for Copilot {
-    fn binary(&self) -> &'static str {
-        "copilot"
-    }
+impl OneDialectCli for Copilot {
+    const BINARY: &'static str = "copilot";
+    const DIALECT: Dialect = Dialect::CopilotSql;
+    const REMINDER_WORDS: &'static str = "none (copilot has no planning reminder)";
+    const ACP_BINARY: &'static str = "copilot";
 
-    fn dialects(&self) -> Vec<Dialect> {
-        vec![Dialect::CopilotSql]
-    }
-
-    fn reminder_text(&self, _dialect: Dialect) -> Option<&'static str> {
-        None
-    }
-
-    fn own_reminder(&self) -> ReminderSpec {
-        ReminderSpec::Off
-    }
-
-    fn own_reminder_words(&self) -> &'static str {
-        "none (copilot has no planning reminder)"
-    }
-
-    fn command_line(&self, binary: &Path, todo: bool, _dialect: Dialect) -> AgentCommand {
+    fn run(binary: &Path, todo: bool, acp: bool) -> AgentCommand {
+        if acp {
+            let mut agent = command(binary, todo, "--acp");
+            agent.task_via = TaskVia::Acp;
+            return agent;
+        }
         // The task is the prompt: the last argument, after `-p`.
         let mut agent = command(binary, todo, "");
         agent.command.push_str(" -p");
         agent.task_via = TaskVia::Arg;
         agent
-    }
-
-    fn acp_binary(&self) -> Option<&'static str> {
-        Some("copilot")
-    }
-
-    fn acp_command_line(
-        &self,
-        binary: &Path,
-        todo: bool,
-        _dialect: Dialect,
-    ) -> Option<AgentCommand> {
-        let mut agent = command(binary, todo, "--acp");
-        agent.task_via = TaskVia::Acp;
-        Some(agent)
     }
 }

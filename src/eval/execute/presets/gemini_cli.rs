@@ -26,9 +26,8 @@
 
 use std::path::Path;
 
-use super::{Preset, quiet_command, sh_quoted};
+use super::{OneDialectCli, quiet_command, sh_quoted};
 use crate::plan::dialect::Dialect;
-use crate::plan::reminder::ReminderSpec;
 use crate::scenario::{AgentCommand, TaskVia};
 
 /// The Gemini CLI.
@@ -53,43 +52,19 @@ pub fn settings(todo: bool) -> String {
     .to_string()
 }
 
-impl Preset for GeminiCli {
-    fn binary(&self) -> &'static str {
-        "gemini"
-    }
+impl OneDialectCli for GeminiCli {
+    const BINARY: &'static str = "gemini";
+    const DIALECT: Dialect = Dialect::Gemini;
+    const REMINDER_WORDS: &'static str = "none (gemini-cli has no planning reminder)";
+    const ACP_BINARY: &'static str = "gemini";
 
-    fn dialects(&self) -> Vec<Dialect> {
-        vec![Dialect::Gemini]
-    }
-
-    fn reminder_text(&self, _dialect: Dialect) -> Option<&'static str> {
-        None
-    }
-
-    fn own_reminder(&self) -> ReminderSpec {
-        ReminderSpec::Off
-    }
-
-    fn own_reminder_words(&self) -> &'static str {
-        "none (gemini-cli has no planning reminder)"
-    }
-
-    fn command_line(&self, binary: &Path, todo: bool, _dialect: Dialect) -> AgentCommand {
-        command(binary, todo, "", TaskVia::Stdin)
-    }
-
-    fn acp_binary(&self) -> Option<&'static str> {
-        Some("gemini")
-    }
-
-    fn acp_command_line(
-        &self,
-        binary: &Path,
-        todo: bool,
-        _dialect: Dialect,
-    ) -> Option<AgentCommand> {
-        // `gemini --acp`: the same home, settings and tools, speaking ACP.
-        Some(command(binary, todo, "--acp ", TaskVia::Acp))
+    fn run(binary: &Path, todo: bool, acp: bool) -> AgentCommand {
+        if acp {
+            // `gemini --acp`: the same home, settings and tools, speaking ACP.
+            command(binary, todo, "--acp ", TaskVia::Acp)
+        } else {
+            command(binary, todo, "", TaskVia::Stdin)
+        }
     }
 }
 

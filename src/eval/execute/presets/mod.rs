@@ -45,10 +45,15 @@ pub trait Preset: Sync {
     /// The planning dialects it has, its default first.
     fn dialects(&self) -> Vec<Dialect>;
     /// The text that starts its planning reminder under `dialect`, if it
-    /// has one.
-    fn reminder_text(&self, dialect: Dialect) -> Option<&'static str>;
-    /// Its own reminder policy, as the cell's settings show it.
-    fn own_reminder(&self) -> ReminderSpec;
+    /// has one (most CLIs have none).
+    fn reminder_text(&self, _dialect: Dialect) -> Option<&'static str> {
+        None
+    }
+    /// Its own reminder policy, as the cell's settings show it (off unless
+    /// the CLI reminds).
+    fn own_reminder(&self) -> ReminderSpec {
+        ReminderSpec::Off
+    }
     /// Its own reminder policy in words (tables, reports).
     fn own_reminder_words(&self) -> &'static str;
     /// The shell command line of one run (cwd = the workspace) and its
@@ -83,6 +88,56 @@ pub trait Preset: Sync {
         _dialect: Dialect,
     ) -> Option<AgentCommand> {
         None
+    }
+}
+
+/// A CLI with one planning dialect, no planning reminder of its own and
+/// an Agent Client Protocol mode (Codex, Copilot, Gemini CLI, OpenCode):
+/// its facts are constants and its runs one function; [`Preset`] follows
+/// from them, written once below.
+pub trait OneDialectCli: Sync {
+    /// [`Preset::binary`].
+    const BINARY: &'static str;
+    /// Its one planning dialect.
+    const DIALECT: Dialect;
+    /// [`Preset::own_reminder_words`]: "none (NAME has no planning reminder)".
+    const REMINDER_WORDS: &'static str;
+    /// [`Preset::acp_binary`].
+    const ACP_BINARY: &'static str;
+    /// [`Preset::transcript_dir`].
+    const TRANSCRIPT_DIR: Option<&'static str> = None;
+    /// One run's command line (cwd = the workspace) for the cell's `todo`:
+    /// headless, or in its ACP mode when `acp`.
+    fn run(binary: &Path, todo: bool, acp: bool) -> AgentCommand;
+}
+
+impl<T: OneDialectCli> Preset for T {
+    fn binary(&self) -> &'static str {
+        T::BINARY
+    }
+
+    fn dialects(&self) -> Vec<Dialect> {
+        vec![T::DIALECT]
+    }
+
+    fn own_reminder_words(&self) -> &'static str {
+        T::REMINDER_WORDS
+    }
+
+    fn transcript_dir(&self) -> Option<&'static str> {
+        T::TRANSCRIPT_DIR
+    }
+
+    fn command_line(&self, binary: &Path, todo: bool, _dialect: Dialect) -> AgentCommand {
+        T::run(binary, todo, false)
+    }
+
+    fn acp_binary(&self) -> Option<&'static str> {
+        Some(T::ACP_BINARY)
+    }
+
+    fn acp_command_line(&self, binary: &Path, todo: bool, _: Dialect) -> Option<AgentCommand> {
+        Some(T::run(binary, todo, true))
     }
 }
 

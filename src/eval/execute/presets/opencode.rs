@@ -18,9 +18,8 @@
 
 use std::path::Path;
 
-use super::{Preset, quiet_command, sh_quoted};
+use super::{OneDialectCli, quiet_command, sh_quoted};
 use crate::plan::dialect::Dialect;
-use crate::plan::reminder::ReminderSpec;
 use crate::scenario::{AgentCommand, TaskVia};
 
 /// OpenCode.
@@ -50,43 +49,19 @@ pub fn config(todo: bool) -> String {
     .to_string()
 }
 
-impl Preset for OpenCode {
-    fn binary(&self) -> &'static str {
-        "opencode"
-    }
+impl OneDialectCli for OpenCode {
+    const BINARY: &'static str = "opencode";
+    const DIALECT: Dialect = Dialect::OpenCode;
+    const REMINDER_WORDS: &'static str = "none (opencode has no planning reminder)";
+    const ACP_BINARY: &'static str = "opencode";
 
-    fn dialects(&self) -> Vec<Dialect> {
-        vec![Dialect::OpenCode]
-    }
-
-    fn reminder_text(&self, _dialect: Dialect) -> Option<&'static str> {
-        None
-    }
-
-    fn own_reminder(&self) -> ReminderSpec {
-        ReminderSpec::Off
-    }
-
-    fn own_reminder_words(&self) -> &'static str {
-        "none (opencode has no planning reminder)"
-    }
-
-    fn command_line(&self, binary: &Path, todo: bool, _dialect: Dialect) -> AgentCommand {
-        command(binary, todo, "run </dev/null", TaskVia::Arg)
-    }
-
-    fn acp_binary(&self) -> Option<&'static str> {
-        Some("opencode")
-    }
-
-    fn acp_command_line(
-        &self,
-        binary: &Path,
-        todo: bool,
-        _dialect: Dialect,
-    ) -> Option<AgentCommand> {
-        // `opencode acp`: the same home, config and tools, speaking ACP.
-        Some(command(binary, todo, "acp", TaskVia::Acp))
+    fn run(binary: &Path, todo: bool, acp: bool) -> AgentCommand {
+        if acp {
+            // `opencode acp`: the same home, config and tools, speaking ACP.
+            command(binary, todo, "acp", TaskVia::Acp)
+        } else {
+            command(binary, todo, "run </dev/null", TaskVia::Arg)
+        }
     }
 }
 
