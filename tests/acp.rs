@@ -92,7 +92,6 @@ fn run(dir: &Path, file: &Path, home: &Path, agents: Option<&Path>) -> Ran {
         .arg(&html)
         .current_dir(manifest_dir())
         .env("HOME", home);
-    support::without_ci_env(&mut command);
     if let Some(agents) = agents {
         command.env("AGENT_EVAL_AGENTS_DIR", agents);
     }
