@@ -217,6 +217,22 @@ mod tests {
         let failed = planning_off_held(&without).expect("an invalid cell fails");
         assert_eq!((failed.ok, failed.verdict), (false, Verdict::Fail));
         assert_eq!(failed.measured, serde_json::json!(2));
+        // A comparison the scenario asks for fails unmeasured.
+        let compare: crate::scenario::Expectation = serde_saphyr::from_str(
+            "compare: {a: {todo: true}, b: {todo: false}}\ncompletion_rate_diff: {at_least: 0}",
+        )
+        .unwrap();
+        let outcome = crate::results::verdict::evaluate(&compare, &[cell(true, &[4], 1), without]);
+        assert_eq!(
+            (outcome.ok, outcome.measured),
+            (false, serde_json::Value::Null)
+        );
+        assert!(
+            outcome
+                .detail
+                .unwrap()
+                .contains("cell todo=false is invalid")
+        );
     }
 
     #[test]

@@ -335,6 +335,15 @@ fn evaluate_compare(
     if same_cells(&side_a, &side_b) {
         return not_applicable(text, a, b, &side_a);
     }
+    // A side the agent planned in with planning off measures nothing.
+    if let Some(cell) = side_a.iter().chain(&side_b).find(|c| c.invalid.is_some()) {
+        let why = cell.invalid.as_deref().unwrap_or_default();
+        let detail = format!(
+            "cell {} is invalid: {why}; nothing is measured",
+            cell.settings
+        );
+        return failed_unmeasured(text, detail);
+    }
     let PairedStats {
         completion,
         full_completion: full,
