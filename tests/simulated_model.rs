@@ -701,3 +701,197 @@ fn a_conversation_rewritten_before_its_last_message_is_read_afresh() {
     // The two beginnings do read differently: the check has teeth.
     assert!(differed > 10, "{differed}");
 }
+
+/// The sessions of `seeds` runs of the ten-step refactor with `params`,
+/// the todo tool offered and no reminder, as calibration reads them.
+fn sessions_with(params: SimulateParams, seeds: u64) -> Vec<agent_eval::transcript::Session> {
+    let scenario = with_params(ten_step(), params);
+    let cell = cell(&scenario, true, NagThreshold::Off);
+    (0..seeds)
+        .map(|seed| {
+            let record = run_once(&scenario, &cell, seed).unwrap();
+            agent_eval::transcript::run_log::session_of(
+                &record.messages,
+                Default::default(),
+                true,
+                Some(&record.result.reminders_at),
+            )
+        })
+        .collect()
+}
+
+fn plans(turn: &agent_eval::transcript::Turn) -> bool {
+    turn.planning_calls.iter().any(|c| c.writes)
+}
+
+fn completed(plan: &[agent_eval::transcript::ItemStatus]) -> usize {
+    plan.iter()
+        .filter(|s| **s == agent_eval::transcript::ItemStatus::Completed)
+        .count()
+}
+
+/// Exploration before the first plan: with `plan_first` 0 the first plan
+/// comes at `first_plan_hazard`, whatever the update rate is.
+#[test]
+fn the_first_plan_comes_at_its_own_hazard() {
+    let base = SimulateParams {
+        plan_first: 0.0,
+        todo_update_rate: 0.5,
+        ..SimulateParams::default()
+    };
+    let never = sessions_with(
+        SimulateParams {
+            first_plan_hazard: Some(0.0),
+            ..base
+        },
+        10,
+    );
+    assert!(never.iter().flat_map(|s| s.turns()).all(|t| !plans(t)));
+    let at_once = sessions_with(
+        SimulateParams {
+            first_plan_hazard: Some(1.0),
+            ..base
+        },
+        10,
+    );
+    for session in &at_once {
+        let first = session.turns().position(plans);
+        assert_eq!(first, Some(1), "the first plan is on turn 2");
+    }
+}
+
+/// A closing update leaves every plan complete; without one (the
+/// default) a run's last plan always shows open items.
+#[test]
+fn a_closing_update_completes_the_list() {
+    let last_plans = |closing| -> Vec<(usize, usize)> {
+        sessions_with(
+            SimulateParams {
+                closing_update: closing,
+                ..SimulateParams::default()
+            },
+            12,
+        )
+        .iter()
+        .filter_map(|s| s.turns().last()?.plan_after.clone())
+        .map(|plan| (completed(&plan), plan.len()))
+        .collect()
+    };
+    let closed = last_plans(1.0);
+    assert!(closed.len() >= 10, "{closed:?}");
+    assert!(closed.iter().all(|(done, all)| done == all), "{closed:?}");
+    let open = last_plans(0.0);
+    assert!(open.iter().all(|(done, all)| done < all), "{open:?}");
+}
+
+/// Items newly ticked by each update that leaves items open.
+fn ticks(sessions: &[agent_eval::transcript::Session]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for session in sessions {
+        let mut before: Option<Vec<agent_eval::transcript::ItemStatus>> = None;
+        for turn in session.turns() {
+            if let (true, Some(b), Some(a)) = (plans(turn), &before, &turn.plan_after)
+                && completed(a) < a.len()
+            {
+                out.push(completed(a).saturating_sub(completed(b)));
+            }
+            if turn.plan_after.is_some() {
+                before = turn.plan_after.clone();
+            }
+        }
+    }
+    out
+}
+
+/// `items_per_update` caps what one update ticks; the default ticks every
+/// step done since the last update, often more than one.
+#[test]
+fn an_update_ticks_at_most_items_per_update() {
+    let base = SimulateParams {
+        todo_update_rate: 0.2,
+        invalid_todo_rate: 0.0,
+        ..SimulateParams::default()
+    };
+    let capped = ticks(&sessions_with(
+        SimulateParams {
+            items_per_update: 1.0,
+            ..base
+        },
+        12,
+    ));
+    assert!(capped.iter().all(|&n| n <= 1), "{capped:?}");
+    assert!(
+        capped.iter().filter(|&&n| n == 1).count() >= 10,
+        "{capped:?}"
+    );
+    let free = ticks(&sessions_with(base, 12));
+    assert!(free.iter().any(|&n| n >= 2), "{free:?}");
+}
+
+/// Sessions differ in their update rate under `update_rate_dispersion`:
+/// the runs' planning shares spread far more than with one shared rate.
+#[test]
+fn a_dispersed_update_rate_spreads_the_sessions() {
+    let spread = |dispersion| {
+        let shares: Vec<f64> = sessions_with(
+            SimulateParams {
+                plan_first: 1.0,
+                todo_update_rate: 0.3,
+                update_rate_dispersion: dispersion,
+                recall_floor: 1.0,
+                ..SimulateParams::default()
+            },
+            24,
+        )
+        .iter()
+        .map(|s| {
+            let turns: Vec<_> = s.turns().skip(1).collect();
+            turns.iter().filter(|t| plans(t)).count() as f64 / turns.len().max(1) as f64
+        })
+        .collect();
+        let mean = shares.iter().sum::<f64>() / shares.len() as f64;
+        shares.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / shares.len() as f64
+    };
+    let (shared, dispersed) = (spread(0.0), spread(0.6));
+    assert!(dispersed > 3.0 * shared, "{dispersed} vs {shared}");
+}
+
+/// The pooled re-planning hazard falls with the turns since the last plan
+/// when sessions differ in their rate, though each session's rate is flat:
+/// why the model has no time-varying hazard (docs/simulated-model.md).
+#[test]
+fn sessions_that_differ_make_the_pooled_hazard_fall() {
+    let hazard = |dispersion| {
+        let sessions = sessions_with(
+            SimulateParams {
+                plan_first: 1.0,
+                todo_update_rate: 0.25,
+                update_rate_dispersion: dispersion,
+                recall_floor: 1.0,
+                ..SimulateParams::default()
+            },
+            60,
+        );
+        let stats = agent_eval::calibrate::observe::Stats::of(&sessions, 4.0);
+        let rate = |near: bool| {
+            let picked: Vec<bool> = stats
+                .hazard
+                .iter()
+                .filter(|(since, _)| (*since <= 1.0) == near)
+                .map(|(_, wrote)| *wrote)
+                .collect();
+            picked.iter().filter(|w| **w).count() as f64 / picked.len().max(1) as f64
+        };
+        (rate(true), rate(false))
+    };
+    let (near, far) = hazard(0.7);
+    assert!(
+        near > 1.5 * far,
+        "dispersed: {near} right after a plan, {far} later"
+    );
+    let (near, far) = hazard(0.0);
+    assert!(
+        near < 1.3 * far && far < 1.3 * near,
+        "shared: {near} vs {far}"
+    );
+}

@@ -30,6 +30,7 @@ mod calibrate_hostile;
 mod calibrate_recipe;
 mod calibration;
 mod calibration_real;
+mod calibration_recovery;
 mod cassettes;
 mod ci_github;
 mod ci_injection;

@@ -29,7 +29,7 @@ pub struct Measure {
 type PerSession = fn(&Session) -> (f64, f64);
 
 /// The estimators, in the order reports list them, with what each counts.
-const ESTIMATORS: [(&str, PerSession, &str); 7] = [
+const ESTIMATORS: [(&str, PerSession, &str); 9] = [
     (
         "plan_first",
         plan_first,
@@ -65,9 +65,20 @@ const ESTIMATORS: [(&str, PerSession, &str); 7] = [
         tokens_per_turn,
         "turns whose output tokens are recorded",
     ),
+    (
+        "first_plan_hazard",
+        first_plan_hazard,
+        "later turns of a task before its first plan (not reminded, not retries)",
+    ),
+    (
+        "closing_update",
+        closing_update,
+        "tasks ending with a plan (share whose last plan is complete)",
+    ),
 ];
 
-/// Every direct measure over `sessions`, its interval seeded by `seed`.
+/// Every ratio measure over `sessions`, its interval seeded by `seed`
+/// (the session-level structure is [`super::structure`]'s).
 pub fn measure_all(sessions: &[Session], seed: u64) -> Vec<Measure> {
     let groups = Groups::of(sessions);
     ESTIMATORS
@@ -149,6 +160,27 @@ pub fn plan_first(session: &Session) -> (f64, f64) {
 
 pub fn todo_update_rate(session: &Session) -> (f64, f64) {
     share_of(session, TurnKind::Ordinary, writes)
+}
+
+pub fn first_plan_hazard(session: &Session) -> (f64, f64) {
+    share_of(session, TurnKind::Exploring, writes)
+}
+
+/// (tasks whose last plan has every item completed, tasks ending with a
+/// plan): the simulated model's ordinary updates never complete the list,
+/// so a complete one is its closing update.
+pub fn closing_update(session: &Session) -> (f64, f64) {
+    session
+        .parts
+        .iter()
+        .filter_map(|part| part.turns.last()?.plan_after.as_ref())
+        .filter(|plan| !plan.is_empty())
+        .fold((0.0, 0.0), |(n, d), plan| {
+            (
+                n + f64::from(u8::from(completed(plan) == plan.len())),
+                d + 1.0,
+            )
+        })
 }
 
 /// Counted on recorded reminders only: unmeasured (no chance counted) when
@@ -282,10 +314,10 @@ mod tests {
     fn each_estimator_counts_its_own_chances() {
         let s = known();
         assert_eq!(plan_first(&s), (1.0, 1.0));
-        // Ordinary: turn 2 (no), turn 4 (rejected: yes), turn 6 (yes); turn
-        // 5 is the retry, and the closing answer after the finished plan
-        // is no chance.
-        assert_eq!(todo_update_rate(&s), (2.0, 3.0));
+        // Ordinary: turn 2 (no), turn 4 (rejected: yes), the closing answer
+        // after a plan left open (no: stopping early is a chance); turn 5 is
+        // the retry, turn 6 completes the list (the closing update).
+        assert_eq!(todo_update_rate(&s), (1.0, 3.0));
         assert_eq!(reminder_compliance(&s), (1.0, 1.0));
         // Six turns write the plan; one was rejected.
         assert_eq!(invalid_todo_rate(&s), (1.0, 6.0));
@@ -372,13 +404,13 @@ mod tests {
         let [low, high] = mixed.interval.unwrap();
         let value = mixed.value.unwrap();
         assert!(low <= value && value <= high);
-        assert!(low < 5.0 / 6.0 && 2.0 / 3.0 < high, "{low} {high}");
+        assert!(low < 0.5 && 1.0 / 3.0 < high, "{low} {high}");
         // Identical sessions: resampling shows no spread, but a count of
         // 30 chances cannot pin a rate to one value: the Wilson interval
-        // of 20 in 30 stands.
+        // of 10 in 30 stands.
         let [low, high] = rate(&few).interval.unwrap();
         assert!(
-            (low - 0.4878).abs() < 0.001 && (high - 0.8077).abs() < 0.001,
+            (low - 0.1923).abs() < 0.001 && (high - 0.5122).abs() < 0.001,
             "{low} {high}"
         );
     }

@@ -84,7 +84,7 @@ pub struct Fit<'a> {
     pub observed: [f64; 4],
     pub se: [f64; 4],
     pub simulator: &'a mut Simulator,
-    pub shapes: &'a [usize],
+    pub shapes: &'a [super::simulate::Shape],
     pub seed: u64,
     pub chars_per_token: f64,
 }

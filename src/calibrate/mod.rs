@@ -27,8 +27,10 @@ pub mod fit;
 pub mod group;
 pub mod ks;
 pub mod observe;
+pub mod policy;
 pub mod reminders;
 pub mod simulate;
+pub mod structure;
 
 use std::collections::BTreeMap;
 
@@ -105,6 +107,8 @@ pub struct Calibration {
     pub contradictions: Vec<String>,
     /// The goodness-of-fit test of the fit (`None`: nothing was fitted).
     pub goodness_of_fit: Option<GoodnessOfFit>,
+    /// Where the simulations' reminder policies come from.
+    pub simulated_reminders: policy::ReminderSource,
     /// Sessions in the training and held-out sets.
     pub training: usize,
     pub held_out: usize,
@@ -173,6 +177,8 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     let groups = Groups::of(&sessions);
     let (training, held_out) = split(&sessions, options.holdout, options.seed);
     let mut measures = estimators::measure_all(&training, options.seed);
+    measures.extend(structure::measure(&training, options.seed));
+    structure::adjust_update_rate(&mut measures, &training, options.seed);
     let reminder_counts = reminders::counts(&training);
     let reminder_check = reminders::check(&sessions);
     let reminders_inferred_used = compliance_from_reminders(
@@ -197,8 +203,12 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     } else {
         &held_out
     };
-    let check_shapes = simulate::shapes_of(check_set, options.simulated_runs);
-    let all_shapes: Vec<usize> = fit_shapes.iter().chain(&check_shapes).copied().collect();
+    let check_shapes = simulate::replicate(
+        &simulate::shapes_of(check_set, usize::MAX),
+        simulate::FIDELITY_REPLICATES,
+    );
+    let all_shapes: Vec<simulate::Shape> =
+        fit_shapes.iter().chain(&check_shapes).copied().collect();
     let mut simulator = Simulator::new(&all_shapes, simulate::typical_turn_chars(&training))
         .map_err(CalibrateError::Simulator)?;
     let observed_tasks = simulate::shapes_of(&training, 0).len();
@@ -249,6 +259,7 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
         contradictions,
         training: training.len(),
         held_out: held_out.len(),
+        simulated_reminders: policy::source_of(&sessions),
         reminders: reminder_counts,
         reminder_check,
         reminders_inferred_used,
@@ -316,7 +327,17 @@ fn param_rows(
         .iter()
         .map(|&name| {
             let mut default = defaults;
-            let assumed = default.field_mut(name).map_or(0.0, |v| *v);
+            let mut assumed = default.field_mut(name).map_or(0.0, |v| *v);
+            // An unmeasured first-plan hazard stands for the update rate,
+            // as the model's unset one does: the measured rate, not 0.15.
+            if name == "first_plan_hazard"
+                && let Some(rate) = measures
+                    .iter()
+                    .find(|m| m.name == "todo_update_rate")
+                    .and_then(|m| m.value)
+            {
+                assumed = round(rate);
+            }
             let measure = measures.iter().find(|m| m.name == name);
             let fitted = fits.iter().find(|f| f.name == name);
             let (param, note) = match (measure, fitted) {

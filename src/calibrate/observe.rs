@@ -18,7 +18,10 @@ pub enum TurnKind {
     StaleFirst,
     /// A planning reminder came right before it (`reminder_compliance`).
     Reminded,
-    /// Any other turn that acts (`todo_update_rate`).
+    /// A later turn of a task while no plan exists yet, not reminded
+    /// (`first_plan_hazard`: exploration before the first plan).
+    Exploring,
+    /// Any other turn that acts, a plan known (`todo_update_rate`).
     Ordinary,
     /// A turn that calls no tool and is either the first answer to a task
     /// (a chat, not a task) or the closing answer: the last turn of its
@@ -30,7 +33,10 @@ pub enum TurnKind {
     /// while items are still open is stopping early — a drift, which
     /// happens only where the agent did not plan — and stays a chance:
     /// leaving it out would bias the rates up. So does a text-only turn in
-    /// the middle of a part.
+    /// the middle of a part. A write that leaves every item completed is
+    /// the closing update (`closing_update`, measured on the parts' last
+    /// plans), not an update at the ordinary rate: counting it would bias
+    /// `todo_update_rate` up by one update a task.
     Closing,
 }
 
@@ -42,6 +48,19 @@ pub fn writes(turn: &Turn) -> bool {
 /// Whether one of a turn's plan writes was rejected.
 pub fn rejected(turn: &Turn) -> bool {
     turn.planning_calls.iter().any(|c| c.writes && !c.accepted)
+}
+
+/// Whether a turn writes a plan that leaves every item completed (the
+/// closing update).
+pub fn completes_list(turn: &Turn) -> bool {
+    writes(turn) && !rejected(turn) && finished(turn)
+}
+
+/// The plan after `turn` is known and every item of it completed.
+fn finished(turn: &Turn) -> bool {
+    turn.plan_after
+        .as_ref()
+        .is_some_and(|plan| !plan.is_empty() && completed(plan) == plan.len())
 }
 
 fn acts(turn: &Turn) -> bool {
@@ -59,7 +78,9 @@ pub fn classify(session: &Session) -> Vec<(usize, &Turn, TurnKind)> {
         for (index, turn) in part.turns.iter().enumerate() {
             let kind = if previous_rejected {
                 TurnKind::Recovery
-            } else if !acts(turn) && (index == 0 || (index == last && finished(turn))) {
+            } else if !acts(turn) && (index == 0 || (index == last && finished(turn)))
+                || completes_list(turn)
+            {
                 TurnKind::Closing
             } else if index == 0 && plan_known {
                 TurnKind::StaleFirst
@@ -67,6 +88,8 @@ pub fn classify(session: &Session) -> Vec<(usize, &Turn, TurnKind)> {
                 TurnKind::First
             } else if turn.reminder_before {
                 TurnKind::Reminded
+            } else if !plan_known {
+                TurnKind::Exploring
             } else {
                 TurnKind::Ordinary
             };
@@ -76,13 +99,6 @@ pub fn classify(session: &Session) -> Vec<(usize, &Turn, TurnKind)> {
         }
     }
     out
-}
-
-/// The plan after `turn` is known and every item of it completed.
-fn finished(turn: &Turn) -> bool {
-    turn.plan_after
-        .as_ref()
-        .is_some_and(|plan| !plan.is_empty() && completed(plan) == plan.len())
 }
 
 /// Items completed in a plan.

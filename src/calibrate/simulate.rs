@@ -10,6 +10,7 @@ use std::path::Path;
 use crate::eval::{Cell, run_once};
 use crate::model::simulated::SimulateParams;
 use crate::plan::dialect::Dialect;
+use crate::plan::reminder::ReminderSpec;
 use crate::scenario::{ModelSpec, Scenario, load_str};
 use crate::transcript::run_log::session_of;
 use crate::transcript::{Session, Turn};
@@ -17,26 +18,47 @@ use crate::transcript::{Session, Turn};
 /// The longest task shape simulated (longer plans are cut to it).
 pub const MAX_STEPS: usize = 20;
 
-/// The task shapes of `sessions`: one step count a part with a plan, cut
-/// to `limit` shapes taken evenly (deterministic).
-pub fn shapes_of(sessions: &[Session], limit: usize) -> Vec<usize> {
-    let all: Vec<usize> = sessions
+/// A task shape: a part's step count, and the reminder policy its
+/// session ran under ([`super::policy::policy_for`]).
+pub type Shape = (usize, ReminderSpec);
+
+/// The task shapes of `sessions`: one a part with a plan (its step count,
+/// its session's reminder policy), cut to `limit` shapes taken evenly
+/// (deterministic).
+pub fn shapes_of(sessions: &[Session], limit: usize) -> Vec<Shape> {
+    let all: Vec<Shape> = sessions
         .iter()
-        .flat_map(|s| s.parts.iter())
-        .filter_map(|part| {
-            part.turns
-                .iter()
-                .filter_map(|t| t.plan_after.as_ref().map(Vec::len))
-                .max()
+        .flat_map(|s| {
+            let policy = super::policy::policy_for(s);
+            s.parts.iter().filter_map(move |part| {
+                let steps = part
+                    .turns
+                    .iter()
+                    .filter_map(|t| t.plan_after.as_ref().map(Vec::len))
+                    .max()?;
+                (steps > 0).then_some((steps.min(MAX_STEPS), policy))
+            })
         })
-        .filter(|&n| n > 0)
-        .map(|n| n.min(MAX_STEPS))
         .collect();
     if all.len() <= limit || limit == 0 {
         return all;
     }
     (0..limit).map(|i| all[i * all.len() / limit]).collect()
 }
+
+/// Each shape `times` times over, in order: the simulated sample of a
+/// fidelity check is [`FIDELITY_REPLICATES`] times the observed one.
+pub fn replicate(shapes: &[Shape], times: usize) -> Vec<Shape> {
+    shapes
+        .iter()
+        .flat_map(|&s| std::iter::repeat_n(s, times))
+        .collect()
+}
+
+/// How many simulated runs the fidelity check makes of each held-out task
+/// shape: a simulated sample ten times the observed one, so a verdict of
+/// "too few" is about the data, never the simulation.
+pub const FIDELITY_REPLICATES: usize = 10;
 
 /// The typical characters a turn adds (the mean over turns after the
 /// first: the token gaps the fidelity check compares are sums, so the mean
@@ -59,24 +81,25 @@ pub fn typical_turn_chars(sessions: &[Session]) -> usize {
     usize::try_from(mean).unwrap_or(usize::MAX).clamp(20, 8000)
 }
 
-/// The simulator: one scenario a step count, built once.
+/// The simulator: one scenario a task shape, built once.
 pub struct Simulator {
-    scenarios: BTreeMap<usize, Scenario>,
+    scenarios: BTreeMap<Shape, Scenario>,
 }
 
 impl Simulator {
-    /// Scenarios for every step count in `shapes`, each step reading a
-    /// file of `chars` characters.
-    pub fn new(shapes: &[usize], chars: usize) -> Result<Self, String> {
+    /// Scenarios for every shape in `shapes`, each step reading a file of
+    /// `chars` characters, the loop reminding by the shape's policy.
+    pub fn new(shapes: &[Shape], chars: usize) -> Result<Self, String> {
         let mut scenarios = BTreeMap::new();
-        for &steps in shapes {
-            if scenarios.contains_key(&steps) {
+        for &shape in shapes {
+            if scenarios.contains_key(&shape) {
                 continue;
             }
-            let text = scenario_yaml(steps, chars);
-            let file = format!("calibrate-shape-{steps}.yaml");
+            let policy = serde_json::to_string(&shape.1).map_err(|e| e.to_string())?;
+            let text = scenario_yaml(shape.0, chars, &policy);
+            let file = format!("calibrate-shape-{}.yaml", shape.0);
             let scenario = load_str(Path::new(&file), &text).map_err(|e| e.to_string())?;
-            scenarios.insert(steps, scenario);
+            scenarios.insert(shape, scenario);
         }
         Ok(Self { scenarios })
     }
@@ -84,14 +107,14 @@ impl Simulator {
     /// One run a shape with `params`, seeds `seed`, `seed + 1`, ... (the
     /// same seeds for every parameter set: common random numbers, so the
     /// fit's objective is smooth in the parameters).
-    pub fn run(&mut self, params: SimulateParams, shapes: &[usize], seed: u64) -> Vec<Session> {
+    pub fn run(&mut self, params: SimulateParams, shapes: &[Shape], seed: u64) -> Vec<Session> {
         let mut sessions = Vec::with_capacity(shapes.len());
-        for (i, steps) in shapes.iter().enumerate() {
+        for (i, shape) in shapes.iter().enumerate() {
             // Ctrl-C: the caller sees the flag and writes nothing.
             if crate::cancel::requested() {
                 break;
             }
-            let Some(scenario) = self.scenarios.get_mut(steps) else {
+            let Some(scenario) = self.scenarios.get_mut(shape) else {
                 continue;
             };
             scenario.model = ModelSpec::Simulate(params);
@@ -112,7 +135,7 @@ impl Simulator {
 
 /// A task of `steps` steps, each reading `input.txt` (of `chars`
 /// characters) and writing its own file.
-fn scenario_yaml(steps: usize, chars: usize) -> String {
+fn scenario_yaml(steps: usize, chars: usize, reminder: &str) -> String {
     let mut text = format!("name: calibrate-shape-{steps}\ntask: |\n  Do {steps} steps:\n");
     for i in 1..=steps {
         text.push_str(&format!("  {i}. Step {i}\n"));
@@ -126,6 +149,8 @@ fn scenario_yaml(steps: usize, chars: usize) -> String {
             "  - text: \"Step {i}\"\n    check: {{file: \"out{i}.txt\", contains: \"done\"}}\n    do:\n      - {{tool: read_file, input: {{path: \"input.txt\"}}}}\n      - {{tool: write_file, input: {{path: \"out{i}.txt\", content: \"done\"}}}}\n"
         ));
     }
-    text.push_str("model:\n  simulate: {}\n");
+    text.push_str(&format!(
+        "agent:\n  reminder: {reminder}\nmodel:\n  simulate: {{}}\n"
+    ));
     text
 }

@@ -64,6 +64,7 @@ pub fn json(
             "fits": !t.rejected(),
             "verdict": t.verdict(),
         })),
+        "simulated_reminders": simulated_reminders(result),
         "params": result.params.iter().map(|row| json!({
             "name": row.name,
             "value": row.param.value,
@@ -320,4 +321,28 @@ fn conclusion(text: &mut String, result: &Calibration) {
             let _ = writeln!(text, "  - {said}");
         }
     }
+}
+
+/// The reminder policy the calibration simulations ran under and where it
+/// comes from (with the replay's hits where it was read off recorded
+/// reminder turns).
+fn simulated_reminders(result: &Calibration) -> Value {
+    use crate::calibrate::policy::ReminderSource;
+    let source = &result.simulated_reminders;
+    let mut value = json!({"source": match source {
+        ReminderSource::NoneRecorded => "none recorded",
+        ReminderSource::AgentPolicy => "the agent's policy (reminders not recorded)",
+        ReminderSource::Replayed { .. } => "replayed on the recorded reminder turns",
+    }});
+    if let ReminderSource::Replayed {
+        hits,
+        recorded,
+        predicted,
+    } = source
+    {
+        value["hits"] = json!(hits);
+        value["recorded"] = json!(recorded);
+        value["predicted"] = json!(predicted);
+    }
+    value
 }

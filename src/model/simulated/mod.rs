@@ -58,7 +58,7 @@ use crate::llm::{ContentBlock, Message, ModelRequest, ModelResponse, Role, tool_
 use crate::plan::dialect::{Dialect, InvalidUpdate, PlanDialect, PlanItem, PlanStatus};
 pub use reading::WorkdirSpelling;
 use reading::{Done, PlanSteps, ReadCache, Reader, Reading};
-use seed::{below, pick, rng_for_turn, uniform};
+use seed::{below, beta, pick, rng_for_session, rng_for_turn, uniform};
 
 /// How one step of the task is done: what the simulated model knows of it.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,6 +87,10 @@ pub struct SimulatedModel {
     params: SimulateParams,
     skills: Vec<Skill>,
     seed: u64,
+    /// This run's update rate: `todo_update_rate`, or with
+    /// `update_rate_dispersion` a draw around it from the run's own
+    /// session stream.
+    update_rate: f64,
     dialect: &'static dyn PlanDialect,
     reminder_markers: Vec<String>,
     /// How the run's workspace path is spelled in what the model reads, so
@@ -113,10 +117,20 @@ impl SimulatedModel {
     /// `seed` is the generator seed (see [`run_seed`]). The dialect is s03
     /// until [`SimulatedModel::with_dialect`] says otherwise.
     pub fn new(params: SimulateParams, skills: Vec<Skill>, seed: u64) -> Self {
+        let update_rate = if params.update_rate_dispersion > 0.0 {
+            beta(
+                &mut rng_for_session(seed),
+                params.todo_update_rate,
+                params.update_rate_dispersion,
+            )
+        } else {
+            params.todo_update_rate
+        };
         Self {
             params,
             skills,
             seed,
+            update_rate,
             dialect: Dialect::default().get(),
             reminder_markers: REMINDER_MARKERS.iter().map(|m| m.to_string()).collect(),
             workdir: WorkdirSpelling::default(),
@@ -237,10 +251,15 @@ impl SimulatedModel {
     /// The plan it wants to write: every planned step, done ones completed
     /// and `working_on` in progress; at most as many as the dialect
     /// accepts (see [`plan_window`]).
-    fn wanted_plan(&self, reading: &Reading, working_on: Option<usize>) -> Vec<PlanItem> {
-        plan_window(&reading.plan, &reading.done, self.dialect.max_items())
+    fn wanted_plan(
+        &self,
+        reading: &Reading,
+        done: &Done,
+        working_on: Option<usize>,
+    ) -> Vec<PlanItem> {
+        plan_window(&reading.plan, done, self.dialect.max_items())
             .map(|i| {
-                let status = if reading.done.contains(&i) {
+                let status = if done.contains(&i) {
                     PlanStatus::Completed
                 } else if Some(i) == working_on {
                     PlanStatus::InProgress
@@ -276,8 +295,10 @@ impl SimulatedModel {
             self.params.plan_first
         } else if reminded {
             self.params.reminder_compliance
+        } else if !reading.planned {
+            self.params.first_plan_hazard.unwrap_or(self.update_rate)
         } else {
-            self.params.todo_update_rate
+            self.update_rate
         };
         uniform(rng) < chance
     }
@@ -327,6 +348,9 @@ impl Model for SimulatedModel {
             .take(3)
             .collect();
         let Some(&next) = pending.first() else {
+            if let Some(closing) = self.closing_update(request, &reading, turn, offered, &mut rng) {
+                return Ok(closing);
+            }
             content.push(ContentBlock::text("All steps are complete."));
             return Ok(ModelResponse::from_blocks(content));
         };
@@ -348,6 +372,11 @@ impl Model for SimulatedModel {
                 let later = &pending[1..];
                 if later.is_empty() {
                     // Nothing to skip to: it believes it is done.
+                    if let Some(closing) =
+                        self.closing_update(request, &reading, turn, offered, &mut rng)
+                    {
+                        return Ok(closing);
+                    }
                     content.push(ContentBlock::text(format!(
                         "{} All steps are complete.",
                         claim_text(&self.skills[next])
@@ -360,6 +389,11 @@ impl Model for SimulatedModel {
                 Some(target)
             }
             Some(Drift::Stop) => {
+                if let Some(closing) =
+                    self.closing_update(request, &reading, turn, offered, &mut rng)
+                {
+                    return Ok(closing);
+                }
                 content.push(ContentBlock::text("All done! The task is complete."));
                 return Ok(ModelResponse::from_blocks(content));
             }
@@ -367,7 +401,20 @@ impl Model for SimulatedModel {
         };
 
         if update {
-            calls.extend(self.update_calls(request, &reading, working_on));
+            let ticked = self.ticked(&reading);
+            if let Some(ticked) = &ticked {
+                // Steps done but left unticked are said done, so it goes
+                // on believing them done until a later update ticks them.
+                for i in reading
+                    .plan
+                    .iter()
+                    .filter(|i| reading.done.contains(i) && !ticked.contains(i))
+                {
+                    content.push(ContentBlock::text(claim_text(&self.skills[i])));
+                }
+            }
+            let shown = ticked.as_ref().unwrap_or(&reading.done);
+            calls.extend(self.update_calls(request, &reading, shown, working_on));
         }
         self.work(
             (working_on, drift),
@@ -401,7 +448,7 @@ impl SimulatedModel {
         };
         let call = self
             .dialect
-            .write_invalid(&self.wanted_plan(reading, None), kind)?;
+            .write_invalid(&self.wanted_plan(reading, &reading.done, None), kind)?;
         Some(ToolCall {
             tool: call.tool,
             input: call.input.into(),
@@ -470,9 +517,10 @@ impl SimulatedModel {
         &self,
         request: &ModelRequest<'_>,
         reading: &Reading,
+        done: &Done,
         working_on: Option<usize>,
     ) -> Vec<ToolCall> {
-        let wanted = self.wanted_plan(reading, working_on);
+        let wanted = self.wanted_plan(reading, done, working_on);
         // A call of a tool the agent does not offer is left out: Claude
         // Code offers its Task tools either deferred behind ToolSearch or
         // directly, and only the first needs loading.
@@ -496,6 +544,59 @@ impl SimulatedModel {
             calls.retain(|c| !self.dialect.reads_plan_only(&c.tool));
         }
         calls
+    }
+
+    /// The steps an update shows completed: those the plan already shows,
+    /// and of the others believed done the first `items_per_update` in
+    /// plan order. `None` when it is 0: every step believed done (the
+    /// reading's own set, not copied).
+    fn ticked(&self, reading: &Reading) -> Option<Done> {
+        let most = self.params.items_per_update as usize;
+        if most == 0 {
+            return None;
+        }
+        let newly = reading
+            .plan
+            .iter()
+            .filter(|i| reading.done.contains(i) && !reading.shown_done.contains(i))
+            .take(most);
+        Some(Done::of(reading.shown_done.iter().copied().chain(newly)))
+    }
+
+    /// The closing update (`closing_update`): when it believes the task is
+    /// done and its plan still shows open items, by chance one last
+    /// planning call marking every item completed. `None`: it answers
+    /// without one (no draw is made when the chance is 0).
+    fn closing_update(
+        &self,
+        request: &ModelRequest<'_>,
+        reading: &Reading,
+        turn: usize,
+        offered: bool,
+        rng: &mut ChaCha8Rng,
+    ) -> Option<ModelResponse> {
+        let chance = self.params.closing_update;
+        if !offered || chance <= 0.0 || !reading.planned {
+            return None;
+        }
+        // Walked only when a closing update may be made: the plan may
+        // hold thousands of steps.
+        let open = reading
+            .plan
+            .iter()
+            .any(|i| !reading.shown_done.contains(&i));
+        if !open || uniform(rng) >= chance {
+            return None;
+        }
+        let every = Done::of(reading.plan.iter());
+        let calls = self.update_calls(request, reading, &every, None);
+        if calls.is_empty() {
+            return None;
+        }
+        let content = vec![ContentBlock::text(
+            "All steps are complete; closing the plan.",
+        )];
+        Some(respond_with(turn, content, calls))
     }
 
     /// An unplanned, harmless action: read a file some step touches, or list

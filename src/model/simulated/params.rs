@@ -42,6 +42,25 @@ pub struct SimulateParams {
     pub repeat_weight: f64,
     pub improvise_weight: f64,
     pub stop_weight: f64,
+    /// Chance, on each turn after the first of a task while no plan exists
+    /// yet, of writing the first plan (exploration before planning).
+    /// Unset (the default): the session's update rate, as on any ordinary
+    /// turn.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_plan_hazard: Option<f64>,
+    /// How much sessions differ in their update rate: each session draws
+    /// its rate from a Beta distribution with mean `todo_update_rate` and
+    /// this intra-session correlation (variance `d · m · (1 − m)`); 0 (the
+    /// default): one rate for every session.
+    pub update_rate_dispersion: f64,
+    /// Chance that, when it believes the task is done, it makes one last
+    /// planning call marking every item completed before it answers; 0
+    /// (the default): it answers with the list as it stands.
+    pub closing_update: f64,
+    /// The most items one update newly marks completed (it ticks the
+    /// earliest ones; the others wait for the next update); 0 (the
+    /// default): every step it believes done.
+    pub items_per_update: f64,
 }
 
 impl Default for SimulateParams {
@@ -61,6 +80,10 @@ impl Default for SimulateParams {
             repeat_weight: 0.1,
             improvise_weight: 0.15,
             stop_weight: 0.35,
+            first_plan_hazard: None,
+            update_rate_dispersion: 0.0,
+            closing_update: 0.0,
+            items_per_update: 0.0,
         }
     }
 }
@@ -68,7 +91,7 @@ impl Default for SimulateParams {
 impl SimulateParams {
     /// Every parameter's name, in declaration order (the names a matrix
     /// axis `simulate.<name>` may vary).
-    pub const NAMES: [&'static str; 14] = [
+    pub const NAMES: [&'static str; 18] = [
         "attention_span",
         "sharpness",
         "recall_floor",
@@ -83,6 +106,10 @@ impl SimulateParams {
         "repeat_weight",
         "improvise_weight",
         "stop_weight",
+        "first_plan_hazard",
+        "update_rate_dispersion",
+        "closing_update",
+        "items_per_update",
     ];
 
     /// Whether the parameter called `name` only matters when a planning
@@ -96,10 +123,16 @@ impl SimulateParams {
                 | "reminder_compliance"
                 | "invalid_todo_rate"
                 | "rewrite_stale_plan"
+                | "first_plan_hazard"
+                | "update_rate_dispersion"
+                | "closing_update"
+                | "items_per_update"
         )
     }
 
     /// The parameter called `name`, for reading and setting it by name.
+    /// An unset `first_plan_hazard` reads (and is set to) the update rate
+    /// it stands for.
     pub fn field_mut(&mut self, name: &str) -> Option<&mut f64> {
         Some(match name {
             "attention_span" => &mut self.attention_span,
@@ -116,6 +149,10 @@ impl SimulateParams {
             "repeat_weight" => &mut self.repeat_weight,
             "improvise_weight" => &mut self.improvise_weight,
             "stop_weight" => &mut self.stop_weight,
+            "first_plan_hazard" => self.first_plan_hazard.get_or_insert(self.todo_update_rate),
+            "update_rate_dispersion" => &mut self.update_rate_dispersion,
+            "closing_update" => &mut self.closing_update,
+            "items_per_update" => &mut self.items_per_update,
             _ => return None,
         })
     }
@@ -129,12 +166,18 @@ impl SimulateParams {
             ("reminder_compliance", self.reminder_compliance),
             ("invalid_todo_rate", self.invalid_todo_rate),
             ("rewrite_stale_plan", self.rewrite_stale_plan),
+            ("closing_update", self.closing_update),
+            (
+                "first_plan_hazard",
+                self.first_plan_hazard.unwrap_or(self.todo_update_rate),
+            ),
         ];
         for (name, p) in probabilities {
             if !(0.0..=1.0).contains(&p) {
                 return Err(format!("simulate.{name} must be in [0, 1], got {p}"));
             }
         }
+        self.validate_structure()?;
         if !(self.tokens_per_turn.is_finite() && self.tokens_per_turn >= 0.0) {
             return Err(format!(
                 "simulate.tokens_per_turn must be >= 0, got {}",
@@ -165,6 +208,24 @@ impl SimulateParams {
         }
         if weights.iter().map(|(_, w)| w).sum::<f64>() <= 0.0 {
             return Err("simulate: at least one drift weight must be positive".into());
+        }
+        Ok(())
+    }
+
+    /// The ranges of the session-level pieces: a dispersion below 1 (at 1
+    /// the Beta degenerates), a whole number of items per update.
+    fn validate_structure(&self) -> Result<(), String> {
+        let d = self.update_rate_dispersion;
+        if !(0.0..1.0).contains(&d) {
+            return Err(format!(
+                "simulate.update_rate_dispersion must be in [0, 1), got {d}"
+            ));
+        }
+        let k = self.items_per_update;
+        if !(k.is_finite() && k >= 0.0 && k.fract() == 0.0) {
+            return Err(format!(
+                "simulate.items_per_update must be a whole number >= 0 (0: no limit), got {k}"
+            ));
         }
         Ok(())
     }

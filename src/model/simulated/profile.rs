@@ -356,6 +356,29 @@ mod tests {
         assert!(error.message.contains("plan_first"), "{error}");
     }
 
+    /// A profile written before the structural parameters existed still
+    /// loads and leaves them at their defaults; one that gives them sets
+    /// them (an unset `first_plan_hazard` becomes a set one).
+    #[test]
+    fn structural_parameters_are_optional_and_applied() {
+        let old = Profile::parse(Path::new("p.yaml"), &sample().to_yaml()).unwrap();
+        let mut params = SimulateParams::default();
+        old.apply(&mut params);
+        assert_eq!(params.first_plan_hazard, None);
+        assert_eq!(params.closing_update, 0.0);
+        let text = sample().to_yaml().replace(
+            "params:\n",
+            "params:\n  first_plan_hazard: {value: 0.1, source: measured}\n  closing_update: {value: 0.6, source: measured}\n",
+        );
+        let new = Profile::parse(Path::new("p.yaml"), &text).unwrap();
+        new.apply(&mut params);
+        assert_eq!(params.first_plan_hazard, Some(0.1));
+        assert_eq!(params.closing_update, 0.6);
+        let bad = text.replace("value: 0.6", "value: 1.6");
+        let error = Profile::parse(Path::new("p.yaml"), &bad).unwrap_err();
+        assert!(error.message.contains("closing_update"), "{error}");
+    }
+
     #[test]
     fn unknown_names_and_fields_are_refused() {
         let text = sample().to_yaml().replace("plan_first:", "plan_fist:");

@@ -23,6 +23,11 @@ pub(super) struct Reading {
     pub items: Vec<PlanItem>,
     /// Steps believed done.
     pub done: Done,
+    /// Steps the plan itself marks completed (a subset of `done`): kept
+    /// with the plan found, shared, not gathered again each turn.
+    pub shown_done: Arc<BTreeSet<usize>>,
+    /// A plan was seen in the context (else the task stands for it).
+    pub planned: bool,
     pub recall: f64,
     /// The model's own turns in the conversation.
     pub own_turns: usize,
@@ -33,12 +38,30 @@ pub(super) struct Reading {
 }
 
 /// A plan found in the context: the message it was seen in, its steps
-/// with their statuses, and the items as the dialect holds them.
+/// with their statuses, the steps it marks completed, and the items as
+/// the dialect holds them.
 #[derive(Debug, Clone)]
 struct FoundPlan {
     at: usize,
     steps: Vec<(usize, PlanStatus)>,
+    completed: Arc<BTreeSet<usize>>,
     items: Vec<PlanItem>,
+}
+
+impl FoundPlan {
+    fn new(at: usize, steps: Vec<(usize, PlanStatus)>, items: Vec<PlanItem>) -> Self {
+        let completed = steps
+            .iter()
+            .filter(|(_, status)| *status == PlanStatus::Completed)
+            .map(|(i, _)| *i)
+            .collect();
+        Self {
+            at,
+            steps,
+            completed: Arc::new(completed),
+            items,
+        }
+    }
 }
 
 /// The steps believed done: those read this turn (the plan's completed
@@ -54,6 +77,15 @@ pub(super) struct Done {
 }
 
 impl Done {
+    /// Exactly `steps` (none given up): what an update shows completed
+    /// when it is not every step believed done.
+    pub fn of(steps: impl IntoIterator<Item = usize>) -> Self {
+        Self {
+            recent: steps.into_iter().collect(),
+            given_up: Arc::default(),
+        }
+    }
+
     pub fn contains(&self, step: &usize) -> bool {
         self.recent.contains(step) || self.given_up.contains(step)
     }
@@ -238,6 +270,7 @@ impl Reader<'_> {
         // A plan seen before the current part's task is an earlier part's:
         // kept, it is still the list the model follows (its unfinished
         // items first), with the new task's steps after them.
+        let planned = cache.found.is_some();
         let (found, stale) = match cache.found.clone() {
             Some(found) if found.at < self.part_start => (found, true),
             Some(found) => (found, false),
@@ -273,12 +306,8 @@ impl Reader<'_> {
             + (1.0 - floor)
                 / (1.0 + (tokens / self.params.attention_span).powf(self.params.sharpness));
 
-        let mut done: BTreeSet<usize> = found
-            .steps
-            .iter()
-            .filter(|(_, status)| *status == PlanStatus::Completed)
-            .map(|(i, _)| *i)
-            .collect();
+        let shown_done = Arc::clone(&found.completed);
+        let mut done: BTreeSet<usize> = (*shown_done).clone();
         // The plan's own message is included: the calls made alongside the
         // update that produced it were made after it was decided.
         self.move_since(cache, plan_at.saturating_sub(1), total);
@@ -293,6 +322,8 @@ impl Reader<'_> {
             plan: PlanSteps::new(listed, then),
             items: found.items,
             done,
+            shown_done,
+            planned,
             recall,
             own_turns: cache.assistants[total],
             stale,
@@ -316,11 +347,7 @@ impl Reader<'_> {
     /// read from the conversation). It lists no step: the reading adds the
     /// part's steps after what a plan lists, and here that is all of them.
     fn task_plan(&self) -> FoundPlan {
-        FoundPlan {
-            at: self.part_start,
-            steps: Vec::new(),
-            items: Vec::new(),
-        }
+        FoundPlan::new(self.part_start, Vec::new(), Vec::new())
     }
 
     /// Reads message `index` into `cache` (every message before it is in).
@@ -494,7 +521,7 @@ impl Reader<'_> {
             let steps = Self::map_to_steps(&cache.index, &items);
             // A list that names none of the task's steps is not its plan.
             if !steps.is_empty() {
-                cache.found = Some(FoundPlan { at, steps, items });
+                cache.found = Some(FoundPlan::new(at, steps, items));
             }
         }
     }

@@ -58,3 +58,76 @@ pub(super) fn pick(rng: &mut ChaCha8Rng, weights: &[f64]) -> usize {
     }
     weights.len().saturating_sub(1)
 }
+
+/// The stream of a run's session-level draws (its update rate): apart from
+/// every turn's stream, so drawing it changes no turn's choices.
+pub(super) fn rng_for_session(seed: u64) -> ChaCha8Rng {
+    let mut key = [0u8; 32];
+    key[..8].copy_from_slice(&seed.to_le_bytes());
+    key[16..24].copy_from_slice(b"s03-sess");
+    ChaCha8Rng::from_seed(key)
+}
+
+/// A draw from Beta(mean `mean`, intra-class correlation `dispersion`):
+/// shape parameters `a = mean · (1/d − 1)`, `b = (1 − mean) · (1/d − 1)`,
+/// so the variance is `d · mean · (1 − mean)`. A degenerate case (no
+/// dispersion, a mean of 0 or 1) is the mean itself.
+pub(super) fn beta(rng: &mut ChaCha8Rng, mean: f64, dispersion: f64) -> f64 {
+    if dispersion <= 0.0 || mean <= 0.0 || mean >= 1.0 || dispersion >= 1.0 {
+        return mean;
+    }
+    let total = 1.0 / dispersion - 1.0;
+    let x = gamma(rng, mean * total);
+    let y = gamma(rng, (1.0 - mean) * total);
+    if x + y > 0.0 { x / (x + y) } else { mean }
+}
+
+/// A Gamma(`shape`, 1) draw (Marsaglia and Tsang; a shape below 1 boosted
+/// by `U^(1/shape)`).
+fn gamma(rng: &mut ChaCha8Rng, shape: f64) -> f64 {
+    if shape < 1.0 {
+        let boost = uniform(rng).max(f64::MIN_POSITIVE).powf(1.0 / shape);
+        return gamma(rng, shape + 1.0) * boost;
+    }
+    let d = shape - 1.0 / 3.0;
+    let c = 1.0 / (9.0 * d).sqrt();
+    loop {
+        let z = normal(rng);
+        let v = (1.0 + c * z).powi(3);
+        if v <= 0.0 {
+            continue;
+        }
+        let u = uniform(rng).max(f64::MIN_POSITIVE);
+        if u.ln() < 0.5 * z * z + d - d * v + d * v.ln() {
+            return d * v;
+        }
+    }
+}
+
+/// A standard normal draw (Box–Muller).
+fn normal(rng: &mut ChaCha8Rng) -> f64 {
+    let u = uniform(rng).max(f64::MIN_POSITIVE);
+    let v = uniform(rng);
+    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The draws have the mean and variance the parameters promise.
+    #[test]
+    fn beta_draws_have_the_promised_mean_and_variance() {
+        let mut rng = rng_for_session(7);
+        let (mean, dispersion) = (0.2, 0.3);
+        let draws: Vec<f64> = (0..20_000)
+            .map(|_| beta(&mut rng, mean, dispersion))
+            .collect();
+        let m = draws.iter().sum::<f64>() / draws.len() as f64;
+        let var = draws.iter().map(|x| (x - m).powi(2)).sum::<f64>() / draws.len() as f64;
+        assert!((m - mean).abs() < 0.01, "{m}");
+        let want = dispersion * mean * (1.0 - mean);
+        assert!((var - want).abs() < 0.1 * want, "{var} vs {want}");
+        assert_eq!(beta(&mut rng, 0.3, 0.0), 0.3);
+    }
+}

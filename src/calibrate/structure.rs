@@ -1,0 +1,203 @@
+//! The session-level structure of the simulated model measured directly
+//! (docs/simulated-model.md, "Structure measured on real sessions"): how
+//! much sessions differ in their update rate (`update_rate_dispersion`)
+//! and how many items an update ticks (`items_per_update`). Their
+//! statistics are not ratios of sums, so each is computed on the sessions
+//! as a whole and its interval from resampling sessions
+//! ([`super::bootstrap::interval`]), as the ratio measures'
+//! ([`super::estimators`]) are.
+
+use super::bootstrap::{interval, quantile};
+use super::estimators::{Measure, todo_update_rate};
+use super::observe::{completed, rejected, writes};
+use crate::transcript::{ItemStatus, Session};
+
+/// The share of ticking updates allowed above a limit for the limit to
+/// explain them (`items_per_update`).
+pub const OVER_LIMIT: f64 = 0.05;
+
+/// The structure measures over `sessions`, intervals seeded by `seed`.
+pub fn measure(sessions: &[Session], seed: u64) -> Vec<Measure> {
+    vec![
+        dispersion_measure(sessions, seed),
+        items_measure(sessions, seed),
+    ]
+}
+
+/// `todo_update_rate` re-measured where sessions differ: the mean of the
+/// Beta is the mean of the sessions' own rates, and a ratio of sums
+/// weights each session by its ordinary turns, which depend on its rate
+/// (a session that plans seldom is reminded more, so fewer of its turns
+/// are ordinary), biasing it toward the frequent planners. The weights
+/// `n / (1 + (n − 1) d)` are the ratio of sums' at `d` = 0 (then the
+/// measure is left as it is) and equal weights as `d` grows.
+pub fn adjust_update_rate(measures: &mut [Measure], sessions: &[Session], seed: u64) {
+    let pairs: Vec<(f64, f64)> = sessions
+        .iter()
+        .map(todo_update_rate)
+        .filter(|p| p.1 > 0.0)
+        .collect();
+    let refs: Vec<&(f64, f64)> = pairs.iter().collect();
+    if !dispersion(&refs).is_some_and(|d| d > 0.0) {
+        return;
+    }
+    let Some(rate) = measures.iter_mut().find(|m| m.name == "todo_update_rate") else {
+        return;
+    };
+    rate.value = mean_rate(&refs);
+    rate.interval = rate.value.and(interval(&pairs, seed ^ 0x4a7e, mean_rate));
+    rate.note = "the mean of the sessions' own rates on ordinary turns (sessions differ: see update_rate_dispersion)".into();
+}
+
+/// The sessions' rates averaged with weights `n / (1 + (n − 1) d)`.
+fn mean_rate(pairs: &[&(f64, f64)]) -> Option<f64> {
+    let d = dispersion(pairs)?;
+    let (sum, weights) = pairs.iter().fold((0.0, 0.0), |(s, w), (x, n)| {
+        let weight = n / (1.0 + (n - 1.0) * d);
+        (s + weight * x / n, w + weight)
+    });
+    (weights > 0.0).then(|| sum / weights)
+}
+
+fn dispersion_measure(sessions: &[Session], seed: u64) -> Measure {
+    let pairs: Vec<(f64, f64)> = sessions
+        .iter()
+        .map(todo_update_rate)
+        .filter(|p| p.1 > 0.0)
+        .collect();
+    let value = dispersion(&pairs.iter().collect::<Vec<_>>());
+    Measure {
+        name: "update_rate_dispersion",
+        value,
+        interval: value.and(interval(&pairs, seed ^ 0xd15, dispersion)),
+        n: pairs.len() as u64,
+        note: match value {
+            Some(_) => {
+                "counted on the per-session shares of ordinary turns that plan (sessions)".into()
+            }
+            None => "unmeasured: fewer than two sessions with ordinary turns".into(),
+        },
+    }
+}
+
+/// The intra-session correlation of planning on ordinary turns, by the
+/// method of moments for clustered binary data: `(MSB − MSW) / (MSB +
+/// (n₀ − 1) MSW)`, MSB and MSW the between- and within-session mean
+/// squares, `n₀` the sessions' effective size; it is the `d` of a Beta
+/// with variance `d · m · (1 − m)`. Clamped to [0, 0.95] (the model's
+/// range is [0, 1)). `None` below two sessions.
+pub fn dispersion(pairs: &[&(f64, f64)]) -> Option<f64> {
+    let k = pairs.len() as f64;
+    let total: f64 = pairs.iter().map(|p| p.1).sum();
+    if k < 2.0 || total <= k {
+        return None;
+    }
+    let mean = pairs.iter().map(|p| p.0).sum::<f64>() / total;
+    let between = pairs
+        .iter()
+        .map(|(x, n)| n * (x / n - mean).powi(2))
+        .sum::<f64>()
+        / (k - 1.0);
+    let within = pairs.iter().map(|(x, n)| x * (1.0 - x / n)).sum::<f64>() / (total - k);
+    let size = (total - pairs.iter().map(|p| p.1 * p.1).sum::<f64>() / total) / (k - 1.0);
+    let denominator = between + (size - 1.0) * within;
+    if denominator <= 0.0 {
+        return Some(0.0);
+    }
+    Some(((between - within) / denominator).clamp(0.0, 0.95))
+}
+
+fn items_measure(sessions: &[Session], seed: u64) -> Measure {
+    let per_session: Vec<Vec<f64>> = sessions.iter().map(ticks).collect();
+    let value = items_per_update(&per_session.iter().collect::<Vec<_>>());
+    let n = per_session.iter().map(Vec::len).sum::<usize>() as u64;
+    Measure {
+        name: "items_per_update",
+        value,
+        interval: value.and(interval(&per_session, seed ^ 0x171, items_per_update)),
+        n,
+        note: match value {
+            Some(0.0) => format!(
+                "counted on {n} updates that tick an item and leave the list open: more than {:.0}% tick over their median, so no limit",
+                OVER_LIMIT * 100.0
+            ),
+            Some(_) => {
+                "counted on updates that tick an item and leave the list open (their median)".into()
+            }
+            None => "unmeasured: no update ticked an item".into(),
+        },
+    }
+}
+
+/// The limit the ticks show: their median when at most [`OVER_LIMIT`] of
+/// them exceed it, else 0 (no limit). `None` without a tick.
+pub fn items_per_update(per_session: &[&Vec<f64>]) -> Option<f64> {
+    let mut all: Vec<f64> = per_session.iter().flat_map(|s| s.iter().copied()).collect();
+    if all.is_empty() {
+        return None;
+    }
+    all.sort_by(f64::total_cmp);
+    let median = quantile(&all, 0.5).round();
+    let over = all.iter().filter(|&&t| t > median).count() as f64 / all.len() as f64;
+    Some(if over <= OVER_LIMIT { median } else { 0.0 })
+}
+
+/// Items newly completed by each accepted update of a known plan that
+/// ticks at least one and leaves the list open (a list-completing update
+/// is the closing one, measured apart).
+pub fn ticks(session: &Session) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut before: Option<&Vec<ItemStatus>> = None;
+    for turn in session.turns() {
+        if writes(turn)
+            && !rejected(turn)
+            && let (Some(b), Some(after)) = (before, turn.plan_after.as_ref())
+        {
+            let newly = completed(after).saturating_sub(completed(b));
+            if newly > 0 && completed(after) < after.len() {
+                out.push(newly as f64);
+            }
+        }
+        if turn.plan_after.is_some() {
+            before = turn.plan_after.as_ref();
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_shared_rate_has_no_dispersion_and_split_rates_have_much() {
+        let shared: Vec<(f64, f64)> = (0..40)
+            .map(|i| (f64::from(i % 2 == 0) + 2.0, 10.0))
+            .collect();
+        let d = dispersion(&shared.iter().collect::<Vec<_>>()).unwrap();
+        assert!(d < 0.02, "{d}");
+        // Half the sessions never plan, half always: every bit of the
+        // variance is between sessions.
+        let split: Vec<(f64, f64)> = (0..40)
+            .map(|i| (f64::from(i % 2 == 0) * 10.0, 10.0))
+            .collect();
+        let d = dispersion(&split.iter().collect::<Vec<_>>()).unwrap();
+        assert!(d > 0.9, "{d}");
+        assert_eq!(dispersion(&[&(1.0, 5.0)]), None);
+    }
+
+    #[test]
+    fn a_limit_is_read_only_where_the_ticks_keep_to_it() {
+        let ones = [vec![1.0; 30], vec![1.0, 1.0]];
+        assert_eq!(
+            items_per_update(&ones.iter().collect::<Vec<_>>()),
+            Some(1.0)
+        );
+        let spread = [vec![1.0, 2.0, 3.0, 2.0, 4.0, 1.0]];
+        assert_eq!(
+            items_per_update(&spread.iter().collect::<Vec<_>>()),
+            Some(0.0)
+        );
+        assert_eq!(items_per_update(&[&Vec::new()]), None);
+    }
+}
