@@ -197,6 +197,55 @@ fn an_agent_that_asks_for_authentication_gets_a_method_whose_key_it_has() {
     assert_eq!(the_run(&ran.report.unwrap())["steps_completed"], 2);
 }
 
+#[test]
+fn an_agent_that_plans_with_planning_off_makes_its_cell_invalid_and_fails_the_run() {
+    if !python3() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    // The stand-in reports a plan in every run, whatever the cell says
+    // (as Codex over codex-acp calls update_plan with planning off).
+    let file = stand_in_scenario(
+        dir.path(),
+        "good",
+        30,
+        "\nruns:\n  todo: [true, false]\n  seeds: 2",
+    );
+    let ran = run(dir.path(), &file, home.path(), None);
+    assert_eq!(ran.status, Some(1), "{}", ran.stderr);
+    let why = "the agent planned in 2 of 2 runs with planning off";
+    assert!(
+        ran.stderr.contains(&format!(
+            "error: stand-in-good ({}): cell todo=false is invalid: {why}",
+            file.display()
+        )),
+        "{}",
+        ran.stderr
+    );
+    let report = ran.report.expect("a JSON report");
+    let scenario = &report["scenarios"][0];
+    let cells = scenario["cells"].as_array().expect("cells");
+    assert_eq!(cells[0].get("invalid"), None, "the todo cell is measured");
+    assert_eq!(cells[1]["settings"]["todo"], false);
+    assert_eq!(cells[1]["invalid"], why);
+    // The comparison with it is no difference, nor any: invalid.
+    let comparison = &scenario["comparisons"][0];
+    assert_eq!(
+        comparison["invalid"],
+        format!("cell todo=false is invalid: {why}")
+    );
+    let failed: Vec<&Value> = scenario["expectations"]
+        .as_array()
+        .expect("expectations")
+        .iter()
+        .filter(|e| e["ok"] == false)
+        .collect();
+    assert_eq!(failed.len(), 1, "{scenario}");
+    assert_eq!(failed[0]["measured"], 2);
+    assert!(ran.html.contains("invalid"), "the HTML says so");
+}
+
 /// The run of a misbehaving stand-in: exit 2, the run not made, the
 /// message on stderr.
 fn failing(mode: &str, timeout_s: u64, env: &str) -> String {

@@ -450,7 +450,9 @@ fn comparisons(page: &mut String, scenario: &Value) {
             .and_then(Value::as_f64)
             .unwrap_or(1.0)
     };
-    let (differ, alike): (Vec<&Value>, Vec<&Value>) = list.iter().partition(|c| {
+    let (invalid, measured): (Vec<&Value>, Vec<&Value>) =
+        list.iter().partition(|c| c.get("invalid").is_some());
+    let (differ, alike): (Vec<&Value>, Vec<&Value>) = measured.into_iter().partition(|c| {
         p_of(c, "completion") < DIFFERS_BELOW || p_of(c, "full_completion") < DIFFERS_BELOW
     });
     let _ = writeln!(
@@ -459,6 +461,7 @@ fn comparisons(page: &mut String, scenario: &Value) {
         differ.len(),
         list.len()
     );
+    invalid_comparisons(page, &invalid);
     if !differ.is_empty() {
         comparison_table(page, &differ);
     }
@@ -472,6 +475,23 @@ fn comparisons(page: &mut String, scenario: &Value) {
         comparison_table(page, &alike);
         page.push_str("</details>\n");
     }
+}
+
+/// The comparisons with an invalid side: why each measures nothing.
+fn invalid_comparisons(page: &mut String, list: &[&Value]) {
+    if list.is_empty() {
+        return;
+    }
+    page.push_str("<ul class=\"invalid\">\n");
+    for comparison in list {
+        let _ = writeln!(
+            page,
+            "<li><strong>{}: invalid</strong>, {}</li>",
+            esc(str_of(comparison, "what")),
+            esc(str_of(comparison, "invalid"))
+        );
+    }
+    page.push_str("</ul>\n");
 }
 
 fn comparison_table(page: &mut String, list: &[&Value]) {

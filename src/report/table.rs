@@ -187,14 +187,20 @@ fn expectation_line(out: &mut String, e: &crate::results::ExpectationOutcome, co
     }
 }
 
-/// Whether a comparison's sign test or McNemar test says the sides differ.
+/// Whether a comparison's sign test or McNemar test says the sides differ
+/// (never for an invalid comparison: it measures nothing).
 pub fn differs(c: &CellComparison) -> bool {
-    c.stats.completion.p_value < DIFFERS_BELOW || c.stats.full_completion.p_value < DIFFERS_BELOW
+    c.invalid.is_none()
+        && (c.stats.completion.p_value < DIFFERS_BELOW
+            || c.stats.full_completion.p_value < DIFFERS_BELOW)
 }
 
 /// A comparison on one line: the mean difference with its interval, the
-/// pairs each way and the tests.
+/// pairs each way and the tests; for an invalid one, why instead.
 pub fn comparison_line(c: &CellComparison) -> String {
+    if let Some(why) = &c.invalid {
+        return format!("{}: INVALID, {}", escape(&c.what), escape(why));
+    }
     let (p, m) = (&c.stats.completion, &c.stats.full_completion);
     format!(
         "{}: completion {} {}, {} better / {} worse of {} pairs, sign test {}; full completion {}/{} discordant pairs, McNemar {}",
@@ -219,15 +225,27 @@ fn comparisons(out: &mut String, list: &[CellComparison], detail: Detail) {
     if list.is_empty() {
         return;
     }
+    // An invalid comparison is shown with why, never as a difference or
+    // as none.
+    let (invalid, measured): (Vec<&CellComparison>, Vec<&CellComparison>) =
+        list.iter().partition(|c| c.invalid.is_some());
+    for c in &invalid {
+        let _ = writeln!(out, "  {}", comparison_line(c));
+    }
+    if measured.is_empty() {
+        out.push('\n');
+        return;
+    }
+    let list = measured;
     if detail == Detail::Full {
-        for c in list {
+        for c in &list {
             let _ = writeln!(out, "  {}", comparison_line(c));
         }
         out.push('\n');
         return;
     }
     let mut families: Vec<(&str, Vec<&CellComparison>)> = Vec::new();
-    for c in list {
+    for c in list.iter().copied() {
         let family = c.what.split(" (").next().unwrap_or(&c.what);
         match families.iter_mut().find(|(f, _)| *f == family) {
             Some((_, members)) => members.push(c),
@@ -597,4 +615,37 @@ fn pick_line(result: &SweepResult, axis_label: &str) -> String {
         result.min_effect * 100.0,
         shown(&result.leader)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::CellSummary;
+    use crate::results::record::test_runs;
+    use crate::scenario::{Axis, AxisValue, CellSettings};
+
+    #[test]
+    fn an_invalid_comparison_is_shown_as_invalid_never_as_no_difference() {
+        let cell = |on: bool| {
+            let mut runs = test_runs(4, &[4, 4], 0);
+            for run in &mut runs {
+                run.todo_calls = 1;
+            }
+            CellSummary::new(
+                CellSettings::new(vec![(Axis::Todo, AxisValue::Bool(on))]),
+                4,
+                runs,
+            )
+        };
+        let list = crate::results::compare::standard(&[cell(true), cell(false)]);
+        for detail in [Detail::Brief, Detail::Full] {
+            let mut out = String::new();
+            comparisons(&mut out, &list, detail);
+            assert!(!out.contains("no difference"), "{out}");
+            assert!(
+                out.contains("todo tool: INVALID, cell todo=false is invalid: the agent planned in 2 of 2 runs with planning off"),
+                "{out}"
+            );
+        }
+    }
 }

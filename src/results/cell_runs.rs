@@ -47,6 +47,8 @@ pub struct RunTotals {
     pub first_model_error: Option<(u64, String)>,
     /// The first run and the exact measures the runs do not agree on.
     pub exact: ExactTally,
+    /// Runs in which the agent planned (see [`RunResult::planned`]).
+    pub planned_runs: u64,
 }
 
 impl RunTotals {
@@ -84,6 +86,9 @@ impl RunTotals {
             }
         }
         self.exact.add(r);
+        if r.planned() {
+            self.planned_runs += 1;
+        }
     }
 }
 

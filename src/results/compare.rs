@@ -50,6 +50,10 @@ pub struct CellComparison {
     pub what: String,
     pub a: CellSettings,
     pub b: CellSettings,
+    /// Why the comparison measures nothing: a side is an invalid cell (see
+    /// [`CellSummary::invalid`]). Reports show it instead of a difference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
     #[serde(flatten)]
     pub stats: PairedStats,
 }
@@ -159,6 +163,104 @@ fn compare(what: String, a: &CellSummary, b: &CellSummary) -> CellComparison {
         what,
         a: a.settings.clone(),
         b: b.settings.clone(),
+        invalid: invalid_side(a).or_else(|| invalid_side(b)),
         stats: PairedStats::of(pair_by_seed(&a.results, &b.results)),
+    }
+}
+
+/// Why `cell` cannot be a side of a comparison, naming it.
+fn invalid_side(cell: &CellSummary) -> Option<String> {
+    cell.invalid
+        .as_ref()
+        .map(|why| format!("cell {} is invalid: {why}", cell.settings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::record::{AgentPlan, AgentPlanEntry, RunResult, test_runs};
+    use crate::results::verdict::{Verdict, planning_off_held};
+
+    fn todo(on: bool) -> CellSettings {
+        CellSettings::new(vec![(Axis::Todo, AxisValue::Bool(on))])
+    }
+
+    /// Three runs completing `completed` steps of 4 each; the first
+    /// `planned` of them called the planning tool.
+    fn cell(on: bool, completed: &[usize], planned: usize) -> CellSummary {
+        let mut runs: Vec<RunResult> = test_runs(4, completed, 0);
+        for run in runs.iter_mut().take(planned) {
+            run.todo_calls = 1;
+        }
+        CellSummary::new(todo(on), 4, runs)
+    }
+
+    #[test]
+    fn a_comparison_with_a_cell_that_planned_with_planning_off_is_invalid() {
+        let with = cell(true, &[4, 4, 4], 3);
+        // The same figures as the todo cell: a "no difference" would lie.
+        let without = cell(false, &[4, 4, 4], 2);
+        assert_eq!(
+            without.invalid.as_deref(),
+            Some("the agent planned in 2 of 3 runs with planning off")
+        );
+        assert_eq!(with.invalid, None, "planning is on there");
+        let list = standard(&[with, without.clone()]);
+        assert_eq!(list.len(), 1);
+        assert_eq!(
+            list[0].invalid.as_deref(),
+            Some("cell todo=false is invalid: the agent planned in 2 of 3 runs with planning off")
+        );
+        let json = serde_json::to_value(&list[0]).unwrap();
+        assert_eq!(json["invalid"], list[0].invalid.as_deref().unwrap());
+        // And the cell fails its scenario.
+        let failed = planning_off_held(&without).expect("an invalid cell fails");
+        assert_eq!((failed.ok, failed.verdict), (false, Verdict::Fail));
+        assert_eq!(failed.measured, serde_json::json!(2));
+        // A comparison the scenario asks for fails unmeasured.
+        let compare: crate::scenario::Expectation = serde_saphyr::from_str(
+            "compare: {a: {todo: true}, b: {todo: false}}\ncompletion_rate_diff: {at_least: 0}",
+        )
+        .unwrap();
+        let outcome = crate::results::verdict::evaluate(&compare, &[cell(true, &[4], 1), without]);
+        assert_eq!(
+            (outcome.ok, outcome.measured),
+            (false, serde_json::Value::Null)
+        );
+        assert!(
+            outcome
+                .detail
+                .unwrap()
+                .contains("cell todo=false is invalid")
+        );
+    }
+
+    #[test]
+    fn cells_whose_agent_kept_to_the_switch_are_compared_as_before() {
+        let list = standard(&[cell(true, &[4, 4, 4], 3), cell(false, &[1, 2, 0], 0)]);
+        assert_eq!(list[0].invalid, None);
+        let json = serde_json::to_value(&list[0]).unwrap();
+        assert!(
+            json.get("invalid").is_none(),
+            "no key when measured: {json}"
+        );
+    }
+
+    #[test]
+    fn a_plan_the_agent_reported_of_itself_counts_as_planning() {
+        let mut runs = test_runs(4, &[4], 0);
+        runs[0].agent_plans = vec![AgentPlan {
+            turn: 1,
+            entries: vec![AgentPlanEntry {
+                content: "step".into(),
+                priority: "low".into(),
+                status: crate::plan::dialect::PlanStatus::Pending,
+            }],
+        }];
+        let reported = CellSummary::new(todo(false), 4, runs.clone());
+        assert!(reported.invalid.is_some());
+        // An empty plan is no plan.
+        runs[0].agent_plans[0].entries.clear();
+        assert_eq!(CellSummary::new(todo(false), 4, runs).invalid, None);
     }
 }

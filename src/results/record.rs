@@ -78,6 +78,15 @@ pub struct RunResult {
     pub agent_plans: Vec<AgentPlan>,
 }
 
+impl RunResult {
+    /// Whether the agent planned in this run: it called an offered
+    /// planning tool, or reported a plan with entries of itself (ACP).
+    /// In a cell with planning off that makes the cell invalid.
+    pub fn planned(&self) -> bool {
+        self.todo_calls > 0 || self.agent_plans.iter().any(|p| !p.entries.is_empty())
+    }
+}
+
 /// One plan an agent reported (an ACP `plan` update): the whole list,
 /// after `turn` model responses.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]

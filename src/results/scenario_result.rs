@@ -56,9 +56,13 @@ impl ScenarioResult {
         check: bool,
     ) -> Self {
         let expectations = if check {
+            // An invalid cell's failure comes after the scenario's own
+            // expectations (which stay paired with `expect_spec`).
+            let invalid = cells.iter().filter_map(super::verdict::planning_off_held);
             expect_spec
                 .iter()
                 .map(|e| super::verdict::evaluate(e, &cells))
+                .chain(invalid)
                 .collect()
         } else {
             Vec::new()

@@ -37,6 +37,22 @@ pub struct CellSummary {
     /// The runs: compact rows, totals and the records (written as the
     /// report's `results`, streamed from where they are kept).
     pub results: Runs,
+    /// Why the cell is no measurement: the agent planned in a cell whose
+    /// planning is off (see [`invalid_reason`]). Written only when set.
+    pub invalid: Option<String>,
+}
+
+/// Why a cell with `settings` whose runs planned `planned` times out of
+/// `runs` is invalid: planning is off and the agent planned anyway (an
+/// agent that ignores the switch measures the same thing in both cells,
+/// so any figure or comparison of them would lie).
+pub fn invalid_reason(settings: &CellSettings, planned: u64, runs: usize) -> Option<String> {
+    (!settings.todo() && planned > 0).then(|| {
+        format!(
+            "the agent planned in {planned} of {runs} run{} with planning off",
+            if runs == 1 { "" } else { "s" }
+        )
+    })
 }
 
 /// A scored step's share of runs whose check held.
@@ -110,6 +126,7 @@ impl CellSummary {
             .iter()
             .filter_map(|&k| stats::pass_hat_k(full, n, k).map(|p| (k.to_string(), round6(p))))
             .collect();
+        let invalid = invalid_reason(&settings, totals.planned_runs, n);
         Self {
             settings,
             runs: n,
@@ -121,6 +138,7 @@ impl CellSummary {
             cost: totals.cost.map(round6),
             step_rates: Vec::new(),
             results,
+            invalid,
         }
     }
 
@@ -187,6 +205,9 @@ impl Serialize for CellSummary {
         map.serialize_entry("settings", &self.settings)?;
         map.serialize_entry("runs", &self.runs)?;
         map.serialize_entry("steps_total", &self.steps_total)?;
+        if let Some(why) = &self.invalid {
+            map.serialize_entry("invalid", why)?;
+        }
         // The values are in table order, as `Metric::written` lists them.
         let written = || {
             self.metrics

@@ -72,6 +72,26 @@ impl Verdict {
     }
 }
 
+/// The expectation every cell with planning off carries without asking:
+/// the agent does not plan there. It fails for an invalid cell (see
+/// [`CellSummary::invalid`]), so the run fails and every report says why;
+/// `None` for a cell that is a measurement.
+pub fn planning_off_held(cell: &CellSummary) -> Option<ExpectationOutcome> {
+    let why = cell.invalid.as_ref()?;
+    Some(ExpectationOutcome {
+        text: format!("no planning in cell {} (planning off)", cell.settings),
+        ok: false,
+        verdict: Verdict::Fail,
+        measured: json!(cell.results.totals().planned_runs),
+        detail: Some(format!(
+            "cell {} is invalid: {why}; its figures and comparisons are no measurement",
+            cell.settings
+        )),
+        paired: None,
+        replay: Vec::new(),
+    })
+}
+
 /// Evaluates one expectation.
 pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> ExpectationOutcome {
     match expectation {
@@ -314,6 +334,15 @@ fn evaluate_compare(
     }
     if same_cells(&side_a, &side_b) {
         return not_applicable(text, a, b, &side_a);
+    }
+    // A side the agent planned in with planning off measures nothing.
+    if let Some(cell) = side_a.iter().chain(&side_b).find(|c| c.invalid.is_some()) {
+        let why = cell.invalid.as_deref().unwrap_or_default();
+        let detail = format!(
+            "cell {} is invalid: {why}; nothing is measured",
+            cell.settings
+        );
+        return failed_unmeasured(text, detail);
     }
     let PairedStats {
         completion,

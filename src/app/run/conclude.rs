@@ -58,6 +58,9 @@ pub(super) fn conclude(
     for (_, failure) in &run_failures {
         let _ = writeln!(err, "error: {}", escape(failure));
     }
+    for line in invalid_cells(&results) {
+        let _ = writeln!(err, "error: {}", escape(&line));
+    }
     if let Some(warning) = crate::app::real::model_failures(&results) {
         let _ = writeln!(err, "{warning}");
     }
@@ -107,6 +110,24 @@ fn take_run_failures(results: &mut Vec<ScenarioResult>) -> Vec<(String, String)>
         result.run_errors.is_empty()
     });
     run_failures
+}
+
+/// A line for each cell that is no measurement (the agent planned with
+/// planning off), naming its scenario and file: such a cell fails its
+/// scenario (see `results::verdict::planning_off_held`).
+fn invalid_cells(results: &[ScenarioResult]) -> Vec<String> {
+    results
+        .iter()
+        .flat_map(|result| {
+            result.cells.iter().filter_map(move |cell| {
+                let why = cell.invalid.as_ref()?;
+                Some(format!(
+                    "{} ({}): cell {} is invalid: {why}; its figures are no measurement",
+                    result.name, result.file, cell.settings
+                ))
+            })
+        })
+        .collect()
 }
 
 /// The files refused and the runs that could not happen, with the file

@@ -17,6 +17,12 @@
 //! `codex-acp` (pinned 0.16.0) with the same home and config, plus
 //! `approval_policy = "never"` and `sandbox_mode = "danger-full-access"`
 //! (what `exec`'s flags say): every part of a session is a `session/prompt`.
+//! The adapter links its own copy of Codex's core, which honours
+//! `[tools.update_plan] enabled = false` only if it knows that setting
+//! (Codex 0.152 and later); no other switch for the planning tool is
+//! documented. Where `update_plan` stays offered and is called with
+//! planning off, the cell is reported invalid and the run fails (see
+//! `results::summary::invalid_reason`), never measured.
 //!
 //! Codex 0.169 has no planning reminder: nothing it sends counts as one.
 
