@@ -644,7 +644,7 @@ fn fidelity_output_names_its_n_and_concludes_nothing_from_too_few() {
     );
     assert!(!printed.contains("unfinished"), "{printed}");
     // A share reads as a percentage.
-    assert!(printed.contains("100.0%"), "{printed}");
+    assert!(printed.contains("50.0%"), "{printed}");
     let page = std::fs::read_to_string(html).unwrap();
     assert!(page.contains("<th>default</th>"), "default column");
     assert!(

@@ -468,8 +468,11 @@ mod tests {
         let s = session(
             vec![vec![
                 turn(Some(true), false, open.clone()),
-                turn(Some(true), true, done.clone()),
-                turn(None, false, done.clone()),
+                turn(Some(true), true, open.clone()),
+                turn(None, false, open.clone()),
+                // The write that completes the list is the closing update,
+                // not an ordinary chance.
+                turn(Some(true), false, done.clone()),
                 // Reminded, then the closing answer after a finished plan.
                 closing(&done),
             ]],
@@ -479,9 +482,8 @@ mod tests {
         assert_eq!(todo_update_rate(&s), (0.0, 1.0));
         // Items still open: the last answer is stopping early, a chance.
         let mut stopped = s.clone();
-        stopped.parts[0].turns[1].plan_after = open.clone();
-        stopped.parts[0].turns[2].plan_after = open.clone();
-        stopped.parts[0].turns[3] = closing(&open);
+        stopped.parts[0].turns[3] = turn(None, false, open.clone());
+        stopped.parts[0].turns[4] = closing(&open);
         assert_eq!(reminder_compliance(&stopped), (1.0, 2.0));
         // A text-only turn mid-part stays a chance.
         let mut middle = s.clone();

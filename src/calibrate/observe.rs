@@ -78,13 +78,11 @@ pub fn classify(session: &Session) -> Vec<(usize, &Turn, TurnKind)> {
         for (index, turn) in part.turns.iter().enumerate() {
             let kind = if previous_rejected {
                 TurnKind::Recovery
-            } else if !acts(turn) && (index == 0 || (index == last && finished(turn))) {
-                TurnKind::Closing
-            } else if index > 0 && turn.reminder_before {
-                // Before the closing update: a reminded turn that completes
-                // the list answered the reminder.
-                TurnKind::Reminded
-            } else if completes_list(turn) {
+            } else if !acts(turn) && (index == 0 || (index == last && finished(turn)))
+                || completes_list(turn)
+            {
+                // A write that completes the list is the closing update,
+                // reminded or not: it comes when the work is believed done.
                 TurnKind::Closing
             } else if index == 0 && plan_known {
                 TurnKind::StaleFirst

@@ -401,20 +401,7 @@ impl Model for SimulatedModel {
         };
 
         if update {
-            let ticked = self.ticked(&reading);
-            if let Some(ticked) = &ticked {
-                // Steps done but left unticked are said done, so it goes
-                // on believing them done until a later update ticks them.
-                for i in reading
-                    .plan
-                    .iter()
-                    .filter(|i| reading.done.contains(i) && !ticked.contains(i))
-                {
-                    content.push(ContentBlock::text(claim_text(&self.skills[i])));
-                }
-            }
-            let shown = ticked.as_ref().unwrap_or(&reading.done);
-            calls.extend(self.update_calls(request, &reading, shown, working_on));
+            self.write_update(request, &reading, working_on, (&mut content, &mut calls));
         }
         self.work(
             (working_on, drift),
@@ -436,6 +423,31 @@ impl Model for SimulatedModel {
 }
 
 impl SimulatedModel {
+    /// The turn's plan update: the steps it ticks (at most
+    /// `items_per_update` new ones), and the steps done but left unticked
+    /// said done in text, so it goes on believing them done until a later
+    /// update ticks them.
+    fn write_update(
+        &self,
+        request: &ModelRequest<'_>,
+        reading: &Reading,
+        working_on: Option<usize>,
+        (content, calls): (&mut Vec<ContentBlock>, &mut Vec<ToolCall>),
+    ) {
+        let ticked = self.ticked(reading);
+        if let Some(ticked) = &ticked {
+            for i in reading
+                .plan
+                .iter()
+                .filter(|i| reading.done.contains(i) && !ticked.contains(i))
+            {
+                content.push(ContentBlock::text(claim_text(&self.skills[i])));
+            }
+        }
+        let shown = ticked.as_ref().unwrap_or(&reading.done);
+        calls.extend(self.update_calls(request, reading, shown, working_on));
+    }
+
     /// An invalid update of a random kind, in the dialect's shape; `None`
     /// when the dialect accepts that kind of mistake (a valid update is
     /// sent instead).
