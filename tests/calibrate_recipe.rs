@@ -38,19 +38,6 @@ fn recipe(file: &str) -> String {
         .unwrap_or_else(|| panic!("{file} has no calibrate recipe"))
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read_dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
-
 /// `bash -c COMMAND` in `clone`, `agent-eval` on PATH, no CI or API
 /// variables: (status, stdout + stderr).
 fn bash(command: &str, clone: &Path, bin: &Path) -> (i32, String) {
@@ -94,7 +81,7 @@ fn the_calibrate_recipe_runs_as_written_offline() {
     let clone = root.path().join("clone");
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     for folder in ["scenarios", "fixtures"] {
-        copy_tree(&repo.join(folder), &clone.join(folder));
+        support::copy_tree(&repo.join(folder), &clone.join(folder));
     }
     std::fs::create_dir_all(clone.join(".git")).expect(".git");
     let bin = root.path().join("bin");

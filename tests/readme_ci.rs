@@ -44,23 +44,10 @@ fn clone() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     for folder in ["scenarios", "fixtures"] {
-        copy_tree(&repo.join(folder), &dir.path().join(folder));
+        support::copy_tree(&repo.join(folder), &dir.path().join(folder));
     }
     std::fs::create_dir_all(dir.path().join(".git")).expect(".git");
     dir
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read_dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
 }
 
 /// `bash -c SCRIPT` in `dir` with `agent-eval` on PATH, no CI variable

@@ -100,19 +100,6 @@ fn without_comment(command: &str) -> &str {
     command.split(" #").next().unwrap_or(command).trim()
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read_dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
-
 /// A clone as the README's reader has it, and a folder with `agent-eval` in it.
 struct Clone {
     _root: tempfile::TempDir,
@@ -125,7 +112,7 @@ fn make_clone() -> Clone {
     let clone = root.path().join("agent-eval");
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     for folder in ["scenarios", "fixtures"] {
-        copy_tree(&repo.join(folder), &clone.join(folder));
+        support::copy_tree(&repo.join(folder), &clone.join(folder));
     }
     std::fs::create_dir_all(clone.join(".git")).expect(".git");
     let release = clone.join("target/release");

@@ -235,3 +235,18 @@ pub fn agent_eval_in(dir: &std::path::Path) -> Command {
     }
     command
 }
+
+/// Copies the folder `from` to `to`, recursively (a clone's scenarios and
+/// fixtures for a test that runs README blocks in a folder of its own).
+pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
