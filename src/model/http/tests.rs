@@ -1,14 +1,16 @@
 //! Setting up real models: keys, base URLs, prices, and the flags.
 
 use super::*;
-use std::collections::BTreeMap;
 
-fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-    let map: BTreeMap<String, String> = pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    move |name| map.get(name).cloned()
+/// A variable lookup over `pairs` (the last pair of a name wins).
+fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+    move |name| {
+        pairs
+            .iter()
+            .rev()
+            .find(|(key, _)| *key == name)
+            .map(|(_, value)| value.to_string())
+    }
 }
 
 #[test]
