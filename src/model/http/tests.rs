@@ -1,6 +1,7 @@
 //! Setting up real models: keys, base URLs, prices, and the flags.
 
 use super::*;
+use std::collections::BTreeMap;
 
 fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
     let map: BTreeMap<String, String> = pairs
