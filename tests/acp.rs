@@ -521,7 +521,9 @@ fn the_codex_preset_over_acp_does_not_plan_with_planning_off() {
             .iter()
             .find(|l| l["settings"]["todo"] == todo)
             .expect("a logged run per cell");
-        line["messages"].to_string().contains(r#""name":"update_plan""#)
+        line["messages"]
+            .to_string()
+            .contains(r#""name":"update_plan""#)
     };
     assert!(called(true), "the todo cell's call is update_plan");
     assert!(!called(false), "update_plan is never offered to the model");

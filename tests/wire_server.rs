@@ -136,9 +136,14 @@ fn two_turns() -> Vec<Vec<(Option<&'static str>, Value)>> {
 #[test]
 fn planning_tools_withheld_in_a_no_planning_cell_never_reach_the_model() {
     use agent_eval::plan::dialect::Dialect;
-    let function = |name: &str| json!({"type": "function", "name": name, "parameters": {"type": "object"}});
+    let function =
+        |name: &str| json!({"type": "function", "name": name, "parameters": {"type": "object"}});
     for (dialect, tools, kept) in [
-        (Dialect::Codex, ["exec_command", "update_plan"], "exec_command"),
+        (
+            Dialect::Codex,
+            ["exec_command", "update_plan"],
+            "exec_command",
+        ),
         (Dialect::ClaudeCode, ["Bash", "TodoWrite"], "Bash"),
     ] {
         let (server, seen) = start_with(
@@ -160,7 +165,10 @@ fn planning_tools_withheld_in_a_no_planning_cell_never_reach_the_model() {
         assert_eq!(seen.lock().unwrap()[0].2, [kept], "{dialect:?}");
         let exchanges = server.stop();
         let request = exchanges[0].request.as_ref().expect("recorded");
-        assert!(request.offers(kept) && !request.offers(tools[1]), "{dialect:?}");
+        assert!(
+            request.offers(kept) && !request.offers(tools[1]),
+            "{dialect:?}"
+        );
     }
 }
 
