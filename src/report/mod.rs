@@ -1,6 +1,7 @@
 //! Reporters: each turns finished results into one output format.
 //!
-//! - [`table`]: the human summary `run` prints (one table per scenario);
+//! - [`table`]: the human summary `run` prints (one table per scenario),
+//!   fitted within 120 columns by [`fit`];
 //! - [`json`]: the machine report (`--json`, docs/json-report.md), read back
 //!   for `merge`, `diff` and `--baseline`;
 //! - [`junit`]: JUnit XML (`--junit`);
@@ -23,6 +24,7 @@ pub mod codequality;
 pub mod diff_markdown;
 pub mod escape;
 pub mod findings;
+pub mod fit;
 pub mod github;
 pub mod html;
 pub mod html_runs;

@@ -90,7 +90,7 @@ pub fn render(result: &ScenarioResult, color: bool, detail: Detail) -> String {
             held.len()
         );
     }
-    crate::report::escape::drop_bidi_owned(out)
+    crate::report::escape::drop_bidi_owned(super::fit::lines(&out))
 }
 
 /// How a scenario of a run is shown in the terminal.
@@ -498,22 +498,18 @@ fn cells_table_with(cells: &[CellSummary], detail: Detail) -> String {
                 || cells.iter().any(|cell| cell.value(m.name) != 0.0)
         })
         .collect();
-    let mut builder = Builder::default();
     let mut header: Vec<String> = columns.iter().map(Axis::label).collect();
     header.push("runs".to_string());
     header.extend(metrics.iter().map(|(_, c)| c.header.to_string()));
-    builder.push_record(header);
+    let mut rows = vec![header];
     for cell in cells {
         let mut row = super::axis_values(&cell.settings, &columns);
         row.push(cell.runs.to_string());
         row.extend(metrics.iter().map(|(m, c)| metric_text(m, c.format, cell)));
-        builder.push_record(row);
+        rows.push(row);
     }
-    let mut table = builder.build();
-    table.with(Style::rounded());
-    let mut text = table.to_string();
-    text.push('\n');
-    text
+    // Wider than the screen: split, each part led by the settings.
+    super::fit::tables(&rows, columns.len())
 }
 
 /// What a cell's extra tokens buy: the points of completion it gains per
