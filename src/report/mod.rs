@@ -14,7 +14,8 @@
 //! - [`diff_markdown`]: the same as a pull-request comment (`diff --markdown`);
 //! - [`svg`]: the sweep chart (`sweep --svg`);
 //! - [`html`]: one self-contained page (`--html`) built from the JSON
-//!   report and the logged transcripts;
+//!   report and the logged transcripts, opened by its headline
+//!   ([`html_headline`]);
 //! - [`transcript`]: a replayed run as a readable conversation;
 //! - [`log`]: run log records (`--log-dir`) and replay commands.
 //! - [`terminal`]: escaping what scenarios and models wrote for a terminal.
@@ -27,6 +28,7 @@ pub mod findings;
 pub mod fit;
 pub mod github;
 pub mod html;
+pub mod html_headline;
 pub mod html_runs;
 pub mod json;
 pub mod junit;
