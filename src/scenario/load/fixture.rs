@@ -46,20 +46,24 @@ pub(super) fn build_workspace_image(
     text: &str,
     workspace: &WorkspaceSpec,
 ) -> Result<(), LoadError> {
+    let fixture_at = workspace
+        .fixture
+        .as_ref()
+        .map(|f| (f.referenced.line(), f.referenced.column()));
     let image = crate::sandbox::workspace::WorkspaceImage::build(
         workspace.fixture.as_ref().map(|f| f.value.as_path()),
-        workspace
-            .files
-            .iter()
-            .map(|(p, c)| (p.as_str(), c.as_str())),
+        workspace.files(),
     )
     .map_err(|e| {
+        // Every error names a line: the entry's key where the text shows
+        // it, else the `files:` mapping (a flow or escaped key), else the
+        // fixture's line.
         let at = match e.file_key() {
-            Some(key) => crate::sandbox::workspace::locate_key(text, key),
-            None => workspace
-                .fixture
-                .as_ref()
-                .map(|f| (f.referenced.line(), f.referenced.column())),
+            Some(key) => crate::sandbox::workspace::locate_key(text, key)
+                .filter(|(line, _)| workspace.files_at().is_none_or(|(from, _)| *line >= from))
+                .or(workspace.files_at())
+                .or(fixture_at),
+            None => fixture_at,
         };
         LoadError::new(file, at, e.to_string())
     })?;
