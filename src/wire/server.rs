@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::anthropic::{self, Usage};
+use super::incremental::IncrementalReader;
 use super::record::{Api, Exchange, FINISHED_TEXT, Finish, Record, Reply, SIDE_TEXT, WireRequest};
 use super::translate::Translation;
 use super::{BadRequest, WireError, chat, gemini, responses, sse, token_estimate};
@@ -92,6 +93,10 @@ struct Shared {
     /// model's own calls shown back to it.
     translation: Mutex<Translation>,
     record: Mutex<Record>,
+    /// The previous Anthropic request's messages, so the next one parses
+    /// only what it adds (`None` while a request holds it: a request that
+    /// arrives meanwhile is read whole).
+    anthropic_reader: Mutex<Option<IncrementalReader>>,
     activity: Mutex<Activity>,
     options: ServerOptions,
 }
@@ -126,6 +131,7 @@ impl MockServer {
             model: Mutex::new(model),
             translation: Mutex::new(Translation::new(options.workspace.clone())),
             record: Mutex::new(Record::default()),
+            anthropic_reader: Mutex::new(Some(IncrementalReader::default())),
             activity: Mutex::new(Activity {
                 in_flight: 0,
                 last_request_end: Instant::now(),
@@ -331,8 +337,22 @@ fn router(shared: Arc<Shared>) -> Router {
 
 type SharedState = State<Arc<Shared>>;
 
+/// `POST /v1/messages`: read on from the previous request's messages
+/// (see [`IncrementalReader`]), which get them back once answered.
 async fn messages(State(shared): SharedState, body: Result<Bytes, BytesRejection>) -> Response {
-    handle(Api::Anthropic, shared, body).await
+    let reader = lock(&shared.anthropic_reader).take();
+    let Some(mut reader) = reader else {
+        return handle(Api::Anthropic, shared, body).await;
+    };
+    let (response, request) = handle_with(Api::Anthropic, Arc::clone(&shared), body, |body| {
+        reader.read(body)
+    })
+    .await;
+    if let Some(request) = request {
+        reader.give_back(request.messages);
+    }
+    *lock(&shared.anthropic_reader) = Some(reader);
+    response
 }
 
 async fn chat_completions(
@@ -361,6 +381,7 @@ async fn gemini_api(
                 gemini::parse_request(body, &model, stream)
             })
             .await
+            .0
         }
         Ok(gemini::Method::CountTokens) => match body {
             Ok(body) => {
@@ -485,15 +506,17 @@ async fn handle(api: Api, shared: Arc<Shared>, body: Result<Bytes, BytesRejectio
         }),
     })
     .await
+    .0
 }
 
-/// Reads the body with `parse`, asks the model, answers in `api`'s shape.
+/// Reads the body with `parse`, asks the model, answers in `api`'s shape;
+/// returns the answer and the request read (`None` when it was not).
 async fn handle_with(
     api: Api,
     shared: Arc<Shared>,
     body: Result<Bytes, BytesRejection>,
-    parse: impl FnOnce(&[u8]) -> Result<WireRequest, BadRequest>,
-) -> Response {
+    parse: impl FnOnce(&Bytes) -> Result<WireRequest, BadRequest>,
+) -> (Response, Option<WireRequest>) {
     let _in_flight = InFlight::new(&shared);
     let parsed = body
         .map_err(|e| BadRequest {
@@ -513,14 +536,17 @@ async fn handle_with(
                 },
                 Vec::new(),
             );
-            return error_response(api, e.status, &e.message);
+            return (error_response(api, e.status, &e.message), None);
         }
     };
     let worker = Arc::clone(&shared);
     let answered = tokio::task::spawn_blocking(move || answer(&worker, api, request)).await;
     let (index, request, reply) = match answered {
         Ok(answered) => answered,
-        Err(e) => return error_response(api, 500, &format!("the model failed: {e}")),
+        Err(e) => {
+            let response = error_response(api, 500, &format!("the model failed: {e}"));
+            return (response, None);
+        }
     };
     let mut response = render(api, &shared.options, index, &request, &reply);
     // Tells agent-eval's own HTTP clients (the built-in loop through the
@@ -532,7 +558,7 @@ async fn handle_with(
             axum::http::HeaderValue::from_static("script_exhausted"),
         );
     }
-    response
+    (response, Some(request))
 }
 
 /// Asks the model (under its lock, so the record follows the model's order)
