@@ -31,7 +31,7 @@ use serde_json::Value;
 use super::BadRequest;
 use super::anthropic::{self, Element, push_block};
 use super::fields::Object;
-use super::record::{WireRequest, normalize_task_message};
+use super::record::{Lineage, WireRequest, normalize_task_message};
 use crate::llm::{Content, ContentBlock, Message, Role};
 
 /// The deepest nesting an element of `messages` may have when read alone
@@ -123,6 +123,10 @@ pub struct IncrementalReader {
     /// Elements of `messages` parsed by the last read (not taken from the
     /// previous body).
     parsed: usize,
+    /// Requests read so far (kept when the rest starts over).
+    serial: u64,
+    /// The last request read.
+    lineage: Option<Lineage>,
 }
 
 /// Where a scan stopped: `None` is anything to leave to the whole parse.
@@ -178,13 +182,41 @@ impl IncrementalReader {
     /// follows the elements of `messages` it shares with the previous body.
     pub fn read(&mut self, body: &Bytes) -> Result<WireRequest, BadRequest> {
         self.parsed = 0;
-        match self.read_on(body) {
-            Some(request) => Ok(request),
-            None => {
-                *self = Self::default();
-                anthropic::parse_request(body)
+        let previous = self.lineage.take().map(|lineage| lineage.serial);
+        let (read, after) = match self.read_on(body) {
+            Some((request, unchanged)) => {
+                let after = unchanged.zip(previous);
+                (
+                    Ok(request),
+                    after.map(|(unchanged, serial)| (serial, unchanged)),
+                )
             }
+            None => {
+                self.start_over();
+                (anthropic::parse_request(body), None)
+            }
+        };
+        if read.is_ok() {
+            self.serial += 1;
+            self.lineage = Some(Lineage {
+                serial: self.serial,
+                after,
+            });
         }
+        read
+    }
+
+    /// The last request read, if it was read.
+    pub fn lineage(&self) -> Option<Lineage> {
+        self.lineage
+    }
+
+    /// Forgets the previous body (not the count of requests read).
+    fn start_over(&mut self) {
+        *self = Self {
+            serial: self.serial,
+            ..Self::default()
+        };
     }
 
     /// How many elements of `messages` the last [`Self::read`] parsed
@@ -200,7 +232,7 @@ impl IncrementalReader {
             return;
         };
         if messages.len() != finished.len {
-            *self = Self::default();
+            self.start_over();
             return;
         }
         if finished.appended {
@@ -241,11 +273,14 @@ impl IncrementalReader {
         }
     }
 
-    fn read_on(&mut self, body: &Bytes) -> Scan<WireRequest> {
+    /// The request, and how many of its messages are those of the
+    /// previous request (`None`: it was read from the start).
+    fn read_on(&mut self, body: &Bytes) -> Scan<(WireRequest, Option<usize>)> {
         let k = self.resume_point(body);
         let mut tail = Object::new();
+        let mut unchanged = None;
         let at = if k == 0 {
-            *self = Self::default();
+            self.start_over();
             let at = expect(body, 0, b'{')?;
             let at = self.read_fields(body, at, false, &mut tail)?;
             if self.elements.is_empty() {
@@ -254,14 +289,20 @@ impl IncrementalReader {
             at
         } else {
             self.truncate(k);
+            let kept = &self.assembly.messages;
+            let open = kept.last().is_some_and(|last| last.role == Role::User);
+            let kept = kept.len();
             let at = self.read_elements(body, self.elements[k - 1].end, false)?;
+            // A `system` element right after a user message is added to it.
+            let extended = open && self.elements.get(k).is_some_and(|e| !e.resumable);
+            unchanged = Some(kept - usize::from(extended));
             self.read_fields(body, at, true, &mut tail)?
         };
         if skip_whitespace(body, at) != body.len() {
             return None;
         }
         self.body = body.clone();
-        self.finish(tail)
+        Some((self.finish(tail)?, unchanged))
     }
 
     /// Reads the body's top-level fields from `at` (just after its `{`, or
@@ -509,10 +550,20 @@ mod tests {
             let mut messages: Vec<Value> = start.iter().map(|&(k, n)| message(k, n)).collect();
             let mut layout = layout;
             let mut reader = IncrementalReader::default();
+            let mut previous: Option<(u64, Vec<Message>)> = None;
             for (change, give_back) in &changes {
                 let sent = Bytes::from(body(&messages, layout));
                 let read = reader.read(&sent);
                 prop_assert_eq!(&read, &anthropic::parse_request(&sent));
+                let lineage = reader.lineage();
+                if let (Some(lineage), Ok(request)) = (lineage, &read) {
+                    // What the lineage says is kept, is.
+                    if let (Some((serial, unchanged)), Some((before, kept))) = (lineage.after, &previous) {
+                        prop_assert_eq!(serial, *before);
+                        prop_assert_eq!(&kept[..unchanged], &request.messages[..unchanged]);
+                    }
+                    previous = Some((lineage.serial, request.messages.clone()));
+                }
                 if let (Ok(request), true) = (read, give_back) {
                     reader.give_back(request.messages);
                 }
@@ -539,6 +590,8 @@ mod tests {
             assert_eq!(request.messages.len(), 2 * turns as usize + 1);
             let parsed = if turns == 50 { 101 } else { 2 };
             assert_eq!(reader.elements_parsed(), parsed);
+            let kept = (turns > 50).then(|| (u64::from(turns - 50), 2 * turns as usize - 1));
+            assert_eq!(reader.lineage().unwrap().after, kept);
             reader.give_back(request.messages);
         }
         // Messages not given back: the next request is read from the start.
