@@ -64,7 +64,7 @@ fn check_message<'m>(
     }
     let turn = *turn;
     let mut flag = |rule: String| flag(turn, rule);
-    let expected = if index % 2 == 0 {
+    let expected = if index.is_multiple_of(2) {
         Role::User
     } else {
         Role::Assistant
@@ -291,7 +291,7 @@ mod tests {
     fn message(kind: u8, n: u8) -> Message {
         let id = format!("t{}", n % 6);
         match kind % 7 {
-            0 => Message::user_text(if n % 9 == 0 { "" } else { "task" }),
+            0 => Message::user_text(if n.is_multiple_of(9) { "" } else { "task" }),
             1 => Message::blocks(Role::Assistant, vec![call(&id)]),
             2 => Message::blocks(Role::User, vec![result(&id)]),
             3 => Message::blocks(Role::User, vec![ContentBlock::text("x"), result(&id)]),

@@ -452,13 +452,13 @@ mod tests {
                  "input": {"command": format!("echo {n}")}}]}),
             3 => json!({"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": format!("toolu_{n}"), "content": "ran",
-                 "is_error": n % 2 == 0}]}),
+                 "is_error": n.is_multiple_of(2)}]}),
             4 => json!({"role": "system", "content": format!("s{n}")}),
             5 => json!({"role": "system", "content": [{"type": "text", "text": format!("p{n}")}]}),
             6 => json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "x"},
                 {"type": "text", "text": format!("b{n}")}]}),
             7 => json!({"role": "assistant", "content": format!("plain {n}")}),
-            _ if n % 5 == 0 => json!({"role": "robot", "content": "?"}),
+            _ if n.is_multiple_of(5) => json!({"role": "robot", "content": "?"}),
             _ => json!({"role": "user", "content": [{"type": "text", "text": format!("v{n}")},
                 {"type": "text", "text": "w"}]}),
         }
