@@ -70,6 +70,13 @@ pub struct ServerOptions {
     /// The outside agent's workspace: where `{WORKDIR}` points and where
     /// the tool translation reads files (see [`super::translate`]).
     pub workspace: Option<std::path::PathBuf>,
+    /// A cell with planning off: this dialect's planning tools are taken
+    /// out of every request before the model sees it (and from the
+    /// record), so the model is never offered them, whatever the agent
+    /// sends. An agent with no switch for its planning tool (codex-acp
+    /// 0.16.0 offers `update_plan` whatever its config says) thus runs a
+    /// no-planning cell for real; `None`: every offered tool is shown.
+    pub withheld_planning: Option<crate::plan::dialect::Dialect>,
 }
 
 impl Default for ServerOptions {
@@ -81,6 +88,7 @@ impl Default for ServerOptions {
             body_limit: DEFAULT_BODY_LIMIT,
             side_requests: true,
             workspace: None,
+            withheld_planning: None,
         }
     }
 }
@@ -596,12 +604,17 @@ async fn handle_with(
 fn answer(
     shared: &Shared,
     api: Api,
-    request: WireRequest,
+    mut request: WireRequest,
     lineage: Option<Lineage>,
 ) -> (usize, WireRequest, Reply) {
     if shared.options.side_requests && request.tools.is_empty() {
         let index = record(shared, api, &request, Reply::Side, Vec::new(), lineage);
         return (index, request, Reply::Side);
+    }
+    if let Some(dialect) = shared.options.withheld_planning {
+        request
+            .tools
+            .retain(|t| !dialect.get().is_planning_tool(&t.name));
     }
     let violations = match lineage {
         Some(lineage) => lock(&shared.checked).check(&request.messages, lineage),
