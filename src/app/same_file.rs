@@ -61,7 +61,11 @@ fn inside(path: &Path, folder: &Identity) -> bool {
     };
     // An output that exists is judged where it leads (a symbolic link to
     // a transcript inside a folder read); one not made yet by its folder.
-    let Ok(mut at) = path.canonicalize().or_else(|_| parent.canonicalize()) else {
+    let start = match path.canonicalize() {
+        Ok(real) => real.parent().map(Path::to_path_buf),
+        Err(_) => parent.canonicalize().ok(),
+    };
+    let Some(mut at) = start else {
         return false;
     };
     loop {
