@@ -224,7 +224,8 @@ fn trend_chart(title: &str, trends: &[CellTrend]) -> Result<String, AppError> {
         })
         .collect();
     let runs = crate::report::trend_svg::Runs { labels: &labels };
-    crate::report::trend_svg::render(title, runs, &lines).map_err(AppError::Usage)
+    crate::report::trend_svg::render(title, runs, &lines)
+        .map_err(|e| AppError::Usage(e.to_string()))
 }
 
 /// The table: a summary line, the cells that flap, moved or changed

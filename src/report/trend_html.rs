@@ -53,7 +53,8 @@ pub fn render(title: &str, svg: &str, trends: &[CellTrend]) -> String {
         );
     } else {
         let start = svg.find("<svg").unwrap_or(svg.len());
-        let _ = writeln!(page, "<div class=\"chart\">{}</div>", &svg[start..]);
+        let chart = svg.get(start..).unwrap_or("");
+        let _ = writeln!(page, "<div class=\"chart\">{chart}</div>");
     }
     page.push_str(&tables(&eventful));
     if !steady.is_empty() {

@@ -10,6 +10,7 @@
 //! ([`crate::results::history`]); which cells are drawn is the caller's
 //! choice (`agent-eval history` draws the ones that moved).
 
+use super::chart_error::ChartError;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -44,9 +45,9 @@ pub struct Runs<'a> {
 }
 
 /// Renders the trend chart of `lines` over the recorded `runs` as SVG.
-pub fn render(title: &str, runs: Runs<'_>, lines: &[TrendLine]) -> Result<String, String> {
+pub fn render(title: &str, runs: Runs<'_>, lines: &[TrendLine]) -> Result<String, ChartError> {
     let mut svg = String::new();
-    draw(title, runs, lines, &mut svg).map_err(|e| format!("cannot draw the chart: {e}"))?;
+    draw(title, runs, lines, &mut svg).map_err(|e| ChartError(e.to_string()))?;
     // Names come from scenario files: controls would make invalid XML.
     Ok(super::escape::xml_chars(&svg).into_owned())
 }
