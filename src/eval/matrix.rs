@@ -20,7 +20,7 @@ use std::ops::Range;
 use super::execute::{RunEnv, RunError, run_once_in};
 use crate::results::cell_runs::{RunsBuilder, Spill, SpillError};
 use crate::results::record::RunResult;
-use crate::results::scenario_result::ScenarioResult;
+use crate::results::scenario_result::{RunFailure, ScenarioResult};
 pub use crate::results::shard::Shard;
 use crate::results::summary::CellSummary;
 pub use crate::scenario::cells::{Cell, cells};
@@ -332,8 +332,8 @@ pub enum UnitOutcome {
     /// Never started: the spend limit was reached before its turn (runs
     /// already started finish).
     NotRun,
-    /// Could not happen; the message says why.
-    Failed(String),
+    /// Could not happen; the failure says why.
+    Failed(RunFailure),
 }
 
 /// Units per thread in a batch. Every unit of a batch finishes before the
@@ -375,7 +375,12 @@ pub fn run_units(
         // error is kept for the scenario's result, the others go on.
         let record = match run_once_in(scenario, cell, unit.seed, &options.env) {
             Ok(record) => record,
-            Err(e) => return Ok(UnitOutcome::Failed(e.to_string())),
+            Err(e) => {
+                return Ok(UnitOutcome::Failed(RunFailure {
+                    agent: matches!(e, RunError::Agent { .. }),
+                    message: e.to_string(),
+                }));
+            }
         };
         // A run cut short by Ctrl-C measured nothing meaningful.
         if crate::cancel::requested() {
@@ -454,7 +459,7 @@ fn run_and_summarise(
                 .collect()
         })
         .collect();
-    let mut run_errors: Vec<Vec<String>> = vec![Vec::new(); scenarios.len()];
+    let mut run_errors: Vec<Vec<RunFailure>> = vec![Vec::new(); scenarios.len()];
     run_units(
         scenarios,
         plan,
@@ -477,11 +482,11 @@ fn run_and_summarise(
                         cell.push(&metrics, writer)?;
                     }
                 }
-                UnitOutcome::Failed(message) => {
+                UnitOutcome::Failed(failure) => {
                     if let Some(errors) = run_errors.get_mut(unit.scenario)
-                        && !errors.contains(&message)
+                        && !errors.contains(&failure)
                     {
-                        errors.push(message);
+                        errors.push(failure);
                     }
                 }
                 UnitOutcome::NotRun => {}
@@ -515,7 +520,7 @@ fn summarise(
     plan: &Plan,
     cells: Vec<RunsBuilder>,
     spill: Option<&std::sync::Arc<Spill>>,
-    run_errors: Vec<String>,
+    run_errors: Vec<RunFailure>,
     options: &EvalOptions,
 ) -> ScenarioResult {
     let steps_total = scenario.steps_total();
@@ -542,6 +547,16 @@ fn summarise(
     }
     result.run_errors = run_errors;
     result.agent = scenario.agent.preset.map(super::execute::presets::describe);
+    if scenario.agent.preset.is_some() {
+        // The agent's own reminder policy stands where agent-eval's would:
+        // a setting of agent-eval's policy no cell shows (nag, placement)
+        // is left out of the expectations' words.
+        let unseen: Vec<_> = super::execute::presets::OWN_POLICY_AXES
+            .into_iter()
+            .filter(|axis| result.cells.iter().all(|c| c.settings.get(axis).is_none()))
+            .collect();
+        result.hide_axes(&unseen);
+    }
     result.profile = scenario.profile.clone();
     result
 }
