@@ -143,3 +143,88 @@ fn a_real_agent_replay_shows_its_task_as_the_task_not_as_a_reminder() {
     // Codex has no planning reminder: nothing in its run is one.
     assert!(!out.contains('⚑'), "{out}");
 }
+
+#[test]
+fn a_redirected_stderr_hears_of_each_scenario_as_it_ends() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let log = dir.path().join("stderr.log");
+    let run = |extra: &[&str]| {
+        let file = std::fs::File::create(&log).expect("the log file");
+        let status = support::agent_eval_in(repo())
+            .args(["run", "scenarios/scripted/guards.yaml"])
+            .args(["scenarios/scripted/no_todo.yaml"])
+            .args(extra)
+            .stdout(std::process::Stdio::null())
+            .stderr(file)
+            .status()
+            .expect("the binary runs");
+        (
+            status,
+            std::fs::read_to_string(&log).expect("the log reads"),
+        )
+    };
+    let (status, text) = run(&[]);
+    assert_eq!(status.code(), Some(0), "{text}");
+    // One line each, in the order they ended (any, when runs go in
+    // parallel), counted.
+    assert_eq!(text.lines().count(), 2, "{text}");
+    for name in ["guards", "no_todo"] {
+        let file = format!("(scenarios/scripted/{name}.yaml): 1 run");
+        assert!(
+            text.lines()
+                .any(|l| l.contains("] ended: ") && l.ends_with(&file)),
+            "{text}"
+        );
+    }
+    let counters: Vec<&str> = text.lines().filter_map(|l| l.split(']').next()).collect();
+    assert_eq!(counters, ["[1/2", "[2/2"], "{text}");
+    // `--quiet` keeps stderr for what went wrong.
+    let (_, quiet) = run(&["--quiet"]);
+    assert_eq!(quiet, "");
+}
+
+#[test]
+fn a_scenario_whose_runs_could_not_happen_still_gets_its_line() {
+    let output = support::agent_eval_in(repo())
+        .args(["run", "scenarios/scripted/guards.yaml", "--agent", "exit 3"])
+        .output()
+        .expect("the binary runs");
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        err.lines().any(|l| l.starts_with("[1/1] ended: ")
+            && l.ends_with("(scenarios/scripted/guards.yaml): 0 runs, 1 not measured")),
+        "{err}"
+    );
+}
+
+#[test]
+fn calibrate_draws_no_conclusion_beside_too_few_observations() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let logs = dir.path().join("logs");
+    let ran = support::agent_eval_in(repo())
+        .args([
+            "run",
+            "scenarios/simulated/docs_fixes.yaml",
+            "--seeds",
+            "2",
+            "-q",
+        ])
+        .arg("--log-dir")
+        .arg(&logs)
+        .output()
+        .expect("the binary runs");
+    assert!(ran.status.code().is_some_and(|c| c <= 1), "{ran:?}");
+    let output = support::agent_eval_in(repo())
+        .arg("calibrate")
+        .arg(&logs)
+        .output()
+        .expect("the binary runs");
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    // The fit stands, but every statistic rests on a handful of sessions:
+    // nothing is concluded, so nothing is said to be uncontradicted.
+    assert!(out.contains("the fit is not rejected"), "{out}");
+    assert!(out.contains("too few observed (n = "), "{out}");
+    assert!(out.contains("Nothing is concluded about them."), "{out}");
+    assert!(!out.contains("is contradicted"), "{out}");
+}

@@ -96,6 +96,12 @@ pub enum EvalEvent<'a> {
         /// Everything the run produced (for run logs).
         record: &'a crate::results::record::RunRecord,
     },
+    /// A unit ended without a measurement: its run could not happen, or
+    /// was never started (a spend limit). Reporters that count units to a
+    /// scenario's end count these too.
+    RunUnmeasured {
+        unit: Unit,
+    },
     ScenarioFinished {
         result: &'a ScenarioResult,
     },
@@ -369,6 +375,7 @@ pub fn run_units(
         };
         let spends = matches!(scenario.model, ModelSpec::Real(_));
         if spends && budget.is_some_and(|b| !b.allows_new_run()) {
+            on_event(&EvalEvent::RunUnmeasured { unit });
             return Ok(UnitOutcome::NotRun);
         }
         // A run that cannot happen costs its scenario only: the
@@ -376,6 +383,7 @@ pub fn run_units(
         let record = match run_once_in(scenario, cell, unit.seed, &options.env) {
             Ok(record) => record,
             Err(e) => {
+                on_event(&EvalEvent::RunUnmeasured { unit });
                 return Ok(UnitOutcome::Failed(RunFailure {
                     agent: matches!(e, RunError::Agent { .. }),
                     message: e.to_string(),

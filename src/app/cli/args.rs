@@ -447,6 +447,7 @@ impl RunArgs {
             detail: detail(self.verbose),
             color: app::stdout_wants_color(),
             progress,
+            scenario_lines: !progress,
             real: self.real,
             max_runs: self.max_runs,
             agent: self.agent,
