@@ -17,6 +17,7 @@
 use rayon::prelude::*;
 use std::ops::Range;
 
+use super::error::{CapError, TooManyRuns};
 use super::execute::{RunEnv, RunError, run_once_in};
 use crate::results::cell_runs::{RunsBuilder, Spill, SpillError};
 use crate::results::record::RunResult;
@@ -64,8 +65,8 @@ pub enum EvalError {
     #[error("interrupted: runs were stopped before they all finished; no report was written")]
     Interrupted,
     /// The matrix holds more runs than the cap; nothing was run.
-    #[error("{0}")]
-    TooManyRuns(String),
+    #[error(transparent)]
+    TooManyRuns(TooManyRuns),
     /// The runs' records could not be kept in the temporary spill file.
     #[error(transparent)]
     Spill(#[from] SpillError),
@@ -120,29 +121,30 @@ pub fn seeds(scenario: &Scenario, options: &EvalOptions) -> Vec<u64> {
 }
 
 /// How many runs a scenario's matrix makes, counted without building more
-/// than `limit` runs' worth of cells: `Ok(runs)`, or `Err(message)` when
-/// they are more than `limit`.
-pub fn count_runs(scenario: &Scenario, options: &EvalOptions, limit: u64) -> Result<u64, String> {
+/// than `limit` runs' worth of cells: `Ok(runs)`, or why they are more
+/// than `limit`.
+pub fn count_runs(scenario: &Scenario, options: &EvalOptions, limit: u64) -> Result<u64, CapError> {
     let seeds = seed_count(scenario, options);
     let combos = combinations(scenario);
-    let over = |what: String| {
-        Err(format!(
-            "runs: the matrix makes more than the cap of {limit} runs ({what}); raise the cap with --max-runs N, or vary fewer values or seeds"
-        ))
-    };
     // Cheap answers first: every combination is at most one cell.
     if combos.saturating_mul(seeds) <= limit {
         return Ok(cells(scenario).len() as u64 * seeds);
     }
     if combos > limit {
-        return over(format!(
-            "{combos} combinations of its axes' values × {seeds} seeds"
-        ));
+        return Err(CapError::Combinations {
+            limit,
+            combos,
+            seeds,
+        });
     }
     let most_cells = usize::try_from(limit / seeds.max(1)).unwrap_or(usize::MAX);
     match cells_up_to(scenario, most_cells) {
         (found, true) => Ok(found.len() as u64 * seeds),
-        (_, false) => over(format!("over {most_cells} cells × {seeds} seeds")),
+        (_, false) => Err(CapError::Cells {
+            limit,
+            cells: most_cells,
+            seeds,
+        }),
     }
 }
 
@@ -168,10 +170,10 @@ pub fn admit(scenarios: Vec<Scenario>, options: &EvalOptions) -> (Vec<Scenario>,
     for scenario in scenarios {
         match count_runs(&scenario, options, limit) {
             Ok(_) => admitted.push(scenario),
-            Err(message) => errors.push(LoadError::new(
+            Err(e) => errors.push(LoadError::new(
                 &scenario.file,
                 scenario.runs_position,
-                message,
+                e.to_string(),
             )),
         }
     }
@@ -213,15 +215,16 @@ impl Plan {
         let mut total: u64 = 0;
         for scenario in scenarios {
             let remaining = limit.saturating_sub(total);
-            count_runs(scenario, options, remaining).map_err(|message| {
+            count_runs(scenario, options, remaining).map_err(|source| {
+                let file = scenario.file.clone();
                 EvalError::TooManyRuns(if total == 0 {
-                    format!("{}: {message}", scenario.file.display())
+                    TooManyRuns::Scenario { file, source }
                 } else {
-                    format!(
-                        "the run makes more than the cap of {limit} runs in all ({} runs before {}; raise it with --max-runs N, or run fewer scenarios or seeds)",
-                        total,
-                        scenario.file.display()
-                    )
+                    TooManyRuns::InAll {
+                        limit,
+                        before: total,
+                        file,
+                    }
                 })
             })?;
             let scenario_plan = PlannedScenario {
@@ -698,7 +701,10 @@ mod tests {
         );
         let options = EvalOptions::default();
         let e = count_runs(&big, &options, DEFAULT_MAX_RUNS).unwrap_err();
-        assert!(e.contains("more than the cap of 1000000 runs"), "{e}");
+        assert!(
+            e.to_string().contains("more than the cap of 1000000 runs"),
+            "{e}"
+        );
         assert!(matches!(
             Plan::new(std::slice::from_ref(&big), &options),
             Err(EvalError::TooManyRuns(_))

@@ -439,7 +439,7 @@ impl RunArgs {
             keep_transcripts: self.keep_transcripts,
             list: self.list,
             fail_fast: self.fail_fast,
-            shard: resolve_shard(self.shard).map_err(AppError::Usage)?,
+            shard: resolve_shard(self.shard).map_err(|e| AppError::Usage(e.to_string()))?,
             baseline: self.baseline,
             baseline_branch: self.baseline_branch,
             tolerance: self.tolerance,
