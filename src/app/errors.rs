@@ -1,8 +1,46 @@
 //! Errors of the commands' own checks that are not bad scenario files:
-//! `--shard auto` read off the CI engines' variables ([`ShardAutoError`]).
-//! Each message is the text users read (a test pins them).
+//! `--shard auto` read off the CI engines' variables ([`ShardAutoError`]),
+//! and real-model runs refused or not set up ([`RealModelError`]). Each
+//! message is the text users read (a test pins them).
+
+use std::path::PathBuf;
 
 use thiserror::Error;
+
+use crate::model::http::{BadBudget, HttpModelError};
+
+/// Real-model runs that may not start, or cannot be set up.
+#[derive(Debug, Error)]
+pub enum RealModelError {
+    /// `--max-cost USD` not an amount.
+    #[error("expected an amount of US dollars >= 0, got {raw:?}")]
+    NotAnAmount { raw: String },
+    /// The estimate is above `--max-cost`.
+    #[error(
+        "the estimated cost ${cost:.2} is above --max-cost ${limit:.2}: raise --max-cost, run fewer (--seeds, --filter), or give --yes to start anyway and stop starting runs once ${limit:.2} is spent"
+    )]
+    AboveMaxCost { cost: f64, limit: f64 },
+    /// The estimate is above the default budget, and no limit was given.
+    #[error(
+        "the estimated cost ${cost:.2} is above the default budget of ${budget:.2}: give --max-cost USD to allow a budget (no new run starts once it is spent) or --yes to run anyway"
+    )]
+    AboveDefaultBudget { cost: f64, budget: f64 },
+    /// `--record` with no real model to record.
+    #[error(
+        "--record records real-model runs, and no scenario uses a real model (give --model anthropic:NAME or openai:NAME)"
+    )]
+    NothingToRecord,
+    #[error(transparent)]
+    Http(#[from] HttpModelError),
+    #[error(transparent)]
+    Budget(#[from] BadBudget),
+    /// A scenario's real model cannot be reached as configured.
+    #[error("{}: {source}", file.display())]
+    Backend {
+        file: PathBuf,
+        source: HttpModelError,
+    },
+}
 
 /// `--shard auto` found no shard, or more than one, in the environment.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -51,7 +89,40 @@ pub enum ShardAutoError {
 
 #[cfg(test)]
 mod tests {
-    use super::ShardAutoError;
+    use super::{RealModelError, ShardAutoError};
+
+    /// The messages users read, pinned byte for byte as they were when
+    /// the real-model checks returned strings.
+    #[test]
+    fn real_model_messages_are_the_ones_users_read() {
+        let cases = [
+            (
+                RealModelError::NotAnAmount { raw: "x".into() },
+                "expected an amount of US dollars >= 0, got \"x\"",
+            ),
+            (
+                RealModelError::AboveMaxCost {
+                    cost: 12.345,
+                    limit: 5.0,
+                },
+                "the estimated cost $12.35 is above --max-cost $5.00: raise --max-cost, run fewer (--seeds, --filter), or give --yes to start anyway and stop starting runs once $5.00 is spent",
+            ),
+            (
+                RealModelError::AboveDefaultBudget {
+                    cost: 30.0,
+                    budget: 10.0,
+                },
+                "the estimated cost $30.00 is above the default budget of $10.00: give --max-cost USD to allow a budget (no new run starts once it is spent) or --yes to run anyway",
+            ),
+            (
+                RealModelError::NothingToRecord,
+                "--record records real-model runs, and no scenario uses a real model (give --model anthropic:NAME or openai:NAME)",
+            ),
+        ];
+        for (error, text) in cases {
+            assert_eq!(error.to_string(), text);
+        }
+    }
 
     /// The messages users read, pinned byte for byte as they were when
     /// `shard_from_env` returned strings.
