@@ -28,7 +28,7 @@ fn an_agent_that_cannot_start_ends_the_run_saying_so_with_its_output_as_lines() 
     assert_eq!(output.status.code(), Some(2), "{out}\n{err}");
     assert!(!out.contains("all held"), "{out}");
     assert!(!out.contains("0 scenarios"), "{out}");
-    let last = out.lines().filter(|l| !l.starts_with("::")).last();
+    let last = out.lines().rfind(|l| !l.starts_with("::"));
     assert_eq!(
         last,
         Some("could not start the agent: 1 scenario not measured (the error above)"),

@@ -736,7 +736,7 @@ mod tests {
             ..EvalOptions::default()
         };
         assert!(
-            matches!(Plan::new(&two, &options), Err(EvalError::TooManyRuns(m)) if m.contains("in all"))
+            matches!(Plan::new(&two, &options), Err(EvalError::TooManyRuns(m)) if m.to_string().contains("in all"))
         );
         let options = EvalOptions {
             max_runs: Some(650_000),

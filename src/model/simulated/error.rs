@@ -51,6 +51,10 @@ impl ParamsError {
 mod tests {
     use super::super::SimulateParams;
 
+    /// A change to the defaults, the message it brings and the parameter
+    /// that message names.
+    type Case = (fn(&mut SimulateParams), &'static str, Option<&'static str>);
+
     fn message(change: impl Fn(&mut SimulateParams)) -> (String, Option<&'static str>) {
         let mut params = SimulateParams::default();
         change(&mut params);
@@ -65,7 +69,7 @@ mod tests {
     /// `validate` returned strings.
     #[test]
     fn messages_are_the_ones_users_read() {
-        let cases: [(fn(&mut SimulateParams), &str, Option<&str>); 7] = [
+        let cases: [Case; 7] = [
             (
                 |p| p.plan_first = 1.5,
                 "simulate.plan_first must be in [0, 1], got 1.5",
