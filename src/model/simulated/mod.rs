@@ -39,6 +39,7 @@
 //! Randomness: one ChaCha8 stream per turn, seeded from (run seed, turn),
 //! so a turn's choices depend on nothing but its input.
 
+mod error;
 mod params;
 pub mod profile;
 mod reading;
@@ -48,6 +49,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::Rng;
 use serde_json::{Value, json};
 
+pub use error::ParamsError;
 pub use params::SimulateParams;
 pub use profile::Profile;
 pub use seed::{mix, name_hash, run_seed};
