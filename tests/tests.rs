@@ -84,6 +84,7 @@ mod sessions;
 mod simulated_model;
 mod stream;
 mod temp_paths;
+mod terminal_width;
 mod todo_properties;
 mod transcripts;
 mod transcripts_real;

@@ -105,7 +105,7 @@ fn draw<'a>(
             .draw()?;
 
         let centres: Vec<(f64, f64)> = points.iter().map(|(p, _)| *p).collect();
-        let ordered = matches!(axis, Some(Axis::NagThreshold | Axis::Simulate(_)));
+        let ordered = axis.as_ref().is_some_and(Axis::is_ordered);
         draw_with_todo(&mut chart, &points, &result.axis, ordered)?;
         let pixels: Vec<(i32, i32)> = centres.iter().map(|&p| chart.backend_coord(&p)).collect();
         draw_names(&root, &labels, &pixels)?;

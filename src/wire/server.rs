@@ -66,6 +66,13 @@ pub struct ServerOptions {
     /// The outside agent's workspace: where `{WORKDIR}` points and where
     /// the tool translation reads files (see [`super::translate`]).
     pub workspace: Option<std::path::PathBuf>,
+    /// A cell with planning off: this dialect's planning tools are taken
+    /// out of every request before the model sees it (and from the
+    /// record), so the model is never offered them, whatever the agent
+    /// sends. An agent with no switch for its planning tool (codex-acp
+    /// 0.16.0 offers `update_plan` whatever its config says) thus runs a
+    /// no-planning cell for real; `None`: every offered tool is shown.
+    pub withheld_planning: Option<crate::plan::dialect::Dialect>,
 }
 
 impl Default for ServerOptions {
@@ -77,6 +84,7 @@ impl Default for ServerOptions {
             body_limit: DEFAULT_BODY_LIMIT,
             side_requests: true,
             workspace: None,
+            withheld_planning: None,
         }
     }
 }
@@ -537,10 +545,15 @@ async fn handle_with(
 
 /// Asks the model (under its lock, so the record follows the model's order)
 /// and records the exchange. Returns the exchange's 1-based number.
-fn answer(shared: &Shared, api: Api, request: WireRequest) -> (usize, WireRequest, Reply) {
+fn answer(shared: &Shared, api: Api, mut request: WireRequest) -> (usize, WireRequest, Reply) {
     if shared.options.side_requests && request.tools.is_empty() {
         let index = lock(&shared.record).push(api, Some(&request), Reply::Side, Vec::new());
         return (index, request, Reply::Side);
+    }
+    if let Some(dialect) = shared.options.withheld_planning {
+        request
+            .tools
+            .retain(|t| !dialect.get().is_planning_tool(&t.name));
     }
     let violations = protocol::check(&request.messages);
     let mut model = lock(&shared.model);

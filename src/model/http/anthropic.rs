@@ -8,10 +8,8 @@
 //! dropped); the stop reason follows from the blocks, as for a scripted
 //! response. Input tokens are `input_tokens` plus the cache tokens.
 
-use super::{
-    ApiBlock, ApiKey, ApiModel, ApiReply, Endpoint, HttpContext, HttpModelError, Price, Usage,
-    WireFormat, with_api_ids,
-};
+use super::api_model::{ApiBlock, ApiModel, ApiReply, WireFormat, with_api_ids};
+use super::{ApiKey, Endpoint, HttpContext, HttpModelError, Price, Usage};
 use crate::llm::ModelRequest;
 use reqwest::header::HeaderName;
 use serde::{Deserialize, Serialize};
@@ -24,14 +22,14 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AnthropicParams {
-    #[serde(deserialize_with = "super::model_name")]
+    #[serde(deserialize_with = "super::flags::model_name")]
     pub model: String,
     #[serde(default = "default_max_tokens")]
     pub max_tokens: u32,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "super::temperature"
+        deserialize_with = "super::flags::temperature"
     )]
     pub temperature: Option<f64>,
     /// This model's price, used when the price table (the command line's
@@ -76,7 +74,7 @@ impl ApiModel<Messages> {
     ) -> Result<Self, HttpModelError> {
         let model = params.model.clone();
         let price = params.price;
-        super::build(Messages { params }, &model, price, endpoint, context, seed)
+        super::api_model::build(Messages { params }, &model, price, endpoint, context, seed)
     }
 }
 

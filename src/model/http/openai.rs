@@ -17,10 +17,8 @@
 //! call's `arguments` that are not a JSON object are passed on as a string,
 //! so the tool reports the error back to the model.
 
-use super::{
-    ApiBlock, ApiKey, ApiModel, ApiReply, Endpoint, HttpContext, HttpModelError, Price, Usage,
-    WireFormat, with_api_ids,
-};
+use super::api_model::{ApiBlock, ApiModel, ApiReply, WireFormat, with_api_ids};
+use super::{ApiKey, Endpoint, HttpContext, HttpModelError, Price, Usage};
 use crate::llm::{Content, ContentBlock, ModelRequest, Role};
 use reqwest::header::{AUTHORIZATION, HeaderName};
 use serde::{Deserialize, Serialize};
@@ -32,7 +30,7 @@ use serde_json::{Map, Value, json};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OpenAiParams {
-    #[serde(deserialize_with = "super::model_name")]
+    #[serde(deserialize_with = "super::flags::model_name")]
     pub model: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
@@ -41,7 +39,7 @@ pub struct OpenAiParams {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "super::temperature"
+        deserialize_with = "super::flags::temperature"
     )]
     pub temperature: Option<f64>,
     /// This model's price, used when the price table (the command line's
@@ -81,7 +79,7 @@ impl ApiModel<ChatCompletions> {
     ) -> Result<Self, HttpModelError> {
         let model = params.model.clone();
         let price = params.price;
-        super::build(
+        super::api_model::build(
             ChatCompletions { params },
             &model,
             price,
