@@ -68,6 +68,7 @@ mod integrity;
 mod layout;
 mod metrics;
 mod model_http;
+mod output_targets;
 mod read_only_commands;
 mod readme;
 mod readme_ci;

@@ -276,7 +276,11 @@ pub fn settle(scenario: &mut Scenario, require_binary: bool) -> Result<(), LoadE
             return Err(error(Some(at), lacks(scenario.agent.dialect)));
         }
         Some(_) => {}
-        None => scenario.agent.dialect = has[0],
+        None => {
+            if let Some(&first) = has.first() {
+                scenario.agent.dialect = first;
+            }
+        }
     }
     for (axis, values) in &scenario.runs.axes {
         for value in values {
