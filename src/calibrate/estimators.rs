@@ -544,14 +544,13 @@ mod tests {
         );
         assert_eq!(reminder_compliance(&s), (1.0, 1.0));
         assert_eq!(todo_update_rate(&s), (0.0, 1.0));
-        // Items still open: the last answer is still the closing one (the
-        // model answers so once it believes the work done, its list often
-        // open), no chance; the turn before it is an ordinary miss.
+        // Items still open: the last answer stays a chance (stopping early,
+        // or the work believed done with the list not closed: no session
+        // tells them apart).
         let mut stopped = s.clone();
         stopped.parts[0].turns[3] = turn(None, false, open.clone());
         stopped.parts[0].turns[4] = closing(&open);
-        assert_eq!(reminder_compliance(&stopped), (1.0, 1.0));
-        assert_eq!(todo_update_rate(&stopped), (0.0, 2.0));
+        assert_eq!(reminder_compliance(&stopped), (1.0, 2.0));
         // A text-only turn mid-part stays a chance.
         let mut middle = s.clone();
         middle.parts[0].turns.insert(2, Turn::default());

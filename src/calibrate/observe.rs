@@ -25,22 +25,24 @@ pub enum TurnKind {
     Ordinary,
     /// A turn that calls no tool and is either the first answer to a task
     /// (a chat, not a task) or the closing answer: the last turn of its
-    /// part. No planning chance is measured on it: the work is over, so a
-    /// reminder before it is no chance the agent missed, and counting it
-    /// would bias `reminder_compliance` and `todo_update_rate` down. That
-    /// holds whatever the list shows: the simulated model answers "All
-    /// steps are complete" whatever it drew once it believes the work
-    /// done, its list often still open (it ticks at most
-    /// `items_per_update` an update, and makes the closing update only
-    /// with `closing_update`); counted as a missed chance, that answer
-    /// read `reminder_compliance` 2% low on its own runs (0.686 for 0.7,
-    /// the truth held 16 times of 20). The price: a model that stops early
-    /// (a drift, drawn only where it did not plan) loses that miss, a bias
-    /// up as small as stopping early is rare. A text-only turn in the
-    /// middle of a part stays a chance. A write that leaves every item
-    /// completed is the closing update (`closing_update`, measured on the
-    /// parts' last plans), not an update at the ordinary rate: counting it
-    /// would bias `todo_update_rate` up by one update a task.
+    /// part, after a plan whose every item is completed. No planning chance
+    /// is measured on it: the work is over, so a reminder before it is no
+    /// chance the agent missed (the simulated model, too, answers "All
+    /// steps are complete" whatever it drew), and counting it would bias
+    /// `reminder_compliance` and `todo_update_rate` down. A last answer
+    /// while items are still open stays a chance. It is stopping early — a
+    /// drift, drawn only where the agent did not plan — or an answer once
+    /// the work is believed done with the list not yet closed (the model
+    /// ticks at most `items_per_update` an update and closes the list only
+    /// with `closing_update`); no session tells the two apart. Leaving
+    /// every such answer out read `reminder_compliance` 0.37 for 0.2 where
+    /// drift is common (the default attention); keeping them reads it 2%
+    /// low where drift is rare and the list often left open
+    /// (docs/calibration.md, *How it is proven*). So does a text-only turn
+    /// in the middle of a part. A write that leaves every item completed is
+    /// the closing update (`closing_update`, measured on the parts' last
+    /// plans), not an update at the ordinary rate: counting it would bias
+    /// `todo_update_rate` up by one update a task.
     Closing,
 }
 
@@ -82,7 +84,9 @@ pub fn classify(session: &Session) -> Vec<(usize, &Turn, TurnKind)> {
         for (index, turn) in part.turns.iter().enumerate() {
             let kind = if previous_rejected {
                 TurnKind::Recovery
-            } else if !acts(turn) && (index == 0 || index == last) || completes_list(turn) {
+            } else if !acts(turn) && (index == 0 || (index == last && finished(turn)))
+                || completes_list(turn)
+            {
                 // A write that completes the list is the closing update,
                 // reminded or not: it comes when the work is believed done.
                 TurnKind::Closing
