@@ -299,8 +299,10 @@ pub fn split(sessions: &[Session], holdout: f64, seed: u64) -> (Vec<Session>, Ve
     let held = ((groups.count as f64) * holdout.clamp(0.0, 1.0)).floor() as usize;
     let held = held.min(groups.count.saturating_sub(1));
     let mut held_out_group = vec![false; groups.count];
-    for (_, g) in &order[groups.count - held..] {
-        held_out_group[*g] = true;
+    for (_, g) in order.iter().skip(groups.count - held) {
+        if let Some(slot) = held_out_group.get_mut(*g) {
+            *slot = true;
+        }
     }
     let (mut training, mut held_out) = (Vec::new(), Vec::new());
     for (session, &g) in sessions.iter().zip(&groups.of) {
@@ -358,7 +360,7 @@ fn param_rows(
                 (None, Some(f)) if f.identified => (
                     ProfileParam {
                         value: round(f.best),
-                        interval: Some([round(f.interval[0]), round(f.interval[1])]),
+                        interval: Some(f.interval.map(round)),
                         n: sessions as u64,
                         source: Source::Fitted,
                     },

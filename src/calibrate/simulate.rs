@@ -43,7 +43,9 @@ pub fn shapes_of(sessions: &[Session], limit: usize) -> Vec<Shape> {
     if all.len() <= limit || limit == 0 {
         return all;
     }
-    (0..limit).map(|i| all[i * all.len() / limit]).collect()
+    (0..limit)
+        .filter_map(|i| all.get(i * all.len() / limit).copied())
+        .collect()
 }
 
 /// Each shape `times` times over, in order: the simulated sample of a
