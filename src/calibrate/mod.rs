@@ -79,7 +79,7 @@ pub enum CalibrateError {
     #[error("no session to calibrate on")]
     NoSessions,
     #[error("cannot build the simulated task shapes: {0}")]
-    Simulator(String),
+    Simulator(#[from] simulate::SimulatorError),
 }
 
 /// One parameter of the result: its profile entry and why it has that
@@ -209,8 +209,7 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     );
     let all_shapes: Vec<simulate::Shape> =
         fit_shapes.iter().chain(&check_shapes).copied().collect();
-    let mut simulator = Simulator::new(&all_shapes, simulate::typical_turn_chars(&training))
-        .map_err(CalibrateError::Simulator)?;
+    let mut simulator = Simulator::new(&all_shapes, simulate::typical_turn_chars(&training))?;
     let observed_tasks = simulate::shapes_of(&training, 0).len();
     let (observed, se) = fit::observed_moments(
         &training,

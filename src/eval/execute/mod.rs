@@ -3,8 +3,6 @@
 //! [`agent_process`]), the checks, the protocol check, and the run's record
 //! ([`crate::results::record`]).
 
-pub mod acp;
-pub mod acp_messages;
 pub mod agent_process;
 pub mod external;
 pub mod keep_transcripts;
