@@ -48,6 +48,7 @@ mod cli;
 mod cli_init;
 mod cli_ux;
 mod containment;
+mod contradictions;
 mod copilot;
 mod copilot_sql_heap;
 mod determinism;
