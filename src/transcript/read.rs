@@ -588,8 +588,9 @@ fn for_each_line(
         }
         let newline = memchr::memchr(b'\n', available);
         let taken = newline.map_or(available.len(), |at| at + 1);
-        let piece = &available[..newline.unwrap_or(available.len())];
-        hasher.update(&available[..taken]);
+        let (line, _) = available.split_at(taken);
+        let piece = line.strip_suffix(b"\n").unwrap_or(line);
+        hasher.update(line);
         total += taken as u64;
         match overlong.as_mut() {
             Some(length) => *length += piece.len(),
