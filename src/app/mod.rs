@@ -10,6 +10,7 @@ mod calibrate;
 mod check;
 pub mod ci;
 pub mod cli;
+pub mod errors;
 pub mod figures;
 mod history;
 mod init;
@@ -101,7 +102,7 @@ impl From<EvalError> for AppError {
         match e {
             EvalError::Run(e) => AppError::Run(e),
             EvalError::Interrupted => AppError::Interrupted,
-            EvalError::TooManyRuns(message) => AppError::Usage(message),
+            EvalError::TooManyRuns(e) => AppError::Usage(e.to_string()),
             EvalError::Spill(e) => AppError::Usage(e.to_string()),
         }
     }

@@ -379,7 +379,7 @@ struct FileRead<'a> {
 }
 
 impl FileRead<'_> {
-    fn record(&mut self, line: u64, value: &Value, summary: &mut ReadSummary) {
+    fn record(&mut self, line: u64, value: Value, summary: &mut ReadSummary) {
         if let Some(reader) = self.reader.as_mut()
             && let Err(why) = reader.record(value)
         {
@@ -520,7 +520,7 @@ fn parse_line(
         return;
     }
     let (reason, detail) = match bounded::parse(bytes) {
-        Ok(value) if value.is_object() => return state.record(number, &value, summary),
+        Ok(value) if value.is_object() => return state.record(number, value, summary),
         Ok(_) => (
             SkipReason::NotAnObject,
             "a JSON value that is not an object".into(),
@@ -588,9 +588,9 @@ fn for_each_line(
         }
         let newline = memchr::memchr(b'\n', available);
         let taken = newline.map_or(available.len(), |at| at + 1);
-        let (line, _) = available.split_at(taken);
-        let piece = line.strip_suffix(b"\n").unwrap_or(line);
-        hasher.update(line);
+        let (whole, _) = available.split_at(taken);
+        let piece = whole.strip_suffix(b"\n").unwrap_or(whole);
+        hasher.update(whole);
         total += taken as u64;
         match overlong.as_mut() {
             Some(length) => *length += piece.len(),

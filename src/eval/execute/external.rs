@@ -227,8 +227,8 @@ fn verdict(outcome: &ExternalOutcome, timeout_s: u64) -> Option<String> {
     match &outcome.acp {
         Some(acp) => acp
             .failure
-            .as_deref()
-            .map(|why| acp_failure(why, &outcome.log)),
+            .as_ref()
+            .map(|why| acp_failure(&why.to_string(), &outcome.log)),
         None => broken(outcome, timeout_s),
     }
 }
@@ -277,7 +277,11 @@ fn broken(outcome: &ExternalOutcome, timeout_s: u64) -> Option<String> {
             None => "it was killed by a signal before any model response".to_string(),
         }
     };
-    let tail = last_lines(outcome.log.lines());
+    let lines: Vec<&str> = outcome.log.lines().collect();
+    let tail = lines
+        .get(lines.len().saturating_sub(TAIL_LINES)..)
+        .unwrap_or_default()
+        .join("\n");
     Some(if tail.trim().is_empty() {
         format!("the agent is broken: {why}; it printed nothing")
     } else {
@@ -285,18 +289,15 @@ fn broken(outcome: &ExternalOutcome, timeout_s: u64) -> Option<String> {
     })
 }
 
-/// The last [`TAIL_LINES`] of `lines`, joined.
-fn last_lines<'a>(lines: impl Iterator<Item = &'a str>) -> String {
-    let lines: Vec<&str> = lines.collect();
-    let skip = lines.len().saturating_sub(TAIL_LINES);
-    lines.into_iter().skip(skip).collect::<Vec<_>>().join("\n")
-}
-
 /// Why an ACP conversation failed, with the last lines of the agent's
 /// stderr (the run's log, which over ACP holds stderr and agent-eval's
 /// `acp:` lines).
 fn acp_failure(why: &str, log: &str) -> String {
-    let tail = last_lines(log.lines().filter(|l| !l.starts_with("acp: ")));
+    let lines: Vec<&str> = log.lines().filter(|l| !l.starts_with("acp: ")).collect();
+    let tail = lines
+        .get(lines.len().saturating_sub(TAIL_LINES)..)
+        .unwrap_or_default()
+        .join("\n");
     if tail.trim().is_empty() {
         format!("the ACP agent failed: {why}; it printed nothing on stderr")
     } else {
