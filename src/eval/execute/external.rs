@@ -277,7 +277,10 @@ fn broken(outcome: &ExternalOutcome, timeout_s: u64) -> Option<String> {
         }
     };
     let lines: Vec<&str> = outcome.log.lines().collect();
-    let tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
+    let tail = lines
+        .get(lines.len().saturating_sub(TAIL_LINES)..)
+        .unwrap_or_default()
+        .join("\n");
     Some(if tail.trim().is_empty() {
         format!("the agent is broken: {why}; it printed nothing")
     } else {
@@ -290,7 +293,10 @@ fn broken(outcome: &ExternalOutcome, timeout_s: u64) -> Option<String> {
 /// `acp:` lines).
 fn acp_failure(why: &str, log: &str) -> String {
     let lines: Vec<&str> = log.lines().filter(|l| !l.starts_with("acp: ")).collect();
-    let tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
+    let tail = lines
+        .get(lines.len().saturating_sub(TAIL_LINES)..)
+        .unwrap_or_default()
+        .join("\n");
     if tail.trim().is_empty() {
         format!("the ACP agent failed: {why}; it printed nothing on stderr")
     } else {

@@ -276,7 +276,8 @@ pub fn settle(scenario: &mut Scenario, require_binary: bool) -> Result<(), LoadE
             return Err(error(Some(at), lacks(scenario.agent.dialect)));
         }
         Some(_) => {}
-        None => scenario.agent.dialect = has[0],
+        // Every preset has a dialect; its first is its own.
+        None => scenario.agent.dialect = has.first().copied().unwrap_or(scenario.agent.dialect),
     }
     for (axis, values) in &scenario.runs.axes {
         for value in values {
