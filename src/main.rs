@@ -23,7 +23,7 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
+            cli::print_parse_error(&e);
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };

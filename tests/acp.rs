@@ -492,6 +492,43 @@ fn the_codex_preset_runs_a_built_in_session_over_acp() {
     );
 }
 
+/// codex-acp has no switch for `update_plan`: in the no-planning cell the
+/// model is never offered it, so the cell is measured, not invalid.
+#[test]
+fn the_codex_preset_over_acp_does_not_plan_with_planning_off() {
+    let Some(agents) = support::require_agents(&["codex-acp"]) else {
+        return;
+    };
+    let ran = run_real(&agents, "codex_preset_acp_no_planning.yaml");
+    assert_eq!(ran.status, Some(0), "{}", ran.stderr);
+    let report = ran.report.expect("a JSON report");
+    let cells = &report["scenarios"][0]["cells"];
+    let (on, off) = (&cells[0], &cells[1]);
+    assert_eq!(off["settings"]["todo"], false, "{report}");
+    assert_eq!(off.get("invalid"), None, "{off}");
+    assert_eq!(off["results"][0]["todo_calls"], 0, "{off}");
+    assert_eq!(off["results"][0].get("agent_plans"), None, "{off}");
+    assert_eq!(on["results"][0]["todo_calls"], 1, "{on}");
+    assert_eq!(
+        on["results"][0]["agent_plans"][0]["entries"][0]["content"], "Write a.txt",
+        "{on}"
+    );
+    // The model's calls as the agent saw them: `update_plan` only where
+    // planning is on.
+    let called = |todo: bool| {
+        let line = ran
+            .log_lines
+            .iter()
+            .find(|l| l["settings"]["todo"] == todo)
+            .expect("a logged run per cell");
+        line["messages"]
+            .to_string()
+            .contains(r#""name":"update_plan""#)
+    };
+    assert!(called(true), "the todo cell's call is update_plan");
+    assert!(!called(false), "update_plan is never offered to the model");
+}
+
 #[test]
 fn a_preset_without_an_acp_mode_is_bad_input() {
     let dir = tempfile::tempdir().unwrap();

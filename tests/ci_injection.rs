@@ -126,7 +126,7 @@ fn the_own_annotations_still_reach_the_runner() {
 }
 
 #[test]
-fn a_job_summary_that_is_a_fifo_is_refused_with_a_warning_not_waited_on() {
+fn a_job_summary_that_is_a_fifo_is_refused_not_waited_on() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::write(
@@ -145,9 +145,12 @@ fn a_job_summary_that_is_a_fifo_is_refused_with_a_warning_not_waited_on() {
         .env("GITHUB_STEP_SUMMARY", &fifo)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("not a regular file"), "{stderr}");
+    assert!(
+        stderr.contains("$GITHUB_STEP_SUMMARY names a FIFO, not a regular file"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -211,4 +214,139 @@ fn the_job_summary_and_code_quality_never_land_on_an_input() {
     assert_eq!(before("hostile.yaml"), scenario);
     assert_eq!(before("shard.json"), shard);
     assert_eq!(before("h.db"), history);
+}
+
+/// The spellings of foreign text at a line start: plain, after blanks the
+/// runner trims, after a carriage return, after the characters some
+/// readers break lines at (U+2028, U+2029, NEL, vertical tab, form feed),
+/// and after invisible characters (zero-width space, bidi override, BOM).
+const SPELLINGS: [&str; 14] = [
+    "::stop-commands::s0",
+    "  ::error::s1",
+    "\t::error::s2",
+    "a\r::error::s3",
+    "a\u{2028}::error::s4",
+    "a\u{2029}::error::s5",
+    "a\u{85}::error::s6",
+    "a\u{b}::error::s7",
+    "a\u{c}::error::s8",
+    "\u{200b}::error::s9",
+    "\u{202e}::error::s10",
+    "\u{feff}::error::s11",
+    "\u{a0}::error::s12",
+    "\u{200e}\u{3000}::error::s13",
+];
+
+/// Characters a reader may skip at a line start.
+fn blank(c: char) -> bool {
+    c.is_whitespace()
+        || c.is_control()
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{206f}' | '\u{feff}')
+}
+
+/// Every line start of both streams, lines broken at every character some
+/// reader breaks at, that is a command once blanks are skipped, other than
+/// agent-eval's own annotations (which start their line plainly).
+fn foreign_commands(out: &Output) -> Vec<String> {
+    let breaks = [
+        '\n', '\r', '\u{b}', '\u{c}', '\u{85}', '\u{2028}', '\u{2029}',
+    ];
+    let mut found = Vec::new();
+    for stream in [&out.stdout, &out.stderr] {
+        let text = String::from_utf8_lossy(stream);
+        for line in text.split(breaks) {
+            let own = line.starts_with("::error file=")
+                || line.starts_with("::error title=")
+                || line.starts_with("::warning ");
+            if !own && line.trim_start_matches(blank).starts_with("::") {
+                found.push(line.to_string());
+            }
+            assert!(!line.contains("##["), "legacy command form: {line:?}");
+        }
+    }
+    found
+}
+
+fn assert_no_foreign_commands(what: &str, out: &Output) {
+    let found = foreign_commands(out);
+    assert!(
+        found.is_empty(),
+        "{what}: foreign text starts a command line: {found:?}\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Every subcommand, every spelling: in scenario names, tasks, step texts,
+/// the model's words, file and folder names, and arguments clap quotes.
+#[test]
+fn no_spelling_of_foreign_text_starts_a_command_line_in_any_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let scenarios = d.join("sc");
+    std::fs::create_dir(&scenarios).unwrap();
+    for (i, spelling) in SPELLINGS.iter().enumerate() {
+        let quoted = serde_json::to_string(spelling).unwrap();
+        let text = format!(
+            "name: {quoted}\ntask: {quoted}\nsteps:\n  - text: {quoted}\n    check: {{file: a, exists: true}}\nmodel:\n  script:\n    - text: {quoted}\nexpect:\n  - turns: 2\n"
+        );
+        std::fs::write(scenarios.join(format!("s{i}.yaml")), text).unwrap();
+        // A bad file whose name is the spelling: its error quotes it.
+        std::fs::write(d.join(format!("{spelling}.yaml")), "name: [\n").unwrap();
+    }
+    let all: &[&str] = &[
+        "run",
+        "sc",
+        "--json",
+        "a.json",
+        "--history",
+        "h.db",
+        "--log-dir",
+        "logs",
+        "--verbose",
+        "--steps",
+        "--markdown",
+        "m.md",
+    ];
+    let run = on_github(d, all);
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    assert_no_foreign_commands("run", &run);
+    let mut commands: Vec<Vec<String>> = [
+        &["run", "sc", "--list"][..],
+        &["run", "sc", "-q"],
+        &["check", "sc"],
+        &["merge", "a.json"],
+        &["history", "h.db"],
+        &["diff", "a.json", "a.json"],
+        &["calibrate", "logs"],
+    ]
+    .iter()
+    .map(|args| args.iter().map(|a| a.to_string()).collect())
+    .collect();
+    for (i, spelling) in SPELLINGS.iter().enumerate() {
+        let file = format!("sc/s{i}.yaml");
+        commands.push(vec!["replay".into(), file.clone()]);
+        commands.push(vec!["sweep".into(), file, "--seeds".into(), "1".into()]);
+        commands.push(vec!["check".into(), format!("{spelling}.yaml")]);
+        commands.push(vec!["run".into(), format!("{spelling}.yaml")]);
+        commands.push(vec!["serve".into(), format!("{spelling}.yaml")]);
+        commands.push(vec!["init".into(), format!("init{i}/{spelling}")]);
+        commands.push(vec![
+            "run".into(),
+            "sc".into(),
+            "--seeds".into(),
+            spelling.to_string(),
+        ]);
+        commands.push(vec![
+            "run".into(),
+            "sc".into(),
+            "--filter".into(),
+            spelling.to_string(),
+        ]);
+    }
+    for args in &commands {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = on_github(d, &args);
+        assert_no_foreign_commands(&format!("{args:?}"), &out);
+    }
 }

@@ -83,3 +83,96 @@ fn a_profile_run_is_compared_only_with_runs_under_the_same_profile() {
     );
     assert!(!text.contains("MOVED"), "{text}");
 }
+
+/// The completion rate of every cell of a JSON report.
+fn completions(path: &Path) -> Vec<f64> {
+    let text = std::fs::read_to_string(path).expect("report");
+    let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    report["scenarios"][0]["cells"]
+        .as_array()
+        .expect("cells")
+        .iter()
+        .map(|c| c["completion_rate"].as_f64().expect("completion_rate"))
+        .collect()
+}
+
+/// Six steps, with and without the planning tool: long enough for the
+/// profile's parameters to move the figures well beyond the tolerance.
+fn six_steps() -> String {
+    let steps: String = (0..6)
+        .map(|i| {
+            format!(
+                "  - text: Write f{i}.txt\n    check: {{file: f{i}.txt, contains: \"X\"}}\n    \
+                 do:\n      - {{tool: write_file, input: {{path: f{i}.txt, content: \"X\"}}}}\n"
+            )
+        })
+        .collect();
+    format!(
+        "name: six-steps\ntask: \"Write the six files.\"\nsteps:\n{steps}model:\n  simulate: {{}}\n\
+         runs:\n  todo: [true, false]\n  seeds: 20\n"
+    )
+}
+
+#[test]
+fn diff_names_a_profile_change_and_compares_only_like_with_like() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("s.yaml"), six_steps()).expect("scenario");
+    let profile = Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/public-sessions.yaml");
+    std::fs::copy(&profile, dir.path().join("p.yaml")).expect("profile");
+    let (code, text) = run(dir.path(), &["run", "s.yaml", "--json", "defaults.json"]);
+    assert_eq!(code, 0, "{text}");
+    let (code, text) = run(
+        dir.path(),
+        &[
+            "run",
+            "s.yaml",
+            "--profile",
+            "p.yaml",
+            "--json",
+            "profile.json",
+        ],
+    );
+    assert!(code == 0 || code == 1, "{text}");
+    // The profile moves the figures beyond the tolerance: compared as
+    // like, the cells would read as regressed.
+    let (before, after) = (
+        completions(&dir.path().join("defaults.json")),
+        completions(&dir.path().join("profile.json")),
+    );
+    assert!(
+        before.iter().zip(&after).any(|(a, b)| a - b > 0.05),
+        "{before:?} {after:?}"
+    );
+    let (code, text) = run(dir.path(), &["diff", "defaults.json", "profile.json"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("profile changed: six-steps: the defaults → p.yaml (sha256 "),
+        "{text}"
+    );
+    assert!(
+        text.contains("; 2 under another profile, not compared"),
+        "{text}"
+    );
+    assert!(!text.contains("REGRESSED"), "{text}");
+    let (code, text) = run(
+        dir.path(),
+        &["diff", "defaults.json", "profile.json", "--markdown"],
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("✅ **no regression**: 0 cells compared"),
+        "{text}"
+    );
+    assert!(
+        text.contains("🔀 **profile changed** in six-steps"),
+        "{text}"
+    );
+    // The same profile on both sides is compared as usual.
+    let (code, text) = run(dir.path(), &["diff", "profile.json", "profile.json"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("baseline: 2 cells compared, 2 unchanged"),
+        "{text}"
+    );
+    assert!(!text.contains("profile changed"), "{text}");
+}

@@ -705,3 +705,97 @@ fn a_do_call_through_a_fixture_symlink_that_leads_out_names_its_line() {
     );
     assert!(!outside.join("x.txt").exists());
 }
+
+/// Every way a fixture symlink can lead out, through every subcommand that
+/// materialises a scenario's workspace: the error names the scenario file
+/// and the line of the entry at fault, exit 2, nothing outside touched.
+/// The links: to `/`, to `../..`, to an absolute file, a chain of links,
+/// a dangling link to an absolute path, a link inside a fixture folder;
+/// the fixture itself as such a link. The `files:` keys: block, flow,
+/// quoted with an escape, and a complex (`? `) key, whose text no search
+/// finds (the mapping's line is named then).
+#[test]
+fn fixture_links_out_are_refused_at_their_line_by_every_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let fixture = root.join("fx");
+    fs::create_dir_all(fixture.join("sub")).unwrap();
+    fs::create_dir(root.join(".git")).unwrap();
+    let outside = dir.path().join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    let link =
+        |target: &Path, name: &str| std::os::unix::fs::symlink(target, fixture.join(name)).unwrap();
+    link(Path::new("/"), "root");
+    link(Path::new("../.."), "up");
+    link(&outside.join("file.txt"), "file");
+    link(Path::new("up"), "chain");
+    link(&outside.join("gone/deeper"), "dangling");
+    link(Path::new("../../../outside"), "sub/out");
+    let entries = [
+        ("root/tmp/x", 6),
+        ("up/outside/x", 6),
+        ("file", 6),
+        ("chain/outside/y", 6),
+        ("dangling", 6),
+        ("sub/out/x", 6),
+    ];
+    let scenario = |workspace: &str| {
+        format!(
+            "name: s\ntask: t\nsteps: [{{text: a}}]\n{workspace}model: {{script: [{{text: done}}]}}\n"
+        )
+    };
+    let mut cases: Vec<(String, usize)> = Vec::new();
+    for (entry, line) in entries {
+        let block = format!("workspace:\n  fixture: fx\n  files:\n    {entry}: x\n");
+        cases.push((scenario(&block), line + 1));
+        let flow = format!("workspace:\n  fixture: fx\n  files: {{{entry}: x}}\n");
+        cases.push((scenario(&flow), line));
+    }
+    let whole_flow = "workspace: {fixture: fx, files: {file: x}}\n";
+    cases.push((scenario(whole_flow), 4));
+    let escaped = "workspace:\n  fixture: fx\n  files:\n    \"fil\\x65\": x\n";
+    cases.push((scenario(escaped), 7));
+    let complex = "workspace:\n  fixture: fx\n  files:\n    ? file\n    : x\n";
+    cases.push((scenario(complex), 7));
+    for target in [
+        "fx/root",
+        "fx/up",
+        "fx/file",
+        "fx/chain",
+        "fx/dangling",
+        "fx/sub/out",
+    ] {
+        cases.push((scenario(&format!("workspace:\n  fixture: {target}\n")), 5));
+    }
+    let subcommands: [&[&str]; 6] = [
+        &["check"],
+        &["run", "--quiet"],
+        &["run", "--list"],
+        &["replay"],
+        &["sweep"],
+        &["run", "--agent", "codex", "--quiet"],
+    ];
+    for (text, line) in &cases {
+        fs::write(root.join("s.yaml"), text).unwrap();
+        for args in subcommands {
+            let out = support::agent_eval_command()
+                .current_dir(&root)
+                .args(args)
+                .arg("s.yaml")
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?} {text}: {stderr}");
+            assert!(
+                stderr.contains(&format!("s.yaml:{line}:")),
+                "{args:?} {text}: {stderr}"
+            );
+        }
+    }
+    assert_eq!(
+        fs::read_dir(&outside).unwrap().count(),
+        0,
+        "nothing written outside"
+    );
+}

@@ -155,3 +155,59 @@ fn the_html_report_renders_in_a_browser() {
         let _ = std::fs::copy(&shot, keep);
     }
 }
+
+/// The page of a run of the shipped dialects matrix (few seeds: the order
+/// and the words are what is checked, not the figures).
+fn dialects_page() -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    let output = support::agent_eval_in(Path::new(env!("CARGO_MANIFEST_DIR")))
+        .args([
+            "run",
+            "scenarios/dialects.yaml",
+            "--seeds",
+            "10",
+            "-q",
+            "--html",
+        ])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(output.status.code().is_some_and(|c| c <= 1), "{output:?}");
+    std::fs::read_to_string(&page).unwrap()
+}
+
+#[test]
+fn the_html_report_opens_with_its_headline_before_any_table() {
+    let page = dialects_page();
+    let at = |needle: &str| {
+        page.find(needle)
+            .unwrap_or_else(|| panic!("{needle} is on the page"))
+    };
+    let headline = at("<section class=\"headline\"");
+    let headline_end = headline + page[headline..].find("</section>").unwrap();
+    // The verdict, the figures and the chart come before the 37 cell
+    // rows and the comparisons.
+    assert!(headline < at("<table class=\"cells\""));
+    assert!(headline_end < at("<table class=\"cells\""));
+    assert!(headline_end < at("Paired comparisons"));
+    let head = &page[headline..headline_end];
+    assert!(
+        head.contains("<p class=\"verdict ok\">1 scenario, 11 expectations: all held</p>")
+            || head.contains("<p class=\"verdict fail\">1 scenario, 11 expectations: "),
+        "{head}"
+    );
+    // What won, with its interval; by how much, with its interval and p.
+    assert!(
+        head.contains("<b>dialects</b>: best <code>todo=true dialect="),
+        "{head}"
+    );
+    assert!(head.contains("% completion ["), "{head}");
+    assert!(head.contains("lowest <code>todo=false</code>"), "{head}");
+    assert!(head.contains("; largest difference: todo tool ("), "{head}");
+    assert!(head.contains(" pts [+"), "{head}");
+    // The chart: the best and the lowest cell, each with a whisker.
+    assert!(head.contains("<svg width="), "{head}");
+    assert_eq!(head.matches("<rect ").count(), 2, "{head}");
+    assert_eq!(head.matches("<line ").count(), 2, "{head}");
+}

@@ -53,16 +53,26 @@ impl Model for Replay {
 type Seen = Arc<Mutex<Vec<(String, Vec<Message>, Vec<String>)>>>;
 
 fn start(responses: Vec<Vec<(Option<&'static str>, Value)>>) -> (RunningServer, Seen) {
+    start_with(
+        responses,
+        ServerOptions {
+            model_id: "mock-1".into(),
+            ..ServerOptions::default()
+        },
+    )
+}
+
+fn start_with(
+    responses: Vec<Vec<(Option<&'static str>, Value)>>,
+    options: ServerOptions,
+) -> (RunningServer, Seen) {
     let seen = Seen::default();
     let server = MockServer::start(
         Box::new(Replay {
             responses,
             seen: Arc::clone(&seen),
         }),
-        ServerOptions {
-            model_id: "mock-1".into(),
-            ..ServerOptions::default()
-        },
+        options,
     )
     .unwrap();
     (server, seen)
@@ -118,6 +128,48 @@ fn two_turns() -> Vec<Vec<(Option<&'static str>, Value)>> {
         ],
         vec![(None, json!("Done."))],
     ]
+}
+
+/// A cell with planning off: the dialect's planning tools never reach the
+/// model, whatever the agent offers (codex-acp 0.16.0 offers `update_plan`
+/// whatever its config says), in every API; the other tools do.
+#[test]
+fn planning_tools_withheld_in_a_no_planning_cell_never_reach_the_model() {
+    use agent_eval::plan::dialect::Dialect;
+    let function =
+        |name: &str| json!({"type": "function", "name": name, "parameters": {"type": "object"}});
+    for (dialect, tools, kept) in [
+        (
+            Dialect::Codex,
+            ["exec_command", "update_plan"],
+            "exec_command",
+        ),
+        (Dialect::ClaudeCode, ["Bash", "TodoWrite"], "Bash"),
+    ] {
+        let (server, seen) = start_with(
+            vec![vec![(None, json!("Done."))]],
+            ServerOptions {
+                withheld_planning: Some(dialect),
+                ..ServerOptions::default()
+            },
+        );
+        let (status, body) = post(
+            &server,
+            "/v1/responses",
+            &json!({
+                "model": "m", "input": "the task",
+                "tools": tools.iter().map(|t| function(t)).collect::<Vec<_>>(),
+            }),
+        );
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(seen.lock().unwrap()[0].2, [kept], "{dialect:?}");
+        let exchanges = server.stop();
+        let request = exchanges[0].request.as_ref().expect("recorded");
+        assert!(
+            request.offers(kept) && !request.offers(tools[1]),
+            "{dialect:?}"
+        );
+    }
 }
 
 #[test]

@@ -43,7 +43,7 @@ pub struct RealModelArgs {
     pub record: Option<PathBuf>,
 }
 
-fn parse_model_arg(text: &str) -> Result<RealModelSpec, String> {
+fn parse_model_arg(text: &str) -> Result<RealModelSpec, crate::model::http::FlagError> {
     parse_model_flag(text).map(|(provider, name)| RealModelSpec::from_flag(provider, &name))
 }
 

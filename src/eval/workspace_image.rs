@@ -13,7 +13,7 @@ use crate::scenario::WorkspaceSpec;
 pub fn build_image(spec: &WorkspaceSpec) -> Result<WorkspaceImage, ImageError> {
     WorkspaceImage::build(
         spec.fixture.as_ref().map(|f| f.value.as_path()),
-        spec.files.iter().map(|(p, c)| (p.as_str(), c.as_str())),
+        spec.files(),
     )
 }
 

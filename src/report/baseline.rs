@@ -8,10 +8,11 @@ use tabled::settings::Style;
 
 use super::terminal::escape;
 use crate::metric::Metric;
-use crate::results::baseline::{CellDiff, Movement};
+use crate::results::baseline::{CellDiff, Movement, profile_changes, profile_name};
 
 /// The table of what moved (unchanged cells are counted, not listed), the
-/// warning about cells whose run counts differ, and the summary line.
+/// warning about cells whose run counts differ, a line per scenario whose
+/// profile changed (its cells not compared), and the summary line.
 pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
     // Nothing in the baseline to compare with (a new or empty history, a
     // report of other scenarios): one line saying so, not a table of
@@ -29,11 +30,18 @@ pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
     };
     let count = |n: Option<usize>| n.map_or("-".to_string(), |n| n.to_string());
     let new = diffs.iter().filter(|d| d.movement == Movement::New).count();
+    let changes = profile_changes(diffs);
+    let other_profile: usize = changes.iter().map(|c| c.cells).sum();
     let moved: Vec<&CellDiff> = diffs
         .iter()
-        .filter(|d| !matches!(d.movement, Movement::Unchanged | Movement::New))
+        .filter(|d| {
+            !matches!(
+                d.movement,
+                Movement::Unchanged | Movement::New | Movement::ProfileChanged
+            )
+        })
         .collect();
-    let unchanged = diffs.len() - moved.len() - new;
+    let unchanged = diffs.len() - moved.len() - new - other_profile;
     let mut out = String::new();
     if !moved.is_empty() {
         let mut builder = Builder::default();
@@ -80,20 +88,36 @@ pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
             count(example.new_runs),
         );
     }
+    for change in &changes {
+        let _ = writeln!(
+            out,
+            "profile changed: {}: {} → {}; its {} cell{} not compared (other parameters make other figures)",
+            escape(&change.scenario),
+            escape(&profile_name(change.from.as_ref())),
+            escape(&profile_name(change.to.as_ref())),
+            change.cells,
+            if change.cells == 1 { "" } else { "s" },
+        );
+    }
     let regressions = diffs
         .iter()
         .filter(|d| d.movement == Movement::Regressed)
         .count();
     let _ = writeln!(
         out,
-        "baseline: {} cells compared, {unchanged} unchanged, {} moved, {regressions} regressed (tolerance {:.1} points){}",
-        diffs.len() - new,
+        "baseline: {} cells compared, {unchanged} unchanged, {} moved, {regressions} regressed (tolerance {:.1} points){}{}",
+        diffs.len() - new - other_profile,
         moved.len(),
         tolerance * 100.0,
         if new == 0 {
             String::new()
         } else {
             format!("; {new} new, not in the baseline, not gated")
+        },
+        if other_profile == 0 {
+            String::new()
+        } else {
+            format!("; {other_profile} under another profile, not compared")
         }
     );
     crate::report::escape::drop_bidi_owned(out)
@@ -154,6 +178,27 @@ mod tests {
             one,
             "baseline: 1 cells compared, 1 unchanged, 0 moved, 0 regressed (tolerance 5.0 points); \
              1 new, not in the baseline, not gated\n"
+        );
+    }
+
+    #[test]
+    fn a_changed_profile_is_named_once_per_scenario_and_not_compared() {
+        let profile = crate::model::simulated::profile::ProfileRef {
+            file: "my-agent.yaml".into(),
+            sha256: "0123456789abcdef".into(),
+        };
+        let old = [cell("s", 1, 200, 0.9, 0.5), cell("s", 3, 200, 0.9, 0.5)];
+        let new = [
+            cell("s", 1, 200, 0.2, 0.0).under(Some(profile.clone())),
+            cell("s", 3, 200, 0.2, 0.0).under(Some(profile)),
+        ];
+        let text = render(&compare(&old, &new, 0.05), 0.05);
+        assert_eq!(
+            text,
+            "profile changed: s: the defaults → my-agent.yaml (sha256 0123456789ab); \
+             its 2 cells not compared (other parameters make other figures)\n\
+             baseline: 0 cells compared, 0 unchanged, 0 moved, 0 regressed (tolerance 5.0 points); \
+             2 under another profile, not compared\n"
         );
     }
 

@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 use super::escape::{markdown_code as code, markdown_text as text};
 use crate::metric::Metric;
-use crate::results::baseline::{CellDiff, Movement};
+use crate::results::baseline::{CellDiff, Movement, profile_changes, profile_name};
 
 /// The order cells are listed in: what a reviewer must see first.
 const ORDER: [Movement; 5] = [
@@ -30,15 +30,28 @@ pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
     } else {
         "✅ **no regression**".to_string()
     };
+    let compared = diffs.len() - count(Movement::ProfileChanged);
     let _ = writeln!(
         out,
         "{verdict}: {} {} compared, {} improved, {} unchanged (tolerance {:.1} points).\n",
-        diffs.len(),
-        cells(diffs.len()),
+        compared,
+        cells(compared),
         count(Movement::Improved),
         count(Movement::Unchanged),
         tolerance * 100.0
     );
+    // Other parameters make other figures: named, never compared.
+    for change in profile_changes(diffs) {
+        let _ = writeln!(
+            out,
+            "🔀 **profile changed** in {}: {} → {}; its {} {} not compared.\n",
+            text(&change.scenario),
+            code(&profile_name(change.from.as_ref())),
+            code(&profile_name(change.to.as_ref())),
+            change.cells,
+            cells(change.cells)
+        );
+    }
     let listed: Vec<&CellDiff> = ORDER
         .iter()
         .flat_map(|m| diffs.iter().filter(move |d| d.movement == *m))
@@ -90,6 +103,7 @@ fn status(movement: Movement) -> &'static str {
         Movement::Removed => "➖ removed",
         Movement::Noise => "〰️ within noise",
         Movement::Unchanged => "unchanged",
+        Movement::ProfileChanged => "🔀 profile changed",
     }
 }
 

@@ -36,7 +36,8 @@ pub fn annotations(findings: &[Finding]) -> String {
     out
 }
 
-/// A message as the runner reads it back.
+/// A message as the runner reads it back (controls and bidi controls
+/// dropped, separators as spaces).
 pub fn data(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in visible(text).chars() {
@@ -44,6 +45,9 @@ pub fn data(text: &str) -> String {
             '%' => out.push_str("%25"),
             '\r' => out.push_str("%0D"),
             '\n' => out.push_str("%0A"),
+            // Line and paragraph separators: some readers break lines at
+            // them, so foreign text after one would start a line there.
+            '\u{2028}' | '\u{2029}' => out.push(' '),
             c => out.push(c),
         }
     }

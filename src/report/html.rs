@@ -10,7 +10,9 @@
 //! allows only that script (by its hash) and no request at all. The
 //! transcripts are stored once, compactly, and built when opened
 //! ([`super::html_runs`]); the tables and verdicts are plain HTML that
-//! reads without the script.
+//! reads without the script. The page opens with a headline
+//! ([`super::html_headline`]): the verdict, what won by how much, and a
+//! chart, before the first table.
 
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -62,6 +64,8 @@ pub fn render(input: HtmlInput<'_>) -> String {
             "an expectation failed or a scenario could not run"
         }
     );
+    // What won, by how much, before any table.
+    super::html_headline::render(&mut page, input.report);
     page.push_str("<nav><ul>");
     for scenario in scenarios(input.report) {
         let name = str_of(scenario, "name");
@@ -128,14 +132,15 @@ fn base64(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let b = [
-            chunk[0],
+            *chunk.first().unwrap_or(&0),
             *chunk.get(1).unwrap_or(&0),
             *chunk.get(2).unwrap_or(&0),
         ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {
-                out.push(char::from(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
+                let index = (n >> (18 - 6 * i)) as usize & 63;
+                out.push(char::from(*ALPHABET.get(index).unwrap_or(&b'=')));
             } else {
                 out.push('=');
             }
@@ -636,7 +641,7 @@ fn anchor(name: &str) -> String {
 
 fn strip_xml_prolog(svg: &str) -> &str {
     match svg.find("<svg") {
-        Some(start) => &svg[start..],
+        Some(start) => svg.get(start..).unwrap_or(""),
         None => "",
     }
 }
@@ -682,6 +687,8 @@ pre { white-space: pre-wrap; margin: 2px 0; font-size: 13px; }
 .plan .status { display: inline-block; min-width: 90px; color: var(--muted); }
 .plan li.completed { color: var(--ok); } .plan li.in_progress { font-weight: 700; }
 figure { margin: 16px 0; } figure svg { max-width: 100%; height: auto; }
+section.headline { padding: 8px 24px; border-bottom: 1px solid var(--line); }
+section.headline h2 { margin: 4px 0; font-size: 16px; } ul.figures li { margin: 4px 0; }
 .wide { max-width: 100%; overflow-x: auto; }
 .note { color: var(--muted); max-width: 80ch; }
 td.rate { background: rgba(47, 129, 247, calc(var(--r) * 0.35)); text-align: right; font-variant-numeric: tabular-nums; }

@@ -1,6 +1,7 @@
 //! Reporters: each turns finished results into one output format.
 //!
-//! - [`table`]: the human summary `run` prints (one table per scenario);
+//! - [`table`]: the human summary `run` prints (one table per scenario),
+//!   fitted within 120 columns by [`fit`];
 //! - [`json`]: the machine report (`--json`, docs/json-report.md), read back
 //!   for `merge`, `diff` and `--baseline`;
 //! - [`junit`]: JUnit XML (`--junit`);
@@ -11,20 +12,28 @@
 //!   report ([`codequality`]);
 //! - [`baseline`]: what moved against a baseline report;
 //! - [`diff_markdown`]: the same as a pull-request comment (`diff --markdown`);
-//! - [`svg`]: the sweep chart (`sweep --svg`);
+//! - [`svg`]: the sweep chart (`sweep --svg`), failing with a
+//!   [`chart_error::ChartError`] as the trend chart does;
 //! - [`html`]: one self-contained page (`--html`) built from the JSON
-//!   report and the logged transcripts;
+//!   report and the logged transcripts, opened by its headline
+//!   ([`html_headline`]);
 //! - [`transcript`]: a replayed run as a readable conversation;
 //! - [`log`]: run log records (`--log-dir`) and replay commands.
 //! - [`terminal`]: escaping what scenarios and models wrote for a terminal.
 
+// Renderers read what others wrote: no index may panic on a short list.
+#![deny(clippy::indexing_slicing)]
+
 pub mod baseline;
+pub mod chart_error;
 pub mod codequality;
 pub mod diff_markdown;
 pub mod escape;
 pub mod findings;
+pub mod fit;
 pub mod github;
 pub mod html;
+pub mod html_headline;
 pub mod html_runs;
 pub mod json;
 pub mod junit;

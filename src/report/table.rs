@@ -15,7 +15,7 @@ use crate::metric::{
 };
 use crate::results::compare::CellComparison;
 use crate::results::format;
-use crate::results::pick::{ALPHA, SweepResult};
+use crate::results::pick::{ALPHA, PickRule, SweepResult};
 use crate::results::summary::p_text;
 use crate::results::verdict::Verdict;
 use crate::results::{CellSummary, ScenarioResult};
@@ -90,7 +90,7 @@ pub fn render(result: &ScenarioResult, color: bool, detail: Detail) -> String {
             held.len()
         );
     }
-    crate::report::escape::drop_bidi_owned(out)
+    crate::report::escape::drop_bidi_owned(super::fit::lines(&out))
 }
 
 /// How a scenario of a run is shown in the terminal.
@@ -263,10 +263,12 @@ fn comparisons(out: &mut String, list: &[CellComparison], detail: Detail) {
     for (family, members) in &families {
         let differ: Vec<&&CellComparison> = members.iter().filter(|c| differs(c)).collect();
         match (members.len(), differ.len()) {
-            (_, 0) if members.len() == 1 => alike.push(escape(&members[0].what).into_owned()),
+            (1, 0) => alike.extend(members.first().map(|c| escape(&c.what).into_owned())),
             (n, 0) => alike.push(format!("{} ({n})", escape(family))),
             (1, _) => {
-                let _ = writeln!(out, "    {}", comparison_line(members[0]));
+                if let Some(only) = members.first() {
+                    let _ = writeln!(out, "    {}", comparison_line(only));
+                }
             }
             (n, d) => {
                 let _ = writeln!(
@@ -498,22 +500,18 @@ fn cells_table_with(cells: &[CellSummary], detail: Detail) -> String {
                 || cells.iter().any(|cell| cell.value(m.name) != 0.0)
         })
         .collect();
-    let mut builder = Builder::default();
     let mut header: Vec<String> = columns.iter().map(Axis::label).collect();
     header.push("runs".to_string());
     header.extend(metrics.iter().map(|(_, c)| c.header.to_string()));
-    builder.push_record(header);
+    let mut rows = vec![header];
     for cell in cells {
         let mut row = super::axis_values(&cell.settings, &columns);
         row.push(cell.runs.to_string());
         row.extend(metrics.iter().map(|(m, c)| metric_text(m, c.format, cell)));
-        builder.push_record(row);
+        rows.push(row);
     }
-    let mut table = builder.build();
-    table.with(Style::rounded());
-    let mut text = table.to_string();
-    text.push('\n');
-    text
+    // Wider than the screen: split, each part led by the settings.
+    super::fit::tables(&rows, columns.len())
 }
 
 /// What a cell's extra tokens buy: the points of completion it gains per
@@ -540,15 +538,21 @@ fn points_per_1k(
 }
 
 /// The sweep table: one row per threshold with the todo tool, one baseline
-/// row without it, then the recommendation and why.
+/// row without it, then the recommendation and why. What a value's extra
+/// tokens buy (`pts per 1k tokens`) is shown on an ordered axis only: two
+/// dialects or reminder policies are no steps along a line, and a rate
+/// between them would read as one.
 pub fn sweep(result: &SweepResult) -> String {
     let axis = Axis::parse(&result.axis).ok();
     let axis_label = axis.as_ref().map_or(result.axis.clone(), Axis::label);
+    let ordered = axis.as_ref().is_some_and(Axis::is_ordered);
     let metrics = shown(|c| c.sweep);
     let mut builder = Builder::default();
     let mut header = vec!["todo", axis_label.as_str(), "runs"];
     header.extend(metrics.iter().map(|(_, c)| c.header));
-    header.push("pts per 1k tokens");
+    if ordered {
+        header.push("pts per 1k tokens");
+    }
     header.push("p vs leader");
     builder.push_record(header);
     let value_of = |cell: &CellSummary| {
@@ -568,13 +572,15 @@ pub fn sweep(result: &SweepResult) -> String {
             cell.runs.to_string(),
         ];
         row.extend(metrics.iter().map(|(m, c)| metric_text(m, c.format, cell)));
-        row.push(points_per_1k(cell, &every, &|c| {
-            if c.settings.todo() {
-                value_of(c)
-            } else {
-                "no todo tool".to_string()
-            }
-        }));
+        if ordered {
+            row.push(points_per_1k(cell, &every, &|c| {
+                if c.settings.todo() {
+                    value_of(c)
+                } else {
+                    "no todo tool".to_string()
+                }
+            }));
+        }
         row.push(p);
         row
     };
@@ -609,20 +615,115 @@ fn pick_line(result: &SweepResult, axis_label: &str) -> String {
     } else {
         result.axis.as_str()
     };
-    format!(
-        "best {best_what}: {} (fewest context tokens per run among values whose completion is within {:.1} points of the leader's, {axis_label} {}, and not significantly below it: paired sign test, p >= {ALPHA})\n",
-        shown(&result.best),
+    let within = format!(
+        "within {:.1} points of the leader's, {axis_label} {}, and not significantly below it: paired sign test, p >= {ALPHA}",
         result.min_effect * 100.0,
         shown(&result.leader)
-    )
+    );
+    let why = match result.rule() {
+        PickRule::HighestCompletion => {
+            format!("the highest completion; no other value's completion is {within}")
+        }
+        PickRule::FewestTokens => {
+            format!("fewest context tokens per run among values whose completion is {within}")
+        }
+        PickRule::FewestReminders => format!(
+            "fewest context tokens per run, then fewest reminders, among values whose completion is {within}"
+        ),
+        PickRule::HigherCompletion => format!(
+            "the higher completion among values that cost as many tokens and reminders and whose completion is {within}"
+        ),
+    };
+    format!("best {best_what}: {} ({why})\n", shown(&result.best))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::results::CellSummary;
+    use crate::results::pick::recommend;
     use crate::results::record::test_runs;
-    use crate::scenario::{Axis, AxisValue, CellSettings};
+    use crate::scenario::{Axis, AxisValue, CellSettings, NagThreshold};
+
+    /// A sweep of `axis` over cells given as (value, steps completed per
+    /// seed, context tokens per run), 10 steps each.
+    fn sweep_of(axis: Axis, cells: &[(AxisValue, &[usize], u64)]) -> SweepResult {
+        let cell = |value: AxisValue, completed: &[usize], tokens: u64, todo: bool| {
+            let mut settings = vec![(Axis::Todo, AxisValue::Bool(todo))];
+            if todo {
+                settings.push((axis.clone(), value));
+            }
+            let mut runs = test_runs(10, completed, 0);
+            for run in &mut runs {
+                run.context_tokens = tokens;
+            }
+            CellSummary::new(CellSettings::new(settings), 10, runs)
+        };
+        let with_todo: Vec<CellSummary> = cells
+            .iter()
+            .map(|(value, completed, tokens)| cell(*value, completed, *tokens, true))
+            .collect();
+        let (leader, best, p_vs_leader) = recommend(&with_todo, 0.02);
+        let value = |i: Option<usize>| {
+            i.and_then(|i| with_todo.get(i))
+                .and_then(|c| c.settings.get(&axis))
+                .copied()
+        };
+        SweepResult {
+            scenario: "s".into(),
+            axis: axis.name(),
+            best: value(best),
+            leader: value(leader),
+            without_todo: cell(AxisValue::Bool(false), &[3; 12], 500, false),
+            with_todo,
+            p_vs_leader,
+            min_effect: 0.02,
+        }
+    }
+
+    #[test]
+    fn a_dialect_sweep_has_no_rate_between_neighbours_and_states_its_rule() {
+        use crate::plan::dialect::Dialect;
+        // The leader costs most, and no other value is as good: the
+        // highest completion picked it, not the fewest tokens.
+        let result = sweep_of(
+            Axis::Dialect,
+            &[
+                (AxisValue::Dialect(Dialect::S03), &[4; 12], 900),
+                (AxisValue::Dialect(Dialect::Codex), &[10; 12], 2000),
+                (AxisValue::Dialect(Dialect::Gemini), &[5; 12], 1200),
+            ],
+        );
+        assert_eq!(result.best, Some(AxisValue::Dialect(Dialect::Codex)));
+        let text = sweep(&result);
+        assert!(!text.contains("pts per 1k"), "{text}");
+        assert!(!text.contains("(vs "), "{text}");
+        assert!(
+            text.contains("best dialect: codex (the highest completion; no other value's completion is within 2.0 points"),
+            "{text}"
+        );
+        assert!(!text.contains("fewest context tokens"), "{text}");
+    }
+
+    #[test]
+    fn a_threshold_sweep_keeps_its_rate_and_names_the_cheapest_as_good_value() {
+        let threshold = |n: u32| AxisValue::Threshold(NagThreshold::After(n));
+        let result = sweep_of(
+            Axis::NagThreshold,
+            &[
+                (threshold(1), &[10; 12], 2000),
+                (threshold(3), &[10; 12], 1500),
+                (AxisValue::Threshold(NagThreshold::Off), &[4; 12], 900),
+            ],
+        );
+        assert_eq!(result.best, Some(threshold(3)));
+        let text = sweep(&result);
+        assert!(text.contains("pts per 1k tokens"), "{text}");
+        assert!(
+            text.contains("best threshold: 3 (fewest context tokens per run among values whose completion is within 2.0 points"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn an_invalid_comparison_is_shown_as_invalid_never_as_no_difference() {

@@ -230,7 +230,7 @@ fn shorten(content: &str) -> String {
     }
     format!(
         "{}\n    … ({} more lines)",
-        lines[..RESULT_LINES].join("\n    "),
+        lines.get(..RESULT_LINES).unwrap_or_default().join("\n    "),
         lines.len() - RESULT_LINES
     )
 }

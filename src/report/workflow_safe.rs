@@ -82,13 +82,10 @@ impl<W: Write> WorkflowSafe<W> {
     /// Writes the held line (with its end, if any) as it may be shown.
     fn emit(&mut self) -> io::Result<()> {
         let text = String::from_utf8_lossy(&self.line);
-        let shown = if self.mid_line {
-            text.replace(self.marker, "").replace(LEGACY, LEGACY_BROKEN)
-        } else {
-            safe_line(&text, self.marker)
-        };
+        let ended = self.line.ends_with(b"\n") || self.line.ends_with(b"\r");
+        let shown = shown_line(&text, self.marker, !self.mid_line, ended);
         self.inner.write_all(shown.as_bytes())?;
-        self.mid_line = !self.line.ends_with(b"\n") && !self.line.ends_with(b"\r");
+        self.mid_line = !ended;
         self.line.clear();
         Ok(())
     }
@@ -96,26 +93,89 @@ impl<W: Write> WorkflowSafe<W> {
 
 /// One line (its end included) as it may be shown: the marker taken off a
 /// trusted line; else `##[` broken, and [`PREFIX`] before a line that
-/// starts, after whitespace, with `::`.
+/// starts, after blanks, with `::`.
 pub fn safe_line(line: &str, marker: &str) -> String {
-    if let Some(own) = line.strip_prefix(marker) {
+    shown_line(line, marker, true, true)
+}
+
+/// [`safe_line`] of a piece of a line: `at_start` when it starts the line
+/// (not the rest of one a flush cut), `ended` when it ends it. Besides the
+/// line's start, every start after a character some readers take as a line
+/// break (U+000B, U+000C, NEL, U+2028, U+2029) is judged too; an unended
+/// piece that may still become a command (blank, or `:`) is marked now,
+/// as its rest will not be judged.
+fn shown_line(line: &str, marker: &str, at_start: bool, ended: bool) -> String {
+    if at_start && let Some(own) = line.strip_prefix(marker) {
         return own.to_string();
     }
     let line = line.replace(marker, "").replace(LEGACY, LEGACY_BROKEN);
-    if line.trim_start().starts_with("::") {
-        format!("{PREFIX}{line}")
-    } else {
-        line
+    let mut shown = String::with_capacity(line.len() + PREFIX.len());
+    let mut judge = at_start;
+    let mut rest = line.as_str();
+    loop {
+        let (piece, next) = match rest.char_indices().find(|&(_, c)| soft_break(c)) {
+            Some((at, c)) => rest.split_at(at + c.len_utf8()),
+            None => (rest, ""),
+        };
+        if judge && may_command(piece, ended || !next.is_empty()) {
+            shown.push_str(PREFIX);
+        }
+        shown.push_str(piece);
+        if next.is_empty() {
+            return shown;
+        }
+        judge = true;
+        rest = next;
     }
+}
+
+/// Characters some readers end a line at besides `\n` and `\r`.
+fn soft_break(c: char) -> bool {
+    matches!(c, '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
+/// Characters shown as blank or as nothing: whitespace, controls, and the
+/// invisible format characters (zero-width, bidi controls, joiners, BOM).
+fn blank(c: char) -> bool {
+    c.is_whitespace()
+        || c.is_control()
+        || matches!(
+            c,
+            '\u{AD}'
+                | '\u{34F}'
+                | '\u{61C}'
+                | '\u{115F}'
+                | '\u{1160}'
+                | '\u{17B4}'
+                | '\u{17B5}'
+                | '\u{180B}'..='\u{180F}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2060}'..='\u{206F}'
+                | '\u{3164}'
+                | '\u{FE00}'..='\u{FE0F}'
+                | '\u{FEFF}'
+                | '\u{FFA0}'
+                | '\u{E0000}'..='\u{E0FFF}'
+        )
+}
+
+/// Whether `piece`, read from a line start, is a command once its blanks
+/// are skipped; or, when not `complete`, may still become one.
+fn may_command(piece: &str, complete: bool) -> bool {
+    let rest = piece.trim_start_matches(blank);
+    rest.starts_with("::") || (!complete && "::".starts_with(rest))
 }
 
 impl<W: Write> Write for WorkflowSafe<W> {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         let mut rest = bytes;
         while let Some(end) = rest.iter().position(|b| matches!(b, b'\n' | b'\r')) {
-            self.line.extend_from_slice(&rest[..=end]);
+            // `end` is a position in `rest`: the split is within it.
+            let (line, tail) = rest.split_at(end + 1);
+            self.line.extend_from_slice(line);
             self.emit()?;
-            rest = &rest[end + 1..];
+            rest = tail;
         }
         self.line.extend_from_slice(rest);
         Ok(bytes.len())
@@ -171,6 +231,51 @@ mod tests {
         sink.flush().unwrap();
         sink.write_all(b"::b\n::c\n").unwrap();
         assert_eq!(sink.inner, b"| ::a::b\n| ::c\n");
+    }
+
+    /// Every spelling of a line start: blanks the runner trims (Unicode
+    /// whitespace), invisible characters a reader skips (zero-width, bidi,
+    /// BOM), and the other characters some readers break lines at.
+    #[test]
+    fn every_spelling_of_a_line_start_is_judged() {
+        for lead in [
+            " ",
+            "\t",
+            "\u{a0}",
+            "\u{3000}",
+            "\u{200b}",
+            "\u{200e}",
+            "\u{202e}",
+            "\u{2066}",
+            "\u{feff}",
+            "\u{ad}",
+            "\u{1b}",
+            "\u{200b} \u{202e}",
+        ] {
+            let line = format!("{lead}::error::x\n");
+            assert_eq!(through(&[&line]), format!("| {line}"), "{lead:?}");
+        }
+        for gap in ["\u{b}", "\u{c}", "\u{85}", "\u{2028}", "\u{2029}"] {
+            let line = format!("ok{gap}::error::x{gap} \u{200b}::warning::y\n");
+            let want = format!("ok{gap}| ::error::x{gap}|  \u{200b}::warning::y\n");
+            assert_eq!(through(&[&line]), want, "{gap:?}");
+            assert_eq!(
+                through(&[&format!("ok{gap}fine\n")]),
+                format!("ok{gap}fine\n")
+            );
+        }
+        // A flush inside the `::` (or before it): marked then, as its rest
+        // is no line start.
+        for (cut, rest) in [(":", ":error::x\n"), ("\u{200b}", "::error::x\n")] {
+            let mut sink = WorkflowSafe::new(Vec::new());
+            sink.write_all(cut.as_bytes()).unwrap();
+            sink.flush().unwrap();
+            sink.write_all(rest.as_bytes()).unwrap();
+            sink.flush().unwrap();
+            let shown = String::from_utf8(std::mem::take(&mut sink.inner)).unwrap();
+            assert_eq!(shown, format!("| {cut}{rest}"));
+        }
+        assert_eq!(through(&["a: ::x\u{200b}\n"]), "a: ::x\u{200b}\n");
     }
 
     #[test]

@@ -10,11 +10,17 @@
 //! reported as `noise?`, never failed, and the table is followed by a
 //! warning naming the cells whose counts differ. Improvements, new and
 //! removed cells are reported, never failed.
+//!
+//! Only like is compared with like: a cell run under another calibration
+//! profile (by its SHA-256; none stands for the simulated model's
+//! defaults) than its baseline is marked `profile changed` and not
+//! compared, since other parameters make other figures by design.
 
 use std::collections::BTreeMap;
 
 use super::scenario_result::ScenarioResult;
 use crate::metric::Metric;
+use crate::model::simulated::profile::ProfileRef;
 use crate::scenario::{CellSettings, reaches, stays_within};
 
 /// The default tolerance: an absolute drop of 0.05 (five points).
@@ -31,6 +37,9 @@ pub enum Movement {
     Noise,
     New,
     Removed,
+    /// Run under another calibration profile than the baseline: not
+    /// compared (its figures answer other parameters).
+    ProfileChanged,
 }
 
 impl Movement {
@@ -42,6 +51,7 @@ impl Movement {
             Self::Noise => "noise?",
             Self::New => "new",
             Self::Removed => "removed",
+            Self::ProfileChanged => "profile changed",
         }
     }
 }
@@ -59,6 +69,10 @@ pub struct CellDiff {
     pub old_runs: Option<usize>,
     pub new_runs: Option<usize>,
     pub movement: Movement,
+    /// The profiles the cell ran under before and after (`None`: the
+    /// defaults).
+    pub old_profile: Option<ProfileRef>,
+    pub new_profile: Option<ProfileRef>,
 }
 
 impl CellDiff {
@@ -76,6 +90,8 @@ pub struct CellRates {
     pub runs: usize,
     /// One per gated metric, in table order.
     pub rates: Vec<GatedRate>,
+    /// The calibration profile the cell ran under (`None`: the defaults).
+    pub profile: Option<ProfileRef>,
 }
 
 /// A gated rate's value and 95% interval.
@@ -109,7 +125,19 @@ impl CellRates {
             settings,
             runs,
             rates,
+            profile: None,
         }
+    }
+
+    /// The same rates, run under `profile`.
+    pub fn under(self, profile: Option<ProfileRef>) -> Self {
+        Self { profile, ..self }
+    }
+
+    /// Whether `other` ran under the same parameters: the same profile
+    /// file content, or both under the defaults.
+    fn same_profile(&self, other: &Self) -> bool {
+        self.profile.as_ref().map(|p| &p.sha256) == other.profile.as_ref().map(|p| &p.sha256)
     }
 
     fn values(&self) -> Vec<f64> {
@@ -126,6 +154,7 @@ pub fn rates(results: &[ScenarioResult]) -> Vec<CellRates> {
                 CellRates::new(s.name.clone(), c.settings.clone(), c.runs, |m| {
                     (c.value(m.name), c.interval(m.name))
                 })
+                .under(s.profile.clone())
             })
         })
         .collect()
@@ -216,7 +245,15 @@ pub fn compare(old: &[CellRates], new: &[CellRates], tolerance: f64) -> Vec<Cell
                 new: Some(pair(now)),
                 old_runs: before.map(|b| b.runs),
                 new_runs: Some(now.runs),
-                movement: before.map_or(Movement::New, |b| movement(b, now, tolerance)),
+                movement: before.map_or(Movement::New, |b| {
+                    if b.same_profile(now) {
+                        movement(b, now, tolerance)
+                    } else {
+                        Movement::ProfileChanged
+                    }
+                }),
+                old_profile: before.and_then(|b| b.profile.clone()),
+                new_profile: now.profile.clone(),
             }
         })
         .collect();
@@ -231,6 +268,8 @@ pub fn compare(old: &[CellRates], new: &[CellRates], tolerance: f64) -> Vec<Cell
                 old_runs: Some(c.runs),
                 new_runs: None,
                 movement: Movement::Removed,
+                old_profile: c.profile.clone(),
+                new_profile: None,
             }),
     );
     diffs
@@ -239,6 +278,49 @@ pub fn compare(old: &[CellRates], new: &[CellRates], tolerance: f64) -> Vec<Cell
 /// Whether any cell regressed.
 pub fn regressed(diffs: &[CellDiff]) -> bool {
     diffs.iter().any(|d| d.movement == Movement::Regressed)
+}
+
+/// A scenario run under another profile than its baseline: its cells
+/// were not compared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileChange {
+    pub scenario: String,
+    pub from: Option<ProfileRef>,
+    pub to: Option<ProfileRef>,
+    /// How many of its cells were left out.
+    pub cells: usize,
+}
+
+/// The scenarios whose profile changed, in the order of `diffs`.
+pub fn profile_changes(diffs: &[CellDiff]) -> Vec<ProfileChange> {
+    let mut changes: Vec<ProfileChange> = Vec::new();
+    for d in diffs
+        .iter()
+        .filter(|d| d.movement == Movement::ProfileChanged)
+    {
+        match changes.iter_mut().find(|c| c.scenario == d.scenario) {
+            Some(change) => change.cells += 1,
+            None => changes.push(ProfileChange {
+                scenario: d.scenario.clone(),
+                from: d.old_profile.clone(),
+                to: d.new_profile.clone(),
+                cells: 1,
+            }),
+        }
+    }
+    changes
+}
+
+/// How a profile is named in a comparison: its file and the start of its
+/// hash, or `the defaults`.
+pub fn profile_name(profile: Option<&ProfileRef>) -> String {
+    profile.map_or("the defaults".to_string(), |p| {
+        format!(
+            "{} (sha256 {})",
+            p.file,
+            p.sha256.get(..12).unwrap_or(&p.sha256)
+        )
+    })
 }
 
 #[cfg(test)]
@@ -301,6 +383,40 @@ mod tests {
         );
         assert!(regressed(&compare(&old, &new, 0.05)));
         assert!(!regressed(&compare(&old, &new, 0.2)));
+    }
+
+    #[test]
+    fn a_cell_under_another_profile_is_not_compared() {
+        let profile = |sha: &str| {
+            Some(ProfileRef {
+                file: "p.yaml".into(),
+                sha256: sha.into(),
+            })
+        };
+        // Far apart: under the same parameters this is a regression.
+        let old = [rates("s", 1, 0.9, 0.5), rates("t", 1, 0.9, 0.5)];
+        let new = [
+            rates("s", 1, 0.3, 0.1).under(profile("aa")),
+            rates("t", 1, 0.3, 0.1),
+        ];
+        let diffs = compare(&old, &new, 0.05);
+        assert_eq!(diffs[0].movement, Movement::ProfileChanged);
+        assert_eq!(diffs[1].movement, Movement::Regressed);
+        let changes = profile_changes(&diffs);
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].scenario, "s");
+        assert_eq!(profile_name(changes[0].from.as_ref()), "the defaults");
+        assert_eq!(profile_name(changes[0].to.as_ref()), "p.yaml (sha256 aa)");
+        // Another file name with the same content is the same parameters.
+        let same = [rates("s", 1, 0.3, 0.1).under(Some(ProfileRef {
+            file: "other.yaml".into(),
+            sha256: "aa".into(),
+        }))];
+        assert_eq!(
+            compare(&new[..1], &same, 0.05)[0].movement,
+            Movement::Unchanged
+        );
+        assert!(!regressed(&compare(&old[..1], &new[..1], 0.05)));
     }
 
     #[test]

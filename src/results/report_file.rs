@@ -60,6 +60,9 @@ pub struct ScenarioFile {
     /// The scenario file's SHA-256 (shard reports).
     #[serde(default)]
     pub sha256: Option<String>,
+    /// The calibration profile it ran under (`None`: the defaults).
+    #[serde(default)]
+    pub profile: Option<crate::model::simulated::profile::ProfileRef>,
 }
 
 /// A cell as read back. The metric keys are those of the metric table
@@ -532,6 +535,7 @@ impl ReportFile {
                             ),
                         },
                     )
+                    .under(s.profile.clone())
                 })
             })
             .collect()

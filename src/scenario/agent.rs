@@ -129,6 +129,10 @@ impl AgentPreset {
 }
 
 /// Levenshtein distance between `a` and `b`, by characters.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`row` holds b.len() + 1 entries and j < b.len(): every index is in 0..=b.len()"
+)]
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();

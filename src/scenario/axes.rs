@@ -80,6 +80,14 @@ impl Axis {
         })
     }
 
+    /// Whether the axis's values lie on a line (a nag threshold, a
+    /// simulated-model parameter), so that neighbours can be joined and
+    /// differences between them read as a rate; a category (dialect,
+    /// reminder, placement) has no order.
+    pub fn is_ordered(&self) -> bool {
+        matches!(self, Self::NagThreshold | Self::Simulate(_))
+    }
+
     pub fn name(&self) -> String {
         match self {
             Self::Todo => "todo".into(),

@@ -13,13 +13,32 @@ pub struct WorkspaceSpec {
     /// A folder copied in first, relative to the scenario file. The loader
     /// resolves it against the file's folder and checks it is a folder.
     pub fixture: Option<serde_saphyr::Spanned<PathBuf>>,
-    /// Files written after the fixture, in path order.
+    /// Files written after the fixture, in path order, with where the
+    /// mapping stands in the scenario file (an entry whose key cannot be
+    /// found in the text is reported at it).
     #[serde(default)]
-    pub files: BTreeMap<WorkspacePath, String>,
+    pub files: Option<serde_saphyr::Spanned<BTreeMap<WorkspacePath, String>>>,
     /// The fixture and files read once (by the loader, or on first use)
     /// and shared by every run.
     #[serde(skip)]
     pub image: std::sync::OnceLock<std::sync::Arc<crate::sandbox::workspace::WorkspaceImage>>,
+}
+
+impl WorkspaceSpec {
+    /// The `files:` entries, in path order.
+    pub fn files(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.files
+            .iter()
+            .flat_map(|f| f.value.iter())
+            .map(|(p, c)| (p.as_str(), c.as_str()))
+    }
+
+    /// The 1-based line and column where the `files:` mapping starts.
+    pub fn files_at(&self) -> Option<(u64, u64)> {
+        self.files
+            .as_ref()
+            .map(|f| (f.referenced.line(), f.referenced.column()))
+    }
 }
 
 /// The most components a workspace path may have. Real trees are far

@@ -342,13 +342,18 @@ pub struct HistoryArgs {
     /// Print JSON instead of the table.
     #[arg(long)]
     pub json: bool,
-    /// Also write a trend chart of completion with its intervals here.
+    /// Also write a trend chart of completion with its intervals here
+    /// (the cells that moved, flapped or changed profile).
     #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub svg: Option<PathBuf>,
-    /// Also write a self-contained HTML page: the chart and every cell's
-    /// runs, with moves and flapping cells marked.
+    /// Also write a self-contained HTML page: the chart of the cells that
+    /// moved and every cell's runs, the steady ones folded.
     #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub html: Option<PathBuf>,
+    /// List every cell run by run, the steady ones too (by default they
+    /// are counted on one line).
+    #[arg(long)]
+    pub all: bool,
     /// Show the last N recorded whole runs (0: all of them).
     #[arg(long, value_name = "N", default_value_t = 50)]
     pub last: usize,
@@ -539,6 +544,7 @@ impl HistoryArgs {
             svg: self.svg,
             html: self.html,
             last: (self.last > 0).then_some(self.last),
+            all: self.all,
         }
     }
 }

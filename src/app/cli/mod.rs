@@ -137,8 +137,7 @@ impl Command {
 /// [`WorkflowSafe`] sink: no line of foreign text becomes a command to
 /// the runner.
 pub fn execute(command: Command) -> u8 {
-    let on_github = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v.trim() == "true");
-    let (mut out, mut err): (Box<dyn Write>, Box<dyn Write>) = if on_github {
+    let (mut out, mut err): (Box<dyn Write>, Box<dyn Write>) = if on_github() {
         (
             Box::new(WorkflowSafe::new(io::stdout().lock())),
             Box::new(WorkflowSafe::new(io::stderr())),
@@ -150,6 +149,30 @@ pub fn execute(command: Command) -> u8 {
     let _ = out.flush();
     let _ = err.flush();
     code
+}
+
+/// Whether this process runs inside GitHub Actions.
+fn on_github() -> bool {
+    std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v.trim() == "true")
+}
+
+/// Prints a command line clap could not parse (or its help) where clap
+/// would, through the [`WorkflowSafe`] sink inside GitHub Actions as
+/// [`execute`] does: clap's messages quote the arguments, which may hold a
+/// file name or text from a scenario.
+pub fn print_parse_error(error: &clap::Error) {
+    if !on_github() {
+        let _ = error.print();
+        return;
+    }
+    let text = error.render().to_string();
+    let mut sink: Box<dyn Write> = if error.use_stderr() {
+        Box::new(WorkflowSafe::new(io::stderr()))
+    } else {
+        Box::new(WorkflowSafe::new(io::stdout().lock()))
+    };
+    let _ = sink.write_all(text.as_bytes());
+    let _ = sink.flush();
 }
 
 /// [`execute`] with the streams chosen.

@@ -81,6 +81,10 @@ pub struct ExternalRun<'a> {
     pub dialect: Dialect,
     /// The loop's turn cap, enforced at the server.
     pub max_turns: Option<usize>,
+    /// Whether the cell offers planning: when it does not, the server
+    /// withholds the dialect's planning tools from the model
+    /// (`ServerOptions::withheld_planning`).
+    pub planning: bool,
     /// `MODEL_ID` and the id `/v1/models` lists.
     pub model_id: &'a str,
     /// Where the agent's stdout/stderr go (else a temporary file).
@@ -97,6 +101,7 @@ impl<'a> ExternalRun<'a> {
             agent,
             dialect: Dialect::default(),
             max_turns: None,
+            planning: true,
             model_id: "agent-eval-mock",
             log_path: None,
             grace: DEFAULT_GRACE,
@@ -139,6 +144,7 @@ pub fn run_external(
             model_id: run.model_id.to_string(),
             max_turns: run.max_turns,
             workspace: Some(run.workspace.to_path_buf()),
+            withheld_planning: (!run.planning).then_some(run.dialect),
             ..ServerOptions::default()
         },
     )?;
@@ -410,24 +416,13 @@ pub use crate::scenario::RUN_MARK_VAR;
 /// process may fork while it is being looked for).
 fn kill_marked(mark: &str) {
     let needle = format!("{RUN_MARK_VAR}={mark}\0");
-    let me = std::process::id();
     for _ in 0..5 {
-        let Ok(entries) = std::fs::read_dir("/proc") else {
+        let Some(procs) = process::other_processes() else {
             return;
         };
         let mut found = false;
-        for entry in entries.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            if pid == me {
-                continue;
-            }
-            let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+        for (pid, folder) in procs {
+            let Ok(environ) = std::fs::read(folder.join("environ")) else {
                 continue;
             };
             if environ

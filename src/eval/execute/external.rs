@@ -61,6 +61,7 @@ pub fn run_once_external(
     }
     run.dialect = settings.dialect;
     run.max_turns = Some(settings.max_turns);
+    run.planning = settings.todo;
     run.model_id = &scenario.name;
     let outcome =
         run_external(model_for_in(scenario, cell, seed, Some(&root))?, &run).map_err(|e| {

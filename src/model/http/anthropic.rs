@@ -8,10 +8,8 @@
 //! dropped); the stop reason follows from the blocks, as for a scripted
 //! response. Input tokens are `input_tokens` plus the cache tokens.
 
-use super::{
-    ApiBlock, ApiKey, ApiModel, ApiReply, Endpoint, HttpContext, HttpModelError, Price, Usage,
-    WireFormat, with_api_ids,
-};
+use super::api_model::{ApiBlock, ApiModel, ApiReply, ReplyError, WireFormat, with_api_ids};
+use super::{ApiKey, Endpoint, HttpContext, HttpModelError, Price, Usage};
 use crate::llm::ModelRequest;
 use reqwest::header::HeaderName;
 use serde::{Deserialize, Serialize};
@@ -24,14 +22,14 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AnthropicParams {
-    #[serde(deserialize_with = "super::model_name")]
+    #[serde(deserialize_with = "super::flags::model_name")]
     pub model: String,
     #[serde(default = "default_max_tokens")]
     pub max_tokens: u32,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "super::temperature"
+        deserialize_with = "super::flags::temperature"
     )]
     pub temperature: Option<f64>,
     /// This model's price, used when the price table (the command line's
@@ -76,7 +74,7 @@ impl ApiModel<Messages> {
     ) -> Result<Self, HttpModelError> {
         let model = params.model.clone();
         let price = params.price;
-        super::build(Messages { params }, &model, price, endpoint, context, seed)
+        super::api_model::build(Messages { params }, &model, price, endpoint, context, seed)
     }
 }
 
@@ -133,11 +131,11 @@ impl WireFormat for Messages {
         Value::Object(body)
     }
 
-    fn parse(&self, body: Value) -> Result<ApiReply, String> {
+    fn parse(&self, body: Value) -> Result<ApiReply, ReplyError> {
         let content = body
             .get("content")
             .and_then(Value::as_array)
-            .ok_or("no `content` list")?;
+            .ok_or(ReplyError::NoContent)?;
         let mut blocks = Vec::with_capacity(content.len());
         for block in content {
             match block.get("type").and_then(Value::as_str) {
@@ -145,16 +143,16 @@ impl WireFormat for Messages {
                     let text = block
                         .get("text")
                         .and_then(Value::as_str)
-                        .ok_or("a text block without `text`")?;
+                        .ok_or(ReplyError::TextWithoutText)?;
                     blocks.push(ApiBlock::Text(text.to_string()));
                 }
                 Some("tool_use") => {
-                    let field = |name: &str| {
+                    let field = |name: &'static str| {
                         block
                             .get(name)
                             .and_then(Value::as_str)
                             .map(str::to_string)
-                            .ok_or(format!("a tool_use block without `{name}`"))
+                            .ok_or(ReplyError::ToolUseWithout(name))
                     };
                     blocks.push(ApiBlock::Call {
                         api_id: field("id")?,

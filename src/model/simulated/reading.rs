@@ -494,15 +494,7 @@ impl Reader<'_> {
             return;
         }
         let asked = asked.content_blocks();
-        for block in message.content_blocks() {
-            let ContentBlock::ToolResult {
-                tool_use_id,
-                content,
-                ..
-            } = block
-            else {
-                continue;
-            };
+        for (tool_use_id, content) in message.tool_results() {
             // A plan shown back was seen in this message; a plan read
             // from the model's own call was last seen in that call, so
             // the results after it (this message) count against it.

@@ -9,6 +9,7 @@ use rusqlite::{OptionalExtension, params};
 
 use super::{History, HistoryError, sqlite_error};
 use crate::metric::Metric;
+use crate::model::simulated::profile::ProfileRef;
 use crate::results::baseline::CellRates;
 use crate::scenario::CellSettings;
 
@@ -31,6 +32,8 @@ pub struct BaselineRun {
     pub commit: Option<String>,
     pub branch: Option<String>,
     pub recorded_at: String,
+    /// The profile it ran under (`None`: the defaults).
+    pub profile: Option<ProfileRef>,
 }
 
 /// The baseline cells, where they come from, and the scenarios that have
@@ -66,9 +69,12 @@ impl History {
                 baseline.missing.push(name.to_string());
                 continue;
             };
-            baseline
-                .cells
-                .extend(self.recorded_rates(scenario_run, name)?);
+            let profile = run.profile.clone();
+            baseline.cells.extend(
+                self.recorded_rates(scenario_run, name)?
+                    .into_iter()
+                    .map(|cell| cell.under(profile.clone())),
+            );
             run.scenario = name.to_string();
             baseline.runs.push(run);
         }
@@ -85,7 +91,7 @@ impl History {
     ) -> Result<Option<(i64, BaselineRun)>, HistoryError> {
         self.conn
             .query_row(
-                "SELECT s.id, i.commit_sha, i.branch, i.recorded_at
+                "SELECT s.id, i.commit_sha, i.branch, i.recorded_at, s.profile, s.profile_sha256
                  FROM scenario_run s JOIN invocation i ON s.invocation_id = i.id
                  WHERE s.scenario_sha256 = ?1 AND i.shard IS NULL
                    AND (?2 IS NULL OR i.branch = ?2) AND s.profile_sha256 IS ?3
@@ -99,6 +105,10 @@ impl History {
                             commit: row.get(1)?,
                             branch: row.get(2)?,
                             recorded_at: row.get(3)?,
+                            profile: match (row.get(4)?, row.get(5)?) {
+                                (Some(file), Some(sha256)) => Some(ProfileRef { file, sha256 }),
+                                _ => None,
+                            },
                         },
                     ))
                 },

@@ -17,11 +17,15 @@
 //! `codex-acp` (pinned 0.16.0) with the same home and config, plus
 //! `approval_policy = "never"` and `sandbox_mode = "danger-full-access"`
 //! (what `exec`'s flags say): every part of a session is a `session/prompt`.
-//! The adapter links its own copy of Codex's core, which honours
-//! `[tools.update_plan] enabled = false` only if it knows that setting
-//! (Codex 0.152 and later); no other switch for the planning tool is
-//! documented. Where `update_plan` stays offered and is called with
-//! planning off, the cell is reported invalid and the run fails (see
+//! The adapter links its own copy of Codex's core, which has no switch for
+//! the planning tool: `[tools.update_plan] enabled = false` (Codex 0.152
+//! and later) is unknown to it, and it offers `update_plan` in every
+//! request. So in a cell with planning off the mock server withholds the
+//! dialect's planning tools from the model (`ServerOptions::
+//! withheld_planning`, for every outside agent): the model is never
+//! offered `update_plan`, though Codex's instructions still name it. An
+//! agent that plans anyway (a plan reported over ACP, an offered planning
+//! tool called) makes the cell invalid and fails the run (see
 //! `results::summary::invalid_reason`), never measured.
 //!
 //! Codex 0.169 has no planning reminder: nothing it sends counts as one.

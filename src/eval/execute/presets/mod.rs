@@ -276,8 +276,11 @@ pub fn settle(scenario: &mut Scenario, require_binary: bool) -> Result<(), LoadE
             return Err(error(Some(at), lacks(scenario.agent.dialect)));
         }
         Some(_) => {}
-        // Every preset has a dialect; its first is its own.
-        None => scenario.agent.dialect = has.first().copied().unwrap_or(scenario.agent.dialect),
+        None => {
+            if let Some(&first) = has.first() {
+                scenario.agent.dialect = first;
+            }
+        }
     }
     for (axis, values) in &scenario.runs.axes {
         for value in values {
