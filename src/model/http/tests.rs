@@ -1,7 +1,6 @@
 //! Setting up real models: keys, base URLs, prices, and the flags.
 
 use super::*;
-use std::collections::BTreeMap;
 
 /// A variable lookup over `pairs` (the last pair of a name wins).
 fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
