@@ -33,6 +33,11 @@
 # peak and wall time of that run). Prints the ratio of the median CPU
 # times of the long and the short size.
 # Builds the `dist` binary (fat LTO) first unless BIN is given.
+#
+# CALLGRIND=1 counts instructions instead of CPU time (valgrind
+# --tool=callgrind, one round: the count does not depend on the load, the
+# CPU time does, and on a shared machine the larger working set of the
+# long run costs it more); the ratios are then of instructions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${BIN:-}" ]; then
@@ -42,6 +47,7 @@ bin=${BIN:-target/dist/agent-eval}
 short=${1:-1000}
 long=${2:-4000}
 rounds=${ROUNDS:-3}
+[ -z "${CALLGRIND:-}" ] || rounds=1
 short_steps=${3:-500}
 long_steps=${4:-2000}
 mkdir -p target
@@ -77,8 +83,19 @@ steps_scenario() {
         print "runs:"; print "  seeds: 1"
     }' >"$2"
 }
+# Runs scenario $1 under callgrind; prints "instructions - - turns".
+measure_instructions() {
+    valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" \
+        "$bin" run "$1" --jobs 1 --quiet --json "$work/report.json" >/dev/null 2>"$work/valgrind" || true
+    turns=$(sed -n 's/^ *"turns": \([0-9]*\),*$/\1/p;T;q' "$work/report.json")
+    echo "$(sed -n 's/.*Collected : //p' "$work/valgrind") - - ${turns:-?}"
+}
 # Runs scenario $1; prints "CPU-seconds wall peak-MiB turns".
 measure() {
+    if [ -n "${CALLGRIND:-}" ]; then
+        measure_instructions "$1"
+        return
+    fi
     local TIMEFORMAT='%3U %3S'
     { time /usr/bin/time -v "$bin" run "$1" --jobs 1 --quiet --json "$work/report.json" \
         >/dev/null 2>"$work/time"; } 2>"$work/cpu" || true

@@ -21,6 +21,15 @@
 # requests: with the per-request work linear in the request, the last
 # tenth's grows only by parsing the longer conversation. Builds the
 # `dist` binary first unless BIN is given.
+#
+#   CALLGRIND=1 benches/wire_memory.sh 300 1000 3000
+#
+# counts instructions instead, which the machine's load does not move:
+# agent-eval's (valgrind --tool=callgrind; the client, a child process, is
+# not traced) for a session of N turns and one of N + 50, and their
+# difference over 50: what one request costs around turn N, everything
+# included (reading the body, the model, the record, the report's share).
+# A time per request that stops growing is the same figure at every N.
 set -eu
 cd "$(dirname "$0")/.."
 if [ -z "${BIN:-}" ]; then
@@ -80,6 +89,24 @@ scenario() {
         print "    - text: Done."
     }' >"$2"
 }
+# agent-eval's instructions for a session of $1 turns, under callgrind.
+instructions() {
+    scenario "$1" "$work/session.yaml"
+    valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" \
+        "$bin" run "$work/session.yaml" --quiet --json /dev/null >"$work/out" 2>"$work/valgrind" ||
+        cat "$work/out" "$work/valgrind" >&2
+    sed -n 's/.*Collected : //p' "$work/valgrind"
+}
+if [ -n "${CALLGRIND:-}" ]; then
+    echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (instructions do not depend on it)"
+    printf '%7s %16s %16s %16s\n' turns "instr (N)" "instr (N + 50)" "instr/request"
+    for n in "$@"; do
+        a=$(instructions "$n")
+        b=$(instructions $((n + 50)))
+        printf '%7s %16s %16s %16s\n' "$n" "$a" "$b" $(((b - a) / 50))
+    done
+    exit 0
+fi
 echo "$(nproc) cores; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%7s %9s %10s %9s %13s %13s\n' turns "peak MiB" wall "CPU s" "ms/req first" "ms/req last"
 for n in "$@"; do

@@ -85,6 +85,21 @@ impl AgentPreset {
         }
     }
 
+    /// Every preset's name in backticks, in [`Self::ALL`]'s order, the
+    /// last after "and": the one list `run --help`, docs/cli.md and the
+    /// README show (a test holds them to it).
+    pub fn listing() -> String {
+        let names: Vec<String> = Self::ALL
+            .iter()
+            .map(|p| format!("`{}`", p.name()))
+            .collect();
+        match names.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => String::new(),
+        }
+    }
+
     /// The preset of this name (`--agent NAME`).
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|p| p.name() == name)

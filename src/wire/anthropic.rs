@@ -40,17 +40,7 @@ pub struct Usage {
 /// Reads a Messages API request body.
 pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
     let obj = fields::body_object(body)?;
-    let model = fields::optional_str(&obj, "model", "")?.map(str::to_string);
-    let stream = fields::optional_bool(&obj, "stream", "")?;
-    let system = match fields::optional(&obj, "system") {
-        None => String::new(),
-        Some(value) => system_text(value)?,
-    };
-    let tools = fields::optional_array(&obj, "tools", "")?
-        .iter()
-        .enumerate()
-        .map(|(i, tool)| parse_tool(tool, &format!("tools.{i}")))
-        .collect::<Result<Vec<_>, _>>()?;
+    let head = parse_head(&obj)?;
     let raw = fields::array(fields::required(&obj, "messages", "")?, "messages")?;
     if raw.is_empty() {
         return Err(BadRequest::new(
@@ -62,60 +52,118 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
     // assistant messages before each.
     let mut in_conversation = Vec::new();
     for (i, message) in raw.iter().enumerate() {
-        let path = format!("messages.{i}");
-        let message = fields::object(message, &path)?;
-        let role = fields::required_str(message, "role", &path)?;
-        let content = fields::required(message, "content", &path)?;
-        let content_path = join(&path, "content");
-        match role {
-            "user" | "assistant" => {
-                let role = if role == "user" {
-                    Role::User
-                } else {
-                    Role::Assistant
-                };
-                messages.push(Message {
-                    role,
-                    content: parse_content(content, &content_path)?,
-                });
-            }
-            "system" => {
-                in_conversation.push((messages.len(), system_text(content)?));
-            }
-            other => {
-                return Err(BadRequest::new(format!(
-                    "{path}.role: unexpected role `{other}` (user, assistant or system)"
-                )));
-            }
+        match parse_element(message, i)? {
+            Element::Message(message) => messages.push(message),
+            Element::System(text) => in_conversation.push((messages.len(), text)),
         }
     }
     place_system_texts(&mut messages, in_conversation);
     normalize_task_message(&mut messages);
-    let mut error_results = Vec::new();
-    for message in raw {
-        if let Some(Value::Array(blocks)) = message.get("content") {
-            for block in blocks {
-                if block.get("type").and_then(Value::as_str) == Some("tool_result")
-                    && block.get("is_error") == Some(&Value::Bool(true))
-                    && let Some(id) = block.get("tool_use_id").and_then(Value::as_str)
-                {
-                    error_results.push(id.to_string());
-                }
-            }
-        }
-    }
+    let mut error_results: Vec<String> = raw.iter().flat_map(flagged_ids).collect();
     error_results.sort();
     error_results.dedup();
-    Ok(WireRequest {
-        system,
-        messages,
-        tools,
-        stream,
-        stream_usage: false,
+    Ok(head.into_request(messages, error_results))
+}
+
+/// A request's fields other than its messages.
+#[derive(Debug)]
+pub(super) struct Head {
+    model: Option<String>,
+    stream: bool,
+    system: String,
+    tools: Vec<ToolSchema>,
+}
+
+impl Head {
+    pub(super) fn into_request(
+        self,
+        messages: Vec<Message>,
+        error_results: Vec<String>,
+    ) -> WireRequest {
+        WireRequest {
+            system: self.system,
+            messages,
+            tools: self.tools,
+            stream: self.stream,
+            stream_usage: false,
+            model: self.model,
+            error_results,
+            late_system: Vec::new(),
+        }
+    }
+}
+
+/// Reads the fields other than `messages`, in the order errors are
+/// reported.
+pub(super) fn parse_head(obj: &Object) -> Result<Head, BadRequest> {
+    let model = fields::optional_str(obj, "model", "")?.map(str::to_string);
+    let stream = fields::optional_bool(obj, "stream", "")?;
+    let system = match fields::optional(obj, "system") {
+        None => String::new(),
+        Some(value) => system_text(value)?,
+    };
+    let tools = fields::optional_array(obj, "tools", "")?
+        .iter()
+        .enumerate()
+        .map(|(i, tool)| parse_tool(tool, &format!("tools.{i}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Head {
         model,
-        error_results,
-        late_system: Vec::new(),
+        stream,
+        system,
+        tools,
     })
+}
+
+/// One element of `messages`: a user or assistant message, or the text of
+/// a `system` message (placed by [`place_system_texts`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Element {
+    Message(Message),
+    System(String),
+}
+
+/// Reads element `i` of `messages`.
+pub(super) fn parse_element(message: &Value, i: usize) -> Result<Element, BadRequest> {
+    let path = format!("messages.{i}");
+    let message = fields::object(message, &path)?;
+    let role = fields::required_str(message, "role", &path)?;
+    let content = fields::required(message, "content", &path)?;
+    let content_path = join(&path, "content");
+    match role {
+        "user" | "assistant" => {
+            let role = if role == "user" {
+                Role::User
+            } else {
+                Role::Assistant
+            };
+            Ok(Element::Message(Message {
+                role,
+                content: parse_content(content, &content_path)?,
+            }))
+        }
+        "system" => Ok(Element::System(system_text(content)?)),
+        other => Err(BadRequest::new(format!(
+            "{path}.role: unexpected role `{other}` (user, assistant or system)"
+        ))),
+    }
+}
+
+/// The ids of the tool results of one element of `messages` that the
+/// client flagged as errors (`is_error: true`), in order.
+pub(super) fn flagged_ids(message: &Value) -> Vec<String> {
+    let Some(Value::Array(blocks)) = message.get("content") else {
+        return Vec::new();
+    };
+    blocks
+        .iter()
+        .filter(|block| {
+            block.get("type").and_then(Value::as_str) == Some("tool_result")
+                && block.get("is_error") == Some(&Value::Bool(true))
+        })
+        .filter_map(|block| block.get("tool_use_id").and_then(Value::as_str))
+        .map(str::to_string)
+        .collect()
 }
 
 /// Puts the text of each `system` message found inside `messages` into the
@@ -128,15 +176,14 @@ fn place_system_texts(messages: &mut Vec<Message>, texts: Vec<(usize, String)>) 
     for (position, text) in texts {
         let at = position + inserted;
         let block = ContentBlock::text(text);
-        let target = if at > 0 && messages[at - 1].role == Role::User {
-            Some(at - 1)
-        } else if messages.get(at).is_some_and(|m| m.role == Role::User) {
-            Some(at)
-        } else {
-            None
+        let is_user = |index: usize| messages.get(index).is_some_and(|m| m.role == Role::User);
+        let target = match at.checked_sub(1) {
+            Some(before) if is_user(before) => Some(before),
+            _ if is_user(at) => Some(at),
+            _ => None,
         };
-        match target {
-            Some(index) => push_block(&mut messages[index], block),
+        match target.and_then(|index| messages.get_mut(index)) {
+            Some(message) => push_block(message, block),
             None => {
                 messages.insert(at, Message::blocks(Role::User, vec![block]));
                 inserted += 1;
@@ -145,7 +192,7 @@ fn place_system_texts(messages: &mut Vec<Message>, texts: Vec<(usize, String)>) 
     }
 }
 
-fn push_block(message: &mut Message, block: ContentBlock) {
+pub(super) fn push_block(message: &mut Message, block: ContentBlock) {
     match &mut message.content {
         Content::Blocks(blocks) => blocks.push(block),
         Content::Text(text) => {

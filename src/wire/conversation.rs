@@ -133,6 +133,15 @@ impl Conversation {
         ids.into_iter().cloned().collect()
     }
 
+    /// Whether this is `other` as stored (not only equal messages).
+    fn same_as(&self, other: &Self) -> bool {
+        match (&self.last, &other.last) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+
     /// The first `len` messages (shared).
     fn prefix(&self, len: usize) -> Self {
         if len == 0 {
@@ -166,8 +175,9 @@ impl Conversation {
     /// How many leading messages (with their flags) this conversation
     /// shares with `messages`.
     fn common_prefix(&self, messages: &[Message], flags: &[Box<[String]>]) -> usize {
-        let same =
-            |node: &Node, at: usize| node.message == messages[at] && node.flagged == flags[at];
+        let same = |node: &Node, at: usize| {
+            messages.get(at) == Some(&node.message) && flags.get(at) == Some(&node.flagged)
+        };
         match (&self.first, messages.first()) {
             (Some(first), Some(_)) if same(first, 0) => {}
             _ => return 0,
@@ -219,7 +229,23 @@ impl Conversations {
         messages: &[Message],
         flagged: &[String],
     ) -> (Conversation, Vec<String>) {
+        let (conversation, unmatched, _) = self.record_read(messages, flagged);
+        (conversation, unmatched)
+    }
+
+    /// [`Self::record`], with what [`Self::continue_from`] needs to record
+    /// the next request.
+    pub fn record_read(
+        &mut self,
+        messages: &[Message],
+        flagged: &[String],
+    ) -> (Conversation, Vec<String>, Continued) {
         let (flags, unmatched) = flags_per_message(messages, flagged);
+        let taken = flags
+            .iter()
+            .enumerate()
+            .flat_map(|(at, own)| own.iter().map(move |id| (at, id.clone())))
+            .collect();
         let mut best: Option<(usize, usize)> = None;
         for (index, branch) in self.branches.iter().enumerate() {
             let shared = branch.common_prefix(messages, &flags);
@@ -227,10 +253,9 @@ impl Conversations {
                 best = Some((index, shared));
             }
         }
-        let mut conversation = match best {
-            Some((index, shared)) => self.branches[index].prefix(shared),
-            None => Conversation::default(),
-        };
+        let mut conversation = best
+            .and_then(|(index, shared)| Some(self.branches.get(index)?.prefix(shared)))
+            .unwrap_or_default();
         let shared = conversation.len();
         for (message, flags) in messages.iter().zip(flags).skip(shared) {
             conversation.push(message.clone(), flags);
@@ -238,14 +263,121 @@ impl Conversations {
         // A request that continues a branch replaces it; one that leaves a
         // branch (a rewrite, another conversation) is a branch of its own.
         if let Some((index, shared)) = best
-            && shared == self.branches[index].len()
+            && self.branches.get(index).is_some_and(|b| b.len() == shared)
         {
             self.branches.remove(index);
         }
         self.branches.insert(0, conversation.clone());
         self.branches.truncate(BRANCHES);
-        (conversation, unmatched)
+        let next = Continued {
+            conversation: conversation.clone(),
+            flagged: flagged.to_vec(),
+            taken,
+        };
+        (conversation, unmatched, next)
     }
+}
+
+/// What [`Conversations::continue_from`] needs of the request recorded
+/// before: its conversation, its flagged ids (sorted) and the message each
+/// was kept with.
+#[derive(Debug, Clone, Default)]
+pub struct Continued {
+    pub conversation: Conversation,
+    pub flagged: Vec<String>,
+    taken: Vec<(usize, String)>,
+}
+
+impl Conversations {
+    /// [`Self::record`] for a request whose first `unchanged` messages are,
+    /// as read, those of `previous` (the request recorded before it): it
+    /// shares them without comparing them, and compares only the messages
+    /// after them. `None` when the flagged ids differ from `previous`'s
+    /// (a message's flags could then change): record it the usual way.
+    /// Where [`Self::record`] would share more with an older branch than
+    /// with `previous` (a client going back to a conversation it left),
+    /// this one shares less: the same messages, stored once more.
+    pub fn continue_from(
+        &mut self,
+        previous: &Continued,
+        messages: &[Message],
+        flagged: &[String],
+        unchanged: usize,
+    ) -> Option<(Conversation, Vec<String>, Continued)> {
+        let unchanged = unchanged
+            .min(previous.conversation.len())
+            .min(messages.len());
+        if flagged != previous.flagged {
+            return None;
+        }
+        let mut taken: Vec<(usize, String)> = previous
+            .taken
+            .iter()
+            .filter(|(at, _)| *at < unchanged)
+            .cloned()
+            .collect();
+        let mut left: BTreeSet<&str> = flagged.iter().map(String::as_str).collect();
+        for (_, id) in &taken {
+            left.remove(id.as_str());
+        }
+        let flags: Vec<Box<[String]>> = messages[unchanged..]
+            .iter()
+            .enumerate()
+            .map(|(offset, message)| {
+                let own = own_flags(message, &mut left);
+                taken.extend(own.iter().map(|id| (unchanged + offset, id.clone())));
+                own.into_boxed_slice()
+            })
+            .collect();
+        let unmatched = left.into_iter().map(str::to_string).collect();
+        let before = &previous.conversation;
+        let mut later: Vec<&Node> = before
+            .nodes_backward()
+            .take_while(|node| node.len > unchanged)
+            .collect();
+        later.reverse();
+        let same = later
+            .iter()
+            .zip(messages[unchanged..].iter().zip(&flags))
+            .take_while(|(node, (message, flags))| {
+                node.message == **message && node.flagged == **flags
+            })
+            .count();
+        let mut conversation = before.prefix(unchanged + same);
+        for (message, flags) in messages[unchanged + same..].iter().zip(&flags[same..]) {
+            conversation.push(message.clone(), flags.clone());
+        }
+        let continued = self
+            .branches
+            .iter()
+            .position(|branch| branch.same_as(before));
+        if let Some(index) = continued
+            && unchanged + same == before.len()
+        {
+            self.branches.remove(index);
+        }
+        self.branches.insert(0, conversation.clone());
+        self.branches.truncate(BRANCHES);
+        let next = Continued {
+            conversation: conversation.clone(),
+            flagged: flagged.to_vec(),
+            taken,
+        };
+        Some((conversation, unmatched, next))
+    }
+}
+
+/// The ids of `message`'s tool results still in `left` (taken from it).
+fn own_flags(message: &Message, left: &mut BTreeSet<&str>) -> Vec<String> {
+    let mut own = Vec::new();
+    for block in message.content_blocks() {
+        if let ContentBlock::ToolResult { tool_use_id, .. } = block
+            && left.remove(tool_use_id.as_str())
+        {
+            own.push(tool_use_id.clone());
+        }
+    }
+    own
 }
 
 /// Per message, the `flagged` ids its tool results answer (an id with the
@@ -257,17 +389,7 @@ fn flags_per_message(
     let mut left: BTreeSet<&str> = flagged.iter().map(String::as_str).collect();
     let flags = messages
         .iter()
-        .map(|message| {
-            let mut own = Vec::new();
-            for block in message.content_blocks() {
-                if let ContentBlock::ToolResult { tool_use_id, .. } = block
-                    && left.remove(tool_use_id.as_str())
-                {
-                    own.push(tool_use_id.clone());
-                }
-            }
-            own.into_boxed_slice()
-        })
+        .map(|message| own_flags(message, &mut left).into_boxed_slice())
         .collect();
     (flags, left.into_iter().map(str::to_string).collect())
 }

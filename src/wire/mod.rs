@@ -17,6 +17,7 @@ pub mod chat;
 pub mod conversation;
 mod fields;
 pub mod gemini;
+pub mod incremental;
 pub mod observed;
 pub mod record;
 pub mod responses;

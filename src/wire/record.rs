@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
-use super::conversation::{Conversation, Conversations};
+use super::conversation::{Continued, Conversation, Conversations};
 use crate::llm::protocol::Violation;
 use crate::llm::{Content, ContentBlock, Message, ModelRequest, ModelResponse, Role, ToolSchema};
 
@@ -115,6 +115,30 @@ impl WireRequest {
     /// Whether a tool of this name was offered.
     pub fn offers(&self, tool: &str) -> bool {
         self.tools.iter().any(|t| t.name == tool)
+    }
+}
+
+/// Where a request read by an [`super::incremental::IncrementalReader`]
+/// stands among the
+/// requests it read: what lets the checks after the parse (the protocol
+/// check, the record) take on from the request before it too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lineage {
+    /// This request's number among the reader's.
+    pub serial: u64,
+    /// The number of the request read before it and how many of its
+    /// leading messages this one repeats, as read.
+    pub after: Option<(u64, usize)>,
+}
+
+impl Lineage {
+    /// How many leading messages are those of request `previous` (0 when
+    /// this request does not follow it).
+    pub fn unchanged_since(&self, previous: Option<u64>) -> usize {
+        match self.after {
+            Some((serial, unchanged)) if Some(serial) == previous => unchanged,
+            _ => 0,
+        }
     }
 }
 
@@ -243,6 +267,9 @@ pub struct Record {
     tool_lists: Interned<[ToolSchema]>,
     /// Every violation recorded so far (turn and rule).
     violations_seen: BTreeSet<(usize, String)>,
+    /// The last request recorded by [`Self::push_read`]: its number and
+    /// what the next one may continue.
+    last_read: Option<(u64, Continued)>,
 }
 
 impl Record {
@@ -263,9 +290,19 @@ impl Record {
         api: Api,
         request: Option<&WireRequest>,
         reply: Reply,
-        mut violations: Vec<Violation>,
+        violations: Vec<Violation>,
     ) -> usize {
         let request = request.map(|request| self.recorded(request));
+        self.push_recorded(api, request, reply, violations)
+    }
+
+    fn push_recorded(
+        &mut self,
+        api: Api,
+        request: Option<RecordedRequest>,
+        reply: Reply,
+        mut violations: Vec<Violation>,
+    ) -> usize {
         violations.retain(|v| self.violations_seen.insert((v.turn, v.rule.clone())));
         self.responses += usize::from(matches!(reply, Reply::Response { .. }));
         self.exchanges.push(Exchange {
@@ -277,10 +314,54 @@ impl Record {
         self.exchanges.len()
     }
 
+    /// [`Self::push`] for a request an incremental reader read: its
+    /// messages are recorded on from the request recorded before it when
+    /// it follows that one (see [`Conversations::continue_from`]).
+    pub fn push_read(
+        &mut self,
+        api: Api,
+        request: &WireRequest,
+        reply: Reply,
+        violations: Vec<Violation>,
+        lineage: Lineage,
+    ) -> usize {
+        let recorded = self.recorded_read(request, lineage);
+        self.push_recorded(api, Some(recorded), reply, violations)
+    }
+
+    fn recorded_read(&mut self, request: &WireRequest, lineage: Lineage) -> RecordedRequest {
+        let previous = self.last_read.take();
+        let unchanged = lineage.unchanged_since(previous.as_ref().map(|(serial, _)| *serial));
+        let continued = previous
+            .filter(|_| unchanged > 0)
+            .and_then(|(_, previous)| {
+                let (messages, errors) = (&request.messages, &request.error_results);
+                self.conversations
+                    .continue_from(&previous, messages, errors, unchanged)
+            });
+        let (messages, unmatched_errors, next) = continued.unwrap_or_else(|| {
+            self.conversations
+                .record_read(&request.messages, &request.error_results)
+        });
+        self.last_read = Some((lineage.serial, next));
+        self.with_content(request, messages, unmatched_errors)
+    }
+
     fn recorded(&mut self, request: &WireRequest) -> RecordedRequest {
         let (messages, unmatched_errors) = self
             .conversations
             .record(&request.messages, &request.error_results);
+        self.with_content(request, messages, unmatched_errors)
+    }
+
+    /// The request as recorded, with its system prompt and tool list
+    /// shared with the record's.
+    fn with_content(
+        &mut self,
+        request: &WireRequest,
+        messages: Conversation,
+        unmatched_errors: Vec<String>,
+    ) -> RecordedRequest {
         let system = self
             .systems
             .get(&request.system, fingerprint(&request.system));
@@ -606,5 +687,92 @@ mod storage_tests {
             .collect();
         assert_eq!(kept.len(), 100);
         assert!(kept.iter().zip(&seen).all(|(k, s)| *k == s));
+    }
+}
+
+#[cfg(test)]
+mod read_on {
+    //! Recording a request on from the one before it records what recording
+    //! it afresh records.
+
+    use super::*;
+    use crate::wire::conversation::stored_messages;
+    use proptest::prelude::*;
+
+    /// A message of a small alphabet (ids repeat, so flags can move).
+    fn message(kind: u8, n: u8) -> Message {
+        let id = format!("t{}", n % 5);
+        match kind % 4 {
+            0 => Message::user_text(format!("u{n}")),
+            1 => Message::blocks(
+                Role::Assistant,
+                vec![ContentBlock::ToolUse {
+                    id: id.clone(),
+                    name: "bash".into(),
+                    input: serde_json::json!({}).into(),
+                }],
+            ),
+            2 => Message::blocks(
+                Role::User,
+                vec![ContentBlock::ToolResult {
+                    tool_use_id: id,
+                    content: "ok".into(),
+                    is_error: false,
+                }],
+            ),
+            _ => Message::blocks(Role::Assistant, vec![ContentBlock::text(format!("a{n}"))]),
+        }
+    }
+
+    fn request(messages: Vec<Message>, errors: &[u8]) -> WireRequest {
+        let mut error_results: Vec<String> = errors.iter().map(|n| format!("t{}", n % 7)).collect();
+        error_results.sort();
+        error_results.dedup();
+        WireRequest {
+            system: "s".into(),
+            messages,
+            tools: Vec::new(),
+            stream: false,
+            stream_usage: false,
+            model: None,
+            error_results,
+            late_system: Vec::new(),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn recording_on_is_recording_afresh(
+            steps in prop::collection::vec(
+                (0usize..10, prop::collection::vec((0u8..4, 0u8..20), 0..4),
+                 prop::collection::vec(0u8..7, 0..2), 0usize..2, any::<bool>()),
+                1..12,
+            ),
+        ) {
+            let (mut afresh, mut on) = (Record::default(), Record::default());
+            let mut messages: Vec<Message> = Vec::new();
+            let mut serial = 0;
+            for (cut, added, errors, understate, lost) in steps {
+                let before = messages.clone();
+                if cut < messages.len() && cut % 3 == 0 {
+                    messages.truncate(cut);
+                }
+                messages.extend(added.iter().map(|&(k, n)| message(k, n)));
+                let unchanged = before.iter().zip(&messages).take_while(|(a, b)| a == b).count();
+                let wire = request(messages.clone(), &errors);
+                serial += 1;
+                // A lost lineage (another reader's request between) starts over.
+                let after = (!lost).then_some((serial - 1, unchanged.saturating_sub(understate)));
+                afresh.push(Api::Anthropic, Some(&wire), Reply::Side, Vec::new());
+                on.push_read(Api::Anthropic, &wire, Reply::Side, Vec::new(), Lineage { serial, after });
+                let recorded = on.exchanges().last().and_then(|e| e.request.as_ref()).unwrap();
+                prop_assert_eq!(&recorded.to_wire(), &wire);
+                prop_assert_eq!(afresh.exchanges(), on.exchanges());
+            }
+            // Recording on stores each message once too.
+            let held = |record: &Record| stored_messages(
+                record.exchanges().iter().filter_map(|e| e.request.as_ref()).map(|r| &r.messages));
+            prop_assert!(held(&on) <= held(&afresh) + messages.len());
+        }
     }
 }

@@ -27,6 +27,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Json, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
+use std::borrow::Cow;
 use std::net::{SocketAddr, TcpListener};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -34,10 +35,13 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::anthropic::{self, Usage};
-use super::record::{Api, Exchange, FINISHED_TEXT, Finish, Record, Reply, SIDE_TEXT, WireRequest};
+use super::incremental::IncrementalReader;
+use super::record::{
+    Api, Exchange, FINISHED_TEXT, Finish, Lineage, Record, Reply, SIDE_TEXT, WireRequest,
+};
 use super::translate::Translation;
 use super::{BadRequest, WireError, chat, gemini, responses, sse, token_estimate};
-use crate::llm::protocol;
+use crate::llm::protocol::{self, Violation};
 use crate::llm::{ContentBlock, Model, ModelError, ModelResponse, StopReason, turn_of};
 
 /// The largest request body accepted (64 MiB: long agent conversations
@@ -100,8 +104,32 @@ struct Shared {
     /// model's own calls shown back to it.
     translation: Mutex<Translation>,
     record: Mutex<Record>,
+    /// The previous Anthropic request's messages, so the next one parses
+    /// only what it adds (`None` while a request holds it: a request that
+    /// arrives meanwhile is read whole).
+    anthropic_reader: Mutex<Option<IncrementalReader>>,
+    /// The protocol check of the conversation the reader read last.
+    checked: Mutex<CheckedConversation>,
+    /// The request the model was asked last, if a reader read it.
+    asked_last: Mutex<Option<u64>>,
     activity: Mutex<Activity>,
     options: ServerOptions,
+}
+
+/// The protocol check of the last request a reader read: the next one
+/// checks only what it changed.
+#[derive(Default)]
+struct CheckedConversation {
+    serial: Option<u64>,
+    check: protocol::GrowingCheck,
+}
+
+impl CheckedConversation {
+    fn check(&mut self, messages: &[crate::llm::Message], lineage: Lineage) -> Vec<Violation> {
+        let unchanged = lineage.unchanged_since(self.serial);
+        self.serial = Some(lineage.serial);
+        self.check.check(messages, unchanged)
+    }
 }
 
 /// A lock that survives a panic elsewhere (the data is a plain record).
@@ -134,6 +162,9 @@ impl MockServer {
             model: Mutex::new(model),
             translation: Mutex::new(Translation::new(options.workspace.clone())),
             record: Mutex::new(Record::default()),
+            anthropic_reader: Mutex::new(Some(IncrementalReader::default())),
+            checked: Mutex::new(CheckedConversation::default()),
+            asked_last: Mutex::new(None),
             activity: Mutex::new(Activity {
                 in_flight: 0,
                 last_request_end: Instant::now(),
@@ -339,8 +370,23 @@ fn router(shared: Arc<Shared>) -> Router {
 
 type SharedState = State<Arc<Shared>>;
 
+/// `POST /v1/messages`: read on from the previous request's messages
+/// (see [`IncrementalReader`]), which get them back once answered.
 async fn messages(State(shared): SharedState, body: Result<Bytes, BytesRejection>) -> Response {
-    handle(Api::Anthropic, shared, body).await
+    let reader = lock(&shared.anthropic_reader).take();
+    let Some(mut reader) = reader else {
+        return handle(Api::Anthropic, shared, body).await;
+    };
+    let (response, request) = handle_with(Api::Anthropic, Arc::clone(&shared), body, |body| {
+        let request = reader.read(body)?;
+        Ok((request, reader.lineage()))
+    })
+    .await;
+    if let Some(request) = request {
+        reader.give_back(request.messages);
+    }
+    *lock(&shared.anthropic_reader) = Some(reader);
+    response
 }
 
 async fn chat_completions(
@@ -366,9 +412,10 @@ async fn gemini_api(
     match gemini::method_of(&segment) {
         Ok(gemini::Method::Generate { model, stream }) => {
             handle_with(Api::Gemini, shared, body, |body| {
-                gemini::parse_request(body, &model, stream)
+                Ok((gemini::parse_request(body, &model, stream)?, None))
             })
             .await
+            .0
         }
         Ok(gemini::Method::CountTokens) => match body {
             Ok(body) => {
@@ -483,7 +530,7 @@ impl Drop for InFlight {
 }
 
 async fn handle(api: Api, shared: Arc<Shared>, body: Result<Bytes, BytesRejection>) -> Response {
-    handle_with(api, shared, body, |body| match api {
+    let parse = |body: &Bytes| match api {
         Api::Anthropic => anthropic::parse_request(body),
         Api::ChatCompletions => chat::parse_request(body),
         Api::Responses => responses::parse_request(body),
@@ -491,17 +538,22 @@ async fn handle(api: Api, shared: Arc<Shared>, body: Result<Bytes, BytesRejectio
             status: 404,
             message: "the Gemini API is served under /v1beta/models/MODEL:generateContent".into(),
         }),
-    })
-    .await
+    };
+    handle_with(api, shared, body, |body| Ok((parse(body)?, None)))
+        .await
+        .0
 }
 
-/// Reads the body with `parse`, asks the model, answers in `api`'s shape.
+/// Reads the body with `parse` (the request, and where it stands among
+/// those read before when the reader knows), asks the model, answers in
+/// `api`'s shape; returns the answer and the request read (`None` when it
+/// was not).
 async fn handle_with(
     api: Api,
     shared: Arc<Shared>,
     body: Result<Bytes, BytesRejection>,
-    parse: impl FnOnce(&[u8]) -> Result<WireRequest, BadRequest>,
-) -> Response {
+    parse: impl FnOnce(&Bytes) -> Result<(WireRequest, Option<Lineage>), BadRequest>,
+) -> (Response, Option<WireRequest>) {
     let _in_flight = InFlight::new(&shared);
     let parsed = body
         .map_err(|e| BadRequest {
@@ -509,8 +561,8 @@ async fn handle_with(
             message: e.body_text(),
         })
         .and_then(|body| parse(&body));
-    let request = match parsed {
-        Ok(request) => request,
+    let (request, lineage) = match parsed {
+        Ok(read) => read,
         Err(e) => {
             lock(&shared.record).push(
                 api,
@@ -521,14 +573,18 @@ async fn handle_with(
                 },
                 Vec::new(),
             );
-            return error_response(api, e.status, &e.message);
+            return (error_response(api, e.status, &e.message), None);
         }
     };
     let worker = Arc::clone(&shared);
-    let answered = tokio::task::spawn_blocking(move || answer(&worker, api, request)).await;
+    let answered =
+        tokio::task::spawn_blocking(move || answer(&worker, api, request, lineage)).await;
     let (index, request, reply) = match answered {
         Ok(answered) => answered,
-        Err(e) => return error_response(api, 500, &format!("the model failed: {e}")),
+        Err(e) => {
+            let response = error_response(api, 500, &format!("the model failed: {e}"));
+            return (response, None);
+        }
     };
     let mut response = render(api, &shared.options, index, &request, &reply);
     // Tells agent-eval's own HTTP clients (the built-in loop through the
@@ -540,14 +596,19 @@ async fn handle_with(
             axum::http::HeaderValue::from_static("script_exhausted"),
         );
     }
-    response
+    (response, Some(request))
 }
 
 /// Asks the model (under its lock, so the record follows the model's order)
 /// and records the exchange. Returns the exchange's 1-based number.
-fn answer(shared: &Shared, api: Api, mut request: WireRequest) -> (usize, WireRequest, Reply) {
+fn answer(
+    shared: &Shared,
+    api: Api,
+    mut request: WireRequest,
+    lineage: Option<Lineage>,
+) -> (usize, WireRequest, Reply) {
     if shared.options.side_requests && request.tools.is_empty() {
-        let index = lock(&shared.record).push(api, Some(&request), Reply::Side, Vec::new());
+        let index = record(shared, api, &request, Reply::Side, Vec::new(), lineage);
         return (index, request, Reply::Side);
     }
     if let Some(dialect) = shared.options.withheld_planning {
@@ -555,7 +616,10 @@ fn answer(shared: &Shared, api: Api, mut request: WireRequest) -> (usize, WireRe
             .tools
             .retain(|t| !dialect.get().is_planning_tool(&t.name));
     }
-    let violations = protocol::check(&request.messages);
+    let violations = match lineage {
+        Some(lineage) => lock(&shared.checked).check(&request.messages, lineage),
+        None => protocol::check(&request.messages),
+    };
     let mut model = lock(&shared.model);
     let turns_served = lock(&shared.record).responses();
     let at_cap = shared
@@ -567,11 +631,21 @@ fn answer(shared: &Shared, api: Api, mut request: WireRequest) -> (usize, WireRe
     } else {
         let seen = lock(&shared.translation).model_view(&request);
         let shown = seen.model_messages();
+        // The model is told what it was shown before only when it is shown
+        // the request as read, and its last request was the one before.
+        let as_read = match (&seen, &shown) {
+            (Cow::Borrowed(_), Cow::Borrowed(_)) => lineage,
+            _ => None,
+        };
+        let mut asked_last = lock(&shared.asked_last);
+        let unchanged = as_read.map_or(0, |lineage| lineage.unchanged_since(*asked_last));
+        *asked_last = as_read.map(|lineage| lineage.serial);
+        drop(asked_last);
         let asked = crate::llm::ModelRequest {
             system: &seen.system,
             messages: &shown,
             tools: &seen.tools,
-            unchanged: 0,
+            unchanged,
         };
         match model.respond(&asked) {
             Ok(response) => {
@@ -595,8 +669,25 @@ fn answer(shared: &Shared, api: Api, mut request: WireRequest) -> (usize, WireRe
             },
         }
     };
-    let index = lock(&shared.record).push(api, Some(&request), reply.clone(), violations);
+    let index = record(shared, api, &request, reply.clone(), violations, lineage);
     (index, request, reply)
+}
+
+/// Records an exchange: on from the request before it when the reader
+/// knows where it stands.
+fn record(
+    shared: &Shared,
+    api: Api,
+    request: &WireRequest,
+    reply: Reply,
+    violations: Vec<Violation>,
+    lineage: Option<Lineage>,
+) -> usize {
+    let mut record = lock(&shared.record);
+    match lineage {
+        Some(lineage) => record.push_read(api, request, reply, violations, lineage),
+        None => record.push(api, Some(request), reply, violations),
+    }
 }
 
 /// The model's response in the agent's tools. The workspace files the

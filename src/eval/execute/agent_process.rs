@@ -38,7 +38,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::Duration;
 
-use super::acp::{AcpClient, AcpReport, AcpTalk};
+use crate::acp::{AcpClient, AcpReport, AcpTalk};
 use crate::agent::StopKind;
 use crate::cancel::CancelToken;
 use crate::llm::{Message, Model};

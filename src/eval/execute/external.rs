@@ -227,8 +227,8 @@ fn verdict(outcome: &ExternalOutcome, timeout_s: u64) -> Option<String> {
     match &outcome.acp {
         Some(acp) => acp
             .failure
-            .as_deref()
-            .map(|why| acp_failure(why, &outcome.log)),
+            .as_ref()
+            .map(|why| acp_failure(&why.to_string(), &outcome.log)),
         None => broken(outcome, timeout_s),
     }
 }
