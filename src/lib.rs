@@ -14,7 +14,9 @@
 //! backend implements and the protocol rule over a conversation.
 //! [`metric`] is the table of every metric a report shows, one entry each.
 //! [`cancel`] turns Ctrl-C and SIGTERM into a flag the long loops read, and
-//! [`input`] opens the files a user names without blocking on a FIFO.
+//! [`input`] opens the files a user names without blocking on a FIFO, and
+//! [`lenient`] reads foreign JSON formats into records a newer writer
+//! cannot fail.
 //!
 //! **Floor 2, what is measured and where it acts.** [`plan`] holds the
 //! planning designs under test: the plan items, the dialects (one file and
@@ -31,7 +33,10 @@
 //! **Floor 4, the wire.** [`wire`] serves any model behind the Anthropic
 //! Messages, Chat Completions and Responses APIs, so an outside agent (a
 //! real CLI) can be driven by a mock; it records the exchanges and what
-//! is observed on them. Beside it, [`transcript`] reads the logs agents
+//! is observed on them. Beside it, [`acp`] is the Agent Client Protocol's
+//! client side (agent-eval as the editor of an agent that speaks ACP on its
+//! stdio: sessions, prompts, plan and tool updates, typed), and
+//! [`transcript`] reads the logs agents
 //! write of their own sessions (Claude Code, Codex, agent-eval run logs)
 //! into one session / part / turn record for calibration.
 //!
@@ -71,12 +76,14 @@
 //! [`results`] (records, summaries, verdicts); [`report`] renders them; and
 //! [`app`] ties a command's flags to all of it.
 
+pub mod acp;
 pub mod agent;
 pub mod app;
 pub mod calibrate;
 pub mod cancel;
 pub mod eval;
 pub mod input;
+pub mod lenient;
 pub mod llm;
 pub mod metric;
 pub mod model;

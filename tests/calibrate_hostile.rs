@@ -223,3 +223,80 @@ fn assert_run_reads_profile(profile: &std::path::Path) {
         stderr(&run)
     );
 }
+
+/// Every spelling of a walk out of the transcripts: below the folder, a
+/// link to `/`, to `/proc/self`, back up the tree, to itself, a chain of
+/// links; named on the command line, a link to `/`, to `/proc/self`, a
+/// file of /proc (directly and through a link), a device, a loop of links.
+/// Nothing outside is read; each named one is said, and the read of the
+/// good folder is not disturbed.
+#[test]
+fn no_spelling_of_a_link_or_a_system_path_walks_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let link = |target: &str, name: &str| std::os::unix::fs::symlink(target, d.join(name)).unwrap();
+    std::fs::create_dir_all(d.join("t/sub")).unwrap();
+    std::fs::write(d.join("t/a.jsonl"), session("2.1.0", "m-1", 100)).unwrap();
+    std::fs::create_dir(d.join("elsewhere")).unwrap();
+    std::fs::write(d.join("elsewhere/b.jsonl"), session("2.1.0", "m-2", 100)).unwrap();
+    for (target, name) in [
+        ("/", "t/root"),
+        ("/proc/self", "t/proc"),
+        ("..", "t/up"),
+        (".", "t/self"),
+        ("../../elsewhere", "t/sub/out"),
+        ("out", "t/sub/chain"),
+        ("../elsewhere/b.jsonl", "t/b.jsonl"),
+    ] {
+        link(target, name);
+    }
+    let out = calibrate(d, &["t", "--json", "c.json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json = std::fs::read_to_string(d.join("c.json")).unwrap();
+    assert!(json.contains("m-1") && !json.contains("m-2"), "{json}");
+    link("/", "to-root");
+    link("/proc/self", "to-proc");
+    link("/proc/self/status", "status.jsonl");
+    link("loop-b", "loop-a");
+    link("loop-a", "loop-b");
+    for (named, said) in [
+        ("to-root", "the root folder is never walked"),
+        ("to-proc", "system folder"),
+        ("/proc/self/environ", "system folder"),
+        ("status.jsonl", "system folder"),
+        ("/dev/zero", "system folder"),
+        ("loop-a", "loop-a: Too many levels of symbolic links"),
+    ] {
+        let out = calibrate(d, &[named]);
+        assert_eq!(out.status.code(), Some(2), "{named}: {}", stderr(&out));
+        assert!(stderr(&out).contains(said), "{named}: {}", stderr(&out));
+        assert!(
+            !stderr(&out).contains("not-json"),
+            "{named} was read: {}",
+            stderr(&out)
+        );
+    }
+}
+
+/// Lines that hurt a parser: 200,000 nested arrays, 100,000 nested
+/// objects, and a line far over the line cap; each skipped by reason and
+/// line, the sessions around them read.
+#[test]
+fn deep_and_huge_lines_are_skipped_by_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let arrays = "[".repeat(200_000);
+    let objects = r#"{"a":"#.repeat(100_000);
+    let good = session("2.1.0", "m-1", 100);
+    let text = format!("{good}{arrays}\n{objects}\n{good}");
+    std::fs::write(d.join("deep.jsonl"), text).unwrap();
+    let out = calibrate(d, &["deep.jsonl", "--json", "c.json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("deep.jsonl:5:") && err.contains("deep.jsonl:6:"),
+        "{err}"
+    );
+    let json = std::fs::read_to_string(d.join("c.json")).unwrap();
+    assert!(json.contains("m-1"), "{json}");
+}

@@ -126,7 +126,7 @@ fn the_own_annotations_still_reach_the_runner() {
 }
 
 #[test]
-fn a_job_summary_that_is_a_fifo_is_refused_with_a_warning_not_waited_on() {
+fn a_job_summary_that_is_a_fifo_is_refused_not_waited_on() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::write(
@@ -145,9 +145,12 @@ fn a_job_summary_that_is_a_fifo_is_refused_with_a_warning_not_waited_on() {
         .env("GITHUB_STEP_SUMMARY", &fifo)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("not a regular file"), "{stderr}");
+    assert!(
+        stderr.contains("$GITHUB_STEP_SUMMARY names a FIFO, not a regular file"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -259,8 +259,19 @@ fn reports_are_written_whole_and_readable() {
         summary.contains("**ten-step-refactor-scripted**"),
         "{summary}"
     );
-    // Not a terminal: no progress bar on stderr, no colour on stdout.
-    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    // Not a terminal: no progress bar on stderr (a line as each scenario
+    // ends instead), no colour on stdout.
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr
+            .lines()
+            .all(|l| l.starts_with('[') && l.contains("] ended: ")),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains('\r') && !stderr.contains('\x1b'),
+        "{stderr}"
+    );
     assert!(!text(&out.stdout).contains('\x1b'));
 }
 

@@ -4,7 +4,8 @@
 //! rustfmt lays code out). A longer function fails `cargo test` with its
 //! file, line and length, so the rule lives with the code.
 
-use std::path::{Path, PathBuf};
+use crate::support;
+use std::path::Path;
 
 /// The longest a function may be, in lines.
 const MAX_LINES: usize = 120;
@@ -16,21 +17,6 @@ struct Function {
     name: String,
     line: usize,
     lines: usize,
-}
-
-fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|entry| entry.expect("a folder entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(&path, found);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            found.push(path);
-        }
-    }
 }
 
 /// The name of the function a line starts, if it starts one: `fn NAME`
@@ -99,8 +85,7 @@ fn functions(text: &str) -> Vec<Function> {
 #[test]
 fn no_function_under_src_is_longer_than_the_limit() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
+    let files = support::rust_files(&root.join("src"));
     assert!(files.len() > 50, "found only {} files", files.len());
     let mut too_long = Vec::new();
     for file in &files {

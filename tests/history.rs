@@ -317,3 +317,99 @@ fn a_flapping_cell_is_flagged_in_the_table_json_and_page() {
         assert_eq!(cell["flapping"], false, "{cell}");
     }
 }
+
+#[test]
+fn history_leads_with_what_moved_and_folds_the_steady_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let scripted = root.join("scenarios/scripted/ten_step_refactor.yaml");
+    let scripted = scripted.to_string_lossy();
+    let simulated = scenario();
+    for _ in 0..4 {
+        let out = output(agent_eval(
+            dir.path(),
+            &[
+                "run",
+                &simulated,
+                &scripted,
+                "--seeds",
+                "2",
+                "--quiet",
+                "--history",
+                "h.db",
+            ],
+        ));
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+    }
+    // One cell of docs-fixes drops far below its interval on the last run.
+    let db = rusqlite::Connection::open(dir.path().join("h.db")).unwrap();
+    db.execute_batch(
+        "UPDATE cell SET completion_lo = 0.5, completion_hi = 0.9, completion = 0.7
+             WHERE label LIKE '%todo=true%' AND scenario_run_id IN
+                 (SELECT id FROM scenario_run WHERE scenario = 'docs-fixes');
+         UPDATE cell SET completion = 0.0, completion_lo = 0.0, completion_hi = 0.1
+             WHERE id = (SELECT min(c.id) FROM cell c JOIN scenario_run s ON c.scenario_run_id = s.id
+                         WHERE s.scenario = 'docs-fixes' AND c.label LIKE '%todo=true%'
+                           AND s.invocation_id = (SELECT max(id) FROM invocation));",
+    )
+    .unwrap();
+    drop(db);
+    let shown = output(agent_eval(dir.path(), &["history", "h.db"]));
+    assert_eq!(shown.status.code(), Some(0), "{shown:?}");
+    let text = String::from_utf8_lossy(&shown.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    // The summary first, then the one cell that moved, then one line for
+    // the rest.
+    assert!(
+        lines[0].contains(
+            " of 2 scenarios over 4 recorded runs: 0 flapping, 1 moved, 0 profile changed, "
+        ),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with("the newest: commit 0123456789 on main, recorded "),
+        "{text}"
+    );
+    assert_eq!(lines[2], "docs-fixes", "{text}");
+    assert_eq!(text.matches("MOVED down").count(), 1, "{text}");
+    let steady = lines
+        .iter()
+        .position(|l| l.starts_with("steady: "))
+        .unwrap();
+    assert!(steady > 3, "{text}");
+    assert!(
+        lines[steady].contains("cells never left the previous run's 95% interval (1 of them at 100.0% in every run): docs-fixes ("),
+        "{text}"
+    );
+    assert!(
+        text.contains("ten-step-refactor-scripted (1); --all lists them run by run"),
+        "{text}"
+    );
+    // The summary, the moved cell's heading and four runs, the steady
+    // line (wrapped within 120 columns).
+    assert!(lines.len() <= 10, "{text}");
+    // --all lists every cell run by run.
+    let all = output(agent_eval(dir.path(), &["history", "h.db", "--all"]));
+    let all = String::from_utf8_lossy(&all.stdout);
+    assert!(all.contains("ten-step-refactor-scripted\n  "), "{all}");
+    assert!(!all.contains("steady: "), "{all}");
+    // The page charts the cell that moved only, marks its move, names
+    // each run by commit and date, and folds the steady cells.
+    let page = output(agent_eval(
+        dir.path(),
+        &["history", "h.db", "--html", "trend.html"],
+    ));
+    assert_eq!(page.status.code(), Some(0));
+    let page = std::fs::read_to_string(dir.path().join("trend.html")).unwrap();
+    let chart_end = page.find("</svg>").unwrap();
+    let chart = &page[..chart_end];
+    assert!(chart.contains("docs-fixes"), "{chart}");
+    assert!(!chart.contains("ten-step-refactor-scripted"), "{chart}");
+    assert_eq!(chart.matches("<polygon").count(), 1, "one move: {chart}");
+    assert!(
+        chart.contains("\n0123456 20"),
+        "commit and date on the x axis: {chart}"
+    );
+    let folded = page.find("<details class=\"steady\"><summary>").unwrap();
+    assert!(page[folded..].contains("<h2>ten-step-refactor-scripted</h2>"));
+}

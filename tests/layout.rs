@@ -15,22 +15,6 @@ fn tests_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests")
 }
 
-/// The Rust files under `dir`, recursively, sorted.
-fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("a readable tests folder")
-        .map(|entry| entry.expect("a folder entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(&path, found);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            found.push(path);
-        }
-    }
-}
-
 /// Files of `tests/` neither declared as a module of `tests.rs` nor named
 /// as a `[[test]]` path in `manifest`.
 fn undeclared(tests_rs: &str, manifest: &str, files: &[String]) -> Vec<String> {
@@ -106,8 +90,7 @@ fn spawns_by_hand(text: &str) -> Vec<usize> {
 #[test]
 fn every_process_is_started_through_the_support_builder() {
     let dir = tests_dir();
-    let mut files = Vec::new();
-    rust_files(&dir, &mut files);
+    let files = support::rust_files(&dir);
     let mut by_hand = Vec::new();
     // The builders themselves, and this file's own examples, are exempt.
     let exempt = |file: &Path| file.starts_with(dir.join("support")) || file.ends_with("layout.rs");

@@ -3,7 +3,8 @@
 //! the shipped scenario at its own seed counts (the ten-step refactor at 200 seeds a
 //! cell, the dialects and reminder policies at 30, the price of planning and the
 //! seed-002 session at 100, and the ten-step refactor again under the profile fitted on
-//! public sessions, `profiles/public-sessions.yaml`).
+//! public sessions, `profiles/public-sessions.yaml`), and the table of planning behaviour
+//! by model family read from the profiles of `profiles/by-model/`.
 //! When it fails, `cargo run --release --example figures` rewrites the blocks.
 
 use std::path::Path;
@@ -21,7 +22,8 @@ fn every_figures_block_of_the_readme_is_what_the_runs_give() {
             "dialects",
             "price",
             "sessions",
-            "public-profile"
+            "public-profile",
+            "by-model"
         ]
     );
     let fresh = agent_eval::app::figures::splice(&readme, &blocks).expect("every mark found");

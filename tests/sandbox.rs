@@ -192,7 +192,10 @@ fn cancellation_ends_the_call_promptly_and_is_not_a_timeout() {
     };
     let err = run_bash_with(dir.path(), "sleep 1000.150 & sleep 1000.151", &settings).unwrap_err();
     canceller.join().unwrap();
-    assert!(matches!(err, ToolError::Cancelled), "{err}");
+    assert!(
+        matches!(err, ToolError::Command(CommandError::Cancelled)),
+        "{err}"
+    );
     assert_eq!(err.to_string(), "Cancelled");
     assert_gone("1000.150");
     assert_gone("1000.151");
@@ -203,7 +206,7 @@ fn cancellation_ends_the_call_promptly_and_is_not_a_timeout() {
     // A cancelled token does not even start a command.
     let started = dir.path().join("started");
     let err = run_bash_with(dir.path(), "touch started", &settings).unwrap_err();
-    assert!(matches!(err, ToolError::Cancelled));
+    assert!(matches!(err, ToolError::Command(CommandError::Cancelled)));
     assert!(!started.exists());
 }
 
@@ -350,7 +353,10 @@ fn exit_codes_and_spawn_errors_come_back() {
     assert_eq!(outcome.exit_code, Some(3));
     // A NUL byte cannot reach execve: an error for the model, not a panic.
     let err = run_bash(dir.path(), "echo a\0b", LONG).unwrap_err();
-    assert!(matches!(err, ToolError::Io(_)), "{err}");
+    assert!(
+        matches!(err, ToolError::Command(CommandError::Io(_))),
+        "{err}"
+    );
     // A workspace that is gone: an error, not a panic.
     let gone = dir.path().join("gone");
     assert!(run_command(&gone, "true", LONG).is_err());

@@ -3,6 +3,7 @@
 //! branch are being built (for `--history`). Adding an engine is adding an
 //! entry to [`ENGINES`]; nothing else names these variables.
 
+use super::errors::ShardAutoError;
 use crate::eval::Shard;
 
 /// The variables of one parallel-job scheme: which job this is and how
@@ -92,7 +93,7 @@ pub fn parallel_variables() -> Vec<&'static str> {
 /// out: none set, a half-set pair, a value that is not a number, an index
 /// out of range or two engines that disagree are errors naming the
 /// variables.
-pub fn shard_from_env(get: &dyn Fn(&str) -> Option<String>) -> Result<Shard, String> {
+pub fn shard_from_env(get: &dyn Fn(&str) -> Option<String>) -> Result<Shard, ShardAutoError> {
     let read = |name: &str| get(name).filter(|v| !v.trim().is_empty());
     let mut found: Vec<(Shard, &Engine)> = Vec::new();
     for engine in ENGINES {
@@ -108,19 +109,22 @@ pub fn shard_from_env(get: &dyn Fn(&str) -> Option<String>) -> Result<Shard, Str
                 } else {
                     (vars.total, vars.index)
                 };
-                return Err(format!(
-                    "--shard auto: {set} is set but {missing} is not ({})",
-                    engine.name
-                ));
+                return Err(ShardAutoError::HalfSet {
+                    set,
+                    missing,
+                    engine: engine.name,
+                });
             }
         };
         if let Some((other, by)) = found.first()
             && *other != shard
         {
-            return Err(format!(
-                "--shard auto: {} says shard {shard} but {} says {other}; unset one",
-                engine.name, by.name
-            ));
+            return Err(ShardAutoError::Disagree {
+                engine: engine.name,
+                shard: shard.to_string(),
+                other_engine: by.name,
+                other: other.to_string(),
+            });
         }
         found.push((shard, engine));
     }
@@ -132,32 +136,40 @@ pub fn shard_from_env(get: &dyn Fn(&str) -> Option<String>) -> Result<Shard, Str
                     .map(|p| format!("{}/{} ({})", p.index, p.total, e.name))
             })
             .collect();
-        format!(
-            "--shard auto: no parallel-job variables are set; looked for {}. Give --shard K/N instead",
-            pairs.join(", ")
-        )
+        ShardAutoError::NoneSet {
+            looked: pairs.join(", "),
+        }
     })
 }
 
 /// The shard of one engine's values.
 fn engine_shard(
-    engine: &str,
+    engine: &'static str,
     vars: ParallelVars,
     index: &str,
     total: &str,
-) -> Result<Shard, String> {
-    let number = |name: &str, raw: &str| {
+) -> Result<Shard, ShardAutoError> {
+    let number = |name: &'static str, raw: &str| {
         raw.trim()
             .parse::<usize>()
-            .map_err(|_| format!("--shard auto: {name}={raw:?} is not a whole number ({engine})"))
+            .map_err(|_| ShardAutoError::NotANumber {
+                name,
+                raw: raw.to_string(),
+                engine,
+            })
     };
     let (index_value, count) = (number(vars.index, index)?, number(vars.total, total)?);
     let last = (count + vars.first_index).saturating_sub(1);
     if count == 0 || index_value < vars.first_index || index_value > last {
-        return Err(format!(
-            "--shard auto: {}={index_value} is outside {}..={last} for {}={count} ({engine})",
-            vars.index, vars.first_index, vars.total
-        ));
+        return Err(ShardAutoError::OutOfRange {
+            index_name: vars.index,
+            index: index_value,
+            first: vars.first_index,
+            last,
+            total_name: vars.total,
+            total: count,
+            engine,
+        });
     }
     Ok(Shard {
         index: index_value - vars.first_index + 1,
@@ -195,7 +207,9 @@ mod tests {
     }
 
     fn shard(pairs: &[(&str, &str)]) -> Result<String, String> {
-        shard_from_env(&env(pairs)).map(|s| s.to_string())
+        shard_from_env(&env(pairs))
+            .map(|s| s.to_string())
+            .map_err(|e| e.to_string())
     }
 
     #[test]

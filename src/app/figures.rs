@@ -65,7 +65,85 @@ pub fn render_all(root: &Path) -> Result<Vec<Block>, String> {
             name: "public-profile",
             text: profile_table(&ten_step, &profiled)?,
         },
+        Block {
+            name: "by-model",
+            text: by_model_table(&root.join("profiles/by-model"))?,
+        },
     ])
+}
+
+/// The planning parameters the by-model table shows, with their column
+/// headings.
+const BY_MODEL_COLUMNS: [(&str, &str); 6] = [
+    ("plan_first", "plans on a task's first turn"),
+    ("first_plan_hazard", "first plan, per later turn"),
+    ("todo_update_rate", "updates, per ordinary turn"),
+    ("closing_update", "closes the list"),
+    ("items_per_update", "items ticked per update"),
+    ("reminder_compliance", "follows a recorded reminder"),
+];
+
+/// Planning behaviour by model family, read from the profiles in `dir`
+/// (`calibrate --by model`, one `<family>.yaml` each), in name order:
+/// each value with its 95% interval, and the count it rests on where it
+/// is the reminders (few are recorded).
+fn by_model_table(dir: &Path) -> Result<String, String> {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    files.sort();
+    let mut text = String::from("| model family | sessions |");
+    for (_, heading) in BY_MODEL_COLUMNS {
+        text.push_str(&format!(" {heading} |"));
+    }
+    text.push_str("\n|---|---:|");
+    text.push_str(&"---|".repeat(BY_MODEL_COLUMNS.len()));
+    text.push('\n');
+    for file in files {
+        let loaded = crate::model::simulated::Profile::read(&file).map_err(|e| e.to_string())?;
+        let family = file
+            .file_stem()
+            .map_or(String::new(), |s| s.to_string_lossy().into_owned());
+        text.push_str(&format!(
+            "| {family} | {} |",
+            loaded.profile.fitted_on.sessions
+        ));
+        for (name, _) in BY_MODEL_COLUMNS {
+            text.push_str(&format!(" {} |", by_model_cell(&loaded.profile, name)));
+        }
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// One parameter of a family's profile: value and interval where measured,
+/// `–` where assumed (no data), `n` for the reminders.
+fn by_model_cell(profile: &crate::model::simulated::Profile, name: &str) -> String {
+    use crate::model::simulated::profile::Source;
+    let Some(param) = profile.params.get(name) else {
+        return "–".into();
+    };
+    if param.source == Source::Assumed {
+        return "–".into();
+    }
+    if name == "items_per_update" {
+        return if param.value > 0.0 {
+            format!("at most {:.0}", param.value)
+        } else {
+            "no limit".into()
+        };
+    }
+    let interval = param.interval.map_or(String::new(), |[low, high]| {
+        format!(" ({low:.3}–{high:.3})")
+    });
+    let count = if name == "reminder_compliance" {
+        format!(", n = {}", param.n)
+    } else {
+        String::new()
+    };
+    format!("{:.3}{interval}{count}", param.value)
 }
 
 /// The shipped scenario `file` run under the calibration profile

@@ -111,6 +111,8 @@ pub struct HistoryConfig {
     pub html: Option<PathBuf>,
     /// Only the newest this many whole runs (`--last`; `None`: all).
     pub last: Option<usize>,
+    /// List the steady cells too (`--all`).
+    pub all: bool,
 }
 
 /// `agent-eval history FILE`: every scenario's cells over the recorded
@@ -158,24 +160,44 @@ pub fn history(config: &HistoryConfig, out: &mut dyn Write) -> Result<Status, Ap
     let text = if config.json {
         serde_json::to_string_pretty(&trends).unwrap_or_default() + "\n"
     } else {
-        render(&trends)
+        render(&trends, config.all)
     };
     out.write_all(text.as_bytes()).map_err(AppError::stdout)?;
     Ok(Status::Passed)
 }
 
-/// The chart of every cell: x is each whole run's position among the
-/// shown ones; a flapping cell is named so in the legend.
+/// The chart of the cells that flap, moved or changed profile (the steady
+/// ones would be flat lines): x is each whole run's position among the
+/// shown ones, labelled with its commit and date; a flapping cell is named
+/// so in the legend, and each move is marked.
 fn trend_chart(title: &str, trends: &[CellTrend]) -> Result<String, AppError> {
-    let mut invocations: Vec<i64> = trends
+    let mut invocations: Vec<(i64, String)> = trends
         .iter()
         .flat_map(|t| &t.runs)
-        .map(|p| p.cell.invocation)
+        .map(|p| {
+            let date = p.cell.recorded_at.get(..10).unwrap_or(&p.cell.recorded_at);
+            let commit: String = p
+                .cell
+                .commit
+                .as_deref()
+                .unwrap_or("-")
+                .chars()
+                .take(7)
+                .collect();
+            (p.cell.invocation, format!("{commit} {date}"))
+        })
         .collect();
     invocations.sort_unstable();
-    invocations.dedup();
+    invocations.dedup_by_key(|(id, _)| *id);
+    let labels: Vec<String> = invocations.iter().map(|(_, l)| l.clone()).collect();
+    let position = |invocation: i64| {
+        invocations
+            .binary_search_by_key(&invocation, |(id, _)| *id)
+            .ok()
+    };
     let lines: Vec<TrendLine> = trends
         .iter()
+        .filter(|trend| trend.eventful())
         .map(|trend| TrendLine {
             scenario: trend.scenario.clone(),
             label: format!(
@@ -187,16 +209,114 @@ fn trend_chart(title: &str, trends: &[CellTrend]) -> Result<String, AppError> {
                 .runs
                 .iter()
                 .filter_map(|p| {
-                    let x = invocations.binary_search(&p.cell.invocation).ok()?;
+                    let x = position(p.cell.invocation)?;
                     Some((x, p.cell.completion?, p.cell.completion_ci95))
+                })
+                .collect(),
+            moves: trend
+                .runs
+                .iter()
+                .filter_map(|p| {
+                    let up = p.direction? == Direction::Up;
+                    Some((position(p.cell.invocation)?, p.cell.completion?, up))
                 })
                 .collect(),
         })
         .collect();
-    crate::report::trend_svg::render(title, invocations.len(), &lines).map_err(AppError::Usage)
+    let runs = crate::report::trend_svg::Runs { labels: &labels };
+    crate::report::trend_svg::render(title, runs, &lines)
+        .map_err(|e| AppError::Usage(e.to_string()))
 }
 
-fn render(trends: &[CellTrend]) -> String {
+/// The table: a summary line, the cells that flap, moved or changed
+/// profile in full, then one line counting the steady ones (all of them in
+/// full with `all`).
+fn render(trends: &[CellTrend], all: bool) -> String {
+    if trends.is_empty() {
+        return "no whole runs recorded yet\n".to_string();
+    }
+    let (eventful, steady): (Vec<&CellTrend>, Vec<&CellTrend>) =
+        trends.iter().partition(|t| t.eventful());
+    let (mut text, runs) = summary(trends, &eventful);
+    // After one recorded run nothing can have moved yet: every cell shown.
+    let fold = !all && runs > 1;
+    text.push_str(&cells_in_full(if fold {
+        eventful
+    } else {
+        trends.iter().collect()
+    }));
+    if fold && !steady.is_empty() {
+        text.push_str(&crate::report::fit::lines(&steady_line(&steady)));
+    }
+    text
+}
+
+/// `N cells of S scenarios over R recorded runs: F flapping, M moved, P
+/// profile changed, K steady`, then the newest run's commit, branch and
+/// time; and R.
+fn summary(trends: &[CellTrend], eventful: &[&CellTrend]) -> (String, usize) {
+    let points = || trends.iter().flat_map(|t| &t.runs);
+    let mut invocations: Vec<i64> = points().map(|p| p.cell.invocation).collect();
+    invocations.sort_unstable();
+    invocations.dedup();
+    let newest = points().max_by_key(|p| p.cell.invocation).map(|p| {
+        let [commit, recorded, branch] = p.row_columns();
+        format!(
+            "the newest: commit {} on {}, recorded {}\n",
+            escape(&commit),
+            escape(&branch),
+            escape(&recorded)
+        )
+    });
+    let mut scenarios: Vec<&str> = trends.iter().map(|t| t.scenario.as_str()).collect();
+    scenarios.dedup();
+    let count = |f: &dyn Fn(&CellTrend) -> bool| eventful.iter().filter(|t| f(t)).count();
+    let flapping = count(&|t| t.flapping);
+    let changed = count(&|t| !t.flapping && t.runs.iter().any(|p| p.profile_changed));
+    let moved = eventful.len() - flapping - changed;
+    let text = format!(
+        "{} cell{} of {} scenario{} over {} recorded run{}: {flapping} flapping, {moved} moved, {changed} profile changed, {} steady\n{}",
+        trends.len(),
+        plural(trends.len()),
+        scenarios.len(),
+        plural(scenarios.len()),
+        invocations.len(),
+        plural(invocations.len()),
+        trends.len() - eventful.len(),
+        newest.unwrap_or_default(),
+    );
+    (text, invocations.len())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// The steady cells on one line: how many, how many always complete, and
+/// their scenarios with a count each.
+fn steady_line(steady: &[&CellTrend]) -> String {
+    let complete = steady.iter().filter(|t| t.always_complete()).count();
+    let mut scenarios: Vec<(&str, usize)> = Vec::new();
+    for trend in steady {
+        match scenarios.last_mut() {
+            Some((name, n)) if *name == trend.scenario => *n += 1,
+            _ => scenarios.push((&trend.scenario, 1)),
+        }
+    }
+    let named: Vec<String> = scenarios
+        .iter()
+        .map(|(name, n)| format!("{} ({n})", escape(name)))
+        .collect();
+    format!(
+        "steady: {} cell{} never left the previous run's 95% interval ({complete} of them at 100.0% in every run): {}; --all lists them run by run\n",
+        steady.len(),
+        plural(steady.len()),
+        named.join(", ")
+    )
+}
+
+/// Each cell under its scenario's name, run by run.
+fn cells_in_full(trends: Vec<&CellTrend>) -> String {
     let mut text = String::new();
     let mut last_scenario = None;
     for trend in trends {
@@ -216,9 +336,6 @@ fn render(trends: &[CellTrend]) -> String {
         for point in &trend.runs {
             text.push_str(&point_line(point));
         }
-    }
-    if text.is_empty() {
-        text.push_str("no whole runs recorded yet\n");
     }
     text
 }

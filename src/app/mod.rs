@@ -10,6 +10,7 @@ mod calibrate;
 mod check;
 pub mod ci;
 pub mod cli;
+pub mod errors;
 pub mod figures;
 mod history;
 mod init;
@@ -35,6 +36,7 @@ pub use serve::{ServeConfig, serve};
 pub use sweep::{SweepConfig, sweep};
 
 use std::io::{self, IsTerminal, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::eval::{self, EvalError};
@@ -100,7 +102,7 @@ impl From<EvalError> for AppError {
         match e {
             EvalError::Run(e) => AppError::Run(e),
             EvalError::Interrupted => AppError::Interrupted,
-            EvalError::TooManyRuns(message) => AppError::Usage(message),
+            EvalError::TooManyRuns(e) => AppError::Usage(e.to_string()),
             EvalError::Spill(e) => AppError::Usage(e.to_string()),
         }
     }
@@ -159,8 +161,9 @@ pub(crate) fn name_matches(name: &str, filter: &str) -> bool {
 }
 
 /// Checks, before anything runs, that a report can be written at `path`:
-/// `-` (stdout), an existing device or pipe (written in place), or a file
-/// in a folder that exists and takes a new file (reports are written
+/// `-` (stdout), `/dev/null`, or a file in a folder that exists and takes
+/// a new file (never a FIFO, a socket or another device:
+/// [`same_file::not_a_file`]) (reports are written
 /// through a temporary file there and renamed). A report that could not be
 /// written after an hour of runs would be an hour lost.
 pub fn check_output_path(path: &Path) -> Result<(), AppError> {
@@ -173,6 +176,11 @@ pub fn check_output_path(path: &Path) -> Result<(), AppError> {
             path.display()
         ))
     };
+    if let Some(what) = same_file::not_a_file(path) {
+        return Err(bad(format!(
+            "it is {what} (a FIFO would block, a device is no place for a report); give a file, or `-` for stdout"
+        )));
+    }
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_dir() => return Err(bad("it is a folder".into())),
         Ok(meta) if !meta.is_file() => return Ok(()),
@@ -214,9 +222,10 @@ pub fn write_report_with(
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and
-/// a rename, so readers never see a half-written report. A path that exists
-/// and is not a regular file (`/dev/stdout`, a pipe) is written in place:
-/// renaming over it would replace the device, not feed it.
+/// a rename, so readers never see a half-written report. `/dev/null` is
+/// written in place (renaming over it would replace the device); any other
+/// FIFO, socket or device, checked before the run but maybe made since, is
+/// refused, never opened.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AppError> {
     write_atomic_with(path, &mut |out| out.write_all(bytes))
 }
@@ -231,8 +240,10 @@ pub fn write_atomic_with(
         source,
     };
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        same_file::refuse_not_a_file("the report", path)?;
         let mut target = std::fs::OpenOptions::new()
             .write(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
             .open(path)
             .map_err(wrap)?;
         return write(&mut target).map_err(wrap);

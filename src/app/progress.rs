@@ -30,7 +30,7 @@ impl Progress {
     pub(crate) fn on_event(&self, event: &EvalEvent<'_>) {
         match event {
             EvalEvent::Started { runs } => self.0.set_length(*runs as u64),
-            EvalEvent::RunFinished { .. } => self.0.inc(1),
+            EvalEvent::RunFinished { .. } | EvalEvent::RunUnmeasured { .. } => self.0.inc(1),
             EvalEvent::ScenarioFinished { .. } => {}
         }
     }

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use super::errors::RealModelError;
 use crate::eval::RunEnv;
 use crate::model::http::estimate::{DEFAULT_BUDGET_USD, family_price};
 use crate::model::http::{
@@ -42,16 +43,16 @@ pub struct RealModelArgs {
     pub record: Option<PathBuf>,
 }
 
-fn parse_model_arg(text: &str) -> Result<RealModelSpec, String> {
+fn parse_model_arg(text: &str) -> Result<RealModelSpec, crate::model::http::FlagError> {
     parse_model_flag(text).map(|(provider, name)| RealModelSpec::from_flag(provider, &name))
 }
 
-fn parse_usd(text: &str) -> Result<f64, String> {
+fn parse_usd(text: &str) -> Result<f64, RealModelError> {
     match text.trim().parse::<f64>() {
         Ok(usd) if usd.is_finite() && usd >= 0.0 => Ok(usd),
-        _ => Err(format!(
-            "expected an amount of US dollars >= 0, got {text:?}"
-        )),
+        _ => Err(RealModelError::NotAnAmount {
+            raw: text.to_string(),
+        }),
     }
 }
 
@@ -102,22 +103,17 @@ impl RealModelArgs {
 
     /// Refuses an estimate above `--max-cost`, or above the default budget
     /// when neither `--max-cost` nor `--yes` is given.
-    pub fn check_estimate(&self, estimate: &SpendEstimate) -> Result<(), String> {
+    pub fn check_estimate(&self, estimate: &SpendEstimate) -> Result<(), RealModelError> {
         if self.yes || estimate.is_empty() {
             return Ok(());
         }
         let cost = estimate.cost;
         match self.max_cost {
-            Some(limit) if cost > limit => Err(format!(
-                "the estimated cost ${cost:.2} is above --max-cost ${limit:.2}: raise --max-cost, \
-                 run fewer (--seeds, --filter), or give --yes to start anyway and stop \
-                 starting runs once ${limit:.2} is spent"
-            )),
-            None if cost > DEFAULT_BUDGET_USD => Err(format!(
-                "the estimated cost ${cost:.2} is above the default budget of \
-                 ${DEFAULT_BUDGET_USD:.2}: give --max-cost USD to allow a budget (no new run \
-                 starts once it is spent) or --yes to run anyway"
-            )),
+            Some(limit) if cost > limit => Err(RealModelError::AboveMaxCost { cost, limit }),
+            None if cost > DEFAULT_BUDGET_USD => Err(RealModelError::AboveDefaultBudget {
+                cost,
+                budget: DEFAULT_BUDGET_USD,
+            }),
             _ => Ok(()),
         }
     }
@@ -125,7 +121,7 @@ impl RealModelArgs {
     /// Sets up what the real models of `scenarios` need (after
     /// [`Self::use_model`]): endpoints (keys), prices, limits. An error
     /// names the variable or option to set.
-    pub fn prepare(&self, scenarios: &[Scenario]) -> Result<RunEnv, String> {
+    pub fn prepare(&self, scenarios: &[Scenario]) -> Result<RunEnv, RealModelError> {
         let real: Vec<(&Scenario, &RealModelSpec)> = scenarios
             .iter()
             .filter_map(|s| match &s.model {
@@ -135,11 +131,7 @@ impl RealModelArgs {
             .collect();
         if real.is_empty() {
             if self.record.is_some() {
-                return Err(
-                    "--record records real-model runs, and no scenario uses a real model \
-                     (give --model anthropic:NAME or openai:NAME)"
-                        .into(),
-                );
+                return Err(RealModelError::NothingToRecord);
             }
             return Ok(RunEnv::default());
         }
@@ -158,20 +150,21 @@ impl RealModelArgs {
         for (model, price) in &self.prices {
             prices.set(model.clone(), *price);
         }
-        let mut context = HttpContext::new()
-            .map_err(|e| e.to_string())?
-            .with_prices(prices);
+        let mut context = HttpContext::new()?.with_prices(prices);
         if let Some(n) = self.max_concurrency {
             context = context.with_max_concurrency(n as usize);
         }
         if let Some(usd) = self.max_cost {
-            context = context.with_budget(SpendBudget::new(usd).map_err(|e| e.to_string())?);
+            context = context.with_budget(SpendBudget::new(usd)?);
         }
         let mut backends = RealBackends::new(context);
         for (scenario, spec) in real {
             backends
                 .prepare(spec)
-                .map_err(|e| format!("{}: {e}", scenario.file.display()))?;
+                .map_err(|source| RealModelError::Backend {
+                    file: scenario.file.clone(),
+                    source,
+                })?;
         }
         Ok(RunEnv {
             real: Some(backends),

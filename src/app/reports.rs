@@ -215,6 +215,7 @@ fn write_reports(
         ran: 0,
         bad_files: 0,
         run_failures: 0,
+        agent_failures: 0,
         skipped: &[],
         baseline: None,
         bad_inputs: &bad_inputs,

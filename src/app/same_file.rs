@@ -4,9 +4,11 @@
 //! --json h.db` would otherwise replace the whole history with a report
 //! and exit 0. "The same file" is the same device and inode when the path
 //! exists (a second name, a symbolic link or `./` in front is still the
-//! same file), else the same canonical folder and name; a device or pipe
-//! (`/dev/null`, `/dev/stdout`) is written in place and may be named
-//! twice, and `-` is stdout.
+//! same file), else the same canonical folder and name; `-` is stdout.
+//! No output may name a FIFO, a socket or a device either
+//! ([`not_a_file`]): opening a FIFO nobody reads blocks for ever, and a
+//! device is no report's place. `/dev/null` alone is taken (and may be
+//! named twice): it keeps nothing.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -47,8 +49,8 @@ fn identity(path: &Path) -> Option<Identity> {
 }
 
 /// Whether `path` lies below the folder `folder` names (at any depth,
-/// through any name: the folders above it are compared by device and
-/// inode).
+/// through any name, symbolic links followed: the folders above it are
+/// compared by device and inode).
 fn inside(path: &Path, folder: &Identity) -> bool {
     let Identity::Inode { .. } = folder else {
         return false;
@@ -57,7 +59,13 @@ fn inside(path: &Path, folder: &Identity) -> bool {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let Ok(mut at) = parent.canonicalize() else {
+    // An output that exists is judged where it leads (a symbolic link to
+    // a transcript inside a folder read); one not made yet by its folder.
+    let start = match path.canonicalize() {
+        Ok(real) => real.parent().map(Path::to_path_buf),
+        Err(_) => parent.canonicalize().ok(),
+    };
+    let Some(mut at) = start else {
         return false;
     };
     loop {
@@ -73,6 +81,42 @@ fn inside(path: &Path, folder: &Identity) -> bool {
         if !at.pop() {
             return false;
         }
+    }
+}
+
+/// Why `path`, as an output, is refused before anything runs: it is (or a
+/// symbolic link leads to) a FIFO, a socket or a device other than
+/// `/dev/null`. `None` for a regular file, a folder, a path not made yet,
+/// and `-` (stdout).
+pub fn not_a_file(path: &Path) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    if path == Path::new(STDOUT) {
+        return None;
+    }
+    let kind = std::fs::metadata(path).ok()?.file_type();
+    let what = if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else {
+        return None;
+    };
+    let null = path
+        .canonicalize()
+        .is_ok_and(|p| p == Path::new("/dev/null"));
+    (!null).then_some(what)
+}
+
+/// [`not_a_file`] as the error of `role` (`--json`, `$GITHUB_STEP_SUMMARY`).
+pub fn refuse_not_a_file(role: &str, path: &Path) -> Result<(), AppError> {
+    match not_a_file(path) {
+        Some(what) => Err(AppError::Usage(format!(
+            "{}: {role} names {what}, not a regular file (a FIFO would block, a device is no place for it); nothing was run or written. Give it a regular file",
+            path.display()
+        ))),
+        None => Ok(()),
     }
 }
 
@@ -109,6 +153,7 @@ pub fn refuse_overlaps(outputs: &[Named<'_>], inputs: &[Named<'_>]) -> Result<()
         .collect();
     let mut written: Vec<(&Named<'_>, Identity)> = Vec::new();
     for output in outputs {
+        refuse_not_a_file(&output.role, output.path)?;
         let Some(id) = identity(output.path) else {
             continue;
         };

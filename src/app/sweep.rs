@@ -221,7 +221,7 @@ fn write_outputs(
     };
     out.write_all(shown.as_bytes()).map_err(AppError::stdout)?;
     let chart = if config.svg.is_some() || config.html.is_some() {
-        Some(svg::render(result).map_err(AppError::Usage)?)
+        Some(svg::render(result).map_err(|e| AppError::Usage(e.to_string()))?)
     } else {
         None
     };

@@ -77,8 +77,10 @@ pub fn quantile(sorted: &[f64], q: f64) -> f64 {
     let position = q.clamp(0.0, 1.0) * (sorted.len() - 1) as f64;
     let low = position.floor() as usize;
     let high = position.ceil() as usize;
-    let (a, b) = (sorted[low], sorted[high.min(sorted.len() - 1)]);
-    a + (b - a) * (position - low as f64)
+    match (sorted.get(low), sorted.get(high).or(sorted.last())) {
+        (Some(&a), Some(&b)) => a + (b - a) * (position - low as f64),
+        _ => f64::NAN,
+    }
 }
 
 /// The interval of a ratio of sums over sessions.

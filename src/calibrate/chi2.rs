@@ -86,9 +86,10 @@ pub fn ln_gamma(z: f64) -> f64 {
         return (pi / (pi * z).sin()).ln() - ln_gamma(1.0 - z);
     }
     let z = z - 1.0;
-    let mut sum = COEFFICIENTS[0];
-    for (i, c) in COEFFICIENTS.iter().enumerate().skip(1) {
-        sum += c / (z + i as f64);
+    let [first, rest @ ..] = COEFFICIENTS;
+    let mut sum = first;
+    for (i, c) in rest.iter().enumerate() {
+        sum += c / (z + (i + 1) as f64);
     }
     let t = z + 7.5;
     0.5 * (2.0 * std::f64::consts::PI).ln() + (z + 0.5) * t.ln() - t + sum.ln()

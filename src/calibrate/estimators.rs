@@ -10,7 +10,7 @@
 
 use super::bootstrap::{ratio, ratio_interval};
 use super::group::Groups;
-use super::observe::{TurnKind, classify, completed, rejected, writes};
+use super::observe::{TurnKind, classify, completed, completes_list, rejected, writes};
 use crate::transcript::{Reminders, Session, Turn};
 
 /// One directly measured parameter.
@@ -129,9 +129,10 @@ fn at_least_wilson(name: &str, resampled: [f64; 2], pairs: &[(f64, f64)]) -> [f6
     let centre = (p + z * z / (2.0 * chances)) / (1.0 + z * z / chances);
     let half = z / (1.0 + z * z / chances)
         * (p * (1.0 - p) / chances + z * z / (4.0 * chances * chances)).sqrt();
+    let [low, high] = resampled;
     [
-        resampled[0].min((centre - half).max(0.0)),
-        resampled[1].max((centre + half).min(1.0)),
+        low.min((centre - half).max(0.0)),
+        high.max((centre + half).min(1.0)),
     ]
 }
 
@@ -193,12 +194,47 @@ pub fn reminder_compliance(session: &Session) -> (f64, f64) {
     share_of(session, TurnKind::Reminded, writes)
 }
 
+/// Counted on the writes of an update the model drew while work remained:
+/// the closing update is left out (it is `closing_update`'s, made when the
+/// work is believed done, and never invalid), and so is a rejected write
+/// answered by the close — its retry closes the list or the part ends
+/// with an answer and no call. The model draws an invalid update before it
+/// looks at what is left, so once it believes the task done an update it
+/// draws shows only when invalid (a valid one is the close, or nothing):
+/// counted, those read the rate about 20% high on the model's own runs
+/// (and the closing updates, counted too, about 5% low).
 pub fn invalid_todo_rate(session: &Session) -> (f64, f64) {
-    session
-        .turns()
-        .filter(|t| writes(t))
-        .fold((0.0, 0.0), |(n, d), turn| {
-            (n + f64::from(u8::from(rejected(turn))), d + 1.0)
+    session.parts.iter().fold((0.0, 0.0), |(n, d), part| {
+        let turns = &part.turns;
+        turns
+            .iter()
+            .enumerate()
+            .filter(|(i, t)| writes(t) && !completes_list(t) && !failed_close(turns, *i))
+            .fold((n, d), |(n, d), (_, turn)| {
+                (n + f64::from(u8::from(rejected(turn))), d + 1.0)
+            })
+    })
+}
+
+/// Whether the write at `index` of a part's `turns` is rejected and the
+/// turns after it (through further rejected writes) close the work: a
+/// write that completes the list, or the part's last turn calling no tool.
+fn failed_close(turns: &[Turn], index: usize) -> bool {
+    let Some(turn) = turns.get(index) else {
+        return false;
+    };
+    if !rejected(turn) {
+        return false;
+    }
+    let last = turns.len().saturating_sub(1);
+    turns
+        .iter()
+        .enumerate()
+        .skip(index + 1)
+        .find(|(_, t)| !rejected(t))
+        .is_some_and(|(i, t)| {
+            completes_list(t)
+                || (i == last && t.planning_calls.is_empty() && t.other_tool_calls == 0)
         })
 }
 
@@ -220,7 +256,9 @@ pub fn rewrite_stale_plan(session: &Session) -> (f64, f64) {
 pub fn chars_per_token(session: &Session) -> (f64, f64) {
     let turns: Vec<&Turn> = session.turns().collect();
     turns.windows(2).fold((0.0, 0.0), |(c, t), pair| {
-        let (before, now) = (pair[0], pair[1]);
+        let &[before, now] = pair else {
+            return (c, t);
+        };
         match (before.input_tokens, now.input_tokens) {
             (Some(a), Some(b)) if now.new_context_chars > 0 => {
                 let added = b
@@ -319,8 +357,9 @@ mod tests {
         // closing answer after the finished plan is no chance.
         assert_eq!(todo_update_rate(&s), (1.0, 2.0));
         assert_eq!(reminder_compliance(&s), (1.0, 1.0));
-        // Six turns write the plan; one was rejected.
-        assert_eq!(invalid_todo_rate(&s), (1.0, 6.0));
+        // Six turns write the plan; one was rejected, one is the closing
+        // update (never invalid in the model: not a chance).
+        assert_eq!(invalid_todo_rate(&s), (1.0, 5.0));
         assert_eq!(rewrite_stale_plan(&s), (1.0, 1.0));
     }
 
@@ -340,6 +379,31 @@ mod tests {
             "{}",
             compliance.note
         );
+    }
+
+    #[test]
+    fn a_rejected_write_answered_by_the_close_is_no_chance_of_invalid() {
+        let open = Some(vec![Completed, InProgress]);
+        let done = Some(vec![Completed, Completed]);
+        let s = session(
+            vec![
+                vec![
+                    turn(Some(true), false, open.clone()),
+                    // Rejected mid-task, retried, then the work goes on.
+                    turn(Some(false), false, open.clone()),
+                    turn(Some(true), false, open.clone()),
+                    // Rejected once the work is done: the retry closes.
+                    turn(Some(false), false, open.clone()),
+                    turn(Some(true), false, done),
+                ],
+                // Rejected, and the part ends with an answer.
+                vec![turn(Some(false), false, open.clone()), Turn::default()],
+            ],
+            Reminders::Recorded,
+        );
+        // Counted: the first three writes (one rejected). Before, the two
+        // late rejections and the close counted too: 3 of 6.
+        assert_eq!(invalid_todo_rate(&s), (1.0, 3.0));
     }
 
     #[test]
@@ -480,7 +544,9 @@ mod tests {
         );
         assert_eq!(reminder_compliance(&s), (1.0, 1.0));
         assert_eq!(todo_update_rate(&s), (0.0, 1.0));
-        // Items still open: the last answer is stopping early, a chance.
+        // Items still open: the last answer stays a chance (stopping early,
+        // or the work believed done with the list not closed: no session
+        // tells them apart).
         let mut stopped = s.clone();
         stopped.parts[0].turns[3] = turn(None, false, open.clone());
         stopped.parts[0].turns[4] = closing(&open);

@@ -95,10 +95,12 @@ impl Fit<'_> {
     fn objective(&mut self, params: SimulateParams) -> (f64, usize) {
         let sessions = self.simulator.run(params, self.shapes, self.seed);
         let simulated = moments(&Stats::of(&sessions, self.chars_per_token));
-        (0..4)
-            .filter(|&j| self.observed[j].is_finite() && simulated[j].is_finite())
-            .fold((0.0, 0), |(sum, used), j| {
-                let gap = (simulated[j] - self.observed[j]) / self.se[j];
+        simulated
+            .iter()
+            .zip(self.observed.iter().zip(&self.se))
+            .filter(|(s, (o, _))| o.is_finite() && s.is_finite())
+            .fold((0.0, 0), |(sum, used), (s, (o, se))| {
+                let gap = (s - o) / se;
                 (sum + gap * gap, used + 1)
             })
     }
@@ -287,8 +289,11 @@ pub fn judge(name: &'static str, profile: Vec<(f64, f64)>) -> FitResult {
 /// first rejected one on each side — the true value usually lies between
 /// grid points — or the grid's end where nothing beyond is rejected.
 fn accepted_interval(profile: &[(f64, f64)], limit: f64, scale: impl Fn(f64) -> f64) -> [f64; 2] {
-    let accepted: Vec<usize> = (0..profile.len())
-        .filter(|&i| profile[i].1 <= limit)
+    let accepted: Vec<usize> = profile
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, objective))| *objective <= limit)
+        .map(|(i, _)| i)
         .collect();
     let (Some(&first), Some(&last)) = (accepted.first(), accepted.last()) else {
         return [f64::NAN, f64::NAN];
@@ -306,23 +311,23 @@ fn accepted_interval(profile: &[(f64, f64)], limit: f64, scale: impl Fn(f64) -> 
         }
         (lo + hi) / 2.0
     };
-    let cross = |inside: usize, outside: usize| {
-        let ((vi, fi), (vo, fo)) = (profile[inside], profile[outside]);
+    // `inside` is accepted (so on the grid); where `outside` is off the
+    // grid nothing beyond is rejected and the end is the grid value.
+    let cross = |inside: usize, outside: Option<usize>| {
+        let Some(&(vi, fi)) = profile.get(inside) else {
+            return f64::NAN;
+        };
+        let Some(&(vo, fo)) = outside.and_then(|o| profile.get(o)) else {
+            return vi;
+        };
         let t = ((limit - fi) / (fo - fi)).clamp(0.0, 1.0);
         let target = scale(vi) + t * (scale(vo) - scale(vi));
         unscale(target, vi, vo)
     };
-    let low = if first > 0 {
-        cross(first, first - 1)
-    } else {
-        profile[first].0
-    };
-    let high = if last + 1 < profile.len() {
-        cross(last, last + 1)
-    } else {
-        profile[last].0
-    };
-    [low, high]
+    [
+        cross(first, first.checked_sub(1)),
+        cross(last, last.checked_add(1)),
+    ]
 }
 
 /// The observed moments and their standard errors: the standard deviation
@@ -357,13 +362,13 @@ pub fn observed_moments(
     let widen = (1.0 + 1.0 / k).sqrt();
     let floors = [0.02, 0.05, 0.05, 0.1];
     let mut se = [0.0; 4];
-    for j in 0..4 {
+    for (j, (se, floor)) in se.iter_mut().zip(floors).enumerate() {
         let values: Vec<f64> = draws
             .iter()
-            .map(|d| d[j])
+            .filter_map(|d| d.get(j).copied())
             .filter(|v| v.is_finite())
             .collect();
-        se[j] = (standard_deviation(&values) * widen).max(floors[j]);
+        *se = (standard_deviation(&values) * widen).max(floor);
     }
     (observed, se)
 }

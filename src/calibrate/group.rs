@@ -94,8 +94,10 @@ pub fn drop_duplicates(sessions: Vec<Session>) -> (Vec<Session>, usize) {
         match keys.iter().find_map(|k| by_key.get(k).copied()) {
             Some(at) => {
                 dropped += 1;
-                if session.turns().count() > kept[at].turns().count() {
-                    kept[at] = session;
+                if let Some(slot) = kept.get_mut(at)
+                    && session.turns().count() > slot.turns().count()
+                {
+                    *slot = session;
                 }
                 for key in keys {
                     by_key.entry(key).or_insert(at);

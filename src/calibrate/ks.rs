@@ -12,12 +12,12 @@ pub fn two_sample(a: &[f64], b: &[f64]) -> Option<(f64, f64)> {
     a.sort_by(f64::total_cmp);
     b.sort_by(f64::total_cmp);
     let (mut i, mut j, mut distance) = (0usize, 0usize, 0.0f64);
-    while i < a.len() && j < b.len() {
-        let x = a[i].min(b[j]);
-        while i < a.len() && a[i] <= x {
+    while let (Some(&next_a), Some(&next_b)) = (a.get(i), b.get(j)) {
+        let x = next_a.min(next_b);
+        while a.get(i).is_some_and(|&v| v <= x) {
             i += 1;
         }
-        while j < b.len() && b[j] <= x {
+        while b.get(j).is_some_and(|&v| v <= x) {
             j += 1;
         }
         let gap = (i as f64 / a.len() as f64 - j as f64 / b.len() as f64).abs();

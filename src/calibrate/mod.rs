@@ -79,7 +79,7 @@ pub enum CalibrateError {
     #[error("no session to calibrate on")]
     NoSessions,
     #[error("cannot build the simulated task shapes: {0}")]
-    Simulator(String),
+    Simulator(#[from] simulate::SimulatorError),
 }
 
 /// One parameter of the result: its profile entry and why it has that
@@ -209,8 +209,7 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     );
     let all_shapes: Vec<simulate::Shape> =
         fit_shapes.iter().chain(&check_shapes).copied().collect();
-    let mut simulator = Simulator::new(&all_shapes, simulate::typical_turn_chars(&training))
-        .map_err(CalibrateError::Simulator)?;
+    let mut simulator = Simulator::new(&all_shapes, simulate::typical_turn_chars(&training))?;
     let observed_tasks = simulate::shapes_of(&training, 0).len();
     let (observed, se) = fit::observed_moments(
         &training,
@@ -299,8 +298,10 @@ pub fn split(sessions: &[Session], holdout: f64, seed: u64) -> (Vec<Session>, Ve
     let held = ((groups.count as f64) * holdout.clamp(0.0, 1.0)).floor() as usize;
     let held = held.min(groups.count.saturating_sub(1));
     let mut held_out_group = vec![false; groups.count];
-    for (_, g) in &order[groups.count - held..] {
-        held_out_group[*g] = true;
+    for (_, g) in order.iter().skip(groups.count - held) {
+        if let Some(slot) = held_out_group.get_mut(*g) {
+            *slot = true;
+        }
     }
     let (mut training, mut held_out) = (Vec::new(), Vec::new());
     for (session, &g) in sessions.iter().zip(&groups.of) {
@@ -358,7 +359,7 @@ fn param_rows(
                 (None, Some(f)) if f.identified => (
                     ProfileParam {
                         value: round(f.best),
-                        interval: Some([round(f.interval[0]), round(f.interval[1])]),
+                        interval: Some(f.interval.map(round)),
                         n: sessions as u64,
                         source: Source::Fitted,
                     },

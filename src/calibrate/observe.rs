@@ -30,10 +30,16 @@ pub enum TurnKind {
     /// chance the agent missed (the simulated model, too, answers "All
     /// steps are complete" whatever it drew), and counting it would bias
     /// `reminder_compliance` and `todo_update_rate` down. A last answer
-    /// while items are still open is stopping early — a drift, which
-    /// happens only where the agent did not plan — and stays a chance:
-    /// leaving it out would bias the rates up. So does a text-only turn in
-    /// the middle of a part. A write that leaves every item completed is
+    /// while items are still open stays a chance. It is stopping early — a
+    /// drift, drawn only where the agent did not plan — or an answer once
+    /// the work is believed done with the list not yet closed (the model
+    /// ticks at most `items_per_update` an update and closes the list only
+    /// with `closing_update`); no session tells the two apart. Leaving
+    /// every such answer out read `reminder_compliance` 0.37 for 0.2 where
+    /// drift is common (the default attention); keeping them reads it 2%
+    /// low where drift is rare and the list often left open
+    /// (docs/calibration.md, *How it is proven*). So does a text-only turn
+    /// in the middle of a part. A write that leaves every item completed is
     /// the closing update (`closing_update`, measured on the parts' last
     /// plans), not an update at the ordinary rate: counting it would bias
     /// `todo_update_rate` up by one update a task.
@@ -137,8 +143,13 @@ pub struct Stats {
     pub unfinished: (f64, f64),
     /// Turns per plan item, one value a part that had a plan.
     pub turns_per_item: Vec<f64>,
-    /// The 0-based turn of the first plan write of each session that wrote
-    /// one: the turns before the first plan.
+    /// Per task (part) that starts with no plan known and writes one: the
+    /// 0-based turn of the part's first plan write, the turns before the
+    /// first plan. Counted per part, as the model draws it (`plan_first` on
+    /// a part's first turn, `first_plan_hazard` on its later ones) and as
+    /// the simulated runs (one part each) give it: counted over a whole
+    /// session, a plan written on the first turn of its third task read as
+    /// the turns of the two tasks before it.
     pub first_plan_turn: Vec<f64>,
     /// Per session with a turn: the share of its turns that write the plan.
     pub session_planning_share: Vec<f64>,
@@ -164,7 +175,7 @@ impl Stats {
         let mut since_plan: Option<(f64, f64)> = None; // (turns, tokens)
         let mut previous: Option<&Turn> = None;
         let mut plan_before: Option<&Vec<ItemStatus>> = None;
-        for (index, (_, turn, kind)) in classify(session).into_iter().enumerate() {
+        for (_, turn, kind) in classify(session) {
             let tokens = turn_tokens(previous, turn, chars_per_token);
             if let Some((turns, toks)) = since_plan.as_mut() {
                 *turns += 1.0;
@@ -186,8 +197,6 @@ impl Stats {
                 if let Some((turns, toks)) = since_plan {
                     self.turn_gaps.push(turns);
                     self.token_gaps.push(toks);
-                } else {
-                    self.first_plan_turn.push(index as f64);
                 }
                 since_plan = Some((0.0, 0.0));
                 if !rejected(turn)
@@ -208,6 +217,7 @@ impl Stats {
             self.session_planning_share
                 .push(planned as f64 / turns as f64);
         }
+        self.first_plan_turn.extend(first_plan_turns(session));
         self.add_parts(session);
     }
 
@@ -236,6 +246,20 @@ impl Stats {
     }
 }
 
+/// The 0-based turn, within its part, of the first plan write of each part
+/// that starts with no plan known (see [`Stats::first_plan_turn`]).
+pub fn first_plan_turns(session: &Session) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut plan_known = false;
+    for part in &session.parts {
+        if !plan_known && let Some(at) = part.turns.iter().position(writes) {
+            out.push(at as f64);
+        }
+        plan_known |= part.turns.iter().any(|t| t.plan_after.is_some());
+    }
+    out
+}
+
 /// The mean of `values` (`None` when empty).
 pub fn mean(values: &[f64]) -> Option<f64> {
     (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
@@ -244,4 +268,63 @@ pub fn mean(values: &[f64]) -> Option<f64> {
 /// A share `(num, den)` as a number (`None` when `den` is 0).
 pub fn share((num, den): (f64, f64)) -> Option<f64> {
     (den > 0.0).then(|| num / den)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::{Format, Part, PlanningCall, Reminders};
+
+    fn turn(plans: bool) -> Turn {
+        Turn {
+            planning_calls: if plans {
+                vec![PlanningCall {
+                    tool: "TodoWrite".into(),
+                    accepted: true,
+                    writes: true,
+                }]
+            } else {
+                Vec::new()
+            },
+            plan_after: plans.then(|| vec![ItemStatus::InProgress, ItemStatus::Pending]),
+            other_tool_calls: 1,
+            ..Turn::default()
+        }
+    }
+
+    #[test]
+    fn the_first_plan_is_counted_within_its_task() {
+        // Task 1: three turns, no plan. Task 2: plans on its first turn.
+        // Task 3: a plan is known, so it has no first plan of its own.
+        // Task 4 would be a second first plan only if no plan were known.
+        let session = Session {
+            format: Format::ClaudeCode,
+            agent_version: None,
+            models: Vec::new(),
+            reminders: Reminders::Recorded,
+            parts: vec![
+                Part {
+                    turns: vec![turn(false), turn(false), turn(false)],
+                },
+                Part {
+                    turns: vec![turn(true), turn(false)],
+                },
+                Part {
+                    turns: vec![turn(false), turn(true)],
+                },
+            ],
+            id: None,
+            group: String::new(),
+            content_hash: String::new(),
+        };
+        // Counted over the session it read 3: the turns of the task before.
+        assert_eq!(Stats::of([&session], 4.0).first_plan_turn, vec![0.0]);
+        let later = Session {
+            parts: vec![Part {
+                turns: vec![turn(false), turn(false), turn(true)],
+            }],
+            ..session
+        };
+        assert_eq!(first_plan_turns(&later), vec![2.0]);
+    }
 }

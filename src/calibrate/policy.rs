@@ -111,7 +111,9 @@ fn replay(spec: ReminderSpec, session: &Session) -> (u64, u64, u64) {
         }
         for pair in part.turns.windows(2) {
             turn_number += 1;
-            let turn = &pair[0];
+            let [turn, next] = pair else {
+                continue;
+            };
             let facts = TurnFacts {
                 turn: turn_number,
                 planning_calls: turn.planning_calls.len(),
@@ -123,7 +125,7 @@ fn replay(spec: ReminderSpec, session: &Session) -> (u64, u64, u64) {
             };
             let plan = plan_items(turn.plan_after.as_deref().unwrap_or(&[]));
             let predicted = policy.after_turn(&facts, &plan, dialect).is_some();
-            let recorded = pair[1].reminder_before;
+            let recorded = next.reminder_before;
             totals.0 += u64::from(predicted == recorded);
             totals.1 += u64::from(predicted && recorded);
             totals.2 += u64::from(predicted);

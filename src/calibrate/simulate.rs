@@ -43,7 +43,9 @@ pub fn shapes_of(sessions: &[Session], limit: usize) -> Vec<Shape> {
     if all.len() <= limit || limit == 0 {
         return all;
     }
-    (0..limit).map(|i| all[i * all.len() / limit]).collect()
+    (0..limit)
+        .filter_map(|i| all.get(i * all.len() / limit).copied())
+        .collect()
 }
 
 /// Each shape `times` times over, in order: the simulated sample of a
@@ -81,6 +83,18 @@ pub fn typical_turn_chars(sessions: &[Session]) -> usize {
     usize::try_from(mean).unwrap_or(usize::MAX).clamp(20, 8000)
 }
 
+/// Why the simulator could not be built (its message follows "cannot
+/// build the simulated task shapes: ").
+#[derive(Debug, thiserror::Error)]
+pub enum SimulatorError {
+    /// A shape's reminder policy could not be written as JSON.
+    #[error("{0}")]
+    Policy(#[from] serde_json::Error),
+    /// A shape's scenario did not load.
+    #[error("{0}")]
+    Scenario(#[from] crate::scenario::LoadError),
+}
+
 /// The simulator: one scenario a task shape, built once.
 pub struct Simulator {
     scenarios: BTreeMap<Shape, Scenario>,
@@ -89,16 +103,16 @@ pub struct Simulator {
 impl Simulator {
     /// Scenarios for every shape in `shapes`, each step reading a file of
     /// `chars` characters, the loop reminding by the shape's policy.
-    pub fn new(shapes: &[Shape], chars: usize) -> Result<Self, String> {
+    pub fn new(shapes: &[Shape], chars: usize) -> Result<Self, SimulatorError> {
         let mut scenarios = BTreeMap::new();
         for &shape in shapes {
             if scenarios.contains_key(&shape) {
                 continue;
             }
-            let policy = serde_json::to_string(&shape.1).map_err(|e| e.to_string())?;
+            let policy = serde_json::to_string(&shape.1)?;
             let text = scenario_yaml(shape.0, chars, &policy);
             let file = format!("calibrate-shape-{}.yaml", shape.0);
-            let scenario = load_str(Path::new(&file), &text).map_err(|e| e.to_string())?;
+            let scenario = load_str(Path::new(&file), &text)?;
             scenarios.insert(shape, scenario);
         }
         Ok(Self { scenarios })
@@ -153,4 +167,22 @@ fn scenario_yaml(steps: usize, chars: usize, reminder: &str) -> String {
         "agent:\n  reminder: {reminder}\nmodel:\n  simulate: {{}}\n"
     ));
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The message `calibrate` prints is the cause's, after its prefix,
+    /// as when the error was a string.
+    #[test]
+    fn a_simulator_error_reads_as_its_cause() {
+        let cause = load_str(Path::new("shape.yaml"), "name: [").unwrap_err();
+        let text = cause.to_string();
+        let error = crate::calibrate::CalibrateError::from(SimulatorError::from(cause));
+        assert_eq!(
+            error.to_string(),
+            format!("cannot build the simulated task shapes: {text}")
+        );
+    }
 }

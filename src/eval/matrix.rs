@@ -17,10 +17,11 @@
 use rayon::prelude::*;
 use std::ops::Range;
 
+use super::error::{CapError, TooManyRuns};
 use super::execute::{RunEnv, RunError, run_once_in};
 use crate::results::cell_runs::{RunsBuilder, Spill, SpillError};
 use crate::results::record::RunResult;
-use crate::results::scenario_result::ScenarioResult;
+use crate::results::scenario_result::{RunFailure, ScenarioResult};
 pub use crate::results::shard::Shard;
 use crate::results::summary::CellSummary;
 pub use crate::scenario::cells::{Cell, cells};
@@ -64,8 +65,8 @@ pub enum EvalError {
     #[error("interrupted: runs were stopped before they all finished; no report was written")]
     Interrupted,
     /// The matrix holds more runs than the cap; nothing was run.
-    #[error("{0}")]
-    TooManyRuns(String),
+    #[error(transparent)]
+    TooManyRuns(TooManyRuns),
     /// The runs' records could not be kept in the temporary spill file.
     #[error(transparent)]
     Spill(#[from] SpillError),
@@ -96,6 +97,12 @@ pub enum EvalEvent<'a> {
         /// Everything the run produced (for run logs).
         record: &'a crate::results::record::RunRecord,
     },
+    /// A unit ended without a measurement: its run could not happen, or
+    /// was never started (a spend limit). Reporters that count units to a
+    /// scenario's end count these too.
+    RunUnmeasured {
+        unit: Unit,
+    },
     ScenarioFinished {
         result: &'a ScenarioResult,
     },
@@ -114,29 +121,30 @@ pub fn seeds(scenario: &Scenario, options: &EvalOptions) -> Vec<u64> {
 }
 
 /// How many runs a scenario's matrix makes, counted without building more
-/// than `limit` runs' worth of cells: `Ok(runs)`, or `Err(message)` when
-/// they are more than `limit`.
-pub fn count_runs(scenario: &Scenario, options: &EvalOptions, limit: u64) -> Result<u64, String> {
+/// than `limit` runs' worth of cells: `Ok(runs)`, or why they are more
+/// than `limit`.
+pub fn count_runs(scenario: &Scenario, options: &EvalOptions, limit: u64) -> Result<u64, CapError> {
     let seeds = seed_count(scenario, options);
     let combos = combinations(scenario);
-    let over = |what: String| {
-        Err(format!(
-            "runs: the matrix makes more than the cap of {limit} runs ({what}); raise the cap with --max-runs N, or vary fewer values or seeds"
-        ))
-    };
     // Cheap answers first: every combination is at most one cell.
     if combos.saturating_mul(seeds) <= limit {
         return Ok(cells(scenario).len() as u64 * seeds);
     }
     if combos > limit {
-        return over(format!(
-            "{combos} combinations of its axes' values × {seeds} seeds"
-        ));
+        return Err(CapError::Combinations {
+            limit,
+            combos,
+            seeds,
+        });
     }
     let most_cells = usize::try_from(limit / seeds.max(1)).unwrap_or(usize::MAX);
     match cells_up_to(scenario, most_cells) {
         (found, true) => Ok(found.len() as u64 * seeds),
-        (_, false) => over(format!("over {most_cells} cells × {seeds} seeds")),
+        (_, false) => Err(CapError::Cells {
+            limit,
+            cells: most_cells,
+            seeds,
+        }),
     }
 }
 
@@ -162,10 +170,10 @@ pub fn admit(scenarios: Vec<Scenario>, options: &EvalOptions) -> (Vec<Scenario>,
     for scenario in scenarios {
         match count_runs(&scenario, options, limit) {
             Ok(_) => admitted.push(scenario),
-            Err(message) => errors.push(LoadError::new(
+            Err(e) => errors.push(LoadError::new(
                 &scenario.file,
                 scenario.runs_position,
-                message,
+                e.to_string(),
             )),
         }
     }
@@ -207,15 +215,16 @@ impl Plan {
         let mut total: u64 = 0;
         for scenario in scenarios {
             let remaining = limit.saturating_sub(total);
-            count_runs(scenario, options, remaining).map_err(|message| {
+            count_runs(scenario, options, remaining).map_err(|source| {
+                let file = scenario.file.clone();
                 EvalError::TooManyRuns(if total == 0 {
-                    format!("{}: {message}", scenario.file.display())
+                    TooManyRuns::Scenario { file, source }
                 } else {
-                    format!(
-                        "the run makes more than the cap of {limit} runs in all ({} runs before {}; raise it with --max-runs N, or run fewer scenarios or seeds)",
-                        total,
-                        scenario.file.display()
-                    )
+                    TooManyRuns::InAll {
+                        limit,
+                        before: total,
+                        file,
+                    }
                 })
             })?;
             let scenario_plan = PlannedScenario {
@@ -332,8 +341,8 @@ pub enum UnitOutcome {
     /// Never started: the spend limit was reached before its turn (runs
     /// already started finish).
     NotRun,
-    /// Could not happen; the message says why.
-    Failed(String),
+    /// Could not happen; the failure says why.
+    Failed(RunFailure),
 }
 
 /// Units per thread in a batch. Every unit of a batch finishes before the
@@ -369,13 +378,20 @@ pub fn run_units(
         };
         let spends = matches!(scenario.model, ModelSpec::Real(_));
         if spends && budget.is_some_and(|b| !b.allows_new_run()) {
+            on_event(&EvalEvent::RunUnmeasured { unit });
             return Ok(UnitOutcome::NotRun);
         }
         // A run that cannot happen costs its scenario only: the
         // error is kept for the scenario's result, the others go on.
         let record = match run_once_in(scenario, cell, unit.seed, &options.env) {
             Ok(record) => record,
-            Err(e) => return Ok(UnitOutcome::Failed(e.to_string())),
+            Err(e) => {
+                on_event(&EvalEvent::RunUnmeasured { unit });
+                return Ok(UnitOutcome::Failed(RunFailure {
+                    agent: matches!(e, RunError::Agent { .. }),
+                    message: e.to_string(),
+                }));
+            }
         };
         // A run cut short by Ctrl-C measured nothing meaningful.
         if crate::cancel::requested() {
@@ -454,7 +470,7 @@ fn run_and_summarise(
                 .collect()
         })
         .collect();
-    let mut run_errors: Vec<Vec<String>> = vec![Vec::new(); scenarios.len()];
+    let mut run_errors: Vec<Vec<RunFailure>> = vec![Vec::new(); scenarios.len()];
     run_units(
         scenarios,
         plan,
@@ -477,11 +493,11 @@ fn run_and_summarise(
                         cell.push(&metrics, writer)?;
                     }
                 }
-                UnitOutcome::Failed(message) => {
+                UnitOutcome::Failed(failure) => {
                     if let Some(errors) = run_errors.get_mut(unit.scenario)
-                        && !errors.contains(&message)
+                        && !errors.contains(&failure)
                     {
-                        errors.push(message);
+                        errors.push(failure);
                     }
                 }
                 UnitOutcome::NotRun => {}
@@ -515,7 +531,7 @@ fn summarise(
     plan: &Plan,
     cells: Vec<RunsBuilder>,
     spill: Option<&std::sync::Arc<Spill>>,
-    run_errors: Vec<String>,
+    run_errors: Vec<RunFailure>,
     options: &EvalOptions,
 ) -> ScenarioResult {
     let steps_total = scenario.steps_total();
@@ -542,6 +558,16 @@ fn summarise(
     }
     result.run_errors = run_errors;
     result.agent = scenario.agent.preset.map(super::execute::presets::describe);
+    if scenario.agent.preset.is_some() {
+        // The agent's own reminder policy stands where agent-eval's would:
+        // a setting of agent-eval's policy no cell shows (nag, placement)
+        // is left out of the expectations' words.
+        let unseen: Vec<_> = super::execute::presets::OWN_POLICY_AXES
+            .into_iter()
+            .filter(|axis| result.cells.iter().all(|c| c.settings.get(axis).is_none()))
+            .collect();
+        result.hide_axes(&unseen);
+    }
     result.profile = scenario.profile.clone();
     result
 }
@@ -675,7 +701,10 @@ mod tests {
         );
         let options = EvalOptions::default();
         let e = count_runs(&big, &options, DEFAULT_MAX_RUNS).unwrap_err();
-        assert!(e.contains("more than the cap of 1000000 runs"), "{e}");
+        assert!(
+            e.to_string().contains("more than the cap of 1000000 runs"),
+            "{e}"
+        );
         assert!(matches!(
             Plan::new(std::slice::from_ref(&big), &options),
             Err(EvalError::TooManyRuns(_))
@@ -707,7 +736,7 @@ mod tests {
             ..EvalOptions::default()
         };
         assert!(
-            matches!(Plan::new(&two, &options), Err(EvalError::TooManyRuns(m)) if m.contains("in all"))
+            matches!(Plan::new(&two, &options), Err(EvalError::TooManyRuns(m)) if m.to_string().contains("in all"))
         );
         let options = EvalOptions {
             max_runs: Some(650_000),

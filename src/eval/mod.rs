@@ -4,6 +4,7 @@
 //! consume the finished [`crate::results::ScenarioResult`]s.
 
 pub mod checks;
+pub mod error;
 pub mod execute;
 pub mod matrix;
 pub mod sweep;

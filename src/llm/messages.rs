@@ -96,6 +96,21 @@ impl Message {
         }
     }
 
+    /// The tool results of the message, in order: the call each answers
+    /// (its id) and what it says.
+    pub fn tool_results(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.content_blocks()
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::ToolResult {
+                    tool_use_id,
+                    content,
+                    ..
+                } => Some((tool_use_id.as_str(), content.as_str())),
+                _ => None,
+            })
+    }
+
     /// Every piece of text a reader sees in this message, in order: plain
     /// content, text blocks and tool results.
     pub fn texts(&self) -> impl Iterator<Item = &str> {

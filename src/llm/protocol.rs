@@ -174,10 +174,10 @@ fn check_answer(answer: &Message, calls: &[&str], flag: &mut impl FnMut(String))
         .iter()
         .take_while(|b| matches!(b, ContentBlock::ToolResult { .. }))
         .count();
-    if leading < blocks.len()
-        && blocks[leading..]
-            .iter()
-            .any(|b| matches!(b, ContentBlock::ToolResult { .. }))
+    if blocks
+        .iter()
+        .skip(leading)
+        .any(|b| matches!(b, ContentBlock::ToolResult { .. }))
     {
         flag(
             "Messages following tool_use blocks must begin with a matching number of tool_result blocks"

@@ -117,7 +117,11 @@ pub fn markdown_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     // A block marker at the start of a list item (`- x`, `# x`) would nest
     // a list or make a heading; a lone `-` (an empty table cell) is text.
-    if text.starts_with(['#', '-', '+']) && text[1..].starts_with([' ', '\t', '#']) {
+    if text.starts_with(['#', '-', '+'])
+        && text
+            .get(1..)
+            .is_some_and(|rest| rest.starts_with([' ', '\t', '#']))
+    {
         out.push('\\');
     }
     for c in text.chars() {

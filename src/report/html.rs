@@ -132,14 +132,15 @@ fn base64(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let b = [
-            chunk[0],
+            *chunk.first().unwrap_or(&0),
             *chunk.get(1).unwrap_or(&0),
             *chunk.get(2).unwrap_or(&0),
         ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {
-                out.push(char::from(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
+                let index = (n >> (18 - 6 * i)) as usize & 63;
+                out.push(char::from(*ALPHABET.get(index).unwrap_or(&b'=')));
             } else {
                 out.push('=');
             }
@@ -640,7 +641,7 @@ fn anchor(name: &str) -> String {
 
 fn strip_xml_prolog(svg: &str) -> &str {
     match svg.find("<svg") {
-        Some(start) => &svg[start..],
+        Some(start) => svg.get(start..).unwrap_or(""),
         None => "",
     }
 }

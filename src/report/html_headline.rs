@@ -11,7 +11,7 @@
 use serde_json::Value;
 use std::fmt::Write as _;
 
-use super::html::esc;
+use super::escape::html as esc;
 use super::html_runs::settings_text;
 use crate::results::format;
 

@@ -265,7 +265,7 @@ impl Pretty {
                 at += 1;
                 continue;
             }
-            writer.write_all(&json[plain..at])?;
+            writer.write_all(json.get(plain..at).unwrap_or_default())?;
             at += 1;
             match byte {
                 b'{' | b'[' => {
@@ -304,7 +304,7 @@ fn string_end(json: &[u8], mut at: usize) -> usize {
         .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
     {
         at += found;
-        if json[at] == b'"' {
+        if json.get(at) == Some(&b'"') {
             return at + 1;
         }
         // A backslash escapes the byte after it.

@@ -109,7 +109,7 @@ fn failed_agent_tail(run: &RunRecord) -> Option<&str> {
     while !log.is_char_boundary(start) {
         start += 1;
     }
-    Some(&log[start..])
+    log.get(start..)
 }
 
 /// The record as one line of a `.jsonl` file (newline included).

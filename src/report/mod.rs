@@ -12,7 +12,8 @@
 //!   report ([`codequality`]);
 //! - [`baseline`]: what moved against a baseline report;
 //! - [`diff_markdown`]: the same as a pull-request comment (`diff --markdown`);
-//! - [`svg`]: the sweep chart (`sweep --svg`);
+//! - [`svg`]: the sweep chart (`sweep --svg`), failing with a
+//!   [`chart_error::ChartError`] as the trend chart does;
 //! - [`html`]: one self-contained page (`--html`) built from the JSON
 //!   report and the logged transcripts, opened by its headline
 //!   ([`html_headline`]);
@@ -20,7 +21,11 @@
 //! - [`log`]: run log records (`--log-dir`) and replay commands.
 //! - [`terminal`]: escaping what scenarios and models wrote for a terminal.
 
+// Renderers read what others wrote: no index may panic on a short list.
+#![deny(clippy::indexing_slicing)]
+
 pub mod baseline;
+pub mod chart_error;
 pub mod codequality;
 pub mod diff_markdown;
 pub mod escape;

@@ -13,6 +13,7 @@
 //! green and named in the legend. Up and to the left is better: more
 //! completion for fewer tokens.
 
+use super::chart_error::ChartError;
 use plotters::prelude::*;
 
 use crate::metric::{COMPLETION_RATE, MEAN_CONTEXT_TOKENS};
@@ -28,9 +29,9 @@ const BASELINE_COLOUR: RGBColor = RGBColor(214, 39, 40);
 const PICK_COLOUR: RGBColor = RGBColor(44, 160, 44);
 
 /// Renders the sweep chart as SVG text.
-pub fn render(result: &SweepResult) -> Result<String, String> {
+pub fn render(result: &SweepResult) -> Result<String, ChartError> {
     let mut svg = String::new();
-    let drawn = draw(result, &mut svg).map_err(|e| format!("cannot draw the chart: {e}"));
+    let drawn = draw(result, &mut svg).map_err(|e| ChartError(e.to_string()));
     drawn?;
     // Names come from scenario files: the writer escapes entities, but
     // controls would make the file invalid XML.
@@ -204,13 +205,13 @@ fn place_labels<'l>(labels: &'l [String], points: &[(i32, i32)]) -> Vec<Placed<'
         .iter()
         .map(|&(x, y)| (x - MARKER, y - MARKER, 2 * MARKER, 2 * MARKER))
         .collect();
-    let mut order: Vec<usize> = (0..labels.len().min(points.len())).collect();
-    order.sort_by_key(|&i| (points[i].1, points[i].0));
+    let mut order: Vec<(&'l String, (i32, i32))> =
+        labels.iter().zip(points.iter().copied()).collect();
+    order.sort_by_key(|&(_, (x, y))| (y, x));
     let mut placed: Vec<Placed<'l>> = Vec::new();
     let mut taken: Vec<Box4> = Vec::new();
-    for i in order {
-        let point = points[i];
-        let width = LABEL_CHAR * labels[i].chars().count() as i32;
+    for (label, point) in order {
+        let width = LABEL_CHAR * label.chars().count() as i32;
         let x = if point.0 + LABEL_RIGHT + width > WIDTH as i32 - 8 {
             point.0 - LABEL_RIGHT - width
         } else {
@@ -230,7 +231,7 @@ fn place_labels<'l>(labels: &'l [String], points: &[(i32, i32)]) -> Vec<Placed<'
             at.1 += 4;
         }
         taken.push((at.0, at.1, width, LABEL_HEIGHT));
-        placed.push((&labels[i], at, point));
+        placed.push((label, at, point));
     }
     placed
 }

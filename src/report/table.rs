@@ -263,10 +263,12 @@ fn comparisons(out: &mut String, list: &[CellComparison], detail: Detail) {
     for (family, members) in &families {
         let differ: Vec<&&CellComparison> = members.iter().filter(|c| differs(c)).collect();
         match (members.len(), differ.len()) {
-            (_, 0) if members.len() == 1 => alike.push(escape(&members[0].what).into_owned()),
+            (1, 0) => alike.extend(members.first().map(|c| escape(&c.what).into_owned())),
             (n, 0) => alike.push(format!("{} ({n})", escape(family))),
             (1, _) => {
-                let _ = writeln!(out, "    {}", comparison_line(members[0]));
+                if let Some(only) = members.first() {
+                    let _ = writeln!(out, "    {}", comparison_line(only));
+                }
             }
             (n, d) => {
                 let _ = writeln!(

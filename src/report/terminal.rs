@@ -46,6 +46,10 @@ pub fn escape_multiline(text: &str) -> Cow<'_, str> {
 /// styles), for text whose colours come from agent-eval itself (a
 /// dialect's coloured plan). What is left still goes through [`escape`]:
 /// stripping only removes, it never lets a sequence act.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`at` is where `find` saw the one-byte ESC, `digits` counts ASCII bytes of `params`, and `len` (1 + digits + 1) ends at the `m` found there: every cut is inside the text, on a character boundary"
+)]
 pub fn strip_sgr(text: &str) -> Cow<'_, str> {
     if !text.contains('\x1b') {
         return Cow::Borrowed(text);

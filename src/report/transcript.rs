@@ -31,8 +31,8 @@ pub fn render(scenario: &Scenario, record: &RunRecord) -> String {
     let mut calls: Vec<(String, String, crate::llm::ToolInput)> = Vec::new();
     let mut plan: Vec<PlanItem> = Vec::new();
     for message in &record.messages {
-        match (&message.role, &message.content) {
-            (Role::User, Content::Text(task)) => {
+        match (&message.role, typed_text(message)) {
+            (Role::User, Some(text)) => {
                 typed += 1;
                 // Each later user message of a session is marked where it
                 // begins.
@@ -41,7 +41,7 @@ pub fn render(scenario: &Scenario, record: &RunRecord) -> String {
                 } else {
                     format!("\n══ user message {typed} (after turn {turn}) ══")
                 };
-                let _ = writeln!(out, "{label}\n{}", escape_multiline(task.trim_end()));
+                let _ = writeln!(out, "{label}\n{}", escape_multiline(text.trim_end()));
             }
             (Role::Assistant, _) => {
                 turn += 1;
@@ -61,8 +61,14 @@ pub fn render(scenario: &Scenario, record: &RunRecord) -> String {
                     }
                 }
             }
-            (Role::User, Content::Blocks(blocks)) => {
-                render_results(&mut out, blocks, &calls, dialect, offered, &mut plan)
+            (Role::User, None) => {
+                let results = Results {
+                    calls: &calls,
+                    dialect,
+                    offered,
+                    reminded: record.result.reminders_at.contains(&turn),
+                };
+                render_results(&mut out, message.content_blocks(), &results, &mut plan)
             }
         }
     }
@@ -70,18 +76,52 @@ pub fn render(scenario: &Scenario, record: &RunRecord) -> String {
     crate::report::escape::drop_bidi_owned(out)
 }
 
+/// The text of a message someone typed: a user message of text only (a
+/// real agent sends its task as text blocks, its context among them), not
+/// one that carries tool results. `None` for any other message.
+fn typed_text(message: &Message) -> Option<std::borrow::Cow<'_, str>> {
+    match &message.content {
+        Content::Text(text) => Some(std::borrow::Cow::Borrowed(text.as_str())),
+        Content::Blocks(blocks) => {
+            let mut texts = Vec::new();
+            for block in blocks {
+                match block {
+                    ContentBlock::Text { text } => texts.push(text.as_str()),
+                    _ => return None,
+                }
+            }
+            (!texts.is_empty()).then(|| std::borrow::Cow::Owned(texts.join("\n")))
+        }
+    }
+}
+
+/// What the results of one turn's calls are read with.
+struct Results<'a> {
+    calls: &'a [(String, String, crate::llm::ToolInput)],
+    dialect: &'a dyn PlanDialect,
+    offered: bool,
+    /// The run counted a reminder after this turn: its text blocks are
+    /// the reminder (⚑). Text an agent adds otherwise is its own context.
+    reminded: bool,
+}
+
 fn render_results(
     out: &mut String,
     blocks: &[ContentBlock],
-    calls: &[(String, String, crate::llm::ToolInput)],
-    dialect: &dyn PlanDialect,
-    offered: bool,
+    results: &Results<'_>,
     plan: &mut Vec<PlanItem>,
 ) {
+    let Results {
+        calls,
+        dialect,
+        offered,
+        reminded,
+    } = *results;
     for block in blocks {
         match block {
             ContentBlock::Text { text } => {
-                let _ = writeln!(out, "  ⚑ {}", escape_multiline(text));
+                let mark = if reminded { "⚑" } else { "+" };
+                let _ = writeln!(out, "  {mark} {}", escape_multiline(text));
             }
             ContentBlock::ToolResult {
                 tool_use_id,
@@ -190,7 +230,7 @@ fn shorten(content: &str) -> String {
     }
     format!(
         "{}\n    … ({} more lines)",
-        lines[..RESULT_LINES].join("\n    "),
+        lines.get(..RESULT_LINES).unwrap_or_default().join("\n    "),
         lines.len() - RESULT_LINES
     )
 }

@@ -1,6 +1,9 @@
 //! `agent-eval history FILE --html OUT`: the trend chart (the same SVG as
-//! `--svg`, inline) and every cell's recorded runs as tables, with moves
-//! beyond the interval and flapping cells marked. One self-contained page:
+//! `--svg`, inline: the cells that moved, flapped or changed profile, each
+//! move marked, commit and date on the x axis), those cells' recorded runs
+//! as tables with moves beyond the interval and flapping cells marked, and
+//! the steady cells' tables folded under one line that counts them. One
+//! self-contained page:
 //! no script, no fetched asset; every text from the history (scenario
 //! names, settings, branches, commits) goes through
 //! [`super::escape::html`].
@@ -19,6 +22,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .down { color: #cf222e; font-weight: 600; }
 .flap { background: #fff8c5; border: 1px solid #d4a72c; padding: 0 0.4rem; }
 .chart svg { max-width: 100%; height: auto; }
+details.steady > summary { cursor: pointer; color: #57606a; margin: 1rem 0; }
 ";
 
 /// The page: `title`, the inline `svg` chart and one table per cell.
@@ -39,21 +43,48 @@ pub fn render(title: &str, svg: &str, trends: &[CellTrend]) -> String {
          <span class=\"flap\">flapping</span>: its moves changed direction at least \
          {FLAP_CHANGES} times in the last {FLAP_WINDOW} runs.</p>"
     );
-    let start = svg.find("<svg").unwrap_or(svg.len());
-    let _ = writeln!(page, "<div class=\"chart\">{}</div>", &svg[start..]);
+    let (eventful, steady): (Vec<&CellTrend>, Vec<&CellTrend>) =
+        trends.iter().partition(|t| t.eventful());
     if trends.is_empty() {
         page.push_str("<p>No whole runs recorded yet.</p>\n");
+    } else if eventful.is_empty() {
+        page.push_str(
+            "<p class=\"calm\">No cell moved, flapped or changed profile: no chart to draw.</p>\n",
+        );
+    } else {
+        let start = svg.find("<svg").unwrap_or(svg.len());
+        let chart = svg.get(start..).unwrap_or("");
+        let _ = writeln!(page, "<div class=\"chart\">{chart}</div>");
     }
-    let mut last_scenario = None;
-    for trend in trends {
-        if last_scenario != Some(&trend.scenario) {
-            let _ = writeln!(page, "<h2>{}</h2>", esc(&trend.scenario));
-            last_scenario = Some(&trend.scenario);
-        }
-        page.push_str(&cell_table(trend));
+    page.push_str(&tables(&eventful));
+    if !steady.is_empty() {
+        let complete = steady.iter().filter(|t| t.always_complete()).count();
+        let _ = writeln!(
+            page,
+            "<details class=\"steady\"><summary>{} steady cell{}: no run left the previous run's \
+             95% interval ({complete} of them at 100.0% in every run)</summary>",
+            steady.len(),
+            if steady.len() == 1 { "" } else { "s" }
+        );
+        page.push_str(&tables(&steady));
+        page.push_str("</details>\n");
     }
     page.push_str("</body>\n</html>\n");
     crate::report::escape::drop_bidi_owned(page)
+}
+
+/// The cells' tables under their scenarios' names.
+fn tables(trends: &[&CellTrend]) -> String {
+    let mut html = String::new();
+    let mut last_scenario = None;
+    for trend in trends {
+        if last_scenario != Some(&trend.scenario) {
+            let _ = writeln!(html, "<h2>{}</h2>", esc(&trend.scenario));
+            last_scenario = Some(&trend.scenario);
+        }
+        html.push_str(&cell_table(trend));
+    }
+    html
 }
 
 /// One cell's heading and the table of its runs.
@@ -144,6 +175,38 @@ mod tests {
         assert!(
             !page.contains("src=") && !page.contains("href="),
             "nothing fetched"
+        );
+    }
+
+    #[test]
+    fn steady_cells_are_folded_after_the_ones_that_moved() {
+        let mut cells: Vec<RecordedCell> = [0.5, 0.9]
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| cell(i as i64, v, "moving"))
+            .collect();
+        cells.extend((0..2).map(|i| cell(i, 1.0, "still")));
+        let page = render("h.db", "<svg></svg>", &trends(cells, None));
+        let moving = page.find("<h2>moving</h2>").unwrap();
+        let folded = page
+            .find("<details class=\"steady\"><summary>1 steady cell: no run left")
+            .unwrap();
+        let still = page.find("<h2>still</h2>").unwrap();
+        assert!(moving < folded && folded < still, "{page}");
+        assert!(
+            page.contains("(1 of them at 100.0% in every run)"),
+            "{page}"
+        );
+        // Nothing moved: no chart, said so.
+        let calm = render(
+            "h.db",
+            "<svg></svg>",
+            &trends((0..2).map(|i| cell(i, 1.0, "still")).collect(), None),
+        );
+        assert!(!calm.contains("<svg"), "{calm}");
+        assert!(
+            calm.contains("No cell moved, flapped or changed profile"),
+            "{calm}"
         );
     }
 }

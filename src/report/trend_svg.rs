@@ -3,10 +3,14 @@
 //! multiples: one panel per scenario, its cells' lines in it, and the
 //! panel's key beside the plot (never over it; a label longer than the
 //! key's width is cut with an ellipsis). The x axis is the recorded whole
-//! runs in order (oldest left), labelled at whole numbers only; the y axis
-//! completion (%). A panel is as tall as its key needs. The figures come
-//! from the results history ([`crate::results::history`]).
+//! runs in order (oldest left), each labelled with its commit and date;
+//! the y axis completion (%). A run that moved beyond the previous run's
+//! interval is marked with a triangle pointing the way it moved. A panel
+//! is as tall as its key needs. The figures come from the results history
+//! ([`crate::results::history`]); which cells are drawn is the caller's
+//! choice (`agent-eval history` draws the ones that moved).
 
+use super::chart_error::ChartError;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -29,12 +33,21 @@ pub struct TrendLine {
     /// The cell, as the panel's key names it.
     pub label: String,
     pub points: Vec<(usize, f64, Option<[f64; 2]>)>,
+    /// The points that moved beyond the previous run's interval: (run
+    /// position, value, up).
+    pub moves: Vec<(usize, f64, bool)>,
 }
 
-/// Renders the trend chart of `lines` over `runs` recorded runs as SVG.
-pub fn render(title: &str, runs: usize, lines: &[TrendLine]) -> Result<String, String> {
+/// The x axis: one label per recorded run, in order (`3f2a9c1 2026-11-28`).
+#[derive(Debug, Clone, Copy)]
+pub struct Runs<'a> {
+    pub labels: &'a [String],
+}
+
+/// Renders the trend chart of `lines` over the recorded `runs` as SVG.
+pub fn render(title: &str, runs: Runs<'_>, lines: &[TrendLine]) -> Result<String, ChartError> {
     let mut svg = String::new();
-    draw(title, runs, lines, &mut svg).map_err(|e| format!("cannot draw the chart: {e}"))?;
+    draw(title, runs, lines, &mut svg).map_err(|e| ChartError(e.to_string()))?;
     // Names come from scenario files: controls would make invalid XML.
     Ok(super::escape::xml_chars(&svg).into_owned())
 }
@@ -57,7 +70,7 @@ fn panel_height(cells: usize) -> u32 {
 
 fn draw<'a>(
     title: &str,
-    runs: usize,
+    runs: Runs<'_>,
     lines: &[TrendLine],
     svg: &'a mut String,
 ) -> Result<(), Box<dyn std::error::Error + 'a>> {
@@ -89,11 +102,12 @@ fn draw<'a>(
 fn draw_panel(
     panel: &DrawingArea<SVGBackend<'_>, Shift>,
     scenario: &str,
-    runs: usize,
+    runs: Runs<'_>,
     members: &[&TrendLine],
 ) -> Result<(), Box<dyn std::error::Error>> {
     let (plot, key) = panel.split_horizontally(PLOT_WIDTH);
-    let last = runs.max(1) as f64;
+    let count = runs.labels.len();
+    let last = count.max(1) as f64;
     let mut chart = ChartBuilder::on(&plot)
         .caption(scenario, ("sans-serif", 16))
         .margin(10)
@@ -102,10 +116,10 @@ fn draw_panel(
         .build_cartesian_2d(0.5..last + 0.5, 0.0..100.0)?;
     chart
         .configure_mesh()
-        .x_desc("recorded run (oldest left)")
+        .x_desc("recorded run: commit and date (oldest left)")
         .y_desc("completion (%)")
-        .x_labels(runs.clamp(1, 12) + 1)
-        .x_label_formatter(&|x| whole_number(*x))
+        .x_labels(count.clamp(1, 6) + 1)
+        .x_label_formatter(&|x| run_label(runs.labels, *x))
         .light_line_style(WHITE)
         .draw()?;
     for (index, line) in members.iter().enumerate() {
@@ -128,6 +142,15 @@ fn draw_panel(
                 6,
             ))
         }))?;
+        // A move: a triangle pointing the way it went.
+        chart.draw_series(line.moves.iter().map(|&(x, v, up)| {
+            let tip: i32 = if up { -10 } else { 10 };
+            EmptyElement::at((x as f64 + 1.0, v * 100.0))
+                + Polygon::new(
+                    vec![(0, tip), (6, -tip / 2), (-6, -tip / 2)],
+                    colour.filled(),
+                )
+        }))?;
         let y = 34 + KEY_ROW as i32 * index as i32;
         key.draw(&PathElement::new(
             vec![(8, y), (28, y)],
@@ -142,13 +165,16 @@ fn draw_panel(
     Ok(())
 }
 
-/// A tick's label: the run's number at a whole number, nothing between.
-fn whole_number(x: f64) -> String {
-    if (x - x.round()).abs() < 1e-6 && x >= 1.0 {
-        format!("{x:.0}")
-    } else {
-        String::new()
+/// A tick's label: the run's commit and date at a whole number, nothing
+/// between.
+fn run_label(labels: &[String], x: f64) -> String {
+    if (x - x.round()).abs() > 1e-6 || x < 1.0 {
+        return String::new();
     }
+    labels
+        .get(x.round() as usize - 1)
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// `text` cut to `max` characters with an ellipsis.
@@ -169,14 +195,19 @@ mod tests {
             scenario: scenario.into(),
             label: label.into(),
             points: vec![(0, 0.9, Some([0.8, 0.95])), (1, 0.5, Some([0.4, 0.6]))],
+            moves: vec![(1, 0.5, false)],
         }
     }
 
     #[test]
     fn each_scenario_is_a_panel_with_its_key_beside_it() {
+        let labels = [
+            "3f2a9c1 2026-11-27".to_string(),
+            "b7e01d4 2026-11-28".to_string(),
+        ];
         let svg = render(
             "history",
-            2,
+            Runs { labels: &labels },
             &[
                 line("docs_fixes", "todo=true"),
                 line("docs_fixes", "todo=false"),
@@ -195,13 +226,25 @@ mod tests {
             assert!(svg.contains(&format!("\n{text}\n</text>")), "{text}: {svg}");
         }
         assert!(svg.contains("<polyline") || svg.contains("<path"));
+        // Each run is named by its commit and date on the x axis.
+        for label in &labels {
+            assert!(
+                svg.contains(&format!("\n{label}\n</text>")),
+                "{label}: {svg}"
+            );
+        }
+        // Each line's move is marked: a filled triangle per move.
+        assert_eq!(svg.matches("<polygon").count(), 3, "{svg}");
     }
 
     #[test]
     fn ticks_are_whole_runs() {
-        assert_eq!(whole_number(1.0), "1");
-        assert_eq!(whole_number(1.5), "");
-        assert_eq!(whole_number(0.5), "");
+        let labels = ["a 2026-11-27".to_string(), "b 2026-11-28".to_string()];
+        assert_eq!(run_label(&labels, 1.0), "a 2026-11-27");
+        assert_eq!(run_label(&labels, 2.0), "b 2026-11-28");
+        assert_eq!(run_label(&labels, 1.5), "");
+        assert_eq!(run_label(&labels, 0.5), "");
+        assert_eq!(run_label(&labels, 3.0), "");
         assert_eq!(cut("abcdef", 4), "abc…");
     }
 

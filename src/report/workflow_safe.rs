@@ -171,9 +171,11 @@ impl<W: Write> Write for WorkflowSafe<W> {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         let mut rest = bytes;
         while let Some(end) = rest.iter().position(|b| matches!(b, b'\n' | b'\r')) {
-            self.line.extend_from_slice(&rest[..=end]);
+            // `end` is a position in `rest`: the split is within it.
+            let (line, tail) = rest.split_at(end + 1);
+            self.line.extend_from_slice(line);
             self.emit()?;
-            rest = &rest[end + 1..];
+            rest = tail;
         }
         self.line.extend_from_slice(rest);
         Ok(bytes.len())

@@ -8,6 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::error::ShardMismatch;
 use super::report_file::{ReadRuns, ReportFile, ReportFileError, ScenarioFile, ShardPlan};
 use crate::results::cell_runs::{RecordPart, Runs, Spill, SpillError, SpillWriter};
 use crate::results::record::RunResult;
@@ -502,68 +503,76 @@ fn record_part(
 }
 
 /// Whether two shard reports state the same run; else what differs.
-fn same_run(a: &ReportFile, b: &ReportFile) -> Result<(), String> {
+fn same_run(a: &ReportFile, b: &ReportFile) -> Result<(), ShardMismatch> {
     if a.plan != b.plan {
-        return Err(format!(
-            "its plan {} differs from {} (were --seeds and --model the same?)",
-            plan_text(b.plan.as_ref()),
-            plan_text(a.plan.as_ref())
-        ));
+        return Err(ShardMismatch::Plan {
+            found: plan_text(b.plan.as_ref()),
+            expected: plan_text(a.plan.as_ref()),
+        });
     }
     if a.scenarios.len() != b.scenarios.len() {
-        return Err(format!(
-            "it holds {} scenarios, not {}",
-            b.scenarios.len(),
-            a.scenarios.len()
-        ));
+        return Err(ShardMismatch::ScenarioCount {
+            found: b.scenarios.len(),
+            expected: a.scenarios.len(),
+        });
     }
     for (x, y) in a.scenarios.iter().zip(&b.scenarios) {
-        if x.name != y.name {
-            return Err(format!(
-                "scenario `{}` where `{}` was expected",
-                y.name, x.name
-            ));
+        same_scenario(x, y)?;
+    }
+    Ok(())
+}
+
+/// Whether shard scenario `y` is a part of the lead's `x`.
+fn same_scenario(x: &ScenarioFile, y: &ScenarioFile) -> Result<(), ShardMismatch> {
+    let scenario = || x.name.clone();
+    if x.name != y.name {
+        return Err(ShardMismatch::ScenarioName {
+            found: y.name.clone(),
+            expected: x.name.clone(),
+        });
+    }
+    if x.sha256 != y.sha256 {
+        let sha = |s: &Option<String>| s.as_deref().unwrap_or("none").to_string();
+        return Err(ShardMismatch::FileVersion {
+            scenario: scenario(),
+            found: sha(&y.sha256),
+            expected: sha(&x.sha256),
+        });
+    }
+    if x.seeds != y.seeds {
+        return Err(ShardMismatch::Seeds {
+            scenario: scenario(),
+            found: y.seeds.len(),
+            expected: x.seeds.len(),
+        });
+    }
+    if x.expect_spec != y.expect_spec {
+        return Err(ShardMismatch::Expectations {
+            scenario: scenario(),
+        });
+    }
+    if x.cells.len() != y.cells.len() {
+        return Err(ShardMismatch::CellCount {
+            scenario: scenario(),
+            found: y.cells.len(),
+            expected: x.cells.len(),
+        });
+    }
+    for (cx, cy) in x.cells.iter().zip(&y.cells) {
+        if cx.settings != cy.settings {
+            return Err(ShardMismatch::Cell {
+                scenario: scenario(),
+                found: cy.settings.to_string(),
+                expected: cx.settings.to_string(),
+            });
         }
-        if x.sha256 != y.sha256 {
-            return Err(format!(
-                "scenario `{}` was run from another version of its file (sha256 {} vs {})",
-                x.name,
-                y.sha256.as_deref().unwrap_or("none"),
-                x.sha256.as_deref().unwrap_or("none")
-            ));
-        }
-        if x.seeds != y.seeds {
-            return Err(format!(
-                "scenario `{}` ran other seeds ({} seeds, not {}: was --seeds the same?)",
-                x.name,
-                y.seeds.len(),
-                x.seeds.len()
-            ));
-        }
-        if x.expect_spec != y.expect_spec {
-            return Err(format!("scenario `{}` states other expectations", x.name));
-        }
-        if x.cells.len() != y.cells.len() {
-            return Err(format!(
-                "scenario `{}` has {} cells, not {}",
-                x.name,
-                y.cells.len(),
-                x.cells.len()
-            ));
-        }
-        for (cx, cy) in x.cells.iter().zip(&y.cells) {
-            if cx.settings != cy.settings {
-                return Err(format!(
-                    "scenario `{}`: cell {} where {} was expected",
-                    x.name, cy.settings, cx.settings
-                ));
-            }
-            if cx.steps_total != cy.steps_total {
-                return Err(format!(
-                    "scenario `{}`, cell {}: {} steps scored, not {}",
-                    x.name, cx.settings, cy.steps_total, cx.steps_total
-                ));
-            }
+        if cx.steps_total != cy.steps_total {
+            return Err(ShardMismatch::StepsTotal {
+                scenario: scenario(),
+                cell: cx.settings.to_string(),
+                found: cy.steps_total,
+                expected: cx.steps_total,
+            });
         }
     }
     Ok(())

@@ -21,6 +21,7 @@
 pub mod baseline;
 pub mod cell_runs;
 pub mod compare;
+pub mod error;
 pub mod exact_tally;
 pub mod format;
 pub mod history;

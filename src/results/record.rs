@@ -5,11 +5,12 @@
 
 use serde::Serialize;
 
+pub use crate::acp::plan::{AgentPlan, AgentPlanEntry};
 use crate::agent::StopKind;
 use crate::llm::Message;
 use crate::llm::price::PlanningPrice;
 use crate::llm::protocol::Violation;
-use crate::plan::dialect::{Dialect, PlanItem, PlanStatus};
+use crate::plan::dialect::{Dialect, PlanItem};
 
 /// A run's measured results (one element of `results` in the JSON report).
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
@@ -84,43 +85,6 @@ impl RunResult {
     /// In a cell with planning off that makes the cell invalid.
     pub fn planned(&self) -> bool {
         self.todo_calls > 0 || self.agent_plans.iter().any(|p| !p.entries.is_empty())
-    }
-}
-
-/// One plan an agent reported (an ACP `plan` update): the whole list,
-/// after `turn` model responses.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AgentPlan {
-    pub turn: usize,
-    pub entries: Vec<AgentPlanEntry>,
-}
-
-/// An entry of an agent's plan, as ACP has it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AgentPlanEntry {
-    pub content: String,
-    /// `high`, `medium` or `low`.
-    pub priority: String,
-    pub status: PlanStatus,
-}
-
-impl AgentPlan {
-    /// The plan as plan items (ids by position), as every dialect's plan
-    /// reads.
-    pub fn items(&self) -> Vec<PlanItem> {
-        self.entries
-            .iter()
-            .enumerate()
-            .map(|(index, entry)| PlanItem {
-                id: (index + 1).to_string(),
-                text: entry.content.clone(),
-                status: entry.status,
-                active_form: None,
-                task: None,
-            })
-            .collect()
     }
 }
 

@@ -8,6 +8,17 @@ use super::compare::CellComparison;
 use super::summary::CellSummary;
 use super::verdict::ExpectationOutcome;
 
+/// Why one run of a scenario could not happen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunFailure {
+    /// The whole message, naming the scenario.
+    pub message: String,
+    /// The agent under test could not start, or broke before any model
+    /// response (rather than a workspace or cassette that failed): the
+    /// summary says so in its own words.
+    pub agent: bool,
+}
+
 /// A scenario's cells and expectation outcomes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ScenarioResult {
@@ -31,7 +42,7 @@ pub struct ScenarioResult {
     /// could not be written): each distinct message once, in run order. A
     /// scenario with any is reported as an error, not as results.
     #[serde(skip)]
-    pub run_errors: Vec<String>,
+    pub run_errors: Vec<RunFailure>,
     /// The real CLI agent under test (a preset), and that its own reminder
     /// policy stands where the built-in settings would (`None`: the
     /// built-in loop or an agent command).
@@ -84,6 +95,14 @@ impl ScenarioResult {
             run_errors: Vec::new(),
             agent: None,
             profile: None,
+        }
+    }
+
+    /// Shows each of the scenario's own expectations without the `hidden`
+    /// axes (see [`super::verdict::text_of`]); what they measured stays.
+    pub fn hide_axes(&mut self, hidden: &[crate::scenario::Axis]) {
+        for (outcome, spec) in self.expectations.iter_mut().zip(&self.expect_spec) {
+            outcome.text = super::verdict::text_of(spec, hidden);
         }
     }
 

@@ -101,7 +101,7 @@ pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> Expectation
             metric,
             bound,
         } => {
-            let text = format!("{} {bound} where {selector}", metric.name);
+            let text = text_of(expectation, &[]);
             let selected = select_cells(selector, cells);
             let runs: usize = selected.iter().map(|c| c.results.len()).sum();
             if runs == 0 {
@@ -123,7 +123,7 @@ pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> Expectation
             b,
             comparison,
             bound,
-        } => evaluate_compare(a, b, *comparison, bound, cells),
+        } => evaluate_compare(text_of(expectation, &[]), a, b, *comparison, bound, cells),
         Expectation::Part { part, expectation } => {
             let mut outcome = match part_cells(cells, *part) {
                 Ok(cells) => evaluate(expectation, &cells),
@@ -132,6 +132,52 @@ pub fn evaluate(expectation: &Expectation, cells: &[CellSummary]) -> Expectation
             outcome.text = format!("part {part}: {}", outcome.text);
             outcome
         }
+    }
+}
+
+/// What `expectation` asks, as its outcome's `text` shows it, with the
+/// `hidden` axes left out of its selectors: under a preset the agent's
+/// own reminder policy stands where agent-eval's would, so a selector's
+/// `nag=3` names nothing that ran.
+pub fn text_of(expectation: &Expectation, hidden: &[Axis]) -> String {
+    let shown = |selector: &CellSelector| {
+        let entries = selector.entries().iter();
+        CellSelector::new(
+            entries
+                .filter(|(axis, _)| !hidden.contains(axis))
+                .cloned()
+                .collect(),
+        )
+    };
+    match expectation {
+        Expectation::Exact(exact) => exact_text(exact),
+        Expectation::Bound {
+            selector,
+            metric,
+            bound,
+        } => format!("{} {bound} where {}", metric.name, shown(selector)),
+        Expectation::Compare {
+            a,
+            b,
+            comparison,
+            bound,
+        } => format!(
+            "{} {bound} ({} vs {})",
+            comparison.name(),
+            shown(a),
+            shown(b)
+        ),
+        Expectation::Part { part, expectation } => {
+            format!("part {part}: {}", text_of(expectation, hidden))
+        }
+    }
+}
+
+/// What an exact expectation asks, e.g. `steps_completed == 10`.
+fn exact_text(exact: &ExactExpectation) -> String {
+    match exact {
+        ExactExpectation::DriftTurns(turns) if turns.is_empty() => "no drift".to_string(),
+        _ => format!("{} == {}", exact.name(), exact.expected()),
     }
 }
 
@@ -219,12 +265,9 @@ pub fn exact_measure(exact: &ExactExpectation, r: &RunResult) -> Value {
 }
 
 fn evaluate_exact(exact: &ExactExpectation, cells: &[CellSummary]) -> ExpectationOutcome {
-    let (name, expected) = (exact.name(), exact.expected());
+    let expected = exact.expected();
     let measure = |r: &RunResult| exact_measure(exact, r);
-    let text = match exact {
-        ExactExpectation::DriftTurns(turns) if turns.is_empty() => "no drift".to_string(),
-        _ => format!("{name} == {expected}"),
-    };
+    let text = exact_text(exact);
     if let Some(outcome) = exact_from_tallies(exact, &expected, &text, cells) {
         return outcome;
     }
@@ -316,13 +359,13 @@ fn exact_from_tallies(
 }
 
 fn evaluate_compare(
+    text: String,
     a: &CellSelector,
     b: &CellSelector,
     comparison: Comparison,
     bound: &crate::scenario::Bound,
     cells: &[CellSummary],
 ) -> ExpectationOutcome {
-    let text = format!("{} {bound} ({a} vs {b})", comparison.name());
     let (side_a, side_b) = (select_cells(a, cells), select_cells(b, cells));
     let runs_a: usize = side_a.iter().map(|c| c.results.len()).sum();
     let runs_b: usize = side_b.iter().map(|c| c.results.len()).sum();

@@ -85,6 +85,21 @@ impl AgentPreset {
         }
     }
 
+    /// Every preset's name in backticks, in [`Self::ALL`]'s order, the
+    /// last after "and": the one list `run --help`, docs/cli.md and the
+    /// README show (a test holds them to it).
+    pub fn listing() -> String {
+        let names: Vec<String> = Self::ALL
+            .iter()
+            .map(|p| format!("`{}`", p.name()))
+            .collect();
+        match names.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => String::new(),
+        }
+    }
+
     /// The preset of this name (`--agent NAME`).
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|p| p.name() == name)
@@ -114,6 +129,10 @@ impl AgentPreset {
 }
 
 /// Levenshtein distance between `a` and `b`, by characters.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "`row` holds b.len() + 1 entries and j < b.len(): every index is in 0..=b.len()"
+)]
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();

@@ -184,17 +184,19 @@ pub fn cells_up_to(scenario: &Scenario, limit: usize) -> (Vec<Cell>, bool) {
             }
             cells.push(cell);
         }
-        let mut position = axes.len();
-        loop {
-            let Some(p) = position.checked_sub(1) else {
-                return (cells, true);
-            };
-            position = p;
-            digits[p] += 1;
-            if digits[p] < axes[p].1.len() {
+        // The last digit turns; a full one turns back to 0 and carries
+        // into the one before it; a carry out of the first is the end.
+        let mut carried = true;
+        for (digit, (_, values)) in digits.iter_mut().zip(axes).rev() {
+            *digit += 1;
+            if *digit < values.len() {
+                carried = false;
                 break;
             }
-            digits[p] = 0;
+            *digit = 0;
+        }
+        if carried {
+            return (cells, true);
         }
     }
 }

@@ -36,7 +36,7 @@ pub use crate::plan::dialect::Dialect;
 pub use crate::plan::reminder::{NagThreshold, Placement, ReminderSpec};
 pub use agent::{AgentPreset, AgentSettings, MAX_TURNS_LIMIT};
 pub use agent_command::{AgentCommand, RUN_MARK_VAR, TaskVia, check_env};
-pub use axes::{Axis, AxisValue, CellSelector, CellSettings};
+pub use axes::{Axis, AxisError, AxisValue, CellSelector, CellSettings};
 pub use expect::{
     Bound, Comparison, ExactExpectation, Expectation, THRESHOLD_TOLERANCE, reaches, stays_within,
 };

@@ -50,10 +50,13 @@ impl<'de> Deserialize<'de> for Seeds {
                 // and shards merged by seed, so each seed is one run.
                 let mut sorted = list.clone();
                 sorted.sort_unstable();
-                match sorted.windows(2).find(|w| w[0] == w[1]) {
-                    Some(pair) => Err(de::Error::custom(format!(
-                        "seeds list names seed {} twice",
-                        pair[0]
+                let twice = sorted.windows(2).find_map(|pair| match pair {
+                    [a, b] if a == b => Some(*a),
+                    _ => None,
+                });
+                match twice {
+                    Some(seed) => Err(de::Error::custom(format!(
+                        "seeds list names seed {seed} twice"
                     ))),
                     None => Ok(Seeds::List(list)),
                 }

@@ -1,8 +1,8 @@
 //! Claude Code's session transcripts (`~/.claude/projects/<dir>/<session>.jsonl`),
 //! read into one [`Session`] a file, across versions 0.2.x to 2.x.
 //!
-//! What a file holds, one JSON record a line (docs/transcripts.md has the
-//! long form):
+//! What a file holds, one JSON record a line ([`records`] has the serde
+//! records, docs/transcripts.md the long form):
 //! - `user` records: a real user message (text), a tool result
 //!   (`tool_result` blocks, `is_error` on a rejected call), or text that is
 //!   not the user's — meta records (`isMeta`, `isCompactSummary`), slash and
@@ -21,7 +21,8 @@
 //!   out of the session, so a subagent file reads as no session.
 //! - Other record types (`summary`, `system`, `file-history-snapshot`,
 //!   `progress`, ...) carry nothing calibration reads; a type not on the
-//!   known list is an error of its line (counted by the caller).
+//!   known list ([`records::RecordType`]) is an error of its line (counted
+//!   by the caller, never quoted).
 //!
 //! Planning calls: `TodoWrite` (writes the whole list), `TodoRead` (0.2.x
 //! and early 1.0.x; reads), `TaskCreate` and `TaskUpdate` (write one task),
@@ -37,8 +38,13 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use serde::Deserialize;
 use serde_json::Value;
 
+use self::records::{
+    AssistantBlock, AssistantMessage, Attachment, AttachmentType, Record, RecordType,
+    TaskUpdateInput, TodoWriteInput, Usage, UserBlock, UserMessage,
+};
 use super::{
     BadRecord, Format, ItemStatus, Part, PlanningCall, RecordReader, Reminders, Session, Turn,
     text_chars,
@@ -73,33 +79,7 @@ const POLICY_TURNS_BETWEEN: u32 = 10;
 const OLDEST: Version = Version(0, 2, 0);
 const FIRST_UNKNOWN: Version = Version(3, 0, 0);
 
-/// Record types that carry nothing calibration reads.
-const IGNORED_TYPES: [&str; 22] = [
-    "summary",
-    "system",
-    "file-history-snapshot",
-    "queue-operation",
-    "progress",
-    "custom-title",
-    "ai-title",
-    "last-prompt",
-    "tag",
-    "agent-name",
-    "agent-setting",
-    "pr-link",
-    "mode",
-    "permission-mode",
-    "worktree-state",
-    "content-replacement",
-    // 2.1.x: the request's shape and blobs (a copy of what the user and
-    // attachment records say), token and cost bookkeeping.
-    "api-request",
-    "api-request-shape",
-    "api-request-blob",
-    "atis-latch",
-    "tools-used",
-    "cost-state",
-];
+pub mod records;
 
 /// Openings of user text that is not a user message: commands, their
 /// output, notices.
@@ -216,28 +196,33 @@ impl ClaudeCodeReader {
         }
     }
 
-    fn user(&mut self, record: &Value) -> Result<(), BadRecord> {
-        let content = record
-            .get("message")
-            .and_then(|m| m.get("content"))
+    fn user(&mut self, record: &Record, message: Option<Value>) -> Result<(), BadRecord> {
+        let message = message.ok_or("a user record without message.content")?;
+        let content = UserMessage::deserialize(message)
+            .unwrap_or_default()
+            .content
             .ok_or("a user record without message.content")?;
-        let not_the_user = ["isMeta", "isCompactSummary", "isVisibleInTranscriptOnly"]
-            .iter()
-            .any(|key| record.get(key) == Some(&Value::Bool(true)));
+        let not_the_user = [
+            &record.is_meta,
+            &record.is_compact_summary,
+            &record.is_visible_in_transcript_only,
+        ]
+        .iter()
+        .any(|flag| flag.0 == Some(true));
         let mut has_result = false;
         let mut user_text = false;
         match content {
-            Value::String(text) => user_text = self.text(text),
+            Value::String(text) => user_text = self.text(&text),
             Value::Array(blocks) => {
                 for block in blocks {
-                    match block.get("type").and_then(Value::as_str) {
+                    let block = UserBlock::deserialize(block).unwrap_or_default();
+                    match block.kind.as_str() {
                         Some("tool_result") => {
                             has_result = true;
                             self.tool_result(block);
                         }
                         Some("text") => {
-                            let text = block.get("text").and_then(Value::as_str).unwrap_or("");
-                            user_text |= self.text(text);
+                            user_text |= self.text(block.text.as_str().unwrap_or(""));
                         }
                         _ => {}
                     }
@@ -263,18 +248,18 @@ impl ClaudeCodeReader {
         !trimmed.is_empty() && !NOT_USER_TEXT.iter().any(|p| trimmed.starts_with(p))
     }
 
-    fn tool_result(&mut self, block: &Value) {
-        let content = block.get("content").unwrap_or(&Value::Null);
+    fn tool_result(&mut self, block: UserBlock) {
+        let content = &block.content;
         self.chars_pending += text_chars(content);
-        let Some(id) = block.get("tool_use_id").and_then(Value::as_str) else {
+        let Some(id) = block.tool_use_id.as_str() else {
             return;
         };
         let Some((turn, call)) = self.awaiting.remove(id) else {
             return;
         };
         let text = first_text(content);
-        let rejected = block.get("is_error") == Some(&Value::Bool(true))
-            || text.trim_start().starts_with("<tool_use_error>");
+        let rejected =
+            block.is_error.0 == Some(true) || text.trim_start().starts_with("<tool_use_error>");
         let Some(draft) = self.turns.get_mut(turn) else {
             return;
         };
@@ -288,16 +273,19 @@ impl ClaudeCodeReader {
 
     /// An attachment: what it adds to the next request (its `rendered`
     /// text where the version writes it), and a planning reminder.
-    fn attachment(&mut self, record: &Value) {
-        let attachment = record.get("attachment").unwrap_or(&Value::Null);
-        let kind = attachment.get("type").and_then(Value::as_str);
-        let reminder = matches!(kind, Some("todo_reminder" | "task_reminder"));
-        match record.get("rendered") {
-            Some(rendered) => self.chars_pending += text_chars(rendered),
+    fn attachment(&mut self, attachment: Value, rendered: Option<Value>) {
+        let attachment = Attachment::deserialize(attachment).unwrap_or_default();
+        let kind = attachment.kind.0;
+        let reminder = matches!(
+            kind,
+            Some(AttachmentType::TodoReminder | AttachmentType::TaskReminder)
+        );
+        match rendered {
+            Some(rendered) => self.chars_pending += text_chars(&rendered),
             // Versions without `rendered`: the reminder's words and list.
             None if reminder => {
-                self.chars_pending += TODO_REMINDER_OPENING.len() as u64
-                    + text_chars(attachment.get("content").unwrap_or(&Value::Null));
+                self.chars_pending +=
+                    TODO_REMINDER_OPENING.len() as u64 + text_chars(&attachment.content);
             }
             None => {}
         }
@@ -306,23 +294,20 @@ impl ClaudeCodeReader {
             self.reminder_recorded = true;
         }
         // A message the user typed while the agent worked: a user message.
-        let origin = attachment.get("origin").and_then(|o| o.get("kind"));
-        if kind == Some("queued_command") && origin.is_none_or(|o| o == "human") {
+        let origin = attachment.origin.0.and_then(|o| o.kind);
+        if kind == Some(AttachmentType::QueuedCommand) && origin.is_none_or(|o| o == "human") {
             self.parts += 1;
         }
     }
 
-    fn assistant(&mut self, record: &Value) -> Result<(), BadRecord> {
-        let message = record
-            .get("message")
-            .ok_or("an assistant record without message")?;
-        let model = message.get("model").and_then(Value::as_str);
-        if record.get("isApiErrorMessage") == Some(&Value::Bool(true))
-            || model == Some("<synthetic>")
-        {
+    fn assistant(&mut self, record: &Record, message: Option<Value>) -> Result<(), BadRecord> {
+        let message = message.ok_or("an assistant record without message")?;
+        let message = AssistantMessage::deserialize(message).unwrap_or_default();
+        let model = message.model.as_str();
+        if record.is_api_error_message.0 == Some(true) || model == Some("<synthetic>") {
             return Ok(());
         }
-        let id = message.get("id").and_then(Value::as_str);
+        let id = message.id.as_str();
         // The records of one response share its id; a user message in
         // between makes a new response whatever its id (a resumed copy).
         let part = self.parts.saturating_sub(1);
@@ -337,17 +322,23 @@ impl ClaudeCodeReader {
         if let Some(model) = model {
             super::note_model(&mut self.models, model);
         }
-        let index = self.turns.len() - 1;
-        if let Some(usage) = message.get("usage") {
-            set_usage(&mut self.turns[index].turn, usage);
+        let index = self.turns.len().saturating_sub(1);
+        let Some(draft) = self.turns.last_mut() else {
+            return Ok(());
+        };
+        if let Some(usage) = message.usage {
+            set_usage(&mut draft.turn, usage);
         }
-        match message.get("content") {
-            Some(Value::Array(blocks)) => {
+        match message.content {
+            Value::Array(blocks) => {
                 for block in blocks {
-                    self.block(index, block);
+                    self.block(
+                        index,
+                        AssistantBlock::deserialize(block).unwrap_or_default(),
+                    );
                 }
             }
-            Some(Value::String(_)) => self.turns[index].blocks += 1,
+            Value::String(_) => draft.blocks += 1,
             _ => {}
         }
         Ok(())
@@ -364,16 +355,17 @@ impl ClaudeCodeReader {
         self.turns.push(draft);
     }
 
-    fn block(&mut self, index: usize, block: &Value) {
-        let draft = &mut self.turns[index];
+    fn block(&mut self, index: usize, block: AssistantBlock) {
+        let Some(draft) = self.turns.get_mut(index) else {
+            return;
+        };
         draft.blocks += 1;
-        if block.get("type").and_then(Value::as_str) != Some("tool_use") {
+        if block.kind.as_str() != Some("tool_use") {
             draft.blocks_after_plan = draft.blocks_after_plan.map(|n| n + 1);
             return;
         }
-        let name = block.get("name").and_then(Value::as_str).unwrap_or("");
-        let input = block.get("input").unwrap_or(&Value::Null);
-        let Some((op, writes)) = planning_op(name, input) else {
+        let name = block.name.as_str().unwrap_or("");
+        let Some((op, writes)) = planning_op(name, block.input) else {
             draft.turn.other_tool_calls += 1;
             draft.blocks_after_plan = draft.blocks_after_plan.map(|n| n + 1);
             return;
@@ -385,36 +377,37 @@ impl ClaudeCodeReader {
             accepted: true,
             writes,
         });
-        if let Some(id) = block.get("id").and_then(Value::as_str) {
+        if let Some(id) = block.id.0 {
             let call = draft.turn.planning_calls.len() - 1;
-            self.awaiting.insert(id.to_string(), (index, call));
+            self.awaiting.insert(id, (index, call));
         }
     }
 }
 
 /// The planning operation of a call of `name`, and whether it writes;
 /// `None` for a tool that does not plan.
-fn planning_op(name: &str, input: &Value) -> Option<(PlanOp, bool)> {
-    let text = |key: &str| input.get(key).and_then(Value::as_str).map(str::to_string);
+fn planning_op(name: &str, input: Value) -> Option<(PlanOp, bool)> {
     Some(match name {
         "TodoWrite" => {
-            let statuses = input.get("todos").and_then(Value::as_array).map(|todos| {
+            let input = TodoWriteInput::deserialize(input).unwrap_or_default();
+            let statuses = input.todos.0.map(|todos| {
                 todos
                     .iter()
-                    .filter_map(|t| status_of(t.get("status")?.as_str()?))
+                    .filter_map(|t| status_of(t.as_ref()?.status.as_str()?))
                     .collect()
             });
             (PlanOp::Rewrite(statuses), true)
         }
         "TaskCreate" => (PlanOp::Create(None), true),
         "TaskUpdate" => {
+            let input = TaskUpdateInput::deserialize(input).unwrap_or_default();
             let status = input
-                .get("status")
-                .and_then(Value::as_str)
+                .status
+                .as_str()
                 .map(|s| if s == "deleted" { None } else { status_of(s) });
             (
                 PlanOp::Update {
-                    id: text("taskId"),
+                    id: input.task_id.0,
                     status,
                 },
                 true,
@@ -441,20 +434,20 @@ fn created_task_id(text: &str) -> Option<String> {
     (!id.is_empty()).then_some(id)
 }
 
-fn set_usage(turn: &mut Turn, usage: &Value) {
-    let count = |key: &str| usage.get(key).and_then(super::token_count);
+fn set_usage(turn: &mut Turn, usage: Value) {
+    let usage = Usage::deserialize(usage).unwrap_or_default();
     let input = [
-        "input_tokens",
-        "cache_read_input_tokens",
-        "cache_creation_input_tokens",
+        &usage.input_tokens,
+        &usage.cache_read_input_tokens,
+        &usage.cache_creation_input_tokens,
     ]
-    .iter()
-    .filter_map(|k| count(k))
+    .into_iter()
+    .filter_map(super::token_count)
     .reduce(|a, b| a.saturating_add(b));
     if input.is_some() {
         turn.input_tokens = input;
     }
-    if let Some(output) = count("output_tokens") {
+    if let Some(output) = super::token_count(&usage.output_tokens) {
         // The records of one response repeat its usage; the last is final.
         turn.output_tokens = Some(output);
     }
@@ -473,31 +466,31 @@ fn first_text(content: &Value) -> &str {
 }
 
 impl RecordReader for ClaudeCodeReader {
-    fn record(&mut self, record: &Value) -> Result<(), BadRecord> {
-        let kind = record
-            .get("type")
-            .and_then(Value::as_str)
-            .ok_or("a record without a type")?;
-        if let Some(version) = record.get("version").and_then(Value::as_str) {
+    fn record(&mut self, record: Value) -> Result<(), BadRecord> {
+        let mut record = Record::deserialize(record).unwrap_or_default();
+        let kind = record.kind.0.ok_or("a record without a type")?;
+        if let Some(version) = record.version.as_str() {
             self.check_version(version)?;
         }
-        if record.get("isSidechain") == Some(&Value::Bool(true)) {
+        if record.is_sidechain.0 == Some(true) {
             return Ok(());
         }
         if self.session_id.is_none()
-            && let Some(id) = record.get("sessionId").and_then(Value::as_str)
+            && let Some(id) = record.session_id.0.take()
         {
-            self.session_id = Some(id.to_string());
+            self.session_id = Some(id);
         }
+        let message = record.message.take();
         match kind {
-            "user" => self.user(record),
-            "assistant" => self.assistant(record),
-            "attachment" => {
-                self.attachment(record);
+            RecordType::User => self.user(&record, message),
+            RecordType::Assistant => self.assistant(&record, message),
+            RecordType::Attachment => {
+                let attachment = std::mem::take(&mut record.attachment);
+                self.attachment(attachment, record.rendered.take());
                 Ok(())
             }
-            kind if IGNORED_TYPES.contains(&kind) => Ok(()),
-            _ => Err("an unknown Claude Code record type"),
+            RecordType::Unknown => Err("an unknown Claude Code record type"),
+            _ => Ok(()),
         }
     }
 
@@ -521,7 +514,10 @@ impl RecordReader for ClaudeCodeReader {
         }
         let mut parts: Vec<Part> = (0..self.parts.max(1)).map(|_| Part::default()).collect();
         for draft in turns {
-            parts[draft.part].turns.push(draft.turn);
+            // A turn's part is one of those counted (`parts - 1` at most).
+            if let Some(part) = parts.get_mut(draft.part) {
+                part.turns.push(draft.turn);
+            }
         }
         parts.retain(|p| !p.turns.is_empty());
         let mut session = Session {
@@ -569,7 +565,11 @@ fn replay_plans(turns: &mut [TurnDraft]) {
                     let tasks = plan.get_or_insert_with(Vec::new);
                     let at = tasks.iter().position(|(t, _)| t.as_deref() == Some(id));
                     match (at, status) {
-                        (Some(at), Some(status)) => tasks[at].1 = *status,
+                        (Some(at), Some(status)) => {
+                            if let Some(task) = tasks.get_mut(at) {
+                                task.1 = *status;
+                            }
+                        }
                         (Some(at), None) => {
                             tasks.remove(at);
                         }

@@ -2,7 +2,8 @@
 //! into one [`Session`] a file; checked against what the pinned Codex
 //! 0.169.0 writes (docs/transcripts.md has the long form).
 //!
-//! Each line is `{timestamp, type, payload}`:
+//! Each line is `{timestamp, type, payload}` (the serde records of
+//! [`records`] are the format's reference):
 //! - `session_meta`: `cli_version` (the agent version);
 //! - `turn_context`: `model`;
 //! - `response_item`: the conversation items — `message` (role `user`,
@@ -31,8 +32,13 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use serde::Deserialize;
 use serde_json::Value;
 
+use self::records::{
+    CallOutput, EventMsg, EventType, ItemType, RecordType, ResponseItem, RolloutLine, SessionMeta,
+    TokenUsageRecord, TurnContext, UpdatePlanArguments, Usage,
+};
 use super::{
     BadRecord, Format, ItemStatus, Part, PlanningCall, RecordReader, Reminders, Session, Turn,
     text_chars,
@@ -43,19 +49,7 @@ pub const PLANNING_TOOL: &str = "update_plan";
 /// The start of the output of an `update_plan` call Codex refused.
 pub const REJECTED_OPENING: &str = "failed to parse function arguments";
 
-/// Record types with nothing calibration reads.
-const IGNORED_TYPES: [&str; 2] = ["world_state", "compacted"];
-
-/// Response item types the model outputs (they make a turn).
-const OUTPUT_ITEMS: [&str; 7] = [
-    "message",
-    "reasoning",
-    "function_call",
-    "custom_tool_call",
-    "local_shell_call",
-    "web_search_call",
-    "tool_search_call",
-];
+pub mod records;
 
 #[derive(Debug, Default)]
 struct TurnDraft {
@@ -92,15 +86,17 @@ impl CodexReader {
         Self::default()
     }
 
-    fn session_meta(&mut self, payload: &Value) -> Result<(), BadRecord> {
-        let text = |key: &str| payload.get(key).and_then(Value::as_str);
+    fn session_meta(&mut self, meta: SessionMeta) -> Result<(), BadRecord> {
         if self.session_id.is_none() {
-            self.session_id = text("id").map(str::to_string);
+            self.session_id = meta.id.0;
         }
         if self.group.is_none() {
-            self.group = text("cwd").map(|cwd| super::group_key("codex-cwd", cwd));
+            self.group = meta
+                .cwd
+                .as_str()
+                .map(|cwd| super::group_key("codex-cwd", cwd));
         }
-        let Some(version) = payload.get("cli_version").and_then(Value::as_str) else {
+        let Some(version) = meta.cli_version.as_str() else {
             return Ok(());
         };
         let major = version
@@ -115,18 +111,18 @@ impl CodexReader {
         Ok(())
     }
 
-    fn response_item(&mut self, item: &Value) {
-        let kind = item.get("type").and_then(Value::as_str).unwrap_or("");
-        let role = item.get("role").and_then(Value::as_str);
-        if kind == "message" && role != Some("assistant") {
-            self.chars_pending += text_chars(item.get("content").unwrap_or(&Value::Null));
+    fn response_item(&mut self, item: ResponseItem) {
+        let kind = item.kind.0;
+        if kind == Some(ItemType::Message) && item.role.as_str() != Some("assistant") {
+            self.chars_pending += text_chars(&item.content);
             return;
         }
-        if matches!(kind, "function_call_output" | "custom_tool_call_output") {
+        let Some(kind) = kind else { return };
+        if kind.is_call_output() {
             self.tool_output(item);
             return;
         }
-        if !OUTPUT_ITEMS.contains(&kind) {
+        if !kind.is_output() {
             return;
         }
         let fallback_split = !self.usage_records && self.output_since_items;
@@ -134,25 +130,27 @@ impl CodexReader {
             self.start_turn();
         }
         self.output_since_items = false;
-        if kind == "message" || kind == "reasoning" {
+        if matches!(kind, ItemType::Message | ItemType::Reasoning) {
             return;
         }
-        let name = item.get("name").and_then(Value::as_str).unwrap_or("");
-        let index = self.turns.len() - 1;
-        let draft = &mut self.turns[index];
-        if kind != "function_call" || name != PLANNING_TOOL {
+        let name = item.name.as_str().unwrap_or("");
+        let index = self.turns.len().saturating_sub(1);
+        let Some(draft) = self.turns.last_mut() else {
+            return;
+        };
+        if kind != ItemType::FunctionCall || name != PLANNING_TOOL {
             draft.turn.other_tool_calls += 1;
             return;
         }
-        draft.plans.push(plan_of(item.get("arguments")));
+        draft.plans.push(plan_of(item.arguments));
         draft.turn.planning_calls.push(PlanningCall {
             tool: name.to_string(),
             accepted: true,
             writes: true,
         });
-        if let Some(id) = item.get("call_id").and_then(Value::as_str) {
+        if let Some(id) = item.call_id.0 {
             let call = draft.turn.planning_calls.len() - 1;
-            self.awaiting.insert(id.to_string(), (index, call));
+            self.awaiting.insert(id, (index, call));
         }
     }
 
@@ -166,23 +164,23 @@ impl CodexReader {
         self.open = true;
     }
 
-    fn tool_output(&mut self, item: &Value) {
+    fn tool_output(&mut self, item: ResponseItem) {
         self.output_since_items = true;
-        let output = item.get("output").unwrap_or(&Value::Null);
-        self.chars_pending += text_chars(output);
-        let Some(id) = item.get("call_id").and_then(Value::as_str) else {
+        let output = item.output;
+        self.chars_pending += text_chars(&output);
+        let Some(id) = item.call_id.as_str() else {
             return;
         };
         let Some((turn, call)) = self.awaiting.remove(id) else {
             return;
         };
         let (text, success) = match output {
-            Value::String(text) => (text.as_str(), None),
-            Value::Object(map) => (
-                map.get("content").and_then(Value::as_str).unwrap_or(""),
-                map.get("success").and_then(Value::as_bool),
-            ),
-            _ => ("", None),
+            Value::String(text) => (text, None),
+            object @ Value::Object(_) => {
+                let output = CallOutput::deserialize(object).unwrap_or_default();
+                (output.content.0.unwrap_or_default(), output.success.0)
+            }
+            _ => (String::new(), None),
         };
         let rejected = success == Some(false) || text.trim_start().starts_with(REJECTED_OPENING);
         if let Some(planning) = self
@@ -194,22 +192,21 @@ impl CodexReader {
         }
     }
 
-    fn event(&mut self, payload: &Value) {
-        match payload.get("type").and_then(Value::as_str) {
-            Some("user_message") => self.user_message(),
-            Some("item_completed") => {
-                let item = payload.get("item").and_then(|i| i.get("type"));
-                if item.and_then(Value::as_str) == Some("UserMessage") {
+    fn event(&mut self, event: EventMsg) {
+        match event.kind.0 {
+            Some(EventType::UserMessage) => self.user_message(),
+            Some(EventType::ItemCompleted) => {
+                let item = event.item.as_ref().and_then(|i| i.kind.as_str());
+                if item == Some("UserMessage") {
                     self.user_message();
                 }
             }
-            Some("token_count") => {
-                let usage = payload.get("info").and_then(|i| i.get("last_token_usage"));
-                if let Some(usage) = usage {
+            Some(EventType::TokenCount) => {
+                if let Some(usage) = event.info.0.and_then(|i| i.last_token_usage) {
                     self.usage(usage);
                 }
             }
-            _ => {}
+            Some(EventType::Other) | None => {}
         }
     }
 
@@ -227,30 +224,32 @@ impl CodexReader {
     /// A response's usage: sets the open turn's tokens (or the last
     /// turn's, when a second record of the same response follows) and
     /// closes it.
-    fn usage(&mut self, usage: &Value) {
+    fn usage(&mut self, usage: Value) {
         let Some(draft) = self.turns.last_mut() else {
             return;
         };
         if self.open || draft.turn.input_tokens.is_none() {
-            let count = |key: &str| usage.get(key).and_then(super::token_count);
-            draft.turn.input_tokens = count("input_tokens");
-            draft.turn.output_tokens = count("output_tokens");
+            let usage = Usage::deserialize(usage).unwrap_or_default();
+            draft.turn.input_tokens = super::token_count(&usage.input_tokens);
+            draft.turn.output_tokens = super::token_count(&usage.output_tokens);
         }
         self.open = false;
     }
 }
 
-/// The statuses of an `update_plan` call's arguments (JSON text).
-fn plan_of(arguments: Option<&Value>) -> Option<Vec<ItemStatus>> {
+/// The statuses of an `update_plan` call's arguments (JSON text, read
+/// within the line's memory cap).
+fn plan_of(arguments: Option<Value>) -> Option<Vec<ItemStatus>> {
     let parsed: Value = match arguments? {
         Value::String(text) => super::bounded::parse(text.as_bytes()).ok()?,
-        other => other.clone(),
+        other => other,
     };
-    let steps = parsed.get("plan")?.as_array()?;
+    let arguments = UpdatePlanArguments::deserialize(parsed).unwrap_or_default();
+    let steps = arguments.plan.0?;
     Some(
         steps
             .iter()
-            .filter_map(|step| match step.get("status")?.as_str()? {
+            .filter_map(|step| match step.as_ref()?.status.as_str()? {
                 "pending" => Some(ItemStatus::Pending),
                 "in_progress" => Some(ItemStatus::InProgress),
                 "completed" => Some(ItemStatus::Completed),
@@ -261,29 +260,35 @@ fn plan_of(arguments: Option<&Value>) -> Option<Vec<ItemStatus>> {
 }
 
 impl RecordReader for CodexReader {
-    fn record(&mut self, record: &Value) -> Result<(), BadRecord> {
-        let kind = record
-            .get("type")
-            .and_then(Value::as_str)
-            .ok_or("a record without a type")?;
-        let payload = record.get("payload").unwrap_or(&Value::Null);
+    fn record(&mut self, record: Value) -> Result<(), BadRecord> {
+        let line = RolloutLine::deserialize(record).unwrap_or_default();
+        let kind = line.kind.0.ok_or("a record without a type")?;
+        // Each payload reads whatever its shape: as absent fields where
+        // it is not an object (as the hand walk it replaces did).
+        let payload = line.payload;
         match kind {
-            "session_meta" => self.session_meta(payload)?,
-            "turn_context" => {
-                if let Some(model) = payload.get("model").and_then(Value::as_str) {
+            RecordType::SessionMeta => {
+                self.session_meta(SessionMeta::deserialize(payload).unwrap_or_default())?
+            }
+            RecordType::TurnContext => {
+                let context = TurnContext::deserialize(payload).unwrap_or_default();
+                if let Some(model) = context.model.as_str() {
                     super::note_model(&mut self.models, model);
                 }
             }
-            "response_item" => self.response_item(payload),
-            "event_msg" => self.event(payload),
-            "token_usage_record" => {
+            RecordType::ResponseItem => {
+                self.response_item(ResponseItem::deserialize(payload).unwrap_or_default())
+            }
+            RecordType::EventMsg => self.event(EventMsg::deserialize(payload).unwrap_or_default()),
+            RecordType::TokenUsageRecord => {
                 self.usage_records = true;
-                if let Some(usage) = payload.get("usage") {
+                let record = TokenUsageRecord::deserialize(payload).unwrap_or_default();
+                if let Some(usage) = record.usage {
                     self.usage(usage);
                 }
             }
-            kind if IGNORED_TYPES.contains(&kind) => {}
-            _ => return Err("an unknown Codex record type"),
+            RecordType::WorldState | RecordType::Compacted => {}
+            RecordType::Unknown => return Err("an unknown Codex record type"),
         }
         Ok(())
     }
@@ -304,7 +309,10 @@ impl RecordReader for CodexReader {
             }
             let mut turn = draft.turn;
             turn.plan_after = plan.clone();
-            parts[draft.part].turns.push(turn);
+            // A turn's part is one of those counted (`parts - 1` at most).
+            if let Some(part) = parts.get_mut(draft.part) {
+                part.turns.push(turn);
+            }
         }
         parts.retain(|p| !p.turns.is_empty());
         let mut session = Session {

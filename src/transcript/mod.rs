@@ -184,7 +184,8 @@ impl Session {
     pub fn keep_real_usage(&mut self) {
         let outputs: Vec<u64> = self.turns().filter_map(|t| t.output_tokens).collect();
         let inputs: Vec<u64> = self.turns().filter_map(|t| t.input_tokens).collect();
-        let constant = |counts: &[u64]| counts.len() >= 2 && counts.iter().all(|c| *c == counts[0]);
+        let constant =
+            |counts: &[u64]| counts.len() >= 2 && counts.windows(2).all(|w| w.first() == w.last());
         let placeholders = outputs.iter().all(|c| *c <= PLACEHOLDER_OUTPUT_TOKENS);
         let (drop_output, drop_input) = (placeholders || constant(&outputs), constant(&inputs));
         for turn in self.turns_mut() {
@@ -208,9 +209,10 @@ pub type BadRecord = &'static str;
 /// lines (bounded, streamed), names a bad one by file and line and skips it,
 /// and hands every good record here.
 pub trait RecordReader {
-    /// Takes one record; `Err` says what is wrong with it (the caller adds
-    /// file:line, counts it and goes on).
-    fn record(&mut self, value: &serde_json::Value) -> Result<(), BadRecord>;
+    /// Takes one record (the line's JSON object, given to the reader to
+    /// read into its serde records); `Err` says what is wrong with it (the
+    /// caller adds file:line, counts it and goes on).
+    fn record(&mut self, value: serde_json::Value) -> Result<(), BadRecord>;
     /// The sessions read, once the file has ended (a truncated last
     /// session included: it is as far as the agent got).
     fn finish(self: Box<Self>) -> Vec<Session>;
@@ -278,8 +280,8 @@ pub(crate) fn note_model(models: &mut std::collections::BTreeSet<String>, model:
 pub const MAX_TOKENS: u64 = 10_000_000;
 
 /// A token count of a usage record, when it is a number in range.
-pub(crate) fn token_count(value: &Value) -> Option<u64> {
-    value.as_u64().filter(|n| *n <= MAX_TOKENS)
+pub(crate) fn token_count(count: &crate::lenient::Lenient<u64>) -> Option<u64> {
+    count.0.filter(|n| *n <= MAX_TOKENS)
 }
 
 /// Characters of text in a content value: strings, text blocks and tool
@@ -311,7 +313,7 @@ fn read_fixture(
     let mut errors = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let value: serde_json::Value = serde_json::from_str(line).unwrap();
-        if let Err(e) = reader.record(&value) {
+        if let Err(e) = reader.record(value) {
             errors.push((index + 1, e.to_string()));
         }
     }

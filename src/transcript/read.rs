@@ -3,8 +3,9 @@
 //!
 //! Each path is a file or a folder (every `*.jsonl` below it). A path
 //! named by the caller is followed when it is a symbolic link (the user
-//! chose it); below a folder, links are never followed, and a system
-//! folder (/proc, /sys, /dev, wherever mounted) is never walked; the
+//! chose it); below a folder, links are never followed, a system folder
+//! (/proc, /sys, /dev, wherever mounted) is never walked nor a file in one
+//! read, and `/` itself is never walked; the
 //! files are read one at a time in sorted path order, each streamed line
 //! by line through a bounded buffer, so memory stays flat in the size of
 //! the corpus. A file's format is detected from its first records
@@ -189,7 +190,15 @@ pub fn read_paths(
             path: path.clone(),
             source,
         })?;
-        if meta.is_dir() {
+        if system_folder(path) {
+            // A file or folder of the kernel's, named or reached by a
+            // link: other processes' state, never read.
+            let why = "in a system folder (/proc, /sys, /dev): never read";
+            summary.skip(path, None, SkipReason::Unreadable, why.into());
+        } else if meta.is_dir() && is_root(path) {
+            let why = "the root folder is never walked: name the transcripts' folder";
+            summary.skip(path, None, SkipReason::Unreadable, why.into());
+        } else if meta.is_dir() {
             let mut seen = HashSet::new();
             walk(path, &mut seen, &mut files, &mut summary);
         } else {
@@ -263,7 +272,13 @@ fn walk(
     }
 }
 
-/// Whether `dir` is, or lies in, a folder of the kernel's own (procfs,
+/// Whether `dir` is `/` (named, or through links): walking it would read
+/// every transcript on the machine, other users' and processes' too.
+fn is_root(dir: &Path) -> bool {
+    dir.canonicalize().is_ok_and(|c| c == Path::new("/"))
+}
+
+/// Whether `dir` (a folder or a file) is, or lies in, a folder of the kernel's own (procfs,
 /// sysfs, devices, cgroups, debug and tracing file systems): its files are
 /// other processes' state, not transcripts, and some never end.
 fn system_folder(dir: &Path) -> bool {
@@ -364,7 +379,7 @@ struct FileRead<'a> {
 }
 
 impl FileRead<'_> {
-    fn record(&mut self, line: u64, value: &Value, summary: &mut ReadSummary) {
+    fn record(&mut self, line: u64, value: Value, summary: &mut ReadSummary) {
         if let Some(reader) = self.reader.as_mut()
             && let Err(why) = reader.record(value)
         {
@@ -505,7 +520,7 @@ fn parse_line(
         return;
     }
     let (reason, detail) = match bounded::parse(bytes) {
-        Ok(value) if value.is_object() => return state.record(number, &value, summary),
+        Ok(value) if value.is_object() => return state.record(number, value, summary),
         Ok(_) => (
             SkipReason::NotAnObject,
             "a JSON value that is not an object".into(),
@@ -573,8 +588,9 @@ fn for_each_line(
         }
         let newline = memchr::memchr(b'\n', available);
         let taken = newline.map_or(available.len(), |at| at + 1);
-        let piece = &available[..newline.unwrap_or(available.len())];
-        hasher.update(&available[..taken]);
+        let (whole, _) = available.split_at(taken);
+        let piece = whole.strip_suffix(b"\n").unwrap_or(whole);
+        hasher.update(whole);
         total += taken as u64;
         match overlong.as_mut() {
             Some(length) => *length += piece.len(),

@@ -25,9 +25,9 @@ pub struct RunLogReader {
 }
 
 impl RecordReader for RunLogReader {
-    fn record(&mut self, value: &Value) -> Result<(), BadRecord> {
+    fn record(&mut self, value: Value) -> Result<(), BadRecord> {
         // A run without a planning tool says nothing about planning.
-        self.sessions.extend(session_of_record(value)?);
+        self.sessions.extend(session_of_record(&value)?);
         Ok(())
     }
 
@@ -324,7 +324,7 @@ mod tests {
     #[test]
     fn a_run_log_line_is_a_session_of_parts_and_turns() {
         let mut reader: Box<dyn RecordReader> = Box::new(RunLogReader::default());
-        reader.record(&log_line(vec![2])).unwrap();
+        reader.record(log_line(vec![2])).unwrap();
         let sessions = reader.finish();
         let session = &sessions[0];
         assert_eq!(session.reminders, Reminders::Recorded);
@@ -349,8 +349,8 @@ mod tests {
         let mut reader: Box<dyn RecordReader> = Box::new(RunLogReader::default());
         let mut line = log_line(vec![]);
         line["settings"]["todo"] = json!(false);
-        reader.record(&line).unwrap();
-        assert!(reader.record(&json!({"type": "user"})).is_err());
+        reader.record(line).unwrap();
+        assert!(reader.record(json!({"type": "user"})).is_err());
         assert!(reader.finish().is_empty());
     }
 }

@@ -176,15 +176,14 @@ fn place_system_texts(messages: &mut Vec<Message>, texts: Vec<(usize, String)>) 
     for (position, text) in texts {
         let at = position + inserted;
         let block = ContentBlock::text(text);
-        let target = if at > 0 && messages[at - 1].role == Role::User {
-            Some(at - 1)
-        } else if messages.get(at).is_some_and(|m| m.role == Role::User) {
-            Some(at)
-        } else {
-            None
+        let is_user = |index: usize| messages.get(index).is_some_and(|m| m.role == Role::User);
+        let target = match at.checked_sub(1) {
+            Some(before) if is_user(before) => Some(before),
+            _ if is_user(at) => Some(at),
+            _ => None,
         };
-        match target {
-            Some(index) => push_block(&mut messages[index], block),
+        match target.and_then(|index| messages.get_mut(index)) {
+            Some(message) => push_block(message, block),
             None => {
                 messages.insert(at, Message::blocks(Role::User, vec![block]));
                 inserted += 1;

@@ -175,8 +175,9 @@ impl Conversation {
     /// How many leading messages (with their flags) this conversation
     /// shares with `messages`.
     fn common_prefix(&self, messages: &[Message], flags: &[Box<[String]>]) -> usize {
-        let same =
-            |node: &Node, at: usize| node.message == messages[at] && node.flagged == flags[at];
+        let same = |node: &Node, at: usize| {
+            messages.get(at) == Some(&node.message) && flags.get(at) == Some(&node.flagged)
+        };
         match (&self.first, messages.first()) {
             (Some(first), Some(_)) if same(first, 0) => {}
             _ => return 0,
@@ -252,10 +253,9 @@ impl Conversations {
                 best = Some((index, shared));
             }
         }
-        let mut conversation = match best {
-            Some((index, shared)) => self.branches[index].prefix(shared),
-            None => Conversation::default(),
-        };
+        let mut conversation = best
+            .and_then(|(index, shared)| Some(self.branches.get(index)?.prefix(shared)))
+            .unwrap_or_default();
         let shared = conversation.len();
         for (message, flags) in messages.iter().zip(flags).skip(shared) {
             conversation.push(message.clone(), flags);
@@ -263,7 +263,7 @@ impl Conversations {
         // A request that continues a branch replaces it; one that leaves a
         // branch (a rewrite, another conversation) is a branch of its own.
         if let Some((index, shared)) = best
-            && shared == self.branches[index].len()
+            && self.branches.get(index).is_some_and(|b| b.len() == shared)
         {
             self.branches.remove(index);
         }

@@ -120,7 +120,7 @@ pub fn observe_run_marked(
     let mut unknown_tool_calls = 0;
     let mut rejected_todo_updates = 0;
     let mut violations = BTreeSet::new();
-    for (index, exchange) in answered.iter().enumerate() {
+    for (index, (exchange, &at)) in answered.iter().zip(&answered_at).enumerate() {
         for v in &exchange.violations {
             violations.insert((v.turn, v.rule.clone()));
         }
@@ -131,7 +131,7 @@ pub fn observe_run_marked(
         };
         turns += 1;
         let planning_before = todo_calls;
-        let later = &answered[index + 1..];
+        let later = answered.get(index + 1..).unwrap_or_default();
         if let Some(next) = later.first().and_then(|e| e.request.as_ref())
             && next.added_texts().iter().any(|text| marks.found_in(text))
         {
@@ -154,7 +154,7 @@ pub fn observe_run_marked(
                 }
             }
         }
-        served.push((answered_at[index], todo_calls - planning_before));
+        served.push((at, todo_calls - planning_before));
     }
     let workdir = workdir.map(WorkdirSpelling::new).unwrap_or_default();
     let price = wire_price(&answered, dialect, marks, &reminders_at, &workdir);

@@ -18,7 +18,9 @@
 //!   in a child process of this binary, filtered to its name;
 //! - processes found by a unique argument ([`unique_sleep`],
 //!   [`processes_running`], [`gone_soon`]): how a test waits for a process
-//!   to appear or to end, bounded, instead of sleeping a fixed time.
+//!   to appear or to end, bounded, instead of sleeping a fixed time;
+//! - [`rust_files`]: the one walk of a source folder the layout checks
+//!   (`floors.rs`, `function_length.rs`, `layout.rs`) make.
 
 #![allow(dead_code)]
 
@@ -249,4 +251,25 @@ pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
             std::fs::copy(entry.path(), &target).expect("copy");
         }
     }
+}
+
+/// The Rust files under `dir`, recursively, in sorted path order.
+pub fn rust_files(dir: &std::path::Path) -> Vec<PathBuf> {
+    fn walk(dir: &std::path::Path, found: &mut Vec<PathBuf>) {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+            .map(|entry| entry.expect("a folder entry").path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                walk(&path, found);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                found.push(path);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(dir, &mut found);
+    found
 }

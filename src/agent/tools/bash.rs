@@ -69,6 +69,7 @@ fn tool_result(outcome: &BashOutcome) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sandbox::command::CommandError;
 
     fn bash(command: &str) -> Result<String, String> {
         let dir = tempfile::tempdir().unwrap();
@@ -121,7 +122,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(err.to_string(), "Timeout (0s)");
         assert_eq!(
-            ToolError::Timeout(Duration::from_secs(120)).to_string(),
+            ToolError::Command(CommandError::Timeout(Duration::from_secs(120))).to_string(),
             "Timeout (120s)"
         );
     }

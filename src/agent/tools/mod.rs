@@ -41,15 +41,10 @@ pub enum ToolError {
     TextNotFound { path: String },
     #[error("Dangerous command blocked")]
     DangerousCommand,
-    #[error("Timeout ({}s)", .0.as_secs())]
-    Timeout(Duration),
-    /// Ctrl-C or SIGTERM stopped the command (the run reports the
-    /// cancellation; this is never a timeout).
-    #[error("Cancelled")]
-    Cancelled,
-    /// The sandbox could not be applied; the command did not run.
-    #[error("{0}")]
-    Sandbox(String),
+    /// The command did not finish with an outcome (timeout, cancellation,
+    /// sandbox, spawn): its own words.
+    #[error(transparent)]
+    Command(#[from] CommandError),
     #[error("{0}")]
     BadArguments(String),
     /// A file operation failed; worded like Python's OSError.
@@ -57,17 +52,6 @@ pub enum ToolError {
     File(String),
     #[error("{0}")]
     Io(#[from] std::io::Error),
-}
-
-impl From<CommandError> for ToolError {
-    fn from(e: CommandError) -> Self {
-        match e {
-            CommandError::Timeout(timeout) => Self::Timeout(timeout),
-            CommandError::Cancelled => Self::Cancelled,
-            CommandError::Sandbox(message) => Self::Sandbox(message),
-            CommandError::Io(e) => Self::Io(e),
-        }
-    }
 }
 
 impl From<AccessError> for ToolError {

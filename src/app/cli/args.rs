@@ -16,7 +16,9 @@ use crate::app::{
 };
 use crate::eval::sweep::DEFAULT_MIN_EFFECT;
 use crate::results::baseline::DEFAULT_TOLERANCE;
-use crate::scenario::{Axis, AxisValue, Dialect, MAX_SEEDS, NagThreshold, ReminderSpec};
+use crate::scenario::{
+    AgentPreset, Axis, AxisValue, Dialect, MAX_SEEDS, NagThreshold, ReminderSpec,
+};
 
 /// `replay --format`.
 #[derive(Clone, Copy, ValueEnum)]
@@ -120,13 +122,9 @@ pub struct RunArgs {
     #[command(flatten)]
     pub real: app::RealModelArgs,
     /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
-    /// agent against a mock endpoint, instead of the built-in loop. Or a
-    /// preset, a real CLI run headless: `claude-code` (Claude Code, `claude
-    /// -p`) or `codex` (Codex, `codex exec`), installed by `bash
-    /// .ci/install-agents.sh`; more presets will follow. A preset keeps its
-    /// own reminders: nag, placement and reminder do not apply, and a
-    /// comparison that only they tell apart is reported as n/a.
-    #[arg(long, value_name = "COMMAND", value_parser = parse_agent)]
+    /// agent against a mock endpoint, instead of the built-in loop; or a
+    /// preset (the help lists them, see [`agent_help`]).
+    #[arg(long, value_name = "COMMAND", value_parser = parse_agent, help = agent_help())]
     pub agent: Option<String>,
     /// Record this invocation (commit, branch, every cell's figures) in
     /// this SQLite history database, created when missing.
@@ -136,6 +134,20 @@ pub struct RunArgs {
     /// (`calibrate --out`); parameters a scenario writes still win.
     #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub profile: Option<PathBuf>,
+}
+
+/// The help of `--agent`, its presets listed from the registry
+/// ([`AgentPreset::ALL`]), so the help names every preset there is.
+fn agent_help() -> String {
+    format!(
+        "Run COMMAND (by `sh -c`, in each run's workspace) as an external agent against a mock \
+         endpoint, instead of the built-in loop. Or a preset, a real CLI run headless: {}, \
+         installed by `{}` (see docs/real-agents.md). A preset keeps its own reminders: nag, \
+         placement and reminder do not apply, and a comparison that only they tell apart is \
+         reported as n/a",
+        AgentPreset::listing(),
+        crate::eval::execute::presets::INSTALL_COMMAND
+    )
 }
 
 /// The arguments of `replay`.
@@ -180,8 +192,9 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub no_reuse: bool,
     /// Run COMMAND (by `sh -c`, in each run's workspace) as an external
-    /// agent against a mock endpoint, instead of the built-in loop.
-    #[arg(long, value_name = "COMMAND", value_parser = parse_agent)]
+    /// agent against a mock endpoint, instead of the built-in loop; or a
+    /// preset (see [`agent_help`]).
+    #[arg(long, value_name = "COMMAND", value_parser = parse_agent, help = agent_help())]
     pub agent: Option<String>,
 }
 
@@ -329,13 +342,18 @@ pub struct HistoryArgs {
     /// Print JSON instead of the table.
     #[arg(long)]
     pub json: bool,
-    /// Also write a trend chart of completion with its intervals here.
+    /// Also write a trend chart of completion with its intervals here
+    /// (the cells that moved, flapped or changed profile).
     #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub svg: Option<PathBuf>,
-    /// Also write a self-contained HTML page: the chart and every cell's
-    /// runs, with moves and flapping cells marked.
+    /// Also write a self-contained HTML page: the chart of the cells that
+    /// moved and every cell's runs, the steady ones folded.
     #[arg(long, value_name = "FILE", value_parser = parse_path)]
     pub html: Option<PathBuf>,
+    /// List every cell run by run, the steady ones too (by default they
+    /// are counted on one line).
+    #[arg(long)]
+    pub all: bool,
     /// Show the last N recorded whole runs (0: all of them).
     #[arg(long, value_name = "N", default_value_t = 50)]
     pub last: usize,
@@ -426,7 +444,7 @@ impl RunArgs {
             keep_transcripts: self.keep_transcripts,
             list: self.list,
             fail_fast: self.fail_fast,
-            shard: resolve_shard(self.shard).map_err(AppError::Usage)?,
+            shard: resolve_shard(self.shard).map_err(|e| AppError::Usage(e.to_string()))?,
             baseline: self.baseline,
             baseline_branch: self.baseline_branch,
             tolerance: self.tolerance,
@@ -434,6 +452,7 @@ impl RunArgs {
             detail: detail(self.verbose),
             color: app::stdout_wants_color(),
             progress,
+            scenario_lines: !progress,
             real: self.real,
             max_runs: self.max_runs,
             agent: self.agent,
@@ -525,6 +544,7 @@ impl HistoryArgs {
             svg: self.svg,
             html: self.html,
             last: (self.last > 0).then_some(self.last),
+            all: self.all,
         }
     }
 }

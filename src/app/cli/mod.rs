@@ -7,6 +7,7 @@
 
 mod args;
 mod calibrate;
+mod error;
 mod help;
 mod parse;
 

@@ -288,8 +288,11 @@ fn real_models(
     config
         .real
         .check_estimate(&estimate)
-        .map_err(AppError::Usage)?;
-    let env = config.real.prepare(scenarios).map_err(AppError::Usage)?;
+        .map_err(|e| AppError::Usage(e.to_string()))?;
+    let env = config
+        .real
+        .prepare(scenarios)
+        .map_err(|e| AppError::Usage(e.to_string()))?;
     Ok((env, estimate))
 }
 

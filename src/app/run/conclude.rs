@@ -13,10 +13,11 @@ use super::reporters::Finished;
 use crate::report::findings::BadInput;
 use crate::report::json::Report;
 use crate::report::log;
-use crate::report::terminal::escape;
+use crate::report::terminal::{escape, escape_multiline};
 use crate::results::ScenarioResult;
 use crate::results::baseline::{self, CellDiff};
 use crate::results::report_file::ShardPlan;
+use crate::results::scenario_result::RunFailure;
 use crate::scenario::{LoadError, Scenario};
 
 /// The results of the runs and what follows from them.
@@ -29,6 +30,8 @@ pub(super) struct Concluded {
     pub bad_inputs: Vec<BadInput>,
     pub bad_files: usize,
     pub run_failures: usize,
+    /// Of those, the ones whose agent could not start.
+    pub agent_failures: usize,
     /// Scenarios `--fail-fast` did not start.
     pub skipped: Vec<String>,
     pub ran: usize,
@@ -56,7 +59,9 @@ pub(super) fn conclude(
     }
     let run_failures = take_run_failures(&mut results);
     for (_, failure) in &run_failures {
-        let _ = writeln!(err, "error: {}", escape(failure));
+        // The agent's output quoted in the message keeps its lines (the
+        // stream itself keeps them from being workflow commands).
+        let _ = writeln!(err, "error: {}", escape_multiline(&failure.message));
     }
     for line in invalid_cells(&results) {
         let _ = writeln!(err, "error: {}", escape(&line));
@@ -74,7 +79,11 @@ pub(super) fn conclude(
         .errors
         .iter()
         .map(ToString::to_string)
-        .chain(run_failures.iter().map(|(_, message)| message.clone()))
+        .chain(
+            run_failures
+                .iter()
+                .map(|(_, failure)| failure.message.clone()),
+        )
         .collect();
     let bad_inputs = bad_inputs(&admitted.errors, &run_failures);
     let baseline = admitted
@@ -87,6 +96,7 @@ pub(super) fn conclude(
         bad_inputs,
         bad_files: admitted.errors.len(),
         run_failures: run_failures.len(),
+        agent_failures: run_failures.iter().filter(|(_, f)| f.agent).count(),
         skipped: skipped.iter().map(|s| s.name.clone()).collect(),
         ran,
         not_started: not_started.is_some(),
@@ -98,15 +108,17 @@ pub(super) fn conclude(
 /// not be prepared, an agent that could not start) is an error of its own,
 /// like a bad file: it leaves the results; the others still report.
 /// Each comes with its scenario's file.
-fn take_run_failures(results: &mut Vec<ScenarioResult>) -> Vec<(String, String)> {
-    let mut run_failures: Vec<(String, String)> = Vec::new();
+fn take_run_failures(results: &mut Vec<ScenarioResult>) -> Vec<(String, RunFailure)> {
+    let mut run_failures: Vec<(String, RunFailure)> = Vec::new();
     results.retain(|result| {
-        run_failures.extend(
-            result
-                .run_errors
-                .iter()
-                .map(|message| (result.file.clone(), format!("{}: {message}", result.file))),
-        );
+        run_failures.extend(result.run_errors.iter().map(|failure| {
+            let message = format!("{}: {}", result.file, failure.message);
+            let failure = RunFailure {
+                message,
+                agent: failure.agent,
+            };
+            (result.file.clone(), failure)
+        }));
         result.run_errors.is_empty()
     });
     run_failures
@@ -132,16 +144,16 @@ fn invalid_cells(results: &[ScenarioResult]) -> Vec<String> {
 
 /// The files refused and the runs that could not happen, with the file
 /// and line each names.
-fn bad_inputs(load_errors: &[LoadError], run_failures: &[(String, String)]) -> Vec<BadInput> {
+fn bad_inputs(load_errors: &[LoadError], run_failures: &[(String, RunFailure)]) -> Vec<BadInput> {
     let refused = load_errors.iter().map(|e| BadInput {
         file: Some(e.file.display().to_string()),
         line: e.position.map(|(line, _)| line),
         message: e.to_string(),
     });
-    let failed = run_failures.iter().map(|(file, message)| BadInput {
+    let failed = run_failures.iter().map(|(file, failure)| BadInput {
         file: Some(file.clone()),
         line: None,
-        message: message.clone(),
+        message: failure.message.clone(),
     });
     refused.chain(failed).collect()
 }
@@ -197,6 +209,7 @@ impl Concluded {
             ran: self.ran,
             bad_files: self.bad_files,
             run_failures: self.run_failures,
+            agent_failures: self.agent_failures,
             skipped: &self.skipped,
             baseline: self.baseline.as_deref(),
             bad_inputs: &self.bad_inputs,

@@ -62,6 +62,9 @@ pub struct RunConfig {
     pub color: bool,
     /// Show a progress bar on stderr.
     pub progress: bool,
+    /// Write a line to stderr as each scenario's runs end (stderr is not
+    /// a terminal, so no bar shows progress).
+    pub scenario_lines: bool,
     /// `--steps`: print each step's completion rate per cell.
     pub steps: bool,
     /// `--log-dir`: write every run's transcript as JSON lines here.

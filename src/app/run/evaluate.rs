@@ -81,6 +81,12 @@ fn retell(event: &EvalEvent<'_>, index: usize, offset: usize, reporters: &Report
             },
             record,
         }),
+        EvalEvent::RunUnmeasured { unit } => reporters.on_event(&EvalEvent::RunUnmeasured {
+            unit: Unit {
+                scenario: index + unit.scenario,
+                ..*unit
+            },
+        }),
         EvalEvent::ScenarioFinished { .. } => reporters.on_event(event),
     }
 }

@@ -24,6 +24,7 @@ mod outputs;
 mod profile_note;
 mod reporters;
 mod run_log;
+mod scenario_lines;
 mod summary;
 
 use std::io::Write;
@@ -70,6 +71,7 @@ pub fn run(
     let mut reporters = outputs::reporters_for(
         config,
         &admitted.scenarios,
+        &plan,
         history,
         admitted.report_on_stdout,
     )?;

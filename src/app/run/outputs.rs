@@ -12,6 +12,7 @@ use super::ci_outputs::{CodeQualityReport, GithubReport};
 use super::config::{ReportPaths, RunConfig};
 use super::reporters::{Finished, Reporter, Reporters, Streams};
 use super::run_log::{InOrder, RunLog, line_of, read_back};
+use super::scenario_lines::ScenarioLines;
 use super::summary::TerminalSummary;
 use crate::app::{AppError, Progress, STDOUT, write_report, write_report_with};
 use crate::eval::EvalEvent;
@@ -33,11 +34,15 @@ pub(super) const HTML_MAX_RUNS: usize = 10_000;
 pub(super) fn reporters_for<'a>(
     config: &RunConfig,
     scenarios: &'a [Scenario],
+    plan: &crate::eval::Plan,
     history: Option<History>,
     report_on_stdout: bool,
 ) -> Result<Reporters<'a>, AppError> {
     let mut all: Vec<Box<dyn Reporter + 'a>> =
         vec![Box::new(Progress::new(config.progress && !config.quiet))];
+    if config.scenario_lines && !config.quiet {
+        all.push(Box::new(ScenarioLines::new(scenarios, plan)));
+    }
     if let Some(dir) = &config.log_dir {
         all.push(Box::new(RunLog::open(scenarios, dir)?));
     }

@@ -30,6 +30,9 @@ pub(crate) struct Finished<'a> {
     pub bad_files: usize,
     /// Runs that could not happen (their scenarios are not reported).
     pub run_failures: usize,
+    /// Of those, the ones whose agent could not start (or broke before
+    /// any model response).
+    pub agent_failures: usize,
     /// Scenarios `--fail-fast` did not start.
     pub skipped: &'a [String],
     /// Each cell against `--baseline`, if one was given.
@@ -180,6 +183,7 @@ mod tests {
             ran: 0,
             bad_files: 0,
             run_failures: 0,
+            agent_failures: 0,
             skipped: &[],
             baseline: None,
             bad_inputs: &[],

@@ -79,15 +79,36 @@ impl TerminalSummary {
         human
     }
 
-    /// The summary line of an unsharded run, and what did not run.
+    /// The summary line of an unsharded run, and what did not run. When
+    /// nothing was measured because runs could not happen, no "0
+    /// scenarios" line comes first: the last line says what happened.
     fn render_totals(&self, human: &mut Vec<u8>, finished: &Finished<'_>) {
-        summary_line(human, finished.results, finished.bad_files);
-        if finished.run_failures > 0 {
+        let nothing_measured = finished.results.is_empty() && finished.bad_files == 0;
+        if finished.run_failures == 0 || !nothing_measured {
+            summary_line(
+                human,
+                finished.results,
+                finished.bad_files,
+                finished.run_failures,
+            );
+        }
+        let other_failures = finished
+            .run_failures
+            .saturating_sub(finished.agent_failures);
+        if other_failures > 0 {
             let _ = writeln!(
                 human,
-                "{} run error{} (above): those scenarios are not reported",
-                finished.run_failures,
-                plural(finished.run_failures)
+                "{other_failures} run error{} (above): those scenarios are not reported",
+                plural(other_failures)
+            );
+        }
+        if finished.agent_failures > 0 {
+            let _ = writeln!(
+                human,
+                "could not start the agent: {} scenario{} not measured (the error{} above)",
+                finished.agent_failures,
+                plural(finished.agent_failures),
+                plural(finished.agent_failures)
             );
         }
         if !finished.skipped.is_empty() {
@@ -120,13 +141,14 @@ impl Reporter for TerminalSummary {
 
 /// The summary's last line (`merge` prints it too).
 pub(crate) fn print_failures(out: &mut dyn Write, results: &[ScenarioResult]) {
-    summary_line(out, results, 0);
+    summary_line(out, results, 0, 0);
 }
 
 /// The last line of the summary: scenarios, expectations, failures and
 /// files that could not be read. Each failure itself is printed once,
-/// with its detail, under its scenario's table.
-fn summary_line(out: &mut dyn Write, results: &[ScenarioResult], bad: usize) {
+/// with its detail, under its scenario's table. `not_run`: runs that
+/// could not happen (said on lines of their own after this one).
+fn summary_line(out: &mut dyn Write, results: &[ScenarioResult], bad: usize, not_run: usize) {
     let count = |verdict: Verdict| -> usize {
         results
             .iter()
@@ -145,9 +167,9 @@ fn summary_line(out: &mut dyn Write, results: &[ScenarioResult], bad: usize) {
     );
     let total: usize = results.iter().map(|r| r.expectations.len()).sum();
     // "all held" only when nothing else is to be said: not after a file
-    // that could not be read, nor beside a failure or a comparison that
-    // did not apply.
-    let verdict = if failed == 0 && na == 0 && bad == 0 {
+    // that could not be read or a run that could not happen, nor beside a
+    // failure or a comparison that did not apply.
+    let verdict = if failed == 0 && na == 0 && bad == 0 && not_run == 0 {
         "all held".to_string()
     } else {
         [(held, "held"), (failed, "failed"), (na, "not applicable")]

@@ -38,7 +38,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::Duration;
 
-use super::acp::{AcpClient, AcpReport, AcpTalk};
+use crate::acp::{AcpClient, AcpReport, AcpTalk};
 use crate::agent::StopKind;
 use crate::cancel::CancelToken;
 use crate::llm::{Message, Model};
@@ -416,24 +416,13 @@ pub use crate::scenario::RUN_MARK_VAR;
 /// process may fork while it is being looked for).
 fn kill_marked(mark: &str) {
     let needle = format!("{RUN_MARK_VAR}={mark}\0");
-    let me = std::process::id();
     for _ in 0..5 {
-        let Ok(entries) = std::fs::read_dir("/proc") else {
+        let Some(procs) = process::other_processes() else {
             return;
         };
         let mut found = false;
-        for entry in entries.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            if pid == me {
-                continue;
-            }
-            let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+        for (pid, folder) in procs {
+            let Ok(environ) = std::fs::read(folder.join("environ")) else {
                 continue;
             };
             if environ

@@ -227,8 +227,8 @@ fn verdict(outcome: &ExternalOutcome, timeout_s: u64) -> Option<String> {
     match &outcome.acp {
         Some(acp) => acp
             .failure
-            .as_deref()
-            .map(|why| acp_failure(why, &outcome.log)),
+            .as_ref()
+            .map(|why| acp_failure(&why.to_string(), &outcome.log)),
         None => broken(outcome, timeout_s),
     }
 }
@@ -278,7 +278,10 @@ fn broken(outcome: &ExternalOutcome, timeout_s: u64) -> Option<String> {
         }
     };
     let lines: Vec<&str> = outcome.log.lines().collect();
-    let tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
+    let tail = lines
+        .get(lines.len().saturating_sub(TAIL_LINES)..)
+        .unwrap_or_default()
+        .join("\n");
     Some(if tail.trim().is_empty() {
         format!("the agent is broken: {why}; it printed nothing")
     } else {
@@ -291,7 +294,10 @@ fn broken(outcome: &ExternalOutcome, timeout_s: u64) -> Option<String> {
 /// `acp:` lines).
 fn acp_failure(why: &str, log: &str) -> String {
     let lines: Vec<&str> = log.lines().filter(|l| !l.starts_with("acp: ")).collect();
-    let tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
+    let tail = lines
+        .get(lines.len().saturating_sub(TAIL_LINES)..)
+        .unwrap_or_default()
+        .join("\n");
     if tail.trim().is_empty() {
         format!("the ACP agent failed: {why}; it printed nothing on stderr")
     } else {

@@ -3,13 +3,12 @@
 //! [`agent_process`]), the checks, the protocol check, and the run's record
 //! ([`crate::results::record`]).
 
-pub mod acp;
-pub mod acp_messages;
 pub mod agent_process;
 pub mod external;
 pub mod keep_transcripts;
 pub mod presets;
 
+use super::error::FixtureCopyError;
 use super::{checks, workspace_image};
 use crate::agent::tools::Toolbox;
 use crate::agent::{StopKind, run_session};
@@ -458,27 +457,25 @@ fn record_cassette(
 /// Copies a fixture folder to `target` once: runs recorded in parallel
 /// share it, so the copy is made aside and renamed into place, and a copy
 /// already there is kept.
-fn copy_fixture(fixture: &Path, target: &Path) -> Result<(), String> {
+fn copy_fixture(fixture: &Path, target: &Path) -> Result<(), FixtureCopyError> {
     if target.is_dir() {
         return Ok(());
     }
     let image = crate::sandbox::workspace::WorkspaceImage::build(
         Some(fixture),
         std::iter::empty::<(&str, &str)>(),
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     let parent = target.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(parent)?;
     let aside = tempfile::Builder::new()
         .prefix(".fixture-")
-        .tempdir_in(parent)
-        .map_err(|e| e.to_string())?;
+        .tempdir_in(parent)?;
     let copy = aside.path().join("copy");
-    crate::sandbox::workspace::write_image(&image, &copy).map_err(|e| e.to_string())?;
+    crate::sandbox::workspace::write_image(&image, &copy)?;
     match std::fs::rename(&copy, target) {
         Ok(()) => Ok(()),
         // Another run put its copy there first.
         Err(_) if target.is_dir() => Ok(()),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(e.into()),
     }
 }

@@ -58,6 +58,10 @@ pub(super) fn string_chars(text: &str, workdir: &WorkdirSpelling) -> usize {
 /// a character's first byte counts (the bytes that continue a character,
 /// `0b10xx_xxxx`, do not), a quote, backslash or short-escaped control
 /// character counts 2, any other control character 6 (`\u00XX`).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "a byte indexes a table of 256 entries"
+)]
 pub(super) fn escaped_chars(text: &str) -> usize {
     text.bytes()
         .map(|b| usize::from(ESCAPED_LEN[usize::from(b)]))
@@ -66,6 +70,10 @@ pub(super) fn escaped_chars(text: &str) -> usize {
 
 /// What each byte counts for in [`escaped_chars`]: one table lookup a
 /// byte (every string of every tool input is counted on every run).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "the loop runs b over 0..256, the table's length"
+)]
 pub(super) static ESCAPED_LEN: [u8; 256] = {
     let mut table = [1u8; 256];
     let mut b = 0;

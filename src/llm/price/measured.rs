@@ -2,6 +2,7 @@
 //! process group id), each read as one fixed text so the price depends on
 //! neither the clock nor the machine.
 
+/// How an agent writes the time a tool call took: `Wall time: ` then
 /// seconds as a decimal figure then ` seconds` (Codex 0.169.0:
 /// `exec_command` with four decimals, `apply_patch` with at most one, so
 /// the length varies with the load).

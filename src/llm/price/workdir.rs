@@ -179,8 +179,6 @@ impl PartialEq for Spelling {
 
 impl Eq for Spelling {}
 
-/// How an agent writes the time a tool call took: `Wall time: ` then
-
 /// `workdir` resolved through symlinks, when that spells it differently:
 /// its folder resolved once per process (every run's workspace sits in the
 /// same temporary folder, and resolving costs a system call per path

@@ -8,7 +8,7 @@
 //! dropped); the stop reason follows from the blocks, as for a scripted
 //! response. Input tokens are `input_tokens` plus the cache tokens.
 
-use super::api_model::{ApiBlock, ApiModel, ApiReply, WireFormat, with_api_ids};
+use super::api_model::{ApiBlock, ApiModel, ApiReply, ReplyError, WireFormat, with_api_ids};
 use super::{ApiKey, Endpoint, HttpContext, HttpModelError, Price, Usage};
 use crate::llm::ModelRequest;
 use reqwest::header::HeaderName;
@@ -131,11 +131,11 @@ impl WireFormat for Messages {
         Value::Object(body)
     }
 
-    fn parse(&self, body: Value) -> Result<ApiReply, String> {
+    fn parse(&self, body: Value) -> Result<ApiReply, ReplyError> {
         let content = body
             .get("content")
             .and_then(Value::as_array)
-            .ok_or("no `content` list")?;
+            .ok_or(ReplyError::NoContent)?;
         let mut blocks = Vec::with_capacity(content.len());
         for block in content {
             match block.get("type").and_then(Value::as_str) {
@@ -143,16 +143,16 @@ impl WireFormat for Messages {
                     let text = block
                         .get("text")
                         .and_then(Value::as_str)
-                        .ok_or("a text block without `text`")?;
+                        .ok_or(ReplyError::TextWithoutText)?;
                     blocks.push(ApiBlock::Text(text.to_string()));
                 }
                 Some("tool_use") => {
-                    let field = |name: &str| {
+                    let field = |name: &'static str| {
                         block
                             .get(name)
                             .and_then(Value::as_str)
                             .map(str::to_string)
-                            .ok_or(format!("a tool_use block without `{name}`"))
+                            .ok_or(ReplyError::ToolUseWithout(name))
                     };
                     blocks.push(ApiBlock::Call {
                         api_id: field("id")?,

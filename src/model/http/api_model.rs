@@ -34,6 +34,29 @@ pub(super) struct ApiReply {
     pub(super) usage: Usage,
 }
 
+/// What is wrong with an API's answer (shown after `unexpected response: `).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(super) enum ReplyError {
+    #[error("no `content` list")]
+    NoContent,
+    #[error("a text block without `text`")]
+    TextWithoutText,
+    #[error("a tool_use block without `{0}`")]
+    ToolUseWithout(&'static str),
+    #[error("no `choices[0].message`")]
+    NoMessage,
+    #[error("`content` is neither text nor a list")]
+    ContentNotTextOrList,
+    #[error("`tool_calls` is not a list")]
+    ToolCallsNotList,
+    #[error("a tool call without `function`")]
+    CallWithoutFunction,
+    #[error("a tool call without a function name")]
+    CallWithoutName,
+    #[error("a tool call without `id`")]
+    CallWithoutId,
+}
+
 /// One wire format: how a request is written and an answer read.
 pub(super) trait WireFormat {
     /// The path after the base URL.
@@ -43,7 +66,7 @@ pub(super) trait WireFormat {
     /// The request body; `api_id` maps the loop's call ids to the API's.
     fn body(&self, request: &ModelRequest<'_>, api_id: &dyn Fn(&str) -> String) -> Value;
     /// The answer, or what is wrong with it.
-    fn parse(&self, body: Value) -> Result<ApiReply, String>;
+    fn parse(&self, body: Value) -> Result<ApiReply, ReplyError>;
 }
 
 /// The loop's call ids ↔ the API's.
@@ -143,7 +166,7 @@ pub(super) fn answer<F: WireFormat>(
     let reply = model.format.parse(answer.body).map_err(|problem| {
         ModelError::Backend(format!(
             "{provider}: unexpected response: {}",
-            model.endpoint.key().redact(&problem)
+            model.endpoint.key().redact(&problem.to_string())
         ))
     })?;
     let cost = model.price.map(|p| p.cost(reply.usage));

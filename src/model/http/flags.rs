@@ -5,26 +5,39 @@
 use super::provider::Provider;
 use super::usage::Price;
 
+/// Why `--model` or `--price` is not understood; each names the text as
+/// given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FlagError {
+    #[error("expected PROVIDER:NAME (anthropic:NAME or openai:NAME), got {0:?}")]
+    NoProvider(String),
+    #[error("unknown model provider {0:?}: expected anthropic or openai")]
+    UnknownProvider(String),
+    #[error("{0:?} names no model after the colon")]
+    NoModelName(String),
+    #[error("expected MODEL=INPUT,OUTPUT (USD per million tokens), got {0:?}")]
+    BadPrice(String),
+}
+
 /// `--model PROVIDER:NAME` (`anthropic:claude-sonnet-4-5`,
 /// `openai:llama3:8b`: the name is everything after the first colon).
-pub fn parse_model_flag(text: &str) -> Result<(Provider, String), String> {
-    let (provider, name) = text.split_once(':').ok_or_else(|| {
-        format!("expected PROVIDER:NAME (anthropic:NAME or openai:NAME), got {text:?}")
-    })?;
-    let provider = Provider::parse(provider.trim()).ok_or_else(|| {
-        format!("unknown model provider {provider:?}: expected anthropic or openai")
-    })?;
+pub fn parse_model_flag(text: &str) -> Result<(Provider, String), FlagError> {
+    let (provider, name) = text
+        .split_once(':')
+        .ok_or_else(|| FlagError::NoProvider(text.to_string()))?;
+    let provider = Provider::parse(provider.trim())
+        .ok_or_else(|| FlagError::UnknownProvider(provider.to_string()))?;
     let name = name.trim();
     if name.is_empty() {
-        return Err(format!("{text:?} names no model after the colon"));
+        return Err(FlagError::NoModelName(text.to_string()));
     }
     Ok((provider, name.to_string()))
 }
 
 /// `--price MODEL=INPUT,OUTPUT` (US dollars per million input and output
 /// tokens; the model name is everything before the last `=`).
-pub fn parse_price_flag(text: &str) -> Result<(String, Price), String> {
-    let usage = || format!("expected MODEL=INPUT,OUTPUT (USD per million tokens), got {text:?}");
+pub fn parse_price_flag(text: &str) -> Result<(String, Price), FlagError> {
+    let usage = || FlagError::BadPrice(text.to_string());
     let (model, prices) = text.rsplit_once('=').ok_or_else(usage)?;
     let (input, output) = prices.split_once(',').ok_or_else(usage)?;
     let number = |p: &str| p.trim().parse::<f64>().map_err(|_| usage());

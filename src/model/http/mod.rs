@@ -50,13 +50,13 @@ pub use context::HttpContext;
 pub use endpoint::{ApiKey, Endpoint};
 pub use error::HttpModelError;
 pub use estimate::SpendEstimate;
-pub use flags::{parse_model_flag, parse_price_flag};
+pub use flags::{FlagError, parse_model_flag, parse_price_flag};
 pub use limits::{BadBudget, ConcurrencyLimit, Permit, SpendBudget};
 pub use openai::{OpenAiModel, OpenAiParams};
 pub use provider::Provider;
 pub use retry::{Backoff, RetryPolicy};
 pub use transport::{MAX_ANSWER_BYTES, MOCK_FINISH_HEADER};
-pub use usage::{Price, PriceTable, RunUsage, Usage, UsageMeter};
+pub use usage::{BadPrice, Price, PriceTable, RunUsage, Usage, UsageMeter};
 
 #[cfg(test)]
 mod tests;

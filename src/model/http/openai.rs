@@ -17,7 +17,7 @@
 //! call's `arguments` that are not a JSON object are passed on as a string,
 //! so the tool reports the error back to the model.
 
-use super::api_model::{ApiBlock, ApiModel, ApiReply, WireFormat, with_api_ids};
+use super::api_model::{ApiBlock, ApiModel, ApiReply, ReplyError, WireFormat, with_api_ids};
 use super::{ApiKey, Endpoint, HttpContext, HttpModelError, Price, Usage};
 use crate::llm::{Content, ContentBlock, ModelRequest, Role};
 use reqwest::header::{AUTHORIZATION, HeaderName};
@@ -195,13 +195,13 @@ impl WireFormat for ChatCompletions {
         Value::Object(body)
     }
 
-    fn parse(&self, body: Value) -> Result<ApiReply, String> {
+    fn parse(&self, body: Value) -> Result<ApiReply, ReplyError> {
         let message = body
             .get("choices")
             .and_then(Value::as_array)
             .and_then(|choices| choices.first())
             .and_then(|choice| choice.get("message"))
-            .ok_or("no `choices[0].message`")?;
+            .ok_or(ReplyError::NoMessage)?;
         let mut blocks = Vec::new();
         match message.get("content") {
             None | Some(Value::Null) => {}
@@ -214,25 +214,25 @@ impl WireFormat for ChatCompletions {
                     }
                 }
             }
-            Some(_) => return Err("`content` is neither text nor a list".into()),
+            Some(_) => return Err(ReplyError::ContentNotTextOrList),
         }
         let calls = match message.get("tool_calls") {
             None | Some(Value::Null) => &[][..],
             Some(Value::Array(calls)) => calls.as_slice(),
-            Some(_) => return Err("`tool_calls` is not a list".into()),
+            Some(_) => return Err(ReplyError::ToolCallsNotList),
         };
         for call in calls {
             let function = call
                 .get("function")
-                .ok_or("a tool call without `function`")?;
+                .ok_or(ReplyError::CallWithoutFunction)?;
             let name = function
                 .get("name")
                 .and_then(Value::as_str)
-                .ok_or("a tool call without a function name")?;
+                .ok_or(ReplyError::CallWithoutName)?;
             let api_id = call
                 .get("id")
                 .and_then(Value::as_str)
-                .ok_or("a tool call without `id`")?;
+                .ok_or(ReplyError::CallWithoutId)?;
             let input = match function.get("arguments") {
                 None | Some(Value::Null) => json!({}),
                 Some(Value::String(raw)) if raw.trim().is_empty() => json!({}),

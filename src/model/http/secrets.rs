@@ -78,9 +78,11 @@ unsafe fn wipe_credentials() {
             let len = libc::strlen(text);
             let bytes = std::slice::from_raw_parts_mut(text.cast::<u8>(), len);
             if let Some(eq) = bytes.iter().position(|&b| b == b'=') {
-                let name = std::ffi::OsStr::from_bytes(&bytes[..eq]);
-                if crate::sandbox::secrets::is_credential(name) {
-                    bytes[eq + 1..].fill(b'x');
+                let (name, value) = bytes.split_at_mut(eq);
+                if crate::sandbox::secrets::is_credential(std::ffi::OsStr::from_bytes(name))
+                    && let Some(value) = value.get_mut(1..)
+                {
+                    value.fill(b'x');
                 }
             }
             entry = entry.add(1);

@@ -1,14 +1,16 @@
 //! Setting up real models: keys, base URLs, prices, and the flags.
 
 use super::*;
-use std::collections::BTreeMap;
 
-fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-    let map: BTreeMap<String, String> = pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    move |name| map.get(name).cloned()
+/// A variable lookup over `pairs` (the last pair of a name wins).
+fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+    move |name| {
+        pairs
+            .iter()
+            .rev()
+            .find(|(key, _)| *key == name)
+            .map(|(_, value)| value.to_string())
+    }
 }
 
 #[test]
@@ -121,4 +123,86 @@ fn model_and_price_flags() {
     for bad in ["m=1", "m=a,b", "=1,2", "m=-1,2", "m=1,inf", "m"] {
         assert!(parse_price_flag(bad).is_err(), "{bad}");
     }
+}
+
+/// The texts users see for each error of this module, byte for byte: a
+/// typed error must say what the string it replaced said.
+#[test]
+fn every_error_says_what_it_always_said() {
+    let said = |e: &dyn std::fmt::Display| e.to_string();
+    let cases: [(String, &str); 14] = [
+        (
+            said(&parse_model_flag("claude-x").unwrap_err()),
+            r#"expected PROVIDER:NAME (anthropic:NAME or openai:NAME), got "claude-x""#,
+        ),
+        (
+            said(&parse_model_flag("gemini:x").unwrap_err()),
+            r#"unknown model provider "gemini": expected anthropic or openai"#,
+        ),
+        (
+            said(&parse_model_flag("openai: ").unwrap_err()),
+            r#""openai: " names no model after the colon"#,
+        ),
+        (
+            said(&parse_price_flag("m=1").unwrap_err()),
+            r#"expected MODEL=INPUT,OUTPUT (USD per million tokens), got "m=1""#,
+        ),
+        (
+            said(&BadPrice {
+                input: -1.0,
+                output: 0.5,
+            }),
+            "price: input_per_mtok and output_per_mtok must be finite US dollars >= 0, got -1 and 0.5",
+        ),
+        (said(&api_model::ReplyError::NoContent), "no `content` list"),
+        (
+            said(&api_model::ReplyError::TextWithoutText),
+            "a text block without `text`",
+        ),
+        (
+            said(&api_model::ReplyError::ToolUseWithout("id")),
+            "a tool_use block without `id`",
+        ),
+        (
+            said(&api_model::ReplyError::NoMessage),
+            "no `choices[0].message`",
+        ),
+        (
+            said(&api_model::ReplyError::ContentNotTextOrList),
+            "`content` is neither text nor a list",
+        ),
+        (
+            said(&api_model::ReplyError::ToolCallsNotList),
+            "`tool_calls` is not a list",
+        ),
+        (
+            said(&api_model::ReplyError::CallWithoutFunction),
+            "a tool call without `function`",
+        ),
+        (
+            said(&api_model::ReplyError::CallWithoutName),
+            "a tool call without a function name",
+        ),
+        (
+            said(&api_model::ReplyError::CallWithoutId),
+            "a tool call without `id`",
+        ),
+    ];
+    for (got, want) in cases {
+        assert_eq!(got, want);
+    }
+}
+
+/// A price in a scenario file is refused with the same words as before.
+#[test]
+fn a_bad_price_in_a_file_says_what_it_always_said() {
+    let error = serde_json::from_str::<Price>(r#"{"input_per_mtok": -1, "output_per_mtok": 2}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with(
+            "price: input_per_mtok and output_per_mtok must be finite US dollars >= 0, got -1 and 2"
+        ),
+        "{error}"
+    );
 }

@@ -43,10 +43,20 @@ struct PriceFields {
     output_per_mtok: f64,
 }
 
-impl TryFrom<PriceFields> for Price {
-    type Error = String;
+/// A price that is not a finite number of US dollars >= 0.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "price: input_per_mtok and output_per_mtok must be finite US dollars >= 0, got {input} and {output}"
+)]
+pub struct BadPrice {
+    pub input: f64,
+    pub output: f64,
+}
 
-    fn try_from(fields: PriceFields) -> Result<Self, String> {
+impl TryFrom<PriceFields> for Price {
+    type Error = BadPrice;
+
+    fn try_from(fields: PriceFields) -> Result<Self, BadPrice> {
         let price = Price {
             input_per_mtok: fields.input_per_mtok,
             output_per_mtok: fields.output_per_mtok,
@@ -54,10 +64,10 @@ impl TryFrom<PriceFields> for Price {
         if price.is_valid() {
             Ok(price)
         } else {
-            Err(format!(
-                "price: input_per_mtok and output_per_mtok must be finite US dollars >= 0, got {} and {}",
-                fields.input_per_mtok, fields.output_per_mtok
-            ))
+            Err(BadPrice {
+                input: fields.input_per_mtok,
+                output: fields.output_per_mtok,
+            })
         }
     }
 }

@@ -39,6 +39,7 @@
 //! Randomness: one ChaCha8 stream per turn, seeded from (run seed, turn),
 //! so a turn's choices depend on nothing but its input.
 
+mod error;
 mod params;
 pub mod profile;
 mod reading;
@@ -48,6 +49,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::Rng;
 use serde_json::{Value, json};
 
+pub use error::ParamsError;
 pub use params::SimulateParams;
 pub use profile::Profile;
 pub use seed::{mix, name_hash, run_seed};
@@ -258,7 +260,8 @@ impl SimulatedModel {
         working_on: Option<usize>,
     ) -> Vec<PlanItem> {
         plan_window(&reading.plan, done, self.dialect.max_items())
-            .map(|i| {
+            .filter_map(|i| {
+                let skill = self.skills.get(i)?;
                 let status = if done.contains(&i) {
                     PlanStatus::Completed
                 } else if Some(i) == working_on {
@@ -266,10 +269,9 @@ impl SimulatedModel {
                 } else {
                     PlanStatus::Pending
                 };
-                let skill = &self.skills[i];
                 let mut item = PlanItem::new(skill.id.clone(), skill.text.clone(), status);
                 item.active_form = Some(format!("Working on {}", skill.text));
-                item
+                Some(item)
             })
             .collect()
     }
@@ -369,7 +371,7 @@ impl Model for SimulatedModel {
         let working_on = match drift {
             None => Some(next),
             Some(Drift::Skip) => {
-                let later = &pending[1..];
+                let later = pending.get(1..).unwrap_or_default();
                 if later.is_empty() {
                     // Nothing to skip to: it believes it is done.
                     if let Some(closing) =
@@ -379,12 +381,15 @@ impl Model for SimulatedModel {
                     }
                     content.push(ContentBlock::text(format!(
                         "{} All steps are complete.",
-                        claim_text(&self.skills[next])
+                        self.claim(next)
                     )));
                     return Ok(ModelResponse::from_blocks(content));
                 }
-                let target = later[below(&mut rng, later.len().min(2))];
-                prefix = format!("{} ", claim_text(&self.skills[next]));
+                let target = later
+                    .get(below(&mut rng, later.len().min(2)))
+                    .copied()
+                    .unwrap_or(next);
+                prefix = format!("{} ", self.claim(next));
                 reading.done.insert(next);
                 Some(target)
             }
@@ -441,11 +446,17 @@ impl SimulatedModel {
                 .iter()
                 .filter(|i| reading.done.contains(i) && !ticked.contains(i))
             {
-                content.push(ContentBlock::text(claim_text(&self.skills[i])));
+                content.push(ContentBlock::text(self.claim(i)));
             }
         }
         let shown = ticked.as_ref().unwrap_or(&reading.done);
         calls.extend(self.update_calls(request, reading, shown, working_on));
+    }
+
+    /// How it says step `i` is finished (nothing for a step it does not
+    /// know: every step it reads is one of its skills).
+    fn claim(&self, i: usize) -> String {
+        self.skills.get(i).map(claim_text).unwrap_or_default()
     }
 
     /// An invalid update of a random kind, in the dialect's shape; `None`
@@ -497,7 +508,9 @@ impl SimulatedModel {
     ) {
         match (working_on, drift) {
             (Some(step), _) => {
-                let step = &self.skills[step];
+                let Some(step) = self.skills.get(step) else {
+                    return;
+                };
                 if step.actions.is_empty() {
                     // No tool does this step: performing it is saying so.
                     content.push(ContentBlock::text(format!("{prefix}{}", claim_text(step))));
@@ -508,8 +521,10 @@ impl SimulatedModel {
             }
             (None, Some(Drift::Repeat)) if !reading.done.is_empty() => {
                 let done = reading.done.to_vec();
-                let again = done[below(rng, done.len())];
-                let step = &self.skills[again];
+                let again = done.get(below(rng, done.len())).copied();
+                let Some(step) = again.and_then(|i| self.skills.get(i)) else {
+                    return;
+                };
                 content.push(ContentBlock::text(format!(
                     "Let me redo step {}: {}",
                     step.id, step.text
@@ -622,13 +637,16 @@ impl SimulatedModel {
                 .map(str::to_string)
                 .collect()
         });
+        let look = ToolCall {
+            tool: "bash".into(),
+            input: json!({"command": "ls -R"}).into(),
+        };
         if paths.is_empty() || rng.next_u64().is_multiple_of(3) {
-            return ToolCall {
-                tool: "bash".into(),
-                input: json!({"command": "ls -R"}).into(),
-            };
+            return look;
         }
-        let path = &paths[below(rng, paths.len())];
+        let Some(path) = paths.get(below(rng, paths.len())) else {
+            return look;
+        };
         ToolCall {
             tool: "read_file".into(),
             input: json!({"path": path}).into(),

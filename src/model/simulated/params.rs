@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::error::ParamsError;
+
 /// The simulated model's parameters; every one has a default, documented
 /// in the README.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
@@ -158,7 +160,7 @@ impl SimulateParams {
     }
 
     /// Checks ranges; the message names the parameter.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ParamsError> {
         let probabilities = [
             ("recall_floor", self.recall_floor),
             ("plan_first", self.plan_first),
@@ -174,15 +176,14 @@ impl SimulateParams {
         ];
         for (name, p) in probabilities {
             if !(0.0..=1.0).contains(&p) {
-                return Err(format!("simulate.{name} must be in [0, 1], got {p}"));
+                return Err(ParamsError::NotAProbability { name, value: p });
             }
         }
         self.validate_structure()?;
         if !(self.tokens_per_turn.is_finite() && self.tokens_per_turn >= 0.0) {
-            return Err(format!(
-                "simulate.tokens_per_turn must be >= 0, got {}",
-                self.tokens_per_turn
-            ));
+            return Err(ParamsError::TokensPerTurn {
+                value: self.tokens_per_turn,
+            });
         }
         for (name, v) in [
             ("attention_span", self.attention_span),
@@ -190,9 +191,7 @@ impl SimulateParams {
             ("sharpness", self.sharpness),
         ] {
             if !(v.is_finite() && v > 0.0) {
-                return Err(format!(
-                    "simulate.{name} must be a positive number, got {v}"
-                ));
+                return Err(ParamsError::NotPositive { name, value: v });
             }
         }
         let weights = [
@@ -203,29 +202,25 @@ impl SimulateParams {
         ];
         for (name, w) in weights {
             if !(w.is_finite() && w >= 0.0) {
-                return Err(format!("simulate.{name} must be >= 0, got {w}"));
+                return Err(ParamsError::NegativeWeight { name, value: w });
             }
         }
         if weights.iter().map(|(_, w)| w).sum::<f64>() <= 0.0 {
-            return Err("simulate: at least one drift weight must be positive".into());
+            return Err(ParamsError::NoDriftWeight);
         }
         Ok(())
     }
 
     /// The ranges of the session-level pieces: a dispersion below 1 (at 1
     /// the Beta degenerates), a whole number of items per update.
-    fn validate_structure(&self) -> Result<(), String> {
+    fn validate_structure(&self) -> Result<(), ParamsError> {
         let d = self.update_rate_dispersion;
         if !(0.0..1.0).contains(&d) {
-            return Err(format!(
-                "simulate.update_rate_dispersion must be in [0, 1), got {d}"
-            ));
+            return Err(ParamsError::Dispersion { value: d });
         }
         let k = self.items_per_update;
         if !(k.is_finite() && k >= 0.0 && k.fract() == 0.0) {
-            return Err(format!(
-                "simulate.items_per_update must be a whole number >= 0 (0: no limit), got {k}"
-            ));
+            return Err(ParamsError::ItemsPerUpdate { value: k });
         }
         Ok(())
     }

@@ -272,12 +272,9 @@ impl Profile {
         }
         let mut params = SimulateParams::default();
         self.apply(&mut params);
-        params.validate().map_err(|message| {
-            let name = message
-                .strip_prefix("simulate.")
-                .and_then(|m| m.split_whitespace().next())
-                .map(str::to_string);
-            (name, format!("profile: {message}"))
+        params.validate().map_err(|e| {
+            let name = e.param().map(str::to_string);
+            (name, format!("profile: {e}"))
         })
     }
 

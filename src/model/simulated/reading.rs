@@ -297,8 +297,10 @@ impl Reader<'_> {
         let plan_at = found.at;
         let total = messages.len();
         let from = (plan_at + 1).min(total);
-        let chars = cache.chars[total] - cache.chars[from];
-        let own_turns = cache.assistants[total] - cache.assistants[from];
+        // Both prefix sums hold one entry a message read, and one more.
+        let count = |counts: &[usize], i: usize| counts.get(i).copied().unwrap_or_default();
+        let chars = count(&cache.chars, total) - count(&cache.chars, from);
+        let own_turns = count(&cache.assistants, total) - count(&cache.assistants, from);
         let tokens = chars as f64 / self.params.chars_per_token
             + own_turns as f64 * self.params.tokens_per_turn;
         let floor = self.params.recall_floor;
@@ -325,9 +327,10 @@ impl Reader<'_> {
             shown_done,
             planned,
             recall,
-            own_turns: cache.assistants[total],
+            own_turns: count(&cache.assistants, total),
             stale,
-            first_turn_of_part: cache.assistants[total] == cache.assistants[part_from],
+            first_turn_of_part: count(&cache.assistants, total)
+                == count(&cache.assistants, part_from),
         }
     }
 
@@ -494,15 +497,7 @@ impl Reader<'_> {
             return;
         }
         let asked = asked.content_blocks();
-        for block in message.content_blocks() {
-            let ContentBlock::ToolResult {
-                tool_use_id,
-                content,
-                ..
-            } = block
-            else {
-                continue;
-            };
+        for (tool_use_id, content) in message.tool_results() {
             // A plan shown back was seen in this message; a plan read
             // from the model's own call was last seen in that call, so
             // the results after it (this message) count against it.
@@ -714,8 +709,11 @@ fn fingerprint(message: &Message) -> u64 {
     fn text_print(text: &str, hasher: &mut impl Hasher) {
         let bytes = text.as_bytes();
         bytes.len().hash(hasher);
-        bytes[..bytes.len().min(32)].hash(hasher);
-        bytes[bytes.len().saturating_sub(32)..].hash(hasher);
+        bytes.get(..32).unwrap_or(bytes).hash(hasher);
+        bytes
+            .get(bytes.len().saturating_sub(32)..)
+            .unwrap_or(bytes)
+            .hash(hasher);
     }
     /// A JSON value's print down to `depth` levels (an array: its length
     /// and its first and last items).

@@ -6,6 +6,7 @@
 
 use serde_json::{Value, json};
 
+use super::error::CreateUpdateError;
 use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus};
 use std::sync::LazyLock;
 
@@ -17,7 +18,6 @@ const UPDATE: &str = "update_todo";
 const PREFIX: &str = "错误:";
 const EMPTY: &str = "当前没有执行计划。";
 const HEADER: &str = "执行计划:";
-const NO_STEPS: &str = "错误:必须提供至少一个步骤描述。";
 
 #[derive(Debug, Clone, Copy)]
 pub struct CreateUpdate;
@@ -70,39 +70,39 @@ fn next_id(plan: &[PlanItem]) -> usize {
         + 1
 }
 
-fn arguments(input: &Value) -> Result<&serde_json::Map<String, Value>, String> {
+fn arguments(input: &Value) -> Result<&serde_json::Map<String, Value>, CreateUpdateError> {
     input
         .as_object()
-        .ok_or_else(|| format!("{PREFIX}参数必须是一个对象,收到的是 {}。", json_kind(input)))
+        .ok_or_else(|| CreateUpdateError::NotAnObject {
+            kind: json_kind(input),
+        })
 }
 
 /// The steps `create_todos` appends; the plan is not touched.
-fn create(plan: &[PlanItem], input: &Value) -> Result<Vec<PlanItem>, String> {
+fn create(plan: &[PlanItem], input: &Value) -> Result<Vec<PlanItem>, CreateUpdateError> {
     let args = arguments(input)?;
     let items = match args.get("items") {
-        None | Some(Value::Null) => return Err(NO_STEPS.into()),
-        Some(Value::Array(items)) if items.is_empty() => return Err(NO_STEPS.into()),
+        None | Some(Value::Null) => return Err(CreateUpdateError::NoSteps),
+        Some(Value::Array(items)) if items.is_empty() => return Err(CreateUpdateError::NoSteps),
         Some(Value::Array(items)) => items,
         Some(other) => {
-            return Err(format!(
-                "{PREFIX}items 必须是字符串列表,收到的是 {}。",
-                json_kind(other)
-            ));
+            return Err(CreateUpdateError::ItemsNotAList {
+                kind: json_kind(other),
+            });
         }
     };
     let first = next_id(plan);
     let mut created = Vec::with_capacity(items.len());
     for (k, item) in items.iter().enumerate() {
         let Value::String(text) = item else {
-            return Err(format!(
-                "{PREFIX}第 {} 个步骤描述必须是字符串,收到的是 {}。",
-                k + 1,
-                json_kind(item)
-            ));
+            return Err(CreateUpdateError::StepNotAString {
+                n: k + 1,
+                kind: json_kind(item),
+            });
         };
         let text = python_strip(text);
         if text.is_empty() {
-            return Err(format!("{PREFIX}第 {} 个步骤描述不能为空。", k + 1));
+            return Err(CreateUpdateError::EmptyStep { n: k + 1 });
         }
         created.push(PlanItem::new(
             (first + k).to_string(),
@@ -114,25 +114,25 @@ fn create(plan: &[PlanItem], input: &Value) -> Result<Vec<PlanItem>, String> {
 }
 
 /// The index of the step `update_todo` changes, and its new status.
-fn update(plan: &[PlanItem], input: &Value) -> Result<(usize, PlanStatus), String> {
+fn update(plan: &[PlanItem], input: &Value) -> Result<(usize, PlanStatus), CreateUpdateError> {
     let args = arguments(input)?;
     let status_word = match args.get("status") {
         Some(Value::String(s)) => s.clone(),
         Some(other) => python_str(other),
         None => String::new(),
     };
-    let status = update_status(&status_word).ok_or_else(|| {
-        format!("{PREFIX}无效状态 \"{status_word}\",可选值: running, completed, failed")
+    let status = update_status(&status_word).ok_or_else(|| CreateUpdateError::BadStatus {
+        status: status_word.clone(),
     })?;
     let id = match args.get("id") {
         Some(Value::String(s)) => python_strip(s).to_string(),
         Some(other) => python_str(other),
-        None => return Err(format!("{PREFIX}必须提供步骤 ID。")),
+        None => return Err(CreateUpdateError::MissingId),
     };
     let index = plan
         .iter()
         .position(|item| item.id == id)
-        .ok_or_else(|| format!("{PREFIX}未找到 ID 为 \"{id}\" 的步骤。"))?;
+        .ok_or(CreateUpdateError::UnknownId { id })?;
     Ok((index, status))
 }
 
@@ -160,7 +160,7 @@ impl PlanDialect for CreateUpdate {
                     plan.extend(created);
                     PlanOutcome::accepted(format!("已创建 {k} 个步骤:\n{}", self.render(plan)))
                 }
-                Err(message) => PlanOutcome::rejected(message),
+                Err(e) => PlanOutcome::rejected(e.to_string()),
             },
             UPDATE => match update(plan, input) {
                 Ok((index, status)) => {
@@ -171,7 +171,7 @@ impl PlanDialect for CreateUpdate {
                     let line = format!("步骤 #{} \"{}\" → {}", item.id, item.text, word(status));
                     PlanOutcome::accepted(format!("{line}\n{}", self.render(plan)))
                 }
-                Err(message) => PlanOutcome::rejected(message),
+                Err(e) => PlanOutcome::rejected(e.to_string()),
             },
             other => PlanOutcome::rejected(format!("{PREFIX}未知的计划工具 \"{other}\"。")),
         }

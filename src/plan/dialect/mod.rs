@@ -29,6 +29,7 @@ mod claude_code_tasks;
 mod codex;
 mod copilot_sql;
 mod create_update;
+mod error;
 mod gemini;
 mod java_port;
 mod opencode;

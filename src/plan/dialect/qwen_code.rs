@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
+use super::error::QwenTodoError;
 use super::whole_list::{Apply, WholeList};
 use super::{
     AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, js_blank,
@@ -44,7 +45,6 @@ const SUCCESS_OPENINGS: [&str; 3] = [
     "Todo list has been cleared",
     "Todo list is already up to date",
 ];
-const CYCLE: &str = "Todo dependencies must not contain a cycle.";
 const MAX_ID_UNITS: usize = 500;
 
 #[derive(Debug, Clone, Copy)]
@@ -66,26 +66,25 @@ fn valid_id(value: Option<&Value>) -> Option<&str> {
 }
 
 /// The item checks, in the binary's order, first failure wins.
-fn check_item(todo: &Value) -> Result<PlanItem, String> {
-    let fields = todo.as_object().ok_or("Each todo must be an object.")?;
-    let id = valid_id(fields.get("id"))
-        .ok_or("Each todo must have a non-empty \"id\" string of at most 500 characters.")?;
+fn check_item(todo: &Value) -> Result<PlanItem, QwenTodoError> {
+    let fields = todo.as_object().ok_or(QwenTodoError::NotAnObject)?;
+    let id = valid_id(fields.get("id")).ok_or(QwenTodoError::BadId)?;
     let content = fields
         .get("content")
         .and_then(Value::as_str)
         .filter(|c| !js_blank(c))
-        .ok_or("Each todo must have a non-empty \"content\" string.")?;
+        .ok_or(QwenTodoError::BadContent)?;
     let status = fields
         .get("status")
         .and_then(Value::as_str)
         .and_then(PlanStatus::from_three_words)
-        .ok_or("Each todo must have a valid \"status\" (pending, in_progress, completed).")?;
+        .ok_or(QwenTodoError::BadStatus)?;
     if let Some(blocked_by) = fields.get("blockedBy") {
         let ok = blocked_by
             .as_array()
             .is_some_and(|deps| deps.iter().all(|d| valid_id(Some(d)).is_some()));
         if !ok {
-            return Err("Each todo \"blockedBy\" value must be an array of non-empty Todo IDs of at most 500 characters.".into());
+            return Err(QwenTodoError::BadBlockedBy);
         }
     }
     Ok(PlanItem::new(id, content, status))
@@ -100,27 +99,28 @@ fn blocked_by(todo: &Value) -> Vec<&str> {
 
 /// The list checks after every item passed: unique ids, then each item's
 /// dependencies, then no cycle.
-fn check_dependencies(todos: &[Value], items: &[PlanItem]) -> Result<(), String> {
+fn check_dependencies(todos: &[Value], items: &[PlanItem]) -> Result<(), QwenTodoError> {
     let ids: BTreeSet<&str> = items.iter().map(|i| i.id.as_str()).collect();
     if ids.len() != items.len() {
-        return Err("Todo IDs must be unique within the array.".into());
+        return Err(QwenTodoError::DuplicateIds);
     }
     for (todo, item) in todos.iter().zip(items) {
         let deps = blocked_by(todo);
         if deps.iter().collect::<BTreeSet<_>>().len() != deps.len() {
-            return Err(format!(
-                "Todo \"{}\" must not contain duplicate blockedBy references.",
-                item.id
-            ));
+            return Err(QwenTodoError::DuplicateBlockers {
+                id: item.id.clone(),
+            });
         }
         if deps.contains(&item.id.as_str()) {
-            return Err(format!("Todo \"{}\" must not depend on itself.", item.id));
+            return Err(QwenTodoError::SelfDependency {
+                id: item.id.clone(),
+            });
         }
         if let Some(missing) = deps.iter().find(|d| !ids.contains(*d)) {
-            return Err(format!(
-                "Todo \"{}\" references unknown dependency \"{missing}\".",
-                item.id
-            ));
+            return Err(QwenTodoError::UnknownDependency {
+                id: item.id.clone(),
+                missing: missing.to_string(),
+            });
         }
     }
     // Kahn's order: every item must come free once its blockers are.
@@ -151,17 +151,17 @@ fn check_dependencies(todos: &[Value], items: &[PlanItem]) -> Result<(), String>
         at += 1;
     }
     if queue.len() != items.len() {
-        return Err(CYCLE.into());
+        return Err(QwenTodoError::Cycle);
     }
     Ok(())
 }
 
 /// The list as sent (for the echo) and as plan items, or the error.
-fn check_list(input: &Value) -> Result<(&Vec<Value>, Vec<PlanItem>), String> {
+fn check_list(input: &Value) -> Result<(&Vec<Value>, Vec<PlanItem>), QwenTodoError> {
     let todos = input
         .get("todos")
         .and_then(Value::as_array)
-        .ok_or("Parameter \"todos\" must be an array.")?;
+        .ok_or(QwenTodoError::NotAnArray)?;
     let items = todos
         .iter()
         .map(check_item)
@@ -194,8 +194,12 @@ fn modified(todos_json: &str) -> String {
 static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("qwen_code.json");
 
 /// The plan a call sets, or the binary's error.
+/// (The shared whole-list piece takes the refusal as the text the model
+/// reads.)
 fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
-    check_list(input).map(|(_, items)| items)
+    check_list(input)
+        .map(|(_, items)| items)
+        .map_err(|e| e.to_string())
 }
 
 /// An accepted list is echoed as the JSON sent, or said cleared when
@@ -203,7 +207,7 @@ fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
 fn apply(plan: &mut Vec<PlanItem>, input: &Value) -> PlanOutcome {
     let (todos, items) = match check_list(input) {
         Ok(valid) => valid,
-        Err(message) => return PlanOutcome::rejected(message),
+        Err(e) => return PlanOutcome::rejected(e.to_string()),
     };
     if same_plan(plan, &items) {
         return PlanOutcome::accepted(UNCHANGED);
@@ -377,7 +381,7 @@ mod tests {
             ),
             (
                 json!({"todos": [todo(json!({"blockedBy": ["2"]})), {"id": "2", "content": "B", "status": "pending", "blockedBy": ["1"]}]}),
-                CYCLE,
+                "Todo dependencies must not contain a cycle.",
             ),
         ];
         for (input, message) in cases {

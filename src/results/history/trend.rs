@@ -76,6 +76,21 @@ pub struct CellTrend {
     pub runs: Vec<TrendPoint>,
 }
 
+impl CellTrend {
+    /// Whether the cell is worth a look: it flaps, a run moved beyond the
+    /// previous run's interval, or its profile changed. The others are
+    /// steady, and reports fold them.
+    pub fn eventful(&self) -> bool {
+        self.flapping || self.runs.iter().any(|p| p.moved || p.profile_changed)
+    }
+
+    /// Whether every shown run completed every step (a scripted cell
+    /// that passes, typically).
+    pub fn always_complete(&self) -> bool {
+        self.runs.iter().all(|p| p.cell.completion == Some(1.0))
+    }
+}
+
 /// The cells (in recorded order) grouped by scenario and settings (in name
 /// order), with moves flagged against each previous run. With `newest`,
 /// only points of the newest that many invocations are kept; the older

@@ -1,9 +1,10 @@
 //! The fallback's last resort: without a PID namespace, a process that
 //! left the shell's group may still hold the call's output pipes (a
 //! double-forked daemon); it is found through `/proc` by the pipes' inodes
-//! and killed.
+//! and killed. [`other_processes`] is the walk of `/proc` it makes, shared
+//! with the search for an outside agent's marked processes.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::wait::Child;
 
@@ -24,21 +25,14 @@ impl Child {
             return;
         }
         let me = std::process::id();
-        let Ok(procs) = std::fs::read_dir("/proc") else {
+        let Some(procs) = other_processes() else {
             return;
         };
-        for entry in procs.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            if pid == me || parent_of(&entry.path()) == Some(me) {
+        for (pid, folder) in procs {
+            if parent_of(&folder) == Some(me) {
                 continue;
             }
-            let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else {
+            let Ok(fds) = std::fs::read_dir(folder.join("fd")) else {
                 continue;
             };
             let holds = fds.flatten().any(|fd| {
@@ -54,6 +48,17 @@ impl Child {
             }
         }
     }
+}
+
+/// Every process in `/proc` but this one: its pid and its folder there
+/// (`/proc/PID`); `None` when `/proc` cannot be read.
+pub fn other_processes() -> Option<impl Iterator<Item = (u32, PathBuf)>> {
+    let me = std::process::id();
+    let entries = std::fs::read_dir("/proc").ok()?;
+    Some(entries.flatten().filter_map(move |entry| {
+        let pid = entry.file_name().to_str()?.parse::<u32>().ok()?;
+        (pid != me).then(|| (pid, entry.path()))
+    }))
 }
 
 /// The parent pid in `/proc/PID/stat` (after the command name, which may

@@ -60,6 +60,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use self::child::{SpawnFailure, Stage, probe};
+pub use self::holders::other_processes;
 use self::spawn::spawn;
 use super::landlock::{self, Ruleset, SandboxError};
 use crate::cancel::CancelToken;

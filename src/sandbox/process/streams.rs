@@ -110,7 +110,8 @@ impl Capture {
                     *log = None;
                 }
                 let room = limit.saturating_sub(self.kept.len());
-                self.kept.extend_from_slice(&read[..n.min(room)]);
+                self.kept
+                    .extend_from_slice(read.get(..room).unwrap_or(read));
             }
             Err(_) => {
                 let e = io::Error::last_os_error().raw_os_error();

@@ -32,13 +32,16 @@ pub enum ImageError {
     FixtureSpecial { path: String, kind: &'static str },
     #[error("workspace.files `{path}` cannot be written: {message}")]
     File { path: String, message: String },
+    /// The same, found while writing the memory tree.
+    #[error("workspace.files `{path}` cannot be written: {error}")]
+    FileInMemory { path: String, error: FileEntryError },
 }
 
 impl ImageError {
     /// The `files:` key at fault, if any (to point at its line).
     pub fn file_key(&self) -> Option<&str> {
         match self {
-            Self::File { path, .. } => Some(path),
+            Self::File { path, .. } | Self::FileInMemory { path, .. } => Some(path),
             _ => None,
         }
     }
@@ -88,10 +91,10 @@ impl WorkspaceImage {
             .collect();
         if in_memory {
             for (path, content) in &files {
-                write_file(&mut tree, path, content.clone()).map_err(|message| {
-                    ImageError::File {
+                write_file(&mut tree, path, content.clone()).map_err(|error| {
+                    ImageError::FileInMemory {
                         path: path.clone(),
-                        message,
+                        error,
                     }
                 })?;
             }
@@ -127,26 +130,42 @@ impl WorkspaceImage {
     }
 }
 
+/// Why a `files:` entry cannot be written into a memory tree (shown after
+/// `cannot be written: `).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FileEntryError {
+    #[error("the path escapes the workspace")]
+    Escapes,
+    #[error("the path holds a NUL byte")]
+    Nul,
+    /// The system's reason, without its ` (os error N)` tail.
+    #[error("{reason}: '{path}'")]
+    Refused { reason: String, path: String },
+}
+
 /// Writes a `files:` entry into a memory tree (no symlinks there, so the
 /// path means what it says once `.` is dropped).
-fn write_file(tree: &mut Tree, path: &str, content: Arc<[u8]>) -> Result<(), String> {
+fn write_file(tree: &mut Tree, path: &str, content: Arc<[u8]>) -> Result<(), FileEntryError> {
     let mut rel = PathBuf::new();
     for component in Path::new(path).components() {
         match component {
             Component::Normal(part) => rel.push(part),
             Component::CurDir => {}
-            _ => return Err("the path escapes the workspace".into()),
+            _ => return Err(FileEntryError::Escapes),
         }
     }
     let explain = |fail: Fail, at: &Path| match fail {
-        Fail::Nul => "the path holds a NUL byte".to_string(),
+        Fail::Nul => FileEntryError::Nul,
         Fail::Errno(code) => {
             let reason = std::io::Error::from_raw_os_error(code).to_string();
             let reason = reason
                 .strip_suffix(&format!(" (os error {code})"))
                 .unwrap_or(&reason)
                 .to_string();
-            format!("{reason}: '{}'", at.display())
+            FileEntryError::Refused {
+                reason,
+                path: at.display().to_string(),
+            }
         }
     };
     if let Some(parent) = rel.parent() {
@@ -348,5 +367,32 @@ mod tests {
         assert_eq!(locate_key(text, "a/b"), Some((5, 5)));
         assert_eq!(locate_key(text, "a"), Some((4, 5)));
         assert_eq!(locate_key(text, "zz"), None);
+    }
+
+    /// What a `files:` entry that cannot be written says, byte for byte.
+    #[test]
+    fn a_file_entry_error_says_what_it_always_said() {
+        let in_memory = |error| {
+            ImageError::FileInMemory {
+                path: "a/b".into(),
+                error,
+            }
+            .to_string()
+        };
+        assert_eq!(
+            in_memory(FileEntryError::Escapes),
+            "workspace.files `a/b` cannot be written: the path escapes the workspace"
+        );
+        assert_eq!(
+            in_memory(FileEntryError::Nul),
+            "workspace.files `a/b` cannot be written: the path holds a NUL byte"
+        );
+        let mut tree = Tree::default();
+        write_file(&mut tree, "f", Arc::from(&b"x"[..])).unwrap();
+        let error = write_file(&mut tree, "f/g", Arc::from(&b"y"[..])).unwrap_err();
+        assert_eq!(
+            in_memory(error),
+            "workspace.files `a/b` cannot be written: File exists: 'f'"
+        );
     }
 }

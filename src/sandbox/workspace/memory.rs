@@ -167,7 +167,7 @@ impl Tree {
             }
             Self::check_name(part)?;
             end = next_component_end(bytes, end, part);
-            let at = Path::new(OsStr::from_bytes(&bytes[..end]));
+            let at = Path::new(OsStr::from_bytes(bytes.get(..end).unwrap_or(bytes)));
             node = self.nodes.get(at).map(|n| &n.kind);
         }
         Ok(node)
@@ -192,7 +192,9 @@ impl Tree {
             end += part.len();
             node = self
                 .nodes
-                .get(Path::new(OsStr::from_bytes(&bytes[..end])))
+                .get(Path::new(OsStr::from_bytes(
+                    bytes.get(..end).unwrap_or(bytes),
+                )))
                 .map(|n| &n.kind);
             end += 1;
         }
@@ -280,11 +282,13 @@ fn next_component_end(path: &[u8], from: usize, part: &OsStr) -> usize {
         while path.get(at) == Some(&b'/') {
             at += 1;
         }
-        let len = path[at..]
+        let len = path
+            .get(at..)
+            .unwrap_or_default()
             .iter()
             .position(|b| *b == b'/')
             .unwrap_or(path.len() - at);
-        if &path[at..at + len] == part || at + len >= path.len() {
+        if path.get(at..at + len) == Some(part) || at + len >= path.len() {
             return at + len;
         }
         // A `.` component that `Path::iter` left out.

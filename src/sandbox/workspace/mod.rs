@@ -528,7 +528,9 @@ fn random_suffix() -> io::Result<String> {
     let mut bytes = [0u8; 6];
     let mut filled = 0;
     while filled < bytes.len() {
-        let rest = &mut bytes[filled..];
+        let Some(rest) = bytes.get_mut(filled..) else {
+            break;
+        };
         // SAFETY: `rest` is a live, writable buffer of `rest.len()` bytes.
         let n = unsafe { libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), 0) };
         if n < 0 {
@@ -542,7 +544,10 @@ fn random_suffix() -> io::Result<String> {
     }
     Ok(bytes
         .iter()
-        .map(|b| char::from(CHARS[usize::from(*b) % CHARS.len()]))
+        .map(|b| {
+            let letter = CHARS.get(usize::from(*b) % CHARS.len());
+            letter.map_or('0', |&c| char::from(c))
+        })
         .collect())
 }
 

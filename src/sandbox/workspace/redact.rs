@@ -90,7 +90,9 @@ fn replace_under<'a>(text: &'a str, prefixes: &[String]) -> Cow<'a, str> {
 fn random_name_len(after: &str) -> Option<usize> {
     let bytes = after.as_bytes();
     let is_name = |b: &u8| b.is_ascii_alphanumeric();
-    let whole = bytes.len() >= SUFFIX_LEN && bytes[..SUFFIX_LEN].iter().all(is_name);
+    let whole = bytes
+        .get(..SUFFIX_LEN)
+        .is_some_and(|head| head.iter().all(is_name));
     let ends = bytes.get(SUFFIX_LEN).is_none_or(|b| !is_name(b));
     (whole && ends).then_some(SUFFIX_LEN)
 }

@@ -126,8 +126,7 @@ pub(super) fn check_simulated_model(
     params.validate().map_err(|message| {
         // Point at the parameter the message names, when it is written.
         let at = message
-            .strip_prefix("simulate.")
-            .and_then(|rest| rest.split_whitespace().next())
+            .param()
             .and_then(|name| model_at.and_then(|from| key_after(text, name, from)));
         LoadError::new(file, at.or(model_at), format!("model: {message}"))
     })?;

@@ -364,10 +364,11 @@ impl Translation {
             };
             let resolved = self.resolve_workdir(&input);
             let translated = family
-                .filter(|f| !FAMILIES[*f].keeps(&name, &resolved, &context))
-                .and_then(|f| {
+                .and_then(|f| Some((f, *FAMILIES.get(f)?)))
+                .filter(|(_, family)| !family.keeps(&name, &resolved, &context))
+                .and_then(|(f, family)| {
                     let call = BuiltinCall::read(&name, &resolved)?;
-                    let calls = FAMILIES[f].translate(&call, &context)?;
+                    let calls = family.translate(&call, &context)?;
                     context.record(&call);
                     Some((f, calls))
                 });
@@ -494,11 +495,13 @@ impl Translation {
                     builtin, family, ..
                 }) if !matches!(builtin, Builtin::Bash | Builtin::Todo)
                     && !content.starts_with("Error")
-                    && FAMILIES[*family].failed(
-                        *builtin,
-                        content,
-                        flagged.binary_search(tool_use_id).is_ok(),
-                    ) =>
+                    && FAMILIES.get(*family).is_some_and(|family| {
+                        family.failed(
+                            *builtin,
+                            content,
+                            flagged.binary_search(tool_use_id).is_ok(),
+                        )
+                    }) =>
                 {
                     Some(ContentBlock::ToolResult {
                         tool_use_id: tool_use_id.clone(),

@@ -276,7 +276,11 @@ pub fn settle(scenario: &mut Scenario, require_binary: bool) -> Result<(), LoadE
             return Err(error(Some(at), lacks(scenario.agent.dialect)));
         }
         Some(_) => {}
-        None => scenario.agent.dialect = has[0],
+        None => {
+            if let Some(&first) = has.first() {
+                scenario.agent.dialect = first;
+            }
+        }
     }
     for (axis, values) in &scenario.runs.axes {
         for value in values {
@@ -294,9 +298,14 @@ pub fn settle(scenario: &mut Scenario, require_binary: bool) -> Result<(), LoadE
     scenario
         .runs
         .axes
-        .retain(|(axis, _)| !matches!(axis, Axis::Reminder | Axis::NagThreshold | Axis::Placement));
+        .retain(|(axis, _)| !OWN_POLICY_AXES.contains(axis));
     Ok(())
 }
+
+/// The axes of agent-eval's own reminder policy: a preset keeps the
+/// agent's own, so they neither vary its cells nor show in its
+/// expectations.
+pub const OWN_POLICY_AXES: [Axis; 3] = [Axis::Reminder, Axis::NagThreshold, Axis::Placement];
 
 /// What the tables say of a preset's settings.
 pub fn describe(preset: AgentPreset) -> String {

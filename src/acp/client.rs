@@ -1,8 +1,8 @@
 //! agent-eval as the Agent Client Protocol client of an outside agent
 //! (`task_via: acp`): the agent runs as any outside agent does (see
-//! [`super::agent_process`]: its own process group or PID namespace, the
-//! mock model on its API endpoint), and agent-eval talks to it over its
-//! stdin and stdout, one JSON-RPC message a line ([`super::acp_messages`]).
+//! `eval::execute::agent_process`: its own process group or PID
+//! namespace, the mock model on its API endpoint), and agent-eval talks to it over its
+//! stdin and stdout, one JSON-RPC message a line ([`super::messages`]).
 //!
 //! The conversation: `initialize` (no file system, no terminal offered);
 //! `session/new` in the workspace with no MCP server — and, when the agent
@@ -26,27 +26,27 @@
 //! error, or exits before its last prompt is answered, fails: the reason
 //! ends its run, and its process tree is killed as any outside agent's.
 
-use std::cell::RefCell;
 use std::collections::BTreeSet;
-use std::fs::File;
-use std::io::Write;
 use std::time::{Duration, Instant};
 
+use serde::Deserialize;
 use serde_json::Value;
 
-use super::acp_messages::{
+use super::failure::{AcpFailure, Ending};
+use super::lines::Lines;
+use super::messages::{
     self as msg, AUTH_REQUIRED, Incoming, RpcError, Update, initialize_params, prompt_params,
     session_new_params,
 };
-use crate::results::record::AgentPlan;
-use crate::sandbox::process::Conversation;
+use super::plan::AgentPlan;
+use super::records::{InitializeResult, PermissionRequest, PromptResult, SessionNewResult};
 
 /// How long each step of the handshake may take (an agent on Node.js
 /// starts in a few seconds).
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The longest line read from the agent: a longer one is garbage.
-const LINE_CAP: usize = 16 << 20;
+pub const LINE_CAP: usize = 16 << 20;
 /// Bytes of answers that may wait for an agent that does not read its
 /// stdin; past them the conversation fails (and the agent is ended).
 pub const UNREAD_CAP: usize = 1 << 20;
@@ -85,8 +85,11 @@ pub struct AcpReport {
     pub plans_dropped: usize,
     /// Each answered prompt's `stopReason`, in order.
     pub stop_reasons: Vec<String>,
+    /// `session/update`s of a kind agent-eval does not know (counted,
+    /// never quoted).
+    pub unknown_updates: usize,
     /// Why the conversation failed, if it did.
-    pub failure: Option<String>,
+    pub failure: Option<AcpFailure>,
 }
 
 /// The client's state (sans I/O: fed the agent's bytes and the clock, it
@@ -104,12 +107,10 @@ pub struct AcpClient<'a> {
     prompt_timeout: Duration,
     handshake_timeout: Duration,
     /// `initialize`'s result (its `authMethods`).
-    initialized: Value,
+    initialized: InitializeResult,
     auth_tried: usize,
     session_id: String,
-    buffer: Vec<u8>,
-    /// How far `buffer` is known to hold no newline.
-    scanned: usize,
+    lines: Lines,
     out: String,
     log: String,
     report: AcpReport,
@@ -137,11 +138,10 @@ impl<'a> AcpClient<'a> {
             deadline: Instant::now(),
             prompt_timeout: timeout,
             handshake_timeout,
-            initialized: Value::Null,
+            initialized: InitializeResult::default(),
             auth_tried: 0,
             session_id: String::new(),
-            buffer: Vec::new(),
-            scanned: 0,
+            lines: Lines::default(),
             out: String::new(),
             log: String::new(),
             report: AcpReport::default(),
@@ -168,7 +168,7 @@ impl<'a> AcpClient<'a> {
         self.done || self.report.failure.is_some()
     }
 
-    fn fail(&mut self, why: String) {
+    fn fail(&mut self, why: AcpFailure) {
         if self.report.failure.is_none() {
             self.log.push_str(&format!("acp: failed: {why}\n"));
             self.report.failure = Some(why);
@@ -186,46 +186,40 @@ impl<'a> AcpClient<'a> {
                 _ => self.handshake_timeout,
             };
             let part = match what {
-                Awaiting::Prompt(part) => format!(" (part {})", part + 1),
-                _ => String::new(),
+                Awaiting::Prompt(part) => Some(part),
+                _ => None,
             };
-            self.fail(format!(
-                "it never answered `{}`{part} within {} s",
-                what.method(),
-                bound.as_secs()
-            ));
+            self.fail(AcpFailure::NeverAnswered {
+                method: what.method(),
+                part,
+                bound,
+            });
         }
     }
 
-    /// Bytes the agent wrote on stdout: each whole line is handled. Only
-    /// the new bytes are searched for a newline, and the handled lines
-    /// leave the buffer at once.
+    /// Bytes the agent wrote on stdout: each whole line is handled (see
+    /// [`Lines`]: each byte is searched once), none once the conversation
+    /// is over.
     pub fn hear(&mut self, bytes: &[u8]) {
-        self.buffer.extend_from_slice(bytes);
-        let mut start = 0;
-        while let Some(at) =
-            memchr::memchr(b'\n', self.buffer.get(self.scanned..).unwrap_or_default())
-        {
-            let end = self.scanned + at;
-            self.scanned = end + 1;
+        let mut lines = std::mem::take(&mut self.lines);
+        let pushed = lines.push(bytes, LINE_CAP, |line| {
             if self.finished() {
-                start = self.scanned;
-                continue;
+                return;
             }
-            let line = String::from_utf8_lossy(self.buffer.get(start..end).unwrap_or_default())
-                .into_owned();
-            start = self.scanned;
+            let line = String::from_utf8_lossy(line);
             if !line.trim().is_empty() {
                 self.handle_line(&line);
             }
+        });
+        self.lines = lines;
+        if pushed.is_err() {
+            self.fail(AcpFailure::LineTooLong { cap: LINE_CAP });
         }
-        self.buffer.drain(..start);
-        self.scanned = self.buffer.len();
-        if self.buffer.len() > LINE_CAP {
-            self.buffer.clear();
-            self.scanned = 0;
-            self.fail(format!("it wrote a line longer than {LINE_CAP} bytes"));
-        }
+    }
+
+    /// Bytes of the agent's stdout searched for a newline so far.
+    pub fn bytes_searched(&self) -> u64 {
+        self.lines.searched()
     }
 
     /// Notes how many bytes said to the agent it has not read yet: past
@@ -234,17 +228,18 @@ impl<'a> AcpClient<'a> {
         let queued = unread + self.out.len();
         if queued > UNREAD_CAP && !self.finished() {
             self.out.clear();
-            self.fail(format!(
-                "it does not read its stdin: {queued} bytes of answers wait unread (at most {UNREAD_CAP})"
-            ));
+            self.fail(AcpFailure::StdinUnread {
+                queued,
+                cap: UNREAD_CAP,
+            });
         }
     }
 
     fn handle_line(&mut self, line: &str) {
         match msg::parse_line(line) {
-            Err(why) => self.fail(format!("it answered garbage: {why}")),
+            Err(why) => self.fail(AcpFailure::Garbage(why)),
             Ok(Incoming::Response { id, result }) => self.on_response(id, result),
-            Ok(Incoming::Request { id, method, params }) => self.on_request(&id, &method, &params),
+            Ok(Incoming::Request { id, method, params }) => self.on_request(&id, method, &params),
             Ok(Incoming::Notification { method, params }) => {
                 if method == "session/update" {
                     self.on_update(&params);
@@ -255,15 +250,15 @@ impl<'a> AcpClient<'a> {
 
     fn on_response(&mut self, id: u64, result: Result<Value, RpcError>) {
         let Some((_, what)) = self.awaiting.filter(|(expected, _)| *expected == id) else {
-            self.fail(format!(
-                "it answered request {id}, which is not the one waiting"
-            ));
+            self.fail(AcpFailure::NotWaiting { id });
             return;
         };
         self.awaiting = None;
         match (what, result) {
             (Awaiting::Initialize, Ok(result)) => {
-                self.initialized = result;
+                // Lenient records: any object reads, another value reads as
+                // one offering no authentication.
+                self.initialized = InitializeResult::deserialize(&result).unwrap_or_default();
                 self.send(Awaiting::SessionNew, session_new_params(&self.cwd));
             }
             (Awaiting::SessionNew, Ok(result)) => self.on_session(&result),
@@ -275,12 +270,11 @@ impl<'a> AcpClient<'a> {
             }
             (Awaiting::Authenticate, Err(error)) => self.authenticate(&error),
             (Awaiting::Prompt(part), Ok(result)) => self.on_prompt_answered(part, &result),
-            (what, Err(error)) => self.fail(format!(
-                "it answered `{}` with error {}: {}",
-                what.method(),
-                error.code,
-                error.message
-            )),
+            (what, Err(error)) => self.fail(AcpFailure::ErrorAnswer {
+                method: what.method(),
+                code: error.code,
+                message: error.message,
+            }),
         }
     }
 
@@ -299,23 +293,22 @@ impl<'a> AcpClient<'a> {
                     serde_json::json!({"methodId": method}),
                 );
             }
-            None => self.fail(format!(
-                "it requires authentication (\"{}\") and offers no method whose environment variables it has",
-                error.message
-            )),
+            None => self.fail(AcpFailure::NoUsableAuthentication {
+                message: error.message.clone(),
+            }),
         }
     }
 
     fn on_session(&mut self, result: &Value) {
-        let Some(session) = result.get("sessionId").and_then(Value::as_str) else {
-            self.fail(format!(
-                "its `session/new` result has no sessionId: {}",
-                msg::shown(&result.to_string())
-            ));
+        let record = SessionNewResult::deserialize(result).unwrap_or_default();
+        let Some(session) = record.session_id.0 else {
+            self.fail(AcpFailure::NoSessionId {
+                result: msg::shown(&result.to_string()),
+            });
             return;
         };
-        self.session_id = session.to_string();
         self.log.push_str(&format!("acp: session {session}\n"));
+        self.session_id = session;
         self.prompt(0);
     }
 
@@ -326,11 +319,8 @@ impl<'a> AcpClient<'a> {
     }
 
     fn on_prompt_answered(&mut self, part: usize, result: &Value) {
-        let reason = result
-            .get("stopReason")
-            .and_then(Value::as_str)
-            .unwrap_or("?")
-            .to_string();
+        let record = PromptResult::deserialize(result).unwrap_or_default();
+        let reason = record.stop_reason.0.unwrap_or_else(|| "?".to_string());
         self.log.push_str(&format!(
             "acp: prompt {} answered: stopReason {reason}\n",
             part + 1
@@ -343,25 +333,23 @@ impl<'a> AcpClient<'a> {
         }
     }
 
-    fn on_request(&mut self, id: &Value, method: &str, params: &Value) {
-        if method == "session/request_permission" {
-            if let Some(answer) = msg::permission_granted(id, params) {
-                let title = params
-                    .pointer("/toolCall/title")
-                    .and_then(Value::as_str)
-                    .unwrap_or("?");
-                self.log
-                    .push_str(&format!("acp: permission granted: {title}\n"));
-                self.out.push_str(&answer);
-                return;
-            }
-            self.fail("it asked for a permission with no option that allows".into());
-            return;
+    fn on_request(&mut self, id: &Value, method: String, params: &Value) {
+        if method != "session/request_permission" {
+            self.out.push_str(&msg::method_not_found(id, &method));
+            return self.fail(AcpFailure::NotServed { method });
         }
-        self.out.push_str(&msg::method_not_found(id, method));
-        self.fail(format!(
-            "it sent a request agent-eval does not serve: `{method}` (answered -32601)"
-        ));
+        let request = PermissionRequest::deserialize(params).unwrap_or_default();
+        let Some(answer) = msg::permission_granted(id, &request) else {
+            return self.fail(AcpFailure::NoAllowingOption);
+        };
+        let title = request
+            .tool_call
+            .as_ref()
+            .and_then(|call| call.title.as_ref())
+            .map_or("?", String::as_str);
+        self.log
+            .push_str(&format!("acp: permission granted: {title}\n"));
+        self.out.push_str(&answer);
     }
 
     fn on_update(&mut self, params: &Value) {
@@ -382,7 +370,8 @@ impl<'a> AcpClient<'a> {
                 self.log
                     .push_str(&format!("acp: tool_call {id} {status} {title}\n"));
             }
-            Ok(Update::Other) => {}
+            Ok(Update::Dropped) => {}
+            Ok(Update::Unknown) => self.report.unknown_updates += 1,
             Err(why) => self.log.push_str(&format!("acp: plan not read: {why}\n")),
         }
     }
@@ -416,14 +405,12 @@ impl<'a> AcpClient<'a> {
         self.tick(Instant::now());
         if !self.finished() {
             let waiting = self.awaiting.map_or("?", |(_, what)| what.method());
-            let how = match exit_code {
-                _ if timed_out => "reached the run's timeout".to_string(),
-                Some(code) => format!("exited with status {code}"),
-                None => "was ended by a signal".to_string(),
+            let ending = match exit_code {
+                _ if timed_out => Ending::TimedOut,
+                Some(code) => Ending::Exited(code),
+                None => Ending::Signalled,
             };
-            self.fail(format!(
-                "it {how} while agent-eval waited for its answer to `{waiting}`"
-            ));
+            self.fail(AcpFailure::Ended { ending, waiting });
         }
         if self.report.plans_dropped > 0 {
             self.log.push_str(&format!(
@@ -432,67 +419,13 @@ impl<'a> AcpClient<'a> {
                 PLANS_KEPT - 1
             ));
         }
+        if self.report.unknown_updates > 0 {
+            self.log.push_str(&format!(
+                "acp: {} session updates of a kind agent-eval does not know (skipped)\n",
+                self.report.unknown_updates
+            ));
+        }
         self.report
-    }
-}
-
-/// The client on the agent's stdio: what it hears goes to the client,
-/// what it says to stdin, and its log lines to the run's log.
-pub struct AcpTalk<'a> {
-    client: RefCell<AcpClient<'a>>,
-    log: Option<&'a File>,
-}
-
-impl<'a> AcpTalk<'a> {
-    pub fn new(client: AcpClient<'a>, log: Option<&'a File>) -> Self {
-        Self {
-            client: RefCell::new(client),
-            log,
-        }
-    }
-
-    fn flush_log(&self, client: &mut AcpClient<'a>) {
-        let lines = client.take_log();
-        if let Some(mut file) = self.log
-            && !lines.is_empty()
-        {
-            // A failing log loses lines, never the run.
-            let _ = file.write_all(lines.as_bytes());
-        }
-    }
-
-    /// Looks at the clock; whether the conversation is over.
-    pub fn finished(&self) -> bool {
-        let mut client = self.client.borrow_mut();
-        client.tick(Instant::now());
-        self.flush_log(&mut client);
-        client.finished()
-    }
-
-    /// The report, once the agent is gone (see [`AcpClient::conclude`]).
-    pub fn conclude(self, exit_code: Option<i32>, timed_out: bool) -> AcpReport {
-        let client = self.client.into_inner();
-        let failed_before = client.finished();
-        let report = client.conclude(exit_code, timed_out);
-        if !failed_before && let (Some(mut file), Some(why)) = (self.log, &report.failure) {
-            let _ = writeln!(file, "acp: failed: {why}");
-        }
-        report
-    }
-}
-
-impl Conversation for AcpTalk<'_> {
-    fn heard(&self, bytes: &[u8]) {
-        let mut client = self.client.borrow_mut();
-        client.hear(bytes);
-        self.flush_log(&mut client);
-    }
-
-    fn to_say(&self, unread: usize) -> Vec<u8> {
-        let mut client = self.client.borrow_mut();
-        client.note_unread(unread);
-        self.flush_log(&mut client);
-        client.take_output().into_bytes()
     }
 }
 
@@ -583,7 +516,12 @@ mod tests {
         assert_eq!(answer[0]["error"]["code"], -32601);
         assert!(c.finished());
         let report = c.conclude(None, false);
-        assert!(report.failure.unwrap().contains("`terminal/create`"));
+        assert_eq!(
+            report.failure,
+            Some(AcpFailure::NotServed {
+                method: "terminal/create".into()
+            })
+        );
     }
 
     #[test]
@@ -623,7 +561,7 @@ mod tests {
         c.tick(Instant::now() + Duration::from_secs(31));
         let report = c.conclude(None, false);
         assert_eq!(
-            report.failure.as_deref(),
+            report.failure.map(|f| f.to_string()).as_deref(),
             Some("it never answered `initialize` within 30 s")
         );
     }
@@ -634,7 +572,7 @@ mod tests {
         said(&mut c);
         let report = c.conclude(Some(1), false);
         assert_eq!(
-            report.failure.as_deref(),
+            report.failure.map(|f| f.to_string()).as_deref(),
             Some("it exited with status 1 while agent-eval waited for its answer to `initialize`")
         );
     }
@@ -702,10 +640,28 @@ mod tests {
         assert!(c.take_output().is_empty());
         let report = c.conclude(None, false);
         assert_eq!(
-            report.failure.as_deref(),
+            report.failure.map(|f| f.to_string()).as_deref(),
             Some(
                 "it does not read its stdin: 1048577 bytes of answers wait unread (at most 1048576)"
             )
         );
+    }
+
+    #[test]
+    fn a_plan_split_across_many_chunks_is_read_once_and_searched_once() {
+        let mut c = prompting();
+        let before = c.bytes_searched();
+        // A plan line of ~200 KiB, heard 3 bytes at a time.
+        let update = serde_json::json!({"jsonrpc": "2.0", "method": "session/update", "params": {
+            "sessionId": "S", "update": {"sessionUpdate": "plan", "entries": [
+                {"content": "y".repeat(200 << 10), "priority": "low", "status": "pending"}]}}});
+        let line = format!("{update}\n");
+        for chunk in line.as_bytes().chunks(3) {
+            c.hear(chunk);
+        }
+        assert_eq!(c.bytes_searched() - before, line.len() as u64);
+        let report = c.conclude(Some(0), false);
+        assert_eq!(report.plans.len(), 1);
+        assert_eq!(report.plans[0].entries[0].content.len(), 200 << 10);
     }
 }
