@@ -88,7 +88,9 @@ measure_instructions() {
     valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" \
         "$bin" run "$1" --jobs 1 --quiet --json "$work/report.json" >/dev/null 2>"$work/valgrind" || true
     turns=$(sed -n 's/^ *"turns": \([0-9]*\),*$/\1/p;T;q' "$work/report.json")
-    echo "$(sed -n 's/.*Collected : //p' "$work/valgrind") - - ${turns:-?}"
+    # The process's own count (a child forked before its exec reports one too).
+    pid=$(sed -n 's/^==\([0-9]*\)==.*/\1/p;T;q' "$work/valgrind")
+    echo "$(sed -n "s/^==$pid== Collected : //p" "$work/valgrind") - - ${turns:-?}"
 }
 # Runs scenario $1; prints "CPU-seconds wall peak-MiB turns".
 measure() {

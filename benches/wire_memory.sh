@@ -95,7 +95,9 @@ instructions() {
     valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" \
         "$bin" run "$work/session.yaml" --quiet --json /dev/null >"$work/out" 2>"$work/valgrind" ||
         cat "$work/out" "$work/valgrind" >&2
-    sed -n 's/.*Collected : //p' "$work/valgrind"
+    # The process's own count (a child forked before its exec reports one too).
+    pid=$(sed -n 's/^==\([0-9]*\)==.*/\1/p;T;q' "$work/valgrind")
+    sed -n "s/^==$pid== Collected : //p" "$work/valgrind"
 }
 if [ -n "${CALLGRIND:-}" ]; then
     echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (instructions do not depend on it)"

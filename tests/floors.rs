@@ -119,9 +119,17 @@ fn without_test_modules(code: &str) -> String {
                 break;
             }
         }
+        // As many bytes as were blanked (a character of several bytes
+        // becomes as many spaces), so the offsets after it stay right.
         let blanked: String = out[at..end]
             .chars()
-            .map(|c| if c == '\n' { '\n' } else { ' ' })
+            .map(|c| {
+                if c == '\n' {
+                    "\n".to_string()
+                } else {
+                    " ".repeat(c.len_utf8())
+                }
+            })
             .collect();
         out.replace_range(at..end, &blanked);
         from = end;

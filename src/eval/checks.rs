@@ -69,14 +69,17 @@ fn stream(mut reader: impl Read, chunk: usize, mut matcher: impl Matcher) -> Opt
     let mut buf = vec![0u8; chunk + 4];
     let mut carried = 0usize;
     loop {
-        let n = match reader.read(&mut buf[carried..carried + chunk]) {
+        // `carried` is at most 3 and `buf` a chunk and 4 bytes long.
+        let window = buf.get_mut(carried..carried + chunk)?;
+        let n = match reader.read(window) {
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => return None,
         };
         let at_end = n == 0;
         let filled = carried + n;
-        let (answer, rest) = decode_lossy(&buf[..filled], at_end, &mut matcher);
+        let (answer, rest) =
+            decode_lossy(buf.get(..filled).unwrap_or_default(), at_end, &mut matcher);
         if answer.is_some() {
             return answer;
         }
@@ -98,7 +101,10 @@ fn decode_lossy(bytes: &[u8], at_end: bool, matcher: &mut impl Matcher) -> (Opti
             Ok(text) => return (matcher.feed(text), 0),
             Err(e) => {
                 let valid = e.valid_up_to();
-                let good = std::str::from_utf8(&rest[..valid]).unwrap_or_default();
+                let good = rest
+                    .get(..valid)
+                    .and_then(|b| std::str::from_utf8(b).ok())
+                    .unwrap_or_default();
                 if let Some(answer) = matcher.feed(good) {
                     return (Some(answer), 0);
                 }
@@ -107,7 +113,7 @@ fn decode_lossy(bytes: &[u8], at_end: bool, matcher: &mut impl Matcher) -> (Opti
                         if let Some(answer) = matcher.feed("\u{FFFD}") {
                             return (Some(answer), 0);
                         }
-                        rest = &rest[valid + len..];
+                        rest = rest.get(valid + len..).unwrap_or_default();
                     }
                     None if at_end => return (matcher.feed("\u{FFFD}"), 0),
                     None => return (None, rest.len() - valid),
@@ -177,7 +183,8 @@ impl Matcher for Contains<'_> {
         }
         if piece.len() >= keep {
             self.tail.clear();
-            self.tail.extend_from_slice(&piece[piece.len() - keep..]);
+            self.tail
+                .extend_from_slice(piece.get(piece.len() - keep..).unwrap_or(piece));
         } else {
             // The tail already holds the whole (short) piece.
             if self.tail.is_empty() {

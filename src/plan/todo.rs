@@ -264,7 +264,9 @@ fn item_fields(fields: &serde_json::Map<String, Value>) -> [Option<&Value>; 3] {
             "status" => 2,
             _ => continue,
         };
-        found[slot] = Some(value);
+        if let Some(place) = found.get_mut(slot) {
+            *place = Some(value);
+        }
     }
     found
 }

@@ -186,7 +186,11 @@ fn raw_record(line: &[u8]) -> Result<Box<RawValue>, SpillError> {
     // The cost's bits are a number or null: the record starts after the
     // first comma.
     let record = inner
-        .and_then(|l| l.iter().position(|b| *b == b',').map(|at| &l[at + 1..]))
+        .and_then(|l| {
+            l.iter()
+                .position(|b| *b == b',')
+                .and_then(|at| l.get(at + 1..))
+        })
         .ok_or_else(|| {
             SpillError::Io(io::Error::new(
                 io::ErrorKind::InvalidData,

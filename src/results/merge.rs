@@ -274,7 +274,10 @@ fn check_units(
     let n = shard.count as u64;
     let k = shard.index as u64 - 1;
     let positions = unit_positions(shard, part, layout)?;
-    if let Some(twice) = positions.windows(2).find(|w| w[0] == w[1]).map(|w| w[0]) {
+    if let Some(twice) = positions.windows(2).find_map(|w| match w {
+        [a, b] if a == b => Some(*a),
+        _ => None,
+    }) {
         return Err(of(
             &part.path,
             format!(

@@ -26,8 +26,14 @@ pub fn per_run(what: PerRun, run: &RunResult) -> f64 {
         Source::Row(read) => read(&row),
         Source::Total(_) => 0.0,
         Source::Share { part, whole } => share(
-            count(METRICS[part].per_run, run).unwrap_or(0),
-            count(METRICS[whole].per_run, run).unwrap_or(0),
+            METRICS
+                .get(part)
+                .and_then(|m| count(m.per_run, run))
+                .unwrap_or(0),
+            METRICS
+                .get(whole)
+                .and_then(|m| count(m.per_run, run))
+                .unwrap_or(0),
         ),
     }
 }

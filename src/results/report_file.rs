@@ -611,7 +611,7 @@ fn check_run_values(r: &RunResult) -> Result<(), RunFault> {
         if let Some(&turn) = turns.iter().find(|&&t| t == 0 || t > last) {
             return Err(RunFault::TurnOutside { name, turn, last });
         }
-        if turns.windows(2).any(|w| w[0] >= w[1]) {
+        if turns.windows(2).any(|w| matches!(w, [a, b] if a >= b)) {
             return Err(RunFault::TurnOrder { name });
         }
         Ok(())

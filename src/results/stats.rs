@@ -168,8 +168,8 @@ pub fn bootstrap_mean_ci95(values: &[f64]) -> [f64; 2] {
     if n == 0 {
         return [0.0, 0.0];
     }
-    if n == 1 {
-        return [values[0], values[0]];
+    if let [only] = values {
+        return [*only, *only];
     }
     if n > BOOTSTRAP_MAX_VALUES {
         let m = mean(values);
@@ -181,15 +181,17 @@ pub fn bootstrap_mean_ci95(values: &[f64]) -> [f64; 2] {
     let mut means: Vec<f64> = (0..BOOTSTRAP_RESAMPLES)
         .map(|_| {
             let total: f64 = (0..n)
-                .map(|_| values[(rng.next_u64() % n as u64) as usize])
+                .filter_map(|_| values.get((rng.next_u64() % n as u64) as usize))
                 .sum();
             total / n as f64
         })
         .collect();
     means.sort_by(f64::total_cmp);
+    // The place is at most BOOTSTRAP_RESAMPLES - 1: always one of the means.
     let at = |q: f64| {
-        means
-            [((q * (BOOTSTRAP_RESAMPLES - 1) as f64).round() as usize).min(BOOTSTRAP_RESAMPLES - 1)]
+        let place =
+            ((q * (BOOTSTRAP_RESAMPLES - 1) as f64).round() as usize).min(BOOTSTRAP_RESAMPLES - 1);
+        means.get(place).copied().unwrap_or_default()
     };
     [at(0.025), at(0.975)]
 }

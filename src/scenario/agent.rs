@@ -317,15 +317,42 @@ impl Default for RawAgent {
     }
 }
 
+/// Keys of `agent:` that cannot go together, found after parsing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AgentConflict {
+    /// At the `reminder:` key (1-based line and column).
+    #[error(
+        "agent.reminder and agent.nag.threshold both set a reminder policy; write the threshold as `reminder: {{policy: s03, threshold: N}}` or drop one"
+    )]
+    TwoReminders { at: (u64, u64) },
+    #[error("agent.preset and agent.command both name the agent to run; keep one")]
+    PresetAndCommand,
+    #[error(
+        "agent.task_via (but `acp`), agent.reminder_pattern and agent.sandbox are a command's; a preset sets them itself (it takes agent.env, agent.timeout_s and `task_via: acp`)"
+    )]
+    PresetWithCommandKeys,
+    #[error("agent.command is empty")]
+    EmptyCommand,
+}
+
+impl AgentConflict {
+    /// Where the conflict is written, when one key is at fault.
+    pub fn position(&self) -> Option<(u64, u64)> {
+        match self {
+            Self::TwoReminders { at } => Some(*at),
+            _ => None,
+        }
+    }
+}
+
 impl RawAgent {
-    /// The settings, or the position and message of the conflict.
-    pub fn validate(mut self) -> Result<AgentSettings, (Option<(u64, u64)>, String)> {
+    /// The settings, or the keys that conflict.
+    pub fn validate(mut self) -> Result<AgentSettings, AgentConflict> {
         let reminder = match (self.reminder, self.nag.threshold) {
             (Some(spanned), Some(_)) => {
-                return Err((
-                    Some((spanned.referenced.line(), spanned.referenced.column())),
-                    "agent.reminder and agent.nag.threshold both set a reminder policy; write the threshold as `reminder: {policy: s03, threshold: N}` or drop one".into(),
-                ));
+                return Err(AgentConflict::TwoReminders {
+                    at: (spanned.referenced.line(), spanned.referenced.column()),
+                });
             }
             (Some(spanned), None) => spanned.value,
             (None, threshold) => ReminderSpec::S03 {
@@ -334,17 +361,11 @@ impl RawAgent {
         };
         if self.preset.is_some() {
             if self.command.is_some() {
-                return Err((
-                    None,
-                    "agent.preset and agent.command both name the agent to run; keep one".into(),
-                ));
+                return Err(AgentConflict::PresetAndCommand);
             }
             let task_via = self.task_via.filter(|via| *via != TaskVia::Acp);
             if task_via.is_some() || self.reminder_pattern.is_some() || self.sandbox.is_some() {
-                return Err((
-                    None,
-                    "agent.task_via (but `acp`), agent.reminder_pattern and agent.sandbox are a command's; a preset sets them itself (it takes agent.env, agent.timeout_s and `task_via: acp`)".into(),
-                ));
+                return Err(AgentConflict::PresetWithCommandKeys);
             }
         }
         let dialect_set_at = self
@@ -361,7 +382,7 @@ impl RawAgent {
         let preset_acp = self.preset.is_some() && self.task_via.take() == Some(TaskVia::Acp);
         let external = match self.command {
             Some(command) if command.trim().is_empty() => {
-                return Err((None, "agent.command is empty".into()));
+                return Err(AgentConflict::EmptyCommand);
             }
             Some(command) => {
                 let mut agent = AgentCommand::new(command);

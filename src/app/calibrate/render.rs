@@ -339,10 +339,11 @@ fn simulated_reminders(result: &Calibration) -> Value {
         recorded,
         predicted,
     } = source
+        && let Some(map) = value.as_object_mut()
     {
-        value["hits"] = json!(hits);
-        value["recorded"] = json!(recorded);
-        value["predicted"] = json!(predicted);
+        map.insert("hits".into(), json!(hits));
+        map.insert("recorded".into(), json!(recorded));
+        map.insert("predicted".into(), json!(predicted));
     }
     value
 }

@@ -59,7 +59,10 @@ pub(super) fn list(
 fn seed_range(seeds: &[u64]) -> String {
     match (seeds.first(), seeds.last()) {
         (Some(first), Some(last))
-            if seeds.len() > 2 && seeds.windows(2).all(|w| w[1] == w[0] + 1) =>
+            if seeds.len() > 2
+                && seeds
+                    .windows(2)
+                    .all(|w| matches!(w, [a, b] if *b == *a + 1)) =>
         {
             format!("{first}..{last}")
         }

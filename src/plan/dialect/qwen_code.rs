@@ -139,8 +139,8 @@ fn check_dependencies(todos: &[Value], items: &[PlanItem]) -> Result<(), QwenTod
         .filter(|id| remaining.get(id) == Some(&0))
         .collect();
     let mut at = 0;
-    while at < queue.len() {
-        for dependent in dependents.get(queue[at]).cloned().unwrap_or_default() {
+    while let Some(&id) = queue.get(at) {
+        for dependent in dependents.get(id).cloned().unwrap_or_default() {
             if let Some(n) = remaining.get_mut(dependent) {
                 *n = n.saturating_sub(1);
                 if *n == 0 {

@@ -77,10 +77,10 @@ pub fn load_str(file: &Path, text: &str) -> Result<Scenario, LoadError> {
     build_workspace_image(file, text, &workspace)?;
     let session = raw.session.is_some();
     let (parts, steps) = parts_and_steps(file, text, raw.task, raw.steps, raw.session)?;
-    let mut agent = raw.agent.validate().map_err(|(position, message)| {
+    let mut agent = raw.agent.validate().map_err(|conflict| {
         // A conflict between keys of `agent:` is shown at `agent:`.
-        let position = position.or_else(|| top_level_key(text, "agent"));
-        LoadError::new(file, position, message)
+        let position = conflict.position().or_else(|| top_level_key(text, "agent"));
+        LoadError::new(file, position, conflict.to_string())
     })?;
     if let Some((_, at)) = agent.awaiting_command.as_mut() {
         *at = top_level_key(text, "agent");

@@ -247,3 +247,31 @@ fn agent_env_names_and_values_are_checked_at_load() {
         with_env(agent, "HOME: ./home").unwrap();
     }
 }
+
+/// Keys of `agent:` that conflict: each refused with the words it always
+/// had, byte for byte, at `reminder:` or else at `agent:`.
+#[test]
+fn agent_conflicts_say_what_they_always_said() {
+    let cases = [
+        (
+            "agent:\n  nag: {threshold: 2}\n  reminder: off\n",
+            "dir/my_scenario.yaml:6:13: agent.reminder and agent.nag.threshold both set a reminder policy; write the threshold as `reminder: {policy: s03, threshold: N}` or drop one",
+        ),
+        (
+            "agent:\n  preset: claude-code\n  command: x\n",
+            "dir/my_scenario.yaml:4:1: agent.preset and agent.command both name the agent to run; keep one",
+        ),
+        (
+            "agent:\n  preset: claude-code\n  sandbox: true\n",
+            "dir/my_scenario.yaml:4:1: agent.task_via (but `acp`), agent.reminder_pattern and agent.sandbox are a command's; a preset sets them itself (it takes agent.env, agent.timeout_s and `task_via: acp`)",
+        ),
+        (
+            "agent:\n  command: \" \"\n",
+            "dir/my_scenario.yaml:4:1: agent.command is empty",
+        ),
+    ];
+    for (agent, said) in cases {
+        let text = format!("task: t\nmodel:\n  script: [{{text: hi}}]\n{agent}");
+        assert_eq!(load(&text).unwrap_err().to_string(), said, "{agent}");
+    }
+}
