@@ -240,7 +240,7 @@ pub fn response_json(response: &ModelResponse, id: &str, model: &str, usage: Usa
         "refusal": null,
     });
     if !calls.is_empty() {
-        message["tool_calls"] = Value::Array(calls);
+        fields::set(&mut message, "tool_calls", Value::Array(calls));
     }
     json!({
         "id": id,
@@ -274,7 +274,7 @@ pub fn response_events(
             "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}],
         });
         if include_usage {
-            chunk["usage"] = Value::Null;
+            fields::set(&mut chunk, "usage", Value::Null);
         }
         SseEvent::data(chunk.to_string())
     };

@@ -320,7 +320,9 @@ impl Conversations {
         for (_, id) in &taken {
             left.remove(id.as_str());
         }
-        let flags: Vec<Box<[String]>> = messages[unchanged..]
+        // `unchanged` is at most `messages.len()`, so `after` is never cut short.
+        let after = messages.get(unchanged..).unwrap_or_default();
+        let flags: Vec<Box<[String]>> = after
             .iter()
             .enumerate()
             .map(|(offset, message)| {
@@ -338,13 +340,13 @@ impl Conversations {
         later.reverse();
         let same = later
             .iter()
-            .zip(messages[unchanged..].iter().zip(&flags))
+            .zip(after.iter().zip(&flags))
             .take_while(|(node, (message, flags))| {
                 node.message == **message && node.flagged == **flags
             })
             .count();
         let mut conversation = before.prefix(unchanged + same);
-        for (message, flags) in messages[unchanged + same..].iter().zip(&flags[same..]) {
+        for (message, flags) in after.iter().zip(&flags).skip(same) {
             conversation.push(message.clone(), flags.clone());
         }
         let continued = self

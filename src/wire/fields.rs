@@ -8,6 +8,15 @@ use super::BadRequest;
 
 pub type Object = Map<String, Value>;
 
+/// Sets `key` on a JSON object built by a writer, as `value[key] = field`
+/// would, without an index that panics on a non-object: a writer's values
+/// are all objects, so a non-object is left as it is.
+pub fn set(value: &mut Value, key: &str, field: Value) {
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert(key.to_string(), field);
+    }
+}
+
 /// Parses a request body as a JSON object.
 pub fn body_object(body: &[u8]) -> Result<Object, BadRequest> {
     let value: Value = serde_json::from_slice(body)
@@ -148,6 +157,18 @@ pub fn arguments_value(arguments: &str) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn set_writes_a_field_in_place_and_leaves_a_non_object_alone() {
+        let mut value = json!({"a": 1, "b": 2});
+        set(&mut value, "a", json!(3));
+        set(&mut value, "c", json!(4));
+        assert_eq!(value.to_string(), r#"{"a":3,"b":2,"c":4}"#);
+        // `value["k"] = ..` panics on an array; `set` does not.
+        let mut array = json!([1]);
+        set(&mut array, "k", json!(2));
+        assert_eq!(array, json!([1]));
+    }
 
     #[test]
     fn messages_name_the_field() {

@@ -301,10 +301,10 @@ fn chunk(parts: Vec<Value>, finish: bool, id: &str, model: &str, usage: Usage) -
     let mut candidate = json!({"content": {"role": "model", "parts": parts}, "index": 0});
     let mut body = json!({"modelVersion": model, "responseId": id});
     if finish {
-        candidate["finishReason"] = Value::from("STOP");
-        body["usageMetadata"] = usage_json(usage);
+        fields::set(&mut candidate, "finishReason", Value::from("STOP"));
+        fields::set(&mut body, "usageMetadata", usage_json(usage));
     }
-    body["candidates"] = json!([candidate]);
+    fields::set(&mut body, "candidates", json!([candidate]));
     body
 }
 

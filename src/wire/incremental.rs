@@ -165,14 +165,18 @@ fn depth(value: &Value) -> usize {
 /// How many leading bytes `a` and `b` share, compared a block at a time.
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     const BLOCK: usize = 256;
-    let len = a.len().min(b.len());
-    let mut at = 0;
-    while at + BLOCK <= len && a[at..at + BLOCK] == b[at..at + BLOCK] {
-        at += BLOCK;
-    }
-    at + a[at..len]
+    let same_blocks = a
+        .chunks_exact(BLOCK)
+        .zip(b.chunks_exact(BLOCK))
+        .take_while(|(x, y)| x == y)
+        .count();
+    let at = same_blocks * BLOCK;
+    let rest_of_b = b.get(at..).unwrap_or_default();
+    at + a
+        .get(at..)
+        .unwrap_or_default()
         .iter()
-        .zip(&b[at..len])
+        .zip(rest_of_b)
         .take_while(|(x, y)| x == y)
         .count()
 }
@@ -258,15 +262,17 @@ impl IncrementalReader {
         (1..=count)
             .rev()
             .find(|&k| {
-                self.elements[k - 1].end <= shared && (k == count || self.elements[k].resumable)
+                let ends_shared = self.elements.get(k - 1).is_some_and(|e| e.end <= shared);
+                let resumes = self.elements.get(k).is_none_or(|e| e.resumable);
+                ends_shared && resumes
             })
             .unwrap_or(0)
     }
 
     /// Drops what followed element `k` of the previous body.
     fn truncate(&mut self, k: usize) {
-        if k < self.elements.len() {
-            self.assembly.messages.truncate(self.elements[k].before);
+        if let Some(element) = self.elements.get(k) {
+            self.assembly.messages.truncate(element.before);
             self.assembly.waiting.clear();
             self.elements.truncate(k);
             self.flagged.retain(|(element, _)| *element < k);
@@ -292,7 +298,9 @@ impl IncrementalReader {
             let kept = &self.assembly.messages;
             let open = kept.last().is_some_and(|last| last.role == Role::User);
             let kept = kept.len();
-            let at = self.read_elements(body, self.elements[k - 1].end, false)?;
+            // After `truncate(k)` (k >= 1) the last element is element k - 1.
+            let resume_at = self.elements.last()?.end;
+            let at = self.read_elements(body, resume_at, false)?;
             // A `system` element right after a user message is added to it.
             let extended = open && self.elements.get(k).is_some_and(|e| !e.resumable);
             unchanged = Some(kept - usize::from(extended));

@@ -398,7 +398,7 @@ pub fn response_events(
     let items = output_items(response, id);
     for (index, item) in items.iter().enumerate() {
         let mut added = item.clone();
-        added["status"] = json!("in_progress");
+        fields::set(&mut added, "status", json!("in_progress"));
         match item["type"].as_str() {
             Some("message") => stream.message_item(index, item, added),
             Some("function_call") => stream.call_item(index, item, added, FUNCTION_CALL),
@@ -425,8 +425,8 @@ struct EventStream {
 
 impl EventStream {
     fn push(&mut self, name: &'static str, mut data: Value) {
-        data["type"] = Value::String(name.to_string());
-        data["sequence_number"] = json!(self.events.len());
+        fields::set(&mut data, "type", Value::String(name.to_string()));
+        fields::set(&mut data, "sequence_number", json!(self.events.len()));
         self.events.push(SseEvent::named(name, &data));
     }
 
@@ -434,12 +434,15 @@ impl EventStream {
     /// added empty, its one text part added, the text in deltas, done.
     fn message_item(&mut self, index: usize, item: &Value, mut added: Value) {
         let item_id = item["id"].clone();
-        added["content"] = json!([]);
+        fields::set(&mut added, "content", json!([]));
         self.push(
             "response.output_item.added",
             json!({"output_index": index, "item": added}),
         );
-        let text = item["content"][0]["text"].as_str().unwrap_or("");
+        let text = item
+            .pointer("/content/0/text")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         let empty_part =
             json!({"type": "output_text", "text": "", "annotations": [], "logprobs": []});
         self.push(
@@ -458,7 +461,7 @@ impl EventStream {
         );
         self.push(
             "response.content_part.done",
-            json!({"item_id": item_id, "output_index": index, "content_index": 0, "part": item["content"][0].clone()}),
+            json!({"item_id": item_id, "output_index": index, "content_index": 0, "part": item.pointer("/content/0").cloned().unwrap_or(Value::Null)}),
         );
     }
 
@@ -467,7 +470,7 @@ impl EventStream {
     /// function call's done event also names the function.
     fn call_item(&mut self, index: usize, item: &Value, mut added: Value, kind: CallKind) {
         let item_id = item["id"].clone();
-        added[kind.field] = json!("");
+        fields::set(&mut added, kind.field, json!(""));
         self.push(
             "response.output_item.added",
             json!({"output_index": index, "item": added}),
@@ -481,9 +484,9 @@ impl EventStream {
         }
         let mut done = json!({"item_id": item_id, "output_index": index});
         if kind.named {
-            done["name"] = item["name"].clone();
+            fields::set(&mut done, "name", item["name"].clone());
         }
-        done[kind.field] = json!(text);
+        fields::set(&mut done, kind.field, json!(text));
         self.push(kind.done, done);
     }
 }

@@ -23,6 +23,7 @@
 use serde_json::{Value, json};
 
 use super::{AgentCall, Builtin, BuiltinCall, Context, Family};
+use crate::wire::fields;
 
 /// GitHub Copilot CLI.
 pub struct Copilot;
@@ -93,7 +94,7 @@ impl Family for Copilot {
             BuiltinCall::ReadFile { path, limit } if context.offers("view") => {
                 let mut input = json!({"path": Self::path(context, path)});
                 if let Some(limit) = limit {
-                    input["view_range"] = json!([1, limit]);
+                    fields::set(&mut input, "view_range", json!([1, limit]));
                 }
                 AgentCall {
                     name: "view".into(),
