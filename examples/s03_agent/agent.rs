@@ -23,6 +23,7 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::panic,
+    clippy::indexing_slicing,
     reason = "an example agent outside the library: it stops on what it cannot use"
 )]
 

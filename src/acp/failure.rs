@@ -114,11 +114,18 @@ mod tests {
     use super::*;
     use crate::acp::messages::shown;
 
-    /// The messages users read (docs/acp.md quotes them), byte for byte.
-    #[test]
-    fn the_messages_are_pinned() {
-        let cases: Vec<(AcpFailure, &str)> = vec![
-            (
+    /// A value beside the message it shows.
+    type Pinned = (Box<dyn std::fmt::Display>, String);
+
+    /// One row of a table: the value, shown by its `Display`, and the message it must show.
+    fn pair(value: impl std::fmt::Display + 'static, message: impl Into<String>) -> Pinned {
+        (Box::new(value), message.into())
+    }
+
+    /// Every [`AcpFailure`] (each [`Ending`] once) and its message.
+    fn failures() -> Vec<Pinned> {
+        vec![
+            pair(
                 AcpFailure::NeverAnswered {
                     method: "initialize",
                     part: None,
@@ -126,7 +133,7 @@ mod tests {
                 },
                 "it never answered `initialize` within 30 s",
             ),
-            (
+            pair(
                 AcpFailure::NeverAnswered {
                     method: "session/prompt",
                     part: Some(1),
@@ -134,28 +141,28 @@ mod tests {
                 },
                 "it never answered `session/prompt` (part 2) within 120 s",
             ),
-            (
+            pair(
                 AcpFailure::LineTooLong { cap: 16 << 20 },
                 "it wrote a line longer than 16777216 bytes",
             ),
-            (
+            pair(
                 AcpFailure::StdinUnread {
                     queued: 1048577,
                     cap: 1 << 20,
                 },
                 "it does not read its stdin: 1048577 bytes of answers wait unread (at most 1048576)",
             ),
-            (
+            pair(
                 AcpFailure::Garbage(LineError::NotJsonRpc2 {
                     line: shown("{\"id\":1,\"result\":1}\n"),
                 }),
                 "it answered garbage: not JSON-RPC 2.0 (no \"jsonrpc\": \"2.0\"): {\"id\":1,\"result\":1}",
             ),
-            (
+            pair(
                 AcpFailure::NotWaiting { id: 9 },
                 "it answered request 9, which is not the one waiting",
             ),
-            (
+            pair(
                 AcpFailure::ErrorAnswer {
                     method: "session/prompt",
                     code: -32603,
@@ -163,98 +170,104 @@ mod tests {
                 },
                 "it answered `session/prompt` with error -32603: boom",
             ),
-            (
+            pair(
                 AcpFailure::NoUsableAuthentication {
                     message: "Authentication required".into(),
                 },
                 "it requires authentication (\"Authentication required\") and offers no method whose environment variables it has",
             ),
-            (
+            pair(
                 AcpFailure::NoSessionId {
                     result: "{}".into(),
                 },
                 "its `session/new` result has no sessionId: {}",
             ),
-            (
+            pair(
                 AcpFailure::NoAllowingOption,
                 "it asked for a permission with no option that allows",
             ),
-            (
+            pair(
                 AcpFailure::NotServed {
                     method: "fs/read_text_file".into(),
                 },
                 "it sent a request agent-eval does not serve: `fs/read_text_file` (answered -32601)",
             ),
-            (
+            pair(
                 AcpFailure::Ended {
                     ending: Ending::Exited(3),
                     waiting: "session/prompt",
                 },
                 "it exited with status 3 while agent-eval waited for its answer to `session/prompt`",
             ),
-            (
+            pair(
                 AcpFailure::Ended {
                     ending: Ending::TimedOut,
                     waiting: "?",
                 },
                 "it reached the run's timeout while agent-eval waited for its answer to `?`",
             ),
-            (
+            pair(
                 AcpFailure::Ended {
                     ending: Ending::Signalled,
                     waiting: "initialize",
                 },
                 "it was ended by a signal while agent-eval waited for its answer to `initialize`",
             ),
-        ];
-        for (failure, message) in cases {
-            assert_eq!(failure.to_string(), message);
-        }
+        ]
+    }
+
+    /// Every [`LineError`] and [`PlanError`] and its message.
+    fn line_and_plan_errors() -> Vec<Pinned> {
         let long = format!(
             "a response to an id agent-eval never sent: {}…",
             "x".repeat(200)
         );
-        let lines: Vec<(LineError, &str)> = vec![
-            (
+        vec![
+            pair(
                 LineError::NotJson {
                     error: "expected value at line 1 column 1".into(),
                     line: "hello".into(),
                 },
                 "not JSON (expected value at line 1 column 1): hello",
             ),
-            (
+            pair(
                 LineError::NotAnObject { line: "[1]".into() },
                 "not a JSON-RPC object: [1]",
             ),
-            (
+            pair(
                 LineError::ForeignId {
                     line: shown(&"x".repeat(300)),
                 },
-                &long,
+                long,
             ),
-            (
+            pair(
                 LineError::NeitherRequestNorResponse { line: "{}".into() },
                 "neither a request nor a response: {}",
             ),
-            (
+            pair(
                 LineError::NoResultNorError,
                 "a response with neither `result` nor `error`",
             ),
-        ];
-        for (error, message) in lines {
-            assert_eq!(error.to_string(), message);
+            pair(
+                PlanError::NoEntries,
+                "a plan update without an `entries` list",
+            ),
+            pair(
+                PlanError::EntryIncomplete("{\"content\":\"x\"}".into()),
+                "a plan entry without content or status: {\"content\":\"x\"}",
+            ),
+            pair(
+                PlanError::UnknownStatus("done".into()),
+                "a plan entry of unknown status \"done\"",
+            ),
+        ]
+    }
+
+    /// The messages users read (docs/acp.md quotes them), byte for byte.
+    #[test]
+    fn the_messages_are_pinned() {
+        for (value, message) in failures().into_iter().chain(line_and_plan_errors()) {
+            assert_eq!(value.to_string(), message);
         }
-        assert_eq!(
-            PlanError::NoEntries.to_string(),
-            "a plan update without an `entries` list"
-        );
-        assert_eq!(
-            PlanError::EntryIncomplete("{\"content\":\"x\"}".into()).to_string(),
-            "a plan entry without content or status: {\"content\":\"x\"}"
-        );
-        assert_eq!(
-            PlanError::UnknownStatus("done".into()).to_string(),
-            "a plan entry of unknown status \"done\""
-        );
     }
 }

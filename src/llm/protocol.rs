@@ -46,8 +46,8 @@ pub fn check(messages: &[Message]) -> Vec<Violation> {
     violations
 }
 
-/// Checks message `index` (and the answer to its calls, the message after
-/// it): `turn` counts the assistant messages so far, `first_use` says
+/// Checks message `index`, if there is one (and the answer to its calls,
+/// the message after it): `turn` counts the assistant messages so far, `first_use` says
 /// whether a `tool_use` id is new, `flag` takes each violation with its
 /// turn.
 fn check_message<'m>(
@@ -58,7 +58,9 @@ fn check_message<'m>(
     first_use: &mut impl FnMut(&'m str) -> bool,
     flag: &mut impl FnMut(usize, String),
 ) {
-    let message = &messages[index];
+    let Some(message) = messages.get(index) else {
+        return;
+    };
     if message.role == Role::Assistant {
         *turn += 1;
     }

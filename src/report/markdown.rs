@@ -65,17 +65,7 @@ fn has_failure(result: &ScenarioResult) -> bool {
 /// The first line: passed or failed, and the counts; then each file that
 /// could not be read.
 fn verdict(out: &mut String, results: &[ScenarioResult], load_errors: &[String]) {
-    let with = |verdict: Verdict| -> usize {
-        results
-            .iter()
-            .map(|r| {
-                r.expectations
-                    .iter()
-                    .filter(|e| e.verdict == verdict)
-                    .count()
-            })
-            .sum()
-    };
+    let with = |verdict: Verdict| ScenarioResult::count_verdicts(results, verdict);
     let failed = with(Verdict::Fail);
     let total: usize = results.iter().map(|r| r.expectations.len()).sum();
     let verdict = if failed == 0 && load_errors.is_empty() {

@@ -21,9 +21,6 @@
 //! - [`log`]: run log records (`--log-dir`) and replay commands.
 //! - [`terminal`]: escaping what scenarios and models wrote for a terminal.
 
-// Renderers read what others wrote: no index may panic on a short list.
-#![deny(clippy::indexing_slicing)]
-
 pub mod baseline;
 pub mod chart_error;
 pub mod codequality;

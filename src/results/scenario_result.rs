@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::compare::CellComparison;
 use super::summary::CellSummary;
-use super::verdict::ExpectationOutcome;
+use super::verdict::{ExpectationOutcome, Verdict};
 
 /// Why one run of a scenario could not happen.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +55,20 @@ pub struct ScenarioResult {
 }
 
 impl ScenarioResult {
+    /// How many expectations of all `results` came to `verdict`: the
+    /// counts the terminal summary and the Markdown report both show.
+    pub fn count_verdicts(results: &[ScenarioResult], verdict: Verdict) -> usize {
+        results
+            .iter()
+            .map(|r| {
+                r.expectations
+                    .iter()
+                    .filter(|e| e.verdict == verdict)
+                    .count()
+            })
+            .sum()
+    }
+
     /// Assembles a result and, when `check` (not for a shard's partial
     /// runs), evaluates the expectations. Both `run` and `merge` build
     /// results here, so a merged report equals an unsharded one.

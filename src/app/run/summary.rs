@@ -149,17 +149,7 @@ pub(crate) fn print_failures(out: &mut dyn Write, results: &[ScenarioResult]) {
 /// with its detail, under its scenario's table. `not_run`: runs that
 /// could not happen (said on lines of their own after this one).
 fn summary_line(out: &mut dyn Write, results: &[ScenarioResult], bad: usize, not_run: usize) {
-    let count = |verdict: Verdict| -> usize {
-        results
-            .iter()
-            .map(|r| {
-                r.expectations
-                    .iter()
-                    .filter(|e| e.verdict == verdict)
-                    .count()
-            })
-            .sum()
-    };
+    let count = |verdict: Verdict| ScenarioResult::count_verdicts(results, verdict);
     let (held, failed, na) = (
         count(Verdict::Pass),
         count(Verdict::Fail),

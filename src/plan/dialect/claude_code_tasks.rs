@@ -27,7 +27,7 @@ use serde_json::{Map, Value, json};
 
 use super::{
     InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, TaskFields,
-    active_form_for, zod_type,
+    active_form_for, match_by_text, zod_type,
 };
 use crate::llm::ToolSchema;
 
@@ -250,6 +250,20 @@ fn find(plan: &[PlanItem], id: &str) -> Option<usize> {
     plan.iter().position(|item| item.id == id)
 }
 
+/// The task whose id is `id`.
+fn task_of<'p>(plan: &'p [PlanItem], id: &str) -> Option<&'p PlanItem> {
+    plan.iter().find(|item| item.id == id)
+}
+
+/// Changes the fields of task `k` (of none when there is no task `k`).
+fn edit_fields(plan: &mut [PlanItem], k: usize, change: impl FnOnce(&mut TaskFields)) {
+    if let Some(item) = plan.get_mut(k) {
+        let mut task = fields(item);
+        change(&mut task);
+        item.task = Some(Box::new(task));
+    }
+}
+
 fn hashes(ids: &[String]) -> String {
     ids.iter()
         .map(|id| format!("#{id}"))
@@ -371,9 +385,12 @@ fn check_update(input: &Value) -> Result<Update, String> {
 /// block k) in both tasks, where the other task exists. `true` when an id
 /// was new to task k's list.
 fn add_links(plan: &mut [PlanItem], k: usize, ids: &[String], blocks: bool) -> bool {
+    let Some(this) = plan.get(k).map(|item| item.id.clone()) else {
+        return false;
+    };
     let mut new = false;
     for other in ids {
-        let own = fields(&plan[k]);
+        let own = plan.get(k).map(fields).unwrap_or_default();
         let list = if blocks { &own.blocks } else { &own.blocked_by };
         if list.contains(other) {
             continue;
@@ -382,19 +399,14 @@ fn add_links(plan: &mut [PlanItem], k: usize, ids: &[String], blocks: bool) -> b
         let Some(j) = find(plan, other) else {
             continue;
         };
-        let this = plan[k].id.clone();
         // (the blocking task, the id it records) and (the blocked one, ditto)
         let ((blocker, blocked_id), (blocked, blocker_id)) = if blocks {
-            ((k, other.clone()), (j, this))
+            ((k, other.clone()), (j, this.clone()))
         } else {
-            ((j, this), (k, other.clone()))
+            ((j, this.clone()), (k, other.clone()))
         };
-        let mut task = fields(&plan[blocker]);
-        task.blocks.push(blocked_id);
-        plan[blocker].task = Some(Box::new(task));
-        let mut task = fields(&plan[blocked]);
-        task.blocked_by.push(blocker_id);
-        plan[blocked].task = Some(Box::new(task));
+        edit_fields(plan, blocker, |task| task.blocks.push(blocked_id));
+        edit_fields(plan, blocked, |task| task.blocked_by.push(blocker_id));
     }
     new
 }
@@ -427,8 +439,10 @@ fn update(plan: &mut Vec<PlanItem>, input: &Value) -> PlanOutcome {
         return PlanOutcome::accepted(format!("Updated task #{id} deleted"));
     }
     let mut changed: Vec<&str> = Vec::new();
-    let mut task = fields(&plan[k]);
-    let item = &mut plan[k];
+    let Some(item) = plan.get_mut(k) else {
+        return PlanOutcome::accepted(NOT_FOUND);
+    };
+    let mut task = fields(item);
     if let Some(subject) = update.subject.filter(|s| *s != item.text) {
         item.text = subject;
         changed.push("subject");
@@ -477,7 +491,7 @@ fn list_line(plan: &[PlanItem], item: &PlanItem) -> String {
     let open: Vec<String> = task
         .blocked_by
         .iter()
-        .filter(|b| find(plan, b).is_some_and(|k| plan[k].status != PlanStatus::Completed))
+        .filter(|b| task_of(plan, b).is_some_and(|t| t.status != PlanStatus::Completed))
         .cloned()
         .collect();
     if !open.is_empty() {
@@ -507,7 +521,7 @@ fn get(plan: &[PlanItem], input: &Value) -> PlanOutcome {
     if let Some(message) = issues.error() {
         return PlanOutcome::rejected(message);
     }
-    let Some(item) = id.and_then(|id| find(plan, &id)).map(|k| &plan[k]) else {
+    let Some(item) = id.and_then(|id| task_of(plan, &id)) else {
         return PlanOutcome::accepted(NOT_FOUND);
     };
     let task = fields(item);
@@ -693,16 +707,12 @@ impl PlanDialect for ClaudeCodeTasks {
                 input: json!({"query": SELECT_ALL}),
             });
         }
-        let mut used = vec![false; before.len()];
+        let (matches, dropped) = match_by_text(before, wanted);
         let mut next = next_id(before);
         let mut updates = Vec::new();
-        for item in wanted {
-            let found = (0..before.len()).find(|&k| !used[k] && before[k].text == item.text);
+        for (item, found) in wanted.iter().zip(matches) {
             let (id, status) = match found {
-                Some(k) => {
-                    used[k] = true;
-                    (before[k].id.clone(), before[k].status)
-                }
+                Some(old) => (old.id.clone(), old.status),
                 None => {
                     calls.push(item_create(item));
                     next += 1;
@@ -718,7 +728,7 @@ impl PlanDialect for ClaudeCodeTasks {
         }
         calls.extend(updates);
         // Tasks the wanted plan dropped (a stale plan rewritten) go.
-        for (_, old) in before.iter().enumerate().filter(|(k, _)| !used[*k]) {
+        for old in dropped {
             calls.push(PlanCall {
                 tool: UPDATE.into(),
                 input: json!({"taskId": old.id, "status": "deleted"}),

@@ -41,7 +41,10 @@ use serde_json::Value;
 use guard::MAX_LENGTH;
 use guard::Refusal;
 
-use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, TaskFields};
+use super::{
+    InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, TaskFields,
+    match_by_text,
+};
 use crate::llm::ToolSchema;
 
 const TOOL: &str = "sql";
@@ -157,36 +160,32 @@ fn contains_word(text: &str, needle: &str) -> bool {
     })
 }
 
+/// Where the first `stop` at or after `from` is in `bytes`, else the
+/// length.
+fn byte_from(bytes: &[u8], from: usize, stop: u8) -> usize {
+    bytes
+        .get(from..)
+        .and_then(|rest| rest.iter().position(|&b| b == stop))
+        .map_or(bytes.len(), |k| from + k)
+}
+
 /// The statements of a query, split at the semicolons outside quotes and
 /// comments (empty ones dropped).
 fn statements(query: &str) -> Vec<&str> {
     let bytes = query.as_bytes();
     let mut out = Vec::new();
     let (mut start, mut at) = (0, 0);
-    while at < bytes.len() {
-        match bytes[at] {
-            quote @ (b'\'' | b'"' | b'`') => {
-                at += 1;
-                while at < bytes.len() && bytes[at] != quote {
-                    at += 1;
-                }
-            }
-            b'[' => {
-                while at < bytes.len() && bytes[at] != b']' {
-                    at += 1;
-                }
-            }
-            b'-' if bytes.get(at + 1) == Some(&b'-') => {
-                while at < bytes.len() && bytes[at] != b'\n' {
-                    at += 1;
-                }
-            }
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            quote @ (b'\'' | b'"' | b'`') => at = byte_from(bytes, at + 1, quote),
+            b'[' => at = byte_from(bytes, at, b']'),
+            b'-' if bytes.get(at + 1) == Some(&b'-') => at = byte_from(bytes, at, b'\n'),
+            // To the comment's closing `/` (past the end when it has none).
             b'/' if bytes.get(at + 1) == Some(&b'*') => {
-                at += 2;
-                while at + 1 < bytes.len() && !(bytes[at] == b'*' && bytes[at + 1] == b'/') {
-                    at += 1;
-                }
-                at += 1;
+                at = bytes
+                    .get(at + 2..)
+                    .and_then(|rest| rest.windows(2).position(|pair| pair == b"*/"))
+                    .map_or(bytes.len(), |k| at + 2 + k + 1);
             }
             b';' => {
                 out.push(&query[start..at]);
@@ -516,7 +515,8 @@ fn table_of_todos(result: &str) -> Option<Vec<PlanItem>> {
     if lines.get(header + 1) != Some(&"| --- | --- | --- |") {
         return None;
     }
-    lines[header + 2..]
+    lines
+        .get(header + 2..)?
         .iter()
         .take_while(|l| l.starts_with("| "))
         .map(|line| {
@@ -637,11 +637,10 @@ impl PlanDialect for CopilotSql {
 
     fn write_update(&self, before: &[PlanItem], wanted: &[PlanItem]) -> Vec<PlanCall> {
         let mut taken: Vec<String> = before.iter().map(|i| i.id.clone()).collect();
-        let mut used = vec![false; before.len()];
+        let (matches, dropped) = match_by_text(before, wanted);
         let (mut inserts, mut updates) = (Vec::new(), Vec::new());
-        for item in wanted {
-            let found = (0..before.len()).find(|&k| !used[k] && before[k].text == item.text);
-            let Some(k) = found else {
+        for (item, found) in wanted.iter().zip(matches) {
+            let Some(old) = found else {
                 let id = slug(&item.text, &taken);
                 taken.push(id.clone());
                 inserts.push(format!(
@@ -653,24 +652,18 @@ impl PlanDialect for CopilotSql {
                 ));
                 continue;
             };
-            used[k] = true;
-            if word(before[k].status) != word(item.status) {
+            if word(old.status) != word(item.status) {
                 updates.push(format!(
                     "UPDATE todos SET status = {} WHERE id = {}",
                     quoted(word(item.status)),
-                    quoted(&before[k].id)
+                    quoted(&old.id)
                 ));
             }
         }
         let mut statements = Vec::new();
         // Todos the wanted plan dropped (a stale plan rewritten) go, with
         // their dependencies first.
-        for old in before
-            .iter()
-            .zip(&used)
-            .filter(|(_, u)| !**u)
-            .map(|(o, _)| o)
-        {
+        for old in dropped {
             statements.push(format!(
                 "DELETE FROM todo_deps WHERE todo_id = {0} OR depends_on = {0}",
                 quoted(&old.id)

@@ -439,6 +439,27 @@ pub(crate) fn js_blank(s: &str) -> bool {
     })
 }
 
+/// Matches each `wanted` item to the first item of `before` with its text
+/// that no earlier wanted item took: the matches in `wanted`'s order
+/// (`None` for an item new to the plan), then the items of `before` none
+/// matched (the ones a rewritten plan dropped), in their order.
+pub(crate) fn match_by_text<'b>(
+    before: &'b [PlanItem],
+    wanted: &[PlanItem],
+) -> (Vec<Option<&'b PlanItem>>, Vec<&'b PlanItem>) {
+    let mut free: Vec<Option<&PlanItem>> = before.iter().map(Some).collect();
+    let matches = wanted
+        .iter()
+        .map(|item| {
+            free.iter_mut()
+                .find(|slot| slot.is_some_and(|old| old.text == item.text))
+                .and_then(Option::take)
+        })
+        .collect();
+    let dropped = free.into_iter().flatten().collect();
+    (matches, dropped)
+}
+
 /// Positions as ids (1, 2, ...), for dialects whose items have none.
 pub(crate) fn numbered(
     items: impl IntoIterator<Item = (String, PlanStatus, Option<String>)>,
@@ -547,6 +568,27 @@ impl fmt::Display for Dialect {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn items(texts: &[&str]) -> Vec<PlanItem> {
+        numbered(
+            texts
+                .iter()
+                .map(|t| (t.to_string(), PlanStatus::Pending, None)),
+        )
+    }
+
+    /// Each wanted item takes the first free item with its text, once;
+    /// what none took is dropped, in the old order.
+    #[test]
+    fn match_by_text_takes_each_old_item_once() {
+        let before = items(&["a", "b", "a", "c"]);
+        let wanted = items(&["a", "x", "a", "a", "b"]);
+        let (matches, dropped) = match_by_text(&before, &wanted);
+        let ids: Vec<Option<&str>> = matches.iter().map(|m| m.map(|i| i.id.as_str())).collect();
+        assert_eq!(ids, vec![Some("1"), None, Some("3"), None, Some("2")]);
+        let dropped: Vec<&str> = dropped.iter().map(|i| i.id.as_str()).collect();
+        assert_eq!(dropped, vec!["4"]);
+    }
 
     #[test]
     fn names_match_serde_and_the_registry() {

@@ -178,9 +178,7 @@ impl History {
                 "an empty file: nothing is recorded in it, and reading never makes a history",
             ));
         }
-        let version = header
-            .get(60..64)
-            .map_or(0, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        let version = schema::header_i32(&header, 60);
         if version == SCHEMA_VERSION && !reader_copy::journal_beside(path) {
             let sql = |source| sqlite_error(path, source);
             let conn = schema::connect_immutable(path).map_err(sql)?;

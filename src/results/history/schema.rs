@@ -139,11 +139,20 @@ pub(super) fn check_path(path: &Path) -> Result<bool, HistoryError> {
     // 0: a database just being created by a concurrent writer, or another
     // application's; the check under the write lock tells them apart
     // before anything is written.
-    let app = i32::from_be_bytes([header[68], header[69], header[70], header[71]]);
+    let app = header_i32(&header, 68);
     if app != APPLICATION_ID && app != 0 {
         return Err(not_history(path, "another application's SQLite database"));
     }
     Ok(true)
+}
+
+/// The big-endian 32-bit number at byte `at` of a database header (0 for
+/// a header too short to hold it: what SQLite reads as unset).
+pub(super) fn header_i32(header: &[u8], at: usize) -> i32 {
+    header
+        .get(at..at.saturating_add(4))
+        .and_then(|bytes| <[u8; 4]>::try_from(bytes).ok())
+        .map_or(0, i32::from_be_bytes)
 }
 
 /// The companion files SQLite writes beside the database.
@@ -446,6 +455,16 @@ pub(super) fn migrate(conn: &Connection, version: i32) -> rusqlite::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The number is read big-endian; a header too short gives 0.
+    #[test]
+    fn header_numbers_are_big_endian_and_0_past_the_end() {
+        let mut header = vec![0u8; 100];
+        header[68..72].copy_from_slice(&[0x12, 0x34, 0x56, 0x78]);
+        assert_eq!(header_i32(&header, 68), 0x1234_5678);
+        assert_eq!(header_i32(&header, 98), 0);
+        assert_eq!(header_i32(&header, usize::MAX), 0);
+    }
 
     #[test]
     fn one_migration_per_version() {

@@ -162,7 +162,11 @@ fn direction_changes(points: &[TrendPoint]) -> usize {
         .take(FLAP_WINDOW)
         .filter_map(|p| p.direction)
         .collect();
-    moves.windows(2).filter(|w| w[0] != w[1]).count()
+    moves
+        .iter()
+        .zip(moves.iter().skip(1))
+        .filter(|(a, b)| a != b)
+        .count()
 }
 
 #[cfg(test)]

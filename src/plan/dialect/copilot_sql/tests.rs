@@ -376,3 +376,17 @@ fn a_result_is_cut_at_its_stated_size() {
         );
     }
 }
+
+/// Quotes, brackets and comments hide their semicolons; a comment or a
+/// quote left open runs to the end of the query without an out-of-bounds
+/// step (the scanner reads by `get`, not by index).
+#[test]
+fn statements_split_outside_quotes_and_comments() {
+    assert_eq!(
+        statements("SELECT ';'; /* ; */ SELECT [a;b] -- x;\n; SELECT 1"),
+        vec!["SELECT ';'", " /* ; */ SELECT [a;b] -- x;\n", " SELECT 1"]
+    );
+    assert_eq!(statements("SELECT 1; /* open ;"), vec!["SELECT 1"]);
+    assert_eq!(statements("SELECT 'open ;"), vec!["SELECT 'open ;"]);
+    assert_eq!(statements("SELECT 1;/*"), vec!["SELECT 1"]);
+}
