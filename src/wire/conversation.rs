@@ -267,13 +267,7 @@ impl Conversations {
         {
             self.branches.remove(index);
         }
-        self.branches.insert(0, conversation.clone());
-        self.branches.truncate(BRANCHES);
-        let next = Continued {
-            conversation: conversation.clone(),
-            flagged: flagged.to_vec(),
-            taken,
-        };
+        let next = self.keep(&conversation, flagged, taken);
         (conversation, unmatched, next)
     }
 }
@@ -358,14 +352,25 @@ impl Conversations {
         {
             self.branches.remove(index);
         }
+        let next = self.keep(&conversation, flagged, taken);
+        Some((conversation, unmatched, next))
+    }
+
+    /// Keeps `conversation` as the newest branch (the oldest beyond
+    /// [`BRANCHES`] dropped) and what the next request continues from.
+    fn keep(
+        &mut self,
+        conversation: &Conversation,
+        flagged: &[String],
+        taken: Vec<(usize, String)>,
+    ) -> Continued {
         self.branches.insert(0, conversation.clone());
         self.branches.truncate(BRANCHES);
-        let next = Continued {
+        Continued {
             conversation: conversation.clone(),
             flagged: flagged.to_vec(),
             taken,
-        };
-        Some((conversation, unmatched, next))
+        }
     }
 }
 
