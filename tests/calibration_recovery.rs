@@ -16,8 +16,9 @@
 //! reads the other way of that rule. Recovery through the binary (`run
 //! --log-dir`, then `calibrate --json`) is tests/calibration.rs'.
 
+use crate::support;
 use agent_eval::calibrate::{estimators, structure};
-use agent_eval::eval::{Cell, run_once};
+use agent_eval::eval::Cell;
 use agent_eval::model::simulated::SimulateParams;
 use agent_eval::scenario::{self, ModelSpec, NagThreshold, Scenario};
 use agent_eval::transcript::Session;
@@ -69,17 +70,7 @@ fn sessions(params: SimulateParams, steps: usize, runs: u64, first: u64) -> Vec<
     let cell = Cell::of_agent(&scenario)
         .with_todo(true)
         .with_threshold(NagThreshold::After(3));
-    (first..first + runs)
-        .map(|seed| {
-            let record = run_once(&scenario, &cell, seed).unwrap();
-            agent_eval::transcript::run_log::session_of(
-                &record.messages,
-                Default::default(),
-                true,
-                Some(&record.result.reminders_at),
-            )
-        })
-        .collect()
+    support::sessions_of_runs(&scenario, &cell, first..first + runs)
 }
 
 /// Each measured parameter, its truth and the widest interval accepted.

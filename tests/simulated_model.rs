@@ -1,6 +1,7 @@
 //! The simulated model: it decides from its input alone, it is
 //! deterministic, and its parameters move results the way they claim to.
 
+use crate::support;
 use agent_eval::agent::tools::schemas;
 use agent_eval::eval::{Cell, EvalOptions, evaluate_scenario, run_once};
 use agent_eval::llm::Model;
@@ -707,17 +708,7 @@ fn a_conversation_rewritten_before_its_last_message_is_read_afresh() {
 fn sessions_with(params: SimulateParams, seeds: u64) -> Vec<agent_eval::transcript::Session> {
     let scenario = with_params(ten_step(), params);
     let cell = cell(&scenario, true, NagThreshold::Off);
-    (0..seeds)
-        .map(|seed| {
-            let record = run_once(&scenario, &cell, seed).unwrap();
-            agent_eval::transcript::run_log::session_of(
-                &record.messages,
-                Default::default(),
-                true,
-                Some(&record.result.reminders_at),
-            )
-        })
-        .collect()
+    support::sessions_of_runs(&scenario, &cell, 0..seeds)
 }
 
 fn plans(turn: &agent_eval::transcript::Turn) -> bool {

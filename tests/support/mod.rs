@@ -273,3 +273,24 @@ pub fn rust_files(dir: &std::path::Path) -> Vec<PathBuf> {
     walk(dir, &mut found);
     found
 }
+
+/// The sessions of `scenario`'s `cell` run in-process for each of
+/// `seeds`, as calibration reads agent-eval's own run logs (the reminders
+/// the run counted included).
+pub fn sessions_of_runs(
+    scenario: &agent_eval::scenario::Scenario,
+    cell: &agent_eval::eval::Cell,
+    seeds: std::ops::Range<u64>,
+) -> Vec<agent_eval::transcript::Session> {
+    seeds
+        .map(|seed| {
+            let record = agent_eval::eval::run_once(scenario, cell, seed).unwrap();
+            agent_eval::transcript::run_log::session_of(
+                &record.messages,
+                Default::default(),
+                true,
+                Some(&record.result.reminders_at),
+            )
+        })
+        .collect()
+}
