@@ -42,12 +42,19 @@ fn run(dir: &Path, args: &[&str]) -> (i32, String) {
     )
 }
 
-#[test]
-fn a_profile_run_is_compared_only_with_runs_under_the_same_profile() {
+/// A folder holding `scenario` as `s.yaml` and the shipped public
+/// profile as `p.yaml`.
+fn with_profile(scenario: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(dir.path().join("s.yaml"), SCENARIO).expect("scenario");
+    std::fs::write(dir.path().join("s.yaml"), scenario).expect("scenario");
     let profile = Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/public-sessions.yaml");
     std::fs::copy(&profile, dir.path().join("p.yaml")).expect("profile");
+    dir
+}
+
+#[test]
+fn a_profile_run_is_compared_only_with_runs_under_the_same_profile() {
+    let dir = with_profile(SCENARIO);
     let (code, text) = run(dir.path(), &["run", "s.yaml", "--history", "h.db"]);
     assert_eq!(code, 0, "{text}");
     // Under the profile, the history's run under the defaults is no
@@ -115,10 +122,7 @@ fn six_steps() -> String {
 
 #[test]
 fn diff_names_a_profile_change_and_compares_only_like_with_like() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(dir.path().join("s.yaml"), six_steps()).expect("scenario");
-    let profile = Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/public-sessions.yaml");
-    std::fs::copy(&profile, dir.path().join("p.yaml")).expect("profile");
+    let dir = with_profile(&six_steps());
     let (code, text) = run(dir.path(), &["run", "s.yaml", "--json", "defaults.json"]);
     assert_eq!(code, 0, "{text}");
     let (code, text) = run(
