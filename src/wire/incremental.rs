@@ -32,6 +32,7 @@ use super::BadRequest;
 use super::anthropic::{self, Element, push_block};
 use super::fields::Object;
 use super::record::{Lineage, WireRequest, normalize_task_message};
+use super::tally::{RunningTally, Tally};
 use crate::llm::{Content, ContentBlock, Message, Role};
 
 /// The deepest nesting an element of `messages` may have when read alone
@@ -127,6 +128,9 @@ pub struct IncrementalReader {
     serial: u64,
     /// The last request read.
     lineage: Option<Lineage>,
+    /// The counts of the conversations read, and of the last one.
+    running: RunningTally,
+    tally: Tally,
 }
 
 /// Where a scan stopped: `None` is anything to leave to the whole parse.
@@ -187,20 +191,22 @@ impl IncrementalReader {
     pub fn read(&mut self, body: &Bytes) -> Result<WireRequest, BadRequest> {
         self.parsed = 0;
         let previous = self.lineage.take().map(|lineage| lineage.serial);
-        let (read, after) = match self.read_on(body) {
-            Some((request, unchanged)) => {
-                let after = unchanged.zip(previous);
-                (
-                    Ok(request),
-                    after.map(|(unchanged, serial)| (serial, unchanged)),
-                )
-            }
+        let (read, unchanged) = match self.read_on(body) {
+            Some((request, unchanged)) => (Ok(request), unchanged),
             None => {
                 self.start_over();
                 (anthropic::parse_request(body), None)
             }
         };
-        if read.is_ok() {
+        let after = unchanged
+            .zip(previous)
+            .map(|(unchanged, serial)| (serial, unchanged));
+        if let Ok(request) = &read {
+            // The running counts are those of the messages read on from:
+            // both start over together.
+            self.tally = self
+                .running
+                .count(&request.messages, unchanged.unwrap_or(0));
             self.serial += 1;
             self.lineage = Some(Lineage {
                 serial: self.serial,
@@ -213,6 +219,12 @@ impl IncrementalReader {
     /// The last request read, if it was read.
     pub fn lineage(&self) -> Option<Lineage> {
         self.lineage
+    }
+
+    /// The counts of the last request read (walking only the messages it
+    /// did not repeat).
+    pub fn tally(&self) -> Tally {
+        self.tally
     }
 
     /// Forgets the previous body (not the count of requests read).
@@ -563,6 +575,9 @@ mod tests {
                 let sent = Bytes::from(body(&messages, layout));
                 let read = reader.read(&sent);
                 prop_assert_eq!(&read, &anthropic::parse_request(&sent));
+                if let Ok(request) = &read {
+                    prop_assert_eq!(reader.tally(), Tally::of(&request.messages));
+                }
                 let lineage = reader.lineage();
                 if let (Some(lineage), Ok(request)) = (lineage, &read) {
                     // What the lineage says is kept, is.

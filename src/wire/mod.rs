@@ -23,6 +23,7 @@ pub mod record;
 pub mod responses;
 pub mod server;
 mod sse;
+pub mod tally;
 pub mod translate;
 
 pub use observed::{ObservedRun, observe_run, transcript};

@@ -39,10 +39,11 @@ use super::incremental::IncrementalReader;
 use super::record::{
     Api, Exchange, FINISHED_TEXT, Finish, Lineage, Record, Reply, SIDE_TEXT, WireRequest,
 };
+use super::tally::Tally;
 use super::translate::Translation;
 use super::{BadRequest, WireError, chat, gemini, responses, sse, token_estimate};
 use crate::llm::protocol::{self, Violation};
-use crate::llm::{ContentBlock, Model, ModelError, ModelResponse, StopReason, turn_of};
+use crate::llm::{ContentBlock, Model, ModelError, ModelResponse, StopReason};
 
 /// The largest request body accepted (64 MiB: long agent conversations
 /// with file contents are big, but not this big).
@@ -379,7 +380,8 @@ async fn messages(State(shared): SharedState, body: Result<Bytes, BytesRejection
     };
     let (response, request) = handle_with(Api::Anthropic, Arc::clone(&shared), body, |body| {
         let request = reader.read(body)?;
-        Ok((request, reader.lineage()))
+        let known = reader.lineage().map(|lineage| (lineage, reader.tally()));
+        Ok((request, known))
     })
     .await;
     if let Some(request) = request {
@@ -440,7 +442,10 @@ async fn count_tokens(body: Result<Bytes, BytesRejection>) -> Response {
         })
         .and_then(|body| anthropic::parse_request(&body));
     match parsed {
-        Ok(request) => Json(json!({"input_tokens": input_tokens(&request)})).into_response(),
+        Ok(request) => {
+            Json(json!({"input_tokens": input_tokens(&request, Tally::of(&request.messages))}))
+                .into_response()
+        }
         Err(e) => error_response(Api::Anthropic, e.status, &e.message),
     }
 }
@@ -544,15 +549,16 @@ async fn handle(api: Api, shared: Arc<Shared>, body: Result<Bytes, BytesRejectio
         .0
 }
 
-/// Reads the body with `parse` (the request, and where it stands among
-/// those read before when the reader knows), asks the model, answers in
+/// Reads the body with `parse` (the request, and when the reader knows,
+/// where it stands among those read before and its counts), asks the
+/// model, answers in
 /// `api`'s shape; returns the answer and the request read (`None` when it
 /// was not).
 async fn handle_with(
     api: Api,
     shared: Arc<Shared>,
     body: Result<Bytes, BytesRejection>,
-    parse: impl FnOnce(&Bytes) -> Result<(WireRequest, Option<Lineage>), BadRequest>,
+    parse: impl FnOnce(&Bytes) -> Result<(WireRequest, Option<(Lineage, Tally)>), BadRequest>,
 ) -> (Response, Option<WireRequest>) {
     let _in_flight = InFlight::new(&shared);
     let parsed = body
@@ -561,7 +567,7 @@ async fn handle_with(
             message: e.body_text(),
         })
         .and_then(|body| parse(&body));
-    let (request, lineage) = match parsed {
+    let (request, known) = match parsed {
         Ok(read) => read,
         Err(e) => {
             lock(&shared.record).push(
@@ -576,9 +582,11 @@ async fn handle_with(
             return (error_response(api, e.status, &e.message), None);
         }
     };
+    let lineage = known.map(|(lineage, _)| lineage);
+    let tally = known.map_or_else(|| Tally::of(&request.messages), |(_, tally)| tally);
     let worker = Arc::clone(&shared);
     let answered =
-        tokio::task::spawn_blocking(move || answer(&worker, api, request, lineage)).await;
+        tokio::task::spawn_blocking(move || answer(&worker, api, request, lineage, tally)).await;
     let (index, request, reply) = match answered {
         Ok(answered) => answered,
         Err(e) => {
@@ -586,7 +594,7 @@ async fn handle_with(
             return (response, None);
         }
     };
-    let mut response = render(api, &shared.options, index, &request, &reply);
+    let mut response = render(api, &shared.options, index, &request, tally, &reply);
     // Tells agent-eval's own HTTP clients (the built-in loop through the
     // wire) that the script is used up, so they stop as in process; other
     // clients only see the closing text.
@@ -606,6 +614,7 @@ fn answer(
     api: Api,
     mut request: WireRequest,
     lineage: Option<Lineage>,
+    tally: Tally,
 ) -> (usize, WireRequest, Reply) {
     if shared.options.side_requests && request.tools.is_empty() {
         let index = record(shared, api, &request, Reply::Side, Vec::new(), lineage);
@@ -650,7 +659,7 @@ fn answer(
         match model.respond(&asked) {
             Ok(response) => {
                 let response = agent_view(shared, &request, response);
-                let turn = turn_of(&request.as_model_request());
+                let turn = tally.turn();
                 match anthropic::freeform_call(&response) {
                     Some(name) if api != Api::Responses => Reply::ModelFailed {
                         status: 400,
@@ -704,15 +713,10 @@ fn agent_view(shared: &Shared, request: &WireRequest, response: ModelResponse) -
     lock(&shared.translation).agent_view_of(request, response, on_disk)
 }
 
-fn input_tokens(request: &WireRequest) -> u64 {
-    let chars = request.system.len()
-        + request
-            .messages
-            .iter()
-            .flat_map(|m| m.texts())
-            .map(str::len)
-            .sum::<usize>();
-    token_estimate(chars, 2_000)
+/// The input tokens reported for a request: its system prompt's and its
+/// messages' texts (`tally`), estimated.
+fn input_tokens(request: &WireRequest, tally: Tally) -> u64 {
+    token_estimate(request.system.len() + tally.text_chars, 2_000)
 }
 
 fn render(
@@ -720,6 +724,7 @@ fn render(
     options: &ServerOptions,
     index: usize,
     request: &WireRequest,
+    tally: Tally,
     reply: &Reply,
 ) -> Response {
     let closing;
@@ -738,7 +743,7 @@ fn render(
         }
     };
     let usage = Usage {
-        input: input_tokens(request),
+        input: input_tokens(request, tally),
         output: token_estimate(
             serde_json::to_string(&response.content).map_or(0, |s| s.len()),
             500,
