@@ -14,6 +14,7 @@
 
 pub mod anthropic;
 pub mod chat;
+pub mod chunked;
 pub mod conversation;
 mod fields;
 pub mod gemini;

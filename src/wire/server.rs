@@ -19,13 +19,14 @@
 //! (title, topic or quota requests, context compaction): answered `OK`
 //! without asking the model, and not part of the run.
 
-use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{DefaultBodyLimit, Path, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Json, Response};
 use axum::routing::{get, post};
+use axum::{RequestExt, Router};
+use futures_util::StreamExt;
 use serde_json::{Value, json};
 use std::borrow::Cow;
 use std::net::{SocketAddr, TcpListener};
@@ -35,6 +36,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::anthropic::{self, Usage};
+use super::chunked::ChunkedBody;
 use super::incremental::IncrementalReader;
 use super::record::{
     Api, Exchange, FINISHED_TEXT, Finish, Lineage, Record, Reply, SIDE_TEXT, WireRequest,
@@ -372,11 +374,19 @@ fn router(shared: Arc<Shared>) -> Router {
 type SharedState = State<Arc<Shared>>;
 
 /// `POST /v1/messages`: read on from the previous request's messages
-/// (see [`IncrementalReader`]), which get them back once answered.
-async fn messages(State(shared): SharedState, body: Result<Bytes, BytesRejection>) -> Response {
+/// (see [`IncrementalReader`]), which get them back once answered. The
+/// body is taken as received ([`ChunkedBody`]): only what the reader
+/// parses is put in one buffer.
+async fn messages(State(shared): SharedState, request: Request) -> Response {
+    let body = body_chunks(request).await;
     let reader = lock(&shared.anthropic_reader).take();
     let Some(mut reader) = reader else {
-        return handle(Api::Anthropic, shared, body).await;
+        let body = body.map(|body| body.gathered());
+        return handle_with(Api::Anthropic, shared, body, |body| {
+            Ok((anthropic::parse_request(body)?, None))
+        })
+        .await
+        .0;
     };
     let (response, request) = handle_with(Api::Anthropic, Arc::clone(&shared), body, |body| {
         let request = reader.read(body)?;
@@ -389,6 +399,46 @@ async fn messages(State(shared): SharedState, body: Result<Bytes, BytesRejection
     }
     *lock(&shared.anthropic_reader) = Some(reader);
     response
+}
+
+/// The request's body as hyper read it, chunk by chunk, within the
+/// router's body limit.
+async fn body_chunks(request: Request) -> Result<ChunkedBody, BadRequest> {
+    let mut stream = request.into_limited_body().into_data_stream();
+    let mut body = ChunkedBody::default();
+    while let Some(chunk) = stream.next().await {
+        body.push(chunk.map_err(unreadable_body)?);
+    }
+    Ok(body)
+}
+
+/// What axum's `Bytes` extractor answers for a body it could not read
+/// (its `FailedToBufferBody`): 413 over the body limit, else 400, with the
+/// same message, so a client sees the same answer whichever way the body
+/// was taken.
+fn unreadable_body(error: axum::Error) -> BadRequest {
+    let inner = error.into_inner();
+    let inner = match inner.downcast::<axum::Error>() {
+        Ok(wrapped) => wrapped.into_inner(),
+        Err(inner) => inner,
+    };
+    let status = if inner.is::<http_body_util::LengthLimitError>() {
+        413
+    } else {
+        400
+    };
+    BadRequest {
+        status,
+        message: format!("Failed to buffer the request body: {inner}"),
+    }
+}
+
+/// What the `Bytes` extractor's refusal answers.
+fn rejected(rejection: BytesRejection) -> BadRequest {
+    BadRequest {
+        status: rejection.status().as_u16(),
+        message: rejection.body_text(),
+    }
 }
 
 async fn chat_completions(
@@ -413,7 +463,7 @@ async fn gemini_api(
 ) -> Response {
     match gemini::method_of(&segment) {
         Ok(gemini::Method::Generate { model, stream }) => {
-            handle_with(Api::Gemini, shared, body, |body| {
+            handle_with(Api::Gemini, shared, body.map_err(rejected), |body| {
                 Ok((gemini::parse_request(body, &model, stream)?, None))
             })
             .await
@@ -436,10 +486,7 @@ async fn not_allowed_gemini() -> Response {
 
 async fn count_tokens(body: Result<Bytes, BytesRejection>) -> Response {
     let parsed = body
-        .map_err(|e| BadRequest {
-            status: e.status().as_u16(),
-            message: e.body_text(),
-        })
+        .map_err(rejected)
         .and_then(|body| anthropic::parse_request(&body));
     match parsed {
         Ok(request) => {
@@ -544,9 +591,11 @@ async fn handle(api: Api, shared: Arc<Shared>, body: Result<Bytes, BytesRejectio
             message: "the Gemini API is served under /v1beta/models/MODEL:generateContent".into(),
         }),
     };
-    handle_with(api, shared, body, |body| Ok((parse(body)?, None)))
-        .await
-        .0
+    handle_with(api, shared, body.map_err(rejected), |body| {
+        Ok((parse(body)?, None))
+    })
+    .await
+    .0
 }
 
 /// Reads the body with `parse` (the request, and when the reader knows,
@@ -554,19 +603,14 @@ async fn handle(api: Api, shared: Arc<Shared>, body: Result<Bytes, BytesRejectio
 /// model, answers in
 /// `api`'s shape; returns the answer and the request read (`None` when it
 /// was not).
-async fn handle_with(
+async fn handle_with<B>(
     api: Api,
     shared: Arc<Shared>,
-    body: Result<Bytes, BytesRejection>,
-    parse: impl FnOnce(&Bytes) -> Result<(WireRequest, Option<(Lineage, Tally)>), BadRequest>,
+    body: Result<B, BadRequest>,
+    parse: impl FnOnce(&B) -> Result<(WireRequest, Option<(Lineage, Tally)>), BadRequest>,
 ) -> (Response, Option<WireRequest>) {
     let _in_flight = InFlight::new(&shared);
-    let parsed = body
-        .map_err(|e| BadRequest {
-            status: e.status().as_u16(),
-            message: e.body_text(),
-        })
-        .and_then(|body| parse(&body));
+    let parsed = body.and_then(|body| parse(&body));
     let (request, known) = match parsed {
         Ok(read) => read,
         Err(e) => {
