@@ -35,6 +35,8 @@ mod java_port;
 mod opencode;
 mod planning_state;
 mod qwen_code;
+#[cfg(test)]
+mod refusals;
 mod s03;
 mod s03_guarded;
 mod schema_file;
