@@ -17,6 +17,7 @@ use super::{
 };
 use std::sync::LazyLock;
 
+use super::error::Refusal;
 use super::whole_list::{Apply, WholeList};
 use crate::llm::ToolSchema;
 
@@ -29,9 +30,12 @@ const STATUS_ENUM: &str = "'pending' | 'in_progress' | 'completed'";
 #[derive(Debug, Clone, Copy)]
 pub struct ClaudeCode;
 
-/// The issues zod reports, grouped the way Claude Code words them.
-#[derive(Default)]
-struct Issues {
+/// The issues zod reports, grouped the way Claude Code words them: why
+/// a call was refused. Its message lists them all in one text, assembled
+/// in [`Issues::message`].
+#[derive(Debug, Default, thiserror::Error)]
+#[error("{}", self.message())]
+pub struct Issues {
     missing: Vec<String>,
     unexpected: Vec<String>,
     mistyped: Vec<(String, &'static str, &'static str)>,
@@ -93,13 +97,18 @@ impl Issues {
 }
 
 /// The list as the call wrote it, or the error text.
-fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
+fn validate(input: &Value) -> Result<Vec<PlanItem>, Refusal> {
+    Ok(check(input)?)
+}
+
+/// Every issue of the input, as zod finds them.
+fn check(input: &Value) -> Result<Vec<PlanItem>, Issues> {
     let mut issues = Issues::default();
     let Some(object) = input.as_object() else {
         issues
             .mistyped
             .push((String::new(), "object", zod_type(input)));
-        return Err(issues.message());
+        return Err(issues);
     };
     issues
         .unexpected
@@ -160,7 +169,7 @@ fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
     if issues.is_empty() {
         Ok(numbered(items))
     } else {
-        Err(issues.message())
+        Err(issues)
     }
 }
 
@@ -192,7 +201,7 @@ fn apply(plan: &mut Vec<PlanItem>, input: &Value) -> PlanOutcome {
             *plan = if all_done { Vec::new() } else { items };
             PlanOutcome::accepted(SUCCESS)
         }
-        Err(message) => PlanOutcome::rejected(message),
+        Err(refusal) => PlanOutcome::rejected(refusal.to_string()),
     }
 }
 

@@ -16,6 +16,7 @@ use super::{
 };
 use std::sync::LazyLock;
 
+use super::error::{CodexError, Refusal};
 use super::whole_list::{Apply, WholeList};
 use crate::llm::ToolSchema;
 
@@ -51,9 +52,9 @@ struct UpdatePlanArgs {
     plan: Vec<PlanItemArg>,
 }
 
-fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
+fn validate(input: &Value) -> Result<Vec<PlanItem>, Refusal> {
     let args: UpdatePlanArgs =
-        serde_json::from_str(&input.to_string()).map_err(|e| format!("{PREFIX}{e}"))?;
+        serde_json::from_str(&input.to_string()).map_err(CodexError::from)?;
     Ok(numbered(args.plan.into_iter().map(|item| {
         let status = match item.status {
             StepStatus::Pending => PlanStatus::Pending,

@@ -11,6 +11,7 @@ use super::{
 };
 use std::sync::LazyLock;
 
+use super::error::{PlanningStateError, Refusal};
 use super::whole_list::{Apply, WholeList};
 use crate::llm::ToolSchema;
 use crate::plan::pyrepr::{json_kind, python_str, python_strip};
@@ -34,46 +35,48 @@ fn parse_marker(marker: &str) -> Option<PlanStatus> {
 }
 
 /// Validates the whole input; the message is the text after `Error: `.
-fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
-    let object = input.as_object().ok_or_else(|| {
-        format!(
-            "todo input must be an object with an items array, got {}",
-            json_kind(input)
-        )
+fn validate(input: &Value) -> Result<Vec<PlanItem>, Refusal> {
+    Ok(check(input)?)
+}
+
+/// The checks in the reference's order.
+fn check(input: &Value) -> Result<Vec<PlanItem>, PlanningStateError> {
+    let object = input.as_object().ok_or(PlanningStateError::NotAnObject {
+        kind: json_kind(input),
     })?;
-    let items = object
-        .get("items")
-        .ok_or("items is required: an array of {content, status, activeForm} objects")?;
-    let items = items.as_array().ok_or_else(|| {
-        format!(
-            "items must be an array of plan items, got {}",
-            json_kind(items)
-        )
-    })?;
+    let items = object.get("items").ok_or(PlanningStateError::NoItems)?;
+    let items = items
+        .as_array()
+        .ok_or(PlanningStateError::ItemsNotAnArray {
+            kind: json_kind(items),
+        })?;
     if items.len() > MAX_ITEMS {
-        return Err(format!("Max {MAX_ITEMS} plan items allowed"));
+        return Err(PlanningStateError::TooMany { max: MAX_ITEMS });
     }
     let mut plan = Vec::with_capacity(items.len());
     let mut in_progress = 0usize;
     for (i, item) in items.iter().enumerate() {
-        let fields = item.as_object().ok_or_else(|| {
-            format!(
-                "Item {i}: must be an object with content and status, got {}",
-                json_kind(item)
-            )
-        })?;
+        let fields = item
+            .as_object()
+            .ok_or(PlanningStateError::ItemNotAnObject {
+                i,
+                kind: json_kind(item),
+            })?;
         let content = fields.get("content").map(python_str).unwrap_or_default();
         let content = python_strip(&content).to_string();
         if content.is_empty() {
-            return Err(format!("Item {i}: content required"));
+            return Err(PlanningStateError::NoContent { i });
         }
         let word = fields
             .get("status")
             .map(python_str)
             .unwrap_or_else(|| "pending".into())
             .to_lowercase();
-        let status = PlanStatus::from_three_words(&word)
-            .ok_or_else(|| format!("Item {i}: invalid status '{word}'"))?;
+        let status =
+            PlanStatus::from_three_words(&word).ok_or_else(|| PlanningStateError::BadStatus {
+                i,
+                word: word.clone(),
+            })?;
         if status == PlanStatus::InProgress {
             in_progress += 1;
         }
@@ -86,7 +89,7 @@ fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
         plan.push((content, status, active_form));
     }
     if in_progress > 1 {
-        return Err("Only one plan item can be in_progress".into());
+        return Err(PlanningStateError::TwoInProgress);
     }
     Ok(numbered(plan))
 }

@@ -24,6 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
 use super::error::QwenTodoError;
+use super::error::Refusal;
 use super::whole_list::{Apply, WholeList};
 use super::{
     AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, js_blank,
@@ -194,12 +195,8 @@ fn modified(todos_json: &str) -> String {
 static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("qwen_code.json");
 
 /// The plan a call sets, or the binary's error.
-/// (The shared whole-list piece takes the refusal as the text the model
-/// reads.)
-fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
-    check_list(input)
-        .map(|(_, items)| items)
-        .map_err(|e| e.to_string())
+fn validate(input: &Value) -> Result<Vec<PlanItem>, Refusal> {
+    Ok(check_list(input).map(|(_, items)| items)?)
 }
 
 /// An accepted list is echoed as the JSON sent, or said cleared when
