@@ -441,6 +441,50 @@ mod tests {
         assert_eq!(thousands(1234567.0), "1,234,567");
     }
 
+    /// The messages a maintainer reads, pinned byte for byte as they were
+    /// when these functions returned strings.
+    #[test]
+    fn messages_are_pinned() {
+        let blocks = |name: &'static str| {
+            [Block {
+                name,
+                text: String::new(),
+            }]
+        };
+        fn text<E: ToString>(r: Result<String, E>) -> Result<String, String> {
+            r.map_err(|e| e.to_string())
+        }
+        let cases = [
+            (
+                text(splice("a <!-- figures: x -->", &blocks("x"))),
+                "a figures mark ends the file",
+            ),
+            (
+                text(splice("<!-- figures: x -->\n", &blocks("y"))),
+                "README.md: no figures are made for the mark `x`",
+            ),
+            (
+                text(splice("<!-- figures: x -->\n", &blocks("x"))),
+                "README.md: the figures mark `x` has no <!-- end -->",
+            ),
+            (
+                text(splice("none\n", &blocks("x"))),
+                "README.md: no `<!-- figures: x -->` mark",
+            ),
+            (
+                text(by_model_table(Path::new("/nonexistent-figures"))),
+                "/nonexistent-figures: No such file or directory (os error 2)",
+            ),
+            (
+                text(render_all(Path::new("/nonexistent-figures")).map(|_| String::new())),
+                "/nonexistent-figures/scenarios/ten_step_refactor.yaml: cannot read: No such file or directory (os error 2)",
+            ),
+        ];
+        for (got, message) in cases {
+            assert_eq!(got, Err(message.to_string()));
+        }
+    }
+
     #[test]
     fn splice_replaces_between_the_marks_and_names_a_missing_one() {
         let readme = "a\n<!-- figures: x -->\nold\n<!-- end -->\nb\n";

@@ -236,3 +236,44 @@ fn write_outputs(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The messages users read when the values cannot be had, pinned
+    /// byte for byte as they were when these checks returned strings.
+    #[test]
+    fn value_messages_are_the_ones_users_read() {
+        let simulate = Axis::parse("simulate.sharpness").unwrap();
+        let cases = [
+            (
+                default_values(&Axis::Todo)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string()),
+                "sweep --axis todo needs --values",
+            ),
+            (
+                default_values(&simulate)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string()),
+                "sweep --axis simulate.sharpness needs --values",
+            ),
+            (
+                parse_value(&Axis::Placement, " sideways ")
+                    .map(|_| ())
+                    .map_err(|e| e.to_string()),
+                "placement is prepend, append or fold, got \"sideways\"",
+            ),
+            (
+                parse_value(&Axis::Todo, "3")
+                    .map(|_| ())
+                    .map_err(|e| e.to_string()),
+                "todo values are true or false, got 3",
+            ),
+        ];
+        for (got, text) in cases {
+            assert_eq!(got, Err(text.to_string()));
+        }
+    }
+}
