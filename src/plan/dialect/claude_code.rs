@@ -18,83 +18,16 @@ use super::{
 use std::sync::LazyLock;
 
 use super::error::Refusal;
+use super::todo_write_issues::{Issues, PREFIX, TOOL};
 use super::whole_list::{Apply, WholeList};
 use crate::llm::ToolSchema;
 
-const TOOL: &str = "TodoWrite";
-const PREFIX: &str = "<tool_use_error>";
 /// The tool result of every accepted call.
 pub const SUCCESS: &str = "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable";
 const STATUS_ENUM: &str = "'pending' | 'in_progress' | 'completed'";
 
 #[derive(Debug, Clone, Copy)]
 pub struct ClaudeCode;
-
-/// The issues zod reports, grouped the way Claude Code words them: why
-/// a call was refused. Its message lists them all in one text, assembled
-/// in [`Issues::message`].
-#[derive(Debug, Default, thiserror::Error)]
-#[error("{}", self.message())]
-pub struct Issues {
-    missing: Vec<String>,
-    unexpected: Vec<String>,
-    mistyped: Vec<(String, &'static str, &'static str)>,
-    invalid: Vec<(String, String)>,
-}
-
-impl Issues {
-    fn is_empty(&self) -> bool {
-        self.missing.is_empty()
-            && self.unexpected.is_empty()
-            && self.mistyped.is_empty()
-            && self.invalid.is_empty()
-    }
-
-    fn message(&self) -> String {
-        let mut parts: Vec<String> = Vec::new();
-        parts.extend(
-            self.missing
-                .iter()
-                .map(|p| format!("The required parameter `{p}` is missing")),
-        );
-        parts.extend(
-            self.unexpected
-                .iter()
-                .map(|p| format!("An unexpected parameter `{p}` was provided")),
-        );
-        parts.extend(self.mistyped.iter().map(|(p, expected, received)| {
-            format!(
-                "The parameter `{p}` type is expected as `{expected}` but provided as `{received}`"
-            )
-        }));
-        parts.extend(
-            self.invalid
-                .iter()
-                .map(|(p, why)| format!("The parameter `{p}` is invalid: {why}")),
-        );
-        let noun = if parts.len() > 1 { "issues" } else { "issue" };
-        format!(
-            "{PREFIX}InputValidationError: {TOOL} failed due to the following {noun}:\n{}</tool_use_error>",
-            parts.join("\n")
-        )
-    }
-
-    /// A required string of at least one character.
-    fn string<'a>(
-        &mut self,
-        path: String,
-        value: Option<&'a Value>,
-        empty: &str,
-    ) -> Option<&'a str> {
-        match value {
-            None => self.missing.push(path),
-            Some(Value::String(s)) if s.is_empty() => self.invalid.push((path, empty.into())),
-            Some(Value::String(s)) => return Some(s),
-            Some(other) => self.mistyped.push((path, "string", zod_type(other))),
-        }
-        None
-    }
-}
 
 /// The list as the call wrote it, or the error text.
 fn validate(input: &Value) -> Result<Vec<PlanItem>, Refusal> {

@@ -4,12 +4,11 @@
 //! validation gives the shared piece (`whole_list.rs`): one of these.
 //!
 //! Claude Code's refusals list the input's issues in one text (Zod's way);
-//! their types are the issue lists in `claude_code.rs` and
+//! their types are the issue lists in `todo_write_issues.rs` and
 //! `claude_code_tasks.rs`, and the text is assembled where the list is.
 
 use thiserror::Error;
 
-use super::opencode;
 use crate::plan::todo::TodoError;
 
 /// Why a whole-list dialect refused a call: its own enum's message.
@@ -32,7 +31,7 @@ pub enum Refusal {
     OpenCode(#[from] OpenCodeError),
     /// Claude Code's `TodoWrite`: the list of the input's issues.
     #[error(transparent)]
-    ClaudeCode(#[from] super::claude_code::Issues),
+    ClaudeCode(#[from] super::todo_write_issues::Issues),
 }
 
 /// `planning-state`'s checks; the message is the text after `Error: `.
@@ -119,20 +118,27 @@ pub struct CodexError(#[from] pub serde_json::Error);
 /// such as `["todos"][0]`), wrapped in the tool's own sentence.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum OpenCodeError {
-    #[error("{}Missing key\n  at {at}{}", opencode::PREFIX, opencode::SUFFIX)]
+    #[error("{}Missing key\n  at {at}{}", Self::PREFIX, Self::SUFFIX)]
     MissingKey { at: String },
     /// `got` is the value sent, as compact JSON; the top level has no `at`.
     #[error(
         "{}Expected {what}, got {got}{}{}",
-        opencode::PREFIX,
+        Self::PREFIX,
         at_line(at),
-        opencode::SUFFIX
+        Self::SUFFIX
     )]
     Expected {
         what: &'static str,
         got: String,
         at: String,
     },
+}
+
+impl OpenCodeError {
+    /// How every complaint begins.
+    pub const PREFIX: &str = "The todowrite tool was called with invalid arguments: SchemaError(";
+    /// How every complaint ends.
+    pub const SUFFIX: &str = ").\nPlease rewrite the input so it satisfies the expected schema.";
 }
 
 /// The `\n  at PATH` line of an OpenCode complaint; none at the top.

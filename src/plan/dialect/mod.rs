@@ -42,6 +42,7 @@ mod s03_guarded;
 mod schema_file;
 #[cfg(test)]
 mod test_support;
+mod todo_write_issues;
 mod whole_list;
 
 use serde::{Deserialize, Serialize};

@@ -26,9 +26,7 @@ use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanSta
 use crate::llm::ToolSchema;
 
 const TOOL: &str = "todowrite";
-pub(super) const PREFIX: &str =
-    "The todowrite tool was called with invalid arguments: SchemaError(";
-pub(super) const SUFFIX: &str = ").\nPlease rewrite the input so it satisfies the expected schema.";
+const PREFIX: &str = OpenCodeError::PREFIX;
 const FIELDS: [&str; 3] = ["content", "status", "priority"];
 /// The priority the simulated model writes.
 const PRIORITY: &str = "medium";
@@ -191,11 +189,10 @@ impl PlanDialect for OpenCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::dialect::test_support::apply_checked;
+    use crate::plan::dialect::test_support::apply_to_kept;
 
     fn apply(input: Value) -> PlanOutcome {
-        let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
-        apply_checked(&OpenCode, &mut plan, TOOL, &input)
+        apply_to_kept(&OpenCode, TOOL, &input)
     }
 
     #[test]
@@ -254,7 +251,7 @@ mod tests {
         for (input, message) in cases {
             assert_eq!(
                 apply(input.clone()),
-                PlanOutcome::rejected(format!("{PREFIX}{message}{SUFFIX}")),
+                PlanOutcome::rejected(format!("{PREFIX}{message}{}", OpenCodeError::SUFFIX)),
                 "{input}"
             );
         }
