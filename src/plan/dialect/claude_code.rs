@@ -107,11 +107,7 @@ fn check(input: &Value) -> Result<Vec<PlanItem>, Issues> {
 }
 
 fn item_json(item: &PlanItem) -> Value {
-    let status = match item.status {
-        PlanStatus::InProgress => "in_progress",
-        PlanStatus::Completed => "completed",
-        _ => "pending",
-    };
+    let status = item.status.three_words();
     let form = item
         .active_form
         .clone()

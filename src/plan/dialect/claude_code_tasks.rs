@@ -204,14 +204,6 @@ fn object<'a>(tool: &'static str, input: &'a Value) -> Result<&'a Map<String, Va
     })
 }
 
-fn word(status: PlanStatus) -> &'static str {
-    match status {
-        PlanStatus::InProgress => "in_progress",
-        PlanStatus::Completed => "completed",
-        _ => "pending",
-    }
-}
-
 /// A status word of the union; `Some(None)` is `deleted`.
 fn parse_status(value: &Value) -> Option<Option<PlanStatus>> {
     match value.as_str()? {
@@ -490,7 +482,7 @@ fn update(plan: &mut Vec<PlanItem>, input: &Value) -> PlanOutcome {
 /// `TaskList`'s line for one task: open blockers only (not completed).
 fn list_line(plan: &[PlanItem], item: &PlanItem) -> String {
     let task = fields(item);
-    let mut line = format!("#{} [{}] {}", item.id, word(item.status), item.text);
+    let mut line = format!("#{} [{}] {}", item.id, item.status.three_words(), item.text);
     if !task.owner.is_empty() {
         line.push_str(&format!(" ({})", task.owner));
     }
@@ -535,7 +527,7 @@ fn get(plan: &[PlanItem], input: &Value) -> PlanOutcome {
         "Task #{}: {}\nStatus: {}\nDescription: {}",
         item.id,
         item.text,
-        word(item.status),
+        item.status.three_words(),
         task.description
     );
     if !task.blocked_by.is_empty() {
@@ -728,7 +720,7 @@ impl PlanDialect for ClaudeCodeTasks {
             if status != item.status {
                 updates.push(PlanCall {
                     tool: UPDATE.into(),
-                    input: json!({"taskId": id, "status": word(item.status)}),
+                    input: json!({"taskId": id, "status": item.status.three_words()}),
                 });
             }
         }

@@ -66,11 +66,7 @@ fn validate(input: &Value) -> Result<Vec<PlanItem>, Refusal> {
 }
 
 fn item_json(item: &PlanItem) -> Value {
-    let status = match item.status {
-        PlanStatus::InProgress => "in_progress",
-        PlanStatus::Completed => "completed",
-        _ => "pending",
-    };
+    let status = item.status.three_words();
     json!({"step": item.text, "status": status})
 }
 

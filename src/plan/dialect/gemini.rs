@@ -228,11 +228,10 @@ impl PlanDialect for Gemini {
 mod tests {
     use super::*;
     use crate::plan::dialect::PlanOutcome;
-    use crate::plan::dialect::test_support::apply_checked;
+    use crate::plan::dialect::test_support::apply_to_kept;
 
     fn apply(input: Value) -> PlanOutcome {
-        let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
-        apply_checked(&Gemini, &mut plan, TOOL, &input)
+        apply_to_kept(&Gemini, TOOL, &input)
     }
 
     #[test]

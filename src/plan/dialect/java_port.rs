@@ -56,16 +56,18 @@ impl PlanDialect for JavaPort {
         S03.plan_from_result(result)
     }
 
+    // The error prefix and the limits are s03's: the port changed only
+    // how an unknown status word is read.
     fn error_prefix(&self) -> &'static str {
-        PREFIX
+        S03.error_prefix()
     }
 
     fn max_items(&self) -> Option<usize> {
-        Some(todo::MAX_TODOS)
+        S03.max_items()
     }
 
     fn single_in_progress(&self) -> bool {
-        true
+        S03.single_in_progress()
     }
 
     fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {

@@ -88,6 +88,17 @@ impl PlanStatus {
         }
     }
 
+    /// The word of the three-status vocabulary ([`Self::from_three_words`]):
+    /// `failed` and `cancelled`, which it lacks, are written `pending`
+    /// (not done).
+    pub fn three_words(self) -> &'static str {
+        match self {
+            Self::InProgress => "in_progress",
+            Self::Completed => "completed",
+            Self::Pending | Self::Failed | Self::Cancelled => "pending",
+        }
+    }
+
     /// s03's three-character marker; statuses s03 does not know use the
     /// nearest one (`failed` and `cancelled` are finished, not done).
     pub fn marker(self) -> &'static str {

@@ -117,11 +117,7 @@ fn split_active_form(line: &str) -> Option<(&str, &str)> {
 }
 
 fn item_json(item: &PlanItem) -> Value {
-    let status = match item.status {
-        PlanStatus::InProgress => "in_progress",
-        PlanStatus::Completed => "completed",
-        _ => "pending",
-    };
+    let status = item.status.three_words();
     let form = item
         .active_form
         .clone()
@@ -237,11 +233,10 @@ impl PlanDialect for PlanningState {
 mod tests {
     use super::*;
     use crate::plan::dialect::PlanOutcome;
-    use crate::plan::dialect::test_support::apply_checked;
+    use crate::plan::dialect::test_support::apply_to_kept;
 
     fn apply(input: Value) -> PlanOutcome {
-        let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
-        apply_checked(&PlanningState, &mut plan, TOOL, &input)
+        apply_to_kept(&PlanningState, TOOL, &input)
     }
 
     #[test]

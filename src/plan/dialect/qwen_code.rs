@@ -51,14 +51,6 @@ const MAX_ID_UNITS: usize = 500;
 #[derive(Debug, Clone, Copy)]
 pub struct QwenCode;
 
-fn word(status: PlanStatus) -> &'static str {
-    match status {
-        PlanStatus::InProgress => "in_progress",
-        PlanStatus::Completed => "completed",
-        _ => "pending",
-    }
-}
-
 /// A non-empty, non-blank id of at most 500 UTF-16 units (JavaScript's
 /// `length`).
 fn valid_id(value: Option<&Value>) -> Option<&str> {
@@ -184,7 +176,7 @@ fn item_json(item: &PlanItem, position: usize) -> Value {
     } else {
         item.id.clone()
     };
-    json!({"id": id, "content": item.text, "status": word(item.status)})
+    json!({"id": id, "content": item.text, "status": item.status.three_words()})
 }
 
 fn modified(todos_json: &str) -> String {

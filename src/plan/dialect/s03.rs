@@ -55,11 +55,7 @@ pub(super) fn to_todo(items: &[PlanItem]) -> Vec<TodoItem> {
 }
 
 pub(super) fn item_json(item: &PlanItem) -> Value {
-    let status = match item.status {
-        PlanStatus::InProgress => "in_progress",
-        PlanStatus::Completed => "completed",
-        _ => "pending",
-    };
+    let status = item.status.three_words();
     json!({"id": item.id, "text": item.text, "status": status})
 }
 

@@ -94,11 +94,7 @@ fn check(input: &Value) -> Result<Vec<PlanItem>, GuardedError> {
 }
 
 fn item_json(item: &PlanItem) -> Value {
-    let status = match item.status {
-        PlanStatus::InProgress => "in_progress",
-        PlanStatus::Completed => "completed",
-        _ => "pending",
-    };
+    let status = item.status.three_words();
     json!({"id": item.id, "text": item.text, "status": status})
 }
 
@@ -209,11 +205,10 @@ impl PlanDialect for S03Guarded {
 mod tests {
     use super::*;
     use crate::plan::dialect::PlanOutcome;
-    use crate::plan::dialect::test_support::apply_checked;
+    use crate::plan::dialect::test_support::apply_to_kept;
 
     fn apply(input: Value) -> PlanOutcome {
-        let mut plan = vec![PlanItem::new("k", "Keep", PlanStatus::Pending)];
-        apply_checked(&S03Guarded, &mut plan, TOOL, &input)
+        apply_to_kept(&S03Guarded, TOOL, &input)
     }
 
     fn rejected(input: Value) -> String {
