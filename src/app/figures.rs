@@ -7,7 +7,8 @@
 //! README.md in place (`-- --check` only compares, exit 1 on a
 //! difference), and `tests/readme_figures.rs` fails when the README and the
 //! runs disagree. Not a command of the binary: a maintainer's tool, kept in
-//! the library so the example and the test render the same text.
+//! the library so the example and the test render the same text. What can
+//! stop it is a [`FigureError`] (`app/errors.rs`).
 
 use std::path::{Path, PathBuf};
 

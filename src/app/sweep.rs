@@ -1,4 +1,6 @@
-//! `agent-eval sweep`: one scenario across the values of one axis.
+//! `agent-eval sweep`: one scenario across the values of one axis. Values
+//! that cannot be had are a [`SweepValuesError`] (`app/errors.rs`), said
+//! as a usage error (exit 2).
 
 use std::io::Write;
 use std::path::PathBuf;

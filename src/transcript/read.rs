@@ -9,7 +9,7 @@
 //! files are read one at a time in sorted path order, each streamed line
 //! by line through a bounded buffer, so memory stays flat in the size of
 //! the corpus. A file's format is detected from its first records
-//! ([`detect`]) unless the caller names one; its lines go to that
+//! ([`detect`], in `detect.rs`) unless the caller names one; its lines go to that
 //! format's [`RecordReader`], and the sessions it yields go to the
 //! caller's callback as each file ends.
 //!

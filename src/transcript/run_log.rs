@@ -1,7 +1,8 @@
 //! agent-eval's own run logs (`run --log-dir DIR`, one JSON line a run) read
 //! as sessions: each run is one [`Session`] whose reminders are
 //! [`Reminders::Recorded`] (the loop writes down every reminder it sends, in
-//! `metrics.reminders_at`).
+//! `metrics.reminders_at`). A line is read as a serde record of the fields
+//! used (`LogLine`), the rest ignored and a field of another type absent.
 //!
 //! The same reading serves calibration's simulated runs ([`session_of`]): a
 //! run's messages, its planning dialect and the turns after which a

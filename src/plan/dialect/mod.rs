@@ -13,7 +13,9 @@
 //! the list untouched for every dialect alike.
 //!
 //! Adding a dialect is one file beside this one plus one entry in
-//! [`Dialect`].
+//! [`Dialect`]. Why a dialect refuses a call is typed in `error.rs`, one
+//! enum a dialect, each message the agent's own text (`refusals.rs` pins
+//! them).
 //!
 //! The dialects, by scenario name: `s03` (the reference), `s03-guarded`,
 //! `planning-state`, `java-port`, `create-update`, `claude-code` (Claude
