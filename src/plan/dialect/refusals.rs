@@ -16,7 +16,8 @@ fn refusal(dialect: Dialect, tool: &str, input: &Value) -> String {
     outcome.content
 }
 
-fn cases() -> Vec<(Dialect, &'static str, Value)> {
+/// The reference and its kin: `s03`, `java-port`, `planning-state`, `s03-guarded`.
+fn reference_cases() -> Vec<(Dialect, &'static str, Value)> {
     use Dialect as D;
     let many =
         |n: usize, key: &str| -> Value { (0..n).map(|i| json!({key: format!("t{i}")})).collect() };
@@ -76,6 +77,13 @@ fn cases() -> Vec<(Dialect, &'static str, Value)> {
             "todo",
             json!({"todos": [{"text": "a", "status": "in_progress"}, {"text": "b", "status": "in_progress"}]}),
         ),
+    ]
+}
+
+/// The agents whose refusals are schema checks: Gemini CLI, Codex, OpenCode.
+fn schema_cases() -> Vec<(Dialect, &'static str, Value)> {
+    use Dialect as D;
+    vec![
         (D::Gemini, "write_todos", json!("x")),
         (D::Gemini, "write_todos", json!({})),
         (D::Gemini, "write_todos", json!({"todos": [], "x": 1})),
@@ -136,6 +144,13 @@ fn cases() -> Vec<(Dialect, &'static str, Value)> {
             "todowrite",
             json!({"todos": [{"content": "a", "status": 1, "priority": "high"}]}),
         ),
+    ]
+}
+
+/// Claude Code's issue lists, Qwen Code, Copilot's SQL tool and the Task tools.
+fn issue_cases() -> Vec<(Dialect, &'static str, Value)> {
+    use Dialect as D;
+    vec![
         (D::ClaudeCode, "TodoWrite", json!(7)),
         (
             D::ClaudeCode,
@@ -178,6 +193,11 @@ fn cases() -> Vec<(Dialect, &'static str, Value)> {
             json!({"taskId": 1, "status": "x", "extra": 2}),
         ),
     ]
+}
+
+/// Every case, in the order of [`ANSWERS`].
+fn cases() -> Vec<(Dialect, &'static str, Value)> {
+    [reference_cases(), schema_cases(), issue_cases()].concat()
 }
 
 /// The texts answered, in the order of [`cases`].
