@@ -49,7 +49,7 @@ mod workdir;
 use serde::Serialize;
 
 pub use self::conversation::ConversationChars;
-pub use self::json_chars::json_chars;
+pub use self::json_chars::{input_chars, json_chars};
 pub use self::measured::{PGID_COUNTED, WALL_TIME_COUNTED};
 pub use self::reminders::{PriceRules, REMINDER_MARKERS};
 pub use self::workdir::{WORKDIR_PLACEHOLDER, WorkdirSpelling};
