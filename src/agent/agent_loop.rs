@@ -131,6 +131,11 @@ pub struct LoopOutcome {
     pub plan: Vec<PlanItem>,
 }
 
+/// Messages a conversation has room for from the start: a task and 15
+/// turns of an answer and its results (growing one by one cost five copies
+/// of a short run's conversation).
+const SHORT_RUN_MESSAGES: usize = 32;
+
 /// Runs the loop until the model stops, the script runs out, the repeat
 /// guard trips or `max_turns`.
 pub fn run_loop(
@@ -160,7 +165,10 @@ pub fn run_session<T: AsRef<str>>(
     let tools = offered_tools(settings.dialect, settings.todo);
     let mut policy = settings.reminder.policy();
     let mut tasks = tasks.iter().map(AsRef::as_ref);
-    let mut messages = vec![Message::user_text(tasks.next().unwrap_or_default())];
+    // Room for a short run's conversation at once (a message a turn and
+    // its results); a longer one grows as it needs.
+    let mut messages = Vec::with_capacity(SHORT_RUN_MESSAGES.min(settings.max_turns.saturating_mul(2).saturating_add(1)));
+    messages.push(Message::user_text(tasks.next().unwrap_or_default()));
     let mut turns = 0;
     let mut state = SessionState {
         settings,
