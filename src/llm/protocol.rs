@@ -7,7 +7,7 @@
 //! block is empty. The transcript holds every request's messages, so each
 //! violation is found (and counted) once, at the turn where it appears.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 use std::fmt;
 
 use crate::llm::{Content, ContentBlock, Message, Role};
@@ -29,9 +29,7 @@ impl fmt::Display for Violation {
 /// Checks a whole transcript.
 pub fn check(messages: &[Message]) -> Vec<Violation> {
     let mut violations = Vec::new();
-    // Only asked whether an id was seen (never listed): hashed, room made
-    // once.
-    let mut seen_ids = HashSet::with_capacity(messages.len());
+    let mut seen_ids = BTreeSet::new();
     // One list for every message's calls: reused, not made per message.
     let mut calls: Vec<&str> = Vec::new();
     let mut turn = 0;
