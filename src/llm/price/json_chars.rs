@@ -80,8 +80,8 @@ impl Counted {
                 }
             }
             let bytes = text.as_bytes();
-            counted.measured |= WALL_TIME_FINDER.find(bytes).is_some()
-                || PGID_FINDER.find(bytes).is_some();
+            counted.measured |=
+                WALL_TIME_FINDER.find(bytes).is_some() || PGID_FINDER.find(bytes).is_some();
             2 + escaped_chars(text)
         });
         counted

@@ -270,3 +270,11 @@ fn a_shared_input_is_counted_once_per_workdir_it_cannot_hold() {
         assert_eq!(input_chars(&with_path, &workdir), 22);
     }
 }
+
+/// `PriceRules::reminder_start` settles a text with one scan for the
+/// markers' first byte: every marker must start with it.
+#[test]
+fn the_reminder_markers_share_their_first_byte() {
+    let first: Vec<u8> = REMINDER_MARKERS.iter().map(|m| m.as_bytes()[0]).collect();
+    assert!(first.iter().all(|b| *b == first[0]), "{REMINDER_MARKERS:?}");
+}

@@ -247,3 +247,16 @@ fn a_workspace_is_named_as_join_names_it() {
         );
     }
 }
+
+proptest::proptest! {
+    /// Split as bytes, a path is plain exactly when split as characters
+    /// it is (no empty, `.` or `..` component).
+    #[test]
+    fn plain_paths_split_as_bytes_as_characters(requested in "[a./é]{0,8}") {
+        let by_chars = !requested.is_empty()
+            && requested
+                .split('/')
+                .all(|part| !part.is_empty() && part != "." && part != "..");
+        proptest::prop_assert_eq!(is_plain_relative(&requested), by_chars);
+    }
+}
