@@ -325,8 +325,9 @@ fn rising_hazard(observed: &Stats) -> Option<String> {
     ))
 }
 
-/// The simulated model plans on the first turn with `plan_first` and
-/// otherwise only at its ordinary rate: real agents may explore first.
+/// The simulated model plans on a task's first turn with `plan_first` and
+/// on each later one with `first_plan_hazard` (its ordinary rate where
+/// that is not set): real agents may explore first.
 fn first_plan_delay(
     observed: &Stats,
     simulated: &Stats,
@@ -341,9 +342,10 @@ fn first_plan_delay(
         return None;
     }
     Some(format!(
-        "The first plan came after a median of {o:.0} turns, against {s:.0} simulated (p = {}): the simulated model plans on its first turn with plan_first = {:.2} and otherwise only at its ordinary rate, where the sessions explore before planning.",
+        "The first plan came after a median of {o:.0} turns, against {s:.0} simulated (p = {}): the simulated model plans on a task's first turn with plan_first = {:.2} and on each later turn with first_plan_hazard = {:.3}, where the sessions explore before planning.",
         significant(p),
-        params.plan_first
+        params.plan_first,
+        params.first_plan_hazard.unwrap_or(params.todo_update_rate)
     ))
 }
 

@@ -31,6 +31,7 @@ pub mod policy;
 pub mod reminders;
 pub mod simulate;
 pub mod structure;
+pub mod tenfold;
 
 use std::collections::BTreeMap;
 
@@ -105,6 +106,11 @@ pub struct Calibration {
     pub fidelity: Vec<FidelityRow>,
     pub distributions: Vec<Distribution>,
     pub contradictions: Vec<String>,
+    /// Rounds of ten runs of each held-out task shape the fidelity check
+    /// simulated, and the statistics whose simulated sample stayed under
+    /// ten times the observed one ([`tenfold`]).
+    pub fidelity_rounds: u64,
+    pub fidelity_short: Vec<&'static str>,
     /// The goodness-of-fit test of the fit (`None`: nothing was fitted).
     pub goodness_of_fit: Option<GoodnessOfFit>,
     /// Where the simulations' reminder policies come from.
@@ -223,11 +229,17 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     let (measures, reminders_inferred_used) = measured(&training, options, &shares, reminders_seen);
     params = with_measures(params, &measures);
     let observed_stats = Stats::of(check_set, chars_per_token);
-    let simulated = simulator.run(params, &check_shapes, options.seed ^ 0x5eed_f1de);
-    let simulated_stats = Stats::of(&simulated, chars_per_token);
-    let (fidelity, distributions) = fidelity::compare(&observed_stats, &simulated_stats);
+    let simulated = tenfold::simulate(
+        &mut simulator,
+        params,
+        &check_shapes,
+        (options.seed ^ 0x5eed_f1de, chars_per_token),
+        &observed_stats,
+    );
+    let simulated_stats = &simulated.stats;
+    let (fidelity, distributions) = fidelity::compare(&observed_stats, simulated_stats);
     let contradictions =
-        fidelity::contradictions(&observed_stats, &simulated_stats, &fidelity, &params);
+        fidelity::contradictions(&observed_stats, simulated_stats, &fidelity, &params);
     Ok(Calibration {
         params: param_rows(
             &measures,
@@ -247,6 +259,8 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
         fidelity,
         distributions,
         contradictions,
+        fidelity_rounds: simulated.rounds,
+        fidelity_short: simulated.short,
         training: training.len(),
         held_out: held_out.len(),
         simulated_reminders: policy::source_of(&sessions),

@@ -212,7 +212,9 @@ impl Stats {
         stats
     }
 
-    fn add(&mut self, session: &Session, chars_per_token: f64) {
+    /// Adds `session`'s statistics ([`Stats::of`] is these, session by
+    /// session).
+    pub fn add(&mut self, session: &Session, chars_per_token: f64) {
         // Compliance is compared on recorded reminders only.
         let reminders_known = session.reminders == crate::transcript::Reminders::Recorded;
         let mut since_plan: Option<(f64, f64)> = None; // (turns, tokens)
