@@ -106,10 +106,11 @@ pub struct Calibration {
     pub fidelity: Vec<FidelityRow>,
     pub distributions: Vec<Distribution>,
     pub contradictions: Vec<String>,
-    /// Rounds of ten runs of each held-out task shape the fidelity check
-    /// simulated, and the statistics whose simulated sample stayed under
-    /// ten times the observed one ([`tenfold`]).
-    pub fidelity_rounds: u64,
+    /// Simulated runs of each held-out task shape the fidelity check made
+    /// (rounds of [`simulate::FIDELITY_REPLICATES`]), and the statistics
+    /// whose simulated sample stayed under ten times the observed one
+    /// ([`tenfold`]).
+    pub fidelity_runs_per_shape: u64,
     pub fidelity_short: Vec<&'static str>,
     /// The goodness-of-fit test of the fit (`None`: nothing was fitted).
     pub goodness_of_fit: Option<GoodnessOfFit>,
@@ -259,7 +260,9 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
         fidelity,
         distributions,
         contradictions,
-        fidelity_rounds: simulated.rounds,
+        fidelity_runs_per_shape: simulated
+            .rounds
+            .saturating_mul(simulate::FIDELITY_REPLICATES as u64),
         fidelity_short: simulated.short,
         training: training.len(),
         held_out: held_out.len(),

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::read::ReadOutcome;
 use crate::calibrate::Calibration;
+use crate::calibrate::simulate::FIDELITY_REPLICATES;
 use crate::model::simulated::profile::Source;
 use crate::report::terminal::escape;
 
@@ -91,7 +92,7 @@ pub fn json(
             value
         }).collect::<Vec<_>>(),
         "fidelity_simulation": {
-            "runs_per_shape": result.fidelity_rounds.saturating_mul(10),
+            "runs_per_shape": result.fidelity_runs_per_shape,
             "under_ten_times_observed": result.fidelity_short,
         },
         "distributions": result.distributions,
@@ -282,12 +283,12 @@ fn fidelity(text: &mut String, result: &Calibration) {
 }
 
 /// How the fidelity check's simulated sample was made, where it took more
-/// than the one round of ten runs a shape or stayed short somewhere
+/// than the one round of runs a shape or stayed short somewhere
 /// (`calibrate::tenfold`); `None` where one round sufficed.
 fn simulation_line(result: &Calibration) -> Option<String> {
-    let runs = result.fidelity_rounds.saturating_mul(10);
+    let runs = result.fidelity_runs_per_shape;
     if result.fidelity_short.is_empty() {
-        return (result.fidelity_rounds > 1).then(|| {
+        return (runs > FIDELITY_REPLICATES as u64).then(|| {
             format!("Simulated {runs} runs of each held-out task shape, so that every statistic's simulated sample is at least ten times the observed one.")
         });
     }
