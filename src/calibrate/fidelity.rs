@@ -220,7 +220,7 @@ pub fn two_proportion_p((x1, n1): (f64, f64), (x2, n2): (f64, f64)) -> Option<f6
 }
 
 /// Φ(z), by Abramowitz and Stegun 7.1.26 (error below 1.5e-7).
-fn normal_cdf(z: f64) -> f64 {
+pub(super) fn normal_cdf(z: f64) -> f64 {
     let x = z.abs() / std::f64::consts::SQRT_2;
     let t = 1.0 / (1.0 + 0.327_591_1 * x);
     let poly = t

@@ -21,6 +21,7 @@
 
 pub mod bootstrap;
 pub mod chi2;
+pub mod clustered;
 pub mod estimators;
 pub mod fidelity;
 pub mod fit;
