@@ -47,12 +47,7 @@ pub const MIN_GROUPS: usize = 5;
 /// The p-value of "the same distribution" for `observed` values in their
 /// clusters against `simulated` values in theirs, from `resamples` group
 /// resamples seeded by `seed` (`None` when either side has no value).
-pub fn ks_p(
-    observed: &[&[f64]],
-    simulated: &[&[f64]],
-    resamples: usize,
-    seed: u64,
-) -> Option<f64> {
+pub fn ks_p(observed: &[&[f64]], simulated: &[&[f64]], resamples: usize, seed: u64) -> Option<f64> {
     let grid = grid(observed, simulated);
     let observed = Clusters::on(&grid, observed)?;
     let simulated = Clusters::on(&grid, simulated)?;
@@ -173,16 +168,14 @@ pub fn share_p(observed: &[(f64, f64)], simulated: &[(f64, f64)]) -> Option<f64>
     let (r_s, v_s, g_s) = ratio_variance(simulated)?;
     let difference = (r_o - r_s).abs();
     let variance = v_o + v_s;
-    if variance <= 0.0 {
-        return Some(if difference < 1e-12 { 1.0 } else { 0.0 });
+    // No variance on either side (up to rounding: a standard error below
+    // 1e-9 of a share is none): equal up to rounding, or not equal.
+    if variance.sqrt() < 1e-9 {
+        return Some(if difference < 1e-9 { 1.0 } else { 0.0 });
     }
     // Welch–Satterthwaite; a side of one cluster adds no variance.
     let part = |v: f64, g: usize| {
-        if g > 1 {
-            v * v / (g - 1) as f64
-        } else {
-            0.0
-        }
+        if g > 1 { v * v / (g - 1) as f64 } else { 0.0 }
     };
     let denominator = part(v_o, g_o) + part(v_s, g_s);
     let df = if denominator > 0.0 {

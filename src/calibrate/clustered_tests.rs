@@ -124,18 +124,31 @@ fn ks_verdicts_hold_five_percent_on_clustered_data() {
         let observed = clustered_normal(&mut draws, 20, 8, 0.0);
         let simulated = singletons(&mut draws, 400);
         let (_, iid) = two_sample(&flat(&observed), &flat(&simulated)).unwrap();
-        let grouped = ks_p(&slices(&observed), &slices(&simulated), TEST_RESAMPLES, replicate);
+        let grouped = ks_p(
+            &slices(&observed),
+            &slices(&simulated),
+            TEST_RESAMPLES,
+            replicate,
+        );
         iid_differs += u64::from(iid < 0.05);
         grouped_differs += u64::from(grouped.unwrap() < 0.05);
     }
     assert!(iid_differs > REPLICATES / 5, "independent: {iid_differs}");
-    assert!(within_nominal(grouped_differs), "grouped: {grouped_differs}");
+    assert!(
+        within_nominal(grouped_differs),
+        "grouped: {grouped_differs}"
+    );
     let mut seen = 0;
     for replicate in 0..50 {
         let mut draws = Draws(7_000 + 1_000 * replicate);
         let observed = clustered_normal(&mut draws, 20, 8, 0.8);
         let simulated = singletons(&mut draws, 400);
-        let grouped = ks_p(&slices(&observed), &slices(&simulated), TEST_RESAMPLES, replicate);
+        let grouped = ks_p(
+            &slices(&observed),
+            &slices(&simulated),
+            TEST_RESAMPLES,
+            replicate,
+        );
         seen += u64::from(grouped.unwrap() < 0.05);
     }
     assert!(seen >= 40, "a shift of 0.8 sd seen in {seen} of 50");
@@ -159,7 +172,9 @@ fn independent_shares(draws: &mut Draws, n: usize, share: f64) -> Vec<(f64, f64)
 }
 
 fn sum(pairs: &[(f64, f64)]) -> (f64, f64) {
-    pairs.iter().fold((0.0, 0.0), |(a, b), p| (a + p.0, b + p.1))
+    pairs
+        .iter()
+        .fold((0.0, 0.0), |(a, b), p| (a + p.0, b + p.1))
 }
 
 #[test]
@@ -175,7 +190,10 @@ fn share_verdicts_hold_five_percent_on_clustered_data() {
         grouped_differs += u64::from(grouped < 0.05);
     }
     assert!(iid_differs > REPLICATES / 5, "independent: {iid_differs}");
-    assert!(within_nominal(grouped_differs), "grouped: {grouped_differs}");
+    assert!(
+        within_nominal(grouped_differs),
+        "grouped: {grouped_differs}"
+    );
     let mut seen = 0;
     for replicate in 0..50 {
         let mut draws = Draws(9_000_000 + 1_000 * replicate);

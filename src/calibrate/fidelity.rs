@@ -2,12 +2,23 @@
 //! sessions held out from the fit, statistic by statistic — observed,
 //! simulated, distance, verdict — and the simulated model's assumptions
 //! the data contradict, said in words.
+//!
+//! The held-out sessions come in groups (projects, people), and values
+//! within a group are not independent draws: every p-value here resamples
+//! groups ([`super::clustered`]), and a statistic whose observed values
+//! come from fewer than [`MIN_GROUPS`] groups gets no verdict.
+
+use std::collections::BTreeMap;
 
 use super::bootstrap::quantile;
+use super::clustered::{self, ks_p, share_p};
 use super::fit::significant;
 use super::ks::two_sample;
 use super::observe::{Stats, share};
-use crate::model::simulated::SimulateParams;
+use crate::model::simulated::{SimulateParams, mix};
+use crate::transcript::Session;
+
+pub use super::clustered::MIN_GROUPS;
 
 /// Fewer observations than this on either side and a statistic gets no
 /// verdict: a two-sample test on a handful of simulated values says
@@ -25,6 +36,10 @@ pub enum Verdict {
     Differs,
     /// Too few observations to tell: nothing follows, either way.
     TooFewObserved,
+    /// Enough observations, but from fewer than [`MIN_GROUPS`] groups:
+    /// their variability between groups cannot be told, so neither can a
+    /// difference.
+    TooFewGroups,
     /// Enough observations, too few simulated values to compare them with.
     TooFewSimulated,
 }
@@ -35,13 +50,17 @@ impl Verdict {
             Self::Close => "close",
             Self::Differs => "differs",
             Self::TooFewObserved => "too few observed",
+            Self::TooFewGroups => "too few groups",
             Self::TooFewSimulated => "too few simulated",
         }
     }
 
     /// No conclusion can be drawn from the row.
     pub fn too_few(self) -> bool {
-        matches!(self, Self::TooFewObserved | Self::TooFewSimulated)
+        matches!(
+            self,
+            Self::TooFewObserved | Self::TooFewGroups | Self::TooFewSimulated
+        )
     }
 }
 
@@ -50,27 +69,32 @@ impl Verdict {
 pub struct FidelityRow {
     pub statistic: &'static str,
     /// `ks` (distributions: the values are medians, the distance is
-    /// Kolmogorov–Smirnov's D) or `share` (the values are shares, the
-    /// distance their absolute difference, the p-value a two-proportion
-    /// z-test's).
+    /// Kolmogorov–Smirnov's D, the p-value a group bootstrap's) or `share`
+    /// (the values are shares, the distance their absolute difference, the
+    /// p-value from the groups' variance: [`super::clustered`]).
     pub test: &'static str,
     pub observed: Option<f64>,
     pub simulated: Option<f64>,
     pub distance: Option<f64>,
     pub p_value: Option<f64>,
     pub n_observed: u64,
+    /// The held-out groups the observed values come from (each session
+    /// its own group where the sessions have no groups).
+    pub n_groups: u64,
     pub n_simulated: u64,
     pub verdict: Verdict,
 }
 
 impl FidelityRow {
     /// The row's figures as every output shows them: observed, simulated,
-    /// the two counts, the distance and p (`-` where there is none).
-    pub fn figures(&self) -> [String; 6] {
+    /// the observed count and its groups, the simulated count, the
+    /// distance and p (`-` where there is none).
+    pub fn figures(&self) -> [String; 7] {
         [
             shown(self, self.observed),
             shown(self, self.simulated),
             self.n_observed.to_string(),
+            self.n_groups.to_string(),
             self.n_simulated.to_string(),
             self.distance.map_or("-".into(), |d| format!("{d:.3}")),
             self.p_value.map_or("-".into(), significant),
@@ -81,6 +105,7 @@ impl FidelityRow {
     pub fn verdict_text(&self) -> String {
         match self.verdict {
             Verdict::TooFewObserved => format!("too few observed (n = {})", self.n_observed),
+            Verdict::TooFewGroups => format!("too few groups (n = {})", self.n_groups),
             Verdict::TooFewSimulated => format!("too few simulated (n = {})", self.n_simulated),
             verdict => verdict.label().to_string(),
         }
@@ -95,63 +120,105 @@ pub struct Distribution {
     pub simulated: Vec<f64>,
 }
 
-/// The rows and the distributions behind the `ks` rows.
-pub fn compare(observed: &Stats, simulated: &Stats) -> (Vec<FidelityRow>, Vec<Distribution>) {
-    let samples: [(&'static str, &Vec<f64>, &Vec<f64>); 5] = [
-        (
-            "turns between planning calls",
-            &observed.turn_gaps,
-            &simulated.turn_gaps,
-        ),
-        (
-            "tokens between planning calls",
-            &observed.token_gaps,
-            &simulated.token_gaps,
-        ),
-        (
-            "items completed per update",
-            &observed.completed_per_update,
-            &simulated.completed_per_update,
-        ),
-        (
-            "turns before the first plan",
-            &observed.first_plan_turn,
-            &simulated.first_plan_turn,
-        ),
-        (
-            "share of a session's turns that plan",
-            &observed.session_planning_share,
-            &simulated.session_planning_share,
-        ),
-    ];
-    let mut rows: Vec<FidelityRow> = samples.iter().map(|(s, o, m)| ks_row(s, o, m)).collect();
-    let shares = [
-        (
-            "share of turns that plan",
-            observed.planning_turns,
-            simulated.planning_turns,
-        ),
-        (
-            "reminder compliance",
-            observed.compliance,
-            simulated.compliance,
-        ),
-        (
-            "last plan left with open items",
-            observed.unfinished,
-            simulated.unfinished,
-        ),
-    ];
-    rows.extend(shares.iter().map(|(s, o, m)| share_row(s, *o, *m)));
-    let distributions = samples
+/// One side of the comparison: its statistics over all its sessions and
+/// cluster by cluster — the held-out groups ([`by_group`]), the simulated
+/// runs — which are what the p-values resample.
+#[derive(Debug, Clone, Copy)]
+pub struct Side<'a> {
+    pub total: &'a Stats,
+    pub clusters: &'a [Stats],
+}
+
+/// The values of one distribution compared.
+type Values = fn(&Stats) -> &[f64];
+/// The `(events, chances)` of one share compared.
+type Pair = fn(&Stats) -> (f64, f64);
+
+/// The distributions compared, with where each is read.
+const DISTRIBUTIONS: [(&str, Values); 5] = [
+    ("turns between planning calls", |s| &s.turn_gaps),
+    ("tokens between planning calls", |s| &s.token_gaps),
+    ("items completed per update", |s| &s.completed_per_update),
+    (FIRST_PLAN, |s| &s.first_plan_turn),
+    ("share of a session's turns that plan", |s| {
+        &s.session_planning_share
+    }),
+];
+
+const FIRST_PLAN: &str = "turns before the first plan";
+
+/// The shares compared.
+const SHARES: [(&str, Pair); 3] = [
+    ("share of turns that plan", |s| s.planning_turns),
+    ("reminder compliance", |s| s.compliance),
+    ("last plan left with open items", |s| s.unfinished),
+];
+
+/// The rows, their p-values from group resamples seeded by `seed`, and
+/// the distributions behind the `ks` rows.
+pub fn compare(
+    observed: Side<'_>,
+    simulated: Side<'_>,
+    seed: u64,
+) -> (Vec<FidelityRow>, Vec<Distribution>) {
+    let seeds = (0u64..).map(|i| mix(seed ^ mix(i)));
+    let mut rows: Vec<FidelityRow> = DISTRIBUTIONS
         .iter()
-        .map(|(statistic, o, m)| Distribution {
+        .zip(seeds.clone())
+        .map(|((statistic, values), seed)| ks_row(statistic, *values, (observed, simulated), seed))
+        .collect();
+    rows.extend(
+        SHARES
+            .iter()
+            .map(|(statistic, pair)| share_row(statistic, *pair, observed, simulated)),
+    );
+    let distributions = DISTRIBUTIONS
+        .iter()
+        .map(|(statistic, values)| Distribution {
             statistic,
-            observed: (*o).clone(),
-            simulated: (*m).clone(),
+            observed: values(observed.total).to_vec(),
+            simulated: values(simulated.total).to_vec(),
         })
         .collect();
     (rows, distributions)
+}
+
+/// Every statistic with its observed and simulated counts (what
+/// [`super::tenfold`] needs, without the tests).
+pub fn counts(observed: &Stats, simulated: &Stats) -> Vec<(&'static str, u64, u64)> {
+    let distributions = DISTRIBUTIONS.iter().map(|(statistic, values)| {
+        let n = |s| values(s).len() as u64;
+        (*statistic, n(observed), n(simulated))
+    });
+    let shares = SHARES.iter().map(|(statistic, pair)| {
+        let n = |s| pair(s).1 as u64;
+        (*statistic, n(observed), n(simulated))
+    });
+    distributions.chain(shares).collect()
+}
+
+/// The statistics of `sessions` group by group, in order of first
+/// appearance (each session its own group where `sessions_alone`).
+pub fn by_group(sessions: &[Session], sessions_alone: bool, chars_per_token: f64) -> Vec<Stats> {
+    if sessions_alone {
+        return sessions
+            .iter()
+            .map(|s| Stats::of([s], chars_per_token))
+            .collect();
+    }
+    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut groups: Vec<Stats> = Vec::new();
+    for session in sessions {
+        let next = index.len();
+        let at = *index.entry(session.group.as_str()).or_insert(next);
+        if at == groups.len() {
+            groups.push(Stats::default());
+        }
+        if let Some(stats) = groups.get_mut(at) {
+            stats.add(session, chars_per_token);
+        }
+    }
+    groups
 }
 
 fn median(values: &[f64]) -> Option<f64> {
@@ -160,34 +227,82 @@ fn median(values: &[f64]) -> Option<f64> {
     (!sorted.is_empty()).then(|| quantile(&sorted, 0.5))
 }
 
-fn verdict(p: Option<f64>, n_observed: usize, n_simulated: usize) -> Verdict {
+/// The verdict where the counts allow one (`None`: p is not needed).
+fn too_few(n_observed: u64, n_groups: u64, n_simulated: u64) -> Option<Verdict> {
+    let min = MIN_SAMPLE as u64;
+    if n_observed < min {
+        Some(Verdict::TooFewObserved)
+    } else if n_groups < MIN_GROUPS as u64 {
+        Some(Verdict::TooFewGroups)
+    } else if n_simulated < min {
+        Some(Verdict::TooFewSimulated)
+    } else {
+        None
+    }
+}
+
+fn verdict(p: Option<f64>) -> Verdict {
     match p {
-        _ if n_observed < MIN_SAMPLE => Verdict::TooFewObserved,
-        _ if n_simulated < MIN_SAMPLE => Verdict::TooFewSimulated,
         Some(p) if p < 0.05 => Verdict::Differs,
         Some(_) => Verdict::Close,
         None => Verdict::TooFewSimulated,
     }
 }
 
-fn ks_row(statistic: &'static str, observed: &[f64], simulated: &[f64]) -> FidelityRow {
-    let test = two_sample(observed, simulated);
+fn ks_row(
+    statistic: &'static str,
+    values: Values,
+    (observed, simulated): (Side<'_>, Side<'_>),
+    seed: u64,
+) -> FidelityRow {
+    let (o, m) = (values(observed.total), values(simulated.total));
+    let (o_clusters, m_clusters) = (
+        cluster_values(observed, values),
+        cluster_values(simulated, values),
+    );
+    let n_groups = o_clusters.iter().filter(|c| !c.is_empty()).count() as u64;
+    let (n_observed, n_simulated) = (o.len() as u64, m.len() as u64);
+    let unjudged = too_few(n_observed, n_groups, n_simulated);
+    // No p where no verdict: a p-value beside "too few" would read as one.
+    let p = unjudged
+        .is_none()
+        .then(|| ks_p(&o_clusters, &m_clusters, clustered::RESAMPLES, seed))
+        .flatten();
     FidelityRow {
         statistic,
         test: "ks",
-        observed: median(observed),
-        simulated: median(simulated),
-        distance: test.map(|t| t.0),
-        p_value: test.map(|t| t.1),
-        n_observed: observed.len() as u64,
-        n_simulated: simulated.len() as u64,
-        verdict: verdict(test.map(|t| t.1), observed.len(), simulated.len()),
+        observed: median(o),
+        simulated: median(m),
+        distance: two_sample(o, m).map(|t| t.0),
+        p_value: p,
+        n_observed,
+        n_groups,
+        n_simulated,
+        verdict: unjudged.unwrap_or_else(|| verdict(p)),
     }
 }
 
-fn share_row(statistic: &'static str, observed: (f64, f64), simulated: (f64, f64)) -> FidelityRow {
-    let p = two_proportion_p(observed, simulated);
-    let (a, b) = (share(observed), share(simulated));
+fn cluster_values(side: Side<'_>, values: Values) -> Vec<&[f64]> {
+    side.clusters.iter().map(values).collect()
+}
+
+fn share_row(
+    statistic: &'static str,
+    pair: Pair,
+    observed: Side<'_>,
+    simulated: Side<'_>,
+) -> FidelityRow {
+    let (o, m) = (pair(observed.total), pair(simulated.total));
+    let clusters = |side: Side<'_>| -> Vec<(f64, f64)> { side.clusters.iter().map(pair).collect() };
+    let (o_clusters, m_clusters) = (clusters(observed), clusters(simulated));
+    let n_groups = o_clusters.iter().filter(|c| c.1 > 0.0).count() as u64;
+    let (n_observed, n_simulated) = (o.1 as u64, m.1 as u64);
+    let unjudged = too_few(n_observed, n_groups, n_simulated);
+    let p = unjudged
+        .is_none()
+        .then(|| share_p(&o_clusters, &m_clusters))
+        .flatten();
+    let (a, b) = (share(o), share(m));
     FidelityRow {
         statistic,
         test: "share",
@@ -195,13 +310,17 @@ fn share_row(statistic: &'static str, observed: (f64, f64), simulated: (f64, f64
         simulated: b,
         distance: a.zip(b).map(|(a, b)| (a - b).abs()),
         p_value: p,
-        n_observed: observed.1 as u64,
-        n_simulated: simulated.1 as u64,
-        verdict: verdict(p, observed.1 as usize, simulated.1 as usize),
+        n_observed,
+        n_groups,
+        n_simulated,
+        verdict: unjudged.unwrap_or_else(|| verdict(p)),
     }
 }
 
-/// The two-sided p-value of "same proportion" (pooled z-test).
+/// The two-sided p-value of "same proportion" (pooled z-test), every
+/// chance taken as independent: the test the fidelity check gave before
+/// it resampled groups, kept to show what that costs
+/// (`clustered_tests`) and for the re-planning hazard's claim.
 pub fn two_proportion_p((x1, n1): (f64, f64), (x2, n2): (f64, f64)) -> Option<f64> {
     if n1 <= 0.0 || n2 <= 0.0 {
         return None;
@@ -239,13 +358,12 @@ pub(super) fn normal_cdf(z: f64) -> f64 {
 /// words (`simulated` is the model with `params` on the same shapes).
 pub fn contradictions(
     observed: &Stats,
-    simulated: &Stats,
     rows: &[FidelityRow],
     params: &SimulateParams,
 ) -> Vec<String> {
     let mut said = Vec::new();
     said.extend(rising_hazard(observed));
-    said.extend(first_plan_delay(observed, simulated, params));
+    said.extend(first_plan_delay(rows, params));
     for row in rows.iter().filter(|r| r.verdict == Verdict::Differs) {
         said.push(format!(
             "{} differs: {} observed against {} simulated (p = {}).",
@@ -327,20 +445,13 @@ fn rising_hazard(observed: &Stats) -> Option<String> {
 
 /// The simulated model plans on a task's first turn with `plan_first` and
 /// on each later one with `first_plan_hazard` (its ordinary rate where
-/// that is not set): real agents may explore first.
-fn first_plan_delay(
-    observed: &Stats,
-    simulated: &Stats,
-    params: &SimulateParams,
-) -> Option<String> {
-    let (o, s) = (
-        median(&observed.first_plan_turn)?,
-        median(&simulated.first_plan_turn)?,
-    );
-    let (_, p) = two_sample(&observed.first_plan_turn, &simulated.first_plan_turn)?;
-    if p >= 0.05 || observed.first_plan_turn.len() < MIN_SAMPLE {
-        return None;
-    }
+/// that is not set): real agents may explore first. Said where the
+/// row's verdict (groups resampled) is that the two differ.
+fn first_plan_delay(rows: &[FidelityRow], params: &SimulateParams) -> Option<String> {
+    let row = rows
+        .iter()
+        .find(|r| r.statistic == FIRST_PLAN && r.verdict == Verdict::Differs)?;
+    let (o, s, p) = (row.observed?, row.simulated?, row.p_value?);
     Some(format!(
         "The first plan came after a median of {o:.0} turns, against {s:.0} simulated (p = {}): the simulated model plans on a task's first turn with plan_first = {:.2} and on each later turn with first_plan_hazard = {:.3}, where the sessions explore before planning.",
         significant(p),
@@ -360,16 +471,72 @@ mod tests {
         assert!((normal_cdf(1.96) - 0.975).abs() < 1e-4);
     }
 
+    /// `stats` dealt into `groups` clusters: values in turn, shares in
+    /// equal parts.
+    fn dealt(stats: &Stats, groups: usize) -> Vec<Stats> {
+        let deal = |values: &[f64], g: usize| -> Vec<f64> {
+            values.iter().skip(g).step_by(groups).copied().collect()
+        };
+        let part = |(x, n): (f64, f64)| (x / groups as f64, n / groups as f64);
+        (0..groups)
+            .map(|g| Stats {
+                turn_gaps: deal(&stats.turn_gaps, g),
+                token_gaps: deal(&stats.token_gaps, g),
+                completed_per_update: deal(&stats.completed_per_update, g),
+                first_plan_turn: deal(&stats.first_plan_turn, g),
+                session_planning_share: deal(&stats.session_planning_share, g),
+                planning_turns: part(stats.planning_turns),
+                compliance: part(stats.compliance),
+                unfinished: part(stats.unfinished),
+                ..Stats::default()
+            })
+            .collect()
+    }
+
+    /// The rows of `observed` in `groups` groups against `simulated`, each
+    /// of its values a run of its own.
+    fn rows_of(observed: &Stats, groups: usize, simulated: &Stats) -> Vec<FidelityRow> {
+        let (o, m) = (dealt(observed, groups), dealt(simulated, 1000));
+        let side = |total, clusters| Side { total, clusters };
+        compare(side(observed, &o), side(simulated, &m), 7).0
+    }
+
+    fn gaps(values: Vec<f64>) -> Stats {
+        Stats {
+            turn_gaps: values,
+            ..Stats::default()
+        }
+    }
+
     #[test]
     fn verdicts_are_about_the_observed_data_and_name_their_n() {
-        let few = ks_row("x", &[1.0; 7], &[1.0; 300]);
+        let row = |o: Vec<f64>, groups, m: Vec<f64>| rows_of(&gaps(o), groups, &gaps(m)).remove(0);
+        let few = row(vec![1.0; 7], 7, vec![1.0; 300]);
         assert_eq!(few.verdict, Verdict::TooFewObserved);
         assert_eq!(few.verdict_text(), "too few observed (n = 7)");
-        let short = ks_row("x", &[1.0; 70], &[1.0; 3]);
+        assert_eq!(few.p_value, None);
+        let grouped = row(vec![1.0; 70], 4, vec![1.0; 300]);
+        assert_eq!(grouped.verdict_text(), "too few groups (n = 4)");
+        assert!(grouped.verdict.too_few());
+        let short = row(vec![1.0; 70], 10, vec![1.0; 3]);
         assert_eq!(short.verdict_text(), "too few simulated (n = 3)");
-        let row = share_row("s", (30.0, 90.0), (300.0, 900.0));
+        assert_eq!(short.figures()[3], "10");
+        let shares = Stats {
+            planning_turns: (30.0, 90.0),
+            ..Stats::default()
+        };
+        let simulated = Stats {
+            planning_turns: (300.0, 900.0),
+            ..Stats::default()
+        };
+        let rows = rows_of(&shares, 10, &simulated);
+        let row = rows
+            .iter()
+            .find(|r| r.statistic == "share of turns that plan")
+            .unwrap();
         assert_eq!(row.verdict, Verdict::Close);
-        assert_eq!(shown(&row, row.observed), "33.3%");
+        assert_eq!(row.n_groups, 10);
+        assert_eq!(shown(row, row.observed), "33.3%");
         assert_eq!(three_digits(2.0), "2");
         assert_eq!(three_digits(0.123_45), "0.123");
         assert_eq!(three_digits(1383.4), "1383");
@@ -385,7 +552,7 @@ mod tests {
         };
         let mut simulated = observed.clone();
         simulated.first_plan_turn = vec![0.0; 400];
-        let (rows, distributions) = compare(&observed, &simulated);
+        let rows = rows_of(&observed, 10, &simulated);
         let row = |name: &str| rows.iter().find(|r| r.statistic == name).unwrap();
         assert_eq!(row("turns before the first plan").verdict, Verdict::Differs);
         assert_eq!(
@@ -396,7 +563,52 @@ mod tests {
             rows.iter()
                 .any(|r| r.statistic == "last plan left with open items")
         );
-        assert_eq!(distributions.len(), 5);
+        let said = contradictions(&observed, &rows, &SimulateParams::default());
+        assert!(
+            said.iter().any(|s| s.starts_with("The first plan came")),
+            "{said:?}"
+        );
+    }
+
+    /// Forty values in two groups, one group all 0 and one all 5: taken
+    /// one by one they differ from a simulated 50/50 mix of 0 and 6 at
+    /// p < 1e-6, but two groups cannot tell a difference from the groups'
+    /// own variability, so no verdict.
+    #[test]
+    fn groups_not_values_decide_the_verdict() {
+        let observed = gaps([vec![0.0; 20], vec![5.0; 20]].concat());
+        let clusters = [gaps(vec![0.0; 20]), gaps(vec![5.0; 20])];
+        let simulated = gaps((0..400).map(|i| f64::from(i % 2 * 6)).collect());
+        let (_, iid) = two_sample(&observed.turn_gaps, &simulated.turn_gaps).unwrap();
+        assert!(iid < 1e-6, "{iid}");
+        let alone = dealt(&simulated, 400);
+        let side = |total, clusters| Side { total, clusters };
+        let (rows, _) = compare(side(&observed, &clusters), side(&simulated, &alone), 3);
+        assert_eq!(rows[0].verdict, Verdict::TooFewGroups);
+        assert_eq!(rows[0].n_groups, 2);
+    }
+
+    #[test]
+    fn sessions_are_grouped_by_their_label_or_alone() {
+        use crate::transcript::{Format, Part, Reminders, Turn};
+        let session = |group: &str| Session {
+            format: Format::ClaudeCode,
+            agent_version: None,
+            models: Vec::new(),
+            reminders: Reminders::Recorded,
+            parts: vec![Part {
+                turns: vec![Turn::default(); 2],
+            }],
+            id: None,
+            group: group.into(),
+            content_hash: String::new(),
+        };
+        let sessions = [session("b"), session("a"), session("b")];
+        let groups = by_group(&sessions, false, 4.0);
+        assert_eq!(groups.len(), 2);
+        assert_eq!(groups[0].planning_turns.1, 4.0);
+        assert_eq!(groups[1].planning_turns.1, 2.0);
+        assert_eq!(by_group(&sessions, true, 4.0).len(), 3);
     }
 
     #[test]

@@ -239,9 +239,19 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
         &observed_stats,
     );
     let simulated_stats = &simulated.stats;
-    let (fidelity, distributions) = fidelity::compare(&observed_stats, simulated_stats);
-    let contradictions =
-        fidelity::contradictions(&observed_stats, simulated_stats, &fidelity, &params);
+    let observed_groups = fidelity::by_group(check_set, groups.sessions_alone, chars_per_token);
+    let (fidelity, distributions) = fidelity::compare(
+        fidelity::Side {
+            total: &observed_stats,
+            clusters: &observed_groups,
+        },
+        fidelity::Side {
+            total: simulated_stats,
+            clusters: &simulated.runs,
+        },
+        options.seed ^ 0x9f0c_ba11,
+    );
+    let contradictions = fidelity::contradictions(&observed_stats, &fidelity, &params);
     Ok(Calibration {
         params: param_rows(
             &measures,

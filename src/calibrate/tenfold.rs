@@ -13,7 +13,7 @@
 //! short, and the output says so. The first round's seeds are the ones a
 //! single round always used, so a check one round satisfies reads as before.
 
-use super::fidelity::{self, FidelityRow};
+use super::fidelity;
 use super::observe::Stats;
 use super::simulate::{Shape, Simulator};
 use crate::model::simulated::SimulateParams;
@@ -31,6 +31,9 @@ pub const MAX_ROUNDS: u64 = 40;
 #[derive(Debug, Clone, Default)]
 pub struct Simulated {
     pub stats: Stats,
+    /// The same statistics run by run: the clusters the fidelity check's
+    /// p-values resample on the simulated side.
+    pub runs: Vec<Stats>,
     /// Rounds of the held-out shapes run.
     pub rounds: u64,
     /// The statistics whose simulated sample stayed under
@@ -49,6 +52,7 @@ pub fn simulate(
     observed: &Stats,
 ) -> Simulated {
     let mut stats = Stats::default();
+    let mut runs = Vec::new();
     let stride = shapes.len() as u64;
     let mut rounds: u64 = 0;
     let mut short = short_rows(observed, &stats);
@@ -56,6 +60,7 @@ pub fn simulate(
         let round_seed = seed.wrapping_add(rounds.wrapping_mul(stride));
         for session in simulator.run(params, shapes, round_seed) {
             stats.add(&session, chars_per_token);
+            runs.push(Stats::of([&session], chars_per_token));
         }
         rounds += 1;
         let now = short_rows(observed, &stats);
@@ -64,8 +69,8 @@ pub fn simulate(
         let grew = now.iter().any(|row| {
             short
                 .iter()
-                .find(|before| before.statistic == row.statistic)
-                .is_none_or(|before| before.n_simulated < row.n_simulated)
+                .find(|before| before.0 == row.0)
+                .is_none_or(|before| before.2 < row.2)
         });
         short = now;
         if short.is_empty() || rounds >= MAX_ROUNDS || (rounds > 1 && !grew) {
@@ -74,17 +79,20 @@ pub fn simulate(
     }
     Simulated {
         stats,
+        runs,
         rounds,
-        short: short.iter().map(|row| row.statistic).collect(),
+        short: short.iter().map(|row| row.0).collect(),
     }
 }
 
-/// The fidelity rows whose simulated sample is under ten times the
-/// observed one (rows with nothing observed are never short).
-fn short_rows(observed: &Stats, simulated: &Stats) -> Vec<FidelityRow> {
-    let (rows, _) = fidelity::compare(observed, simulated);
-    rows.into_iter()
-        .filter(|row| row.n_simulated < TIMES_OBSERVED.saturating_mul(row.n_observed))
+/// The statistics whose simulated sample is under ten times the observed
+/// one, with both counts (those with nothing observed are never short).
+fn short_rows(observed: &Stats, simulated: &Stats) -> Vec<(&'static str, u64, u64)> {
+    fidelity::counts(observed, simulated)
+        .into_iter()
+        .filter(|(_, n_observed, n_simulated)| {
+            *n_simulated < TIMES_OBSERVED.saturating_mul(*n_observed)
+        })
         .collect()
 }
 
@@ -119,22 +127,23 @@ mod tests {
             "{}",
             simulated.rounds
         );
-        let (rows, _) = fidelity::compare(&observed, &simulated.stats);
-        for row in rows.iter().filter(|r| r.n_observed > 0) {
+        let rows = fidelity::counts(&observed, &simulated.stats);
+        for (statistic, n_observed, n_simulated) in rows.iter().filter(|r| r.1 > 0) {
             assert!(
-                row.n_simulated >= 10 * row.n_observed,
-                "{}: {} against {}",
-                row.statistic,
-                row.n_simulated,
-                row.n_observed
+                *n_simulated >= 10 * n_observed,
+                "{statistic}: {n_simulated} against {n_observed}"
             );
         }
+        assert_eq!(
+            simulated.runs.len() as u64,
+            simulated.rounds * shapes.len() as u64
+        );
         // One round alone falls short: the rounds were needed.
-        let (one, _) = fidelity::compare(
+        let one = fidelity::counts(
             &observed,
             &Stats::of(&simulator.run(planner(), &shapes, 99), 4.0),
         );
-        assert!(one.iter().any(|r| r.n_simulated < 10 * r.n_observed));
+        assert!(one.iter().any(|r| r.2 < 10 * r.1));
     }
 
     /// A model that never plans gives no gap however long it runs: the

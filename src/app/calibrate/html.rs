@@ -77,12 +77,25 @@ fn parameters(page: &mut String, result: &Calibration) {
 }
 
 fn fidelity(page: &mut String, result: &Calibration) {
-    page.push_str("<h2>Fidelity</h2>\n<table><tr><th>statistic</th><th>observed</th><th>simulated</th><th>n observed</th><th>n simulated</th><th>distance</th><th>p</th><th>verdict</th></tr>\n");
+    let _ = write!(
+        page,
+        "<h2>Fidelity</h2>\n<p>Held-out sessions against the simulated model. The p-values resample the held-out groups (projects), not sessions: sessions of one group are not independent. A statistic from fewer than {} groups gets no verdict.</p>\n",
+        crate::calibrate::fidelity::MIN_GROUPS
+    );
+    page.push_str("<table><tr><th>statistic</th><th>observed</th><th>simulated</th><th>n observed</th><th>groups</th><th>n simulated</th><th>distance</th><th>p</th><th>verdict</th></tr>\n");
     for row in &result.fidelity {
-        let [observed, simulated, n_observed, n_simulated, distance, p] = row.figures();
+        let [
+            observed,
+            simulated,
+            n_observed,
+            n_groups,
+            n_simulated,
+            distance,
+            p,
+        ] = row.figures();
         let _ = writeln!(
             page,
-            "<tr class=\"{}\"><td>{}</td><td>{observed}</td><td>{simulated}</td><td>{n_observed}</td><td>{n_simulated}</td><td>{distance}</td><td>{p}</td><td>{}</td></tr>",
+            "<tr class=\"{}\"><td>{}</td><td>{observed}</td><td>{simulated}</td><td>{n_observed}</td><td>{n_groups}</td><td>{n_simulated}</td><td>{distance}</td><td>{p}</td><td>{}</td></tr>",
             row.verdict.label().replace(' ', "-"),
             esc(row.statistic),
             esc(&row.verdict_text())

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::read::ReadOutcome;
 use crate::calibrate::Calibration;
+use crate::calibrate::fidelity::{MIN_GROUPS, Verdict};
 use crate::calibrate::simulate::FIDELITY_REPLICATES;
 use crate::model::simulated::profile::Source;
 use crate::report::terminal::escape;
@@ -260,18 +261,26 @@ fn fidelity(text: &mut String, result: &Calibration) {
     };
     let _ = writeln!(
         text,
-        "Fidelity on {held} (distributions: medians and Kolmogorov-Smirnov D; shares: difference; verdicts about the observed data)"
+        "Fidelity on {held} (distributions: medians and Kolmogorov-Smirnov D; shares: difference; p-values resample the held-out groups, not sessions; verdicts about the observed data)"
     );
     let _ = writeln!(
         text,
-        "{:<38} {:>8} {:>9} {:>9} {:>6} {:>7} {:>8}  verdict",
-        "statistic", "observed", "simulated", "n obs", "n sim", "distance", "p"
+        "{:<38} {:>8} {:>9} {:>9} {:>6} {:>6} {:>7} {:>8}  verdict",
+        "statistic", "observed", "simulated", "n obs", "groups", "n sim", "distance", "p"
     );
     for row in &result.fidelity {
-        let [observed, simulated, n_observed, n_simulated, distance, p] = row.figures();
+        let [
+            observed,
+            simulated,
+            n_observed,
+            n_groups,
+            n_simulated,
+            distance,
+            p,
+        ] = row.figures();
         let _ = writeln!(
             text,
-            "{:<38} {observed:>8} {simulated:>9} {n_observed:>9} {n_simulated:>6} {distance:>7} {p:>8}  {}",
+            "{:<38} {observed:>8} {simulated:>9} {n_observed:>9} {n_groups:>6} {n_simulated:>6} {distance:>7} {p:>8}  {}",
             row.statistic,
             row.verdict_text()
         );
@@ -303,12 +312,15 @@ fn simulation_line(result: &Calibration) -> Option<String> {
 /// the data reject.
 pub fn conclusion_lines(result: &Calibration) -> Vec<String> {
     let mut lines = Vec::new();
-    let too_few: Vec<&str> = result
-        .fidelity
-        .iter()
-        .filter(|r| r.verdict.too_few())
-        .map(|r| r.statistic)
-        .collect();
+    let unjudged = |groups: bool| -> Vec<&str> {
+        result
+            .fidelity
+            .iter()
+            .filter(|r| r.verdict.too_few() && (r.verdict == Verdict::TooFewGroups) == groups)
+            .map(|r| r.statistic)
+            .collect()
+    };
+    let (too_few, too_few_groups) = (unjudged(false), unjudged(true));
     let rejected = result.goodness_of_fit.is_some_and(|t| t.rejected());
     if rejected {
         lines.push(
@@ -321,7 +333,17 @@ pub fn conclusion_lines(result: &Calibration) -> Vec<String> {
             too_few.join(", ")
         ));
     }
-    if result.contradictions.is_empty() && too_few.is_empty() && !rejected {
+    if !too_few_groups.is_empty() {
+        lines.push(format!(
+            "Too few held-out groups to judge (fewer than {MIN_GROUPS}): {}. Nothing is concluded about them.",
+            too_few_groups.join(", ")
+        ));
+    }
+    if result.contradictions.is_empty()
+        && too_few.is_empty()
+        && too_few_groups.is_empty()
+        && !rejected
+    {
         lines
             .push("No assumption of the simulated model is contradicted by these sessions.".into());
     }
