@@ -661,6 +661,75 @@ fn fidelity_output_names_its_n_and_concludes_nothing_from_too_few() {
     assert_eq!(plan_first["default"], 0.9, "{plan_first}");
 }
 
+/// The fidelity p-values resample groups: thirty sessions in three
+/// project folders are enough values for a verdict but too few groups for
+/// one, said with the groups' count and no p; the same sessions each its
+/// own group (`--group-by session`) get verdicts, with thirty groups.
+#[test]
+fn fidelity_verdicts_need_enough_groups_and_show_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let projects = dir.path().join("projects");
+    for i in 0..30 {
+        let folder = projects.join(format!("p{}", i % 3));
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join(format!("s{i}.jsonl")),
+            claude_code_session(&format!("s{i}"), 2 + i % 3, &[]),
+        )
+        .unwrap();
+    }
+    let html = dir.path().join("c.html");
+    let (result, printed) = calibrate_folder(
+        dir.path(),
+        &["--holdout", "0", "--html", html.to_str().unwrap()],
+    );
+    let row = |result: &Value, name: &str| -> Value {
+        result["fidelity"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["statistic"] == name)
+            .cloned()
+            .unwrap()
+    };
+    let gaps = row(&result, "turns between planning calls");
+    assert!(gaps["n_observed"].as_u64().unwrap() >= 20, "{gaps}");
+    assert_eq!(gaps["n_groups"], 3, "{gaps}");
+    assert_eq!(gaps["verdict"], "too_few_groups", "{gaps}");
+    assert_eq!(gaps["verdict_text"], "too few groups (n = 3)");
+    assert!(gaps["p_value"].is_null(), "no p without a verdict: {gaps}");
+    assert!(printed.contains("too few groups (n = 3)"), "{printed}");
+    assert!(
+        printed.contains("resample the held-out groups"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("Too few held-out groups to judge"),
+        "{printed}"
+    );
+    assert!(
+        !printed.contains("is contradicted by these sessions"),
+        "{printed}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<th>groups</th>"), "groups column");
+    assert!(
+        page.contains("resample the held-out groups"),
+        "said in HTML"
+    );
+
+    let (alone, printed) =
+        calibrate_folder(dir.path(), &["--holdout", "0", "--group-by", "session"]);
+    let gaps = row(&alone, "turns between planning calls");
+    assert_eq!(gaps["n_groups"], 30, "{gaps}");
+    assert!(
+        gaps["verdict"] == "close" || gaps["verdict"] == "differs",
+        "{gaps}"
+    );
+    assert!(gaps["p_value"].as_f64().unwrap() >= 0.001, "{gaps}");
+    assert!(!printed.contains("too few groups"), "{printed}");
+}
+
 /// A Claude Code session of `turns` responses by `model`: a TodoWrite on
 /// the first, a Bash call on the others, each answered by its tool result.
 fn claude_session(id: &str, model: &str, turns: usize) -> String {
