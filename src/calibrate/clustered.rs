@@ -186,6 +186,49 @@ pub fn share_p(observed: &[(f64, f64)], simulated: &[(f64, f64)]) -> Option<f64>
     Some(student_two_sided(difference / variance.sqrt(), df))
 }
 
+/// A cluster's `(events, chances)` of two shares.
+pub type Paired = ((f64, f64), (f64, f64));
+
+/// The two-sided p-value of "the same share" for two shares counted in the
+/// same clusters (`((events, chances), (events, chances))` a cluster), and
+/// how many clusters count either (`None` when either share has no
+/// chance). The two are not independent, so the variance is that of the
+/// clusters' contributions to the difference, `G/(G−1) Σ d_g²` with
+/// `d_g = (x_g − r·n_g)/N − (y_g − s·m_g)/M`, referred to Student's t with
+/// G − 1 degrees of freedom.
+pub fn paired_share_p(clusters: &[Paired]) -> Option<(f64, usize)> {
+    let used: Vec<_> = clusters
+        .iter()
+        .filter(|(a, b)| a.1 > 0.0 || b.1 > 0.0)
+        .collect();
+    let sum = |pick: fn(&Paired) -> (f64, f64)| {
+        used.iter()
+            .map(|c| pick(c))
+            .fold((0.0, 0.0), |(x, n), c| (x + c.0, n + c.1))
+    };
+    let ((x, n), (y, m)) = (sum(|c| c.0), sum(|c| c.1));
+    if n <= 0.0 || m <= 0.0 {
+        return None;
+    }
+    let (r, s) = (x / n, y / m);
+    let g = used.len();
+    let squares: f64 = used
+        .iter()
+        .map(|(a, b)| ((a.0 - r * a.1) / n - (b.0 - s * b.1) / m).powi(2))
+        .sum();
+    let variance = if g > 1 {
+        g as f64 / (g - 1) as f64 * squares
+    } else {
+        0.0
+    };
+    let difference = (r - s).abs();
+    if variance.sqrt() < 1e-9 {
+        return Some((if difference < 1e-9 { 1.0 } else { 0.0 }, g));
+    }
+    let df = g.saturating_sub(1) as f64;
+    Some((student_two_sided(difference / variance.sqrt(), df), g))
+}
+
 /// The ratio of sums of non-empty clusters, its cluster-robust variance
 /// and the number of clusters.
 fn ratio_variance(clusters: &[(f64, f64)]) -> Option<(f64, f64, usize)> {

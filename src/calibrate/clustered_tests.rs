@@ -213,3 +213,24 @@ fn the_p_value_is_seeded() {
     assert_eq!(a, ks_p(&slices(&observed), &slices(&simulated), 99, 3));
     assert_eq!(ks_p(&[], &slices(&simulated), 99, 3), None);
 }
+
+/// Every group one chance of one share or the other: the paired p is the
+/// two-proportion z-test's; the same chances in four groups that each hold
+/// their own share of both are one thing seen four times, not 800.
+#[test]
+fn the_paired_share_p_is_the_z_test_on_independent_chances() {
+    let mut clusters: Vec<((f64, f64), (f64, f64))> = Vec::new();
+    clusters.extend((0..400).map(|i| ((f64::from(i < 100), 1.0), (0.0, 0.0))));
+    clusters.extend((0..400).map(|i| ((0.0, 0.0), (f64::from(i < 130), 1.0))));
+    let (p, groups) = paired_share_p(&clusters).unwrap();
+    let iid = two_proportion_p((100.0, 400.0), (130.0, 400.0)).unwrap();
+    assert_eq!(groups, 800);
+    assert!((p - iid).abs() < 0.005, "{p} against {iid}");
+    let four: Vec<_> = [(10.0, 40.0), (40.0, 10.0), (30.0, 20.0), (20.0, 60.0)]
+        .iter()
+        .map(|&(a, b)| ((a, 100.0), (b, 100.0)))
+        .collect();
+    let (p, _) = paired_share_p(&four).unwrap();
+    let iid = two_proportion_p((100.0, 400.0), (130.0, 400.0)).unwrap();
+    assert!(iid < 0.05 && p > 0.3, "{p} against {iid}");
+}

@@ -355,9 +355,9 @@ pub(super) fn normal_cdf(z: f64) -> f64 {
 }
 
 /// The simulated model's assumptions that `observed` contradicts, in
-/// words (`simulated` is the model with `params` on the same shapes).
+/// words (`rows` compare it with the model under `params`).
 pub fn contradictions(
-    observed: &Stats,
+    observed: Side<'_>,
     rows: &[FidelityRow],
     params: &SimulateParams,
 ) -> Vec<String> {
@@ -424,13 +424,20 @@ fn hazard_in(stats: &Stats, range: std::ops::RangeInclusive<f64>) -> (f64, f64) 
 
 /// The simulated model re-plans at one flat rate on ordinary turns; real
 /// models may re-plan more (or less) the longer they have gone without.
-fn rising_hazard(observed: &Stats) -> Option<String> {
-    let early = hazard_in(observed, 1.0..=2.0);
-    let late = hazard_in(observed, 6.0..=f64::INFINITY);
-    let p = two_proportion_p(early, late)?;
+/// The two shares come from the same groups, so p is the paired
+/// cluster-robust one ([`clustered::paired_share_p`]).
+fn rising_hazard(observed: Side<'_>) -> Option<String> {
+    let early = hazard_in(observed.total, 1.0..=2.0);
+    let late = hazard_in(observed.total, 6.0..=f64::INFINITY);
+    let per_group: Vec<clustered::Paired> = observed
+        .clusters
+        .iter()
+        .map(|g| (hazard_in(g, 1.0..=2.0), hazard_in(g, 6.0..=f64::INFINITY)))
+        .collect();
+    let (p, groups) = clustered::paired_share_p(&per_group)?;
     // A claim about the model's assumptions needs more than a verdict
-    // does: 20 turns a side and p < 0.01.
-    if p >= 0.01 || early.1 < 20.0 || late.1 < 20.0 {
+    // does: 20 turns a side and p < 0.01, from enough groups.
+    if p >= 0.01 || early.1 < 20.0 || late.1 < 20.0 || groups < MIN_GROUPS {
         return None;
     }
     let (a, b) = (early.0 / early.1, late.0 / late.1);
@@ -563,7 +570,12 @@ mod tests {
             rows.iter()
                 .any(|r| r.statistic == "last plan left with open items")
         );
-        let said = contradictions(&observed, &rows, &SimulateParams::default());
+        let groups = dealt(&observed, 10);
+        let side = Side {
+            total: &observed,
+            clusters: &groups,
+        };
+        let said = contradictions(side, &rows, &SimulateParams::default());
         assert!(
             said.iter().any(|s| s.starts_with("The first plan came")),
             "{said:?}"
@@ -616,8 +628,30 @@ mod tests {
         let mut stats = Stats::default();
         stats.hazard.extend((0..60).map(|i| (1.0, i % 20 == 0)));
         stats.hazard.extend((0..60).map(|i| (7.0, i % 2 == 0)));
-        let said = rising_hazard(&stats).unwrap();
+        let groups = |n: usize| -> Vec<Stats> {
+            (0..n)
+                .map(|g| Stats {
+                    hazard: stats.hazard.iter().skip(g).step_by(n).copied().collect(),
+                    ..Stats::default()
+                })
+                .collect()
+        };
+        let seven = groups(7);
+        let said = rising_hazard(Side {
+            total: &stats,
+            clusters: &seven,
+        })
+        .unwrap();
         assert!(said.contains("rises"), "{said}");
         assert!(said.contains("5%") && said.contains("50%"), "{said}");
+        // The same turns from two groups: taken one by one they differ
+        // (p < 1e-6), but two groups cannot say so.
+        assert!(two_proportion_p((3.0, 60.0), (30.0, 60.0)).unwrap() < 1e-6);
+        let two = groups(2);
+        let side = Side {
+            total: &stats,
+            clusters: &two,
+        };
+        assert_eq!(rising_hazard(side), None);
     }
 }

@@ -240,18 +240,19 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     );
     let simulated_stats = &simulated.stats;
     let observed_groups = fidelity::by_group(check_set, groups.sessions_alone, chars_per_token);
+    let observed_side = fidelity::Side {
+        total: &observed_stats,
+        clusters: &observed_groups,
+    };
     let (fidelity, distributions) = fidelity::compare(
-        fidelity::Side {
-            total: &observed_stats,
-            clusters: &observed_groups,
-        },
+        observed_side,
         fidelity::Side {
             total: simulated_stats,
             clusters: &simulated.runs,
         },
         options.seed ^ 0x9f0c_ba11,
     );
-    let contradictions = fidelity::contradictions(&observed_stats, &fidelity, &params);
+    let contradictions = fidelity::contradictions(observed_side, &fidelity, &params);
     Ok(Calibration {
         params: param_rows(
             &measures,
