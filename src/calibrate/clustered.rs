@@ -31,7 +31,7 @@
 
 use super::bootstrap::Resampler;
 use super::chi2::ln_gamma;
-use super::fidelity::normal_cdf;
+use super::ks::normal_cdf;
 
 /// Resamples a distribution's p-value rests on: the smallest p it can give
 /// is 1/1000, and its Monte Carlo error at p = 0.05 is about 0.007.

@@ -6,8 +6,7 @@
 //! hold 5%, and still see a real difference.
 
 use super::*;
-use crate::calibrate::fidelity::two_proportion_p;
-use crate::calibrate::ks::two_sample;
+use crate::calibrate::ks::{two_proportion_p, two_sample};
 use crate::model::simulated::mix;
 
 /// Replicates of each coverage test.

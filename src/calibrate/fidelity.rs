@@ -317,43 +317,6 @@ fn share_row(
     }
 }
 
-/// The two-sided p-value of "same proportion" (pooled z-test), every
-/// chance taken as independent: the test the fidelity check gave before
-/// it resampled groups, kept to show what that costs
-/// (`clustered_tests`) and for the re-planning hazard's claim.
-pub fn two_proportion_p((x1, n1): (f64, f64), (x2, n2): (f64, f64)) -> Option<f64> {
-    if n1 <= 0.0 || n2 <= 0.0 {
-        return None;
-    }
-    let pooled = (x1 + x2) / (n1 + n2);
-    let variance = pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2);
-    if variance <= 0.0 {
-        return Some(if (x1 / n1 - x2 / n2).abs() < 1e-12 {
-            1.0
-        } else {
-            0.0
-        });
-    }
-    let z = (x1 / n1 - x2 / n2).abs() / variance.sqrt();
-    Some((2.0 * (1.0 - normal_cdf(z))).clamp(0.0, 1.0))
-}
-
-/// Φ(z), by Abramowitz and Stegun 7.1.26 (error below 1.5e-7).
-pub(super) fn normal_cdf(z: f64) -> f64 {
-    let x = z.abs() / std::f64::consts::SQRT_2;
-    let t = 1.0 / (1.0 + 0.327_591_1 * x);
-    let poly = t
-        * (0.254_829_592
-            + t * (-0.284_496_736
-                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
-    let erf = 1.0 - poly * (-x * x).exp();
-    if z >= 0.0 {
-        0.5 * (1.0 + erf)
-    } else {
-        0.5 * (1.0 - erf)
-    }
-}
-
 /// The simulated model's assumptions that `observed` contradicts, in
 /// words (`rows` compare it with the model under `params`).
 pub fn contradictions(
@@ -470,13 +433,7 @@ fn first_plan_delay(rows: &[FidelityRow], params: &SimulateParams) -> Option<Str
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn equal_shares_are_close_and_far_ones_differ() {
-        assert!(two_proportion_p((50.0, 100.0), (50.0, 100.0)).unwrap() > 0.99);
-        assert!(two_proportion_p((10.0, 100.0), (90.0, 100.0)).unwrap() < 1e-6);
-        assert!((normal_cdf(1.96) - 0.975).abs() < 1e-4);
-    }
+    use crate::calibrate::ks::two_proportion_p;
 
     /// `stats` dealt into `groups` clusters: values in turn, shares in
     /// equal parts.
