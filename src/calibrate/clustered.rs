@@ -51,7 +51,7 @@ pub fn ks_p(observed: &[&[f64]], simulated: &[&[f64]], resamples: usize, seed: u
     let grid = grid(observed, simulated);
     let observed = Clusters::on(&grid, observed)?;
     let simulated = Clusters::on(&grid, simulated)?;
-    let distance = max_gap(&observed.cdf, &simulated.cdf, |a, b| a - b);
+    let distance = largest_gap(&observed.cdf, &simulated.cdf);
     let mut resampler = Resampler::new(seed);
     let (mut o_star, mut s_star) = (vec![0.0; grid.len()], vec![0.0; grid.len()]);
     let mut at_least = 0usize;
@@ -86,10 +86,11 @@ fn grid(observed: &[&[f64]], simulated: &[&[f64]]) -> Vec<f64> {
     grid
 }
 
-fn max_gap(a: &[f64], b: &[f64], gap: impl Fn(f64, f64) -> f64) -> f64 {
+/// Kolmogorov–Smirnov's D of two distribution functions on one grid.
+fn largest_gap(a: &[f64], b: &[f64]) -> f64 {
     a.iter()
         .zip(b)
-        .map(|(x, y)| gap(*x, *y).abs())
+        .map(|(x, y)| (x - y).abs())
         .fold(0.0, f64::max)
 }
 
@@ -124,9 +125,10 @@ impl Clusters {
             } else {
                 1.0
             },
-            cdf: vec![0.0; grid.len()],
+            cdf: Vec::new(),
             members,
         };
+        // The side's own distribution function: every cluster once.
         let mut cdf = vec![0.0; grid.len()];
         side.fill(0..side.members.len(), &mut cdf);
         side.cdf = cdf;

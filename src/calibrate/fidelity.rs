@@ -97,7 +97,7 @@ impl FidelityRow {
             self.n_groups.to_string(),
             self.n_simulated.to_string(),
             self.distance.map_or("-".into(), |d| format!("{d:.3}")),
-            self.p_value.map_or("-".into(), significant),
+            self.p_value.map_or("-".into(), p_shown),
         ]
     }
 
@@ -329,11 +329,11 @@ pub fn contradictions(
     said.extend(first_plan_delay(rows, params));
     for row in rows.iter().filter(|r| r.verdict == Verdict::Differs) {
         said.push(format!(
-            "{} differs: {} observed against {} simulated (p = {}).",
+            "{} differs: {} observed against {} simulated ({}).",
             capitalized(row.statistic),
             shown(row, row.observed),
             shown(row, row.simulated),
-            row.p_value.map_or("-".into(), significant)
+            row.p_value.map_or("p -".into(), p_clause)
         ));
     }
     said
@@ -344,6 +344,28 @@ fn capitalized(text: &str) -> String {
     chars.next().map_or(String::new(), |first| {
         first.to_uppercase().collect::<String>() + chars.as_str()
     })
+}
+
+/// A p-value as the table shows it: at the group bootstrap's floor (no
+/// resample as far apart as the data: p ≤ 1/(resamples + 1)) it reads
+/// `≤ 0.001`, not as the exact value it is not.
+pub fn p_shown(p: f64) -> String {
+    let floor = 1.0 / (clustered::RESAMPLES as f64 + 1.0);
+    if p <= floor * (1.0 + 1e-9) {
+        format!("≤ {}", three_digits(floor))
+    } else {
+        significant(p)
+    }
+}
+
+/// A p-value in a sentence: `p = 0.042`, or `p ≤ 0.001` at the floor.
+fn p_clause(p: f64) -> String {
+    let shown = p_shown(p);
+    if shown.starts_with('≤') {
+        format!("p {shown}")
+    } else {
+        format!("p = {shown}")
+    }
 }
 
 /// A row's value as people read it: a share as a percentage, a median to
@@ -423,8 +445,8 @@ fn first_plan_delay(rows: &[FidelityRow], params: &SimulateParams) -> Option<Str
         .find(|r| r.statistic == FIRST_PLAN && r.verdict == Verdict::Differs)?;
     let (o, s, p) = (row.observed?, row.simulated?, row.p_value?);
     Some(format!(
-        "The first plan came after a median of {o:.0} turns, against {s:.0} simulated (p = {}): the simulated model plans on a task's first turn with plan_first = {:.2} and on each later turn with first_plan_hazard = {:.3}, where the sessions explore before planning.",
-        significant(p),
+        "The first plan came after a median of {o:.0} turns, against {s:.0} simulated ({}): the simulated model plans on a task's first turn with plan_first = {:.2} and on each later turn with first_plan_hazard = {:.3}, where the sessions explore before planning.",
+        p_clause(p),
         params.plan_first,
         params.first_plan_hazard.unwrap_or(params.todo_update_rate)
     ))
@@ -505,6 +527,10 @@ mod tests {
         assert_eq!(three_digits(0.123_45), "0.123");
         assert_eq!(three_digits(1383.4), "1383");
         assert_eq!(three_digits(12.345), "12.3");
+        // The bootstrap's floor is no exact value.
+        assert_eq!(p_shown(0.001), "≤ 0.001");
+        assert_eq!(p_clause(0.001), "p ≤ 0.001");
+        assert_eq!(p_clause(0.042), "p = 0.0420");
     }
 
     #[test]
