@@ -2,7 +2,8 @@
 //!
 //! From the bottom up: [`stats`]: intervals, paired tests and how numbers
 //! are rounded; [`format`](mod@format): how a number is shown to a person (one unit and
-//! one format for every report); [`record`]: one run's record; [`run_counts`]: what each
+//! one format for every report); [`json_layout`]: the layout every JSON
+//! document is written in, and a run record laid out once; [`record`]: one run's record; [`run_counts`]: what each
 //! counted metric counts on a run; [`exact_tally`]: whether a cell's runs
 //! agree on each exact measure; [`cell_runs`]: a cell's runs, kept compact or
 //! spilled to disk; [`metric_values`]: the metric table
@@ -25,6 +26,7 @@ pub mod error;
 pub mod exact_tally;
 pub mod format;
 pub mod history;
+pub mod json_layout;
 pub mod merge;
 pub mod metric_values;
 pub mod parts;
