@@ -25,8 +25,9 @@ use serde::Serialize;
 use serde::ser::SerializeSeq;
 
 use super::exact_tally::ExactTally;
-use super::json_layout::{RECORD_LEVEL, Spliced, write_at_level};
+use super::json_layout::Spliced;
 use super::record::RunResult;
+use super::record_json::write_record;
 pub use super::run_rows::RunRow;
 use super::run_rows::{RowIter, RunRows};
 
@@ -330,7 +331,7 @@ impl SpillWriter {
     /// lies (bytes `start..end`).
     pub fn append(&mut self, record: &RunResult) -> Result<(u64, u64), SpillError> {
         self.record.clear();
-        write_at_level(&mut self.record, record, RECORD_LEVEL)?;
+        write_record(&mut self.record, record)?;
         self.header.clear();
         let cost_bits = record.cost.map(f64::to_bits);
         serde_json::to_writer(&mut self.header, &(cost_bits, self.record.len()))?;
@@ -681,6 +682,7 @@ pub fn pair_by_seed<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::json_layout::{RECORD_LEVEL, write_at_level};
 
     /// `value` in the report's layout, as a document of its own.
     fn laid_out(value: &impl Serialize) -> String {
