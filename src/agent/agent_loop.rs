@@ -194,6 +194,7 @@ pub fn run_session<T: AsRef<str>>(
         let request = ModelRequest {
             system: &system,
             messages: &messages,
+            turn,
             tools: &tools,
             unchanged: sent,
         };
