@@ -262,13 +262,22 @@ struct Entries<R> {
 }
 
 impl<R: BufRead> Entries<R> {
-    /// The next entry, `None` after the last.
-    fn next_entry(&mut self) -> Result<Option<Entry<'_>>, SpillError> {
+    /// What `read` makes of the next entry, `None` after the last. An
+    /// entry that lies whole in the reader's buffer is read there; one
+    /// that does not is copied together first.
+    fn next_with<T>(&mut self, read: impl FnOnce(Entry<'_>) -> T) -> Result<Option<T>, SpillError> {
+        let buffered = self.reader.fill_buf()?;
+        if let Some(end) = memchr::memchr(END, buffered) {
+            let entry = Entry::parse(buffered.get(..=end).unwrap_or_default())?;
+            let made = read(entry);
+            self.reader.consume(end + 1);
+            return Ok(Some(made));
+        }
         self.entry.clear();
         if self.reader.read_until(END, &mut self.entry)? == 0 {
             return Ok(None);
         }
-        Entry::parse(&self.entry).map(Some)
+        Entry::parse(&self.entry).map(|entry| Some(read(entry)))
     }
 }
 
@@ -278,10 +287,10 @@ struct SpilledRecords<R>(Entries<R>);
 impl<R: BufRead> Iterator for SpilledRecords<R> {
     type Item = Result<RunResult, SpillError>;
     fn next(&mut self) -> Option<Self::Item> {
-        self.0
-            .next_entry()
-            .transpose()
-            .map(|entry| entry.and_then(Entry::run_result))
+        match self.0.next_with(|entry| entry.run_result()) {
+            Ok(record) => record,
+            Err(e) => Some(Err(e)),
+        }
     }
 }
 
@@ -593,9 +602,15 @@ impl Serialize for Runs {
             // report).
             Records::Spilled { spill, start, end } => {
                 let mut entries = spill.entries(*start, *end, 1 << 16);
-                while let Some(entry) = entries.next_entry().map_err(serde::ser::Error::custom)? {
+                let mut splice = |entry: Entry<'_>| {
                     let record = entry.laid_out().map_err(serde::ser::Error::custom)?;
-                    seq.serialize_element(&Spliced(record))?;
+                    seq.serialize_element(&Spliced(record))
+                };
+                while let Some(spliced) = entries
+                    .next_with(&mut splice)
+                    .map_err(serde::ser::Error::custom)?
+                {
+                    spliced?;
                 }
             }
             Records::Interleaved { .. } => {
@@ -864,6 +879,25 @@ mod tests {
                     "{message}"
                 );
             }
+        }
+    }
+
+    /// Entries are read in the reader's buffer when they lie whole in it,
+    /// and copied together when they cross its end: the same records
+    /// whatever the buffer's size.
+    #[test]
+    fn entries_read_alike_whatever_the_buffer() {
+        let records: Vec<RunResult> = (0..5).map(|seed| record(seed, 3, Some(1.5))).collect();
+        let (runs, _) = spilled(&records);
+        let Records::Spilled { spill, start, end } = &runs.records else {
+            panic!("not spilled")
+        };
+        for capacity in [1, 7, 200, 1_000, 1 << 16] {
+            let back: Vec<RunResult> = spill
+                .read_buffered(*start, *end, capacity)
+                .map(Result::unwrap)
+                .collect();
+            assert_eq!(back, records, "a buffer of {capacity} bytes");
         }
     }
 
