@@ -62,10 +62,28 @@ pub fn read_file(workspace: &Workspace, args: &ReadFileArgs) -> Result<String, T
 /// 1)`), or `None` when it holds no `old`: found once and spliced, where
 /// `contains` then `replacen` searched twice.
 fn replace_first(content: &str, old: &str, new: &str) -> Option<String> {
-    let at = content.find(old)?;
+    let at = find_first(content, old)?;
     let head = content.get(..at)?;
     let tail = content.get(at + old.len()..)?;
     Some([head, new, tail].concat())
+}
+
+/// Where `needle` first occurs in `text` (`str::find`). A short text is
+/// searched at each occurrence of the needle's first byte: setting up
+/// `str::find`'s searcher cost more than the search in the few dozen bytes
+/// an edited file mostly holds; a longer one (where that search could take
+/// the text's length times the needle's) goes to `str::find`.
+fn find_first(text: &str, needle: &str) -> Option<usize> {
+    const SHORT: usize = 256;
+    let (Some(&first), true) = (needle.as_bytes().first(), text.len() <= SHORT) else {
+        return text.find(needle);
+    };
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(first, bytes).find(|&at| {
+        bytes
+            .get(at..)
+            .is_some_and(|rest| rest.starts_with(needle.as_bytes()))
+    })
 }
 
 /// Python's `str.splitlines()` splits it.
@@ -114,7 +132,15 @@ fn newline_lines(mut text: String, limit: Option<usize>) -> String {
         let end = memchr::memchr_iter(b'\n', body.as_bytes())
             .nth(limit - 1)
             .unwrap_or(body_len);
-        return format!("{}\n... ({} more)", &body[..end], lines - limit);
+        // Written piece by piece: `format!` cost more than the rest.
+        let mut rest = itoa::Buffer::new();
+        return [
+            &body[..end],
+            "\n... (",
+            rest.format(lines - limit),
+            " more)",
+        ]
+        .concat();
     }
     text.truncate(body_len);
     text
@@ -346,6 +372,11 @@ mod tests {
                 .contains(old.as_str())
                 .then(|| content.replacen(old.as_str(), &new, 1));
             proptest::prop_assert_eq!(replace_first(&content, &old, &new), expected);
+            // Longer texts, searched byte by byte and past that.
+            for repeat in [40, 100] {
+                let long = format!("{}{content}", "a\u{e9}b".repeat(repeat));
+                proptest::prop_assert_eq!(find_first(&long, &old), long.find(old.as_str()));
+            }
         }
     }
 
