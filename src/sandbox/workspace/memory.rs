@@ -265,10 +265,11 @@ impl Tree {
     /// a folder. `Ok(None)` when only the last component is missing.
     pub fn lookup(&self, rel: &Path) -> Result<Option<&NodeKind>, Fail> {
         let bytes = rel.as_os_str().as_bytes();
-        if bytes.contains(&0) {
+        let spelling = Spelling::of(bytes);
+        if spelling.nul {
             return Err(Fail::Nul);
         }
-        if is_plain(bytes) {
+        if spelling.plain {
             return self.lookup_plain(bytes);
         }
         let mut node: Option<&NodeKind> = Some(&NodeKind::Dir);
@@ -382,10 +383,42 @@ impl Tree {
 /// Whether `path` is relative and spelled plainly: separated by single
 /// slashes, every component a name (not empty, `.` or `..`).
 fn is_plain(path: &[u8]) -> bool {
-    !path.is_empty()
-        && path
-            .split(|b| *b == b'/')
-            .all(|part| !part.is_empty() && part != b"." && part != b"..")
+    Spelling::of(path).plain
+}
+
+/// What one pass over a path's bytes finds (every file tool call and
+/// check looks a path up: one pass, not a search for NUL and a split).
+struct Spelling {
+    /// [`is_plain`].
+    plain: bool,
+    /// Whether it holds a NUL byte.
+    nul: bool,
+}
+
+impl Spelling {
+    fn of(path: &[u8]) -> Self {
+        // The current component's length, and how many of its bytes are
+        // dots (a name of one or two dots only is `.` or `..`).
+        let (mut len, mut dots) = (0usize, 0usize);
+        let is_name = |len: usize, dots: usize| len > dots || len > 2;
+        let mut plain = !path.is_empty();
+        let mut nul = false;
+        for &b in path {
+            match b {
+                b'/' => {
+                    plain &= is_name(len, dots);
+                    (len, dots) = (0, 0);
+                }
+                b'.' => (len, dots) = (len + 1, dots + 1),
+                0 => (len, nul) = (len + 1, true),
+                _ => len += 1,
+            }
+        }
+        Self {
+            plain: plain && is_name(len, dots),
+            nul,
+        }
+    }
 }
 
 /// A key's path.
@@ -567,6 +600,20 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// One pass finds what splitting finds.
+        #[test]
+        fn spellings_are_found_in_one_pass(path in proptest::collection::vec(
+            proptest::sample::select(&b"a./\0"[..]), 0..9)
+        ) {
+            let by_parts = !path.is_empty()
+                && path
+                    .split(|b| *b == b'/')
+                    .all(|part| !part.is_empty() && part != b"." && part != b"..");
+            let spelling = Spelling::of(&path);
+            proptest::prop_assert_eq!(spelling.plain, by_parts);
+            proptest::prop_assert_eq!(spelling.nul, path.contains(&0));
+        }
+
         #[test]
         fn keys_order_as_paths(a in any_plain_path(), b in any_plain_path()) {
             let (ka, kb) = (Key::of(&a), Key::of(&b));
