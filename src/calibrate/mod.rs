@@ -26,6 +26,7 @@ pub mod fidelity;
 pub mod fit;
 pub mod group;
 pub mod ks;
+pub mod length;
 pub mod observe;
 pub mod policy;
 pub mod reminders;
@@ -179,11 +180,13 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     let mut measures = estimators::measure_all(&training, options.seed);
     measures.extend(structure::measure(&training, options.seed));
     structure::adjust_update_rate(&mut measures, &training, options.seed);
+    measures.extend(length::measure(&training, options.seed));
+    let planners = planning_on_planners(&mut measures, &training, options.seed);
     let reminder_counts = reminders::counts(&training);
     let reminder_check = reminders::check(&sessions);
     let reminders_inferred_used = compliance_from_reminders(
         &mut measures,
-        (&training, reminder_counts, reminder_check.as_ref()),
+        (&planners, reminder_counts, reminder_check.as_ref()),
         options,
     );
     let mut params = SimulateParams::default();
@@ -203,10 +206,16 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     } else {
         &held_out
     };
-    let check_shapes = simulate::replicate(
-        &simulate::shapes_of(check_set, usize::MAX),
-        simulate::FIDELITY_REPLICATES,
-    );
+    let mut check_shapes = simulate::shapes_of(check_set, usize::MAX);
+    if params.plans_at_all < 1.0 {
+        // Sessions that never plan are simulated too: each run draws
+        // whether it plans at all, as each session did.
+        check_shapes.extend(simulate::unplanned_shapes_of(
+            check_set,
+            params.turns_per_step,
+        ));
+    }
+    let check_shapes = simulate::replicate(&check_shapes, simulate::FIDELITY_REPLICATES);
     let all_shapes: Vec<simulate::Shape> =
         fit_shapes.iter().chain(&check_shapes).copied().collect();
     let mut simulator = Simulator::new(&all_shapes, simulate::typical_turn_chars(&training))?;
@@ -279,6 +288,46 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
             ..fitted_on(&sessions)
         },
     })
+}
+
+/// Where some sessions never plan (`plans_at_all` below 1), the planning
+/// parameters are re-measured on the sessions that do: the model draws
+/// whether a run plans at all, then plans at its rates, so the rates are
+/// the planners' (measured over every session they mix in the turns of
+/// sessions that never plan, and read every planner as a seldom one).
+/// Returns the sessions the planning parameters rest on. The selection
+/// leans the rates up a little: a planner whose chances all missed reads
+/// as a session that never plans.
+fn planning_on_planners(measures: &mut [Measure], training: &[Session], seed: u64) -> Vec<Session> {
+    let share = measures
+        .iter()
+        .find(|m| m.name == "plans_at_all")
+        .and_then(|m| m.value);
+    let planners: Vec<Session> = training
+        .iter()
+        .filter(|s| length::plans(s))
+        .cloned()
+        .collect();
+    if !share.is_some_and(|s| s < 1.0) || planners.is_empty() {
+        return training.to_vec();
+    }
+    let mut again = estimators::measure_all(&planners, seed);
+    again.extend(structure::measure(&planners, seed));
+    structure::adjust_update_rate(&mut again, &planners, seed);
+    for measure in measures.iter_mut() {
+        if !SimulateParams::only_with_planning(measure.name) || measure.name == "plans_at_all" {
+            continue;
+        }
+        if let Some(on_planners) = again.iter().find(|a| a.name == measure.name) {
+            *measure = on_planners.clone();
+            measure.note = format!(
+                "{} (on the {} sessions that plan at all)",
+                measure.note,
+                planners.len()
+            );
+        }
+    }
+    planners
 }
 
 /// The training and held-out sessions, split by group (a group is never
