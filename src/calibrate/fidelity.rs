@@ -312,8 +312,10 @@ fn rising_hazard(observed: &Stats) -> Option<String> {
     ))
 }
 
-/// The simulated model plans on the first turn with `plan_first` and
-/// otherwise only at its ordinary rate: real agents may explore first.
+/// The simulated model plans on a task's first turn with `plan_first` and
+/// on each later turn before its first plan with `first_plan_hazard` (a
+/// constant hazard: the first plan's turn is geometric after the first):
+/// real agents may explore longer, or for a more regular time.
 fn first_plan_delay(
     observed: &Stats,
     simulated: &Stats,
@@ -328,9 +330,10 @@ fn first_plan_delay(
         return None;
     }
     Some(format!(
-        "The first plan came after a median of {o:.0} turns, against {s:.0} simulated (p = {}): the simulated model plans on its first turn with plan_first = {:.2} and otherwise only at its ordinary rate, where the sessions explore before planning.",
+        "The first plan came after a median of {o:.0} turns, against {s:.0} simulated (p = {}): the simulated model plans on a task's first turn with plan_first = {:.2} and on each later turn before its first plan with first_plan_hazard = {:.3}, one constant chance, where the sessions' exploring is not.",
         significant(p),
-        params.plan_first
+        params.plan_first,
+        params.first_plan_hazard.unwrap_or(params.todo_update_rate)
     ))
 }
 

@@ -218,7 +218,7 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     let check_shapes = simulate::replicate(&check_shapes, simulate::FIDELITY_REPLICATES);
     let all_shapes: Vec<simulate::Shape> =
         fit_shapes.iter().chain(&check_shapes).copied().collect();
-    let mut simulator = Simulator::new(&all_shapes, simulate::typical_turn_chars(&training))?;
+    let mut simulator = Simulator::new(&all_shapes, &simulate::turn_sizes(&training))?;
     let observed_tasks = simulate::shapes_of(&training, 0).len();
     let (observed, se) = fit::observed_moments(
         &training,
