@@ -65,6 +65,45 @@ pub fn plans(session: &Session) -> bool {
     session.turns().any(writes)
 }
 
+/// Whether more sessions never plan than the planning chances explain
+/// alone: with one chance a task's first turn (`plan_first`) and one each
+/// later turn (`first_plan_hazard`), a session of `t` acting turns in `k`
+/// tasks never plans with chance `q = (1 − plan_first)^k (1 −
+/// hazard)^(t − k)`. Shown when the sessions that never plan exceed the
+/// sum of `q` by more than two standard deviations of it (a count of
+/// independent sessions; the rates are measured over every session, so
+/// where some never plan they read low and `q` high: the rule leans toward
+/// showing nothing). `None` without the two rates. Where it is not shown,
+/// `plans_at_all` is 1 and the rates stay measured over every session: a
+/// session that never planned is then one whose chances all missed.
+/// Returns whether it is shown, the expected count and the observed one.
+pub fn never_planning_shown(
+    sessions: &[Session],
+    plan_first: f64,
+    hazard: f64,
+) -> (bool, f64, usize) {
+    let (mut expected, mut variance, mut observed) = (0.0, 0.0, 0usize);
+    for session in sessions {
+        if plans_at_all(session).1 == 0.0 {
+            continue;
+        }
+        let acting = session
+            .turns()
+            .filter(|t| !t.planning_calls.is_empty() || t.other_tool_calls > 0)
+            .count() as i32;
+        let tasks = (session.parts.len() as i32).min(acting);
+        let q = (1.0 - plan_first).powi(tasks) * (1.0 - hazard).powi(acting - tasks);
+        expected += q;
+        variance += q * (1.0 - q);
+        observed += usize::from(!plans(session));
+    }
+    (
+        observed as f64 > expected + 2.0 * variance.sqrt(),
+        expected,
+        observed,
+    )
+}
+
 /// `turns_per_step` and `plans_at_all` over `sessions`, intervals seeded
 /// by `seed`.
 pub fn measure(sessions: &[Session], seed: u64) -> Vec<Measure> {

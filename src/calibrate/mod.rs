@@ -218,7 +218,7 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     let check_shapes = simulate::replicate(&check_shapes, simulate::FIDELITY_REPLICATES);
     let all_shapes: Vec<simulate::Shape> =
         fit_shapes.iter().chain(&check_shapes).copied().collect();
-    let mut simulator = Simulator::new(&all_shapes, &simulate::turn_sizes(&training))?;
+    let mut simulator = Simulator::new(&all_shapes, simulate::typical_turn_chars(&training))?;
     let observed_tasks = simulate::shapes_of(&training, 0).len();
     let (observed, se) = fit::observed_moments(
         &training,
@@ -294,7 +294,10 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
 /// parameters are re-measured on the sessions that do: the model draws
 /// whether a run plans at all, then plans at its rates, so the rates are
 /// the planners' (measured over every session they mix in the turns of
-/// sessions that never plan, and read every planner as a seldom one).
+/// sessions that never plan, and read every planner as a seldom one) —
+/// where the data show it: where no more sessions never plan than the
+/// chances explain ([`length::never_planning_shown`]), `plans_at_all` is
+/// 1 and nothing is re-measured.
 /// Returns the sessions the planning parameters rest on. The selection
 /// leans the rates up a little: a planner whose chances all missed reads
 /// as a session that never plans.
@@ -309,6 +312,27 @@ fn planning_on_planners(measures: &mut [Measure], training: &[Session], seed: u6
         .cloned()
         .collect();
     if !share.is_some_and(|s| s < 1.0) || planners.is_empty() {
+        return training.to_vec();
+    }
+    let rate = |name: &str| {
+        measures
+            .iter()
+            .find(|m| m.name == name)
+            .and_then(|m| m.value)
+    };
+    let (Some(first), Some(hazard)) = (rate("plan_first"), rate("first_plan_hazard")) else {
+        return training.to_vec();
+    };
+    let (shown, expected, observed) = length::never_planning_shown(training, first, hazard);
+    if !shown {
+        if let Some(m) = measures.iter_mut().find(|m| m.name == "plans_at_all") {
+            m.note = format!(
+                "{} sessions never plan, no more than the planning chances explain ({expected:.1} expected), so every session plans at all: 1",
+                observed
+            );
+            m.value = Some(1.0);
+            m.interval = None;
+        }
         return training.to_vec();
     }
     let mut again = estimators::measure_all(&planners, seed);

@@ -143,8 +143,6 @@ pub struct Stats {
     pub unfinished: (f64, f64),
     /// Turns per plan item, one value a part that had a plan.
     pub turns_per_item: Vec<f64>,
-    /// Turns of each part that had a plan (how long a task lasts).
-    pub turns_per_task: Vec<f64>,
     /// Per task (part) that starts with no plan known and writes one: the
     /// 0-based turn of the part's first plan write, the turns before the
     /// first plan. Counted per part, as the model draws it (`plan_first` on
@@ -237,7 +235,6 @@ impl Stats {
             if longest > 0 {
                 self.turns_per_item
                     .push(part.turns.len() as f64 / longest as f64);
-                self.turns_per_task.push(part.turns.len() as f64);
             }
             if let Some(plan) = &last.plan_after
                 && !plan.is_empty()

@@ -1,7 +1,7 @@
 //! The simulated model run through the engine on task shapes like the
 //! observed sessions': one task a part that had a plan, with as many steps
-//! as that plan had items, the steps reading files sized like the observed
-//! turns' new context (its quantiles). The runs are read back as sessions by the
+//! as that plan had items, each step reading a file as large as a typical
+//! observed turn's new context. The runs are read back as sessions by the
 //! run-log reader, so they are measured exactly as the observed ones are.
 
 use std::collections::BTreeMap;
@@ -85,41 +85,25 @@ pub fn replicate(shapes: &[Shape], times: usize) -> Vec<Shape> {
 /// "too few" is about the data, never the simulation.
 pub const FIDELITY_REPLICATES: usize = 10;
 
-/// How many file sizes the simulated steps read ([`turn_sizes`]).
-pub const SIZES: usize = MAX_STEPS;
-
-/// The characters the simulated steps' files hold: [`SIZES`] quantiles
-/// (at `(j + ½) / SIZES`) of what the observed turns after a session's
-/// first add, each bounded to keep the simulated workspace small. A step
-/// reads one of them ([`size_of_step`]), so the simulated turns vary as
-/// the observed ones do: the token gaps the fidelity check compares are
-/// sums of a few turns, and a sum of heavy-tailed turns has a median far
-/// below the sum of their means (one size for every step, the mean, read
-/// the median gap 2.6 times the observed one on a public corpus).
-pub fn turn_sizes(sessions: &[Session]) -> Vec<usize> {
-    let mut chars: Vec<f64> = sessions
+/// The typical characters a turn adds (the mean over turns after the
+/// first: the token gaps the fidelity check compares are sums, so the mean
+/// is what they follow), bounded to keep the simulated workspace small.
+pub fn typical_turn_chars(sessions: &[Session]) -> usize {
+    let chars: Vec<u64> = sessions
         .iter()
-        .flat_map(|s| s.turns().skip(1))
-        .map(|t: &Turn| t.new_context_chars as f64)
-        .filter(|&c| c > 0.0)
+        .flat_map(|s| s.turns())
+        .skip(1)
+        .map(|t: &Turn| t.new_context_chars)
+        .filter(|&c| c > 0)
         .collect();
-    if chars.is_empty() {
-        return vec![200; SIZES];
-    }
-    chars.sort_by(f64::total_cmp);
-    (0..SIZES)
-        .map(|j| {
-            let q = super::bootstrap::quantile(&chars, (j as f64 + 0.5) / SIZES as f64);
-            (q.max(0.0) as usize).clamp(20, 32_000)
-        })
-        .collect()
-}
-
-/// Which of the sizes step `i` (from 0) reads: a stride through them
-/// (7 is prime to 20), so a task of a few steps reads small and large
-/// files alike, not the smallest ones only.
-pub fn size_of_step(i: usize) -> usize {
-    (i * 7) % SIZES
+    let mean = if chars.is_empty() {
+        200
+    } else {
+        // Summed wide: a forged count near u64::MAX must not overflow.
+        let sum: u128 = chars.iter().map(|&c| u128::from(c)).sum();
+        u64::try_from(sum / chars.len() as u128).unwrap_or(u64::MAX)
+    };
+    usize::try_from(mean).unwrap_or(usize::MAX).clamp(20, 8000)
 }
 
 /// Why the simulator could not be built (its message follows "cannot
@@ -140,17 +124,16 @@ pub struct Simulator {
 }
 
 impl Simulator {
-    /// Scenarios for every shape in `shapes`, step `i` reading a file of
-    /// `sizes[size_of_step(i)]` characters ([`turn_sizes`]), the loop
-    /// reminding by the shape's policy.
-    pub fn new(shapes: &[Shape], sizes: &[usize]) -> Result<Self, SimulatorError> {
+    /// Scenarios for every shape in `shapes`, each step reading a file of
+    /// `chars` characters, the loop reminding by the shape's policy.
+    pub fn new(shapes: &[Shape], chars: usize) -> Result<Self, SimulatorError> {
         let mut scenarios = BTreeMap::new();
         for &shape in shapes {
             if scenarios.contains_key(&shape) {
                 continue;
             }
             let policy = serde_json::to_string(&shape.1)?;
-            let text = scenario_yaml(shape.0, sizes, &policy);
+            let text = scenario_yaml(shape.0, chars, &policy);
             let file = format!("calibrate-shape-{}.yaml", shape.0);
             let scenario = load_str(Path::new(&file), &text)?;
             scenarios.insert(shape, scenario);
@@ -187,26 +170,20 @@ impl Simulator {
     }
 }
 
-/// A task of `steps` steps, step `i` reading its `input{k}.txt` (of
-/// `sizes[k]` characters, `k` = [`size_of_step`]) and writing its own file.
-fn scenario_yaml(steps: usize, sizes: &[usize], reminder: &str) -> String {
+/// A task of `steps` steps, each reading `input.txt` (of `chars`
+/// characters) and writing its own file.
+fn scenario_yaml(steps: usize, chars: usize, reminder: &str) -> String {
     let mut text = format!("name: calibrate-shape-{steps}\ntask: |\n  Do {steps} steps:\n");
     for i in 1..=steps {
         text.push_str(&format!("  {i}. Step {i}\n"));
     }
-    text.push_str("workspace:\n  files:\n");
-    let mut files: Vec<usize> = (0..steps).map(size_of_step).collect();
-    files.sort_unstable();
-    files.dedup();
-    for k in files {
-        let chars = sizes.get(k).copied().unwrap_or(200);
-        text.push_str(&format!("    input{k}.txt: \"{}\"\n", "x".repeat(chars)));
-    }
-    text.push_str("steps:\n");
+    text.push_str(&format!(
+        "workspace:\n  files:\n    input.txt: \"{}\"\nsteps:\n",
+        "x".repeat(chars)
+    ));
     for i in 1..=steps {
-        let k = size_of_step(i - 1);
         text.push_str(&format!(
-            "  - text: \"Step {i}\"\n    check: {{file: \"out{i}.txt\", contains: \"done\"}}\n    do:\n      - {{tool: read_file, input: {{path: \"input{k}.txt\"}}}}\n      - {{tool: write_file, input: {{path: \"out{i}.txt\", content: \"done\"}}}}\n"
+            "  - text: \"Step {i}\"\n    check: {{file: \"out{i}.txt\", contains: \"done\"}}\n    do:\n      - {{tool: read_file, input: {{path: \"input.txt\"}}}}\n      - {{tool: write_file, input: {{path: \"out{i}.txt\", content: \"done\"}}}}\n"
         ));
     }
     text.push_str(&format!(
@@ -218,41 +195,6 @@ fn scenario_yaml(steps: usize, sizes: &[usize], reminder: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The steps read files of the observed turns' sizes, small and large
-    /// alike in a short task, and every shape's scenario loads.
-    #[test]
-    fn the_steps_read_files_sized_like_the_observed_turns() {
-        use crate::transcript::{Format, Part, Reminders};
-        let turns = (0..=200u64)
-            .map(|i| Turn {
-                new_context_chars: 100 + 10 * i,
-                ..Turn::default()
-            })
-            .collect();
-        let session = Session {
-            format: Format::ClaudeCode,
-            agent_version: None,
-            models: Vec::new(),
-            reminders: Reminders::Recorded,
-            parts: vec![Part { turns }],
-            id: None,
-            group: String::new(),
-            content_hash: String::new(),
-        };
-        let sizes = turn_sizes(&[session]);
-        assert_eq!(sizes.len(), SIZES);
-        // The first turn is left out: 110..=2100, quantiles at 2.5% (159.75),
-        // 7.5%... 97.5% (2050.25), whole characters.
-        assert_eq!(sizes.first(), Some(&159));
-        assert_eq!(sizes.last(), Some(&2050));
-        assert!(sizes.windows(2).all(|w| w[0] <= w[1]));
-        // A three-step task reads the 1st, 8th and 15th of twenty sizes.
-        assert_eq!((0..3).map(size_of_step).collect::<Vec<_>>(), vec![0, 7, 14]);
-        let shapes = [(3, ReminderSpec::Off), (MAX_STEPS, ReminderSpec::Off)];
-        let simulator = Simulator::new(&shapes, &sizes).unwrap();
-        assert_eq!(simulator.scenarios.len(), 2);
-    }
 
     /// The message `calibrate` prints is the cause's, after its prefix,
     /// as when the error was a string.
