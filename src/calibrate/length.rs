@@ -222,6 +222,17 @@ mod tests {
         let never = session(vec![vec![turn(None), turn(None)]]);
         assert_eq!(plans_at_all(&never), (0.0, 1.0));
         assert_eq!(turns_per_step(&never), (0.0, 0.0));
+        // One session of two never planning is what chances of 0.5 give
+        // (expected 0.25 + 0.25 + 2 sd): nothing shown. Twenty long ones
+        // that never plan beside one that does are far more than chances of
+        // 0.5 and 0.3 give.
+        let pair = [s.clone(), never.clone()];
+        assert!(!never_planning_shown(&pair, 0.5, 0.3).0);
+        let mut many = vec![s.clone()];
+        let long = session(vec![vec![turn(None); 12]]);
+        many.extend(std::iter::repeat_n(long, 20));
+        let (shown, expected, observed) = never_planning_shown(&many, 0.5, 0.3);
+        assert!(shown && expected < 1.0 && observed == 20, "{expected}");
         let measures = measure(&[s, never], 1);
         assert_eq!(measures[0].value, Some(2.0));
         assert_eq!(measures[1].value, Some(0.5));
