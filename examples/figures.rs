@@ -26,8 +26,9 @@ fn main() -> ExitCode {
     let result = std::fs::read_to_string(&readme_path)
         .map_err(|e| format!("{}: {e}", readme_path.display()))
         .and_then(|readme| {
-            let blocks = agent_eval::app::figures::render_all(root)?;
-            let fresh = agent_eval::app::figures::splice(&readme, &blocks)?;
+            let blocks = agent_eval::app::figures::render_all(root).map_err(|e| e.to_string())?;
+            let fresh =
+                agent_eval::app::figures::splice(&readme, &blocks).map_err(|e| e.to_string())?;
             Ok((readme, fresh))
         });
     match result {

@@ -2,7 +2,9 @@
 //! serde records without letting a newer or odder writer fail a record:
 //! [`Lenient`] reads a field as its type when it is one, else as absent —
 //! as a hand walk of the JSON (`.get(..).and_then(Value::as_str)`) would —
-//! and [`present`] tells a field that is `null` from one that is missing.
+//! [`present`] tells a field that is `null` from one that is missing,
+//! [`there`] only whether a field is there, and [`object_record`] and
+//! [`ObjectField`] read a record only out of an object.
 //! The records that use them never deny unknown fields. Floor 1: it knows
 //! serde and nothing of the crate.
 
@@ -50,11 +52,48 @@ pub fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Valu
     Value::deserialize(deserializer).map(Some)
 }
 
+/// For `#[serde(default, deserialize_with = "there")]` on a `bool`: `true`
+/// for a field that is there, whatever it holds (even `null`), read
+/// without copying it.
+pub fn there<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    serde::de::IgnoredAny::deserialize(deserializer).map(|_| true)
+}
+
+/// A JSON object read as the record `T`, or `T::default()` for anything
+/// else: a value that is no object (serde would read an array's items as
+/// a struct's fields in order), or one that `T` cannot take.
+pub fn object_record<'a, T: Deserialize<'a> + Default>(value: &'a Value) -> T {
+    if value.is_object() {
+        T::deserialize(value).unwrap_or_default()
+    } else {
+        T::default()
+    }
+}
+
+/// A field that holds a record: `there` whenever the field is (even
+/// `null`), `record` its object read as `T` ([`object_record`]: the
+/// default for anything else).
+#[derive(Debug, Default)]
+pub struct ObjectField<T> {
+    pub there: bool,
+    pub record: T,
+}
+
+impl<'de, T: DeserializeOwned + Default> Deserialize<'de> for ObjectField<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        Ok(Self {
+            there: true,
+            record: object_record(&value),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[derive(Debug, Default, Deserialize)]
+    #[derive(Debug, Deserialize)]
     struct Record {
         #[serde(default)]
         name: Lenient<String>,
@@ -62,6 +101,31 @@ mod tests {
         count: Lenient<u64>,
         #[serde(default, deserialize_with = "present")]
         result: Option<Value>,
+        #[serde(default, deserialize_with = "there")]
+        flag: bool,
+    }
+
+    impl Default for Record {
+        fn default() -> Self {
+            Self {
+                name: Lenient(Some("default".into())),
+                count: Lenient::default(),
+                result: None,
+                flag: false,
+            }
+        }
+    }
+
+    #[test]
+    fn there_is_presence_and_only_an_object_is_a_record() {
+        let flag = |value: Value| object_record::<Record>(&value).flag;
+        assert!(flag(serde_json::json!({"flag": null})));
+        assert!(flag(serde_json::json!({"flag": [1, 2]})));
+        assert!(!flag(serde_json::json!({"other": 1})));
+        // An array's items would fill the fields in order; it is no record.
+        let from_array = object_record::<Record>(&serde_json::json!(["x", 1, null, true]));
+        assert_eq!(from_array.name.as_str(), Some("default"));
+        assert!(!from_array.flag);
     }
 
     #[test]

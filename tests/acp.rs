@@ -50,17 +50,16 @@ fn output_within(mut command: Command, bound: Duration) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("agent-eval starts");
-    let started = Instant::now();
-    while child.try_wait().expect("wait for agent-eval").is_none() {
-        if started.elapsed() > bound {
-            let _ = child.kill();
-            let output = child.wait_with_output().expect("collect output");
-            panic!(
-                "agent-eval ran longer than {bound:?}\nstderr:\n{}",
-                String::from_utf8_lossy(&output.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
+    let ended = support::wait_for(bound, || {
+        child.try_wait().expect("wait for agent-eval").is_some()
+    });
+    if !ended {
+        let _ = child.kill();
+        let output = child.wait_with_output().expect("collect output");
+        panic!(
+            "agent-eval ran longer than {bound:?}\nstderr:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
     child.wait_with_output().expect("collect agent-eval output")
 }
@@ -360,10 +359,7 @@ fn nothing_the_agent_started_outlives_its_failed_run() {
     let env = format!("\n  env: {{DAEMON_TOKEN: {token}}}");
     let stderr = failing("daemon", 3, &env);
     assert!(stderr.contains("never answered `initialize`"), "{stderr}");
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !processes_with(&token).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    support::wait_for(Duration::from_secs(5), || processes_with(&token).is_empty());
     assert_eq!(processes_with(&token), Vec::<String>::new());
 }
 

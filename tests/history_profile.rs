@@ -180,3 +180,57 @@ fn diff_names_a_profile_change_and_compares_only_like_with_like() {
     );
     assert!(!text.contains("profile changed"), "{text}");
 }
+
+/// `merge` keeps the profile the shards ran under, as the unsharded run's
+/// report names it, and refuses shards run under different profiles.
+#[test]
+fn merge_keeps_the_profile_and_refuses_shards_of_two_profiles() {
+    let dir = with_profile(SCENARIO);
+    let shard = |k: &str, out: &str, profile: bool| {
+        let mut args = vec!["run", "s.yaml", "--shard", k, "--quiet", "--json", out];
+        if profile {
+            args.extend(["--profile", "p.yaml"]);
+        }
+        let (code, text) = run(dir.path(), &args);
+        assert_eq!(code, 0, "{text}");
+    };
+    shard("1/2", "a.json", true);
+    shard("2/2", "b.json", true);
+    shard("2/2", "d.json", false);
+    let (code, text) = run(
+        dir.path(),
+        &[
+            "run",
+            "s.yaml",
+            "--profile",
+            "p.yaml",
+            "--quiet",
+            "--json",
+            "whole.json",
+        ],
+    );
+    assert_eq!(code, 0, "{text}");
+    let (code, text) = run(
+        dir.path(),
+        &["merge", "a.json", "b.json", "--json", "merged.json"],
+    );
+    assert_eq!(code, 0, "{text}");
+    let profile_of = |file: &str| {
+        let text = std::fs::read_to_string(dir.path().join(file)).expect("report");
+        let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        report["scenarios"][0]["profile"].clone()
+    };
+    assert!(
+        profile_of("whole.json").is_object(),
+        "{}",
+        profile_of("whole.json")
+    );
+    assert_eq!(profile_of("merged.json"), profile_of("whole.json"));
+    let (code, text) = run(
+        dir.path(),
+        &["merge", "a.json", "d.json", "--json", "mixed.json"],
+    );
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("another calibration profile"), "{text}");
+    assert!(text.contains("the defaults"), "{text}");
+}

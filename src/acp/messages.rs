@@ -15,8 +15,9 @@ use super::failure::{LineError, PlanError};
 use super::plan::AgentPlanEntry;
 use super::records::{
     Envelope, InitializeResult, Lenient, PermissionRequest, PlanEntryRecord, RpcErrorRecord,
-    SessionUpdate, SessionUpdateParams, plan_status,
+    SessionUpdate, SessionUpdateParams, UpdateKind, plan_status,
 };
+use crate::lenient::object_record;
 
 /// The protocol version agent-eval speaks.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -231,10 +232,10 @@ pub fn read_update(params: &Value) -> Result<Update, PlanError> {
             })
         }
         SessionUpdate::Other
-            if params
-                .update
-                .get("sessionUpdate")
-                .is_some_and(Value::is_string) =>
+            if object_record::<UpdateKind>(&params.update)
+                .session_update
+                .0
+                .is_some() =>
         {
             Ok(Update::Unknown)
         }

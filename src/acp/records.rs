@@ -139,6 +139,15 @@ pub struct SessionUpdateParams {
     pub update: Value,
 }
 
+/// A `session/update`'s kind read alone: whether the update names one at
+/// all (a string), when [`SessionUpdate`] cannot read it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateKind {
+    #[serde(default)]
+    pub session_update: Lenient<String>,
+}
+
 /// What a `session/update` says, by its `sessionUpdate` kind.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "sessionUpdate", rename_all = "snake_case")]

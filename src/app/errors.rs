@@ -1,13 +1,68 @@
 //! Errors of the commands' own checks that are not bad scenario files:
 //! `--shard auto` read off the CI engines' variables ([`ShardAutoError`]),
-//! and real-model runs refused or not set up ([`RealModelError`]). Each
-//! message is the text users read (a test pins them).
+//! real-model runs refused or not set up ([`RealModelError`]), the values
+//! of a sweep ([`SweepValuesError`]) and the README's figures that cannot
+//! be made ([`FigureError`]). Each message is the text users read (tests
+//! pin them). A command turns these into an `AppError` (`app/mod.rs`).
 
 use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::eval::EvalError;
+use crate::eval::sweep::SweepSetupError;
 use crate::model::http::{BadBudget, HttpModelError};
+use crate::model::simulated::profile::ProfileError;
+use crate::results::cell_runs::SpillError;
+use crate::scenario::{Axis, AxisError, LoadError};
+
+/// `agent-eval sweep`: the values of the axis cannot be had.
+#[derive(Debug, Error)]
+pub enum SweepValuesError {
+    /// The axis has no default values (`todo`, `simulate.<param>`).
+    #[error("sweep --axis {axis} needs --values")]
+    NeedsValues { axis: Axis },
+    /// A value given is not one of the axis.
+    #[error(transparent)]
+    Value(#[from] AxisError),
+    /// The axis cannot be swept with these values.
+    #[error(transparent)]
+    Setup(#[from] SweepSetupError),
+}
+
+/// Why the README's figures could not be made (`app/figures.rs`).
+#[derive(Debug, Error)]
+pub enum FigureError {
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    /// A shipped scenario that did not run.
+    #[error("{}: {source}", file.display())]
+    Run { file: PathBuf, source: EvalError },
+    /// The profiles folder cannot be listed.
+    #[error("{}: {source}", dir.display())]
+    ReadDir {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    /// A cell's runs, kept on disk, cannot be read back.
+    #[error(transparent)]
+    Runs(#[from] SpillError),
+    #[error("{file}: no cell {wanted}")]
+    NoCell { file: String, wanted: String },
+    #[error("the cell {settings} has no runs")]
+    NoRuns { settings: String },
+    /// `<!-- figures: NAME -->` with nothing after it.
+    #[error("a figures mark ends the file")]
+    MarkEndsFile,
+    #[error("README.md: no figures are made for the mark `{name}`")]
+    UnknownMark { name: String },
+    #[error("README.md: the figures mark `{name}` has no <!-- end -->")]
+    NoEnd { name: String },
+    #[error("README.md: no `<!-- figures: {name} -->` mark")]
+    NoMark { name: &'static str },
+}
 
 /// Real-model runs that may not start, or cannot be set up.
 #[derive(Debug, Error)]

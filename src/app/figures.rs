@@ -7,10 +7,12 @@
 //! README.md in place (`-- --check` only compares, exit 1 on a
 //! difference), and `tests/readme_figures.rs` fails when the README and the
 //! runs disagree. Not a command of the binary: a maintainer's tool, kept in
-//! the library so the example and the test render the same text.
+//! the library so the example and the test render the same text. What can
+//! stop it is a [`FigureError`] (`app/errors.rs`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use super::errors::FigureError;
 use crate::eval::{EvalOptions, evaluate_scenario};
 use crate::metric::{COMPLETION_RATE, FULL_COMPLETION_RATE, MEAN_CONTEXT_TOKENS, MEAN_REMINDERS};
 use crate::results::{CellSummary, ScenarioResult};
@@ -23,12 +25,11 @@ pub struct Block {
 
 /// Runs the shipped scenarios under `root` (the repository) and renders
 /// every figures block, in the README's order.
-pub fn render_all(root: &Path) -> Result<Vec<Block>, String> {
-    let run = |file: &str| -> Result<ScenarioResult, String> {
+pub fn render_all(root: &Path) -> Result<Vec<Block>, FigureError> {
+    let run = |file: &str| -> Result<ScenarioResult, FigureError> {
         let path = root.join("scenarios").join(file);
-        let scenario = crate::scenario::load(&path).map_err(|e| e.to_string())?;
-        evaluate_scenario(&scenario, &EvalOptions::default(), &|_| {})
-            .map_err(|e| format!("{}: {e}", path.display()))
+        let scenario = crate::scenario::load(&path)?;
+        evaluate(&scenario, path)
     };
     let ten_step = run("ten_step_refactor.yaml")?;
     let dialects = run("dialects.yaml")?;
@@ -89,9 +90,12 @@ const BY_MODEL_COLUMNS: [(&str, &str); 8] = [
 /// (`calibrate --by model`, one `<family>.yaml` each), in name order:
 /// each value with its 95% interval, and the count it rests on where it
 /// is the reminders (few are recorded).
-fn by_model_table(dir: &Path) -> Result<String, String> {
+fn by_model_table(dir: &Path) -> Result<String, FigureError> {
     let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .map_err(|source| FigureError::ReadDir {
+            dir: dir.into(),
+            source,
+        })?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|path| path.extension().is_some_and(|x| x == "yaml"))
         .collect();
@@ -104,7 +108,7 @@ fn by_model_table(dir: &Path) -> Result<String, String> {
     text.push_str(&"---|".repeat(BY_MODEL_COLUMNS.len()));
     text.push('\n');
     for file in files {
-        let loaded = crate::model::simulated::Profile::read(&file).map_err(|e| e.to_string())?;
+        let loaded = crate::model::simulated::Profile::read(&file)?;
         let family = file
             .file_stem()
             .map_or(String::new(), |s| s.to_string_lossy().into_owned());
@@ -150,19 +154,29 @@ fn by_model_cell(profile: &crate::model::simulated::Profile, name: &str) -> Stri
 
 /// The shipped scenario `file` run under the calibration profile
 /// `profile` (both under `root`), as `run --profile` runs it.
-fn run_profiled(root: &Path, file: &str, profile: &str) -> Result<ScenarioResult, String> {
+fn run_profiled(root: &Path, file: &str, profile: &str) -> Result<ScenarioResult, FigureError> {
     let path = root.join("scenarios").join(file);
-    let mut scenario = crate::scenario::load(&path).map_err(|e| e.to_string())?;
-    let loaded =
-        crate::model::simulated::Profile::read(&root.join(profile)).map_err(|e| e.to_string())?;
+    let mut scenario = crate::scenario::load(&path)?;
+    let loaded = crate::model::simulated::Profile::read(&root.join(profile))?;
     scenario.use_profile(&loaded);
-    evaluate_scenario(&scenario, &EvalOptions::default(), &|_| {})
-        .map_err(|e| format!("{}: {e}", path.display()))
+    evaluate(&scenario, path)
+}
+
+/// The scenario loaded from `file` run at its own seed counts.
+fn evaluate(
+    scenario: &crate::scenario::Scenario,
+    file: PathBuf,
+) -> Result<ScenarioResult, FigureError> {
+    evaluate_scenario(scenario, &EvalOptions::default(), &|_| {})
+        .map_err(|source| FigureError::Run { file, source })
 }
 
 /// The ten-step story under the defaults beside the same cells under the
 /// profile fitted on public sessions.
-fn profile_table(defaults: &ScenarioResult, profiled: &ScenarioResult) -> Result<String, String> {
+fn profile_table(
+    defaults: &ScenarioResult,
+    profiled: &ScenarioResult,
+) -> Result<String, FigureError> {
     let mut text = String::from(
         "| todo tool | nag | completion, defaults | completion, public profile | full, defaults | full, public profile | reminders / run, public profile |\n|---|---|---|---|---|---|---|\n",
     );
@@ -188,7 +202,7 @@ fn profile_table(defaults: &ScenarioResult, profiled: &ScenarioResult) -> Result
 
 /// `readme` with the text of each block put between its marks. Every
 /// block must have its marks, and every mark a block.
-pub fn splice(readme: &str, blocks: &[Block]) -> Result<String, String> {
+pub fn splice(readme: &str, blocks: &[Block]) -> Result<String, FigureError> {
     const END: &str = "<!-- end -->";
     let mut out = String::with_capacity(readme.len());
     let mut rest = readme;
@@ -197,7 +211,7 @@ pub fn splice(readme: &str, blocks: &[Block]) -> Result<String, String> {
         let line_end = rest[at..]
             .find('\n')
             .map(|i| at + i + 1)
-            .ok_or("a figures mark ends the file")?;
+            .ok_or(FigureError::MarkEndsFile)?;
         let name = rest[at + "<!-- figures: ".len()..line_end]
             .trim()
             .trim_end_matches("-->")
@@ -205,11 +219,11 @@ pub fn splice(readme: &str, blocks: &[Block]) -> Result<String, String> {
         let block = blocks
             .iter()
             .find(|b| b.name == name)
-            .ok_or_else(|| format!("README.md: no figures are made for the mark `{name}`"))?;
+            .ok_or_else(|| FigureError::UnknownMark { name: name.into() })?;
         let end = rest[line_end..]
             .find(END)
             .map(|i| line_end + i)
-            .ok_or_else(|| format!("README.md: the figures mark `{name}` has no {END}"))?;
+            .ok_or_else(|| FigureError::NoEnd { name: name.into() })?;
         out.push_str(&rest[..line_end]);
         out.push_str(&block.text);
         rest = &rest[end..];
@@ -218,10 +232,7 @@ pub fn splice(readme: &str, blocks: &[Block]) -> Result<String, String> {
     out.push_str(rest);
     for block in blocks {
         if !seen.iter().any(|s| s == block.name) {
-            return Err(format!(
-                "README.md: no `<!-- figures: {} -->` mark",
-                block.name
-            ));
+            return Err(FigureError::NoMark { name: block.name });
         }
     }
     Ok(out)
@@ -229,12 +240,15 @@ pub fn splice(readme: &str, blocks: &[Block]) -> Result<String, String> {
 
 /// The cell whose settings are exactly `wanted` (`axis=value` words in
 /// the order the tables print them, e.g. `todo=true nag=3`).
-fn cell<'a>(result: &'a ScenarioResult, wanted: &str) -> Result<&'a CellSummary, String> {
+fn cell<'a>(result: &'a ScenarioResult, wanted: &str) -> Result<&'a CellSummary, FigureError> {
     result
         .cells
         .iter()
         .find(|c| c.settings.to_string() == wanted)
-        .ok_or_else(|| format!("{}: no cell {wanted}", result.file))
+        .ok_or_else(|| FigureError::NoCell {
+            file: result.file.clone(),
+            wanted: wanted.into(),
+        })
 }
 
 fn percent(x: f64) -> String {
@@ -254,7 +268,7 @@ fn thousands(x: f64) -> String {
     out
 }
 
-fn ten_step_table(result: &ScenarioResult) -> Result<String, String> {
+fn ten_step_table(result: &ScenarioResult) -> Result<String, FigureError> {
     let mut text = String::from(
         "| todo tool | nag | completion | full completion | reminders / run |\n|---|---|---|---|---|\n",
     );
@@ -278,7 +292,7 @@ fn ten_step_table(result: &ScenarioResult) -> Result<String, String> {
     Ok(text)
 }
 
-fn dialects_table(result: &ScenarioResult) -> Result<String, String> {
+fn dialects_table(result: &ScenarioResult) -> Result<String, FigureError> {
     let mut text = String::from(
         "| dialect | reminder | completion [95% CI] | full | reminders / run | planning calls / run |\n|---|---|---|---|---|---|\n",
     );
@@ -313,7 +327,7 @@ fn dialects_table(result: &ScenarioResult) -> Result<String, String> {
     Ok(text)
 }
 
-fn policies_table(result: &ScenarioResult) -> Result<String, String> {
+fn policies_table(result: &ScenarioResult) -> Result<String, FigureError> {
     let mut text = String::from(
         "| reminder (under s03) | completion | full | reminders / run |\n|---|---|---|---|\n",
     );
@@ -341,7 +355,7 @@ fn policies_table(result: &ScenarioResult) -> Result<String, String> {
     Ok(text)
 }
 
-fn price_table(result: &ScenarioResult) -> Result<String, String> {
+fn price_table(result: &ScenarioResult) -> Result<String, FigureError> {
     let mut text = String::from(
         "| todo tool | nag | completion | full | reminders / run | tokens / run | planning share | points per 1k extra tokens |\n|---|---|---|---|---|---|---|---|\n",
     );
@@ -379,10 +393,10 @@ fn price_table(result: &ScenarioResult) -> Result<String, String> {
 
 /// Part `part` (1-based) of a cell's runs: mean completion and the share
 /// of runs that completed every step of it.
-fn part_rates(c: &CellSummary, part: usize) -> Result<(f64, f64), String> {
+fn part_rates(c: &CellSummary, part: usize) -> Result<(f64, f64), FigureError> {
     let (mut completion, mut full, mut runs) = (0.0, 0.0, 0.0);
     for record in c.results.records() {
-        let run = record.map_err(|e| e.to_string())?;
+        let run = record?;
         let view = crate::results::parts::part_view(&run, part);
         if view.steps_total > 0 {
             completion += view.steps_completed as f64 / view.steps_total as f64;
@@ -393,12 +407,14 @@ fn part_rates(c: &CellSummary, part: usize) -> Result<(f64, f64), String> {
         runs += 1.0;
     }
     if runs == 0.0 {
-        return Err(format!("the cell {} has no runs", c.settings));
+        return Err(FigureError::NoRuns {
+            settings: c.settings.to_string(),
+        });
     }
     Ok((completion / runs, full / runs))
 }
 
-fn sessions_table(result: &ScenarioResult) -> Result<String, String> {
+fn sessions_table(result: &ScenarioResult) -> Result<String, FigureError> {
     let mut text = String::from(
         "| cell | part 1 completion | part 2 completion | part 2 full |\n|---|---:|---:|---:|\n",
     );
@@ -443,6 +459,50 @@ mod tests {
         assert_eq!(thousands(1234567.0), "1,234,567");
     }
 
+    /// The messages a maintainer reads, pinned byte for byte as they were
+    /// when these functions returned strings.
+    #[test]
+    fn messages_are_pinned() {
+        let blocks = |name: &'static str| {
+            [Block {
+                name,
+                text: String::new(),
+            }]
+        };
+        fn text<E: ToString>(r: Result<String, E>) -> Result<String, String> {
+            r.map_err(|e| e.to_string())
+        }
+        let cases = [
+            (
+                text(splice("a <!-- figures: x -->", &blocks("x"))),
+                "a figures mark ends the file",
+            ),
+            (
+                text(splice("<!-- figures: x -->\n", &blocks("y"))),
+                "README.md: no figures are made for the mark `x`",
+            ),
+            (
+                text(splice("<!-- figures: x -->\n", &blocks("x"))),
+                "README.md: the figures mark `x` has no <!-- end -->",
+            ),
+            (
+                text(splice("none\n", &blocks("x"))),
+                "README.md: no `<!-- figures: x -->` mark",
+            ),
+            (
+                text(by_model_table(Path::new("/nonexistent-figures"))),
+                "/nonexistent-figures: No such file or directory (os error 2)",
+            ),
+            (
+                text(render_all(Path::new("/nonexistent-figures")).map(|_| String::new())),
+                "/nonexistent-figures/scenarios/ten_step_refactor.yaml: cannot read: No such file or directory (os error 2)",
+            ),
+        ];
+        for (got, message) in cases {
+            assert_eq!(got, Err(message.to_string()));
+        }
+    }
+
     #[test]
     fn splice_replaces_between_the_marks_and_names_a_missing_one() {
         let readme = "a\n<!-- figures: x -->\nold\n<!-- end -->\nb\n";
@@ -458,10 +518,16 @@ mod tests {
             name: "y",
             text: String::new(),
         }];
-        assert!(splice(readme, &other).unwrap_err().contains("`x`"));
+        assert!(
+            splice(readme, &other)
+                .unwrap_err()
+                .to_string()
+                .contains("`x`")
+        );
         assert!(
             splice("no marks\n", &blocks)
                 .unwrap_err()
+                .to_string()
                 .contains("figures: x")
         );
     }

@@ -208,18 +208,7 @@ fn write_reports(
             message: message.clone(),
         })
         .collect();
-    let finished = Finished {
-        results,
-        report,
-        errors,
-        ran: 0,
-        bad_files: 0,
-        run_failures: 0,
-        agent_failures: 0,
-        skipped: &[],
-        baseline: None,
-        bad_inputs: &bad_inputs,
-    };
+    let finished = Finished::without_runs(results, report, errors, &bad_inputs);
     Reporters(run::report_writers(&paths, &[], None)).write(&finished, &mut Streams { out, err })
 }
 

@@ -1,8 +1,11 @@
-//! `agent-eval sweep`: one scenario across the values of one axis.
+//! `agent-eval sweep`: one scenario across the values of one axis. Values
+//! that cannot be had are a [`SweepValuesError`] (`app/errors.rs`), said
+//! as a usage error (exit 2).
 
 use std::io::Write;
 use std::path::PathBuf;
 
+use super::errors::SweepValuesError;
 use super::same_file::{Named, refuse_overlaps};
 use super::{AppError, Progress, Status, write_atomic, write_atomic_with};
 use crate::eval::{self, EvalError, EvalOptions};
@@ -39,7 +42,7 @@ pub struct SweepConfig {
 }
 
 /// The values swept when none are given.
-fn default_values(axis: &Axis) -> Result<Vec<AxisValue>, String> {
+fn default_values(axis: &Axis) -> Result<Vec<AxisValue>, SweepValuesError> {
     use crate::plan::dialect::Dialect;
     use crate::plan::reminder::{NagThreshold, Placement, ReminderSpec};
     Ok(match axis {
@@ -60,7 +63,11 @@ fn default_values(axis: &Axis) -> Result<Vec<AxisValue>, String> {
             .into_iter()
             .map(AxisValue::Placement)
             .collect(),
-        other => return Err(format!("sweep --axis {other} needs --values")),
+        other => {
+            return Err(SweepValuesError::NeedsValues {
+                axis: other.clone(),
+            });
+        }
     })
 }
 
@@ -99,10 +106,10 @@ fn sweep_page(
 
 /// Reads one value as written on the command line: JSON where it parses
 /// (numbers, booleans, maps), else a word.
-fn parse_value(axis: &Axis, raw: &str) -> Result<AxisValue, String> {
+fn parse_value(axis: &Axis, raw: &str) -> Result<AxisValue, SweepValuesError> {
     let value = serde_json::from_str(raw.trim())
         .unwrap_or_else(|_| serde_json::Value::String(raw.trim().to_string()));
-    axis.value(&value).map_err(|e| e.to_string())
+    Ok(axis.value(&value)?)
 }
 
 /// Runs a sweep and prints its table and recommendation: admit (the axis,
@@ -169,8 +176,11 @@ fn axis_and_values(config: &SweepConfig) -> Result<(Axis, Vec<AxisValue>), AppEr
             .map(|v| parse_value(&axis, v))
             .collect()
     }
-    .map_err(AppError::Usage)?;
-    eval::sweep::check_axis(&axis, &values).map_err(|e| AppError::Usage(e.to_string()))?;
+    .and_then(|values| {
+        eval::sweep::check_axis(&axis, &values)?;
+        Ok(values)
+    })
+    .map_err(|e: SweepValuesError| AppError::Usage(e.to_string()))?;
     Ok((axis, values))
 }
 
@@ -235,4 +245,45 @@ fn write_outputs(
         write_atomic_with(path, &mut |out| json::write_pretty(out, result))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The messages users read when the values cannot be had, pinned
+    /// byte for byte as they were when these checks returned strings.
+    #[test]
+    fn value_messages_are_the_ones_users_read() {
+        let simulate = Axis::parse("simulate.sharpness").unwrap();
+        let cases = [
+            (
+                default_values(&Axis::Todo)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string()),
+                "sweep --axis todo needs --values",
+            ),
+            (
+                default_values(&simulate)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string()),
+                "sweep --axis simulate.sharpness needs --values",
+            ),
+            (
+                parse_value(&Axis::Placement, " sideways ")
+                    .map(|_| ())
+                    .map_err(|e| e.to_string()),
+                "placement is prepend, append or fold, got \"sideways\"",
+            ),
+            (
+                parse_value(&Axis::Todo, "3")
+                    .map(|_| ())
+                    .map_err(|e| e.to_string()),
+                "todo values are true or false, got 3",
+            ),
+        ];
+        for (got, text) in cases {
+            assert_eq!(got, Err(text.to_string()));
+        }
+    }
 }

@@ -64,6 +64,19 @@ pub struct FidelityRow {
 }
 
 impl FidelityRow {
+    /// The row's figures as every output shows them: observed, simulated,
+    /// the two counts, the distance and p (`-` where there is none).
+    pub fn figures(&self) -> [String; 6] {
+        [
+            shown(self, self.observed),
+            shown(self, self.simulated),
+            self.n_observed.to_string(),
+            self.n_simulated.to_string(),
+            self.distance.map_or("-".into(), |d| format!("{d:.3}")),
+            self.p_value.map_or("-".into(), significant),
+        ]
+    }
+
     /// The verdict in words, with the count it rests on where too few.
     pub fn verdict_text(&self) -> String {
         match self.verdict {

@@ -126,30 +126,8 @@ pub fn render(diffs: &[CellDiff], tolerance: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::baseline::{CellRates, compare};
-    use crate::scenario::{Axis, AxisValue, CellSettings, NagThreshold};
-
-    /// A cell whose completion and full-completion rates are `completion`
-    /// and `full`, with an interval as wide as `runs` runs give.
-    fn cell(name: &str, nag: u32, runs: usize, completion: f64, full: f64) -> CellRates {
-        let half = 0.5 / (runs as f64).sqrt();
-        let ci = |x: f64| [(x - half).max(0.0), (x + half).min(1.0)];
-        let settings = CellSettings::new(vec![
-            (Axis::Todo, AxisValue::Bool(true)),
-            (
-                Axis::NagThreshold,
-                AxisValue::Threshold(NagThreshold::After(nag)),
-            ),
-        ]);
-        CellRates::new(name.into(), settings, runs, |m| {
-            let x = match m.name {
-                "completion_rate" => completion,
-                "full_completion_rate" => full,
-                other => panic!("a test cell has no {other}"),
-            };
-            (x, ci(x))
-        })
-    }
+    use crate::results::baseline::compare;
+    use crate::results::baseline::tests::cell;
 
     #[test]
     fn the_table_lists_what_moved_and_counts_the_rest() {

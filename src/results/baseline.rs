@@ -324,12 +324,14 @@ pub fn profile_name(profile: Option<&ProfileRef>) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::scenario::{Axis, AxisValue, NagThreshold};
 
-    fn cell(name: &str, nag: u32, runs: usize, completion: f64, full: f64) -> CellRates {
-        // An interval as wide as a few hundred runs give.
+    /// A cell whose completion and full-completion rates are `completion`
+    /// and `full`, with an interval as wide as `runs` runs give (the
+    /// baseline table's tests build theirs the same way).
+    pub(crate) fn cell(name: &str, nag: u32, runs: usize, completion: f64, full: f64) -> CellRates {
         let half = 0.5 / (runs as f64).sqrt();
         let ci = |x: f64| [(x - half).max(0.0), (x + half).min(1.0)];
         let settings = CellSettings::new(vec![

@@ -31,6 +31,14 @@ pub enum ShardMismatch {
     },
     #[error("scenario `{scenario}` states other expectations")]
     Expectations { scenario: String },
+    #[error(
+        "scenario `{scenario}` ran under another calibration profile ({found}, not {expected}: was --profile the same?)"
+    )]
+    Profile {
+        scenario: String,
+        found: String,
+        expected: String,
+    },
     #[error("scenario `{scenario}` has {found} cells, not {expected}")]
     CellCount {
         scenario: String,

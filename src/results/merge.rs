@@ -396,6 +396,9 @@ fn merge_scenario(
     let file = std::mem::take(&mut lead.file);
     let seeds = std::mem::take(&mut lead.seeds);
     let expect_spec = std::mem::take(&mut lead.expect_spec);
+    // Checked the same in every shard (`same_scenario`): the merged
+    // report names the profile as the unsharded run's does.
+    let profile = lead.profile.take();
     let cell_count = lead.cells.len();
     let mut cells: Vec<CellSummary> = Vec::with_capacity(cell_count);
     for c in 0..cell_count {
@@ -413,14 +416,9 @@ fn merge_scenario(
         };
         cells.push(cell.merge(reports, spill)?);
     }
-    Ok(ScenarioResult::build(
-        name,
-        file,
-        seeds,
-        cells,
-        expect_spec,
-        true,
-    ))
+    let mut result = ScenarioResult::build(name, file, seeds, cells, expect_spec, true);
+    result.profile = profile;
+    Ok(result)
 }
 
 /// One cell of a merged scenario, as the shards hold it.
@@ -552,6 +550,13 @@ fn same_scenario(x: &ScenarioFile, y: &ScenarioFile) -> Result<(), ShardMismatch
     if x.expect_spec != y.expect_spec {
         return Err(ShardMismatch::Expectations {
             scenario: scenario(),
+        });
+    }
+    if x.profile.as_ref().map(|p| &p.sha256) != y.profile.as_ref().map(|p| &p.sha256) {
+        return Err(ShardMismatch::Profile {
+            scenario: scenario(),
+            found: crate::results::baseline::profile_name(y.profile.as_ref()),
+            expected: crate::results::baseline::profile_name(x.profile.as_ref()),
         });
     }
     if x.cells.len() != y.cells.len() {

@@ -41,8 +41,10 @@ use std::collections::{BTreeSet, HashMap};
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::lenient::object_record;
+
 use self::records::{
-    AssistantBlock, AssistantMessage, Attachment, AttachmentType, Record, RecordType,
+    AssistantBlock, AssistantMessage, Attachment, AttachmentType, Record, RecordType, ResultBlock,
     TaskUpdateInput, TodoWriteInput, Usage, UserBlock, UserMessage,
 };
 use super::{
@@ -267,7 +269,7 @@ impl ClaudeCodeReader {
             planning.accepted = !rejected;
         }
         if let Some(PlanOp::Create(id)) = draft.ops.get_mut(call) {
-            *id = created_task_id(text);
+            *id = created_task_id(&text);
         }
     }
 
@@ -454,14 +456,14 @@ fn set_usage(turn: &mut Turn, usage: Value) {
 }
 
 /// The first text of a tool result's content (a string, or text blocks).
-fn first_text(content: &Value) -> &str {
+fn first_text(content: &Value) -> String {
     match content {
-        Value::String(text) => text,
+        Value::String(text) => text.clone(),
         Value::Array(blocks) => blocks
             .iter()
-            .find_map(|b| b.get("text").and_then(Value::as_str))
-            .unwrap_or(""),
-        _ => "",
+            .find_map(|b| object_record::<ResultBlock>(b).text.0)
+            .unwrap_or_default(),
+        _ => String::new(),
     }
 }
 

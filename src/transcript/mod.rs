@@ -16,6 +16,7 @@
 pub mod bounded;
 pub mod claude_code;
 pub mod codex;
+mod detect;
 pub mod read;
 pub mod run_log;
 
@@ -284,6 +285,15 @@ pub(crate) fn token_count(count: &crate::lenient::Lenient<u64>) -> Option<u64> {
     count.0.filter(|n| *n <= MAX_TOKENS)
 }
 
+/// A block of content as far as counting needs it: its `type`, when it is
+/// text (Anthropic's and OpenAI's blocks, Claude Code's and Codex's
+/// records of them alike).
+#[derive(Debug, Default, Deserialize)]
+struct BlockKind {
+    #[serde(default, rename = "type")]
+    kind: crate::lenient::Lenient<String>,
+}
+
 /// Characters of text in a content value: strings, text blocks and tool
 /// results inside; an image's data counts nothing.
 pub(crate) fn text_chars(content: &Value) -> u64 {
@@ -291,7 +301,8 @@ pub(crate) fn text_chars(content: &Value) -> u64 {
         Value::String(text) => text.chars().count() as u64,
         Value::Array(items) => items.iter().map(text_chars).sum(),
         Value::Object(map) => {
-            if map.get("type").and_then(Value::as_str) == Some("image") {
+            let block: BlockKind = crate::lenient::object_record(content);
+            if block.kind.as_str() == Some("image") {
                 return 0;
             }
             map.iter()

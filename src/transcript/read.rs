@@ -9,7 +9,7 @@
 //! files are read one at a time in sorted path order, each streamed line
 //! by line through a bounded buffer, so memory stays flat in the size of
 //! the corpus. A file's format is detected from its first records
-//! ([`detect`]) unless the caller names one; its lines go to that
+//! ([`detect`], in `detect.rs`) unless the caller names one; its lines go to that
 //! format's [`RecordReader`], and the sessions it yields go to the
 //! caller's callback as each file ends.
 //!
@@ -39,6 +39,7 @@ use sha2::{Digest, Sha256};
 use super::bounded::{self, ParseError};
 use super::claude_code::ClaudeCodeReader;
 use super::codex::CodexReader;
+use super::detect::detect;
 use super::run_log::RunLogReader;
 use super::{Format, GroupBy, RecordReader, Session, group_key};
 
@@ -307,32 +308,6 @@ fn system_folder(dir: &Path) -> bool {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The format a record shows, if any.
-pub fn detect(record: &Value) -> Option<Format> {
-    let kind = record.get("type").and_then(Value::as_str);
-    if record.get("payload").is_some() {
-        let codex = [
-            "session_meta",
-            "turn_context",
-            "response_item",
-            "event_msg",
-            "token_usage_record",
-            "world_state",
-            "compacted",
-        ];
-        return kind.filter(|k| codex.contains(k)).map(|_| Format::Codex);
-    }
-    if ["scenario", "metrics", "messages"]
-        .iter()
-        .all(|key| record.get(key).is_some())
-    {
-        return Some(Format::RunLog);
-    }
-    let claude_keys = ["sessionId", "uuid", "leafUuid", "message"];
-    (kind.is_some() && claude_keys.iter().any(|key| record.get(key).is_some()))
-        .then_some(Format::ClaudeCode)
 }
 
 /// The reader of `format`.

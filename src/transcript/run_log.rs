@@ -1,7 +1,8 @@
 //! agent-eval's own run logs (`run --log-dir DIR`, one JSON line a run) read
 //! as sessions: each run is one [`Session`] whose reminders are
 //! [`Reminders::Recorded`] (the loop writes down every reminder it sends, in
-//! `metrics.reminders_at`).
+//! `metrics.reminders_at`). A line is read as a serde record of the fields
+//! used (`LogLine`), the rest ignored and a field of another type absent.
 //!
 //! The same reading serves calibration's simulated runs ([`session_of`]): a
 //! run's messages, its planning dialect and the turns after which a
@@ -9,9 +10,11 @@
 //! or straight from the engine, so observed and simulated sessions are
 //! measured by one code path.
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::{BadRecord, ItemStatus, Part, PlanningCall, RecordReader, Reminders, Session, Turn};
+use crate::lenient::{Lenient, ObjectField, object_record, present};
 use crate::llm::price::REMINDER_MARKERS;
 use crate::llm::session::user_typed;
 use crate::llm::{Content, ContentBlock, Message, Role};
@@ -36,44 +39,60 @@ impl RecordReader for RunLogReader {
     }
 }
 
-/// Whether a record looks like a run-log line (for format detection): it
-/// has `messages`, `metrics` and `settings`.
-pub fn is_run_log_record(value: &Value) -> bool {
-    ["messages", "metrics", "settings"]
-        .iter()
-        .all(|key| value.get(key).is_some())
+/// The fields of a run-log line this reader reads (`report/log.rs`
+/// writes them; every version since the first): the rest of a line is
+/// ignored, and a field of an unexpected type reads as absent.
+#[derive(Debug, Default, Deserialize)]
+struct LogLine {
+    /// `null` here is a line whose messages are not a conversation.
+    #[serde(default, deserialize_with = "present")]
+    messages: Option<Value>,
+    #[serde(default)]
+    metrics: ObjectField<LogMetrics>,
+    #[serde(default)]
+    settings: ObjectField<LogSettings>,
+    #[serde(default)]
+    scenario: Lenient<String>,
+}
+
+/// `settings` of a run-log line: the cell's.
+#[derive(Debug, Default, Deserialize)]
+struct LogSettings {
+    /// Whether the cell offered a planning tool (yes when not said).
+    #[serde(default)]
+    todo: Lenient<bool>,
+    #[serde(default)]
+    dialect: Lenient<Dialect>,
+}
+
+/// `metrics` of a run-log line: only where the reminders were.
+#[derive(Debug, Default, Deserialize)]
+struct LogMetrics {
+    #[serde(default)]
+    reminders_at: Lenient<Vec<usize>>,
 }
 
 /// One run-log record as a session (`None` for a run that offered no
 /// planning tool).
 fn session_of_record(value: &Value) -> Result<Option<Session>, BadRecord> {
-    if !is_run_log_record(value) {
+    let line: LogLine = object_record(value);
+    let (Some(messages), true, true) = (&line.messages, line.metrics.there, line.settings.there)
+    else {
         return Err("not an agent-eval run-log record (needs messages, metrics, settings)");
-    }
-    let messages: Vec<Message> = value
-        .get("messages")
-        .cloned()
-        .map(serde_json::from_value)
-        .transpose()
-        .map_err(|_| "messages that are not a conversation agent-eval writes")?
-        .unwrap_or_default();
-    let settings = value.get("settings");
-    let planning_offered = settings
-        .and_then(|s| s.get("todo"))
-        .and_then(Value::as_bool)
-        .unwrap_or(true);
+    };
+    let messages = Vec::<Message>::deserialize(messages)
+        .map_err(|_| "messages that are not a conversation agent-eval writes")?;
+    let settings = line.settings.record;
+    let planning_offered = settings.todo.0.unwrap_or(true);
     if !planning_offered {
         return Ok(None);
     }
     let dialect = settings
-        .and_then(|s| s.get("dialect"))
-        .and_then(|d| serde_json::from_value::<Dialect>(d.clone()).ok())
+        .dialect
+        .0
         .unwrap_or_else(|| dialect_of_calls(&messages));
-    let scenario = value.get("scenario").and_then(Value::as_str).unwrap_or("");
-    let reminders_at: Option<Vec<usize>> = value
-        .get("metrics")
-        .and_then(|m| m.get("reminders_at"))
-        .and_then(|r| serde_json::from_value(r.clone()).ok());
+    let scenario = line.scenario.as_str().unwrap_or("");
+    let reminders_at = line.metrics.record.reminders_at.0;
     let mut session = session_of(
         &messages,
         dialect,

@@ -19,6 +19,7 @@ use super::fields::{self, Object, join};
 use super::record::{WireRequest, normalize_task_message};
 use super::sse::{DELTA_CHARS, SseEvent, chunks};
 use crate::llm::{Content, ContentBlock, Message, ModelResponse, Role, StopReason, ToolSchema};
+use crate::plan::pyrepr::json_kind;
 
 /// Block types that carry nothing the mock reads.
 const SKIPPED_BLOCKS: [&str; 6] = [
@@ -236,7 +237,7 @@ fn parse_content(content: &Value, path: &str) -> Result<Content, BadRequest> {
         }
         other => Err(BadRequest::new(format!(
             "{path}: expected a string or an array of content blocks, got {}",
-            fields::kind(other)
+            json_kind(other)
         ))),
     }
 }

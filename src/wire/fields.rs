@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::BadRequest;
+use crate::plan::pyrepr::json_kind;
 
 pub type Object = Map<String, Value>;
 
@@ -25,20 +26,8 @@ pub fn body_object(body: &[u8]) -> Result<Object, BadRequest> {
         Value::Object(map) => Ok(map),
         other => Err(BadRequest::new(format!(
             "the request body must be a JSON object, not {}",
-            kind(&other)
+            json_kind(&other)
         ))),
-    }
-}
-
-/// A JSON type's name for messages.
-pub fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
@@ -51,7 +40,7 @@ pub fn join(path: &str, key: &str) -> String {
 }
 
 fn wrong(path: &str, wanted: &str, got: &Value) -> BadRequest {
-    BadRequest::new(format!("{path}: expected {wanted}, got {}", kind(got)))
+    BadRequest::new(format!("{path}: expected {wanted}, got {}", json_kind(got)))
 }
 
 pub fn object<'a>(value: &'a Value, path: &str) -> Result<&'a Object, BadRequest> {

@@ -28,6 +28,7 @@ use super::record::{WireRequest, merge_same_role, normalize_task_message};
 use super::sse::{DELTA_CHARS, SseEvent, chunks};
 use super::{BadRequest, model_call_id, openai_call_id};
 use crate::llm::{ContentBlock, Message, ModelResponse, Role, ToolSchema};
+use crate::plan::pyrepr::json_kind;
 
 /// Items that carry nothing the mock reads (reasoning, references, and
 /// calls of hosted tools the mock never makes).
@@ -78,7 +79,7 @@ pub fn parse_request(body: &[u8]) -> Result<WireRequest, BadRequest> {
         other => {
             return Err(BadRequest::new(format!(
                 "input: expected a string or an array of items, got {}",
-                fields::kind(other)
+                json_kind(other)
             )));
         }
     }

@@ -9,8 +9,6 @@ use serde_json::{Value, json};
 
 use super::read::ReadOutcome;
 use crate::calibrate::Calibration;
-use crate::calibrate::fidelity::shown;
-use crate::calibrate::fit::significant;
 use crate::model::simulated::profile::Source;
 use crate::report::terminal::escape;
 
@@ -265,16 +263,11 @@ fn fidelity(text: &mut String, result: &Calibration) {
         "statistic", "observed", "simulated", "n obs", "n sim", "distance", "p"
     );
     for row in &result.fidelity {
+        let [observed, simulated, n_observed, n_simulated, distance, p] = row.figures();
         let _ = writeln!(
             text,
-            "{:<38} {:>8} {:>9} {:>9} {:>6} {:>7} {:>8}  {}",
+            "{:<38} {observed:>8} {simulated:>9} {n_observed:>9} {n_simulated:>6} {distance:>7} {p:>8}  {}",
             row.statistic,
-            shown(row, row.observed),
-            shown(row, row.simulated),
-            row.n_observed,
-            row.n_simulated,
-            row.distance.map_or("-".into(), |d| format!("{d:.3}")),
-            row.p_value.map_or("-".into(), significant),
             row.verdict_text()
         );
     }

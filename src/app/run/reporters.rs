@@ -42,6 +42,31 @@ pub(crate) struct Finished<'a> {
     pub bad_inputs: &'a [BadInput],
 }
 
+impl<'a> Finished<'a> {
+    /// A report made without running anything here (`merge` writes the
+    /// shards' results): no run made, refused, failed or skipped, no
+    /// baseline.
+    pub(crate) fn without_runs(
+        results: &'a [ScenarioResult],
+        report: &'a Report<'a>,
+        errors: &'a [String],
+        bad_inputs: &'a [BadInput],
+    ) -> Self {
+        Self {
+            results,
+            report,
+            errors,
+            ran: 0,
+            bad_files: 0,
+            run_failures: 0,
+            agent_failures: 0,
+            skipped: &[],
+            baseline: None,
+            bad_inputs,
+        }
+    }
+}
+
 /// Where outputs print: stdout, and stderr for diagnostics (and the
 /// summary, when a report takes stdout).
 pub(crate) struct Streams<'a> {
@@ -176,18 +201,7 @@ mod tests {
         reporters.engine_stopped();
         reporters.runs_done().unwrap();
         let report = Report::new(&[], Vec::new());
-        let finished = Finished {
-            results: &[],
-            report: &report,
-            errors: &[],
-            ran: 0,
-            bad_files: 0,
-            run_failures: 0,
-            agent_failures: 0,
-            skipped: &[],
-            baseline: None,
-            bad_inputs: &[],
-        };
+        let finished = Finished::without_runs(&[], &report, &[], &[]);
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let written = reporters.write(
             &finished,

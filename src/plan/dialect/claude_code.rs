@@ -17,11 +17,11 @@ use super::{
 };
 use std::sync::LazyLock;
 
+use super::error::Refusal;
+use super::todo_write_issues::{Issues, PREFIX, TOOL};
 use super::whole_list::{Apply, WholeList};
 use crate::llm::ToolSchema;
 
-const TOOL: &str = "TodoWrite";
-const PREFIX: &str = "<tool_use_error>";
 /// The tool result of every accepted call.
 pub const SUCCESS: &str = "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable";
 const STATUS_ENUM: &str = "'pending' | 'in_progress' | 'completed'";
@@ -29,77 +29,19 @@ const STATUS_ENUM: &str = "'pending' | 'in_progress' | 'completed'";
 #[derive(Debug, Clone, Copy)]
 pub struct ClaudeCode;
 
-/// The issues zod reports, grouped the way Claude Code words them.
-#[derive(Default)]
-struct Issues {
-    missing: Vec<String>,
-    unexpected: Vec<String>,
-    mistyped: Vec<(String, &'static str, &'static str)>,
-    invalid: Vec<(String, String)>,
-}
-
-impl Issues {
-    fn is_empty(&self) -> bool {
-        self.missing.is_empty()
-            && self.unexpected.is_empty()
-            && self.mistyped.is_empty()
-            && self.invalid.is_empty()
-    }
-
-    fn message(&self) -> String {
-        let mut parts: Vec<String> = Vec::new();
-        parts.extend(
-            self.missing
-                .iter()
-                .map(|p| format!("The required parameter `{p}` is missing")),
-        );
-        parts.extend(
-            self.unexpected
-                .iter()
-                .map(|p| format!("An unexpected parameter `{p}` was provided")),
-        );
-        parts.extend(self.mistyped.iter().map(|(p, expected, received)| {
-            format!(
-                "The parameter `{p}` type is expected as `{expected}` but provided as `{received}`"
-            )
-        }));
-        parts.extend(
-            self.invalid
-                .iter()
-                .map(|(p, why)| format!("The parameter `{p}` is invalid: {why}")),
-        );
-        let noun = if parts.len() > 1 { "issues" } else { "issue" };
-        format!(
-            "{PREFIX}InputValidationError: {TOOL} failed due to the following {noun}:\n{}</tool_use_error>",
-            parts.join("\n")
-        )
-    }
-
-    /// A required string of at least one character.
-    fn string<'a>(
-        &mut self,
-        path: String,
-        value: Option<&'a Value>,
-        empty: &str,
-    ) -> Option<&'a str> {
-        match value {
-            None => self.missing.push(path),
-            Some(Value::String(s)) if s.is_empty() => self.invalid.push((path, empty.into())),
-            Some(Value::String(s)) => return Some(s),
-            Some(other) => self.mistyped.push((path, "string", zod_type(other))),
-        }
-        None
-    }
-}
-
 /// The list as the call wrote it, or the error text.
-fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
+fn validate(input: &Value) -> Result<Vec<PlanItem>, Refusal> {
+    Ok(check(input)?)
+}
+
+/// Every issue of the input, as zod finds them.
+fn check(input: &Value) -> Result<Vec<PlanItem>, Issues> {
     let mut issues = Issues::default();
     let Some(object) = input.as_object() else {
         issues
             .mistyped
             .push((String::new(), "object", zod_type(input)));
-        return Err(issues.message());
+        return Err(issues);
     };
     issues
         .unexpected
@@ -160,16 +102,12 @@ fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
     if issues.is_empty() {
         Ok(numbered(items))
     } else {
-        Err(issues.message())
+        Err(issues)
     }
 }
 
 fn item_json(item: &PlanItem) -> Value {
-    let status = match item.status {
-        PlanStatus::InProgress => "in_progress",
-        PlanStatus::Completed => "completed",
-        _ => "pending",
-    };
+    let status = item.status.three_words();
     let form = item
         .active_form
         .clone()
@@ -192,7 +130,7 @@ fn apply(plan: &mut Vec<PlanItem>, input: &Value) -> PlanOutcome {
             *plan = if all_done { Vec::new() } else { items };
             PlanOutcome::accepted(SUCCESS)
         }
-        Err(message) => PlanOutcome::rejected(message),
+        Err(refusal) => PlanOutcome::rejected(refusal.to_string()),
     }
 }
 

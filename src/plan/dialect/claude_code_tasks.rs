@@ -88,7 +88,10 @@ pub struct ClaudeCodeTasks;
 /// ToolSearch, from `claude_code_tasks.json` beside this file.
 static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("claude_code_tasks.json");
 
-/// The issues of one call, worded the way Claude Code words zod's.
+/// The issues of one call, worded the way Claude Code words zod's: why
+/// a call was refused, its text assembled in [`Issues::message`].
+#[derive(Debug, thiserror::Error)]
+#[error("{}", self.message())]
 struct Issues {
     tool: &'static str,
     lines: Vec<String>,
@@ -168,42 +171,37 @@ impl Issues {
         }
     }
 
-    /// The error text, or `None` when the call is valid.
-    fn error(self) -> Option<String> {
+    /// The refusal, or `None` when the call is valid.
+    fn error(self) -> Option<Self> {
+        (self.bad_status || !self.lines.is_empty()).then_some(self)
+    }
+
+    /// The refusal's text: zod's status union error as the CLI prints it,
+    /// or every issue, one a line.
+    fn message(&self) -> String {
         if self.bad_status {
-            return Some(INVALID_STATUS.to_string());
-        }
-        if self.lines.is_empty() {
-            return None;
+            return INVALID_STATUS.to_string();
         }
         let noun = if self.lines.len() > 1 {
             "issues"
         } else {
             "issue"
         };
-        Some(format!(
+        format!(
             "{PREFIX}InputValidationError: {} failed due to the following {noun}:\n{}</tool_use_error>",
             self.tool,
             self.lines.join("\n")
-        ))
+        )
     }
 }
 
 /// The input as an object, or the error for a call that sent no object.
-fn object<'a>(tool: &'static str, input: &'a Value) -> Result<&'a Map<String, Value>, String> {
+fn object<'a>(tool: &'static str, input: &'a Value) -> Result<&'a Map<String, Value>, Issues> {
     input.as_object().ok_or_else(|| {
         let mut issues = Issues::new(tool);
         issues.mistyped("input", "object", input);
-        issues.error().unwrap_or_default()
+        issues
     })
-}
-
-fn word(status: PlanStatus) -> &'static str {
-    match status {
-        PlanStatus::InProgress => "in_progress",
-        PlanStatus::Completed => "completed",
-        _ => "pending",
-    }
 }
 
 /// A status word of the union; `Some(None)` is `deleted`.
@@ -274,7 +272,7 @@ fn hashes(ids: &[String]) -> String {
 fn create(plan: &mut Vec<PlanItem>, input: &Value) -> PlanOutcome {
     let input = match object(CREATE, input) {
         Ok(input) => input,
-        Err(message) => return PlanOutcome::rejected(message),
+        Err(issues) => return PlanOutcome::rejected(issues.to_string()),
     };
     let mut issues = Issues::new(CREATE);
     let subject = issues.string(input, "subject");
@@ -304,8 +302,8 @@ fn create(plan: &mut Vec<PlanItem>, input: &Value) -> PlanOutcome {
     if !has_description && description_filled.is_none() {
         issues.missing("description");
     }
-    if let Some(message) = issues.error() {
-        return PlanOutcome::rejected(message);
+    if let Some(refused) = issues.error() {
+        return PlanOutcome::rejected(refused.to_string());
     }
     let (subject, description) = (
         subject_filled.unwrap_or_default(),
@@ -354,7 +352,7 @@ const UPDATE_KEYS: [&str; 9] = [
     "metadata",
 ];
 
-fn check_update(input: &Value) -> Result<Update, String> {
+fn check_update(input: &Value) -> Result<Update, Issues> {
     let input = object(UPDATE, input)?;
     let mut issues = Issues::new(UPDATE);
     issues.unexpected(input, &UPDATE_KEYS);
@@ -376,7 +374,7 @@ fn check_update(input: &Value) -> Result<Update, String> {
         add_blocked_by: issues.ids(input, "addBlockedBy"),
     };
     match issues.error() {
-        Some(message) => Err(message),
+        Some(refused) => Err(refused),
         None => Ok(update),
     }
 }
@@ -428,7 +426,7 @@ fn delete(plan: &mut Vec<PlanItem>, k: usize) {
 fn update(plan: &mut Vec<PlanItem>, input: &Value) -> PlanOutcome {
     let update = match check_update(input) {
         Ok(update) => update,
-        Err(message) => return PlanOutcome::rejected(message),
+        Err(issues) => return PlanOutcome::rejected(issues.to_string()),
     };
     let Some(k) = find(plan, &update.id) else {
         return PlanOutcome::accepted(NOT_FOUND);
@@ -484,7 +482,7 @@ fn update(plan: &mut Vec<PlanItem>, input: &Value) -> PlanOutcome {
 /// `TaskList`'s line for one task: open blockers only (not completed).
 fn list_line(plan: &[PlanItem], item: &PlanItem) -> String {
     let task = fields(item);
-    let mut line = format!("#{} [{}] {}", item.id, word(item.status), item.text);
+    let mut line = format!("#{} [{}] {}", item.id, item.status.three_words(), item.text);
     if !task.owner.is_empty() {
         line.push_str(&format!(" ({})", task.owner));
     }
@@ -513,13 +511,13 @@ fn list(plan: &[PlanItem]) -> String {
 fn get(plan: &[PlanItem], input: &Value) -> PlanOutcome {
     let input = match object(GET, input) {
         Ok(input) => input,
-        Err(message) => return PlanOutcome::rejected(message),
+        Err(issues) => return PlanOutcome::rejected(issues.to_string()),
     };
     let mut issues = Issues::new(GET);
     issues.unexpected(input, &["taskId"]);
     let id = task_id(&mut issues, input);
-    if let Some(message) = issues.error() {
-        return PlanOutcome::rejected(message);
+    if let Some(refused) = issues.error() {
+        return PlanOutcome::rejected(refused.to_string());
     }
     let Some(item) = id.and_then(|id| task_of(plan, &id)) else {
         return PlanOutcome::accepted(NOT_FOUND);
@@ -529,7 +527,7 @@ fn get(plan: &[PlanItem], input: &Value) -> PlanOutcome {
         "Task #{}: {}\nStatus: {}\nDescription: {}",
         item.id,
         item.text,
-        word(item.status),
+        item.status.three_words(),
         task.description
     );
     if !task.blocked_by.is_empty() {
@@ -547,7 +545,7 @@ fn get(plan: &[PlanItem], input: &Value) -> PlanOutcome {
 fn tool_search(input: &Value) -> String {
     let input = match object(TOOL_SEARCH, input) {
         Ok(input) => input,
-        Err(message) => return message,
+        Err(issues) => return issues.to_string(),
     };
     let mut issues = Issues::new(TOOL_SEARCH);
     issues.unexpected(input, &["query", "max_results"]);
@@ -566,8 +564,8 @@ fn tool_search(input: &Value) -> String {
             0
         }
     };
-    if let Some(message) = issues.error() {
-        return message;
+    if let Some(refused) = issues.error() {
+        return refused.to_string();
     }
     let query = query.unwrap_or_default();
     let names: Vec<&str> = match query.strip_prefix("select:") {
@@ -665,9 +663,9 @@ impl PlanDialect for ClaudeCodeTasks {
                 Ok(fields) => {
                     let mut issues = Issues::new(LIST);
                     issues.unexpected(fields, &[]);
-                    PlanOutcome::rejected(issues.error().unwrap_or_default())
+                    PlanOutcome::rejected(issues.to_string())
                 }
-                Err(message) => PlanOutcome::rejected(message),
+                Err(issues) => PlanOutcome::rejected(issues.to_string()),
             },
             _ => PlanOutcome::rejected(format!(
                 "{PREFIX}Error: No such tool available: {tool}</tool_use_error>"
@@ -722,7 +720,7 @@ impl PlanDialect for ClaudeCodeTasks {
             if status != item.status {
                 updates.push(PlanCall {
                     tool: UPDATE.into(),
-                    input: json!({"taskId": id, "status": word(item.status)}),
+                    input: json!({"taskId": id, "status": item.status.three_words()}),
                 });
             }
         }

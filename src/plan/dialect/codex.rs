@@ -16,6 +16,7 @@ use super::{
 };
 use std::sync::LazyLock;
 
+use super::error::{CodexError, Refusal};
 use super::whole_list::{Apply, WholeList};
 use crate::llm::ToolSchema;
 
@@ -51,9 +52,9 @@ struct UpdatePlanArgs {
     plan: Vec<PlanItemArg>,
 }
 
-fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
+fn validate(input: &Value) -> Result<Vec<PlanItem>, Refusal> {
     let args: UpdatePlanArgs =
-        serde_json::from_str(&input.to_string()).map_err(|e| format!("{PREFIX}{e}"))?;
+        serde_json::from_str(&input.to_string()).map_err(CodexError::from)?;
     Ok(numbered(args.plan.into_iter().map(|item| {
         let status = match item.status {
             StepStatus::Pending => PlanStatus::Pending,
@@ -65,11 +66,7 @@ fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
 }
 
 fn item_json(item: &PlanItem) -> Value {
-    let status = match item.status {
-        PlanStatus::InProgress => "in_progress",
-        PlanStatus::Completed => "completed",
-        _ => "pending",
-    };
+    let status = item.status.three_words();
     json!({"step": item.text, "status": status})
 }
 

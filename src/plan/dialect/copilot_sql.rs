@@ -41,6 +41,8 @@ use serde_json::Value;
 use guard::MAX_LENGTH;
 use guard::Refusal;
 
+use super::error::CopilotSqlError;
+
 use super::{
     InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, TaskFields,
     match_by_text,
@@ -107,24 +109,24 @@ fn word(status: PlanStatus) -> &'static str {
     }
 }
 
-/// zod's wording of a bad field, as the CLI answers it.
-fn field_error(input: &Value, field: &str) -> Option<String> {
+/// zod's complaint about a bad field, as the CLI answers it.
+fn field_error(input: &Value, field: &'static str) -> Option<CopilotSqlError> {
     match input.get(field) {
         Some(Value::String(_)) => None,
-        None | Some(Value::Null) => Some(format!("Invalid input: \"{field}\": Required")),
-        Some(other) => Some(format!(
-            "Invalid input: \"{field}\": Expected string, received {}",
-            super::zod_type(other)
-        )),
+        None | Some(Value::Null) => Some(CopilotSqlError::Required { field }),
+        Some(other) => Some(CopilotSqlError::NotAString {
+            field,
+            received: super::zod_type(other),
+        }),
     }
 }
 
-/// The query, or the error text the CLI gives before running anything.
-fn checked_query(input: &Value) -> Result<&str, String> {
+/// The query, or the error the CLI gives before running anything.
+fn checked_query(input: &Value) -> Result<&str, CopilotSqlError> {
     if !input.is_object() {
-        return Err(
-            "Invalid input: Expected object, received ".to_string() + super::zod_type(input)
-        );
+        return Err(CopilotSqlError::NotAnObject {
+            received: super::zod_type(input),
+        });
     }
     if let Some(error) = field_error(input, "description").or_else(|| field_error(input, "query")) {
         return Err(error);
@@ -134,18 +136,16 @@ fn checked_query(input: &Value) -> Result<&str, String> {
         .and_then(Value::as_str)
         .unwrap_or_default();
     if query.trim().is_empty() {
-        return Err("Error: Empty query provided.".into());
+        return Err(CopilotSqlError::EmptyQuery);
     }
     if query.len() > MAX_LENGTH as usize {
-        return Err("SQL Error: Error: string or blob too big".into());
+        return Err(CopilotSqlError::TooBig);
     }
     let upper = query.to_ascii_uppercase();
     let squeezed = upper.split_whitespace().collect::<Vec<_>>().join(" ");
     for (needle, name) in BLOCKED {
         if contains_word(&squeezed, needle) {
-            return Err(format!(
-                "Error: Blocked SQL statement: \"{name}\" is not allowed for security reasons."
-            ));
+            return Err(CopilotSqlError::Blocked { name });
         }
     }
     Ok(query)
@@ -584,7 +584,7 @@ impl PlanDialect for CopilotSql {
     fn apply(&self, plan: &mut Vec<PlanItem>, _tool: &str, input: &Value) -> PlanOutcome {
         let query = match checked_query(input) {
             Ok(query) => query,
-            Err(error) => return PlanOutcome::rejected(error),
+            Err(error) => return PlanOutcome::rejected(error.to_string()),
         };
         let (conn, refusal) = match database(plan) {
             Ok(opened) => opened,

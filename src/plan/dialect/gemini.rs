@@ -22,6 +22,7 @@ use super::{
 };
 use std::sync::LazyLock;
 
+use super::error::{GeminiError, Refusal};
 use super::whole_list::{Apply, WholeList};
 use crate::llm::ToolSchema;
 
@@ -57,52 +58,55 @@ fn word(status: PlanStatus) -> &'static str {
 }
 
 /// The schema check, stopping at the first error as Ajv does by default.
-fn check_schema(input: &Value) -> Result<Vec<(String, PlanStatus)>, String> {
-    let object = input
-        .as_object()
-        .ok_or("Value of params must be an object")?;
-    let todos = object
-        .get("todos")
-        .ok_or("params must have required property 'todos'")?;
+fn check_schema(input: &Value) -> Result<Vec<(String, PlanStatus)>, GeminiError> {
+    let object = input.as_object().ok_or(GeminiError::NotAnObject)?;
+    let todos = object.get("todos").ok_or(GeminiError::NoTodos)?;
     if object.keys().any(|k| k != "todos") {
-        return Err("params must NOT have additional properties".into());
+        return Err(GeminiError::ExtraParam);
     }
     let todos = match todos {
         Value::Array(todos) => todos,
-        _ => return Err("params/todos must be array".into()),
+        _ => return Err(GeminiError::TodosNotAnArray),
     };
     let mut items = Vec::with_capacity(todos.len());
     for (i, todo) in todos.iter().enumerate() {
         let at = format!("params/todos/{i}");
-        let fields = todo
-            .as_object()
-            .ok_or_else(|| format!("{at} must be object"))?;
+        let Some(fields) = todo.as_object() else {
+            return Err(GeminiError::TodoNotAnObject { at });
+        };
         for key in ["description", "status"] {
             if !fields.contains_key(key) {
-                return Err(format!("{at} must have required property '{key}'"));
+                return Err(GeminiError::MissingKey { at, key });
             }
         }
         if fields.keys().any(|k| k != "description" && k != "status") {
-            return Err(format!("{at} must NOT have additional properties"));
+            return Err(GeminiError::ExtraKey { at });
         }
         let description = match fields.get("description") {
             Some(Value::String(s)) => s.clone(),
-            _ => return Err(format!("{at}/description must be string")),
+            _ => return Err(GeminiError::DescriptionNotAString { at }),
         };
         let status = match fields.get("status") {
-            Some(Value::String(s)) => parse_status(s)
-                .ok_or_else(|| format!("{at}/status must be equal to one of the allowed values"))?,
-            _ => return Err(format!("{at}/status must be string")),
+            Some(Value::String(s)) => match parse_status(s) {
+                Some(status) => status,
+                None => return Err(GeminiError::UnknownStatus { at }),
+            },
+            _ => return Err(GeminiError::StatusNotAString { at }),
         };
         items.push((description, status));
     }
     Ok(items)
 }
 
-fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
+fn validate(input: &Value) -> Result<Vec<PlanItem>, Refusal> {
+    Ok(check(input)?)
+}
+
+/// The schema, then the tool's own checks.
+fn check(input: &Value) -> Result<Vec<PlanItem>, GeminiError> {
     let items = check_schema(input)?;
     if items.iter().any(|(d, _)| js_blank(d)) {
-        return Err("Each todo must have a non-empty description string".into());
+        return Err(GeminiError::BlankDescription);
     }
     if items
         .iter()
@@ -110,9 +114,7 @@ fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
         .count()
         > 1
     {
-        return Err(format!(
-            "{PREFIX}Only one task can be \"in_progress\" at a time."
-        ));
+        return Err(GeminiError::TwoInProgress);
     }
     Ok(numbered(items.into_iter().map(|(d, s)| (d, s, None))))
 }
@@ -226,11 +228,10 @@ impl PlanDialect for Gemini {
 mod tests {
     use super::*;
     use crate::plan::dialect::PlanOutcome;
-    use crate::plan::dialect::test_support::apply_checked;
+    use crate::plan::dialect::test_support::apply_to_kept;
 
     fn apply(input: Value) -> PlanOutcome {
-        let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
-        apply_checked(&Gemini, &mut plan, TOOL, &input)
+        apply_to_kept(&Gemini, TOOL, &input)
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::error::Refusal;
 use super::s03::{self, PREFIX, S03, to_plan};
 use super::whole_list::{Apply, WholeList};
 use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome};
@@ -13,10 +14,10 @@ use crate::plan::todo::{self, TodoManager, UnknownStatus};
 pub struct JavaPort;
 
 /// s03's validation, an unknown status word read as `pending`.
-fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
+fn validate(input: &Value) -> Result<Vec<PlanItem>, Refusal> {
     todo::parse_input(input, UnknownStatus::Pending)
         .map(to_plan)
-        .map_err(|e| e.to_string())
+        .map_err(Refusal::from)
 }
 
 /// A call as s03 applies it (`TodoManager`'s render, or its error behind
@@ -55,16 +56,18 @@ impl PlanDialect for JavaPort {
         S03.plan_from_result(result)
     }
 
+    // The error prefix and the limits are s03's: the port changed only
+    // how an unknown status word is read.
     fn error_prefix(&self) -> &'static str {
-        PREFIX
+        S03.error_prefix()
     }
 
     fn max_items(&self) -> Option<usize> {
-        Some(todo::MAX_TODOS)
+        S03.max_items()
     }
 
     fn single_in_progress(&self) -> bool {
-        true
+        S03.single_in_progress()
     }
 
     fn write_invalid(&self, wanted: &[PlanItem], kind: InvalidUpdate) -> Option<PlanCall> {

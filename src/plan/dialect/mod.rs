@@ -13,7 +13,9 @@
 //! the list untouched for every dialect alike.
 //!
 //! Adding a dialect is one file beside this one plus one entry in
-//! [`Dialect`].
+//! [`Dialect`]. Why a dialect refuses a call is typed in `error.rs`, one
+//! enum a dialect, each message the agent's own text (`refusals.rs` pins
+//! them).
 //!
 //! The dialects, by scenario name: `s03` (the reference), `s03-guarded`,
 //! `planning-state`, `java-port`, `create-update`, `claude-code` (Claude
@@ -35,11 +37,14 @@ mod java_port;
 mod opencode;
 mod planning_state;
 mod qwen_code;
+#[cfg(test)]
+mod refusals;
 mod s03;
 mod s03_guarded;
 mod schema_file;
 #[cfg(test)]
 mod test_support;
+mod todo_write_issues;
 mod whole_list;
 
 use serde::{Deserialize, Serialize};
@@ -82,6 +87,17 @@ impl PlanStatus {
             "in_progress" => Some(Self::InProgress),
             "completed" => Some(Self::Completed),
             _ => None,
+        }
+    }
+
+    /// The word of the three-status vocabulary ([`Self::from_three_words`]):
+    /// `failed` and `cancelled`, which it lacks, are written `pending`
+    /// (not done).
+    pub fn three_words(self) -> &'static str {
+        match self {
+            Self::InProgress => "in_progress",
+            Self::Completed => "completed",
+            Self::Pending | Self::Failed | Self::Cancelled => "pending",
         }
     }
 

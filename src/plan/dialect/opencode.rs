@@ -20,13 +20,13 @@
 use serde_json::{Map, Value, json};
 use std::sync::LazyLock;
 
+use super::error::{OpenCodeError, Refusal};
 use super::whole_list::{Apply, WholeList};
 use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, numbered};
 use crate::llm::ToolSchema;
 
 const TOOL: &str = "todowrite";
-const PREFIX: &str = "The todowrite tool was called with invalid arguments: SchemaError(";
-const SUFFIX: &str = ").\nPlease rewrite the input so it satisfies the expected schema.";
+const PREFIX: &str = OpenCodeError::PREFIX;
 const FIELDS: [&str; 3] = ["content", "status", "priority"];
 /// The priority the simulated model writes.
 const PRIORITY: &str = "medium";
@@ -52,27 +52,27 @@ fn word(status: PlanStatus) -> &'static str {
     }
 }
 
-/// A schema complaint: `message`, and where (`["todos"][0]`), if anywhere.
-fn complaint(message: String, at: &str) -> String {
-    if at.is_empty() {
-        format!("{PREFIX}{message}{SUFFIX}")
-    } else {
-        format!("{PREFIX}{message}\n  at {at}{SUFFIX}")
+/// The complaint about `got` at `at` (`["todos"][0]`; empty at the top).
+fn expected(what: &'static str, got: &Value, at: &str) -> OpenCodeError {
+    OpenCodeError::Expected {
+        what,
+        got: got.to_string(),
+        at: at.into(),
     }
 }
 
-fn expected(what: &str, got: &Value, at: &str) -> String {
-    complaint(format!("Expected {what}, got {got}"), at)
+fn missing(at: &str) -> OpenCodeError {
+    OpenCodeError::MissingKey { at: at.into() }
 }
 
 /// The list as OpenCode keeps it (known fields only, in schema order).
-fn decode(input: &Value) -> Result<Vec<Map<String, Value>>, String> {
+fn decode(input: &Value) -> Result<Vec<Map<String, Value>>, OpenCodeError> {
     let object = input
         .as_object()
         .ok_or_else(|| expected("object", input, ""))?;
     let at = "[\"todos\"]";
     let todos = match object.get("todos") {
-        None => return Err(complaint("Missing key".into(), at)),
+        None => return Err(missing(at)),
         Some(Value::Array(todos)) => todos,
         Some(other) => return Err(expected("array", other, at)),
     };
@@ -86,7 +86,7 @@ fn decode(input: &Value) -> Result<Vec<Map<String, Value>>, String> {
         for field in FIELDS {
             let at = format!("{at}[\"{field}\"]");
             match fields.get(field) {
-                None => return Err(complaint("Missing key".into(), &at)),
+                None => return Err(missing(&at)),
                 Some(Value::String(s)) => item.insert(field.into(), Value::from(s.as_str())),
                 Some(other) => return Err(expected("string", other, &at)),
             };
@@ -119,8 +119,8 @@ fn item_json(item: &PlanItem) -> Value {
 static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("opencode.json");
 
 /// The plan a call sets, or OpenCode's complaint.
-fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
-    decode(input).map(|kept| items_of(&kept))
+fn validate(input: &Value) -> Result<Vec<PlanItem>, Refusal> {
+    Ok(decode(input).map(|kept| items_of(&kept))?)
 }
 
 /// An accepted list is answered with the fields OpenCode keeps, the
@@ -131,7 +131,7 @@ fn apply(plan: &mut Vec<PlanItem>, input: &Value) -> PlanOutcome {
             *plan = items_of(&kept);
             PlanOutcome::accepted(echo(kept))
         }
-        Err(message) => PlanOutcome::rejected(message),
+        Err(refusal) => PlanOutcome::rejected(refusal.to_string()),
     }
 }
 
@@ -189,11 +189,10 @@ impl PlanDialect for OpenCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::dialect::test_support::apply_checked;
+    use crate::plan::dialect::test_support::apply_to_kept;
 
     fn apply(input: Value) -> PlanOutcome {
-        let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
-        apply_checked(&OpenCode, &mut plan, TOOL, &input)
+        apply_to_kept(&OpenCode, TOOL, &input)
     }
 
     #[test]
@@ -252,7 +251,7 @@ mod tests {
         for (input, message) in cases {
             assert_eq!(
                 apply(input.clone()),
-                PlanOutcome::rejected(format!("{PREFIX}{message}{SUFFIX}")),
+                PlanOutcome::rejected(format!("{PREFIX}{message}{}", OpenCodeError::SUFFIX)),
                 "{input}"
             );
         }

@@ -11,6 +11,7 @@ use super::{
 };
 use std::sync::LazyLock;
 
+use super::error::{PlanningStateError, Refusal};
 use super::whole_list::{Apply, WholeList};
 use crate::llm::ToolSchema;
 use crate::plan::pyrepr::{json_kind, python_str, python_strip};
@@ -34,46 +35,48 @@ fn parse_marker(marker: &str) -> Option<PlanStatus> {
 }
 
 /// Validates the whole input; the message is the text after `Error: `.
-fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
-    let object = input.as_object().ok_or_else(|| {
-        format!(
-            "todo input must be an object with an items array, got {}",
-            json_kind(input)
-        )
+fn validate(input: &Value) -> Result<Vec<PlanItem>, Refusal> {
+    Ok(check(input)?)
+}
+
+/// The checks in the reference's order.
+fn check(input: &Value) -> Result<Vec<PlanItem>, PlanningStateError> {
+    let object = input.as_object().ok_or(PlanningStateError::NotAnObject {
+        kind: json_kind(input),
     })?;
-    let items = object
-        .get("items")
-        .ok_or("items is required: an array of {content, status, activeForm} objects")?;
-    let items = items.as_array().ok_or_else(|| {
-        format!(
-            "items must be an array of plan items, got {}",
-            json_kind(items)
-        )
-    })?;
+    let items = object.get("items").ok_or(PlanningStateError::NoItems)?;
+    let items = items
+        .as_array()
+        .ok_or(PlanningStateError::ItemsNotAnArray {
+            kind: json_kind(items),
+        })?;
     if items.len() > MAX_ITEMS {
-        return Err(format!("Max {MAX_ITEMS} plan items allowed"));
+        return Err(PlanningStateError::TooMany { max: MAX_ITEMS });
     }
     let mut plan = Vec::with_capacity(items.len());
     let mut in_progress = 0usize;
     for (i, item) in items.iter().enumerate() {
-        let fields = item.as_object().ok_or_else(|| {
-            format!(
-                "Item {i}: must be an object with content and status, got {}",
-                json_kind(item)
-            )
-        })?;
+        let fields = item
+            .as_object()
+            .ok_or(PlanningStateError::ItemNotAnObject {
+                i,
+                kind: json_kind(item),
+            })?;
         let content = fields.get("content").map(python_str).unwrap_or_default();
         let content = python_strip(&content).to_string();
         if content.is_empty() {
-            return Err(format!("Item {i}: content required"));
+            return Err(PlanningStateError::NoContent { i });
         }
         let word = fields
             .get("status")
             .map(python_str)
             .unwrap_or_else(|| "pending".into())
             .to_lowercase();
-        let status = PlanStatus::from_three_words(&word)
-            .ok_or_else(|| format!("Item {i}: invalid status '{word}'"))?;
+        let status =
+            PlanStatus::from_three_words(&word).ok_or_else(|| PlanningStateError::BadStatus {
+                i,
+                word: word.clone(),
+            })?;
         if status == PlanStatus::InProgress {
             in_progress += 1;
         }
@@ -86,7 +89,7 @@ fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
         plan.push((content, status, active_form));
     }
     if in_progress > 1 {
-        return Err("Only one plan item can be in_progress".into());
+        return Err(PlanningStateError::TwoInProgress);
     }
     Ok(numbered(plan))
 }
@@ -114,11 +117,7 @@ fn split_active_form(line: &str) -> Option<(&str, &str)> {
 }
 
 fn item_json(item: &PlanItem) -> Value {
-    let status = match item.status {
-        PlanStatus::InProgress => "in_progress",
-        PlanStatus::Completed => "completed",
-        _ => "pending",
-    };
+    let status = item.status.three_words();
     let form = item
         .active_form
         .clone()
@@ -234,11 +233,10 @@ impl PlanDialect for PlanningState {
 mod tests {
     use super::*;
     use crate::plan::dialect::PlanOutcome;
-    use crate::plan::dialect::test_support::apply_checked;
+    use crate::plan::dialect::test_support::apply_to_kept;
 
     fn apply(input: Value) -> PlanOutcome {
-        let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
-        apply_checked(&PlanningState, &mut plan, TOOL, &input)
+        apply_to_kept(&PlanningState, TOOL, &input)
     }
 
     #[test]

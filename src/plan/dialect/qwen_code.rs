@@ -24,6 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
 use super::error::QwenTodoError;
+use super::error::Refusal;
 use super::whole_list::{Apply, WholeList};
 use super::{
     AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus, js_blank,
@@ -49,14 +50,6 @@ const MAX_ID_UNITS: usize = 500;
 
 #[derive(Debug, Clone, Copy)]
 pub struct QwenCode;
-
-fn word(status: PlanStatus) -> &'static str {
-    match status {
-        PlanStatus::InProgress => "in_progress",
-        PlanStatus::Completed => "completed",
-        _ => "pending",
-    }
-}
 
 /// A non-empty, non-blank id of at most 500 UTF-16 units (JavaScript's
 /// `length`).
@@ -183,7 +176,7 @@ fn item_json(item: &PlanItem, position: usize) -> Value {
     } else {
         item.id.clone()
     };
-    json!({"id": id, "content": item.text, "status": word(item.status)})
+    json!({"id": id, "content": item.text, "status": item.status.three_words()})
 }
 
 fn modified(todos_json: &str) -> String {
@@ -194,12 +187,8 @@ fn modified(todos_json: &str) -> String {
 static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schemas!("qwen_code.json");
 
 /// The plan a call sets, or the binary's error.
-/// (The shared whole-list piece takes the refusal as the text the model
-/// reads.)
-fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
-    check_list(input)
-        .map(|(_, items)| items)
-        .map_err(|e| e.to_string())
+fn validate(input: &Value) -> Result<Vec<PlanItem>, Refusal> {
+    Ok(check_list(input).map(|(_, items)| items)?)
 }
 
 /// An accepted list is echoed as the JSON sent, or said cleared when

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use super::{AddedItem, InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanOutcome, PlanStatus};
 use std::sync::LazyLock;
 
+use super::error::Refusal;
 use super::whole_list::{Apply, WholeList};
 use crate::llm::ToolSchema;
 use crate::plan::todo::{self, TodoItem, TodoManager, TodoStatus, UnknownStatus};
@@ -54,11 +55,7 @@ pub(super) fn to_todo(items: &[PlanItem]) -> Vec<TodoItem> {
 }
 
 pub(super) fn item_json(item: &PlanItem) -> Value {
-    let status = match item.status {
-        PlanStatus::InProgress => "in_progress",
-        PlanStatus::Completed => "completed",
-        _ => "pending",
-    };
+    let status = item.status.three_words();
     json!({"id": item.id, "text": item.text, "status": status})
 }
 
@@ -68,10 +65,10 @@ pub(super) static SCHEMAS: LazyLock<Vec<ToolSchema>> = super::schema_file::schem
 
 /// The reference's validation: `todo`'s whole input, read without
 /// touching any state.
-fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
+fn validate(input: &Value) -> Result<Vec<PlanItem>, Refusal> {
     todo::parse_input(input, UnknownStatus::Reject)
         .map(to_plan)
-        .map_err(|e| e.to_string())
+        .map_err(Refusal::from)
 }
 
 /// A call as the reference's loop applies it: `TodoManager` validates it

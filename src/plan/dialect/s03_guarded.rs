@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 use super::{InvalidUpdate, PlanCall, PlanDialect, PlanItem, PlanStatus, completed_count};
 use std::sync::LazyLock;
 
+use super::error::{GuardedError, Refusal};
 use super::whole_list::{Apply, WholeList};
 use crate::llm::ToolSchema;
 use crate::plan::pyrepr::{json_kind, python_str, python_strip, python_truthy};
@@ -36,34 +37,30 @@ fn colour(status: PlanStatus) -> &'static str {
 
 /// Validates the whole input in the reference's order; the message is the
 /// text after the `Error in tool call: ` wrapper.
-fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
-    let object = input.as_object().ok_or_else(|| {
-        format!(
-            "todo input must be an object with a todos list, got {}",
-            json_kind(input)
-        )
+fn validate(input: &Value) -> Result<Vec<PlanItem>, Refusal> {
+    Ok(check(input)?)
+}
+
+/// The checks in the reference's order.
+fn check(input: &Value) -> Result<Vec<PlanItem>, GuardedError> {
+    let object = input.as_object().ok_or(GuardedError::NotAnObject {
+        kind: json_kind(input),
     })?;
-    let todos = object
-        .get("todos")
-        .ok_or("todos is required: a list of {id, text, status} objects")?;
-    let todos = todos.as_array().ok_or_else(|| {
-        format!(
-            "todos must be a list of todo objects, got {}",
-            json_kind(todos)
-        )
+    let todos = object.get("todos").ok_or(GuardedError::NoTodos)?;
+    let todos = todos.as_array().ok_or(GuardedError::TodosNotAList {
+        kind: json_kind(todos),
     })?;
     if todos.len() > MAX_ITEMS {
-        return Err(format!("Max {MAX_ITEMS} todos allowed"));
+        return Err(GuardedError::TooMany { max: MAX_ITEMS });
     }
     let mut plan = Vec::with_capacity(todos.len());
     let mut in_progress = 0usize;
     for (i, todo) in todos.iter().enumerate() {
-        let fields: &Map<String, Value> = todo.as_object().ok_or_else(|| {
-            format!(
-                "Todo {i}: must be an object with id, text and status, got {}",
-                json_kind(todo)
-            )
-        })?;
+        let fields: &Map<String, Value> =
+            todo.as_object().ok_or(GuardedError::TodoNotAnObject {
+                i,
+                kind: json_kind(todo),
+            })?;
         let id = match fields.get("id") {
             Some(id) => python_strip(&python_str(id)).to_string(),
             None => format!("todo_{i}"),
@@ -78,27 +75,26 @@ fn validate(input: &Value) -> Result<Vec<PlanItem>, String> {
             _ => String::new(),
         };
         if text.is_empty() {
-            return Err(format!("Todo {id}: text required"));
+            return Err(GuardedError::NoText { id });
         }
-        let status = PlanStatus::from_three_words(&status_word)
-            .ok_or_else(|| format!("Todo {id}: invalid status '{status_word}'"))?;
+        let status =
+            PlanStatus::from_three_words(&status_word).ok_or_else(|| GuardedError::BadStatus {
+                id: id.clone(),
+                word: status_word.clone(),
+            })?;
         if status == PlanStatus::InProgress {
             in_progress += 1;
         }
         plan.push(PlanItem::new(id, text, status));
     }
     if in_progress > 1 {
-        return Err("Max 1 in_progress todo allowed".into());
+        return Err(GuardedError::TwoInProgress);
     }
     Ok(plan)
 }
 
 fn item_json(item: &PlanItem) -> Value {
-    let status = match item.status {
-        PlanStatus::InProgress => "in_progress",
-        PlanStatus::Completed => "completed",
-        _ => "pending",
-    };
+    let status = item.status.three_words();
     json!({"id": item.id, "text": item.text, "status": status})
 }
 
@@ -209,11 +205,10 @@ impl PlanDialect for S03Guarded {
 mod tests {
     use super::*;
     use crate::plan::dialect::PlanOutcome;
-    use crate::plan::dialect::test_support::apply_checked;
+    use crate::plan::dialect::test_support::apply_to_kept;
 
     fn apply(input: Value) -> PlanOutcome {
-        let mut plan = vec![PlanItem::new("k", "Keep", PlanStatus::Pending)];
-        apply_checked(&S03Guarded, &mut plan, TOOL, &input)
+        apply_to_kept(&S03Guarded, TOOL, &input)
     }
 
     fn rejected(input: Value) -> String {

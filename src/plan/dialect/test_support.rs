@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{PlanDialect, PlanItem, PlanOutcome};
+use super::{PlanDialect, PlanItem, PlanOutcome, PlanStatus};
 
 /// Applies one call of `tool` to `plan` and checks the rules every
 /// rejection keeps: the plan is unchanged and the result is one of the
@@ -22,4 +22,11 @@ pub(super) fn apply_checked(
         assert!(dialect.is_error(&outcome.content), "{}", outcome.content);
     }
     outcome
+}
+
+/// One call of `tool`, checked as [`apply_checked`], to a plan of one
+/// pending item (`1`, `Keep`): what most refusal tests start from.
+pub(super) fn apply_to_kept(dialect: &dyn PlanDialect, tool: &str, input: &Value) -> PlanOutcome {
+    let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Pending)];
+    apply_checked(dialect, &mut plan, tool, input)
 }

@@ -23,6 +23,7 @@ use std::sync::LazyLock;
 
 use serde_json::Value;
 
+use super::error::Refusal;
 use super::{PlanCall, PlanItem, PlanOutcome};
 use crate::llm::ToolSchema;
 
@@ -84,7 +85,7 @@ pub(crate) struct WholeList {
     pub schemas: &'static LazyLock<Vec<ToolSchema>>,
     /// The dialect's validation: the plan a call sets (as the call wrote
     /// it), or the message of its refusal.
-    pub validate: fn(&Value) -> Result<Vec<PlanItem>, String>,
+    pub validate: fn(&Value) -> Result<Vec<PlanItem>, Refusal>,
     /// An item as the dialect's call writes it, given its 0-based place in
     /// the list (`qwen-code` numbers an item without an id by it).
     pub item_json: fn(&PlanItem, usize) -> Value,
@@ -128,7 +129,7 @@ impl WholeList {
                     *plan = items;
                     PlanOutcome::accepted(accepted(plan))
                 }
-                Err(message) => PlanOutcome::rejected(refused(message)),
+                Err(refusal) => PlanOutcome::rejected(refused(refusal.to_string())),
             },
             Apply::Own(apply) => apply(plan, input),
         }
@@ -153,13 +154,17 @@ impl WholeList {
 mod tests {
     use super::*;
     use crate::plan::dialect::PlanStatus;
+    use crate::plan::dialect::error::PlanningStateError;
     use serde_json::json;
 
     static NO_SCHEMAS: LazyLock<Vec<ToolSchema>> = LazyLock::new(Vec::new);
 
-    /// A list of non-empty strings, answered with its length.
-    fn strings(input: &Value) -> Result<Vec<PlanItem>, String> {
-        let list = input["list"].as_array().ok_or("no list")?;
+    /// A list of non-empty strings, answered with its length (refused
+    /// with planning-state's words).
+    fn strings(input: &Value) -> Result<Vec<PlanItem>, Refusal> {
+        let list = input["list"]
+            .as_array()
+            .ok_or(PlanningStateError::NoItems)?;
         list.iter()
             .enumerate()
             .map(|(k, text)| match text.as_str() {
@@ -168,7 +173,7 @@ mod tests {
                     text,
                     PlanStatus::Pending,
                 )),
-                _ => Err(format!("item {k}: a text")),
+                _ => Err(PlanningStateError::NoContent { i: k }.into()),
             })
             .collect()
     }
@@ -195,7 +200,10 @@ mod tests {
         let list = toy(REPLACE);
         let mut plan = vec![PlanItem::new("1", "Keep", PlanStatus::Completed)];
         let refused = list.apply(&mut plan, &json!({"list": ["a", ""]}));
-        assert_eq!(refused, PlanOutcome::rejected("Error: item 1: a text"));
+        assert_eq!(
+            refused,
+            PlanOutcome::rejected("Error: Item 1: content required")
+        );
         assert_eq!(plan, [PlanItem::new("1", "Keep", PlanStatus::Completed)]);
 
         let input = json!({"list": ["a", "b"]});

@@ -120,6 +120,13 @@ pub struct UserBlock {
     pub content: Value,
 }
 
+/// A block of a tool result's content: `text`, or an `image` (no text).
+#[derive(Debug, Default, Deserialize)]
+pub struct ResultBlock {
+    #[serde(default)]
+    pub text: Lenient<String>,
+}
+
 /// An `assistant` record's message (the API response, or one block of it).
 #[derive(Debug, Default, Deserialize)]
 pub struct AssistantMessage {
