@@ -127,11 +127,14 @@ pub fn measure(sessions: &[Session], seed: u64) -> Vec<Measure> {
     ]
 }
 
+/// One session's (events, chances) of a ratio measure.
+type PerSession = fn(&Session) -> (f64, f64);
+
 /// A ratio of sums over sessions (`per_session`'s pairs summed per group)
 /// with its percentile interval over resampled groups.
 fn ratio_measure(
     sessions: &[Session],
-    (name, per_session, seed): (&'static str, fn(&Session) -> (f64, f64), u64),
+    (name, per_session, seed): (&'static str, PerSession, u64),
     counted: impl Fn(u64) -> String,
     missing: &str,
 ) -> Measure {
