@@ -129,7 +129,14 @@ pub struct LoopOutcome {
     pub unknown_tool_calls: usize,
     /// The plan as it stood at the end.
     pub plan: Vec<PlanItem>,
+    /// The system prompt every request carried.
+    pub system: String,
 }
+
+/// Messages a conversation has room for from the start: a task and 15
+/// turns of an answer and its results (growing one by one cost five copies
+/// of a short run's conversation).
+const SHORT_RUN_MESSAGES: usize = 32;
 
 /// Runs the loop until the model stops, the script runs out, the repeat
 /// guard trips or `max_turns`.
@@ -160,7 +167,12 @@ pub fn run_session<T: AsRef<str>>(
     let tools = offered_tools(settings.dialect, settings.todo);
     let mut policy = settings.reminder.policy();
     let mut tasks = tasks.iter().map(AsRef::as_ref);
-    let mut messages = vec![Message::user_text(tasks.next().unwrap_or_default())];
+    // Room for a short run's conversation at once (a message a turn and
+    // its results); a longer one grows as it needs.
+    let mut messages = Vec::with_capacity(
+        SHORT_RUN_MESSAGES.min(settings.max_turns.saturating_mul(2).saturating_add(1)),
+    );
+    messages.push(Message::user_text(tasks.next().unwrap_or_default()));
     let mut turns = 0;
     let mut state = SessionState {
         settings,
@@ -234,6 +246,7 @@ pub fn run_session<T: AsRef<str>>(
         todo_calls: state.todo_calls,
         unknown_tool_calls: state.unknown_tool_calls,
         plan: state.plan,
+        system,
     }
 }
 
@@ -261,7 +274,7 @@ impl SessionState<'_> {
         turn: usize,
         calls: &[ContentBlock],
     ) -> (Vec<ContentBlock>, TurnFacts, bool) {
-        let mut results = Vec::new();
+        let mut results = Vec::with_capacity(calls.len());
         let mut facts = TurnFacts {
             turn,
             ..TurnFacts::default()

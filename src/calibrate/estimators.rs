@@ -10,7 +10,9 @@
 
 use super::bootstrap::{ratio, ratio_interval};
 use super::group::Groups;
-use super::observe::{TurnKind, classify, completed, completes_list, rejected, writes};
+use super::observe::{
+    StopShares, TurnKind, classify_ends, completed, completes_list, rejected, writes,
+};
 use crate::transcript::{Reminders, Session, Turn};
 
 /// One directly measured parameter.
@@ -26,7 +28,7 @@ pub struct Measure {
     pub note: String,
 }
 
-type PerSession = fn(&Session) -> (f64, f64);
+type PerSession = fn(&Session, &StopShares) -> (f64, f64);
 
 /// The estimators, in the order reports list them, with what each counts.
 const ESTIMATORS: [(&str, PerSession, &str); 9] = [
@@ -78,14 +80,21 @@ const ESTIMATORS: [(&str, PerSession, &str); 9] = [
 ];
 
 /// Every ratio measure over `sessions`, its interval seeded by `seed`
-/// (the session-level structure is [`super::structure`]'s).
+/// (the session-level structure is [`super::structure`]'s), every open
+/// end a whole missed chance ([`measure_with`]).
 pub fn measure_all(sessions: &[Session], seed: u64) -> Vec<Measure> {
+    measure_with(sessions, seed, &StopShares::default())
+}
+
+/// [`measure_all`], each open end (a last answer left with items open)
+/// counted as a chance with the weight `shares` gives it.
+pub fn measure_with(sessions: &[Session], seed: u64, shares: &StopShares) -> Vec<Measure> {
     let groups = Groups::of(sessions);
     ESTIMATORS
         .iter()
         .enumerate()
         .map(|(i, (name, per_session, counted))| {
-            let per: Vec<(f64, f64)> = sessions.iter().map(per_session).collect();
+            let per: Vec<(f64, f64)> = sessions.iter().map(|s| per_session(s, shares)).collect();
             // Groups, not sessions, are what resample ([`Groups`]).
             let pairs = groups.sum_pairs(&per);
             let n = chances(name, &per);
@@ -145,32 +154,51 @@ fn chances(name: &str, pairs: &[(f64, f64)]) -> u64 {
     }
 }
 
-/// (turns of `kind` that write the plan, turns of `kind`).
-fn share_of(session: &Session, kind: TurnKind, event: impl Fn(&Turn) -> bool) -> (f64, f64) {
-    classify(session)
+/// (turns of `kind` where `event` holds, turns of `kind`), an open end
+/// counted with the weight `shares` gives its kind (it never writes).
+/// A rejected write answered by the close ([`failed_close`]) is no chance:
+/// the model draws whether to plan before it looks at what is left, so
+/// once it believes the work done a drawn update shows only when invalid
+/// (a valid one is the close, or nothing); counted, those writes read
+/// `todo_update_rate` about 2% high on the model's own runs.
+fn share_of(
+    session: &Session,
+    kind: TurnKind,
+    shares: &StopShares,
+    event: impl Fn(&Turn) -> bool,
+) -> (f64, f64) {
+    let closes = session
+        .parts
+        .iter()
+        .flat_map(|part| (0..part.turns.len()).map(|i| failed_close(&part.turns, i)));
+    classify_ends(session)
         .into_iter()
-        .filter(|(_, _, k)| *k == kind)
-        .fold((0.0, 0.0), |(n, d), (_, turn, _)| {
-            (n + f64::from(u8::from(event(turn))), d + 1.0)
+        .zip(closes)
+        .filter(|((_, _, k, _), close)| *k == kind && !close)
+        .fold((0.0, 0.0), |(n, d), ((_, turn, _, open_end), _)| {
+            let weight = if open_end { shares.of(kind) } else { 1.0 };
+            (n + f64::from(u8::from(event(turn))), d + weight)
         })
 }
 
-pub fn plan_first(session: &Session) -> (f64, f64) {
-    share_of(session, TurnKind::First, writes)
+pub fn plan_first(session: &Session, shares: &StopShares) -> (f64, f64) {
+    share_of(session, TurnKind::First, shares, writes)
 }
 
-pub fn todo_update_rate(session: &Session) -> (f64, f64) {
-    share_of(session, TurnKind::Ordinary, writes)
+/// Ordinary turns that write the plan, of ordinary turns (each open end
+/// weighted by `shares.ordinary`).
+pub fn todo_update_rate(session: &Session, shares: &StopShares) -> (f64, f64) {
+    share_of(session, TurnKind::Ordinary, shares, writes)
 }
 
-pub fn first_plan_hazard(session: &Session) -> (f64, f64) {
-    share_of(session, TurnKind::Exploring, writes)
+pub fn first_plan_hazard(session: &Session, shares: &StopShares) -> (f64, f64) {
+    share_of(session, TurnKind::Exploring, shares, writes)
 }
 
 /// (tasks whose last plan has every item completed, tasks ending with a
 /// plan): the simulated model's ordinary updates never complete the list,
 /// so a complete one is its closing update.
-pub fn closing_update(session: &Session) -> (f64, f64) {
+pub fn closing_update(session: &Session, _: &StopShares) -> (f64, f64) {
     session
         .parts
         .iter()
@@ -186,12 +214,13 @@ pub fn closing_update(session: &Session) -> (f64, f64) {
 
 /// Counted on recorded reminders only: unmeasured (no chance counted) when
 /// the session's reminders are inferred or unknown (inferred ones join by
-/// [`super::reminders::with_inferred`]).
-pub fn reminder_compliance(session: &Session) -> (f64, f64) {
+/// [`super::reminders::with_inferred`]). Each open end weighs
+/// `shares.reminded`.
+pub fn reminder_compliance(session: &Session, shares: &StopShares) -> (f64, f64) {
     if session.reminders != Reminders::Recorded {
         return (0.0, 0.0);
     }
-    share_of(session, TurnKind::Reminded, writes)
+    share_of(session, TurnKind::Reminded, shares, writes)
 }
 
 /// Counted on the writes of an update the model drew while work remained:
@@ -203,7 +232,7 @@ pub fn reminder_compliance(session: &Session) -> (f64, f64) {
 /// draws shows only when invalid (a valid one is the close, or nothing):
 /// counted, those read the rate about 20% high on the model's own runs
 /// (and the closing updates, counted too, about 5% low).
-pub fn invalid_todo_rate(session: &Session) -> (f64, f64) {
+pub fn invalid_todo_rate(session: &Session, _: &StopShares) -> (f64, f64) {
     session.parts.iter().fold((0.0, 0.0), |(n, d), part| {
         let turns = &part.turns;
         turns
@@ -241,8 +270,8 @@ fn failed_close(turns: &[Turn], index: usize) -> bool {
 /// A rewrite is a plan write on the first turn of the new task whose plan
 /// has no completed item (a list carried over keeps the old task's done
 /// items).
-pub fn rewrite_stale_plan(session: &Session) -> (f64, f64) {
-    share_of(session, TurnKind::StaleFirst, |turn| {
+pub fn rewrite_stale_plan(session: &Session, shares: &StopShares) -> (f64, f64) {
+    share_of(session, TurnKind::StaleFirst, shares, |turn| {
         writes(turn)
             && turn
                 .plan_after
@@ -253,7 +282,7 @@ pub fn rewrite_stale_plan(session: &Session) -> (f64, f64) {
 
 /// (characters sent, tokens they added), over consecutive turns that both
 /// record their input tokens.
-pub fn chars_per_token(session: &Session) -> (f64, f64) {
+pub fn chars_per_token(session: &Session, _: &StopShares) -> (f64, f64) {
     let turns: Vec<&Turn> = session.turns().collect();
     turns.windows(2).fold((0.0, 0.0), |(c, t), pair| {
         let &[before, now] = pair else {
@@ -276,7 +305,7 @@ pub fn chars_per_token(session: &Session) -> (f64, f64) {
 }
 
 /// (output tokens, turns recording them).
-pub fn tokens_per_turn(session: &Session) -> (f64, f64) {
+pub fn tokens_per_turn(session: &Session, _: &StopShares) -> (f64, f64) {
     session
         .turns()
         .filter_map(|t| t.output_tokens)
@@ -351,23 +380,23 @@ mod tests {
     #[test]
     fn each_estimator_counts_its_own_chances() {
         let s = known();
-        assert_eq!(plan_first(&s), (1.0, 1.0));
+        assert_eq!(plan_first(&s, &StopShares::default()), (1.0, 1.0));
         // Ordinary: turn 2 (no), turn 4 (rejected: yes); turn 5 is the
         // retry, turn 6 completes the list (the closing update), and the
         // closing answer after the finished plan is no chance.
-        assert_eq!(todo_update_rate(&s), (1.0, 2.0));
-        assert_eq!(reminder_compliance(&s), (1.0, 1.0));
+        assert_eq!(todo_update_rate(&s, &StopShares::default()), (1.0, 2.0));
+        assert_eq!(reminder_compliance(&s, &StopShares::default()), (1.0, 1.0));
         // Six turns write the plan; one was rejected, one is the closing
         // update (never invalid in the model: not a chance).
-        assert_eq!(invalid_todo_rate(&s), (1.0, 5.0));
-        assert_eq!(rewrite_stale_plan(&s), (1.0, 1.0));
+        assert_eq!(invalid_todo_rate(&s, &StopShares::default()), (1.0, 5.0));
+        assert_eq!(rewrite_stale_plan(&s, &StopShares::default()), (1.0, 1.0));
     }
 
     #[test]
     fn compliance_is_unmeasured_without_recorded_reminders() {
         let mut s = known();
         s.reminders = Reminders::Unknown;
-        assert_eq!(reminder_compliance(&s), (0.0, 0.0));
+        assert_eq!(reminder_compliance(&s, &StopShares::default()), (0.0, 0.0));
         let measures = measure_all(&[s], 1);
         let compliance = measures
             .iter()
@@ -403,7 +432,10 @@ mod tests {
         );
         // Counted: the first three writes (one rejected). Before, the two
         // late rejections and the close counted too: 3 of 6.
-        assert_eq!(invalid_todo_rate(&s), (1.0, 3.0));
+        assert_eq!(invalid_todo_rate(&s, &StopShares::default()), (1.0, 3.0));
+        // Nor is the late rejection an ordinary chance that planned (it
+        // was, 2 of 2): only the rejection mid-task is.
+        assert_eq!(todo_update_rate(&s, &StopShares::default()), (1.0, 1.0));
     }
 
     #[test]
@@ -415,7 +447,7 @@ mod tests {
             ],
             Reminders::Recorded,
         );
-        assert_eq!(rewrite_stale_plan(&s), (0.0, 1.0));
+        assert_eq!(rewrite_stale_plan(&s, &StopShares::default()), (0.0, 1.0));
     }
 
     #[test]
@@ -437,8 +469,8 @@ mod tests {
             ]],
             Reminders::Recorded,
         );
-        assert_eq!(chars_per_token(&s), (1200.0, 400.0));
-        assert_eq!(tokens_per_turn(&s), (180.0, 3.0));
+        assert_eq!(chars_per_token(&s, &StopShares::default()), (1200.0, 400.0));
+        assert_eq!(tokens_per_turn(&s, &StopShares::default()), (180.0, 3.0));
         let measures = measure_all(&[s.clone(), s], 2);
         let cpt = measures
             .iter()
@@ -542,18 +574,67 @@ mod tests {
             ]],
             Reminders::Recorded,
         );
-        assert_eq!(reminder_compliance(&s), (1.0, 1.0));
-        assert_eq!(todo_update_rate(&s), (0.0, 1.0));
-        // Items still open: the last answer stays a chance (stopping early,
+        assert_eq!(reminder_compliance(&s, &StopShares::default()), (1.0, 1.0));
+        assert_eq!(todo_update_rate(&s, &StopShares::default()), (0.0, 1.0));
+        // Items still open: the last answer is an open end (stopping early,
         // or the work believed done with the list not closed: no session
-        // tells them apart).
+        // tells them apart), a whole missed chance by default.
         let mut stopped = s.clone();
         stopped.parts[0].turns[3] = turn(None, false, open.clone());
         stopped.parts[0].turns[4] = closing(&open);
-        assert_eq!(reminder_compliance(&stopped), (1.0, 2.0));
+        assert_eq!(
+            reminder_compliance(&stopped, &StopShares::default()),
+            (1.0, 2.0)
+        );
         // A text-only turn mid-part stays a chance.
         let mut middle = s.clone();
         middle.parts[0].turns.insert(2, Turn::default());
-        assert_eq!(todo_update_rate(&middle), (0.0, 2.0));
+        assert_eq!(
+            todo_update_rate(&middle, &StopShares::default()),
+            (0.0, 2.0)
+        );
+    }
+
+    #[test]
+    fn an_open_end_counts_with_its_share_of_early_stops() {
+        let open = Some(vec![Completed, InProgress]);
+        let end = |reminded| Turn {
+            reminder_before: reminded,
+            plan_after: open.clone(),
+            ..Turn::default()
+        };
+        let s = session(
+            vec![
+                vec![
+                    turn(Some(true), false, open.clone()),
+                    turn(Some(true), true, open.clone()),
+                    turn(None, true, open.clone()),
+                    end(true),
+                ],
+                vec![
+                    turn(None, false, open.clone()),
+                    turn(None, false, open.clone()),
+                    end(false),
+                ],
+            ],
+            Reminders::Recorded,
+        );
+        let shares = StopShares {
+            reminded: 0.25,
+            ordinary: 0.0,
+        };
+        // Reminded: a write, a turn that acts without one, and the open
+        // end at a quarter of a chance.
+        assert_eq!(reminder_compliance(&s, &shares), (1.0, 2.25));
+        assert_eq!(reminder_compliance(&s, &StopShares::default()), (1.0, 3.0));
+        // Ordinary: the second part's later turn; its open end weighs 0.
+        assert_eq!(todo_update_rate(&s, &shares), (0.0, 1.0));
+        assert_eq!(todo_update_rate(&s, &StopShares::default()), (0.0, 2.0));
+        let measures = measure_with(&[s.clone(), s], 4, &shares);
+        let compliance = measures
+            .iter()
+            .find(|m| m.name == "reminder_compliance")
+            .unwrap();
+        assert_eq!(compliance.value, Some(2.0 / 4.5));
     }
 }

@@ -32,6 +32,7 @@ pub mod policy;
 pub mod reminders;
 pub mod simulate;
 pub mod structure;
+pub mod tenfold;
 
 use std::collections::BTreeMap;
 
@@ -45,7 +46,7 @@ use estimators::Measure;
 use fidelity::{Distribution, FidelityRow};
 use fit::{Fit, FitResult, GoodnessOfFit};
 use group::Groups;
-use observe::Stats;
+use observe::{Stats, StopShares};
 use simulate::Simulator;
 
 /// How a calibration runs.
@@ -106,6 +107,12 @@ pub struct Calibration {
     pub fidelity: Vec<FidelityRow>,
     pub distributions: Vec<Distribution>,
     pub contradictions: Vec<String>,
+    /// Simulated runs of each held-out task shape the fidelity check made
+    /// (rounds of [`simulate::FIDELITY_REPLICATES`]), and the statistics
+    /// whose simulated sample stayed under ten times the observed one
+    /// ([`tenfold`]).
+    pub fidelity_runs_per_shape: u64,
+    pub fidelity_short: Vec<&'static str>,
     /// The goodness-of-fit test of the fit (`None`: nothing was fitted).
     pub goodness_of_fit: Option<GoodnessOfFit>,
     /// Where the simulations' reminder policies come from.
@@ -177,28 +184,11 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     let (sessions, duplicates) = group::drop_duplicates(sessions.to_vec());
     let groups = Groups::of(&sessions);
     let (training, held_out) = split(&sessions, options.holdout, options.seed);
-    let mut measures = estimators::measure_all(&training, options.seed);
-    measures.extend(structure::measure(&training, options.seed));
-    structure::adjust_update_rate(&mut measures, &training, options.seed);
-    measures.extend(length::measure(&training, options.seed));
-    let planners = planning_on_planners(&mut measures, &training, options.seed);
     let reminder_counts = reminders::counts(&training);
     let reminder_check = reminders::check(&sessions);
-    let reminders_inferred_used = compliance_from_reminders(
-        &mut measures,
-        (&planners, reminder_counts, reminder_check.as_ref()),
-        options,
-    );
-    let mut params = SimulateParams::default();
-    for measure in &measures {
-        if let (Some(value), Some(field)) = (measure.value, params.field_mut(measure.name)) {
-            *field = value;
-        }
-    }
-    // A measure outside the model's range (none should be) keeps the default.
-    if params.validate().is_err() {
-        params = SimulateParams::default();
-    }
+    let reminders_seen = (reminder_counts, reminder_check.as_ref());
+    let (measures, _) = measured(&training, options, &StopShares::default(), reminders_seen);
+    let mut params = with_measures(SimulateParams::default(), &measures);
     let chars_per_token = params.chars_per_token;
     let fit_shapes = simulate::shapes_of(&training, options.simulated_runs);
     let check_set = if held_out.is_empty() {
@@ -240,12 +230,24 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
         .run(&mut params);
         (fits, Some(test))
     };
+    // The open ends weighed at the fitted model, and the measures that
+    // count them taken again with those weights (observe::StopShares).
+    let ends = simulator.run_reading_ends(params, &check_shapes, options.seed ^ 0x0e9d_57a9);
+    let shares = simulate::stop_shares(&ends);
+    let (measures, reminders_inferred_used) = measured(&training, options, &shares, reminders_seen);
+    params = with_measures(params, &measures);
     let observed_stats = Stats::of(check_set, chars_per_token);
-    let simulated = simulator.run(params, &check_shapes, options.seed ^ 0x5eed_f1de);
-    let simulated_stats = Stats::of(&simulated, chars_per_token);
-    let (fidelity, distributions) = fidelity::compare(&observed_stats, &simulated_stats);
+    let simulated = tenfold::simulate(
+        &mut simulator,
+        params,
+        &check_shapes,
+        (options.seed ^ 0x5eed_f1de, chars_per_token),
+        &observed_stats,
+    );
+    let simulated_stats = &simulated.stats;
+    let (fidelity, distributions) = fidelity::compare(&observed_stats, simulated_stats);
     let contradictions =
-        fidelity::contradictions(&observed_stats, &simulated_stats, &fidelity, &params);
+        fidelity::contradictions(&observed_stats, simulated_stats, &fidelity, &params);
     Ok(Calibration {
         params: param_rows(
             &measures,
@@ -265,6 +267,10 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
         fidelity,
         distributions,
         contradictions,
+        fidelity_runs_per_shape: simulated
+            .rounds
+            .saturating_mul(simulate::FIDELITY_REPLICATES as u64),
+        fidelity_short: simulated.short,
         training: training.len(),
         held_out: held_out.len(),
         simulated_reminders: policy::source_of(&sessions),
@@ -301,7 +307,12 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
 /// Returns the sessions the planning parameters rest on. The selection
 /// leans the rates up a little: a planner whose chances all missed reads
 /// as a session that never plans.
-fn planning_on_planners(measures: &mut [Measure], training: &[Session], seed: u64) -> Vec<Session> {
+fn planning_on_planners(
+    measures: &mut [Measure],
+    training: &[Session],
+    seed: u64,
+    shares: &StopShares,
+) -> Vec<Session> {
     let share = measures
         .iter()
         .find(|m| m.name == "plans_at_all")
@@ -335,9 +346,9 @@ fn planning_on_planners(measures: &mut [Measure], training: &[Session], seed: u6
         }
         return training.to_vec();
     }
-    let mut again = estimators::measure_all(&planners, seed);
-    again.extend(structure::measure(&planners, seed));
-    structure::adjust_update_rate(&mut again, &planners, seed);
+    let mut again = estimators::measure_with(&planners, seed, shares);
+    again.extend(structure::measure(&planners, seed, shares));
+    structure::adjust_update_rate(&mut again, &planners, seed, shares);
     for measure in measures.iter_mut() {
         if !SimulateParams::only_with_planning(measure.name) || measure.name == "plans_at_all" {
             continue;
@@ -352,6 +363,56 @@ fn planning_on_planners(measures: &mut [Measure], training: &[Session], seed: u6
         }
     }
     planners
+}
+
+/// The measures of `training` ([`estimators`], [`structure`]), each open
+/// end counted as `shares` weighs it, and whether inferred reminders were
+/// counted in `reminder_compliance` (`reminders`: the training set's
+/// counts and the inference rule's check).
+fn measured(
+    training: &[Session],
+    options: &Options,
+    shares: &StopShares,
+    reminders: (ReminderCounts, Option<&InferenceCheck>),
+) -> (Vec<Measure>, bool) {
+    let seed = options.seed;
+    let mut measures = estimators::measure_with(training, seed, shares);
+    measures.extend(structure::measure(training, seed, shares));
+    structure::adjust_update_rate(&mut measures, training, seed, shares);
+    measures.extend(length::measure(training, seed));
+    let planners = planning_on_planners(&mut measures, training, seed, shares);
+    if *shares != StopShares::default() {
+        for measure in &mut measures {
+            let share = match measure.name {
+                "reminder_compliance" => shares.reminded,
+                "todo_update_rate" | "update_rate_dispersion" => shares.ordinary,
+                _ => continue,
+            };
+            if measure.value.is_some() {
+                measure.note.push_str(&format!(
+                    "; a last answer left with items open counted as {share:.2} of a missed chance (the fitted model's share of early stops among them)"
+                ));
+            }
+        }
+    }
+    let (counts, check) = reminders;
+    let used = compliance_from_reminders(&mut measures, (&planners, counts, check), options);
+    (measures, used)
+}
+
+/// `params` with every measured value of `measures`; should the result
+/// fall outside the model's range (no measure should), `params` as given.
+fn with_measures(params: SimulateParams, measures: &[Measure]) -> SimulateParams {
+    let mut measured = params;
+    for measure in measures {
+        if let (Some(value), Some(field)) = (measure.value, measured.field_mut(measure.name)) {
+            *field = value;
+        }
+    }
+    if measured.validate().is_err() {
+        return params;
+    }
+    measured
 }
 
 /// The training and held-out sessions, split by group (a group is never

@@ -30,16 +30,9 @@ pub enum TurnKind {
     /// chance the agent missed (the simulated model, too, answers "All
     /// steps are complete" whatever it drew), and counting it would bias
     /// `reminder_compliance` and `todo_update_rate` down. A last answer
-    /// while items are still open stays a chance. It is stopping early — a
-    /// drift, drawn only where the agent did not plan — or an answer once
-    /// the work is believed done with the list not yet closed (the model
-    /// ticks at most `items_per_update` an update and closes the list only
-    /// with `closing_update`); no session tells the two apart. Leaving
-    /// every such answer out read `reminder_compliance` 0.37 for 0.2 where
-    /// drift is common (the default attention); keeping them reads it 2%
-    /// low where drift is rare and the list often left open
-    /// (docs/calibration.md, *How it is proven*). So does a text-only turn
-    /// in the middle of a part. A write that leaves every item completed is
+    /// while items are still open keeps its kind: it is an *open end*,
+    /// counted as a chance with the weight [`StopShares`] gives it; a
+    /// text-only turn in the middle of a part is a whole chance. A write that leaves every item completed is
     /// the closing update (`closing_update`, measured on the parts' last
     /// plans), not an update at the ordinary rate: counting it would bias
     /// `todo_update_rate` up by one update a task.
@@ -73,9 +66,58 @@ fn acts(turn: &Turn) -> bool {
     !turn.planning_calls.is_empty() || turn.other_tool_calls > 0
 }
 
+/// How likely a last answer left with items open (an *open end*: the
+/// part's last turn, after its first, calling no tool, its plan not
+/// complete) is an early stop, by the kind of chance it answers to.
+///
+/// The simulated model draws whether to plan before it looks at what is
+/// left: once it believes every step done its answer is the same whatever
+/// it drew, so such an answer is no chance at all; stopping early is a
+/// drift, drawn only where it did not plan, so that answer is a chance it
+/// missed. No transcript tells the two apart, so an open end counts as a
+/// chance with this weight: 1 (every one a missed chance) until the
+/// calibration's simulations at the fitted parameters measure it
+/// ([`super::simulate::stop_shares`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StopShares {
+    /// Of open ends right after a reminder (`reminder_compliance`).
+    pub reminded: f64,
+    /// Of open ends on ordinary turns (`todo_update_rate`).
+    pub ordinary: f64,
+}
+
+impl Default for StopShares {
+    fn default() -> Self {
+        Self {
+            reminded: 1.0,
+            ordinary: 1.0,
+        }
+    }
+}
+
+impl StopShares {
+    /// The weight an open end of `kind` counts with (1 for other kinds).
+    pub fn of(&self, kind: TurnKind) -> f64 {
+        match kind {
+            TurnKind::Reminded => self.reminded,
+            TurnKind::Ordinary => self.ordinary,
+            _ => 1.0,
+        }
+    }
+}
+
 /// Every turn of the session with its kind, part by part (part index, the
 /// turn, its kind).
 pub fn classify(session: &Session) -> Vec<(usize, &Turn, TurnKind)> {
+    classify_ends(session)
+        .into_iter()
+        .map(|(part, turn, kind, _)| (part, turn, kind))
+        .collect()
+}
+
+/// [`classify`], with whether each turn is an open end (see
+/// [`StopShares`]).
+pub fn classify_ends(session: &Session) -> Vec<(usize, &Turn, TurnKind, bool)> {
     let mut out = Vec::new();
     let mut plan_known = false;
     let mut previous_rejected = false;
@@ -101,7 +143,8 @@ pub fn classify(session: &Session) -> Vec<(usize, &Turn, TurnKind)> {
             } else {
                 TurnKind::Ordinary
             };
-            out.push((part_index, turn, kind));
+            let open_end = index > 0 && index == last && !acts(turn) && kind != TurnKind::Closing;
+            out.push((part_index, turn, kind, open_end));
             previous_rejected = rejected(turn);
             plan_known |= turn.plan_after.is_some();
         }
@@ -169,7 +212,9 @@ impl Stats {
         stats
     }
 
-    fn add(&mut self, session: &Session, chars_per_token: f64) {
+    /// Adds `session`'s statistics ([`Stats::of`] is these, session by
+    /// session).
+    pub fn add(&mut self, session: &Session, chars_per_token: f64) {
         // Compliance is compared on recorded reminders only.
         let reminders_known = session.reminders == crate::transcript::Reminders::Recorded;
         let mut since_plan: Option<(f64, f64)> = None; // (turns, tokens)

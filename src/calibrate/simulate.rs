@@ -7,7 +7,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use super::observe::{StopShares, TurnKind, classify_ends};
 use crate::eval::{Cell, run_once};
+use crate::llm::Role;
+use crate::model::simulated::DONE_ANSWER;
 use crate::model::simulated::SimulateParams;
 use crate::plan::dialect::Dialect;
 use crate::plan::reminder::ReminderSpec;
@@ -145,6 +148,21 @@ impl Simulator {
     /// same seeds for every parameter set: common random numbers, so the
     /// fit's objective is smooth in the parameters).
     pub fn run(&mut self, params: SimulateParams, shapes: &[Shape], seed: u64) -> Vec<Session> {
+        self.run_reading_ends(params, shapes, seed)
+            .into_iter()
+            .map(|(session, _)| session)
+            .collect()
+    }
+
+    /// [`Simulator::run`], each session with whether the model's last
+    /// answer is [`DONE_ANSWER`] (it believed every step done), not an
+    /// early stop: what no transcript shows, and [`stop_shares`] counts.
+    pub fn run_reading_ends(
+        &mut self,
+        params: SimulateParams,
+        shapes: &[Shape],
+        seed: u64,
+    ) -> Vec<(Session, bool)> {
         let mut sessions = Vec::with_capacity(shapes.len());
         for (i, shape) in shapes.iter().enumerate() {
             // Ctrl-C: the caller sees the flag and writes nothing.
@@ -158,15 +176,46 @@ impl Simulator {
             let cell = Cell::of_agent(scenario);
             // A run that cannot happen (no workspace) is left out.
             if let Ok(record) = run_once(scenario, &cell, seed.wrapping_add(i as u64)) {
-                sessions.push(session_of(
+                let done = record
+                    .messages
+                    .iter()
+                    .rev()
+                    .find(|m| m.role == Role::Assistant)
+                    .is_some_and(|m| m.texts().eq([DONE_ANSWER]));
+                let session = session_of(
                     &record.messages,
                     Dialect::default(),
                     true,
                     Some(&record.result.reminders_at),
-                ));
+                );
+                sessions.push((session, done));
             }
         }
         sessions
+    }
+}
+
+/// The share of open ends that are early stops among `runs` (each with
+/// whether its last answer was the done answer, as
+/// [`Simulator::run_reading_ends`] gives them), by the kind of chance
+/// they answer to: the weight calibration counts an observed open end
+/// with ([`StopShares`]). A kind without an open end keeps the weight 1.
+pub fn stop_shares(runs: &[(Session, bool)]) -> StopShares {
+    let share = |of: TurnKind| {
+        let (stops, ends) = runs
+            .iter()
+            .flat_map(|(session, done)| {
+                classify_ends(session)
+                    .into_iter()
+                    .filter(move |(_, _, kind, open_end)| *open_end && *kind == of)
+                    .map(move |_| f64::from(u8::from(!done)))
+            })
+            .fold((0.0, 0.0), |(s, n), stop| (s + stop, n + 1.0));
+        if ends > 0.0 { stops / ends } else { 1.0 }
+    };
+    StopShares {
+        reminded: share(TurnKind::Reminded),
+        ordinary: share(TurnKind::Ordinary),
     }
 }
 
@@ -195,6 +244,58 @@ fn scenario_yaml(steps: usize, chars: usize, reminder: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A session of one part: a turn that plans, one that acts, then the
+    /// last answer with items open, reminded or not.
+    fn ending(reminded: bool) -> Session {
+        use crate::transcript::{Format, ItemStatus, Part, PlanningCall, Reminders};
+        let open = Some(vec![ItemStatus::Completed, ItemStatus::InProgress]);
+        let acting = |plans: bool| Turn {
+            planning_calls: plans
+                .then(|| PlanningCall {
+                    tool: "TodoWrite".into(),
+                    accepted: true,
+                    writes: true,
+                })
+                .into_iter()
+                .collect(),
+            plan_after: open.clone(),
+            other_tool_calls: 1,
+            ..Turn::default()
+        };
+        let end = Turn {
+            reminder_before: reminded,
+            plan_after: open.clone(),
+            ..Turn::default()
+        };
+        Session {
+            format: Format::RunLog,
+            agent_version: None,
+            models: Vec::new(),
+            reminders: Reminders::Recorded,
+            parts: vec![Part {
+                turns: vec![acting(true), acting(false), end],
+            }],
+            id: None,
+            group: String::new(),
+            content_hash: String::new(),
+        }
+    }
+
+    #[test]
+    fn stop_shares_count_early_stops_among_open_ends_by_kind() {
+        let runs = vec![
+            (ending(true), false),
+            (ending(true), true),
+            (ending(true), false),
+            (ending(false), true),
+        ];
+        let shares = stop_shares(&runs);
+        assert_eq!(shares.reminded, 2.0 / 3.0);
+        assert_eq!(shares.ordinary, 0.0);
+        // No open end of a kind: the weight stays a whole chance.
+        assert_eq!(stop_shares(&runs[3..]).reminded, 1.0);
+    }
 
     /// The message `calibrate` prints is the cause's, after its prefix,
     /// as when the error was a string.

@@ -10,6 +10,7 @@
 use super::bootstrap::{interval, quantile};
 use super::estimators::{Measure, todo_update_rate};
 use super::group::Groups;
+use super::observe::StopShares;
 use super::observe::{completed, rejected, writes};
 use crate::transcript::{ItemStatus, Session};
 
@@ -51,12 +52,23 @@ fn with_chances<'a>(pairs: &[&'a (f64, f64)]) -> Vec<&'a (f64, f64)> {
     pairs.iter().copied().filter(|p| p.1 > 0.0).collect()
 }
 
-/// The structure measures over `sessions`, intervals seeded by `seed`.
-pub fn measure(sessions: &[Session], seed: u64) -> Vec<Measure> {
+/// The structure measures over `sessions`, intervals seeded by `seed`,
+/// each open end weighted by `shares` (as
+/// [`super::estimators::measure_with`] counts it).
+pub fn measure(sessions: &[Session], seed: u64, shares: &StopShares) -> Vec<Measure> {
     vec![
-        dispersion_measure(sessions, seed),
+        dispersion_measure(sessions, seed, shares),
         items_measure(sessions, seed),
     ]
+}
+
+/// Each session's `(planning turns, ordinary turns)`, open ends weighted
+/// by `shares`.
+fn update_pairs(sessions: &[Session], shares: &StopShares) -> Vec<(f64, f64)> {
+    sessions
+        .iter()
+        .map(|s| todo_update_rate(s, shares))
+        .collect()
 }
 
 /// `todo_update_rate` re-measured where sessions differ: the mean of the
@@ -66,12 +78,14 @@ pub fn measure(sessions: &[Session], seed: u64) -> Vec<Measure> {
 /// are ordinary), biasing it toward the frequent planners. The weights
 /// `n / (1 + (n − 1) d)` are the ratio of sums' at `d` = 0 (then the
 /// measure is left as it is) and equal weights as `d` grows.
-pub fn adjust_update_rate(measures: &mut [Measure], sessions: &[Session], seed: u64) {
-    let pairs: Vec<(f64, f64)> = sessions
-        .iter()
-        .map(todo_update_rate)
-        .filter(|p| p.1 > 0.0)
-        .collect();
+pub fn adjust_update_rate(
+    measures: &mut [Measure],
+    sessions: &[Session],
+    seed: u64,
+    shares: &StopShares,
+) {
+    let all = update_pairs(sessions, shares);
+    let pairs: Vec<(f64, f64)> = all.iter().copied().filter(|p| p.1 > 0.0).collect();
     let refs: Vec<&(f64, f64)> = pairs.iter().collect();
     if !dispersion(&refs).is_some_and(|d| d > 0.0) {
         return;
@@ -80,7 +94,6 @@ pub fn adjust_update_rate(measures: &mut [Measure], sessions: &[Session], seed: 
         return;
     };
     rate.value = mean_rate(&refs);
-    let all: Vec<(f64, f64)> = sessions.iter().map(todo_update_rate).collect();
     rate.interval = rate
         .value
         .and(grouped_interval(sessions, &all, seed ^ 0x4a7e, |p| {
@@ -99,22 +112,16 @@ fn mean_rate(pairs: &[&(f64, f64)]) -> Option<f64> {
     (weights > 0.0).then(|| sum / weights)
 }
 
-fn dispersion_measure(sessions: &[Session], seed: u64) -> Measure {
-    let pairs: Vec<(f64, f64)> = sessions
-        .iter()
-        .map(todo_update_rate)
-        .filter(|p| p.1 > 0.0)
-        .collect();
+fn dispersion_measure(sessions: &[Session], seed: u64, shares: &StopShares) -> Measure {
+    let all = update_pairs(sessions, shares);
+    let pairs: Vec<(f64, f64)> = all.iter().copied().filter(|p| p.1 > 0.0).collect();
     let value = dispersion(&pairs.iter().collect::<Vec<_>>());
     Measure {
         name: "update_rate_dispersion",
         value,
-        interval: value.and(grouped_interval(
-            sessions,
-            &sessions.iter().map(todo_update_rate).collect::<Vec<_>>(),
-            seed ^ 0xd15,
-            |p| dispersion(&with_chances(p)),
-        )),
+        interval: value.and(grouped_interval(sessions, &all, seed ^ 0xd15, |p| {
+            dispersion(&with_chances(p))
+        })),
         n: pairs.len() as u64,
         note: match value {
             Some(_) => {
@@ -244,6 +251,43 @@ mod tests {
         let d = dispersion(&split.iter().collect::<Vec<_>>()).unwrap();
         assert!(d > 0.9, "{d}");
         assert_eq!(dispersion(&[&(1.0, 5.0)]), None);
+    }
+
+    /// Synthetic beta-binomial sessions with a known dispersion: rates
+    /// drawn from Beta(1, 3) (mean 0.25, `d` = 1 / (1 + 3 + 1) = 0.2; the
+    /// least of three uniforms), 1 to 9 chances a session, 400 sessions a
+    /// data set. Over 300 data sets the estimate's mean is within 3% of the
+    /// truth (its standard error there is under 1%): the method of moments
+    /// has no bias to speak of at these sizes, unequal ones included.
+    #[test]
+    fn dispersion_is_unbiased_on_beta_binomial_sessions_of_unequal_sizes() {
+        use rand_chacha::ChaCha8Rng;
+        use rand_core::{Rng, SeedableRng};
+        let mut rng = ChaCha8Rng::seed_from_u64(33);
+        let mut uniform = move || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        let data_sets = 300;
+        let mut estimates = Vec::new();
+        for _ in 0..data_sets {
+            let pairs: Vec<(f64, f64)> = (0..400)
+                .map(|_| {
+                    let rate = uniform().min(uniform()).min(uniform());
+                    let chances = 1 + (uniform() * 9.0) as u32;
+                    let events = (0..chances).filter(|_| uniform() < rate).count();
+                    (events as f64, f64::from(chances))
+                })
+                .collect();
+            estimates.push(dispersion(&pairs.iter().collect::<Vec<_>>()).unwrap());
+        }
+        let mean = estimates.iter().sum::<f64>() / f64::from(data_sets);
+        let sd = (estimates.iter().map(|e| (e - mean).powi(2)).sum::<f64>()
+            / f64::from(data_sets - 1))
+        .sqrt();
+        let standard_error = sd / f64::from(data_sets).sqrt();
+        assert!(standard_error < 0.01 * 0.2, "{standard_error}");
+        assert!(
+            (mean - 0.2).abs() <= 0.03 * 0.2,
+            "{mean} ± {standard_error}"
+        );
     }
 
     #[test]

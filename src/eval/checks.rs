@@ -54,7 +54,12 @@ trait Matcher {
 fn scan(workspace: &Workspace, file: &str, mut matcher: impl Matcher) -> Option<bool> {
     match workspace.open_for_check(file)? {
         CheckSource::Memory(bytes) => {
-            let text: Cow<'_, str> = String::from_utf8_lossy(&bytes);
+            // Nearly every file is valid UTF-8: checked in one pass, decoded
+            // piece by piece only when it is not.
+            let text: Cow<'_, str> = match std::str::from_utf8(&bytes) {
+                Ok(text) => Cow::Borrowed(text),
+                Err(_) => String::from_utf8_lossy(&bytes),
+            };
             Some(matcher.feed(&text).unwrap_or_else(|| matcher.finish()))
         }
         CheckSource::Disk(reader) => stream(reader, CHUNK, matcher),

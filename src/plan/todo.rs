@@ -41,10 +41,16 @@ impl TodoStatus {
     pub fn parse_any_case(word: &str) -> Option<Self> {
         // An ASCII word lower-cases byte by byte: compare it without
         // making a lower-cased copy.
+        // The three words differ in length: the length picks the one to
+        // compare with.
         if word.is_ascii() {
-            [Self::Pending, Self::InProgress, Self::Completed]
-                .into_iter()
-                .find(|s| s.as_str().eq_ignore_ascii_case(word))
+            let status = match word.len() {
+                7 => Self::Pending,
+                11 => Self::InProgress,
+                9 => Self::Completed,
+                _ => return None,
+            };
+            status.as_str().eq_ignore_ascii_case(word).then_some(status)
         } else {
             Self::parse(&word.to_lowercase())
         }
@@ -387,6 +393,25 @@ mod tests {
             out.as_deref(),
             Ok("[ ] #1: a\n[x] #2: b\n\n(1/2 completed)")
         );
+    }
+
+    proptest::proptest! {
+        /// The word's length picks the status it is compared with: the
+        /// same answer as lower-casing it and parsing, for any word
+        /// (the three words in any case, near misses, anything).
+        #[test]
+        fn status_words_parse_as_lower_cased(
+            word in proptest::prop_oneof![
+                "(?i)(pending|in_progress|completed)",
+                "(?i)[a-z_]{7,11}",
+                ".*",
+            ]
+        ) {
+            proptest::prop_assert_eq!(
+                TodoStatus::parse_any_case(&word),
+                TodoStatus::parse(&word.to_lowercase())
+            );
+        }
     }
 
     /// Status words compare as the reference's `.lower()` makes them:

@@ -125,6 +125,11 @@ struct PartSummary {
 /// when its runs have no parts (a single task) or their records are not
 /// kept.
 fn part_summaries(cell: &crate::results::summary::CellSummary) -> Vec<PartSummary> {
+    // No run has parts: nothing to read back (every record of the cell
+    // would be parsed only to find that out).
+    if cell.results.totals().max_parts == 0 {
+        return Vec::new();
+    }
     let runs: Vec<crate::results::record::RunResult> =
         cell.results.records().map_while(Result::ok).collect();
     let parts = runs.iter().map(|r| r.parts.len()).max().unwrap_or(0);

@@ -137,7 +137,7 @@ impl CellRates {
     /// Whether `other` ran under the same parameters: the same profile
     /// file content, or both under the defaults.
     fn same_profile(&self, other: &Self) -> bool {
-        self.profile.as_ref().map(|p| &p.sha256) == other.profile.as_ref().map(|p| &p.sha256)
+        ProfileRef::same_parameters(self.profile.as_ref(), other.profile.as_ref())
     }
 
     fn values(&self) -> Vec<f64> {

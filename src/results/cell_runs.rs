@@ -49,6 +49,10 @@ pub struct RunTotals {
     pub exact: ExactTally,
     /// Runs in which the agent planned (see [`RunResult::planned`]).
     pub planned_runs: u64,
+    /// The most parts any run has (0: every run was a single task), so a
+    /// report without a parts table does not read the records back to
+    /// find that out.
+    pub max_parts: usize,
 }
 
 impl RunTotals {
@@ -89,6 +93,7 @@ impl RunTotals {
         if r.planned() {
             self.planned_runs += 1;
         }
+        self.max_parts = self.max_parts.max(r.parts.len());
     }
 }
 
@@ -633,6 +638,30 @@ mod tests {
             step_checks: "101".into(),
             ..RunResult::zeroed(seed)
         }
+    }
+
+    #[test]
+    fn totals_know_the_most_parts_of_any_run() {
+        let part = crate::results::record::PartMetrics::default();
+        let mut runs: Vec<RunResult> = (1..=3).map(|seed| record(seed, 1, None)).collect();
+        assert_eq!(Runs::held(runs.clone()).totals().max_parts, 0);
+        runs[1].parts = vec![part.clone(); 3];
+        runs[2].parts = vec![part; 2];
+        let held = Runs::held(runs.clone());
+        let most = held
+            .records()
+            .map(|r| r.unwrap().parts.len())
+            .max()
+            .unwrap();
+        assert_eq!((held.totals().max_parts, most), (3, 3));
+        let dir = tempfile::tempdir().unwrap();
+        let (spill, mut writer) = Spill::create_in(dir.path()).unwrap();
+        let mut builder = RunsBuilder::default();
+        for r in &runs {
+            builder.push(r, &mut writer).unwrap();
+        }
+        writer.finish().unwrap();
+        assert_eq!(builder.finish(Some(&spill)).totals().max_parts, 3);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use super::error::ShardMismatch;
 use super::report_file::{ReadRuns, ReportFile, ReportFileError, ScenarioFile, ShardPlan};
+use crate::model::simulated::profile::ProfileRef;
 use crate::results::cell_runs::{RecordPart, Runs, Spill, SpillError, SpillWriter};
 use crate::results::record::RunResult;
 use crate::results::shard::Shard;
@@ -552,7 +553,7 @@ fn same_scenario(x: &ScenarioFile, y: &ScenarioFile) -> Result<(), ShardMismatch
             scenario: scenario(),
         });
     }
-    if x.profile.as_ref().map(|p| &p.sha256) != y.profile.as_ref().map(|p| &p.sha256) {
+    if !ProfileRef::same_parameters(x.profile.as_ref(), y.profile.as_ref()) {
         return Err(ShardMismatch::Profile {
             scenario: scenario(),
             found: crate::results::baseline::profile_name(y.profile.as_ref()),

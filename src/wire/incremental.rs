@@ -3,13 +3,15 @@
 //! An outside agent sends its whole conversation with every request, so
 //! parsing each body whole costs every request the length of the
 //! conversation: a session of N turns parses N²/2 messages. An
-//! [`IncrementalReader`] keeps the previous body (a shared buffer, not a
-//! copy), where each element of its `messages` array ended, and the
-//! messages read from them. A new body is compared with the previous one
-//! byte by byte (a `memcmp`); the elements that lie wholly inside the
-//! bytes the two bodies share are the same elements, read the same way,
-//! so reading resumes after the last of them: only the messages a request
-//! adds (and the fields after `messages`) are parsed.
+//! [`IncrementalReader`] keeps the previous body (its chunks as received,
+//! shared, not copied: [`ChunkedBody`]), where each element of its
+//! `messages` array ended, and the messages read from them. A new body is
+//! compared with the previous one byte by byte (a `memcmp` a block at a
+//! time); the elements that lie wholly inside the bytes the two bodies
+//! share are the same elements, read the same way, so reading resumes
+//! after the last of them: only the messages a request adds (and the
+//! fields after `messages`) are parsed, and only those bytes are put in
+//! one buffer.
 //!
 //! The result is that of [`anthropic::parse_request`] on the whole body,
 //! for any sequence of bodies (tested with proptest against it: appended,
@@ -24,14 +26,15 @@
 //! copying the conversation for every request would cost its length again.
 //! A reader whose messages were not given back starts over.
 
-use axum::body::Bytes;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::BadRequest;
 use super::anthropic::{self, Element, push_block};
+use super::chunked::{ChunkedBody, common_prefix};
 use super::fields::Object;
 use super::record::{Lineage, WireRequest, normalize_task_message};
+use super::tally::{RunningTally, Tally};
 use crate::llm::{Content, ContentBlock, Message, Role};
 
 /// The deepest nesting an element of `messages` may have when read alone
@@ -111,7 +114,10 @@ struct Finished {
 /// documentation).
 #[derive(Debug, Default)]
 pub struct IncrementalReader {
-    body: Bytes,
+    body: ChunkedBody,
+    /// Where the bytes being read start in the body (element ends are
+    /// kept as positions in the whole body).
+    offset: usize,
     /// Top-level fields before `messages` in `body`.
     head: Object,
     elements: Vec<ElementEnd>,
@@ -127,6 +133,9 @@ pub struct IncrementalReader {
     serial: u64,
     /// The last request read.
     lineage: Option<Lineage>,
+    /// The counts of the conversations read, and of the last one.
+    running: RunningTally,
+    tally: Tally,
 }
 
 /// Where a scan stopped: `None` is anything to leave to the whole parse.
@@ -162,45 +171,28 @@ fn depth(value: &Value) -> usize {
     }
 }
 
-/// How many leading bytes `a` and `b` share, compared a block at a time.
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 256;
-    let same_blocks = a
-        .chunks_exact(BLOCK)
-        .zip(b.chunks_exact(BLOCK))
-        .take_while(|(x, y)| x == y)
-        .count();
-    let at = same_blocks * BLOCK;
-    let rest_of_b = b.get(at..).unwrap_or_default();
-    at + a
-        .get(at..)
-        .unwrap_or_default()
-        .iter()
-        .zip(rest_of_b)
-        .take_while(|(x, y)| x == y)
-        .count()
-}
-
 impl IncrementalReader {
     /// Reads `body` as [`anthropic::parse_request`] does, parsing only what
     /// follows the elements of `messages` it shares with the previous body.
-    pub fn read(&mut self, body: &Bytes) -> Result<WireRequest, BadRequest> {
+    pub fn read(&mut self, body: &ChunkedBody) -> Result<WireRequest, BadRequest> {
         self.parsed = 0;
         let previous = self.lineage.take().map(|lineage| lineage.serial);
-        let (read, after) = match self.read_on(body) {
-            Some((request, unchanged)) => {
-                let after = unchanged.zip(previous);
-                (
-                    Ok(request),
-                    after.map(|(unchanged, serial)| (serial, unchanged)),
-                )
-            }
+        let (read, unchanged) = match self.read_on(body) {
+            Some((request, unchanged)) => (Ok(request), unchanged),
             None => {
                 self.start_over();
-                (anthropic::parse_request(body), None)
+                (anthropic::parse_request(&body.gathered()), None)
             }
         };
-        if read.is_ok() {
+        let after = unchanged
+            .zip(previous)
+            .map(|(unchanged, serial)| (serial, unchanged));
+        if let Ok(request) = &read {
+            // The running counts are those of the messages read on from:
+            // both start over together.
+            self.tally = self
+                .running
+                .count(&request.messages, unchanged.unwrap_or(0));
             self.serial += 1;
             self.lineage = Some(Lineage {
                 serial: self.serial,
@@ -213,6 +205,12 @@ impl IncrementalReader {
     /// The last request read, if it was read.
     pub fn lineage(&self) -> Option<Lineage> {
         self.lineage
+    }
+
+    /// The counts of the last request read (walking only the messages it
+    /// did not repeat).
+    pub fn tally(&self) -> Tally {
+        self.tally
     }
 
     /// Forgets the previous body (not the count of requests read).
@@ -253,7 +251,7 @@ impl IncrementalReader {
 
     /// How many elements of the previous body's `messages` the new body
     /// repeats, byte for byte and where reading can resume (0: none).
-    fn resume_point(&self, body: &[u8]) -> usize {
+    fn resume_point(&self, body: &ChunkedBody) -> usize {
         if self.lent.is_some() || self.elements.is_empty() {
             return 0;
         }
@@ -281,14 +279,16 @@ impl IncrementalReader {
 
     /// The request, and how many of its messages are those of the
     /// previous request (`None`: it was read from the start).
-    fn read_on(&mut self, body: &Bytes) -> Scan<(WireRequest, Option<usize>)> {
-        let k = self.resume_point(body);
+    fn read_on(&mut self, whole: &ChunkedBody) -> Scan<(WireRequest, Option<usize>)> {
+        let k = self.resume_point(whole);
         let mut tail = Object::new();
         let mut unchanged = None;
+        let body;
         let at = if k == 0 {
             self.start_over();
-            let at = expect(body, 0, b'{')?;
-            let at = self.read_fields(body, at, false, &mut tail)?;
+            body = whole.bytes_from(0);
+            let at = expect(&body, 0, b'{')?;
+            let at = self.read_fields(&body, at, false, &mut tail)?;
             if self.elements.is_empty() {
                 return None;
             }
@@ -299,17 +299,19 @@ impl IncrementalReader {
             let open = kept.last().is_some_and(|last| last.role == Role::User);
             let kept = kept.len();
             // After `truncate(k)` (k >= 1) the last element is element k - 1.
-            let resume_at = self.elements.last()?.end;
-            let at = self.read_elements(body, resume_at, false)?;
+            self.offset = self.elements.last()?.end;
+            // Only the bytes after it are put in one buffer.
+            body = whole.bytes_from(self.offset);
+            let at = self.read_elements(&body, 0, false)?;
             // A `system` element right after a user message is added to it.
             let extended = open && self.elements.get(k).is_some_and(|e| !e.resumable);
             unchanged = Some(kept - usize::from(extended));
-            self.read_fields(body, at, true, &mut tail)?
+            self.read_fields(&body, at, true, &mut tail)?
         };
-        if skip_whitespace(body, at) != body.len() {
+        if skip_whitespace(&body, at) != body.len() {
             return None;
         }
-        self.body = body.clone();
+        self.body = whole.clone();
         Some((self.finish(tail)?, unchanged))
     }
 
@@ -381,7 +383,7 @@ impl IncrementalReader {
             let flagged = anthropic::flagged_ids(&value).into_iter();
             self.flagged.extend(flagged.map(|id| (index, id)));
             self.elements.push(ElementEnd {
-                end,
+                end: self.offset + end,
                 before: self.assembly.messages.len(),
                 resumable: matches!(element, Element::Message(_))
                     && self.assembly.waiting.is_empty(),
@@ -446,8 +448,29 @@ fn after_element(body: &[u8], at: usize) -> Scan<Result<usize, usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::body::Bytes;
     use proptest::prelude::*;
     use serde_json::json;
+
+    /// `bytes` as one chunk.
+    fn whole(bytes: Vec<u8>) -> ChunkedBody {
+        ChunkedBody::from(Bytes::from(bytes))
+    }
+
+    /// `bytes` cut at `cuts` (taken modulo its length), as hyper may hand
+    /// a body over.
+    fn cut(bytes: &[u8], cuts: &[usize]) -> ChunkedBody {
+        let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
+        cuts.push(bytes.len());
+        cuts.sort_unstable();
+        let mut body = ChunkedBody::default();
+        let mut start = 0;
+        for end in cuts {
+            body.push(Bytes::copy_from_slice(&bytes[start..end]));
+            start = end;
+        }
+        body
+    }
 
     /// Message `n` of kind `kind` (a small alphabet of what clients send).
     fn message(kind: u8, n: u32) -> Value {
@@ -554,15 +577,19 @@ mod tests {
             start in prop::collection::vec((any::<u8>(), 0u32..50), 0..6),
             changes in prop::collection::vec((change(), any::<bool>()), 1..16),
             layout in any::<u8>(),
+            cuts in prop::collection::vec(any::<usize>(), 0..4),
         ) {
             let mut messages: Vec<Value> = start.iter().map(|&(k, n)| message(k, n)).collect();
             let mut layout = layout;
             let mut reader = IncrementalReader::default();
             let mut previous: Option<(u64, Vec<Message>)> = None;
             for (change, give_back) in &changes {
-                let sent = Bytes::from(body(&messages, layout));
-                let read = reader.read(&sent);
-                prop_assert_eq!(&read, &anthropic::parse_request(&sent));
+                let bytes = body(&messages, layout);
+                let read = reader.read(&cut(&bytes, &cuts));
+                prop_assert_eq!(&read, &anthropic::parse_request(&bytes));
+                if let Ok(request) = &read {
+                    prop_assert_eq!(reader.tally(), Tally::of(&request.messages));
+                }
                 let lineage = reader.lineage();
                 if let (Some(lineage), Ok(request)) = (lineage, &read) {
                     // What the lineage says is kept, is.
@@ -593,7 +620,7 @@ mod tests {
     fn a_growing_conversation_parses_only_what_each_request_adds() {
         let mut reader = IncrementalReader::default();
         for turns in [50, 51, 52] {
-            let sent = Bytes::from(body(&conversation(turns), 3));
+            let sent = whole(body(&conversation(turns), 3));
             let request = reader.read(&sent).unwrap();
             assert_eq!(request.messages.len(), 2 * turns as usize + 1);
             let parsed = if turns == 50 { 101 } else { 2 };
@@ -603,11 +630,11 @@ mod tests {
             reader.give_back(request.messages);
         }
         // Messages not given back: the next request is read from the start.
-        let sent = Bytes::from(body(&conversation(53), 3));
+        let sent = whole(body(&conversation(53), 3));
         let request = reader.read(&sent).unwrap();
         assert_eq!(reader.elements_parsed(), 2);
         drop(request);
-        let sent = Bytes::from(body(&conversation(54), 3));
+        let sent = whole(body(&conversation(54), 3));
         reader.read(&sent).unwrap();
         assert_eq!(reader.elements_parsed(), 109);
     }
@@ -616,11 +643,14 @@ mod tests {
     fn an_edit_in_the_middle_parses_from_the_edit_on() {
         let mut reader = IncrementalReader::default();
         let mut messages = conversation(20);
-        let request = reader.read(&Bytes::from(body(&messages, 3))).unwrap();
+        let request = reader.read(&whole(body(&messages, 3))).unwrap();
         reader.give_back(request.messages);
         messages[30] = message(3, 99);
-        let sent = Bytes::from(body(&messages, 3));
-        assert_eq!(reader.read(&sent), anthropic::parse_request(&sent));
+        let sent = whole(body(&messages, 3));
+        assert_eq!(
+            reader.read(&sent),
+            anthropic::parse_request(&sent.gathered())
+        );
         assert_eq!(reader.elements_parsed(), 11);
     }
 
@@ -640,25 +670,14 @@ mod tests {
             let mut messages = conversation(2);
             messages.push(nested(levels));
             let mut reader = IncrementalReader::default();
-            let request = reader.read(&Bytes::from(body(&messages[..3], 3))).unwrap();
+            let request = reader.read(&whole(body(&messages[..3], 3))).unwrap();
             reader.give_back(request.messages);
-            let sent = Bytes::from(body(&messages, 3));
+            let sent = whole(body(&messages, 3));
             assert_eq!(
                 reader.read(&sent),
-                anthropic::parse_request(&sent),
+                anthropic::parse_request(&sent.gathered()),
                 "{levels} levels"
             );
         }
-    }
-
-    #[test]
-    fn bytes_are_compared_a_block_at_a_time_and_to_the_byte() {
-        let a: Vec<u8> = (0..1000u32).map(|i| (i % 251) as u8).collect();
-        for cut in [0, 1, 255, 256, 257, 511, 999] {
-            let mut b = a.clone();
-            b[cut] ^= 1;
-            assert_eq!(common_prefix(&a, &b), cut);
-        }
-        assert_eq!(common_prefix(&a, &a[..700]), 700);
     }
 }

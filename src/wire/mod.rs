@@ -14,6 +14,7 @@
 
 pub mod anthropic;
 pub mod chat;
+pub mod chunked;
 pub mod conversation;
 mod fields;
 pub mod gemini;
@@ -23,6 +24,7 @@ pub mod record;
 pub mod responses;
 pub mod server;
 mod sse;
+pub mod tally;
 pub mod translate;
 
 pub use observed::{ObservedRun, observe_run, transcript};

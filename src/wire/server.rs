@@ -19,13 +19,14 @@
 //! (title, topic or quota requests, context compaction): answered `OK`
 //! without asking the model, and not part of the run.
 
-use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{DefaultBodyLimit, Path, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Json, Response};
 use axum::routing::{get, post};
+use axum::{RequestExt, Router};
+use futures_util::StreamExt;
 use serde_json::{Value, json};
 use std::borrow::Cow;
 use std::net::{SocketAddr, TcpListener};
@@ -35,14 +36,16 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::anthropic::{self, Usage};
+use super::chunked::ChunkedBody;
 use super::incremental::IncrementalReader;
 use super::record::{
     Api, Exchange, FINISHED_TEXT, Finish, Lineage, Record, Reply, SIDE_TEXT, WireRequest,
 };
+use super::tally::Tally;
 use super::translate::Translation;
 use super::{BadRequest, WireError, chat, gemini, responses, sse, token_estimate};
 use crate::llm::protocol::{self, Violation};
-use crate::llm::{ContentBlock, Model, ModelError, ModelResponse, StopReason, turn_of};
+use crate::llm::{ContentBlock, Model, ModelError, ModelResponse, StopReason};
 
 /// The largest request body accepted (64 MiB: long agent conversations
 /// with file contents are big, but not this big).
@@ -371,15 +374,24 @@ fn router(shared: Arc<Shared>) -> Router {
 type SharedState = State<Arc<Shared>>;
 
 /// `POST /v1/messages`: read on from the previous request's messages
-/// (see [`IncrementalReader`]), which get them back once answered.
-async fn messages(State(shared): SharedState, body: Result<Bytes, BytesRejection>) -> Response {
+/// (see [`IncrementalReader`]), which get them back once answered. The
+/// body is taken as received ([`ChunkedBody`]): only what the reader
+/// parses is put in one buffer.
+async fn messages(State(shared): SharedState, request: Request) -> Response {
+    let body = body_chunks(request).await;
     let reader = lock(&shared.anthropic_reader).take();
     let Some(mut reader) = reader else {
-        return handle(Api::Anthropic, shared, body).await;
+        let body = body.map(|body| body.gathered());
+        return handle_with(Api::Anthropic, shared, body, |body| {
+            Ok((anthropic::parse_request(body)?, None))
+        })
+        .await
+        .0;
     };
     let (response, request) = handle_with(Api::Anthropic, Arc::clone(&shared), body, |body| {
         let request = reader.read(body)?;
-        Ok((request, reader.lineage()))
+        let known = reader.lineage().map(|lineage| (lineage, reader.tally()));
+        Ok((request, known))
     })
     .await;
     if let Some(request) = request {
@@ -387,6 +399,46 @@ async fn messages(State(shared): SharedState, body: Result<Bytes, BytesRejection
     }
     *lock(&shared.anthropic_reader) = Some(reader);
     response
+}
+
+/// The request's body as hyper read it, chunk by chunk, within the
+/// router's body limit.
+async fn body_chunks(request: Request) -> Result<ChunkedBody, BadRequest> {
+    let mut stream = request.into_limited_body().into_data_stream();
+    let mut body = ChunkedBody::default();
+    while let Some(chunk) = stream.next().await {
+        body.push(chunk.map_err(unreadable_body)?);
+    }
+    Ok(body)
+}
+
+/// What axum's `Bytes` extractor answers for a body it could not read
+/// (its `FailedToBufferBody`): 413 over the body limit, else 400, with the
+/// same message, so a client sees the same answer whichever way the body
+/// was taken.
+fn unreadable_body(error: axum::Error) -> BadRequest {
+    let inner = error.into_inner();
+    let inner = match inner.downcast::<axum::Error>() {
+        Ok(wrapped) => wrapped.into_inner(),
+        Err(inner) => inner,
+    };
+    let status = if inner.is::<http_body_util::LengthLimitError>() {
+        413
+    } else {
+        400
+    };
+    BadRequest {
+        status,
+        message: format!("Failed to buffer the request body: {inner}"),
+    }
+}
+
+/// What the `Bytes` extractor's refusal answers.
+fn rejected(rejection: BytesRejection) -> BadRequest {
+    BadRequest {
+        status: rejection.status().as_u16(),
+        message: rejection.body_text(),
+    }
 }
 
 async fn chat_completions(
@@ -411,7 +463,7 @@ async fn gemini_api(
 ) -> Response {
     match gemini::method_of(&segment) {
         Ok(gemini::Method::Generate { model, stream }) => {
-            handle_with(Api::Gemini, shared, body, |body| {
+            handle_with(Api::Gemini, shared, body.map_err(rejected), |body| {
                 Ok((gemini::parse_request(body, &model, stream)?, None))
             })
             .await
@@ -434,13 +486,13 @@ async fn not_allowed_gemini() -> Response {
 
 async fn count_tokens(body: Result<Bytes, BytesRejection>) -> Response {
     let parsed = body
-        .map_err(|e| BadRequest {
-            status: e.status().as_u16(),
-            message: e.body_text(),
-        })
+        .map_err(rejected)
         .and_then(|body| anthropic::parse_request(&body));
     match parsed {
-        Ok(request) => Json(json!({"input_tokens": input_tokens(&request)})).into_response(),
+        Ok(request) => {
+            Json(json!({"input_tokens": input_tokens(&request, Tally::of(&request.messages))}))
+                .into_response()
+        }
         Err(e) => error_response(Api::Anthropic, e.status, &e.message),
     }
 }
@@ -539,29 +591,27 @@ async fn handle(api: Api, shared: Arc<Shared>, body: Result<Bytes, BytesRejectio
             message: "the Gemini API is served under /v1beta/models/MODEL:generateContent".into(),
         }),
     };
-    handle_with(api, shared, body, |body| Ok((parse(body)?, None)))
-        .await
-        .0
+    handle_with(api, shared, body.map_err(rejected), |body| {
+        Ok((parse(body)?, None))
+    })
+    .await
+    .0
 }
 
-/// Reads the body with `parse` (the request, and where it stands among
-/// those read before when the reader knows), asks the model, answers in
+/// Reads the body with `parse` (the request, and when the reader knows,
+/// where it stands among those read before and its counts), asks the
+/// model, answers in
 /// `api`'s shape; returns the answer and the request read (`None` when it
 /// was not).
-async fn handle_with(
+async fn handle_with<B>(
     api: Api,
     shared: Arc<Shared>,
-    body: Result<Bytes, BytesRejection>,
-    parse: impl FnOnce(&Bytes) -> Result<(WireRequest, Option<Lineage>), BadRequest>,
+    body: Result<B, BadRequest>,
+    parse: impl FnOnce(&B) -> Result<(WireRequest, Option<(Lineage, Tally)>), BadRequest>,
 ) -> (Response, Option<WireRequest>) {
     let _in_flight = InFlight::new(&shared);
-    let parsed = body
-        .map_err(|e| BadRequest {
-            status: e.status().as_u16(),
-            message: e.body_text(),
-        })
-        .and_then(|body| parse(&body));
-    let (request, lineage) = match parsed {
+    let parsed = body.and_then(|body| parse(&body));
+    let (request, known) = match parsed {
         Ok(read) => read,
         Err(e) => {
             lock(&shared.record).push(
@@ -576,9 +626,11 @@ async fn handle_with(
             return (error_response(api, e.status, &e.message), None);
         }
     };
+    let lineage = known.map(|(lineage, _)| lineage);
+    let tally = known.map_or_else(|| Tally::of(&request.messages), |(_, tally)| tally);
     let worker = Arc::clone(&shared);
     let answered =
-        tokio::task::spawn_blocking(move || answer(&worker, api, request, lineage)).await;
+        tokio::task::spawn_blocking(move || answer(&worker, api, request, lineage, tally)).await;
     let (index, request, reply) = match answered {
         Ok(answered) => answered,
         Err(e) => {
@@ -586,7 +638,7 @@ async fn handle_with(
             return (response, None);
         }
     };
-    let mut response = render(api, &shared.options, index, &request, &reply);
+    let mut response = render(api, &shared.options, index, &request, tally, &reply);
     // Tells agent-eval's own HTTP clients (the built-in loop through the
     // wire) that the script is used up, so they stop as in process; other
     // clients only see the closing text.
@@ -606,6 +658,7 @@ fn answer(
     api: Api,
     mut request: WireRequest,
     lineage: Option<Lineage>,
+    tally: Tally,
 ) -> (usize, WireRequest, Reply) {
     if shared.options.side_requests && request.tools.is_empty() {
         let index = record(shared, api, &request, Reply::Side, Vec::new(), lineage);
@@ -650,7 +703,7 @@ fn answer(
         match model.respond(&asked) {
             Ok(response) => {
                 let response = agent_view(shared, &request, response);
-                let turn = turn_of(&request.as_model_request());
+                let turn = tally.turn();
                 match anthropic::freeform_call(&response) {
                     Some(name) if api != Api::Responses => Reply::ModelFailed {
                         status: 400,
@@ -704,15 +757,10 @@ fn agent_view(shared: &Shared, request: &WireRequest, response: ModelResponse) -
     lock(&shared.translation).agent_view_of(request, response, on_disk)
 }
 
-fn input_tokens(request: &WireRequest) -> u64 {
-    let chars = request.system.len()
-        + request
-            .messages
-            .iter()
-            .flat_map(|m| m.texts())
-            .map(str::len)
-            .sum::<usize>();
-    token_estimate(chars, 2_000)
+/// The input tokens reported for a request: its system prompt's and its
+/// messages' texts (`tally`), estimated.
+fn input_tokens(request: &WireRequest, tally: Tally) -> u64 {
+    token_estimate(request.system.len() + tally.text_chars, 2_000)
 }
 
 fn render(
@@ -720,6 +768,7 @@ fn render(
     options: &ServerOptions,
     index: usize,
     request: &WireRequest,
+    tally: Tally,
     reply: &Reply,
 ) -> Response {
     let closing;
@@ -738,7 +787,7 @@ fn render(
         }
     };
     let usage = Usage {
-        input: input_tokens(request),
+        input: input_tokens(request, tally),
         output: token_estimate(
             serde_json::to_string(&response.content).map_or(0, |s| s.len()),
             500,

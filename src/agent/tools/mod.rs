@@ -161,8 +161,11 @@ impl Toolbox {
 /// `KeyError` (`'path'`), so transcripts match; other problems (unknown
 /// fields, wrong types) keep serde's clear message.
 fn args<'v, T: Deserialize<'v>>(input: &'v Value, required: &[&str]) -> Result<T, ToolError> {
+    // The keys compared one by one, not hashed: a call's input has a few.
     if let Some(fields) = input.as_object()
-        && let Some(missing) = required.iter().find(|key| !fields.contains_key(**key))
+        && let Some(missing) = required
+            .iter()
+            .find(|key| !fields.keys().any(|k| k == **key))
     {
         return Err(ToolError::BadArguments(format!("'{missing}'")));
     }

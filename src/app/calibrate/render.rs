@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::read::ReadOutcome;
 use crate::calibrate::Calibration;
+use crate::calibrate::simulate::FIDELITY_REPLICATES;
 use crate::model::simulated::profile::Source;
 use crate::report::terminal::escape;
 
@@ -90,6 +91,10 @@ pub fn json(
             }
             value
         }).collect::<Vec<_>>(),
+        "fidelity_simulation": {
+            "runs_per_shape": result.fidelity_runs_per_shape,
+            "under_ten_times_observed": result.fidelity_short,
+        },
         "distributions": result.distributions,
         "contradictions": result.contradictions,
         "profile": {"file": profile, "sha256": hash},
@@ -271,7 +276,26 @@ fn fidelity(text: &mut String, result: &Calibration) {
             row.verdict_text()
         );
     }
+    if let Some(line) = simulation_line(result) {
+        let _ = writeln!(text, "{line}");
+    }
     let _ = writeln!(text);
+}
+
+/// How the fidelity check's simulated sample was made, where it took more
+/// than the one round of runs a shape or stayed short somewhere
+/// (`calibrate::tenfold`); `None` where one round sufficed.
+fn simulation_line(result: &Calibration) -> Option<String> {
+    let runs = result.fidelity_runs_per_shape;
+    if result.fidelity_short.is_empty() {
+        return (runs > FIDELITY_REPLICATES as u64).then(|| {
+            format!("Simulated {runs} runs of each held-out task shape, so that every statistic's simulated sample is at least ten times the observed one.")
+        });
+    }
+    Some(format!(
+        "Simulated {runs} runs of each held-out task shape; the simulated sample is still under ten times the observed one for: {} (the fitted model seldom gives them).",
+        result.fidelity_short.join(", ")
+    ))
 }
 
 /// What the fidelity check and the fit say, together: a conclusion is

@@ -325,7 +325,7 @@ fn run_in_workspace(
     metrics.set_price(loop_price(
         toolbox,
         settings,
-        &outcome.messages,
+        (&outcome.system, &outcome.messages),
         &metrics.reminders_at,
     ));
     if scenario.session {
@@ -357,7 +357,7 @@ fn run_in_workspace(
 fn loop_price(
     toolbox: &Toolbox,
     settings: &crate::agent::LoopSettings,
-    messages: &[Message],
+    (system, messages): (&str, &[Message]),
     reminders_at: &[usize],
 ) -> PlanningPrice {
     let dialect = settings.dialect.get();
@@ -369,8 +369,7 @@ fn loop_price(
         reminder_pattern: settings.reminder.marker(),
         pattern_only: false,
     };
-    let system = crate::agent::system_prompt(&toolbox.root().to_string_lossy());
-    PlanningPrice::of_transcript(&system, messages, reminders_at, &rules)
+    PlanningPrice::of_transcript(system, messages, reminders_at, &rules)
 }
 
 /// Stands between the built-in loop and the model: a response holding a

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use super::json_chars::json_chars;
+use super::json_chars::input_chars;
 use super::reminders::PriceRules;
 use crate::llm::{Content, ContentBlock, Message, Role};
 
@@ -43,7 +43,7 @@ impl<'m> ConversationChars<'m> {
                             if planning {
                                 self.planning_calls.insert(id);
                             }
-                            let chars = json_chars(input, rules.workdir) as u64;
+                            let chars = input_chars(input, rules.workdir) as u64;
                             self.count(chars, if planning { chars } else { 0 });
                         }
                     }

@@ -1,9 +1,129 @@
 //! Characters of a JSON value as `serde_json` writes it compactly,
-//! counted without writing it (every tool input is counted on every run).
+//! counted without writing it (every tool input is counted on every run),
+//! and a tool input shared between runs (a scripted model's) counted once.
+
+use std::cell::RefCell;
 
 use serde_json::Value;
 
+use super::measured::{PGID_FINDER, WALL_TIME_FINDER};
 use super::workdir::WorkdirSpelling;
+use crate::llm::ToolInput;
+
+/// Characters of a tool input as [`json_chars`] counts them. An input
+/// shared with something that outlives the run (a scripted model sends
+/// the same inputs in every run) is walked once per thread: what it counts
+/// with nothing replaced, and which bytes its strings hold, are kept, and
+/// a later run whose workspace path cannot occur in it (no string holds
+/// the first byte of any spelling of the path) takes that count as it is.
+/// The count is the one [`json_chars`] gives, whatever the path.
+pub fn input_chars(input: &ToolInput, workdir: &WorkdirSpelling) -> usize {
+    // Held only here: nothing else will count it again.
+    if std::sync::Arc::strong_count(input) < 2 {
+        return json_chars(input, workdir);
+    }
+    let counted = COUNTED.with(|slots| {
+        let mut slots = slots.borrow_mut();
+        let slot = slots.get_mut(slot_of(input))?;
+        match slot {
+            Some(known) if std::sync::Arc::ptr_eq(&known.input, input) => {}
+            _ => *slot = Some(Counted::of(input)),
+        }
+        slot.as_ref().map(|known| known.plain_for(workdir))
+    });
+    counted
+        .flatten()
+        .unwrap_or_else(|| json_chars(input, workdir))
+}
+
+/// Slots of [`COUNTED`]: a direct-mapped cache (an input's slot is fixed
+/// by its address; a newcomer takes the slot over), so it stays bounded.
+const SLOTS: usize = 256;
+
+thread_local! {
+    /// Shared inputs counted on this thread. Each slot holds its input
+    /// (a clone of the `Arc`), so an address in it is never reused for
+    /// another value while it is there, and a shared value never changes.
+    static COUNTED: RefCell<Vec<Option<Counted>>> =
+        RefCell::new((0..SLOTS).map(|_| None).collect());
+}
+
+fn slot_of(input: &ToolInput) -> usize {
+    // Allocations are 16-byte aligned: the low bits say nothing.
+    (std::sync::Arc::as_ptr(input) as usize >> 4) % SLOTS
+}
+
+/// One shared input, counted once.
+struct Counted {
+    input: ToolInput,
+    /// Its characters with nothing replaced.
+    plain: usize,
+    /// The bytes its strings (keys included) hold, one bit each.
+    bytes: [u64; 4],
+    /// Whether a string of it holds a measured figure's head (a wall
+    /// time, a process group), which is replaced whatever the path.
+    measured: bool,
+}
+
+impl Counted {
+    fn of(input: &ToolInput) -> Self {
+        let mut counted = Self {
+            input: std::sync::Arc::clone(input),
+            plain: 0,
+            bytes: [0; 4],
+            measured: false,
+        };
+        counted.plain = walk(input, &mut |text| {
+            for b in text.bytes() {
+                if let Some(word) = counted.bytes.get_mut(usize::from(b >> 6)) {
+                    *word |= 1 << (b & 63);
+                }
+            }
+            let bytes = text.as_bytes();
+            counted.measured |=
+                WALL_TIME_FINDER.find(bytes).is_some() || PGID_FINDER.find(bytes).is_some();
+            2 + escaped_chars(text)
+        });
+        counted
+    }
+
+    fn holds_byte(&self, b: u8) -> bool {
+        self.bytes
+            .get(usize::from(b >> 6))
+            .is_some_and(|word| word & (1 << (b & 63)) != 0)
+    }
+
+    /// The count for `workdir` when nothing in the input can be replaced.
+    fn plain_for(&self, workdir: &WorkdirSpelling) -> Option<usize> {
+        let untouched = !self.measured
+            && !workdir
+                .spelling_first_bytes()
+                .iter()
+                .any(|b| self.holds_byte(*b));
+        untouched.then_some(self.plain)
+    }
+}
+
+/// Characters of `value` written as compact JSON, each string (key or
+/// value) counted by `string`.
+fn walk(value: &Value, string: &mut dyn FnMut(&str) -> usize) -> usize {
+    match value {
+        Value::Null | Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => number_chars(n),
+        Value::String(text) => string(text),
+        Value::Array(items) => {
+            2 + items.len().saturating_sub(1) + items.iter().map(|v| walk(v, string)).sum::<usize>()
+        }
+        Value::Object(map) => {
+            2 + map.len().saturating_sub(1)
+                + map
+                    .iter()
+                    .map(|(k, v)| string(k) + 1 + walk(v, string))
+                    .sum::<usize>()
+        }
+    }
+}
 
 /// Characters of `value` written as compact JSON (as `serde_json` writes
 /// it), each string counted with the workspace path as its placeholder;

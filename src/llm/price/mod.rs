@@ -35,7 +35,8 @@
 //! The rooms: this file sums a run's figures ([`PlanningPrice`]);
 //! `conversation` counts a conversation message by message;
 //! `reminders` tells planning apart (the rules, where a reminder starts);
-//! `json_chars` counts a tool input as compact JSON without writing it;
+//! `json_chars` counts a tool input as compact JSON without writing it
+//! (an input shared between runs once a thread);
 //! `workdir` reads the workspace path as its placeholder, and `measured`
 //! the wall times and process ids agents write, so no figure depends on
 //! the machine.
@@ -49,7 +50,7 @@ mod workdir;
 use serde::Serialize;
 
 pub use self::conversation::ConversationChars;
-pub use self::json_chars::json_chars;
+pub use self::json_chars::{input_chars, json_chars};
 pub use self::measured::{PGID_COUNTED, WALL_TIME_COUNTED};
 pub use self::reminders::{PriceRules, REMINDER_MARKERS};
 pub use self::workdir::{WORKDIR_PLACEHOLDER, WorkdirSpelling};

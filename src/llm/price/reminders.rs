@@ -3,7 +3,8 @@
 
 use super::workdir::WorkdirSpelling;
 
-/// The texts that mark a reminder in any design.
+/// The texts that mark a reminder in any design (all starting with the
+/// same byte: see [`PriceRules::reminder_start`]).
 pub const REMINDER_MARKERS: [&str; 2] = ["<reminder>", "<system-reminder>"];
 
 /// A searcher for each of [`REMINDER_MARKERS`], built once (setting one up
@@ -41,7 +42,10 @@ impl PriceRules<'_> {
     /// the first marker, if there is one.
     fn reminder_start(&self, text: &str) -> Option<usize> {
         let pattern = self.reminder_pattern.filter(|p| !p.is_empty());
-        let tags = if self.pattern_only {
+        // The markers share their first byte: one scan for it settles
+        // most texts (tool results hold no reminder).
+        let shortest = REMINDER_MARKERS.iter().min_by_key(|m| m.len());
+        let tags = if self.pattern_only || !shortest.is_some_and(|m| may_contain(text, m)) {
             &[][..]
         } else {
             &REMINDER_MARKERS[..]

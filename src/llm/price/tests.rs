@@ -219,3 +219,62 @@ fn the_workspace_path_counts_as_the_placeholder() {
     assert_eq!(short.chars("héllo"), 5);
     assert_eq!(WorkdirSpelling::default().chars("/t/w"), 4);
 }
+
+proptest::proptest! {
+    /// A shared input counted once (the fast path) counts as the general
+    /// walk does, on its first count and later ones, whatever the
+    /// workspace path and whether the path, a wall time or a process group
+    /// occurs in it.
+    #[test]
+    fn a_shared_input_counts_as_the_walk(
+        value in any_json(),
+        inserted in proptest::sample::select(vec![
+            "", "/w", "/w/x", "Wall time: 0.25 seconds", "Process Group PGID: 7", "W", "P/",
+        ]),
+        roots in proptest::collection::vec(
+            proptest::sample::select(vec!["/w", "/a/much/longer/w", "w", "Wall"]), 1..4),
+    ) {
+        let value = json!({"v": value, "x": inserted, inserted: [inserted, 1]});
+        let input: crate::llm::ToolInput = std::sync::Arc::new(value);
+        let script = std::sync::Arc::clone(&input);
+        let workdirs = roots
+            .iter()
+            .map(|root| WorkdirSpelling::new(std::path::Path::new(root)))
+            .chain([WorkdirSpelling::default()]);
+        for workdir in workdirs {
+            for _ in 0..2 {
+                proptest::prop_assert_eq!(
+                    input_chars(&input, &workdir),
+                    json_chars(&input, &workdir)
+                );
+            }
+        }
+        drop(script);
+        proptest::prop_assert_eq!(
+            input_chars(&input, &WorkdirSpelling::default()),
+            json_chars(&input, &WorkdirSpelling::default())
+        );
+    }
+}
+
+#[test]
+fn a_shared_input_is_counted_once_per_workdir_it_cannot_hold() {
+    let workdir = WorkdirSpelling::new(std::path::Path::new("/t/w"));
+    let plain: crate::llm::ToolInput = std::sync::Arc::new(json!({"text": "Write the docs"}));
+    let _script = std::sync::Arc::clone(&plain);
+    let with_path: crate::llm::ToolInput = std::sync::Arc::new(json!({"path": "/t/w/a"}));
+    let _script_too = std::sync::Arc::clone(&with_path);
+    for _ in 0..2 {
+        assert_eq!(input_chars(&plain, &workdir), 25);
+        // `{"path":"{WORKDIR}/a"}`: the path read as the placeholder.
+        assert_eq!(input_chars(&with_path, &workdir), 22);
+    }
+}
+
+/// `PriceRules::reminder_start` settles a text with one scan for the
+/// markers' first byte: every marker must start with it.
+#[test]
+fn the_reminder_markers_share_their_first_byte() {
+    let first: Vec<u8> = REMINDER_MARKERS.iter().map(|m| m.as_bytes()[0]).collect();
+    assert!(first.iter().all(|b| *b == first[0]), "{REMINDER_MARKERS:?}");
+}

@@ -19,6 +19,9 @@ pub struct WorkdirSpelling {
     first_bytes: Vec<u8>,
     /// The length of the shortest of them: a shorter text holds none.
     shortest: usize,
+    /// The first byte of each spelling: a text holding none of them holds
+    /// no spelling.
+    spelling_first_bytes: Vec<u8>,
 }
 
 impl Default for WorkdirSpelling {
@@ -41,6 +44,12 @@ impl WorkdirSpelling {
     }
 
     fn of(spellings: Vec<String>) -> Self {
+        let mut spelling_first_bytes: Vec<u8> = spellings
+            .iter()
+            .filter_map(|s| s.as_bytes().first().copied())
+            .collect();
+        spelling_first_bytes.sort_unstable();
+        spelling_first_bytes.dedup();
         let mut first_bytes: Vec<u8> = spellings
             .iter()
             .map(String::as_str)
@@ -59,7 +68,13 @@ impl WorkdirSpelling {
             spellings: spellings.into_iter().map(Spelling::new).collect(),
             first_bytes,
             shortest,
+            spelling_first_bytes,
         }
+    }
+
+    /// The first byte of each spelling of the path (none without one).
+    pub(super) fn spelling_first_bytes(&self) -> &[u8] {
+        &self.spelling_first_bytes
     }
 
     /// Whether `text` is long enough and holds one of
@@ -101,7 +116,7 @@ impl WorkdirSpelling {
     /// on every run.
     fn chars_with_one_spelling(&self, text: &str) -> Option<usize> {
         let bytes = text.as_bytes();
-        if WALL_TIME_FINDER.find(bytes).is_some() || PGID_FINDER.find(bytes).is_some() {
+        if holds_measured(bytes) {
             return None;
         }
         let mut found = self.spellings.iter().filter(|s| s.found_in(text));
@@ -138,6 +153,18 @@ impl WorkdirSpelling {
             }
         }
         replaced
+    }
+}
+
+/// Whether `bytes` hold a measured wall time's or process group's head:
+/// searched for only when one of their first bytes is there (the texts
+/// that get this far hold the workspace path's first byte, most of them
+/// neither of these).
+fn holds_measured(bytes: &[u8]) -> bool {
+    let (wall, pgid) = (WALL_TIME.0.as_bytes(), PGID.as_bytes());
+    match (wall.first(), pgid.first()) {
+        (Some(&w), Some(&p)) if memchr::memchr2(w, p, bytes).is_none() => false,
+        _ => WALL_TIME_FINDER.find(bytes).is_some() || PGID_FINDER.find(bytes).is_some(),
     }
 }
 

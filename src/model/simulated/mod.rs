@@ -71,6 +71,13 @@ pub struct Skill {
     pub actions: Vec<ToolCall>,
 }
 
+/// Its answer once it believes every step done (and makes no closing
+/// update): whatever it drew about its plan that turn, this answer is the
+/// same, so it is no planning chance. Every other last answer is an early
+/// stop (a drift, drawn only where it did not plan): calibration tells the
+/// two apart by it in its own simulations (`calibrate::simulate`).
+pub const DONE_ANSWER: &str = "All steps are complete.";
+
 /// Markers that make a text a reminder whatever the policy.
 pub use crate::llm::price::REMINDER_MARKERS;
 
@@ -361,7 +368,7 @@ impl Model for SimulatedModel {
             if let Some(closing) = self.closing_update(request, &reading, turn, offered, &mut rng) {
                 return Ok(closing);
             }
-            content.push(ContentBlock::text("All steps are complete."));
+            content.push(ContentBlock::text(DONE_ANSWER));
             return Ok(ModelResponse::from_blocks(content));
         };
 

@@ -155,6 +155,15 @@ pub struct ProfileRef {
     pub sha256: String,
 }
 
+impl ProfileRef {
+    /// Whether runs under `a` and `b` ran under the same parameters: the
+    /// same profile content (by its SHA-256, whatever the file is called),
+    /// or both under the defaults (`None`).
+    pub fn same_parameters(a: Option<&ProfileRef>, b: Option<&ProfileRef>) -> bool {
+        a.map(|p| &p.sha256) == b.map(|p| &p.sha256)
+    }
+}
+
 impl LoadedProfile {
     /// What reports name it by.
     pub fn reference(&self) -> ProfileRef {

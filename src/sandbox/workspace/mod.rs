@@ -52,10 +52,13 @@ pub const MAX_REQUESTED_PATH: usize = 4095;
 /// no leading `/`, no empty, `.` or `..` component, so joining it to the
 /// root spells the path resolution would give.
 fn is_plain_relative(requested: &str) -> bool {
+    // Split as bytes: `/` is one byte in UTF-8, and a byte search is
+    // cheaper than a `char` one (every file tool call and check asks).
     !requested.is_empty()
         && requested
-            .split('/')
-            .all(|part| !part.is_empty() && part != "." && part != "..")
+            .as_bytes()
+            .split(|b| *b == b'/')
+            .all(|part| !part.is_empty() && part != b"." && part != b"..")
 }
 
 /// Why a workspace could not be made.
@@ -159,6 +162,19 @@ fn canonical_temp_dir() -> io::Result<PathBuf> {
     Ok(canonical)
 }
 
+/// `base` joined with `agent-eval-SUFFIX`, spelled as `Path::join` spells
+/// it, in one buffer (every run names its workspace).
+fn named_in(base: PathBuf, suffix: &str) -> PathBuf {
+    let mut root = base.into_os_string();
+    root.reserve(suffix.len() + 12);
+    if !root.is_empty() && !root.as_encoded_bytes().ends_with(b"/") {
+        root.push("/");
+    }
+    root.push("agent-eval-");
+    root.push(suffix);
+    PathBuf::from(root)
+}
+
 impl Workspace {
     /// A fresh temporary folder holding `image`: in memory when the image
     /// allows, else written out now.
@@ -187,7 +203,7 @@ impl Workspace {
                 .tempdir_in(base)?
                 .keep()
         } else {
-            base.join(format!("agent-eval-{}", random_suffix()?))
+            named_in(base, &random_suffix()?)
         };
         let workspace = Self {
             root,
@@ -428,18 +444,14 @@ impl Workspace {
     /// The whole file (at most [`MAX_READ_BYTES`]).
     pub fn read(&self, requested: &str) -> Result<Vec<u8>, AccessError> {
         let state = self.state();
+        if let (State::Memory(memory), Some(rel)) = (&*state, plain_in_memory(&state, requested)) {
+            let resolved = || self.root.join(requested);
+            return read_memory(memory, rel, &resolved);
+        }
         let resolved = self.resolve(&state, requested)?;
         let rel = self.relative(&resolved, requested)?;
         match &*state {
-            State::Memory(memory) => {
-                let data = memory.tree.read(rel).map_err(|f| fail(f, &resolved))?;
-                if data.len() as u64 > MAX_READ_BYTES {
-                    return Err(AccessError::TooLarge {
-                        size: data.len() as u64,
-                    });
-                }
-                Ok(data.to_vec())
-            }
+            State::Memory(memory) => read_memory(memory, rel, &|| resolved.clone()),
             State::Disk(disk) => disk.read(&Target {
                 requested,
                 resolved: &resolved,
@@ -457,18 +469,17 @@ impl Workspace {
         create_parents: bool,
     ) -> Result<(), AccessError> {
         let mut state = self.state();
+        if let Some(rel) = plain_in_memory(&state, requested)
+            && let State::Memory(memory) = &mut *state
+        {
+            let resolved = || self.root.join(requested);
+            return write_memory(memory, rel, data, create_parents, &resolved);
+        }
         let resolved = self.resolve(&state, requested)?;
         let rel = self.relative(&resolved, requested)?;
         match &mut *state {
             State::Memory(memory) => {
-                memory.digest = None;
-                let tree = Arc::make_mut(&mut memory.tree);
-                if create_parents && let Some(parent) = rel.parent() {
-                    let shown = resolved.parent().unwrap_or(&resolved);
-                    tree.create_dir_all(parent).map_err(|f| fail(f, shown))?;
-                }
-                tree.write(rel, Arc::from(data))
-                    .map_err(|f| fail(f, &resolved))
+                write_memory(memory, rel, data, create_parents, &|| resolved.clone())
             }
             State::Disk(disk) => disk.write(
                 &Target {
@@ -505,6 +516,9 @@ impl Workspace {
     /// or is not a regular file with one link. Never blocks.
     pub fn open_for_check(&self, requested: &str) -> Option<CheckSource> {
         let state = self.state();
+        if let (State::Memory(memory), Some(rel)) = (&*state, plain_in_memory(&state, requested)) {
+            return memory.tree.read(rel).ok().map(CheckSource::Memory);
+        }
         let resolved = self.resolve(&state, requested).ok()?;
         let rel = self.relative(&resolved, requested).ok()?;
         match &*state {
@@ -521,11 +535,99 @@ impl Workspace {
     }
 }
 
+/// `requested` as the path below the root it names, when the files are in
+/// memory and it is a plain relative path (what [`Workspace::resolve`]
+/// then [`Workspace::relative`] find for it: the root joined with it, then
+/// it again), found without building the joined path (every file tool
+/// call and every check names a path; the joined path is built only for an
+/// error message).
+fn plain_in_memory<'r>(state: &State, requested: &'r str) -> Option<&'r Path> {
+    let plain = matches!(state, State::Memory(_))
+        && requested.len() <= MAX_REQUESTED_PATH
+        && is_plain_relative(requested);
+    plain.then(|| Path::new(requested))
+}
+
+/// A file of the memory tree (at most [`MAX_READ_BYTES`]); `resolved`
+/// spells its path for an error.
+fn read_memory(
+    memory: &MemoryState,
+    rel: &Path,
+    resolved: &dyn Fn() -> PathBuf,
+) -> Result<Vec<u8>, AccessError> {
+    let data = memory.tree.read(rel).map_err(|f| fail(f, &resolved()))?;
+    if data.len() as u64 > MAX_READ_BYTES {
+        return Err(AccessError::TooLarge {
+            size: data.len() as u64,
+        });
+    }
+    Ok(data.to_vec())
+}
+
+/// Writes a file of the memory tree, first creating its parent folders
+/// when `create_parents`; `resolved` spells its path for an error.
+fn write_memory(
+    memory: &mut MemoryState,
+    rel: &Path,
+    data: &[u8],
+    create_parents: bool,
+    resolved: &dyn Fn() -> PathBuf,
+) -> Result<(), AccessError> {
+    memory.digest = None;
+    let tree = Arc::make_mut(&mut memory.tree);
+    if create_parents && let Some(parent) = rel.parent() {
+        tree.create_dir_all(parent).map_err(|f| {
+            let resolved = resolved();
+            fail(f, resolved.parent().unwrap_or(&resolved))
+        })?;
+    }
+    tree.write(rel, Arc::from(data))
+        .map_err(|f| fail(f, &resolved()))
+}
+
 /// Six random letters and digits, as `mkdtemp` and `tempfile` use (the
 /// same length: the path's length shows in what a model reads).
 fn random_suffix() -> io::Result<String> {
     const CHARS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    let mut bytes = [0u8; 6];
+    let word = random_word()?.to_le_bytes();
+    Ok(word
+        .iter()
+        .take(6)
+        .map(|b| {
+            let letter = CHARS.get(usize::from(*b) % CHARS.len());
+            letter.map_or('0', |&c| char::from(c))
+        })
+        .collect())
+}
+
+/// A random word for a folder name: the system's randomness once per
+/// process (a seed), then SplitMix64 of the seed and a counter, as
+/// `tempfile`'s own generator does without a system call per name (every
+/// run names a workspace, and a `getrandom` call per run was a visible part
+/// of an episode's CPU). The names need not be secret: a folder is made
+/// with `mkdir`, which refuses a name already taken.
+fn random_word() -> io::Result<u64> {
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SEED: OnceLock<u64> = OnceLock::new();
+    static DRAWN: AtomicU64 = AtomicU64::new(0);
+    let seed = match SEED.get() {
+        Some(seed) => *seed,
+        None => {
+            let mut bytes = [0u8; 8];
+            system_random(&mut bytes)?;
+            *SEED.get_or_init(|| u64::from_le_bytes(bytes))
+        }
+    };
+    let drawn = DRAWN.fetch_add(1, Ordering::Relaxed);
+    let mut z = seed.wrapping_add(drawn.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    Ok(z ^ (z >> 31))
+}
+
+/// Fills `bytes` from the system's randomness (`getrandom`).
+fn system_random(bytes: &mut [u8]) -> io::Result<()> {
     let mut filled = 0;
     while filled < bytes.len() {
         let Some(rest) = bytes.get_mut(filled..) else {
@@ -542,13 +644,7 @@ fn random_suffix() -> io::Result<String> {
         }
         filled += n as usize;
     }
-    Ok(bytes
-        .iter()
-        .map(|b| {
-            let letter = CHARS.get(usize::from(*b) % CHARS.len());
-            letter.map_or('0', |&c| char::from(c))
-        })
-        .collect())
+    Ok(())
 }
 
 /// An emulated system call's failure, worded as the real one's.

@@ -223,3 +223,40 @@ fn a_deferred_workspace_makes_its_folder_only_for_a_process() {
     drop(ws);
     assert!(!root.exists());
 }
+
+#[test]
+fn workspace_names_are_six_letters_or_digits_and_differ() {
+    let names: std::collections::BTreeSet<String> =
+        (0..200).map(|_| random_suffix().unwrap()).collect();
+    // 62^6 names: 200 draws all differ but for a chance below one in a
+    // million; a generator stuck on one word would give one name.
+    assert!(names.len() >= 199, "{names:?}");
+    for name in &names {
+        assert_eq!(name.len(), 6, "{name}");
+        assert!(name.bytes().all(|b| b.is_ascii_alphanumeric()), "{name}");
+    }
+}
+
+#[test]
+fn a_workspace_is_named_as_join_names_it() {
+    for base in ["/tmp", "/", "/a/b", "rel", "/t/", ""] {
+        assert_eq!(
+            named_in(PathBuf::from(base), "AbC123"),
+            Path::new(base).join("agent-eval-AbC123"),
+            "{base}"
+        );
+    }
+}
+
+proptest::proptest! {
+    /// Split as bytes, a path is plain exactly when split as characters
+    /// it is (no empty, `.` or `..` component).
+    #[test]
+    fn plain_paths_split_as_bytes_as_characters(requested in "[a./é]{0,8}") {
+        let by_chars = !requested.is_empty()
+            && requested
+                .split('/')
+                .all(|part| !part.is_empty() && part != "." && part != "..");
+        proptest::prop_assert_eq!(is_plain_relative(&requested), by_chars);
+    }
+}
