@@ -44,7 +44,22 @@ pub const GRIDS: [(&str, &[f64]); 5] = [
     (
         "attention_span",
         &[
-            100.0, 180.0, 300.0, 420.0, 700.0, 1200.0, 2000.0, 4000.0, 8000.0, 16000.0, 32000.0,
+            100.0,
+            180.0,
+            300.0,
+            420.0,
+            700.0,
+            1200.0,
+            2000.0,
+            4000.0,
+            8000.0,
+            16000.0,
+            32000.0,
+            64000.0,
+            128000.0,
+            256000.0,
+            1_000_000.0,
+            10_000_000.0,
         ],
     ),
     ("sharpness", &[1.0, 2.0, 3.0, 4.0, 6.0, 8.0]),
@@ -528,5 +543,22 @@ mod tests {
         let fit = judge("attention_span", profile);
         assert!(!fit.identified);
         assert!(fit.reason.contains("of the search range"), "{}", fit.reason);
+    }
+
+    #[test]
+    fn the_attention_grid_reaches_no_forgetting_within_any_simulated_task() {
+        // The longest simulated task: MAX_STEPS steps of five turns, each
+        // turn a step's largest file (8,000 characters at 2 a token) and
+        // 500 tokens of the model's own. At the top of the grid, even at
+        // the flattest sharpness searched, recall stays near 1 over all of
+        // it; the grid used to stop at 32,000 tokens, a few turns of such
+        // a task, so "never forgets" was outside the search.
+        let tokens = (super::super::simulate::MAX_STEPS * 5) as f64 * (8000.0 / 2.0 + 500.0);
+        let (name, spans) = GRIDS[0];
+        assert_eq!(name, "attention_span");
+        let top = spans.iter().copied().fold(0.0, f64::max);
+        let recall = |span: f64, sharpness: f64| 1.0 / (1.0 + (tokens / span).powf(sharpness));
+        assert!(recall(top, 1.0) > 0.95, "{}", recall(top, 1.0));
+        assert!(recall(32_000.0, 1.0) < 0.1);
     }
 }
