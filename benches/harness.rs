@@ -138,6 +138,7 @@ fn simulated_turn(c: &mut Criterion) {
         let request = ModelRequest {
             system: "You are a coding agent.",
             messages: &messages,
+            turn: agent_eval::llm::count_turn(&messages),
             tools: &tools,
             unchanged: 0,
         };

@@ -440,3 +440,65 @@ fn claude_code_dialects_flag_refused_calls_with_is_error() {
     let bad_s03 = call("todo", json!({"items": "not a list"}));
     assert_eq!(flags(Dialect::S03, bad_s03), (vec![false; 4], 0));
 }
+
+/// A scripted model that notes, for each request, the turn it carries and
+/// the turn its conversation counts.
+struct TurnWitness {
+    inner: ScriptedModel,
+    turns: Vec<(usize, usize)>,
+}
+
+impl agent_eval::llm::Model for TurnWitness {
+    fn respond(
+        &mut self,
+        request: &agent_eval::llm::ModelRequest<'_>,
+    ) -> Result<agent_eval::llm::ModelResponse, agent_eval::llm::ModelError> {
+        self.turns
+            .push((request.turn, agent_eval::llm::count_turn(request.messages)));
+        self.inner.respond(request)
+    }
+}
+
+/// The loop carries each request's turn instead of the model counting the
+/// conversation: over a long session the turns are the ones counting
+/// gives, and the calls' ids are numbered by them as before.
+#[test]
+fn a_long_session_carries_the_turns_counting_gives() {
+    let long = 400;
+    let mut script: Vec<ScriptedResponse> = (0..long)
+        .map(|i| call("read_file", json!({"path": format!("f{i}")})))
+        .collect();
+    script.push(ScriptedResponse {
+        text: Some("done".into()),
+        request_hash: None,
+        calls: vec![],
+    });
+    let settings = LoopSettings {
+        max_turns: long + 10,
+        ..settings(NagThreshold::After(3), Placement::Prepend)
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let toolbox = Toolbox::new(dir.path()).unwrap();
+    let mut model = TurnWitness {
+        inner: ScriptedModel::new(script),
+        turns: Vec::new(),
+    };
+    let out = run_loop(&mut model, &toolbox, "the task", &settings);
+    assert_eq!((out.stop, out.turns), (StopKind::EndTurn, long + 1));
+    let expected: Vec<(usize, usize)> = (1..=long + 1).map(|t| (t, t)).collect();
+    assert_eq!(model.turns, expected);
+    let ids: Vec<String> = out
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::Assistant)
+        .flat_map(|m| m.content_blocks().iter())
+        .filter_map(|b| match b {
+            ContentBlock::ToolUse { id, .. } => Some(id.to_string()),
+            _ => None,
+        })
+        .collect();
+    let numbered: Vec<String> = (1..=long)
+        .map(|turn| agent_eval::llm::tool_use_id(turn, 1))
+        .collect();
+    assert_eq!(ids, numbered);
+}

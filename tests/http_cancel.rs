@@ -54,6 +54,7 @@ fn ctrl_c_interrupts_a_request_in_flight_alone() {
             .respond(&ModelRequest {
                 system: "s",
                 messages: &messages,
+                turn: agent_eval::llm::count_turn(&messages),
                 tools: &[],
                 unchanged: 0,
             })

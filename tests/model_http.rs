@@ -96,6 +96,7 @@ fn ask(
         .respond(&ModelRequest {
             system: "You are a coding agent at /w.",
             messages,
+            turn: agent_eval::llm::count_turn(messages),
             tools: &tools,
             unchanged: 0,
         })
@@ -449,6 +450,7 @@ fn the_mock_servers_finish_header_stops_the_loop_as_in_process() {
         .respond(&ModelRequest {
             system: "s",
             messages: &conversation(None),
+            turn: agent_eval::llm::count_turn(&conversation(None)),
             tools: &tools(),
             unchanged: 0,
         })

@@ -104,6 +104,7 @@ fn respond(scenario: &Scenario, seed: u64, messages: &[Message]) -> Vec<ContentB
     let request = ModelRequest {
         system: "s",
         messages,
+        turn: agent_eval::llm::count_turn(messages),
         tools: &tools,
         unchanged: 0,
     };
@@ -135,6 +136,7 @@ fn the_same_request_gives_the_same_response() {
             used.respond(&ModelRequest {
                 system: "s",
                 messages,
+                turn: agent_eval::llm::count_turn(messages),
                 tools: &tools,
                 unchanged: 0,
             })
@@ -165,6 +167,7 @@ fn a_sender_that_promises_an_unchanged_prefix_is_taken_at_its_word() {
                 .respond(&ModelRequest {
                     system: "s",
                     messages,
+                    turn: agent_eval::llm::count_turn(messages),
                     tools: &tools,
                     unchanged,
                 })
@@ -250,6 +253,7 @@ fn it_never_calls_todo_when_not_offered() {
             .respond(&ModelRequest {
                 system: "s",
                 messages: &messages,
+                turn: agent_eval::llm::count_turn(&messages),
                 tools: &tools,
                 unchanged: 0,
             })
@@ -511,6 +515,7 @@ fn reading_turn_by_turn_answers_as_reading_afresh() {
             let request = ModelRequest {
                 system: "s",
                 messages: &other.messages[..1],
+                turn: agent_eval::llm::count_turn(&other.messages[..1]),
                 tools: &tools,
                 unchanged: 0,
             };
@@ -522,6 +527,7 @@ fn reading_turn_by_turn_answers_as_reading_afresh() {
                 let request = ModelRequest {
                     system: "s",
                     messages: &messages[..end],
+                    turn: agent_eval::llm::count_turn(&messages[..end]),
                     tools: &tools,
                     unchanged: 0,
                 };
@@ -566,6 +572,7 @@ fn the_task_tools_are_loaded_only_where_toolsearch_is_offered() {
         let request = ModelRequest {
             system: "s",
             messages: &messages,
+            turn: agent_eval::llm::count_turn(&messages),
             tools,
             unchanged: 0,
         };
@@ -624,6 +631,7 @@ fn a_plan_read_back_is_left_out_of_a_writing_response_only_when_asked() {
         let request = ModelRequest {
             system: "s",
             messages: &messages,
+            turn: agent_eval::llm::count_turn(&messages),
             tools: &tools,
             unchanged: 0,
         };
@@ -684,6 +692,7 @@ fn a_conversation_rewritten_before_its_last_message_is_read_afresh() {
             .respond(&ModelRequest {
                 system: "s",
                 messages,
+                turn: agent_eval::llm::count_turn(messages),
                 tools: &tools,
                 unchanged: 0,
             })

@@ -212,6 +212,7 @@ fn a_real_model_client_serves_behind_the_mock_server() {
         .respond(&ModelRequest {
             system: "s",
             messages: &messages,
+            turn: agent_eval::llm::count_turn(&messages),
             tools: &tools,
             unchanged: 0,
         })

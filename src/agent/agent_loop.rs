@@ -18,9 +18,9 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 
 use super::tools::{Toolbox, schemas};
-use crate::llm::{ContentBlock, Message, ModelRequest, Role, StopReason, ToolSchema};
+use crate::llm::{ContentBlock, Message, ModelRequest, Role, StopReason, ToolInput, ToolSchema};
 use crate::llm::{Model, ModelError};
-use crate::plan::dialect::{Dialect, PlanDialect, PlanItem};
+use crate::plan::dialect::{Dialect, PlanDialect, PlanItem, apply_shared};
 use crate::plan::reminder::{Placement, ReminderSpec, TurnFacts};
 
 /// The s03 reminder text (the default policy's).
@@ -194,6 +194,7 @@ pub fn run_session<T: AsRef<str>>(
         let request = ModelRequest {
             system: &system,
             messages: &messages,
+            turn,
             tools: &tools,
             unchanged: sent,
         };
@@ -315,12 +316,13 @@ impl SessionState<'_> {
     /// One call's result and whether it was refused or failed: planning
     /// calls go to the dialect, then the dialect's tool loader, then the
     /// workspace tools; anything else is `Unknown tool: <name>`.
-    fn answer(&mut self, name: &str, input: &Value, facts: &mut TurnFacts) -> (String, bool) {
+    fn answer(&mut self, name: &str, input: &ToolInput, facts: &mut TurnFacts) -> (String, bool) {
         let todo = self.settings.todo;
         if todo && self.dialect.is_planning_tool(name) {
             self.todo_calls += 1;
             facts.planning_calls += 1;
-            let outcome = self.dialect.apply(&mut self.plan, name, input);
+            // A scripted model's input is the same `Arc` in every run.
+            let outcome = apply_shared(self.dialect, &mut self.plan, name, input);
             if outcome.accepted {
                 facts.accepted_updates += 1;
             } else {

@@ -171,6 +171,12 @@ pub struct ModelRequest<'a> {
     /// is still there, which cost a walk over the whole conversation on
     /// every turn.
     pub unchanged: usize,
+    /// The turn this request asks for: one more than the assistant
+    /// messages in `messages` ([`crate::llm::count_turn`]). The built-in
+    /// loop knows it; a server handed a whole conversation counts it once.
+    /// Carried so that a model does not count the conversation on every
+    /// request, which made a long session quadratic.
+    pub turn: usize,
 }
 
 /// What the model answers.

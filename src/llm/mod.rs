@@ -49,10 +49,16 @@ impl<M: Model + ?Sized> Model for &mut M {
     }
 }
 
-/// The turn a request asks for: one more than the assistant messages in it.
+/// The turn a request asks for: one more than the assistant messages in it
+/// (carried by the request, not counted).
 pub fn turn_of(request: &ModelRequest<'_>) -> usize {
-    request
-        .messages
+    request.turn
+}
+
+/// The turn a conversation asks for: one more than its assistant messages
+/// (counted: for a request made from a conversation received whole).
+pub fn count_turn(messages: &[Message]) -> usize {
+    messages
         .iter()
         .filter(|m| m.role == Role::Assistant)
         .count()

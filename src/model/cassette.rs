@@ -530,6 +530,7 @@ mod tests {
         let a = ModelRequest {
             system: &sys_a,
             messages: &msgs_a,
+            turn: crate::llm::count_turn(&msgs_a),
             tools: &tools,
             unchanged: 0,
         };
@@ -551,6 +552,7 @@ mod tests {
         let b = ModelRequest {
             system: &sys_b,
             messages: &msgs_b,
+            turn: crate::llm::count_turn(&msgs_b),
             tools: &tools,
             unchanged: 0,
         };
@@ -571,6 +573,7 @@ mod tests {
         let c = ModelRequest {
             system: &sys_a,
             messages: &msgs_a,
+            turn: crate::llm::count_turn(&msgs_a),
             tools: fewer,
             unchanged: 0,
         };
@@ -594,6 +597,7 @@ mod tests {
         let request = ModelRequest {
             system: &system,
             messages: &messages,
+            turn: crate::llm::count_turn(&messages),
             tools: &tools,
             unchanged: 0,
         };
@@ -618,6 +622,7 @@ mod tests {
         let drifted = ModelRequest {
             system: &changed_system,
             messages: &messages2,
+            turn: crate::llm::count_turn(&messages2),
             tools: &tools,
             unchanged: 0,
         };

@@ -36,6 +36,7 @@
 use serde::Serialize;
 
 use crate::results::ScenarioResult;
+use crate::results::json_layout::write_at_level;
 pub use crate::results::report_file::{ShardPlan, VERSION};
 use crate::results::shard::Shard;
 
@@ -111,206 +112,14 @@ pub fn write_pretty(out: &mut dyn std::io::Write, value: &impl Serialize) -> std
     std::io::Write::flush(&mut buffered)
 }
 
-/// `value` in the [`Pretty`] layout, then a newline: what [`pretty`] and
+/// `value` in the [`Pretty`](crate::results::json_layout::Pretty) layout, then a newline: what [`pretty`] and
 /// [`write_pretty`] both write.
 fn serialize_pretty<W: std::io::Write>(
     writer: &mut W,
     value: &impl Serialize,
 ) -> Result<(), serde_json::Error> {
-    value.serialize(&mut serde_json::Serializer::with_formatter(
-        &mut *writer,
-        Pretty::default(),
-    ))?;
+    write_at_level(&mut *writer, value, 0)?;
     writer.write_all(b"\n").map_err(serde_json::Error::io)
-}
-
-/// serde_json's pretty layout (two spaces a level, `": "` after keys),
-/// byte for byte, with each line break and its indentation written at
-/// once: serde_json writes the indentation a level at a time, which was
-/// a visible part of writing a large report.
-#[derive(Debug, Default)]
-struct Pretty {
-    level: usize,
-    has_value: bool,
-}
-
-/// A line break and the indentation of up to 64 levels.
-const BREAK: &[u8; 129] = &{
-    let mut line = [b' '; 129];
-    line[0] = b'\n';
-    line
-};
-
-impl Pretty {
-    fn line_break<W: ?Sized + std::io::Write>(&self, writer: &mut W) -> std::io::Result<()> {
-        match BREAK.get(..1 + 2 * self.level) {
-            Some(line) => writer.write_all(line),
-            None => {
-                writer.write_all(b"\n")?;
-                (0..self.level).try_for_each(|_| writer.write_all(b"  "))
-            }
-        }
-    }
-
-    fn open<W: ?Sized + std::io::Write>(
-        &mut self,
-        writer: &mut W,
-        bracket: &[u8],
-    ) -> std::io::Result<()> {
-        self.level += 1;
-        self.has_value = false;
-        writer.write_all(bracket)
-    }
-
-    fn close<W: ?Sized + std::io::Write>(
-        &mut self,
-        writer: &mut W,
-        bracket: &[u8],
-    ) -> std::io::Result<()> {
-        self.level -= 1;
-        if self.has_value {
-            self.line_break(writer)?;
-        }
-        writer.write_all(bracket)
-    }
-
-    fn item<W: ?Sized + std::io::Write>(&self, writer: &mut W, first: bool) -> std::io::Result<()> {
-        if !first {
-            writer.write_all(b",")?;
-        }
-        self.line_break(writer)
-    }
-}
-
-impl serde_json::ser::Formatter for Pretty {
-    fn begin_array<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
-        self.open(writer, b"[")
-    }
-
-    fn end_array<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
-        self.close(writer, b"]")
-    }
-
-    fn begin_array_value<W: ?Sized + std::io::Write>(
-        &mut self,
-        writer: &mut W,
-        first: bool,
-    ) -> std::io::Result<()> {
-        self.item(writer, first)
-    }
-
-    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
-        self.has_value = true;
-        Ok(())
-    }
-
-    fn begin_object<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
-        self.open(writer, b"{")
-    }
-
-    fn end_object<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
-        self.close(writer, b"}")
-    }
-
-    fn begin_object_key<W: ?Sized + std::io::Write>(
-        &mut self,
-        writer: &mut W,
-        first: bool,
-    ) -> std::io::Result<()> {
-        self.item(writer, first)
-    }
-
-    fn begin_object_value<W: ?Sized + std::io::Write>(
-        &mut self,
-        writer: &mut W,
-    ) -> std::io::Result<()> {
-        writer.write_all(b": ")
-    }
-
-    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
-        self.has_value = true;
-        Ok(())
-    }
-
-    /// A value already written as compact JSON (a spilled run record) is
-    /// laid out as if it were serialized here.
-    fn write_raw_fragment<W: ?Sized + std::io::Write>(
-        &mut self,
-        writer: &mut W,
-        fragment: &str,
-    ) -> std::io::Result<()> {
-        self.write_compact(writer, fragment.as_bytes())
-    }
-}
-
-impl Pretty {
-    /// Writes `json`, compact JSON (nothing between tokens, as
-    /// `serde_json` writes it compactly), in this layout: a line break
-    /// after each opening bracket and comma and before each closing one,
-    /// `": "` after keys, empty containers as `[]` and `{}`, strings as
-    /// they are.
-    fn write_compact<W: ?Sized + std::io::Write>(
-        &mut self,
-        writer: &mut W,
-        json: &[u8],
-    ) -> std::io::Result<()> {
-        let mut plain = 0;
-        let mut at = 0;
-        while let Some(&byte) = json.get(at) {
-            if byte == b'"' {
-                at = string_end(json, at + 1);
-                continue;
-            }
-            if !matches!(byte, b'{' | b'[' | b'}' | b']' | b',' | b':') {
-                at += 1;
-                continue;
-            }
-            writer.write_all(json.get(plain..at).unwrap_or_default())?;
-            at += 1;
-            match byte {
-                b'{' | b'[' => {
-                    let close = if byte == b'{' { b'}' } else { b']' };
-                    if json.get(at) == Some(&close) {
-                        writer.write_all(&[byte, close])?;
-                        at += 1;
-                    } else {
-                        writer.write_all(&[byte])?;
-                        self.level += 1;
-                        self.line_break(writer)?;
-                    }
-                }
-                b'}' | b']' => {
-                    self.level = self.level.saturating_sub(1);
-                    self.line_break(writer)?;
-                    writer.write_all(&[byte])?;
-                }
-                b',' => {
-                    writer.write_all(b",")?;
-                    self.line_break(writer)?;
-                }
-                _ => writer.write_all(b": ")?,
-            }
-            plain = at;
-        }
-        writer.write_all(json.get(plain..).unwrap_or_default())
-    }
-}
-
-/// Where the JSON string whose text starts at `at` ends: just after its
-/// closing quote (or the end of `json`).
-fn string_end(json: &[u8], mut at: usize) -> usize {
-    while let Some(found) = json
-        .get(at..)
-        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
-    {
-        at += found;
-        if json.get(at) == Some(&b'"') {
-            return at + 1;
-        }
-        // A backslash escapes the byte after it.
-        at += 2;
-    }
-    json.len()
 }
 
 #[cfg(test)]

@@ -6,6 +6,11 @@
 //! when a report is written. A million runs cost about a byte each
 //! (see [`super::run_rows`]).
 //!
+//! Each record is spilled laid out as the JSON report prints it
+//! ([`super::json_layout::RECORD_LEVEL`] deep), so writing the report
+//! copies its bytes ([`super::json_layout::Spliced`]): a record is
+//! serialized once, when its run finishes, never parsed to be written.
+//!
 //! The spill file is anonymous (it has no name in the temporary folder: the
 //! system removes it when the last handle closes, also when the process
 //! dies), so nothing is left behind whatever happens.
@@ -18,10 +23,11 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde::ser::SerializeSeq;
-use serde_json::value::RawValue;
 
 use super::exact_tally::ExactTally;
+use super::json_layout::Spliced;
 use super::record::RunResult;
+use super::record_json::write_record;
 pub use super::run_rows::RunRow;
 use super::run_rows::{RowIter, RunRows};
 
@@ -104,6 +110,8 @@ pub enum SpillError {
     Io(#[from] io::Error),
     #[error("cannot read a run record back from the temporary file: {0}")]
     Record(#[from] serde_json::Error),
+    #[error("the temporary file of run records is damaged: {0}")]
+    Damaged(&'static str),
 }
 
 /// The anonymous file the records of an evaluation are spilled to.
@@ -127,13 +135,14 @@ impl Spill {
         let writer = SpillWriter {
             out: BufWriter::with_capacity(1 << 16, file.try_clone()?),
             written: 0,
-            line: Vec::new(),
+            header: Vec::new(),
+            record: Vec::new(),
         };
         Ok((Arc::new(Self { file }), writer))
     }
 
     /// The records written at bytes `start..end`, in order.
-    fn read(&self, start: u64, end: u64) -> impl Iterator<Item = Result<RunResult, SpillError>> {
+    fn read(&self, start: u64, end: u64) -> SpilledRecords<BufReader<RangeReader<'_>>> {
         self.read_buffered(start, end, 1 << 16)
     }
 
@@ -143,28 +152,17 @@ impl Spill {
         start: u64,
         end: u64,
         capacity: usize,
-    ) -> impl Iterator<Item = Result<RunResult, SpillError>> + '_ {
-        self.lines(start, end, capacity, parse_spilled)
+    ) -> SpilledRecords<BufReader<RangeReader<'_>>> {
+        SpilledRecords(self.entries(start, end, capacity))
     }
 
-    /// The records written at bytes `start..end`, in order, each as the
-    /// compact JSON it was written as (checked to be one JSON value).
-    fn read_raw(
-        &self,
-        start: u64,
-        end: u64,
-    ) -> impl Iterator<Item = Result<Box<RawValue>, SpillError>> + '_ {
-        self.lines(start, end, 1 << 16, raw_record)
-    }
-
-    /// The lines at bytes `start..end`, each read through `parse`.
-    fn lines<T>(
+    /// The entries at bytes `start..end`, one at a time.
+    fn entries(
         &self,
         start: u64,
         end: u64,
         capacity: usize,
-        parse: fn(&[u8]) -> Result<T, SpillError>,
-    ) -> SpilledLines<BufReader<RangeReader<'_>>, T> {
+    ) -> Entries<BufReader<RangeReader<'_>>> {
         let reader = BufReader::with_capacity(
             capacity,
             RangeReader {
@@ -173,73 +171,128 @@ impl Spill {
                 end,
             },
         );
-        SpilledLines {
+        Entries {
             reader,
-            line: Vec::new(),
-            parse,
+            entry: Vec::new(),
         }
     }
 }
 
-/// The record of a spilled line (`[COST_BITS,RECORD]`), as written.
-fn raw_record(line: &[u8]) -> Result<Box<RawValue>, SpillError> {
-    let inner = line
-        .strip_suffix(b"\n")
-        .unwrap_or(line)
-        .strip_prefix(b"[")
-        .and_then(|l| l.strip_suffix(b"]"));
-    // The cost's bits are a number or null: the record starts after the
-    // first comma.
-    let record = inner
-        .and_then(|l| {
-            l.iter()
-                .position(|b| *b == b',')
-                .and_then(|at| l.get(at + 1..))
-        })
-        .ok_or_else(|| {
-            SpillError::Io(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "a spilled run record is not [cost, record]",
-            ))
-        })?;
-    let text = std::str::from_utf8(record)
-        .map_err(|e| SpillError::Io(io::Error::new(io::ErrorKind::InvalidData, e)))?;
-    Ok(RawValue::from_string(text.to_owned())?)
+/// The byte that ends each spilled entry (ASCII's record separator, as in
+/// RFC 7464's JSON text sequences). It never occurs in a record: serde_json
+/// escapes every control character in a string, and the layout adds only
+/// line breaks and spaces.
+const END: u8 = 0x1e;
+
+/// A spilled entry: `[COST_BITS,LENGTH]`, the record (`LENGTH` bytes, laid
+/// out as the report prints it), then [`END`]. The cost goes by its bits:
+/// a decimal read back may not be the same float.
+#[derive(Debug, Clone, Copy)]
+struct Entry<'a> {
+    cost_bits: Option<u64>,
+    record: &'a [u8],
 }
 
-/// The records of a span of the spill file, a line each. Each line is
-/// read whole and parsed from memory: parsing through a reader goes byte
-/// by byte and cost more than running the episodes.
-struct SpilledLines<R, T> {
+impl<'a> Entry<'a> {
+    /// The entry `bytes` hold (with its end byte), checked to be framed as
+    /// written: a damaged file is an error, never a record cut or merged
+    /// with the next.
+    fn parse(bytes: &'a [u8]) -> Result<Self, SpillError> {
+        let body = bytes
+            .strip_suffix(&[END])
+            .ok_or(SpillError::Damaged("a run record is cut short"))?;
+        let not_framed = SpillError::Damaged("a run record does not start with [cost, length]");
+        let close = memchr::memchr(b']', body).ok_or(not_framed)?;
+        let (header, record) = body.split_at(close);
+        let record = record.get(1..).unwrap_or_default();
+        let (cost_bits, length) =
+            header
+                .strip_prefix(b"[")
+                .and_then(parse_header)
+                .ok_or(SpillError::Damaged(
+                    "a run record does not start with [cost, length]",
+                ))?;
+        if record.len() != length {
+            return Err(SpillError::Damaged(
+                "a run record is not as long as its header says",
+            ));
+        }
+        Ok(Self { cost_bits, record })
+    }
+
+    /// The record read back.
+    fn run_result(self) -> Result<RunResult, SpillError> {
+        let mut record: RunResult = serde_json::from_slice(self.record)?;
+        record.cost = self.cost_bits.map(f64::from_bits);
+        Ok(record)
+    }
+
+    /// The record's JSON, laid out as the report prints it (checked to be
+    /// text and one object: it is copied into the report unparsed).
+    fn laid_out(self) -> Result<&'a str, SpillError> {
+        let text = std::str::from_utf8(self.record)
+            .map_err(|_| SpillError::Damaged("a run record is not UTF-8"))?;
+        if text.starts_with("{\n") && text.ends_with('}') {
+            Ok(text)
+        } else {
+            Err(SpillError::Damaged("a run record is not a laid-out object"))
+        }
+    }
+}
+
+/// `COST_BITS,LENGTH` (`null` for no cost) as [`SpillWriter::append`]
+/// writes it.
+fn parse_header(header: &[u8]) -> Option<(Option<u64>, usize)> {
+    let comma = memchr::memchr(b',', header)?;
+    let (cost, length) = (header.get(..comma)?, header.get(comma + 1..)?);
+    let number = |digits: &[u8]| std::str::from_utf8(digits).ok()?.parse::<u64>().ok();
+    let cost_bits = match cost {
+        b"null" => None,
+        digits => Some(number(digits)?),
+    };
+    Some((cost_bits, usize::try_from(number(length)?).ok()?))
+}
+
+/// The entries of a span of the spill file, one at a time, each read whole
+/// into one buffer: parsing through a reader goes byte by byte and cost
+/// more than running the episodes.
+struct Entries<R> {
     reader: R,
-    line: Vec<u8>,
-    /// What a line is read as: a record, or its JSON as written.
-    parse: fn(&[u8]) -> Result<T, SpillError>,
+    entry: Vec<u8>,
 }
 
-impl<R: BufRead, T> Iterator for SpilledLines<R, T> {
-    type Item = Result<T, SpillError>;
-    fn next(&mut self) -> Option<Self::Item> {
-        self.line.clear();
-        match self.reader.read_until(b'\n', &mut self.line) {
-            Ok(0) => None,
-            Ok(_) => Some((self.parse)(&self.line)),
-            Err(e) => Some(Err(e.into())),
+impl<R: BufRead> Entries<R> {
+    /// What `read` makes of the next entry, `None` after the last. An
+    /// entry that lies whole in the reader's buffer is read there; one
+    /// that does not is copied together first.
+    fn next_with<T>(&mut self, read: impl FnOnce(Entry<'_>) -> T) -> Result<Option<T>, SpillError> {
+        let buffered = self.reader.fill_buf()?;
+        if let Some(end) = memchr::memchr(END, buffered) {
+            let entry = Entry::parse(buffered.get(..=end).unwrap_or_default())?;
+            let made = read(entry);
+            self.reader.consume(end + 1);
+            return Ok(Some(made));
         }
+        self.entry.clear();
+        if self.reader.read_until(END, &mut self.entry)? == 0 {
+            return Ok(None);
+        }
+        Entry::parse(&self.entry).map(|entry| Some(read(entry)))
     }
 }
 
-fn parse_spilled(line: &[u8]) -> Result<RunResult, SpillError> {
-    let SpilledRecord(cost_bits, mut metrics) = serde_json::from_slice(line)?;
-    // The cost goes by its bits: a decimal read back may not be the same
-    // float.
-    metrics.cost = cost_bits.map(f64::from_bits);
-    Ok(metrics)
-}
+/// The records of a span of the spill file, read back one at a time.
+struct SpilledRecords<R>(Entries<R>);
 
-/// A record as spilled: the cost's bits, then the record.
-#[derive(serde::Deserialize)]
-struct SpilledRecord(Option<u64>, RunResult);
+impl<R: BufRead> Iterator for SpilledRecords<R> {
+    type Item = Result<RunResult, SpillError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.0.next_with(|entry| entry.run_result()) {
+            Ok(record) => record,
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
 
 /// Reads bytes `at..end` of a file without moving its cursor.
 struct RangeReader<'a> {
@@ -259,28 +312,43 @@ impl Read for RangeReader<'_> {
             return Ok(0);
         }
         let read = self.file.read_at(target, self.at)?;
+        if read == 0 {
+            // A span this process wrote is there whole: a shorter file
+            // lost records, which must not read as fewer runs.
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the temporary file of run records ends before its records do",
+            ));
+        }
         self.at += read as u64;
         Ok(read)
     }
 }
 
-/// Appends records to a spill file (one JSON line each).
+/// Appends records to a spill file (an [`Entry`] each).
 #[derive(Debug)]
 pub struct SpillWriter {
     out: BufWriter<File>,
     written: u64,
-    line: Vec<u8>,
+    /// The entry being written: its header, then its record.
+    header: Vec<u8>,
+    record: Vec<u8>,
 }
 
 impl SpillWriter {
-    /// Appends `record`; returns where it lies (bytes `start..end`).
+    /// Appends `record`, laid out as the report prints it; returns where it
+    /// lies (bytes `start..end`).
     pub fn append(&mut self, record: &RunResult) -> Result<(u64, u64), SpillError> {
-        self.line.clear();
-        serde_json::to_writer(&mut self.line, &(record.cost.map(f64::to_bits), record))?;
-        self.line.push(b'\n');
-        self.out.write_all(&self.line)?;
+        self.record.clear();
+        write_record(&mut self.record, record)?;
+        self.header.clear();
+        let cost_bits = record.cost.map(f64::to_bits);
+        serde_json::to_writer(&mut self.header, &(cost_bits, self.record.len()))?;
+        self.out.write_all(&self.header)?;
+        self.out.write_all(&self.record)?;
+        self.out.write_all(&[END])?;
         let start = self.written;
-        self.written += self.line.len() as u64;
+        self.written += (self.header.len() + self.record.len() + 1) as u64;
         Ok((start, self.written))
     }
 
@@ -528,15 +596,21 @@ impl Serialize for Runs {
                     seq.serialize_element(r)?;
                 }
             }
-            // Copied as written: the spill holds each record as compact
-            // JSON, and the report's layout re-indents it
-            // (`Formatter::write_raw_fragment`) instead of parsing it into a
-            // record and writing that again (most of the cost of writing a
-            // large report).
+            // Copied as written: the spill holds each record laid out as
+            // the report prints it, instead of parsing it into a record and
+            // writing that again (most of the cost of writing a large
+            // report).
             Records::Spilled { spill, start, end } => {
-                for record in spill.read_raw(*start, *end) {
-                    let record = record.map_err(serde::ser::Error::custom)?;
-                    seq.serialize_element(&*record)?;
+                let mut entries = spill.entries(*start, *end, 1 << 16);
+                let mut splice = |entry: Entry<'_>| {
+                    let record = entry.laid_out().map_err(serde::ser::Error::custom)?;
+                    seq.serialize_element(&Spliced(record))
+                };
+                while let Some(spliced) = entries
+                    .next_with(&mut splice)
+                    .map_err(serde::ser::Error::custom)?
+                {
+                    spliced?;
                 }
             }
             Records::Interleaved { .. } => {
@@ -623,6 +697,14 @@ pub fn pair_by_seed<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::json_layout::{RECORD_LEVEL, write_at_level};
+
+    /// `value` in the report's layout, as a document of its own.
+    fn laid_out(value: &impl Serialize) -> String {
+        let mut bytes = Vec::new();
+        write_at_level(&mut bytes, value, 0).unwrap();
+        String::from_utf8(bytes).unwrap()
+    }
 
     fn record(seed: u64, steps_completed: usize, cost: Option<f64>) -> RunResult {
         RunResult {
@@ -699,18 +781,137 @@ mod tests {
             "costs keep their bits, strings their escapes"
         );
         assert_eq!(first, Runs::held(records[..20].to_vec()));
-        // Spilled records are written as they were spilled (compact JSON;
-        // the report's layout re-indents them, tested in report::json).
-        assert_eq!(
-            serde_json::to_string(&second).unwrap(),
-            serde_json::to_string(&records[20..]).unwrap()
-        );
+        // Spilled records are copied as they were spilled, laid out as the
+        // report prints them, and re-indented here, where they lie less
+        // deep (the report itself is tested in report::json).
+        assert_eq!(laid_out(&second), laid_out(&&records[20..]));
         assert_eq!(
             serde_json::to_value(&second).unwrap(),
             serde_json::to_value(&records[20..]).unwrap()
         );
         assert_eq!(first.totals().model_errors, 1);
         assert_eq!(first.totals().step_held, [20, 0, 20]);
+    }
+
+    /// The spill file of `records` (one span), and its bytes.
+    fn spilled(records: &[RunResult]) -> (Runs, Vec<u8>) {
+        let (spill, mut writer) = Spill::create().unwrap();
+        let mut builder = RunsBuilder::default();
+        for r in records {
+            builder.push(r, &mut writer).unwrap();
+        }
+        writer.finish().unwrap();
+        let (start, end) = builder.span.unwrap();
+        let mut bytes = Vec::new();
+        RangeReader {
+            file: &spill.file,
+            at: start,
+            end,
+        }
+        .read_to_end(&mut bytes)
+        .unwrap();
+        (builder.finish(Some(&spill)), bytes)
+    }
+
+    /// The runs of `spilled` read from `bytes` instead.
+    fn with_bytes(runs: &Runs, bytes: &[u8]) -> Runs {
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(bytes).unwrap();
+        let Records::Spilled { start, end, .. } = runs.records else {
+            panic!("not spilled")
+        };
+        Runs {
+            records: Records::Spilled {
+                spill: Arc::new(Spill { file }),
+                start,
+                end,
+            },
+            ..runs.clone()
+        }
+    }
+
+    /// What reading `runs` back and writing them into a report give:
+    /// each is an error or not, never a panic.
+    fn read_and_write(runs: &Runs) -> (Result<Vec<RunResult>, String>, Result<String, String>) {
+        let read = runs.records().collect::<Result<Vec<_>, _>>();
+        let mut report = Vec::new();
+        let written = write_at_level(&mut report, runs, RECORD_LEVEL - 1);
+        (
+            read.map_err(|e| e.to_string()),
+            written
+                .map(|()| String::from_utf8(report).unwrap())
+                .map_err(|e| e.to_string()),
+        )
+    }
+
+    #[test]
+    fn a_damaged_spill_file_is_an_error_never_a_panic() {
+        let records: Vec<RunResult> = (0..3).map(|seed| record(seed, 2, Some(0.5))).collect();
+        let (runs, bytes) = spilled(&records);
+        let (read, written) = read_and_write(&with_bytes(&runs, &bytes));
+        assert_eq!(read.unwrap(), records);
+        assert!(written.unwrap().contains("\"seed\": 2"));
+        // Cut anywhere: the runs are not there whole, and it says so.
+        for cut in 0..bytes.len() {
+            let (read, written) = read_and_write(&with_bytes(&runs, &bytes[..cut]));
+            assert!(read.is_err() && written.is_err(), "cut at {cut}");
+        }
+        // The end byte, a header's length or its framing damaged.
+        let first_end = bytes.iter().position(|b| *b == END).unwrap();
+        let damages: [(usize, u8, &str); 5] = [
+            (bytes.len() - 1, b'x', "cut short"),
+            (first_end, b'x', "as long"),
+            (
+                bytes.iter().position(|b| *b == b',').unwrap() + 1,
+                b'0',
+                "as long",
+            ),
+            (0, b'{', "does not start"),
+            (first_end + 1, b' ', "does not start"),
+        ];
+        for (at, byte, says) in damages {
+            let mut damaged = bytes.clone();
+            damaged[at] = byte;
+            let (read, written) = read_and_write(&with_bytes(&runs, &damaged));
+            for message in [read.unwrap_err(), written.unwrap_err()] {
+                assert!(
+                    message.contains("damaged") && message.contains(says),
+                    "{message}"
+                );
+            }
+        }
+    }
+
+    /// Entries are read in the reader's buffer when they lie whole in it,
+    /// and copied together when they cross its end: the same records
+    /// whatever the buffer's size.
+    #[test]
+    fn entries_read_alike_whatever_the_buffer() {
+        let records: Vec<RunResult> = (0..5).map(|seed| record(seed, 3, Some(1.5))).collect();
+        let (runs, _) = spilled(&records);
+        let Records::Spilled { spill, start, end } = &runs.records else {
+            panic!("not spilled")
+        };
+        for capacity in [1, 7, 200, 1_000, 1 << 16] {
+            let back: Vec<RunResult> = spill
+                .read_buffered(*start, *end, capacity)
+                .map(Result::unwrap)
+                .collect();
+            assert_eq!(back, records, "a buffer of {capacity} bytes");
+        }
+    }
+
+    proptest::proptest! {
+        /// Any byte of the file changed: no panic (a change inside a
+        /// record's text may go unseen, as a valid record).
+        #[test]
+        fn any_damaged_byte_reads_without_a_panic(at in 0usize..2_000, byte in 0u8..=255) {
+            let records: Vec<RunResult> = (0..2).map(|seed| record(seed, 1, None)).collect();
+            let (runs, mut bytes) = spilled(&records);
+            let at = at % bytes.len();
+            bytes[at] = byte;
+            let _ = read_and_write(&with_bytes(&runs, &bytes));
+        }
     }
 
     #[test]

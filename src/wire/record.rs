@@ -107,6 +107,7 @@ impl WireRequest {
         ModelRequest {
             system: &self.system,
             messages: &self.messages,
+            turn: crate::llm::count_turn(&self.messages),
             tools: &self.tools,
             unchanged: 0,
         }

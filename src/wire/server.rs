@@ -697,6 +697,7 @@ fn answer(
         let asked = crate::llm::ModelRequest {
             system: &seen.system,
             messages: &shown,
+            turn: crate::llm::count_turn(&shown),
             tools: &seen.tools,
             unchanged,
         };

@@ -58,6 +58,34 @@ pub fn read_file(workspace: &Workspace, args: &ReadFileArgs) -> Result<String, T
 
 /// The file's lines joined by `\n`, the first `limit` of them and a
 /// `... (<rest> more)` line when there are more: every line split as
+/// `content` with its first `old` replaced by `new` (`replacen(old, new,
+/// 1)`), or `None` when it holds no `old`: found once and spliced, where
+/// `contains` then `replacen` searched twice.
+fn replace_first(content: &str, old: &str, new: &str) -> Option<String> {
+    let at = find_first(content, old)?;
+    let head = content.get(..at)?;
+    let tail = content.get(at + old.len()..)?;
+    Some([head, new, tail].concat())
+}
+
+/// Where `needle` first occurs in `text` (`str::find`). A short text is
+/// searched at each occurrence of the needle's first byte: setting up
+/// `str::find`'s searcher cost more than the search in the few dozen bytes
+/// an edited file mostly holds; a longer one (where that search could take
+/// the text's length times the needle's) goes to `str::find`.
+fn find_first(text: &str, needle: &str) -> Option<usize> {
+    const SHORT: usize = 256;
+    let (Some(&first), true) = (needle.as_bytes().first(), text.len() <= SHORT) else {
+        return text.find(needle);
+    };
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(first, bytes).find(|&at| {
+        bytes
+            .get(at..)
+            .is_some_and(|rest| rest.starts_with(needle.as_bytes()))
+    })
+}
+
 /// Python's `str.splitlines()` splits it.
 fn split_lines_shown(text: &str, limit: Option<usize>) -> String {
     let mut lines = split_lines(text);
@@ -76,9 +104,14 @@ fn split_lines_shown(text: &str, limit: Option<usize>) -> String {
 /// `text` (no `\r`, `\v`, `\f`, `\x1c`-`\x1e`, and no byte that starts
 /// U+0085, U+2028 or U+2029): true of nearly every file a model reads.
 fn breaks_only_at_newlines(text: &str) -> bool {
-    !text
-        .bytes()
-        .any(|b| matches!(b, b'\r' | 0x0b | 0x0c | 0x1c..=0x1e | 0xc2 | 0xe2))
+    // A chunk at a time, each without an early exit so that the compiler
+    // tests many bytes at once (byte by byte, this was most of a short
+    // file's `read_file`); a long text still stops at its first break.
+    !text.as_bytes().chunks(64).any(|chunk| {
+        chunk.iter().fold(false, |found, b| {
+            found | matches!(b, b'\r' | 0x0b | 0x0c | 0x1c..=0x1e | 0xc2 | 0xe2)
+        })
+    })
 }
 
 /// [`read_file`]'s answer for a text whose only line boundary is `\n`,
@@ -99,7 +132,15 @@ fn newline_lines(mut text: String, limit: Option<usize>) -> String {
         let end = memchr::memchr_iter(b'\n', body.as_bytes())
             .nth(limit - 1)
             .unwrap_or(body_len);
-        return format!("{}\n... ({} more)", &body[..end], lines - limit);
+        // Written piece by piece: `format!` cost more than the rest.
+        let mut rest = itoa::Buffer::new();
+        return [
+            &body[..end],
+            "\n... (",
+            rest.format(lines - limit),
+            " more)",
+        ]
+        .concat();
     }
     text.truncate(body_len);
     text
@@ -121,12 +162,11 @@ pub fn write_file(workspace: &Workspace, args: &WriteFileArgs) -> Result<String,
 /// Replaces the first occurrence of `old_text`.
 pub fn edit_file(workspace: &Workspace, args: &EditFileArgs) -> Result<String, ToolError> {
     let content = read_text(workspace, &args.path)?;
-    if !content.contains(&*args.old_text) {
-        return Err(ToolError::TextNotFound {
+    let edited = replace_first(&content, &args.old_text, &args.new_text).ok_or_else(|| {
+        ToolError::TextNotFound {
             path: args.path.to_string(),
-        });
-    }
-    let edited = content.replacen(&*args.old_text, &args.new_text, 1);
+        }
+    })?;
     workspace.write(&args.path, edited.as_bytes(), false)?;
     Ok(["Edited ", &args.path].concat())
 }
@@ -225,6 +265,20 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Chunked, the test finds what testing byte by byte finds, in
+        /// texts longer than a chunk too.
+        #[test]
+        fn breaks_are_found_in_any_chunk(
+            text in "[ab\n\r\u{85}\u{2028}\u{1e}\u{e9}]{0,3}",
+            pad in 0usize..140,
+        ) {
+            let text = format!("{}{text}{}", "x".repeat(pad), "y".repeat(pad % 70));
+            let by_byte = !text
+                .bytes()
+                .any(|b| matches!(b, b'\r' | 0x0b | 0x0c | 0x1c..=0x1e | 0xc2 | 0xe2));
+            proptest::prop_assert_eq!(breaks_only_at_newlines(&text), by_byte);
+        }
+
         /// Any text, any limit: the fast path (when it applies) answers as
         /// splitting every line does.
         #[test]
@@ -305,6 +359,25 @@ mod tests {
         };
         assert_eq!(edit_file(&ws(&root), &args).unwrap(), "Edited crlf");
         assert_eq!(fs::read_to_string(root.join("crlf")).unwrap(), "c\nd\n");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn replace_first_is_replacen_once(
+            content in "[ab\u{e9}\n]{0,12}",
+            old in "[ab\u{e9}]{0,3}",
+            new in "[xy\u{e9}]{0,3}",
+        ) {
+            let expected = content
+                .contains(old.as_str())
+                .then(|| content.replacen(old.as_str(), &new, 1));
+            proptest::prop_assert_eq!(replace_first(&content, &old, &new), expected);
+            // Longer texts, searched byte by byte and past that.
+            for repeat in [40, 100] {
+                let long = format!("{}{content}", "a\u{e9}b".repeat(repeat));
+                proptest::prop_assert_eq!(find_first(&long, &old), long.find(old.as_str()));
+            }
+        }
     }
 
     #[test]

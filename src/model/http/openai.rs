@@ -321,6 +321,7 @@ mod tests {
         let request = ModelRequest {
             system: "sys",
             messages: &messages,
+            turn: crate::llm::count_turn(&messages),
             tools: &tools,
             unchanged: 0,
         };

@@ -42,6 +42,7 @@ mod refusals;
 mod s03;
 mod s03_guarded;
 mod schema_file;
+mod shared_call;
 #[cfg(test)]
 mod test_support;
 mod todo_write_issues;
@@ -52,6 +53,8 @@ use serde_json::Value;
 use std::fmt;
 
 use crate::llm::ToolSchema;
+
+pub use shared_call::apply_shared;
 
 /// A plan item's status, in the dialect-neutral vocabulary. Each dialect
 /// maps its own words onto these (create-update's `running` is
@@ -115,7 +118,7 @@ impl PlanStatus {
 }
 
 /// One item of a plan, whatever the dialect.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlanItem {
     /// The dialect's id; dialects without ids use the 1-based position.
     pub id: String,
@@ -152,6 +155,28 @@ pub struct TaskFields {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+impl Clone for PlanItem {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            text: self.text.clone(),
+            status: self.status,
+            active_form: self.active_form.clone(),
+            task: self.task.clone(),
+        }
+    }
+
+    /// Field by field, so a plan copied over one like it (a shared call's
+    /// plan, taken again in the next run) reuses its strings' buffers.
+    fn clone_from(&mut self, source: &Self) {
+        self.id.clone_from(&source.id);
+        self.text.clone_from(&source.text);
+        self.status = source.status;
+        self.active_form.clone_from(&source.active_form);
+        self.task.clone_from(&source.task);
+    }
 }
 
 impl PlanItem {
@@ -317,6 +342,15 @@ pub trait PlanDialect: fmt::Debug + Send + Sync {
     /// updates `plan`. A rejected call must leave `plan` unchanged. Never
     /// panics, whatever the input.
     fn apply(&self, plan: &mut Vec<PlanItem>, tool: &str, input: &Value) -> PlanOutcome;
+
+    /// Whether [`Self::apply`] is a function of the plan, the tool and the
+    /// input alone: the same call on the same plan always gives the same
+    /// outcome and the same plan after it, so [`apply_shared`] may reuse
+    /// them. Not by default: copilot-sql's SQL can ask for the time or a
+    /// random number.
+    fn apply_is_pure(&self) -> bool {
+        false
+    }
 
     /// The plan as the dialect shows it (its success render, or the render
     /// it would give if it echoed the plan; used by the every-turn reminder

@@ -29,7 +29,8 @@ use crate::llm::ToolSchema;
 
 /// The six `PlanDialect` methods every whole-list dialect forwards to its
 /// [`WholeList`] (`name`, `tools`, `is_planning_tool`, `apply`,
-/// `plan_from_call`, `write_update`), written once: a dialect's impl opens
+/// `plan_from_call`, `write_update`), and `apply_is_pure` (true for
+/// each), written once: a dialect's impl opens
 /// with `forward_to_whole_list!(LIST);` and writes only what differs.
 macro_rules! forward_to_whole_list {
     ($list:expr) => {
@@ -52,6 +53,12 @@ macro_rules! forward_to_whole_list {
             input: &serde_json::Value,
         ) -> $crate::plan::dialect::PlanOutcome {
             $list.apply(plan, input)
+        }
+
+        // A whole list is validated and answered from the list and the
+        // plan alone.
+        fn apply_is_pure(&self) -> bool {
+            true
         }
 
         fn plan_from_call(

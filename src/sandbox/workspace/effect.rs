@@ -178,9 +178,9 @@ fn read(path: &Path, len: u64) -> Option<Arc<[u8]>> {
 pub fn apply(tree: &mut Tree, changes: &[Change]) {
     for change in changes {
         match change {
-            Change::Dir(rel) => tree.insert(rel.clone(), NodeKind::Dir),
+            Change::Dir(rel) => tree.insert(rel, NodeKind::Dir),
             Change::File { rel, data, mode } => tree.insert(
-                rel.clone(),
+                rel,
                 NodeKind::File {
                     data: data.clone(),
                     mode: *mode,

@@ -193,16 +193,16 @@ fn copy_tree(from: &Path, rel: &Path, tree: &mut Tree) -> Result<(), ImageError>
         let meta = fs::symlink_metadata(&source).map_err(|e| unreadable(&source, e))?;
         let kind = meta.file_type();
         if kind.is_dir() {
-            tree.insert(target.clone(), NodeKind::Dir);
+            tree.insert(&target, NodeKind::Dir);
             copy_tree(&source, &target, tree)?;
         } else if kind.is_symlink() {
             let link = fs::read_link(&source).map_err(|e| unreadable(&source, e))?;
-            tree.insert(target, NodeKind::Symlink(link));
+            tree.insert(&target, NodeKind::Symlink(link));
         } else if kind.is_file() {
             let data = read_fixture_file(&source)?;
             let mode = meta.permissions().mode() & 0o7777;
             tree.insert(
-                target,
+                &target,
                 NodeKind::File {
                     data: Arc::from(data),
                     mode: Some(mode),

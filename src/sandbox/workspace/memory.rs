@@ -6,7 +6,13 @@
 //! a real folder creates entries in the order a disk workspace would have,
 //! and folder listings (whose order some file systems keep by creation)
 //! come out the same.
+//!
+//! Paths are keys as bytes, ordered as `Path` orders them (component by
+//! component): a lookup compares bytes instead of splitting both paths
+//! into components at every node it passes (a fifth of a file tool call).
 
+use std::borrow::Borrow;
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -44,29 +50,140 @@ pub struct Node {
     pub seq: u64,
 }
 
+/// A key's bytes: a relative path spelled plainly (no empty, `.` or `..`
+/// component), compared as `Path` compares such paths.
+#[derive(PartialEq, Eq)]
+#[repr(transparent)]
+struct KeyBytes([u8]);
+
+impl KeyBytes {
+    fn new(bytes: &[u8]) -> &Self {
+        let bytes: *const [u8] = bytes;
+        // SAFETY: `KeyBytes` is `repr(transparent)` over `[u8]`: the same
+        // layout and metadata, and the borrow keeps the lifetime.
+        unsafe { &*(bytes as *const Self) }
+    }
+
+    fn of(path: &Path) -> &Self {
+        Self::new(path.as_os_str().as_bytes())
+    }
+
+    fn path(&self) -> &Path {
+        Path::new(OsStr::from_bytes(&self.0))
+    }
+}
+
+impl Ord for KeyBytes {
+    fn cmp(&self, other: &Self) -> Ordering {
+        component_order(&self.0, &other.0)
+    }
+}
+
+impl PartialOrd for KeyBytes {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The order of two plainly spelled relative paths by their components,
+/// which is `Path`'s order: bytes compared in turn, a separator below any
+/// other byte (a name that is a prefix of another comes first, and so do
+/// the paths beneath it).
+fn component_order(a: &[u8], b: &[u8]) -> Ordering {
+    let rank = |byte: u8| {
+        if byte == b'/' { 0 } else { u16::from(byte) + 1 }
+    };
+    match a.iter().zip(b).find(|(x, y)| x != y) {
+        Some((x, y)) => rank(*x).cmp(&rank(*y)),
+        None => a.len().cmp(&b.len()),
+    }
+}
+
+/// A key of the tree: a path's bytes, spelled plainly.
+#[derive(Clone, PartialEq, Eq)]
+struct Key(Box<[u8]>);
+
+impl Key {
+    /// `rel`'s key: its bytes when plainly spelled, else its components
+    /// (`Path::iter`'s) joined by single separators, as they compare.
+    fn of(rel: &Path) -> Self {
+        let bytes = rel.as_os_str().as_bytes();
+        if is_plain(bytes) {
+            return Self(bytes.into());
+        }
+        let mut joined = Vec::with_capacity(bytes.len());
+        for part in rel.iter() {
+            if !joined.is_empty() {
+                joined.push(b'/');
+            }
+            joined.extend_from_slice(part.as_bytes());
+        }
+        Self(joined.into())
+    }
+}
+
+impl Borrow<KeyBytes> for Key {
+    fn borrow(&self) -> &KeyBytes {
+        KeyBytes::new(&self.0)
+    }
+}
+
+impl Ord for Key {
+    fn cmp(&self, other: &Self) -> Ordering {
+        component_order(&self.0, &other.0)
+    }
+}
+
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        KeyBytes::new(&self.0).path().fmt(f)
+    }
+}
+
 /// The tree; keys are relative paths without `.`/`..` (the root is not a
-/// key: it always exists and is a folder).
+/// key: it always exists and is a folder), in `Path`'s order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tree {
-    nodes: BTreeMap<PathBuf, Node>,
+    nodes: BTreeMap<Key, Node>,
     next_seq: u64,
 }
 
 impl Tree {
-    pub fn nodes(&self) -> impl Iterator<Item = (&PathBuf, &Node)> {
-        self.nodes.iter()
+    /// The nodes in their paths' order.
+    pub fn nodes(&self) -> impl Iterator<Item = (&Path, &Node)> {
+        self.nodes.iter().map(|(key, node)| (key_path(key), node))
     }
 
     /// Nodes in creation order.
-    pub fn in_creation_order(&self) -> Vec<(&PathBuf, &Node)> {
-        let mut nodes: Vec<_> = self.nodes.iter().collect();
+    pub fn in_creation_order(&self) -> Vec<(&Path, &Node)> {
+        let mut nodes: Vec<_> = self.nodes().collect();
         nodes.sort_by_key(|(_, n)| n.seq);
         nodes
     }
 
-    /// The node at `rel`, if any (no walk: `rel` is a key).
+    /// The node at `rel`, if any (no walk: `rel` is a key, however it is
+    /// spelled).
     pub fn get(&self, rel: &Path) -> Option<&Node> {
-        self.nodes.get(rel)
+        if is_plain(rel.as_os_str().as_bytes()) {
+            return self.nodes.get(KeyBytes::of(rel));
+        }
+        let key = Key::of(rel);
+        self.nodes.get::<KeyBytes>(key.borrow())
+    }
+
+    /// [`Self::get`], to change the node.
+    fn get_mut(&mut self, rel: &Path) -> Option<&mut Node> {
+        if is_plain(rel.as_os_str().as_bytes()) {
+            return self.nodes.get_mut(KeyBytes::of(rel));
+        }
+        let key = Key::of(rel);
+        self.nodes.get_mut::<KeyBytes>(key.borrow())
     }
 
     /// A digest of everything a process could observe of the tree:
@@ -106,10 +223,10 @@ impl Tree {
     }
 
     /// Adds a node as a copy would (no checks: used to load a fixture).
-    pub fn insert(&mut self, rel: PathBuf, kind: NodeKind) {
+    pub fn insert(&mut self, rel: &Path, kind: NodeKind) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.nodes.insert(rel, Node { kind, seq });
+        self.nodes.insert(Key::of(rel), Node { kind, seq });
     }
 
     /// Replaces the content of the file at `rel` (a key), keeping its mode.
@@ -117,7 +234,7 @@ impl Tree {
         if let Some(Node {
             kind: NodeKind::File { data, .. },
             ..
-        }) = self.nodes.get_mut(rel)
+        }) = self.get_mut(rel)
         {
             *data = new;
         }
@@ -128,7 +245,7 @@ impl Tree {
         if let Some(Node {
             kind: NodeKind::File { mode, .. },
             ..
-        }) = self.nodes.get_mut(rel)
+        }) = self.get_mut(rel)
         {
             *mode = Some(new);
         }
@@ -148,17 +265,17 @@ impl Tree {
     /// a folder. `Ok(None)` when only the last component is missing.
     pub fn lookup(&self, rel: &Path) -> Result<Option<&NodeKind>, Fail> {
         let bytes = rel.as_os_str().as_bytes();
-        if bytes.contains(&0) {
+        let spelling = Spelling::of(bytes);
+        if spelling.nul {
             return Err(Fail::Nul);
         }
-        if is_plain(bytes) {
+        if spelling.plain {
             return self.lookup_plain(bytes);
         }
         let mut node: Option<&NodeKind> = Some(&NodeKind::Dir);
-        // Each ancestor is a prefix of `rel` ending before a separator: it
-        // is looked up as that slice, with no path built (keys compare by
-        // components, so `a//b` finds `a/b` as a built path would).
-        let mut end = 0;
+        // Each ancestor is looked up by its components joined plainly, as
+        // keys are spelled (`a//b` finds `a/b`).
+        let mut at = Vec::with_capacity(bytes.len());
         for part in rel.iter() {
             match node {
                 Some(NodeKind::Dir) => {}
@@ -166,9 +283,11 @@ impl Tree {
                 None => return Err(Fail::Errno(libc::ENOENT)),
             }
             Self::check_name(part)?;
-            end = next_component_end(bytes, end, part);
-            let at = Path::new(OsStr::from_bytes(bytes.get(..end).unwrap_or(bytes)));
-            node = self.nodes.get(at).map(|n| &n.kind);
+            if !at.is_empty() {
+                at.push(b'/');
+            }
+            at.extend_from_slice(part.as_bytes());
+            node = self.nodes.get(KeyBytes::new(&at)).map(|n| &n.kind);
         }
         Ok(node)
     }
@@ -192,9 +311,7 @@ impl Tree {
             end += part.len();
             node = self
                 .nodes
-                .get(Path::new(OsStr::from_bytes(
-                    bytes.get(..end).unwrap_or(bytes),
-                )))
+                .get(KeyBytes::new(bytes.get(..end).unwrap_or(bytes)))
                 .map(|n| &n.kind);
             end += 1;
         }
@@ -215,9 +332,9 @@ impl Tree {
         for (i, part) in parts.iter().enumerate() {
             Self::check_name(part)?;
             at.push(part);
-            match self.nodes.get(&at).map(|n| &n.kind) {
+            match self.get(&at).map(|n| &n.kind) {
                 Some(NodeKind::Dir) => {}
-                None => self.insert(at.clone(), NodeKind::Dir),
+                None => self.insert(&at, NodeKind::Dir),
                 Some(_) if i + 1 == parts.len() => return Err(Fail::Errno(libc::EEXIST)),
                 Some(_) => return Err(Fail::Errno(libc::ENOTDIR)),
             }
@@ -244,7 +361,7 @@ impl Tree {
         }
         match self.lookup(rel)? {
             None => {
-                self.insert(rel.to_path_buf(), NodeKind::File { data, mode: None });
+                self.insert(rel, NodeKind::File { data, mode: None });
                 Ok(())
             }
             Some(NodeKind::Dir) => Err(Fail::Errno(libc::EISDIR)),
@@ -253,7 +370,7 @@ impl Tree {
                 if let Some(Node {
                     kind: NodeKind::File { data: old, .. },
                     ..
-                }) = self.nodes.get_mut(rel)
+                }) = self.get_mut(rel)
                 {
                     *old = data;
                 }
@@ -266,39 +383,56 @@ impl Tree {
 /// Whether `path` is relative and spelled plainly: separated by single
 /// slashes, every component a name (not empty, `.` or `..`).
 fn is_plain(path: &[u8]) -> bool {
-    !path.is_empty()
-        && path
-            .split(|b| *b == b'/')
-            .all(|part| !part.is_empty() && part != b"." && part != b"..")
+    Spelling::of(path).plain
 }
 
-/// Where `part`, the next component of `path` after byte `from`, ends:
-/// separators and `.` components before it are skipped as
-/// [`Path::iter`] skips them.
-fn next_component_end(path: &[u8], from: usize, part: &OsStr) -> usize {
-    let part = part.as_bytes();
-    let mut at = from;
-    loop {
-        while path.get(at) == Some(&b'/') {
-            at += 1;
+/// What one pass over a path's bytes finds (every file tool call and
+/// check looks a path up: one pass, not a search for NUL and a split).
+struct Spelling {
+    /// [`is_plain`].
+    plain: bool,
+    /// Whether it holds a NUL byte.
+    nul: bool,
+}
+
+impl Spelling {
+    fn of(path: &[u8]) -> Self {
+        // The current component's length, and how many of its bytes are
+        // dots (a name of one or two dots only is `.` or `..`).
+        let (mut len, mut dots) = (0usize, 0usize);
+        let is_name = |len: usize, dots: usize| len > dots || len > 2;
+        let mut plain = !path.is_empty();
+        let mut nul = false;
+        for &b in path {
+            match b {
+                b'/' => {
+                    plain &= is_name(len, dots);
+                    (len, dots) = (0, 0);
+                }
+                b'.' => (len, dots) = (len + 1, dots + 1),
+                0 => (len, nul) = (len + 1, true),
+                _ => len += 1,
+            }
         }
-        let len = path
-            .get(at..)
-            .unwrap_or_default()
-            .iter()
-            .position(|b| *b == b'/')
-            .unwrap_or(path.len() - at);
-        if path.get(at..at + len) == Some(part) || at + len >= path.len() {
-            return at + len;
+        Self {
+            plain: plain && is_name(len, dots),
+            nul,
         }
-        // A `.` component that `Path::iter` left out.
-        at += len;
     }
+}
+
+/// A key's path.
+fn key_path(key: &Key) -> &Path {
+    KeyBytes::new(&key.0).path()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `the_digest_is_unchanged`'s tree's digest: the paths' bytes and
+    /// nodes in creation order, as the tree keyed by `PathBuf` hashed them.
+    const DIGEST: &str = "ff1e009e5d8011a55d65657ddd005b078ac6b59887f12a94e668db1b5413324e";
 
     fn data(text: &str) -> Arc<[u8]> {
         Arc::from(text.as_bytes())
@@ -434,8 +568,100 @@ mod tests {
         let order: Vec<_> = tree
             .in_creation_order()
             .into_iter()
-            .map(|(p, _)| p.clone())
+            .map(|(p, _)| p.to_path_buf())
             .collect();
         assert_eq!(order, [PathBuf::from("x"), PathBuf::from("d")]);
+    }
+
+    /// A name of bytes around the separator's (`-`, `.`, bytes below `/`,
+    /// bytes above ASCII), never `.` or `..`.
+    fn any_name() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let byte = prop_oneof![
+            Just(1u8),
+            Just(b' '),
+            Just(b'-'),
+            Just(b'.'),
+            Just(b'0'),
+            Just(b'a'),
+            Just(0x7f),
+            Just(0xc3),
+            Just(0xff),
+        ];
+        proptest::collection::vec(byte, 1..4)
+            .prop_filter("a name", |name| name != b"." && name != b"..")
+    }
+
+    /// A plainly spelled relative path of one to three names.
+    fn any_plain_path() -> impl proptest::strategy::Strategy<Value = PathBuf> {
+        use proptest::prelude::*;
+        proptest::collection::vec(any_name(), 1..4)
+            .prop_map(|names| PathBuf::from(OsStr::from_bytes(&names.join(&b'/'))))
+    }
+
+    proptest::proptest! {
+        /// One pass finds what splitting finds.
+        #[test]
+        fn spellings_are_found_in_one_pass(path in proptest::collection::vec(
+            proptest::sample::select(&b"a./\0"[..]), 0..9)
+        ) {
+            let by_parts = !path.is_empty()
+                && path
+                    .split(|b| *b == b'/')
+                    .all(|part| !part.is_empty() && part != b"." && part != b"..");
+            let spelling = Spelling::of(&path);
+            proptest::prop_assert_eq!(spelling.plain, by_parts);
+            proptest::prop_assert_eq!(spelling.nul, path.contains(&0));
+        }
+
+        #[test]
+        fn keys_order_as_paths(a in any_plain_path(), b in any_plain_path()) {
+            let (ka, kb) = (Key::of(&a), Key::of(&b));
+            proptest::prop_assert_eq!(ka.cmp(&kb), a.cmp(&b));
+            proptest::prop_assert_eq!(KeyBytes::of(&a).cmp(KeyBytes::of(&b)), a.cmp(&b));
+            proptest::prop_assert_eq!(ka == kb, a == b);
+        }
+
+        /// The listing (paths' order) and the creation order, which the
+        /// digest and the folder written follow, are those of a map keyed
+        /// by `PathBuf`; every path is found again, however it is spelled.
+        #[test]
+        fn listings_are_those_of_paths(paths in proptest::collection::vec(any_plain_path(), 0..12)) {
+            let mut tree = Tree::default();
+            let mut model: BTreeMap<PathBuf, Node> = BTreeMap::new();
+            for (seq, path) in paths.iter().enumerate() {
+                let kind = NodeKind::File { data: data(&seq.to_string()), mode: None };
+                tree.insert(path, kind.clone());
+                model.insert(path.clone(), Node { kind, seq: seq as u64 });
+            }
+            let listed: Vec<(&Path, &Node)> = tree.nodes().collect();
+            let expected: Vec<(&Path, &Node)> =
+                model.iter().map(|(p, n)| (p.as_path(), n)).collect();
+            proptest::prop_assert_eq!(&listed, &expected);
+            let mut by_seq = expected.clone();
+            by_seq.sort_by_key(|(_, n)| n.seq);
+            proptest::prop_assert_eq!(tree.in_creation_order(), by_seq);
+            for path in &paths {
+                let spelled = PathBuf::from(OsStr::from_bytes(
+                    &[path.as_os_str().as_bytes(), b"//"].concat(),
+                ));
+                proptest::prop_assert_eq!(tree.get(&spelled), model.get(path));
+                proptest::prop_assert_eq!(tree.get(path), model.get(path));
+            }
+        }
+    }
+
+    #[test]
+    fn the_digest_is_unchanged() {
+        let mut tree = Tree::default();
+        tree.create_dir_all(Path::new("a-b/c")).unwrap();
+        tree.write(Path::new("a-b/c/f.txt"), data("one")).unwrap();
+        tree.write(Path::new("a/z"), data("two")).unwrap_err();
+        tree.create_dir_all(Path::new("a")).unwrap();
+        tree.write(Path::new("a/z"), data("two")).unwrap();
+        tree.write(Path::new("a.b"), data("three")).unwrap();
+        tree.set_mode(Path::new("a.b"), 0o755);
+        let hex: String = tree.digest().iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hex, DIGEST);
     }
 }
