@@ -21,7 +21,7 @@
 
 use crate::support;
 use agent_eval::calibrate::observe::StopShares;
-use agent_eval::calibrate::{estimators, simulate, structure};
+use agent_eval::calibrate::{estimators, length, simulate, structure};
 use agent_eval::eval::Cell;
 use agent_eval::model::simulated::SimulateParams;
 use agent_eval::scenario::{self, ModelSpec, NagThreshold, Scenario};
@@ -189,4 +189,90 @@ fn items_per_update_is_no_limit_where_none_was_set() {
         .unwrap();
     assert_eq!(measure.value, Some(0.0), "{}", measure.note);
     assert!(measure.n >= 100, "{}", measure.n);
+}
+
+/// `turns_per_step` read back from the model's own runs: a step taking a
+/// geometric number of turns with mean 3 (drift off, every list closed, so
+/// every task's items are all worked) reads 3 within 5%, its interval
+/// holding it; at the default (one turn a step) it reads 1. Without the
+/// piece in the model both read 1.
+#[test]
+fn turns_per_step_is_read_back() {
+    let truth = 3.0;
+    let long = SimulateParams {
+        plan_first: 1.0,
+        closing_update: 1.0,
+        recall_floor: 1.0,
+        turns_per_step: truth,
+        ..SimulateParams::default()
+    };
+    let read = |params| {
+        let observed = sessions(params, 8, 150, 91_000);
+        length::measure(&observed, 3)
+            .into_iter()
+            .find(|m| m.name == "turns_per_step")
+            .unwrap()
+    };
+    let measure = read(long);
+    let value = measure.value.unwrap();
+    let [low, high] = measure.interval.unwrap();
+    assert!(
+        (value - truth).abs() <= 0.05 * truth,
+        "{value}: {}",
+        measure.note
+    );
+    assert!(low <= truth && truth <= high, "[{low}, {high}]");
+    let one = read(SimulateParams {
+        turns_per_step: 1.0,
+        ..long
+    });
+    assert!(one.value.unwrap() < 1.1, "{:?}", one.value);
+}
+
+/// `plans_at_all` read back from the model's own runs: 40% of runs plan
+/// at all (those plan on their first turn), so the share of sessions that
+/// write a plan is 0.4, its interval holding it; the update rate measured
+/// on the sessions that plan is the planners' own (0.25), where over every
+/// session it would mix in the turns of runs that never plan.
+#[test]
+fn plans_at_all_is_read_back_and_the_rates_are_the_planners() {
+    let params = SimulateParams {
+        plan_first: 1.0,
+        plans_at_all: 0.4,
+        todo_update_rate: 0.25,
+        attention_span: 4000.0,
+        ..SimulateParams::default()
+    };
+    let observed = sessions(params, 8, 800, 93_000);
+    let share = length::measure(&observed, 5)
+        .into_iter()
+        .find(|m| m.name == "plans_at_all")
+        .unwrap();
+    let value = share.value.unwrap();
+    let [low, high] = share.interval.unwrap();
+    eprintln!("plans_at_all {value} [{low}, {high}]");
+    assert!((value - 0.4).abs() <= 0.06, "{value}: {}", share.note);
+    assert!(low <= 0.4 && 0.4 <= high, "[{low}, {high}]");
+    let planners: Vec<Session> = observed
+        .iter()
+        .filter(|s| length::plans(s))
+        .cloned()
+        .collect();
+    let rate = |sessions: &[Session]| {
+        estimators::measure_all(sessions, 5)
+            .into_iter()
+            .find(|m| m.name == "todo_update_rate")
+            .and_then(|m| m.value)
+            .unwrap()
+    };
+    let on_planners = rate(&planners);
+    assert!((on_planners - 0.25).abs() <= 0.03, "{on_planners}");
+    // Over every session the exploring turns of runs that never plan are
+    // no ordinary turns, but the first turns are: plan_first reads 0.4.
+    let first = estimators::measure_all(&observed, 5)
+        .into_iter()
+        .find(|m| m.name == "plan_first")
+        .and_then(|m| m.value)
+        .unwrap();
+    assert!((first - 0.4).abs() <= 0.06, "{first}");
 }

@@ -103,10 +103,13 @@ fn completions(path: &Path) -> Vec<f64> {
         .collect()
 }
 
-/// Six steps, with and without the planning tool: long enough for the
+/// Ten steps, with and without the planning tool: long enough for the
 /// profile's parameters to move the figures well beyond the tolerance.
-fn six_steps() -> String {
-    let steps: String = (0..6)
+/// (Six were, while the public profile kept the assumed 420-token
+/// attention span; with its fitted span the profile's model forgets
+/// little over six steps, and only a longer task drops its completion.)
+fn ten_steps() -> String {
+    let steps: String = (0..10)
         .map(|i| {
             format!(
                 "  - text: Write f{i}.txt\n    check: {{file: f{i}.txt, contains: \"X\"}}\n    \
@@ -115,14 +118,14 @@ fn six_steps() -> String {
         })
         .collect();
     format!(
-        "name: six-steps\ntask: \"Write the six files.\"\nsteps:\n{steps}model:\n  simulate: {{}}\n\
+        "name: ten-steps\ntask: \"Write the ten files.\"\nsteps:\n{steps}model:\n  simulate: {{}}\n\
          runs:\n  todo: [true, false]\n  seeds: 20\n"
     )
 }
 
 #[test]
 fn diff_names_a_profile_change_and_compares_only_like_with_like() {
-    let dir = with_profile(&six_steps());
+    let dir = with_profile(&ten_steps());
     let (code, text) = run(dir.path(), &["run", "s.yaml", "--json", "defaults.json"]);
     assert_eq!(code, 0, "{text}");
     let (code, text) = run(
@@ -150,7 +153,7 @@ fn diff_names_a_profile_change_and_compares_only_like_with_like() {
     let (code, text) = run(dir.path(), &["diff", "defaults.json", "profile.json"]);
     assert_eq!(code, 0, "{text}");
     assert!(
-        text.contains("profile changed: six-steps: the defaults → p.yaml (sha256 "),
+        text.contains("profile changed: ten-steps: the defaults → p.yaml (sha256 "),
         "{text}"
     );
     assert!(
@@ -168,7 +171,7 @@ fn diff_names_a_profile_change_and_compares_only_like_with_like() {
         "{text}"
     );
     assert!(
-        text.contains("🔀 **profile changed** in six-steps"),
+        text.contains("🔀 **profile changed** in ten-steps"),
         "{text}"
     );
     // The same profile on both sides is compared as usual.

@@ -75,7 +75,9 @@ pub fn render_all(root: &Path) -> Result<Vec<Block>, FigureError> {
 
 /// The planning parameters the by-model table shows, with their column
 /// headings.
-const BY_MODEL_COLUMNS: [(&str, &str); 6] = [
+const BY_MODEL_COLUMNS: [(&str, &str); 8] = [
+    ("plans_at_all", "sessions that plan at all"),
+    ("turns_per_step", "turns an item"),
     ("plan_first", "plans on a task's first turn"),
     ("first_plan_hazard", "first plan, per later turn"),
     ("todo_update_rate", "updates, per ordinary turn"),

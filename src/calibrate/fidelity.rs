@@ -436,16 +436,17 @@ fn rising_hazard(observed: Side<'_>) -> Option<String> {
 }
 
 /// The simulated model plans on a task's first turn with `plan_first` and
-/// on each later one with `first_plan_hazard` (its ordinary rate where
-/// that is not set): real agents may explore first. Said where the
-/// row's verdict (groups resampled) is that the two differ.
+/// on each later turn before its first plan with `first_plan_hazard` (a
+/// constant hazard: the first plan's turn is geometric after the first):
+/// real agents may explore longer, or for a more regular time. Said where
+/// the row's verdict (groups resampled) is that the two differ.
 fn first_plan_delay(rows: &[FidelityRow], params: &SimulateParams) -> Option<String> {
     let row = rows
         .iter()
         .find(|r| r.statistic == FIRST_PLAN && r.verdict == Verdict::Differs)?;
     let (o, s, p) = (row.observed?, row.simulated?, row.p_value?);
     Some(format!(
-        "The first plan came after a median of {o:.0} turns, against {s:.0} simulated ({}): the simulated model plans on a task's first turn with plan_first = {:.2} and on each later turn with first_plan_hazard = {:.3}, where the sessions explore before planning.",
+        "The first plan came after a median of {o:.0} turns, against {s:.0} simulated ({}): the simulated model plans on a task's first turn with plan_first = {:.2} and on each later turn before its first plan with first_plan_hazard = {:.3}, one constant chance, where the sessions' exploring is not.",
         p_clause(p),
         params.plan_first,
         params.first_plan_hazard.unwrap_or(params.todo_update_rate)

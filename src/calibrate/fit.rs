@@ -4,7 +4,9 @@
 //!
 //! The moments are what drift leaves in a transcript: the share of tasks
 //! that end with unfinished items, the items completed per update, the
-//! turns per plan item and the turns between plan writes. Each parameter
+//! turns per plan item (a drift that stops the task shortens it, now that
+//! the turns a step takes are measured) and the turns between plan
+//! writes. Each parameter
 //! is profiled over a grid (the others at their current values), the
 //! simulated model run on the sessions' task shapes at every point with the
 //! same seeds, and the objective is the sum of squared standardized gaps
@@ -22,8 +24,10 @@
 //! the objective rises at least 7.68 (twice the threshold) above it, and
 //! (3) the minimum is inside the grid: a best value at either end of the
 //! search range says only that the parameter lies there or beyond, a
-//! bound rather than a measurement. Otherwise it keeps its assumed value
-//! and says why.
+//! bound rather than a measurement — unless that end is the end of the
+//! parameter's own range ([`NATURAL_ENDS`]: a recall floor of 0 or 1),
+//! where there is no beyond. Otherwise it keeps its assumed value and says
+//! why.
 
 use super::bootstrap::Resampler;
 use super::group::Groups;
@@ -39,24 +43,57 @@ pub const THRESHOLD: f64 = 3.84;
 pub const GRIDS: [(&str, &[f64]); 5] = [
     (
         "attention_span",
-        &[100.0, 180.0, 300.0, 420.0, 700.0, 1200.0, 2000.0, 4000.0],
+        &[
+            100.0,
+            180.0,
+            300.0,
+            420.0,
+            700.0,
+            1200.0,
+            2000.0,
+            4000.0,
+            8000.0,
+            16000.0,
+            32000.0,
+            64000.0,
+            128000.0,
+            256000.0,
+            1_000_000.0,
+            10_000_000.0,
+        ],
     ),
     ("sharpness", &[1.0, 2.0, 3.0, 4.0, 6.0, 8.0]),
-    ("recall_floor", &[0.0, 0.05, 0.15, 0.3, 0.5, 0.8]),
+    ("recall_floor", &[0.0, 0.05, 0.15, 0.3, 0.5, 0.8, 0.95, 1.0]),
     ("stop_weight", &[0.02, 0.1, 0.35, 0.7, 1.4]),
     ("skip_weight", &[0.05, 0.2, 0.4, 0.8, 1.6]),
 ];
 
+/// How many moments are matched.
+pub const N_MOMENTS: usize = 4;
+
+/// The ends of a search range that are the ends of the parameter's own
+/// range: a best value there is the parameter at its limit (a recall floor
+/// of 1: the model never loses its plan), not a bound with more beyond.
+pub const NATURAL_ENDS: [(&str, f64); 2] = [("recall_floor", 0.0), ("recall_floor", 1.0)];
+
 /// The moments matched, by name.
-pub const MOMENTS: [&str; 4] = [
+pub const MOMENTS: [&str; N_MOMENTS] = [
     "last plan left with open items",
     "completed per update",
     "turns per item",
     "turns between plans",
 ];
 
+/// A value of each moment.
+pub type Moments = [f64; N_MOMENTS];
+
 /// The moment vector of some sessions (NaN where a moment has no data).
-pub fn moments(stats: &Stats) -> [f64; 4] {
+/// The turns a task lasts is not one: with the items fixed by the task's
+/// shape it is the turns per item again, and counted twice it would
+/// weigh double in an objective that takes the moments as independent
+/// (on the model's own runs it narrowed `attention_span`'s interval past
+/// its truth).
+pub fn moments(stats: &Stats) -> Moments {
     [
         share(stats.unfinished).unwrap_or(f64::NAN),
         mean(&stats.completed_per_update).unwrap_or(f64::NAN),
@@ -81,8 +118,8 @@ pub struct FitResult {
 /// What the fit needs: the observed moments and their standard errors,
 /// the simulator, the task shapes and the seed.
 pub struct Fit<'a> {
-    pub observed: [f64; 4],
-    pub se: [f64; 4],
+    pub observed: Moments,
+    pub se: Moments,
     pub simulator: &'a mut Simulator,
     pub shapes: &'a [super::simulate::Shape],
     pub seed: u64,
@@ -92,7 +129,10 @@ pub struct Fit<'a> {
 impl Fit<'_> {
     /// The objective at `params`, and how many moments it summed (a
     /// moment with no data on either side is left out).
-    fn objective(&mut self, params: SimulateParams) -> (f64, usize) {
+    fn objective(&mut self, mut params: SimulateParams) -> (f64, usize) {
+        // The moments are about tasks with a plan: a run that never plans
+        // adds nothing to them, so every simulated run has its chances.
+        params.plans_at_all = 1.0;
         let sessions = self.simulator.run(params, self.shapes, self.seed);
         let simulated = moments(&Stats::of(&sessions, self.chars_per_token));
         simulated
@@ -256,7 +296,8 @@ pub fn judge(name: &'static str, profile: Vec<(f64, f64)>) -> FitResult {
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
             (a.min(v), b.max(v))
         });
-    let inside = best > first && best < last;
+    let at_limit = NATURAL_ENDS.contains(&(name, best));
+    let inside = (best > first && best < last) || at_limit;
     let reason = match (narrow, clear) {
         _ if clear && !inside => format!(
             "not identified: the best value ({best}) is at the edge of the search range, so the data say only that it lies there or beyond"
@@ -342,12 +383,12 @@ pub fn observed_moments(
     (observed_tasks, simulated_tasks): (usize, usize),
     seed: u64,
     chars_per_token: f64,
-) -> ([f64; 4], [f64; 4]) {
+) -> (Moments, Moments) {
     let observed = moments(&Stats::of(sessions, chars_per_token));
     let groups = Groups::of(sessions);
     let members = groups.members();
     let mut resampler = Resampler::new(seed);
-    let draws: Vec<[f64; 4]> = (0..MOMENT_RESAMPLES)
+    let draws: Vec<Moments> = (0..MOMENT_RESAMPLES)
         .map(|_| {
             let picked = resampler.resample(members.len());
             let drawn = picked
@@ -361,7 +402,7 @@ pub fn observed_moments(
     let k = simulated_tasks.max(1) as f64 / observed_tasks.max(1) as f64;
     let widen = (1.0 + 1.0 / k).sqrt();
     let floors = [0.02, 0.05, 0.05, 0.1];
-    let mut se = [0.0; 4];
+    let mut se = [0.0; N_MOMENTS];
     for (j, (se, floor)) in se.iter_mut().zip(floors).enumerate() {
         let values: Vec<f64> = draws
             .iter()
@@ -461,6 +502,33 @@ mod tests {
         );
     }
 
+    /// A recall floor of 1 is the end of the parameter's own range, not of
+    /// the search: a best value there is a value (the model never loses its
+    /// plan), where a best attention span at 32000 says only "or more".
+    #[test]
+    fn a_minimum_at_a_natural_limit_is_a_fit() {
+        let profile = vec![
+            (0.0, 40.0),
+            (0.3, 30.0),
+            (0.8, 14.0),
+            (0.95, 9.0),
+            (1.0, 6.0),
+        ];
+        let fit = judge("recall_floor", profile.clone());
+        assert!(fit.identified, "{}", fit.reason);
+        assert_eq!(fit.best, 1.0);
+        assert!(
+            fit.interval[0] > 0.9 && fit.interval[1] == 1.0,
+            "{:?}",
+            fit.interval
+        );
+        let scaled: Vec<(f64, f64)> = profile
+            .iter()
+            .map(|(v, f)| (v * 32000.0 + 100.0, *f))
+            .collect();
+        assert!(!judge("attention_span", scaled).identified);
+    }
+
     #[test]
     fn a_flat_objective_is_not_identified() {
         let profile = vec![(1.0, 2.0), (2.0, 1.5), (4.0, 1.0), (8.0, 2.5)];
@@ -475,5 +543,22 @@ mod tests {
         let fit = judge("attention_span", profile);
         assert!(!fit.identified);
         assert!(fit.reason.contains("of the search range"), "{}", fit.reason);
+    }
+
+    #[test]
+    fn the_attention_grid_reaches_no_forgetting_within_any_simulated_task() {
+        // The longest simulated task: MAX_STEPS steps of five turns, each
+        // turn a step's largest file (8,000 characters at 2 a token) and
+        // 500 tokens of the model's own. At the top of the grid, even at
+        // the flattest sharpness searched, recall stays near 1 over all of
+        // it; the grid used to stop at 32,000 tokens, a few turns of such
+        // a task, so "never forgets" was outside the search.
+        let tokens = (super::super::simulate::MAX_STEPS * 5) as f64 * (8000.0 / 2.0 + 500.0);
+        let (name, spans) = GRIDS[0];
+        assert_eq!(name, "attention_span");
+        let top = spans.iter().copied().fold(0.0, f64::max);
+        let recall = |span: f64, sharpness: f64| 1.0 / (1.0 + (tokens / span).powf(sharpness));
+        assert!(recall(top, 1.0) > 0.95, "{}", recall(top, 1.0));
+        assert!(recall(32_000.0, 1.0) < 0.1);
     }
 }

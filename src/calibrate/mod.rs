@@ -27,6 +27,7 @@ pub mod fidelity;
 pub mod fit;
 pub mod group;
 pub mod ks;
+pub mod length;
 pub mod observe;
 pub mod policy;
 pub mod reminders;
@@ -56,20 +57,31 @@ pub struct Options {
     pub holdout: f64,
     /// Seeds the split, the resampling and the simulations.
     pub seed: u64,
-    /// The most simulated runs a point of the fit (and the fidelity check)
-    /// makes: one a task shape.
+    /// The most simulated runs a point of the fit makes: one a task shape
+    /// of the training half ([`DEFAULT_SIMULATED_RUNS`]).
     pub simulated_runs: usize,
     /// Count inferred reminders in `reminder_compliance` too (where the
     /// rule can be checked on sessions that record them).
     pub infer_reminders: bool,
 }
 
+/// The most simulated runs a point of the fit makes by default: enough
+/// for every task shape of a training half of a thousand sessions. Each
+/// moment's standard error is widened by `sqrt(1 + observed / simulated)`
+/// for the simulation's own noise ([`fit::observed_moments`]); at the 60
+/// runs this used to be, against the public corpus's ~980 training tasks,
+/// that was about 4 times the data's own error, and since most simulated runs
+/// plan seldom the moments rested on a handful of planned tasks: the
+/// objective was flat over every parameter because the simulation was
+/// small, not because the sessions could not tell the parameters apart.
+pub const DEFAULT_SIMULATED_RUNS: usize = 1000;
+
 impl Default for Options {
     fn default() -> Self {
         Self {
             holdout: 0.5,
             seed: 0,
-            simulated_runs: 60,
+            simulated_runs: DEFAULT_SIMULATED_RUNS,
             infer_reminders: false,
         }
     }
@@ -196,10 +208,16 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     } else {
         &held_out
     };
-    let check_shapes = simulate::replicate(
-        &simulate::shapes_of(check_set, usize::MAX),
-        simulate::FIDELITY_REPLICATES,
-    );
+    let mut check_shapes = simulate::shapes_of(check_set, usize::MAX);
+    if params.plans_at_all < 1.0 {
+        // Sessions that never plan are simulated too: each run draws
+        // whether it plans at all, as each session did.
+        check_shapes.extend(simulate::unplanned_shapes_of(
+            check_set,
+            params.turns_per_step,
+        ));
+    }
+    let check_shapes = simulate::replicate(&check_shapes, simulate::FIDELITY_REPLICATES);
     let all_shapes: Vec<simulate::Shape> =
         fit_shapes.iter().chain(&check_shapes).copied().collect();
     let mut simulator = Simulator::new(&all_shapes, simulate::typical_turn_chars(&training))?;
@@ -301,6 +319,75 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     })
 }
 
+/// Where some sessions never plan (`plans_at_all` below 1), the planning
+/// parameters are re-measured on the sessions that do: the model draws
+/// whether a run plans at all, then plans at its rates, so the rates are
+/// the planners' (measured over every session they mix in the turns of
+/// sessions that never plan, and read every planner as a seldom one) —
+/// where the data show it: where no more sessions never plan than the
+/// chances explain ([`length::never_planning_shown`]), `plans_at_all` is
+/// 1 and nothing is re-measured.
+/// Returns the sessions the planning parameters rest on. The selection
+/// leans the rates up a little: a planner whose chances all missed reads
+/// as a session that never plans.
+fn planning_on_planners(
+    measures: &mut [Measure],
+    training: &[Session],
+    seed: u64,
+    shares: &StopShares,
+) -> Vec<Session> {
+    let share = measures
+        .iter()
+        .find(|m| m.name == "plans_at_all")
+        .and_then(|m| m.value);
+    let planners: Vec<Session> = training
+        .iter()
+        .filter(|s| length::plans(s))
+        .cloned()
+        .collect();
+    if !share.is_some_and(|s| s < 1.0) || planners.is_empty() {
+        return training.to_vec();
+    }
+    let rate = |name: &str| {
+        measures
+            .iter()
+            .find(|m| m.name == name)
+            .and_then(|m| m.value)
+    };
+    let (Some(first), Some(hazard)) = (rate("plan_first"), rate("first_plan_hazard")) else {
+        return training.to_vec();
+    };
+    let (shown, expected, observed) = length::never_planning_shown(training, first, hazard);
+    if !shown {
+        if let Some(m) = measures.iter_mut().find(|m| m.name == "plans_at_all") {
+            m.note = format!(
+                "{} sessions never plan, no more than the planning chances explain ({expected:.1} expected), so every session plans at all: 1",
+                observed
+            );
+            m.value = Some(1.0);
+            m.interval = None;
+        }
+        return training.to_vec();
+    }
+    let mut again = estimators::measure_with(&planners, seed, shares);
+    again.extend(structure::measure(&planners, seed, shares));
+    structure::adjust_update_rate(&mut again, &planners, seed, shares);
+    for measure in measures.iter_mut() {
+        if !SimulateParams::only_with_planning(measure.name) || measure.name == "plans_at_all" {
+            continue;
+        }
+        if let Some(on_planners) = again.iter().find(|a| a.name == measure.name) {
+            *measure = on_planners.clone();
+            measure.note = format!(
+                "{} (on the {} sessions that plan at all)",
+                measure.note,
+                planners.len()
+            );
+        }
+    }
+    planners
+}
+
 /// The measures of `training` ([`estimators`], [`structure`]), each open
 /// end counted as `shares` weighs it, and whether inferred reminders were
 /// counted in `reminder_compliance` (`reminders`: the training set's
@@ -315,6 +402,8 @@ fn measured(
     let mut measures = estimators::measure_with(training, seed, shares);
     measures.extend(structure::measure(training, seed, shares));
     structure::adjust_update_rate(&mut measures, training, seed, shares);
+    measures.extend(length::measure(training, seed));
+    let planners = planning_on_planners(&mut measures, training, seed, shares);
     if *shares != StopShares::default() {
         for measure in &mut measures {
             let share = match measure.name {
@@ -330,7 +419,7 @@ fn measured(
         }
     }
     let (counts, check) = reminders;
-    let used = compliance_from_reminders(&mut measures, (training, counts, check), options);
+    let used = compliance_from_reminders(&mut measures, (&planners, counts, check), options);
     (measures, used)
 }
 

@@ -157,14 +157,13 @@ pub fn completed(plan: &[ItemStatus]) -> usize {
     plan.iter().filter(|s| **s == ItemStatus::Completed).count()
 }
 
-/// The tokens a turn added to the context: the growth of the API's input
-/// count where usage is recorded, else its new characters over
-/// `chars_per_token`.
-fn turn_tokens(previous: Option<&Turn>, turn: &Turn, chars_per_token: f64) -> f64 {
-    if let (Some(prev), Some(now)) = (previous.and_then(|p| p.input_tokens), turn.input_tokens) {
-        let out = previous.and_then(|p| p.output_tokens).unwrap_or(0);
-        return now.saturating_sub(prev).saturating_sub(out) as f64;
-    }
+/// The tokens a turn added to the context, in one unit for observed and
+/// simulated sessions alike: its new characters (tool results, user text,
+/// reminders) over `chars_per_token`. The API's usage is not read here —
+/// the simulated runs record none, and an observed count would include
+/// what a simulated turn leaves out (the model's own output, a cache's
+/// accounting), so the two sides would differ by their units alone.
+fn turn_tokens(turn: &Turn, chars_per_token: f64) -> f64 {
     turn.new_context_chars as f64 / chars_per_token.max(0.1)
 }
 
@@ -174,7 +173,8 @@ fn turn_tokens(previous: Option<&Turn>, turn: &Turn, chars_per_token: f64) -> f6
 pub struct Stats {
     /// Turns from one planning turn to the next, within a session.
     pub turn_gaps: Vec<f64>,
-    /// Tokens from one planning turn to the next.
+    /// Tokens from one planning turn to the next: new context characters
+    /// over `chars_per_token` ([`turn_tokens`]), on both sides.
     pub token_gaps: Vec<f64>,
     /// Items newly marked completed by each accepted update of a known plan.
     pub completed_per_update: Vec<f64>,
@@ -218,10 +218,9 @@ impl Stats {
         // Compliance is compared on recorded reminders only.
         let reminders_known = session.reminders == crate::transcript::Reminders::Recorded;
         let mut since_plan: Option<(f64, f64)> = None; // (turns, tokens)
-        let mut previous: Option<&Turn> = None;
         let mut plan_before: Option<&Vec<ItemStatus>> = None;
         for (_, turn, kind) in classify(session) {
-            let tokens = turn_tokens(previous, turn, chars_per_token);
+            let tokens = turn_tokens(turn, chars_per_token);
             if let Some((turns, toks)) = since_plan.as_mut() {
                 *turns += 1.0;
                 *toks += tokens;
@@ -254,7 +253,6 @@ impl Stats {
             if turn.plan_after.is_some() {
                 plan_before = turn.plan_after.as_ref();
             }
-            previous = Some(turn);
         }
         let turns = session.turns().count();
         if turns > 0 {
@@ -371,5 +369,36 @@ mod tests {
             ..session
         };
         assert_eq!(first_plan_turns(&later), vec![2.0]);
+    }
+
+    #[test]
+    fn tokens_between_plans_are_characters_over_chars_per_token_with_or_without_usage() {
+        // The same turns, once with the API's usage recorded (as a real
+        // session's) and once without (as a simulated run's): the token
+        // gaps must not differ by the unit.
+        let with_chars = |usage: bool| {
+            let mut turns = vec![turn(true), turn(false), turn(false), turn(true)];
+            for (i, t) in turns.iter_mut().enumerate() {
+                t.new_context_chars = 400;
+                if usage {
+                    t.input_tokens = Some(10_000 * (i as u64 + 1));
+                    t.output_tokens = Some(50);
+                }
+            }
+            Session {
+                format: Format::ClaudeCode,
+                agent_version: None,
+                models: Vec::new(),
+                reminders: Reminders::Recorded,
+                parts: vec![Part { turns }],
+                id: None,
+                group: String::new(),
+                content_hash: String::new(),
+            }
+        };
+        let recorded = Stats::of([&with_chars(true)], 2.0);
+        let unrecorded = Stats::of([&with_chars(false)], 2.0);
+        assert_eq!(recorded.token_gaps, vec![600.0]);
+        assert_eq!(recorded.token_gaps, unrecorded.token_gaps);
     }
 }

@@ -51,6 +51,29 @@ pub fn shapes_of(sessions: &[Session], limit: usize) -> Vec<Shape> {
         .collect()
 }
 
+/// The task shapes of the sessions in `sessions` that never write a plan:
+/// one a part that acts, of as many steps as its acting turns over
+/// `turns_per_step` (at least one, at most [`MAX_STEPS`]): with no plan
+/// there is no item count, and a step takes that many turns.
+pub fn unplanned_shapes_of(sessions: &[Session], turns_per_step: f64) -> Vec<Shape> {
+    sessions
+        .iter()
+        .filter(|s| !super::length::plans(s))
+        .flat_map(|s| {
+            let policy = super::policy::policy_for(s);
+            s.parts.iter().filter_map(move |part| {
+                let acting = part
+                    .turns
+                    .iter()
+                    .filter(|t| !t.planning_calls.is_empty() || t.other_tool_calls > 0)
+                    .count();
+                let steps = (acting as f64 / turns_per_step.max(1.0)).round() as usize;
+                (acting > 0).then_some((steps.clamp(1, MAX_STEPS), policy))
+            })
+        })
+        .collect()
+}
+
 /// Each shape `times` times over, in order: the simulated sample of a
 /// fidelity check is [`FIDELITY_REPLICATES`] times the observed one.
 pub fn replicate(shapes: &[Shape], times: usize) -> Vec<Shape> {

@@ -62,7 +62,7 @@ pub struct CalibrateArgs {
     #[arg(long, value_enum)]
     pub format: Option<TranscriptFormat>,
     /// The most simulated runs per point of the fit (one a task shape).
-    #[arg(long, default_value_t = 60, value_name = "N")]
+    #[arg(long, default_value_t = crate::calibrate::DEFAULT_SIMULATED_RUNS, value_name = "N")]
     pub simulated_runs: usize,
     /// Count reminders inferred from a Claude Code version's policy (where
     /// the version records none) in reminder_compliance too, beside the

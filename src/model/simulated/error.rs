@@ -18,6 +18,9 @@ pub enum ParamsError {
     /// Items per update that is not a whole number from 0.
     #[error("simulate.items_per_update must be a whole number >= 0 (0: no limit), got {value}")]
     ItemsPerUpdate { value: f64 },
+    /// Fewer than one turn a step (or not finite).
+    #[error("simulate.turns_per_step must be a number >= 1, got {value}")]
+    TurnsPerStep { value: f64 },
     /// Negative (or not finite) tokens per turn.
     #[error("simulate.tokens_per_turn must be >= 0, got {value}")]
     TokensPerTurn { value: f64 },
@@ -42,6 +45,7 @@ impl ParamsError {
             Self::Dispersion { .. } => Some("update_rate_dispersion"),
             Self::ItemsPerUpdate { .. } => Some("items_per_update"),
             Self::TokensPerTurn { .. } => Some("tokens_per_turn"),
+            Self::TurnsPerStep { .. } => Some("turns_per_step"),
             Self::NoDriftWeight => None,
         }
     }

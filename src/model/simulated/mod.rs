@@ -60,7 +60,7 @@ use crate::llm::{ContentBlock, Message, ModelRequest, ModelResponse, Role, tool_
 use crate::plan::dialect::{Dialect, InvalidUpdate, PlanDialect, PlanItem, PlanStatus};
 pub use reading::WorkdirSpelling;
 use reading::{Done, PlanSteps, ReadCache, Reader, Reading};
-use seed::{below, beta, pick, rng_for_session, rng_for_turn, uniform};
+use seed::{below, beta, pick, rng_for_plans_at_all, rng_for_session, rng_for_turn, uniform};
 
 /// How one step of the task is done: what the simulated model knows of it.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,6 +100,8 @@ pub struct SimulatedModel {
     /// `update_rate_dispersion` a draw around it from the run's own
     /// session stream.
     update_rate: f64,
+    /// Whether this run plans at all (`plans_at_all`, drawn once a run).
+    plans: bool,
     dialect: &'static dyn PlanDialect,
     reminder_markers: Vec<String>,
     /// How the run's workspace path is spelled in what the model reads, so
@@ -135,11 +137,15 @@ impl SimulatedModel {
         } else {
             params.todo_update_rate
         };
+        // No draw at the default (1): a run draws what it drew before.
+        let plans = params.plans_at_all >= 1.0
+            || uniform(&mut rng_for_plans_at_all(seed)) < params.plans_at_all;
         Self {
             params,
             skills,
             seed,
             update_rate,
+            plans,
             dialect: Dialect::default().get(),
             reminder_markers: REMINDER_MARKERS.iter().map(|m| m.to_string()).collect(),
             workdir: WorkdirSpelling::default(),
@@ -296,7 +302,9 @@ impl SimulatedModel {
             m.texts()
                 .any(|t| self.reminder_markers.iter().any(|r| t.contains(r.as_str())))
         });
-        let chance = if reader.last_update_rejected(messages) {
+        let chance = if !self.plans {
+            0.0
+        } else if reader.last_update_rejected(messages) {
             1.0
         } else if reading.first_turn_of_part && reading.stale {
             self.params.rewrite_stale_plan
@@ -372,6 +380,16 @@ impl Model for SimulatedModel {
         } else {
             Some(self.drift(&mut rng))
         };
+
+        // Working a step may take turns: this one studies it instead (and
+        // writes the plan first if it updates).
+        if drift.is_none() && self.studies(&mut rng) {
+            if update {
+                self.write_update(request, &reading, Some(next), (&mut content, &mut calls));
+            }
+            self.study(next, &mut rng, &mut content, &mut calls);
+            return Ok(respond_with(turn, content, calls));
+        }
 
         // A false claim made while skipping, said before the work.
         let mut prefix = String::new();
@@ -458,6 +476,39 @@ impl SimulatedModel {
         }
         let shown = ticked.as_ref().unwrap_or(&reading.done);
         calls.extend(self.update_calls(request, reading, shown, working_on));
+    }
+
+    /// Whether a turn set to do the next step studies it instead
+    /// (`turns_per_step` `k`: with chance `1 − 1/k`, so a step takes a
+    /// geometric number of turns with mean `k`). No draw at 1 (the
+    /// default): a run draws what it drew before.
+    fn studies(&self, rng: &mut ChaCha8Rng) -> bool {
+        let k = self.params.turns_per_step;
+        k > 1.0 && uniform(rng) >= 1.0 / k
+    }
+
+    /// A turn spent studying step `i`: the step's first call when it has
+    /// more than one (its reading part: the turn adds what the step
+    /// reads), else a look around. It says nothing done and does not set
+    /// out on the step (no attempt is counted).
+    fn study(
+        &self,
+        i: usize,
+        rng: &mut ChaCha8Rng,
+        content: &mut Vec<ContentBlock>,
+        calls: &mut Vec<ToolCall>,
+    ) {
+        let Some(step) = self.skills.get(i) else {
+            return;
+        };
+        content.push(ContentBlock::text(format!(
+            "Looking into step {}: {}",
+            step.id, step.text
+        )));
+        match step.actions.first() {
+            Some(first) if step.actions.len() > 1 => calls.push(first.clone()),
+            _ => calls.push(self.improvised_call(rng)),
+        }
     }
 
     /// How it says step `i` is finished (nothing for a step it does not

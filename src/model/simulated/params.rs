@@ -63,6 +63,16 @@ pub struct SimulateParams {
     /// earliest ones; the others wait for the next update); 0 (the
     /// default): every step it believes done.
     pub items_per_update: f64,
+    /// The mean turns it spends on a step it recalls: on a turn set to do
+    /// the next step (and not writing the plan) it first studies it — reads
+    /// what the step reads, says nothing done — with chance `1 − 1/k`, so
+    /// a step takes a geometric number of turns with mean `k`. 1 (the
+    /// default): every such turn does the step.
+    pub turns_per_step: f64,
+    /// The chance that a run (a session) plans at all: it is drawn once a
+    /// run, from a stream of its own; a run that does not never writes a
+    /// plan. 1 (the default): every run has its planning chances.
+    pub plans_at_all: f64,
 }
 
 impl Default for SimulateParams {
@@ -86,6 +96,8 @@ impl Default for SimulateParams {
             update_rate_dispersion: 0.0,
             closing_update: 0.0,
             items_per_update: 0.0,
+            turns_per_step: 1.0,
+            plans_at_all: 1.0,
         }
     }
 }
@@ -93,7 +105,7 @@ impl Default for SimulateParams {
 impl SimulateParams {
     /// Every parameter's name, in declaration order (the names a matrix
     /// axis `simulate.<name>` may vary).
-    pub const NAMES: [&'static str; 18] = [
+    pub const NAMES: [&'static str; 20] = [
         "attention_span",
         "sharpness",
         "recall_floor",
@@ -112,6 +124,8 @@ impl SimulateParams {
         "update_rate_dispersion",
         "closing_update",
         "items_per_update",
+        "turns_per_step",
+        "plans_at_all",
     ];
 
     /// Whether the parameter called `name` only matters when a planning
@@ -129,6 +143,7 @@ impl SimulateParams {
                 | "update_rate_dispersion"
                 | "closing_update"
                 | "items_per_update"
+                | "plans_at_all"
         )
     }
 
@@ -155,6 +170,8 @@ impl SimulateParams {
             "update_rate_dispersion" => &mut self.update_rate_dispersion,
             "closing_update" => &mut self.closing_update,
             "items_per_update" => &mut self.items_per_update,
+            "turns_per_step" => &mut self.turns_per_step,
+            "plans_at_all" => &mut self.plans_at_all,
             _ => return None,
         })
     }
@@ -169,6 +186,7 @@ impl SimulateParams {
             ("invalid_todo_rate", self.invalid_todo_rate),
             ("rewrite_stale_plan", self.rewrite_stale_plan),
             ("closing_update", self.closing_update),
+            ("plans_at_all", self.plans_at_all),
             (
                 "first_plan_hazard",
                 self.first_plan_hazard.unwrap_or(self.todo_update_rate),
@@ -212,7 +230,8 @@ impl SimulateParams {
     }
 
     /// The ranges of the session-level pieces: a dispersion below 1 (at 1
-    /// the Beta degenerates), a whole number of items per update.
+    /// the Beta degenerates), a whole number of items per update, at least
+    /// one turn a step.
     fn validate_structure(&self) -> Result<(), ParamsError> {
         let d = self.update_rate_dispersion;
         if !(0.0..1.0).contains(&d) {
@@ -221,6 +240,10 @@ impl SimulateParams {
         let k = self.items_per_update;
         if !(k.is_finite() && k >= 0.0 && k.fract() == 0.0) {
             return Err(ParamsError::ItemsPerUpdate { value: k });
+        }
+        let t = self.turns_per_step;
+        if !(t.is_finite() && t >= 1.0) {
+            return Err(ParamsError::TurnsPerStep { value: t });
         }
         Ok(())
     }

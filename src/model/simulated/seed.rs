@@ -68,6 +68,15 @@ pub(super) fn rng_for_session(seed: u64) -> ChaCha8Rng {
     ChaCha8Rng::from_seed(key)
 }
 
+/// The stream of a run's draw of whether it plans at all: apart from the
+/// update rate's, so drawing it changes no other draw.
+pub(super) fn rng_for_plans_at_all(seed: u64) -> ChaCha8Rng {
+    let mut key = [0u8; 32];
+    key[..8].copy_from_slice(&seed.to_le_bytes());
+    key[16..24].copy_from_slice(b"s03-plan");
+    ChaCha8Rng::from_seed(key)
+}
+
 /// A draw from Beta(mean `mean`, intra-class correlation `dispersion`):
 /// shape parameters `a = mean · (1/d − 1)`, `b = (1 − mean) · (1/d − 1)`,
 /// so the variance is `d · mean · (1 − mean)`. A degenerate case (no
