@@ -407,13 +407,21 @@ pub fn run_units(
         });
         Ok(UnitOutcome::Ran(Box::new(record.result)))
     };
-    let pool = options.jobs.and_then(|jobs| {
+    // One job runs on the calling thread: a pool of one would hand every
+    // batch to its worker and back (a futex wake and the worker's spinning
+    // between batches, about a tenth of a short episode's CPU), to run the
+    // same units in the same order.
+    let alone = options.jobs == Some(1);
+    let pool = options.jobs.filter(|_| !alone).and_then(|jobs| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(jobs)
             .build()
             .ok()
     });
     let batch = |range: Range<usize>| {
+        if alone {
+            return range.map(run_one).collect::<Result<Vec<_>, EvalError>>();
+        }
         let work = || {
             range
                 .into_par_iter()
@@ -425,10 +433,11 @@ pub fn run_units(
             None => work(),
         }
     };
-    let threads = pool.as_ref().map_or_else(
-        rayon::current_num_threads,
-        rayon::ThreadPool::current_num_threads,
-    );
+    let threads = match &pool {
+        _ if alone => 1,
+        Some(pool) => pool.current_num_threads(),
+        None => rayon::current_num_threads(),
+    };
     let batch_len = threads.max(1) * BATCH_PER_THREAD;
     let mut start = 0;
     while start < plan.len() {
