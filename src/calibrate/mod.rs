@@ -187,6 +187,46 @@ impl Calibration {
     }
 }
 
+/// The held-out task shapes the fidelity check simulates, each replicated
+/// [`simulate::FIDELITY_REPLICATES`] times a round.
+fn check_shapes_of(check_set: &[Session], params: &SimulateParams) -> Vec<simulate::Shape> {
+    let mut shapes = simulate::shapes_of(check_set, usize::MAX);
+    if params.plans_at_all < 1.0 {
+        // Sessions that never plan are simulated too: each run draws
+        // whether it plans at all, as each session did.
+        shapes.extend(simulate::unplanned_shapes_of(
+            check_set,
+            params.turns_per_step,
+        ));
+    }
+    simulate::replicate(&shapes, simulate::FIDELITY_REPLICATES)
+}
+
+/// The fidelity rows, their distributions and the contradictions said in
+/// words: the held-out sessions against the fitted model's runs of their
+/// shapes, the p-values resampling groups on one side and runs on the other.
+fn held_out_fidelity(
+    observed: fidelity::Side<'_>,
+    simulated: &tenfold::Simulated,
+    params: &SimulateParams,
+    seed: u64,
+) -> (
+    Vec<fidelity::FidelityRow>,
+    Vec<fidelity::Distribution>,
+    Vec<String>,
+) {
+    let (rows, distributions) = fidelity::compare(
+        observed,
+        fidelity::Side {
+            total: &simulated.stats,
+            clusters: &simulated.runs,
+        },
+        seed ^ 0x9f0c_ba11,
+    );
+    let contradictions = fidelity::contradictions(observed, &rows, params);
+    (rows, distributions, contradictions)
+}
+
 /// Calibrates the simulated model on `sessions` (a session seen twice
 /// counted once).
 pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration, CalibrateError> {
@@ -208,16 +248,7 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
     } else {
         &held_out
     };
-    let mut check_shapes = simulate::shapes_of(check_set, usize::MAX);
-    if params.plans_at_all < 1.0 {
-        // Sessions that never plan are simulated too: each run draws
-        // whether it plans at all, as each session did.
-        check_shapes.extend(simulate::unplanned_shapes_of(
-            check_set,
-            params.turns_per_step,
-        ));
-    }
-    let check_shapes = simulate::replicate(&check_shapes, simulate::FIDELITY_REPLICATES);
+    let check_shapes = check_shapes_of(check_set, &params);
     let all_shapes: Vec<simulate::Shape> =
         fit_shapes.iter().chain(&check_shapes).copied().collect();
     let mut simulator = Simulator::new(&all_shapes, simulate::typical_turn_chars(&training))?;
@@ -256,21 +287,13 @@ pub fn calibrate(sessions: &[Session], options: &Options) -> Result<Calibration,
         (options.seed ^ 0x5eed_f1de, chars_per_token),
         &observed_stats,
     );
-    let simulated_stats = &simulated.stats;
     let observed_groups = fidelity::by_group(check_set, groups.sessions_alone, chars_per_token);
     let observed_side = fidelity::Side {
         total: &observed_stats,
         clusters: &observed_groups,
     };
-    let (fidelity, distributions) = fidelity::compare(
-        observed_side,
-        fidelity::Side {
-            total: simulated_stats,
-            clusters: &simulated.runs,
-        },
-        options.seed ^ 0x9f0c_ba11,
-    );
-    let contradictions = fidelity::contradictions(observed_side, &fidelity, &params);
+    let (fidelity, distributions, contradictions) =
+        held_out_fidelity(observed_side, &simulated, &params, options.seed);
     Ok(Calibration {
         params: param_rows(
             &measures,

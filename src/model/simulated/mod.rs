@@ -356,14 +356,7 @@ impl Model for SimulatedModel {
             return Ok(respond_with(turn, content, calls));
         }
 
-        // The next steps not done: the next one, and the two a skip may go
-        // to (the plan is not walked further: it may hold thousands).
-        let pending: Vec<usize> = reading
-            .plan
-            .iter()
-            .filter(|i| !reading.done.contains(i))
-            .take(3)
-            .collect();
+        let pending = pending_steps(&reading);
         let Some(&next) = pending.first() else {
             if let Some(closing) = self.closing_update(request, &reading, turn, offered, &mut rng) {
                 return Ok(closing);
@@ -440,15 +433,30 @@ impl Model for SimulatedModel {
             &mut rng,
             (&mut content, &mut calls),
         );
-        if calls.is_empty() {
-            // Only a claimed step and no call: look around so the turn goes
-            // on (a response without calls would end the run).
-            calls.push(ToolCall {
-                tool: "bash".into(),
-                input: json!({"command": "ls"}).into(),
-            });
-        }
+        keep_going(&mut calls);
         Ok(respond_with(turn, content, calls))
+    }
+}
+
+/// The next steps `reading` shows not done: the next one, and the two a
+/// skip may go to (the plan is not walked further: it may hold thousands).
+fn pending_steps(reading: &Reading) -> Vec<usize> {
+    reading
+        .plan
+        .iter()
+        .filter(|i| !reading.done.contains(i))
+        .take(3)
+        .collect()
+}
+
+/// Only a claimed step and no call: the turn looks around so it goes on (a
+/// response without calls would end the run).
+fn keep_going(calls: &mut Vec<ToolCall>) {
+    if calls.is_empty() {
+        calls.push(ToolCall {
+            tool: "bash".into(),
+            input: json!({"command": "ls"}).into(),
+        });
     }
 }
 
