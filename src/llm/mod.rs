@@ -9,6 +9,7 @@ pub mod messages;
 pub mod price;
 pub mod protocol;
 pub mod session;
+pub mod shared_slots;
 
 pub use messages::{
     Content, ContentBlock, Message, ModelRequest, ModelResponse, Role, StopReason, ToolInput,

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::measured::{PGID_FINDER, WALL_TIME_FINDER};
 use super::workdir::WorkdirSpelling;
 use crate::llm::ToolInput;
+use crate::llm::shared_slots::SharedSlots;
 
 /// Characters of a tool input as [`json_chars`] counts them. An input
 /// shared with something that outlives the run (a scripted model sends
@@ -24,7 +25,7 @@ pub fn input_chars(input: &ToolInput, workdir: &WorkdirSpelling) -> usize {
     }
     let counted = COUNTED.with(|slots| {
         let mut slots = slots.borrow_mut();
-        let slot = slots.get_mut(slot_of(input))?;
+        let slot = slots.slot(input)?;
         match slot {
             Some(known) if std::sync::Arc::ptr_eq(&known.input, input) => {}
             _ => *slot = Some(Counted::of(input)),
@@ -36,21 +37,9 @@ pub fn input_chars(input: &ToolInput, workdir: &WorkdirSpelling) -> usize {
         .unwrap_or_else(|| json_chars(input, workdir))
 }
 
-/// Slots of [`COUNTED`]: a direct-mapped cache (an input's slot is fixed
-/// by its address; a newcomer takes the slot over), so it stays bounded.
-const SLOTS: usize = 256;
-
 thread_local! {
-    /// Shared inputs counted on this thread. Each slot holds its input
-    /// (a clone of the `Arc`), so an address in it is never reused for
-    /// another value while it is there, and a shared value never changes.
-    static COUNTED: RefCell<Vec<Option<Counted>>> =
-        RefCell::new((0..SLOTS).map(|_| None).collect());
-}
-
-fn slot_of(input: &ToolInput) -> usize {
-    // Allocations are 16-byte aligned: the low bits say nothing.
-    (std::sync::Arc::as_ptr(input) as usize >> 4) % SLOTS
+    /// Shared inputs counted on this thread (each entry holds its input).
+    static COUNTED: RefCell<SharedSlots<Counted>> = RefCell::new(SharedSlots::new(256));
 }
 
 /// One shared input, counted once.

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{PlanDialect, PlanItem, PlanOutcome};
+use crate::llm::shared_slots::SharedSlots;
 
 /// [`PlanDialect::apply`] of a call whose input may be shared: the same
 /// outcome and the same plan after it, taken from the thread's cache when
@@ -34,7 +35,7 @@ pub fn apply_shared(
     }
     APPLIED.with(|slots| {
         let mut slots = slots.borrow_mut();
-        let Some(slot) = slots.get_mut(slot_of(input)) else {
+        let Some(slot) = slots.slot(input) else {
             return dialect.apply(plan, tool, input);
         };
         if let Some(known) = slot
@@ -64,21 +65,9 @@ pub fn apply_shared(
     })
 }
 
-/// Slots of [`APPLIED`]: an input's slot is fixed by its address, and a
-/// newcomer takes the slot over, so the cache stays bounded.
-const SLOTS: usize = 64;
-
 thread_local! {
-    /// Planning calls applied on this thread. Each slot holds its input (a
-    /// clone of the `Arc`), so its address is not reused for another
-    /// value while it is there, and a shared value never changes.
-    static APPLIED: RefCell<Vec<Option<Applied>>> =
-        RefCell::new((0..SLOTS).map(|_| None).collect());
-}
-
-fn slot_of(input: &Arc<Value>) -> usize {
-    // Allocations are 16-byte aligned: the low bits say nothing.
-    (Arc::as_ptr(input) as usize >> 4) % SLOTS
+    /// Planning calls applied on this thread (each entry holds its input).
+    static APPLIED: RefCell<SharedSlots<Applied>> = RefCell::new(SharedSlots::new(64));
 }
 
 /// One planning call as it was applied.
