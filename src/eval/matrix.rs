@@ -351,6 +351,41 @@ pub enum UnitOutcome {
 /// cost is a thread idling at the end of a batch, about 1/64 of the time.
 const BATCH_PER_THREAD: usize = 64;
 
+/// Where the runs of a batch are run.
+enum Workers {
+    /// On the calling thread, in order: one job. A pool of one would hand
+    /// every batch to its worker and back (a futex wake, and the worker
+    /// spinning between batches: about a tenth of a short episode's CPU)
+    /// to run the same units in the same order.
+    Here,
+    /// On a pool of `--jobs` threads.
+    Pool(rayon::ThreadPool),
+    /// On rayon's global pool (no `--jobs`, or a pool that could not be
+    /// built).
+    Global,
+}
+
+impl Workers {
+    fn of(jobs: Option<usize>) -> Self {
+        match jobs {
+            Some(1) => Self::Here,
+            Some(jobs) => rayon::ThreadPoolBuilder::new()
+                .num_threads(jobs)
+                .build()
+                .map_or(Self::Global, Self::Pool),
+            None => Self::Global,
+        }
+    }
+
+    fn threads(&self) -> usize {
+        match self {
+            Self::Here => 1,
+            Self::Pool(pool) => pool.current_num_threads(),
+            Self::Global => rayon::current_num_threads(),
+        }
+    }
+}
+
 /// Runs the units of `plan` on a pool of `options.jobs` threads and hands
 /// what became of each to `sink`, in plan order (with its plan index).
 pub fn run_units(
@@ -407,37 +442,22 @@ pub fn run_units(
         });
         Ok(UnitOutcome::Ran(Box::new(record.result)))
     };
-    // One job runs on the calling thread: a pool of one would hand every
-    // batch to its worker and back (a futex wake and the worker's spinning
-    // between batches, about a tenth of a short episode's CPU), to run the
-    // same units in the same order.
-    let alone = options.jobs == Some(1);
-    let pool = options.jobs.filter(|_| !alone).and_then(|jobs| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs)
-            .build()
-            .ok()
-    });
+    let workers = Workers::of(options.jobs);
     let batch = |range: Range<usize>| {
-        if alone {
-            return range.map(run_one).collect::<Result<Vec<_>, EvalError>>();
-        }
         let work = || {
             range
+                .clone()
                 .into_par_iter()
                 .map(run_one)
                 .collect::<Result<Vec<_>, EvalError>>()
         };
-        match &pool {
-            Some(pool) => pool.install(work),
-            None => work(),
+        match &workers {
+            Workers::Here => range.map(run_one).collect::<Result<Vec<_>, EvalError>>(),
+            Workers::Pool(pool) => pool.install(work),
+            Workers::Global => work(),
         }
     };
-    let threads = match &pool {
-        _ if alone => 1,
-        Some(pool) => pool.current_num_threads(),
-        None => rayon::current_num_threads(),
-    };
+    let threads = workers.threads();
     let batch_len = threads.max(1) * BATCH_PER_THREAD;
     let mut start = 0;
     while start < plan.len() {
